@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nnp hardware interface, version 1.
+ *
+ * The one definition of what the device looks like from the bus: PCI
+ * identity, BAR layout, BAR0 registers, admin queue entries, status codes.
+ * Included by the kernel driver, the firmware simulator and the QEMU device,
+ * so it uses only fixed-width types and no library. docs/hw-interface.md is
+ * the prose version; keep the two in step.
+ *
+ * All registers are 32 bits wide, little-endian, and accessed with aligned
+ * 32-bit loads and stores. All in-memory structures are little-endian.
+ */
+#ifndef NNP_HW_H
+#define NNP_HW_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include <stdint.h>
+#endif
+
+/* PCI identity: QEMU's experimental vendor id, class "processing accelerator". */
+#define NNP_PCI_VENDOR_ID		0x1234
+#define NNP_PCI_DEVICE_ID		0x4e50
+#define NNP_PCI_CLASS			0x1200
+#define NNP_PCI_REVISION		0x01
+
+/* BARs */
+#define NNP_BAR_REGS			0	/* registers and doorbells, 32-bit */
+#define NNP_BAR_MEM			2	/* device memory, 64-bit prefetchable */
+#define NNP_BAR_MSIX			4	/* MSI-X table and PBA */
+#define NNP_BAR0_SIZE			0x80000u
+
+/* Device memory size limits (BAR2 is a power of two in this range). */
+#define NNP_MEM_SIZE_MIN		(1ull << 20)
+#define NNP_MEM_SIZE_MAX		(64ull << 30)
+
+/* Interface version: the driver refuses a major it does not know. */
+#define NNP_HW_VERSION_MAJOR		1
+#define NNP_HW_VERSION_MINOR		0
+#define NNP_HW_VERSION			((NNP_HW_VERSION_MAJOR << 16) | NNP_HW_VERSION_MINOR)
+#define NNP_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
+
+#define NNP_HW_ID_MAGIC			0x54504e4eu	/* "NNPT" little-endian */
+
+/* ---- BAR0 registers ---------------------------------------------------- */
+
+/* Identity, read-only */
+#define NNP_REG_ID			0x000	/* NNP_HW_ID_MAGIC */
+#define NNP_REG_HW_VERSION		0x004	/* NNP_HW_VERSION */
+#define NNP_REG_CAPS			0x008	/* NNP_CAP_* */
+#define NNP_REG_CHIP_ID			0x00c	/* chip id within its fabric */
+#define NNP_REG_MEM_SIZE_LO		0x010	/* device memory bytes, low word */
+#define NNP_REG_MEM_SIZE_HI		0x014	/* device memory bytes, high word */
+#define NNP_REG_NUM_PORTS		0x018	/* inter-chip link ports */
+#define NNP_REG_NUM_QUEUES		0x01c	/* user queues = doorbell pages */
+#define NNP_REG_NUM_VECTORS		0x020	/* MSI-X vectors */
+#define NNP_REG_SCRATCH			0x024	/* read/write, no side effect */
+
+/* Firmware state */
+#define NNP_REG_FW_STATUS		0x040	/* NNP_FW_STATUS_* */
+#define NNP_REG_FW_VERSION		0x044	/* NNP_FW_VERSION() once READY */
+#define NNP_REG_FW_HEARTBEAT		0x048	/* counts up while firmware runs */
+#define NNP_REG_FW_ERROR		0x04c	/* NNP_FW_ERR_* of the last fault */
+
+/* Control */
+#define NNP_REG_DEV_CTRL		0x050	/* write-only, NNP_DEV_CTRL_* */
+
+/* Interrupt cause for vector 0; status is write-1-to-clear */
+#define NNP_REG_INT_STATUS		0x060
+#define NNP_REG_INT_ENABLE		0x064
+
+/* Admin queue: rings in host memory, set up while disabled */
+#define NNP_REG_AQ_SQ_BASE_LO		0x100
+#define NNP_REG_AQ_SQ_BASE_HI		0x104
+#define NNP_REG_AQ_CQ_BASE_LO		0x108
+#define NNP_REG_AQ_CQ_BASE_HI		0x10c
+#define NNP_REG_AQ_DEPTH		0x110	/* entries in each ring */
+#define NNP_REG_AQ_CTRL			0x114	/* NNP_AQ_CTRL_* */
+#define NNP_REG_AQ_STATUS		0x118	/* NNP_AQ_STATUS_* */
+#define NNP_REG_AQ_SQ_TAIL		0x120	/* doorbell: next free SQ slot */
+#define NNP_REG_AQ_CQ_HEAD		0x124	/* next CQ slot the driver reads */
+
+/* Inter-chip link port registers (reserved in v1) */
+#define NNP_REG_PORT_BASE		0x1000
+#define NNP_REG_PORT_STRIDE		0x40
+
+/* One doorbell page per user queue (reserved in v1) */
+#define NNP_REG_DOORBELL_BASE		0x10000
+#define NNP_REG_DOORBELL_STRIDE		0x1000
+#define NNP_HW_MAX_QUEUES		64
+
+/* NNP_REG_CAPS bits */
+#define NNP_CAP_ADMIN_QUEUE		(1u << 0)
+#define NNP_CAP_USER_QUEUES		(1u << 1)	/* future */
+#define NNP_CAP_ICL			(1u << 2)	/* future */
+#define NNP_CAP_COLLECTIVES		(1u << 3)	/* future */
+
+/* NNP_REG_FW_STATUS values */
+#define NNP_FW_STATUS_OFF		0	/* held in reset */
+#define NNP_FW_STATUS_BOOTING		1
+#define NNP_FW_STATUS_READY		2
+#define NNP_FW_STATUS_HALTED		3	/* fatal fault; see FW_ERROR */
+
+/* NNP_REG_FW_VERSION packing */
+#define NNP_FW_VERSION(maj, min, pat)	(((maj) << 16) | ((min) << 8) | (pat))
+#define NNP_FW_VERSION_MAJOR(v)		(((v) >> 16) & 0xffff)
+#define NNP_FW_VERSION_MINOR(v)		(((v) >> 8) & 0xff)
+#define NNP_FW_VERSION_PATCH(v)		((v) & 0xff)
+
+/* NNP_REG_FW_ERROR values */
+#define NNP_FW_ERR_NONE			0
+#define NNP_FW_ERR_AQ_CONFIG		1	/* admin queue enabled with bad setup */
+#define NNP_FW_ERR_AQ_DMA		2	/* admin ring unreachable by DMA */
+
+/* NNP_REG_DEV_CTRL bits */
+#define NNP_DEV_CTRL_RESET		(1u << 0)	/* reboot firmware, drop queues */
+
+/* NNP_REG_INT_STATUS / NNP_REG_INT_ENABLE bits */
+#define NNP_INT_ADMIN_CQ		(1u << 0)	/* admin completion posted */
+#define NNP_INT_FW_EVENT		(1u << 1)	/* firmware state changed */
+#define NNP_INT_ALL			(NNP_INT_ADMIN_CQ | NNP_INT_FW_EVENT)
+
+/* MSI-X vector use */
+#define NNP_VECTOR_ADMIN		0	/* admin completions, firmware events */
+#define NNP_VECTOR_QUEUE(q)		(1 + (q))	/* future user queues */
+
+/* NNP_REG_AQ_CTRL bits */
+#define NNP_AQ_CTRL_ENABLE		(1u << 0)
+
+/* NNP_REG_AQ_STATUS bits */
+#define NNP_AQ_STATUS_READY		(1u << 0)
+#define NNP_AQ_STATUS_ERROR		(1u << 1)
+/*
+ * The firmware is executing a command it fetched from the ring. After
+ * disabling the queue or resetting the device, wait for this to clear
+ * before freeing the rings: until then the firmware may still write them.
+ */
+#define NNP_AQ_STATUS_BUSY		(1u << 2)
+
+#define NNP_AQ_DEPTH_MIN		2
+#define NNP_AQ_DEPTH_MAX		4096	/* a power of two in [MIN, MAX] */
+
+/* ---- Admin queue entries ----------------------------------------------- */
+
+/* Admin opcodes */
+#define NNP_ADMIN_NOP			0x00
+#define NNP_ADMIN_IDENTIFY		0x01
+
+/* Submission entry: 64 bytes. Every field not used by an opcode must be 0. */
+struct nnp_hw_admin_cmd {
+	uint8_t opcode;
+	uint8_t flags;		/* none defined: must be 0 */
+	uint16_t cid;		/* echoed in the completion */
+	uint32_t rsvd0;
+	uint64_t addr;		/* host DMA address of the data buffer */
+	uint32_t len;		/* data buffer length in bytes */
+	uint32_t rsvd1;
+	uint32_t args[10];	/* opcode arguments; none defined in v1 */
+};
+
+/* Completion entry: 16 bytes. */
+struct nnp_hw_admin_cqe {
+	uint32_t result;	/* opcode result: IDENTIFY -> bytes written */
+	uint16_t sq_head;	/* SQ slots consumed up to here */
+	uint16_t cid;
+	uint16_t status;	/* NNP_STATUS_* */
+	uint16_t phase;		/* bit 0 flips each pass over the ring */
+	uint32_t rsvd;
+};
+
+#define NNP_CQE_PHASE			(1u << 0)
+
+/* Completion status codes */
+#define NNP_STATUS_SUCCESS		0x0000
+#define NNP_STATUS_INVALID_OPCODE	0x0001
+#define NNP_STATUS_INVALID_FIELD	0x0002	/* reserved field or flag set */
+#define NNP_STATUS_DMA_ERROR		0x0003	/* data buffer unreachable */
+#define NNP_STATUS_BUFFER_TOO_SMALL	0x0004
+
+/* IDENTIFY data: written to cmd.addr; cmd.len must be >= its size. */
+struct nnp_hw_identify {
+	uint32_t magic;		/* NNP_HW_ID_MAGIC */
+	uint32_t hw_version;
+	uint32_t fw_version;
+	uint32_t chip_id;
+	uint64_t mem_size;
+	uint32_t caps;
+	uint16_t num_ports;
+	uint16_t num_queues;
+	uint16_t num_vectors;
+	uint16_t rsvd0;
+	uint32_t rsvd1;
+	char serial[16];	/* NUL-terminated */
+	char fw_build[32];	/* NUL-terminated build string */
+	uint8_t rsvd2[168];
+};
+
+#define NNP_HW_IDENTIFY_SIZE		256
+
+#endif /* NNP_HW_H */
