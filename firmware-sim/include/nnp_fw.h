@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nnp firmware simulator: the device's behaviour, as a plain C11 library.
+ *
+ * The embedding host (the QEMU device, or a unit test) supplies DMA into
+ * host memory, interrupts, a clock and a log through struct nnp_fw_host, and
+ * forwards BAR0 register accesses. nnp_fw_run() does the firmware's work:
+ * booting, the heartbeat and the admin queue. It must not run concurrently
+ * with itself, but register accesses may come from any thread at any time.
+ */
+#ifndef NNP_FW_H
+#define NNP_FW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nnp_hw.h"
+
+#define NNP_FW_VERSION_CURRENT	NNP_FW_VERSION(1, 0, 0)
+#define NNP_FW_BUILD_STRING	"nnp-fwsim 1.0.0"
+
+struct nnp_fw;
+
+struct nnp_fw_host {
+	void *opaque;
+	/* Copy between host memory and the firmware; return 0, or -1 on a fault. */
+	int (*dma_read)(void *opaque, uint64_t addr, void *buf, size_t len);
+	int (*dma_write)(void *opaque, uint64_t addr, const void *buf, size_t len);
+	/* Signal MSI-X vector @vector. */
+	void (*raise_irq)(void *opaque, unsigned int vector);
+	/* Monotonic time in nanoseconds. */
+	uint64_t (*now_ns)(void *opaque);
+	/* Report something the driver did wrong (one line, no newline). */
+	void (*guest_error)(void *opaque, const char *msg);
+};
+
+struct nnp_fw_config {
+	uint32_t chip_id;
+	uint64_t mem_size;	/* a power of two, NNP_MEM_SIZE_MIN..MAX */
+	void *mem;		/* the device memory, mem_size bytes */
+	uint16_t num_ports;
+	uint32_t boot_time_ms;	/* from reset to READY */
+	uint32_t heartbeat_ms;	/* heartbeat period */
+};
+
+/* Validate @cfg; returns NULL with a reason in @err (if non-NULL). */
+struct nnp_fw *nnp_fw_create(const struct nnp_fw_config *cfg,
+			     const struct nnp_fw_host *host,
+			     const char **err);
+void nnp_fw_destroy(struct nnp_fw *fw);
+
+/* Power-on or bus reset: drop all state and start booting. */
+void nnp_fw_reset(struct nnp_fw *fw);
+
+/* BAR0 access; @offset is 4-byte aligned and below NNP_BAR0_SIZE. */
+uint32_t nnp_fw_reg_read(struct nnp_fw *fw, uint32_t offset);
+/* Returns true when the write gave nnp_fw_run() work to do. */
+bool nnp_fw_reg_write(struct nnp_fw *fw, uint32_t offset, uint32_t value);
+
+/* Do all pending work. */
+void nnp_fw_run(struct nnp_fw *fw);
+/* Time (now_ns clock) at which nnp_fw_run() next has timed work. */
+uint64_t nnp_fw_next_deadline_ns(struct nnp_fw *fw);
+
+#endif /* NNP_FW_H */

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Firmware simulator core: lifecycle, boot and heartbeat, and the BAR0
+ * register file other than the admin queue's.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fw_internal.h"
+
+#define NS_PER_MS 1000000ull
+
+void nnp_fw_guest_error(struct nnp_fw *fw, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (fw->host.guest_error)
+		fw->host.guest_error(fw->host.opaque, msg);
+}
+
+static bool is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+struct nnp_fw *nnp_fw_create(const struct nnp_fw_config *cfg,
+			     const struct nnp_fw_host *host,
+			     const char **err)
+{
+	const char *why = NULL;
+	struct nnp_fw *fw;
+
+	if (!is_pow2(cfg->mem_size) || cfg->mem_size < NNP_MEM_SIZE_MIN ||
+	    cfg->mem_size > NNP_MEM_SIZE_MAX)
+		why = "mem-size must be a power of two from 1 MiB to 64 GiB";
+	else if (!cfg->mem)
+		why = "no device memory";
+	else if (cfg->heartbeat_ms == 0)
+		why = "heartbeat period must be nonzero";
+	else if (!host->dma_read || !host->dma_write || !host->raise_irq ||
+		 !host->now_ns)
+		why = "host callbacks missing";
+	if (why) {
+		if (err)
+			*err = why;
+		return NULL;
+	}
+
+	fw = calloc(1, sizeof(*fw));
+	if (!fw || mtx_init(&fw->lock, mtx_plain) != thrd_success) {
+		free(fw);
+		if (err)
+			*err = "out of memory";
+		return NULL;
+	}
+	fw->cfg = *cfg;
+	fw->host = *host;
+	nnp_fw_reset(fw);
+	return fw;
+}
+
+void nnp_fw_destroy(struct nnp_fw *fw)
+{
+	if (!fw)
+		return;
+	mtx_destroy(&fw->lock);
+	free(fw);
+}
+
+static void reset_locked(struct nnp_fw *fw)
+{
+	uint64_t now = fw->host.now_ns(fw->host.opaque);
+
+	fw->generation++;
+	fw->fw_status = NNP_FW_STATUS_BOOTING;
+	fw->fw_error = NNP_FW_ERR_NONE;
+	fw->heartbeat = 0;
+	fw->scratch = 0;
+	fw->int_status = 0;
+	fw->int_enable = 0;
+	fw->boot_done_ns = now + fw->cfg.boot_time_ms * NS_PER_MS;
+	memset(&fw->aq, 0, sizeof(fw->aq));
+}
+
+void nnp_fw_reset(struct nnp_fw *fw)
+{
+	mtx_lock(&fw->lock);
+	reset_locked(fw);
+	mtx_unlock(&fw->lock);
+}
+
+bool nnp_fw_int_latch_locked(struct nnp_fw *fw, uint32_t bits)
+{
+	fw->int_status |= bits;
+	return (bits & fw->int_enable) != 0;
+}
+
+static uint32_t identity_reg(const struct nnp_fw *fw, uint32_t offset)
+{
+	switch (offset) {
+	case NNP_REG_ID:
+		return NNP_HW_ID_MAGIC;
+	case NNP_REG_HW_VERSION:
+		return NNP_HW_VERSION;
+	case NNP_REG_CAPS:
+		return NNP_CAP_ADMIN_QUEUE;
+	case NNP_REG_CHIP_ID:
+		return fw->cfg.chip_id;
+	case NNP_REG_MEM_SIZE_LO:
+		return (uint32_t)fw->cfg.mem_size;
+	case NNP_REG_MEM_SIZE_HI:
+		return (uint32_t)(fw->cfg.mem_size >> 32);
+	case NNP_REG_NUM_PORTS:
+		return fw->cfg.num_ports;
+	case NNP_REG_NUM_QUEUES:
+		return NNP_HW_MAX_QUEUES;
+	case NNP_REG_NUM_VECTORS:
+		return NNP_VECTOR_QUEUE(NNP_HW_MAX_QUEUES);
+	}
+	return 0;
+}
+
+static bool is_identity_reg(uint32_t offset)
+{
+	return offset <= NNP_REG_NUM_VECTORS;
+}
+
+static bool is_readonly_reg(uint32_t offset)
+{
+	return is_identity_reg(offset) ||
+	       (offset >= NNP_REG_FW_STATUS && offset <= NNP_REG_FW_ERROR);
+}
+
+static bool is_aq_reg(uint32_t offset)
+{
+	return offset >= NNP_REG_AQ_SQ_BASE_LO && offset <= NNP_REG_AQ_CQ_HEAD;
+}
+
+static bool reg_offset_ok(struct nnp_fw *fw, uint32_t offset)
+{
+	if (offset % 4 == 0 && offset < NNP_BAR0_SIZE)
+		return true;
+	nnp_fw_guest_error(fw, "register access at bad offset 0x%x", offset);
+	return false;
+}
+
+uint32_t nnp_fw_reg_read(struct nnp_fw *fw, uint32_t offset)
+{
+	uint32_t val = 0;
+
+	if (!reg_offset_ok(fw, offset))
+		return 0;
+	if (is_identity_reg(offset))
+		return identity_reg(fw, offset);
+
+	mtx_lock(&fw->lock);
+	switch (offset) {
+	case NNP_REG_SCRATCH:
+		val = fw->scratch;
+		break;
+	case NNP_REG_FW_STATUS:
+		val = fw->fw_status;
+		break;
+	case NNP_REG_FW_VERSION:
+		/* Known only once the firmware has booted. */
+		if (fw->fw_status == NNP_FW_STATUS_READY)
+			val = NNP_FW_VERSION_CURRENT;
+		break;
+	case NNP_REG_FW_HEARTBEAT:
+		val = fw->heartbeat;
+		break;
+	case NNP_REG_FW_ERROR:
+		val = fw->fw_error;
+		break;
+	case NNP_REG_INT_STATUS:
+		val = fw->int_status;
+		break;
+	case NNP_REG_INT_ENABLE:
+		val = fw->int_enable;
+		break;
+	default:
+		if (is_aq_reg(offset))
+			val = nnp_fw_aq_reg_read_locked(fw, offset);
+		else
+			nnp_fw_guest_error(fw, "read of unknown register 0x%x",
+					   offset);
+	}
+	mtx_unlock(&fw->lock);
+	return val;
+}
+
+bool nnp_fw_reg_write(struct nnp_fw *fw, uint32_t offset, uint32_t value)
+{
+	bool kick = false;
+	bool irq = false;
+
+	if (!reg_offset_ok(fw, offset))
+		return false;
+	mtx_lock(&fw->lock);
+	switch (offset) {
+	case NNP_REG_SCRATCH:
+		fw->scratch = value;
+		break;
+	case NNP_REG_DEV_CTRL:
+		if (value & ~NNP_DEV_CTRL_RESET)
+			nnp_fw_guest_error(fw, "DEV_CTRL: unknown bits 0x%x",
+					   value);
+		if (value & NNP_DEV_CTRL_RESET) {
+			reset_locked(fw);
+			kick = true;
+		}
+		break;
+	case NNP_REG_INT_STATUS:
+		fw->int_status &= ~value;
+		break;
+	case NNP_REG_INT_ENABLE:
+		if (value & ~NNP_INT_ALL)
+			nnp_fw_guest_error(fw, "INT_ENABLE: unknown bits 0x%x",
+					   value);
+		fw->int_enable = value & NNP_INT_ALL;
+		/* A cause already latched fires as soon as it is enabled. */
+		irq = (fw->int_status & fw->int_enable) != 0;
+		break;
+	default:
+		if (is_aq_reg(offset))
+			kick = nnp_fw_aq_reg_write_locked(fw, offset, value);
+		else
+			nnp_fw_guest_error(fw, "write 0x%x to %s register 0x%x",
+					   value, is_readonly_reg(offset) ?
+					   "read-only" : "unknown", offset);
+	}
+	mtx_unlock(&fw->lock);
+	if (irq)
+		fw->host.raise_irq(fw->host.opaque, NNP_VECTOR_ADMIN);
+	return kick;
+}
+
+/* Boot and heartbeat: the firmware's timed work. */
+static void run_timers(struct nnp_fw *fw)
+{
+	uint64_t now = fw->host.now_ns(fw->host.opaque);
+	uint64_t period = fw->cfg.heartbeat_ms * NS_PER_MS;
+	bool irq = false;
+
+	mtx_lock(&fw->lock);
+	if (fw->fw_status == NNP_FW_STATUS_BOOTING && now >= fw->boot_done_ns) {
+		fw->fw_status = NNP_FW_STATUS_READY;
+		fw->next_heartbeat_ns = now + period;
+		irq = nnp_fw_int_latch_locked(fw, NNP_INT_FW_EVENT);
+	}
+	if (fw->fw_status == NNP_FW_STATUS_READY &&
+	    now >= fw->next_heartbeat_ns) {
+		fw->heartbeat++;
+		/* Skip beats missed while the host did not run us. */
+		fw->next_heartbeat_ns = now + period;
+	}
+	mtx_unlock(&fw->lock);
+	if (irq)
+		fw->host.raise_irq(fw->host.opaque, NNP_VECTOR_ADMIN);
+}
+
+void nnp_fw_run(struct nnp_fw *fw)
+{
+	run_timers(fw);
+	nnp_fw_aq_process(fw);
+}
+
+uint64_t nnp_fw_next_deadline_ns(struct nnp_fw *fw)
+{
+	uint64_t t = UINT64_MAX;
+
+	mtx_lock(&fw->lock);
+	if (fw->fw_status == NNP_FW_STATUS_BOOTING)
+		t = fw->boot_done_ns;
+	else if (fw->fw_status == NNP_FW_STATUS_READY)
+		t = fw->next_heartbeat_ns;
+	mtx_unlock(&fw->lock);
+	return t;
+}

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fw_harness.h"
+
+static bool in_window(uint64_t addr, size_t len)
+{
+	return addr >= HOST_MEM_BASE && len <= HOST_MEM_SIZE &&
+	       addr - HOST_MEM_BASE <= HOST_MEM_SIZE - len;
+}
+
+void *fw_harness_host_ptr(struct fw_harness *h, uint64_t addr)
+{
+	assert_true(in_window(addr, 1));
+	return h->host_mem + (addr - HOST_MEM_BASE);
+}
+
+static int h_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
+{
+	struct fw_harness *h = opaque;
+
+	if (!in_window(addr, len))
+		return -1;
+	memcpy(buf, h->host_mem + (addr - HOST_MEM_BASE), len);
+	return 0;
+}
+
+static int h_dma_write(void *opaque, uint64_t addr, const void *buf, size_t len)
+{
+	struct fw_harness *h = opaque;
+
+	if (!in_window(addr, len))
+		return -1;
+	memcpy(h->host_mem + (addr - HOST_MEM_BASE), buf, len);
+	return 0;
+}
+
+static void h_raise_irq(void *opaque, unsigned int vector)
+{
+	struct fw_harness *h = opaque;
+
+	assert_true(vector < sizeof(h->irqs) / sizeof(h->irqs[0]));
+	h->irqs[vector]++;
+}
+
+static uint64_t h_now_ns(void *opaque)
+{
+	return ((struct fw_harness *)opaque)->now_ns;
+}
+
+static void h_guest_error(void *opaque, const char *msg)
+{
+	struct fw_harness *h = opaque;
+
+	h->guest_errors++;
+	snprintf(h->last_error, sizeof(h->last_error), "%s", msg);
+}
+
+void fw_harness_advance_ms(struct fw_harness *h, uint64_t ms)
+{
+	h->now_ns += ms * 1000000ull;
+	nnp_fw_run(h->fw);
+}
+
+int fw_harness_setup_unbooted(void **state)
+{
+	struct fw_harness *h = calloc(1, sizeof(*h));
+	struct nnp_fw_host host = {
+		.dma_read = h_dma_read,
+		.dma_write = h_dma_write,
+		.raise_irq = h_raise_irq,
+		.now_ns = h_now_ns,
+		.guest_error = h_guest_error,
+	};
+	struct nnp_fw_config cfg = {
+		.chip_id = 7,
+		.mem_size = DEV_MEM_SIZE,
+		.num_ports = 4,
+		.boot_time_ms = BOOT_MS,
+		.heartbeat_ms = HEARTBEAT_MS,
+	};
+
+	assert_non_null(h);
+	h->dev_mem = calloc(1, DEV_MEM_SIZE);
+	assert_non_null(h->dev_mem);
+	h->now_ns = 1000;
+	host.opaque = h;
+	cfg.mem = h->dev_mem;
+	h->fw = nnp_fw_create(&cfg, &host, NULL);
+	assert_non_null(h->fw);
+	*state = h;
+	return 0;
+}
+
+int fw_harness_setup(void **state)
+{
+	struct fw_harness *h;
+
+	fw_harness_setup_unbooted(state);
+	h = *state;
+	fw_harness_advance_ms(h, BOOT_MS);
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_FW_STATUS),
+			 NNP_FW_STATUS_READY);
+	return 0;
+}
+
+int fw_harness_teardown(void **state)
+{
+	struct fw_harness *h = *state;
+
+	nnp_fw_destroy(h->fw);
+	free(h->dev_mem);
+	free(h);
+	return 0;
+}

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: MIT
+/* Firmware simulator: identity registers, boot, heartbeat, reset, bad access. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "fw_harness.h"
+
+static void test_identity(void **state)
+{
+	struct fw_harness *h = *state;
+	struct nnp_fw *fw = h->fw;
+
+	assert_int_equal(nnp_fw_reg_read(fw, NNP_REG_ID), 0x54504e4e);
+	assert_int_equal(nnp_fw_reg_read(fw, NNP_REG_HW_VERSION), 0x00010000);
+	assert_int_equal(nnp_fw_reg_read(fw, NNP_REG_CAPS), NNP_CAP_ADMIN_QUEUE);
+	assert_int_equal(nnp_fw_reg_read(fw, NNP_REG_CHIP_ID), 7);
+	assert_int_equal(nnp_fw_reg_read(fw, NNP_REG_MEM_SIZE_LO), 1u << 20);
+	assert_int_equal(nnp_fw_reg_read(fw, NNP_REG_MEM_SIZE_HI), 0);
+	assert_int_equal(nnp_fw_reg_read(fw, NNP_REG_NUM_PORTS), 4);
+	assert_int_equal(nnp_fw_reg_read(fw, NNP_REG_NUM_QUEUES), 64);
+	assert_int_equal(nnp_fw_reg_read(fw, NNP_REG_NUM_VECTORS), 65);
+	assert_int_equal(nnp_fw_reg_read(fw, NNP_REG_FW_VERSION), 0x010000);
+	assert_int_equal(h->guest_errors, 0);
+}
+
+static void test_boot_takes_boot_time(void **state)
+{
+	struct fw_harness *h = *state;
+
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_FW_STATUS),
+			 NNP_FW_STATUS_BOOTING);
+	/* The version is not known until the firmware runs. */
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_FW_VERSION), 0);
+	fw_harness_advance_ms(h, BOOT_MS - 1);
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_FW_STATUS),
+			 NNP_FW_STATUS_BOOTING);
+	assert_int_equal(nnp_fw_next_deadline_ns(h->fw),
+			 1000 + BOOT_MS * 1000000ull);
+	fw_harness_advance_ms(h, 1);
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_FW_STATUS),
+			 NNP_FW_STATUS_READY);
+	/* Interrupts were not enabled: the event is latched, not sent. */
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_INT_STATUS),
+			 NNP_INT_FW_EVENT);
+	assert_int_equal(h->irqs[0], 0);
+	/* Enabling a latched cause fires it; writing 1 clears it. */
+	nnp_fw_reg_write(h->fw, NNP_REG_INT_ENABLE, NNP_INT_ALL);
+	assert_int_equal(h->irqs[0], 1);
+	nnp_fw_reg_write(h->fw, NNP_REG_INT_STATUS, NNP_INT_FW_EVENT);
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_INT_STATUS), 0);
+}
+
+static void test_heartbeat(void **state)
+{
+	struct fw_harness *h = *state;
+
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_FW_HEARTBEAT), 0);
+	fw_harness_advance_ms(h, HEARTBEAT_MS - 1);
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_FW_HEARTBEAT), 0);
+	fw_harness_advance_ms(h, 1);
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_FW_HEARTBEAT), 1);
+	fw_harness_advance_ms(h, HEARTBEAT_MS);
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_FW_HEARTBEAT), 2);
+	/* A long stall counts as one beat, not a burst. */
+	fw_harness_advance_ms(h, 10 * HEARTBEAT_MS);
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_FW_HEARTBEAT), 3);
+}
+
+static void test_reset_reboots(void **state)
+{
+	struct fw_harness *h = *state;
+
+	nnp_fw_reg_write(h->fw, NNP_REG_SCRATCH, 0xdeadbeef);
+	nnp_fw_reg_write(h->fw, NNP_REG_INT_ENABLE, NNP_INT_ADMIN_CQ);
+	fw_harness_advance_ms(h, HEARTBEAT_MS);
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_SCRATCH), 0xdeadbeef);
+	assert_true(nnp_fw_reg_write(h->fw, NNP_REG_DEV_CTRL,
+				     NNP_DEV_CTRL_RESET));
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_FW_STATUS),
+			 NNP_FW_STATUS_BOOTING);
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_SCRATCH), 0);
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_INT_ENABLE), 0);
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_FW_HEARTBEAT), 0);
+	fw_harness_advance_ms(h, BOOT_MS);
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_FW_STATUS),
+			 NNP_FW_STATUS_READY);
+}
+
+static void test_bad_access_is_logged_and_ignored(void **state)
+{
+	struct fw_harness *h = *state;
+
+	nnp_fw_reg_write(h->fw, NNP_REG_CHIP_ID, 99);
+	assert_int_equal(h->guest_errors, 1);
+	assert_string_equal(h->last_error,
+			    "write 0x63 to read-only register 0xc");
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_CHIP_ID), 7);
+
+	nnp_fw_reg_write(h->fw, NNP_REG_FW_STATUS, NNP_FW_STATUS_HALTED);
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_FW_STATUS),
+			 NNP_FW_STATUS_READY);
+	assert_int_equal(h->guest_errors, 2);
+
+	assert_int_equal(nnp_fw_reg_read(h->fw, 0x3f0), 0);
+	assert_int_equal(h->guest_errors, 3);
+	assert_false(nnp_fw_reg_write(h->fw, NNP_REG_DOORBELL_BASE, 1));
+	assert_int_equal(h->guest_errors, 4);
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_SCRATCH + 1), 0);
+	assert_int_equal(h->guest_errors, 5);
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_BAR0_SIZE), 0);
+	assert_int_equal(h->guest_errors, 6);
+
+	nnp_fw_reg_write(h->fw, NNP_REG_INT_ENABLE, 0xffffffff);
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_INT_ENABLE),
+			 NNP_INT_ALL);
+	assert_int_equal(h->guest_errors, 7);
+}
+
+static void test_create_rejects_bad_config(void **state)
+{
+	struct fw_harness *h = *state;
+	struct nnp_fw_host host = {
+		.dma_read = NULL,
+	};
+	struct nnp_fw_config cfg = {
+		.mem_size = 3 << 20,
+		.mem = h->dev_mem,
+		.heartbeat_ms = 1,
+	};
+	const char *err = NULL;
+
+	assert_null(nnp_fw_create(&cfg, &host, &err));
+	assert_string_equal(err,
+			    "mem-size must be a power of two from 1 MiB to 64 GiB");
+	cfg.mem_size = 1 << 19;
+	assert_null(nnp_fw_create(&cfg, &host, &err));
+	cfg.mem_size = 1 << 20;
+	assert_null(nnp_fw_create(&cfg, &host, &err));
+	assert_string_equal(err, "host callbacks missing");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_identity, fw_harness_setup,
+						fw_harness_teardown),
+		cmocka_unit_test_setup_teardown(test_boot_takes_boot_time,
+						fw_harness_setup_unbooted,
+						fw_harness_teardown),
+		cmocka_unit_test_setup_teardown(test_heartbeat, fw_harness_setup,
+						fw_harness_teardown),
+		cmocka_unit_test_setup_teardown(test_reset_reboots,
+						fw_harness_setup,
+						fw_harness_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_access_is_logged_and_ignored,
+						fw_harness_setup,
+						fw_harness_teardown),
+		cmocka_unit_test_setup_teardown(test_create_rejects_bad_config,
+						fw_harness_setup,
+						fw_harness_teardown),
+	};
+
+	return cmocka_run_group_tests_name("fw_regs", tests, NULL, NULL);
+}
