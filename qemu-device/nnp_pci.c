@@ -1,0 +1,311 @@
+/*
+ * nnp: PCIe device model of an NNP-T-class training accelerator.
+ *
+ * Thin glue between QEMU and the firmware simulator (firmware-sim/), which
+ * holds the device's behaviour: this file owns the PCI function (config
+ * space, BAR0 registers, BAR2 device memory, MSI-X on BAR4), DMA into guest
+ * memory, and the firmware thread that runs off the vCPU threads.
+ *
+ * -device nnp,chip-id=N,mem-size=SIZE[,num-ports=P][,fw-boot-ms=MS]
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "qemu/rcu.h"
+#include "qemu/thread.h"
+#include "qemu/timer.h"
+#include "qemu/units.h"
+#include "qapi/error.h"
+#include "hw/pci/pci_device.h"
+#include "hw/pci/pcie.h"
+#include "hw/pci/msix.h"
+#include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
+#include "qom/object.h"
+
+#include "nnp_fw.h"
+
+#define TYPE_NNP_PCI "nnp"
+OBJECT_DECLARE_SIMPLE_TYPE(NnpState, NNP_PCI)
+
+/* Longest the firmware thread sleeps when it has nothing timed to do. */
+#define NNP_FW_IDLE_WAIT_MS 100
+
+struct NnpState {
+    PCIDevice parent_obj;
+
+    MemoryRegion regs;
+    MemoryRegion mem;
+
+    struct nnp_fw *fw;
+
+    QemuThread thread;
+    QemuMutex lock;          /* guards kick and stopping */
+    QemuCond cond;
+    bool kick;
+    bool stopping;
+
+    /* properties */
+    uint32_t chip_id;
+    uint64_t mem_size;
+    uint16_t num_ports;
+    uint32_t fw_boot_ms;
+    uint32_t heartbeat_ms;
+};
+
+static void nnp_kick(NnpState *s)
+{
+    qemu_mutex_lock(&s->lock);
+    s->kick = true;
+    qemu_cond_signal(&s->cond);
+    qemu_mutex_unlock(&s->lock);
+}
+
+static uint64_t nnp_regs_read(void *opaque, hwaddr addr, unsigned size)
+{
+    NnpState *s = opaque;
+
+    return nnp_fw_reg_read(s->fw, addr);
+}
+
+static void nnp_regs_write(void *opaque, hwaddr addr, uint64_t val,
+                           unsigned size)
+{
+    NnpState *s = opaque;
+
+    if (nnp_fw_reg_write(s->fw, addr, val)) {
+        nnp_kick(s);
+    }
+}
+
+static const MemoryRegionOps nnp_regs_ops = {
+    .read = nnp_regs_read,
+    .write = nnp_regs_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+        .unaligned = false,
+    },
+    .impl = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
+};
+
+/* ---- host callbacks for the firmware ---- */
+
+static int nnp_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
+{
+    NnpState *s = opaque;
+
+    return pci_dma_read(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ? 0 : -1;
+}
+
+static int nnp_dma_write(void *opaque, uint64_t addr, const void *buf,
+                         size_t len)
+{
+    NnpState *s = opaque;
+
+    return pci_dma_write(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ? 0 : -1;
+}
+
+static void nnp_raise_irq(void *opaque, unsigned int vector)
+{
+    PCIDevice *pdev = PCI_DEVICE(opaque);
+
+    /* Called from the firmware thread and from MMIO writes alike. */
+    BQL_LOCK_GUARD();
+    if (msix_enabled(pdev)) {
+        msix_notify(pdev, vector);
+    }
+}
+
+static uint64_t nnp_now_ns(void *opaque)
+{
+    /* Virtual time: the firmware's clock stops while the VM is paused. */
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+static void nnp_guest_error(void *opaque, const char *msg)
+{
+    NnpState *s = opaque;
+
+    qemu_log_mask(LOG_GUEST_ERROR, "nnp[chip %u]: %s\n", s->chip_id, msg);
+}
+
+/* ---- firmware thread ---- */
+
+static void *nnp_fw_thread(void *opaque)
+{
+    NnpState *s = opaque;
+
+    rcu_register_thread();
+    qemu_mutex_lock(&s->lock);
+    while (!s->stopping) {
+        if (!s->kick) {
+            uint64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+            uint64_t due = nnp_fw_next_deadline_ns(s->fw);
+            uint64_t wait_ms = NNP_FW_IDLE_WAIT_MS;
+
+            if (due > now && (due - now) / SCALE_MS < wait_ms) {
+                wait_ms = (due - now + SCALE_MS - 1) / SCALE_MS;
+            } else if (due <= now) {
+                wait_ms = 0;
+            }
+            if (wait_ms) {
+                qemu_cond_timedwait(&s->cond, &s->lock, wait_ms);
+            }
+        }
+        s->kick = false;
+        qemu_mutex_unlock(&s->lock);
+        nnp_fw_run(s->fw);
+        qemu_mutex_lock(&s->lock);
+    }
+    qemu_mutex_unlock(&s->lock);
+    rcu_unregister_thread();
+    return NULL;
+}
+
+/* ---- PCI device ---- */
+
+static void nnp_realize(PCIDevice *pdev, Error **errp)
+{
+    NnpState *s = NNP_PCI(pdev);
+    struct nnp_fw_host host = {
+        .opaque = s,
+        .dma_read = nnp_dma_read,
+        .dma_write = nnp_dma_write,
+        .raise_irq = nnp_raise_irq,
+        .now_ns = nnp_now_ns,
+        .guest_error = nnp_guest_error,
+    };
+    struct nnp_fw_config cfg = {
+        .chip_id = s->chip_id,
+        .mem_size = s->mem_size,
+        .num_ports = s->num_ports,
+        .boot_time_ms = s->fw_boot_ms,
+        .heartbeat_ms = s->heartbeat_ms,
+    };
+    unsigned int nvec = NNP_VECTOR_QUEUE(NNP_HW_MAX_QUEUES);
+    const char *why = NULL;
+    unsigned int i;
+
+    if (s->mem_size < NNP_MEM_SIZE_MIN || s->mem_size > NNP_MEM_SIZE_MAX ||
+        !is_power_of_2(s->mem_size)) {
+        error_setg(errp, "nnp: mem-size must be a power of two from 1M to 64G");
+        return;
+    }
+    if (!memory_region_init_ram(&s->mem, OBJECT(s), "nnp-mem", s->mem_size,
+                                errp)) {
+        return;
+    }
+    cfg.mem = memory_region_get_ram_ptr(&s->mem);
+    s->fw = nnp_fw_create(&cfg, &host, &why);
+    if (!s->fw) {
+        error_setg(errp, "nnp: %s", why);
+        return;
+    }
+
+    pcie_endpoint_cap_init(pdev, 0x80);
+    if (msix_init_exclusive_bar(pdev, nvec, NNP_BAR_MSIX, errp)) {
+        nnp_fw_destroy(s->fw);
+        s->fw = NULL;
+        return;
+    }
+    for (i = 0; i < nvec; i++) {
+        msix_vector_use(pdev, i);
+    }
+
+    memory_region_init_io(&s->regs, OBJECT(s), &nnp_regs_ops, s, "nnp-regs",
+                          NNP_BAR0_SIZE);
+    pci_register_bar(pdev, NNP_BAR_REGS, PCI_BASE_ADDRESS_SPACE_MEMORY,
+                     &s->regs);
+    pci_register_bar(pdev, NNP_BAR_MEM,
+                     PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64 |
+                     PCI_BASE_ADDRESS_MEM_PREFETCH, &s->mem);
+
+    qemu_mutex_init(&s->lock);
+    qemu_cond_init(&s->cond);
+    qemu_thread_create(&s->thread, "nnp-fw", nnp_fw_thread, s,
+                       QEMU_THREAD_JOINABLE);
+}
+
+static void nnp_exit(PCIDevice *pdev)
+{
+    NnpState *s = NNP_PCI(pdev);
+
+    qemu_mutex_lock(&s->lock);
+    s->stopping = true;
+    qemu_cond_signal(&s->cond);
+    qemu_mutex_unlock(&s->lock);
+    qemu_thread_join(&s->thread);
+    qemu_cond_destroy(&s->cond);
+    qemu_mutex_destroy(&s->lock);
+
+    msix_uninit_exclusive_bar(pdev);
+    nnp_fw_destroy(s->fw);
+    s->fw = NULL;
+}
+
+static void nnp_reset(DeviceState *dev)
+{
+    NnpState *s = NNP_PCI(dev);
+
+    nnp_fw_reset(s->fw);
+    nnp_kick(s);
+}
+
+static const Property nnp_props[] = {
+    DEFINE_PROP_UINT32("chip-id", NnpState, chip_id, 0),
+    DEFINE_PROP_SIZE("mem-size", NnpState, mem_size, 256 * MiB),
+    DEFINE_PROP_UINT16("num-ports", NnpState, num_ports, 4),
+    DEFINE_PROP_UINT32("fw-boot-ms", NnpState, fw_boot_ms, 20),
+    DEFINE_PROP_UINT32("heartbeat-ms", NnpState, heartbeat_ms, 100),
+};
+
+static const VMStateDescription nnp_vmstate = {
+    .name = "nnp",
+    .unmigratable = 1,
+};
+
+static void nnp_class_init(ObjectClass *oc, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(oc);
+    PCIDeviceClass *pc = PCI_DEVICE_CLASS(oc);
+
+    pc->realize = nnp_realize;
+    pc->exit = nnp_exit;
+    pc->vendor_id = NNP_PCI_VENDOR_ID;
+    pc->device_id = NNP_PCI_DEVICE_ID;
+    pc->revision = NNP_PCI_REVISION;
+    pc->class_id = NNP_PCI_CLASS;
+
+    set_bit(DEVICE_CATEGORY_MISC, dc->categories);
+    dc->desc = "NNP-T-class deep-learning training accelerator";
+    device_class_set_props(dc, nnp_props);
+    dc->vmsd = &nnp_vmstate;
+    device_class_set_legacy_reset(dc, nnp_reset);
+}
+
+static const TypeInfo nnp_info = {
+    .name = TYPE_NNP_PCI,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(NnpState),
+    .class_init = nnp_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { INTERFACE_PCIE_DEVICE },
+        { }
+    },
+};
+
+static void nnp_register_types(void)
+{
+    type_register_static(&nnp_info);
+}
+
+type_init(nnp_register_types)
