@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * nnp.ko admin queue: one submission and one completion ring in coherent
+ * DMA memory, a doorbell register, completions found by their phase tag and
+ * signalled on MSI-X vector 0.
+ */
+#include <linux/device.h>
+#include <linux/dma-mapping.h>
+#include <linux/iopoll.h>
+
+#include "nnp_drv.h"
+
+#define NNP_AQ_DEPTH 16
+
+static bool nnp_admin_cqe_ready(struct nnp_admin_queue *aq)
+{
+	return (READ_ONCE(aq->cq[aq->cq_head].phase) & NNP_CQE_PHASE) ==
+	       aq->phase;
+}
+
+void nnp_admin_irq(struct nnp_device *ndev)
+{
+	wake_up(&ndev->aq.wq);
+}
+
+/* Disable the queue and wait until the firmware no longer touches it. */
+static void nnp_admin_quiesce(void *data)
+{
+	struct nnp_device *ndev = data;
+	u32 status;
+
+	nnp_wr(ndev, NNP_REG_INT_ENABLE, 0);
+	nnp_wr(ndev, NNP_REG_AQ_CTRL, 0);
+	if (readl_poll_timeout(ndev->regs + NNP_REG_AQ_STATUS, status,
+			       !(status & NNP_AQ_STATUS_BUSY), 100,
+			       nnp_fw_timeout_ms * USEC_PER_MSEC))
+		drm_warn_once(&ndev->drm,
+			      "admin queue still busy after disable\n");
+}
+
+int nnp_admin_init(struct nnp_device *ndev)
+{
+	struct nnp_admin_queue *aq = &ndev->aq;
+	struct device *dev = &ndev->pdev->dev;
+	u32 status;
+	int ret;
+
+	mutex_init(&aq->lock);
+	init_waitqueue_head(&aq->wq);
+	aq->sq = dmam_alloc_coherent(dev, NNP_AQ_DEPTH * sizeof(*aq->sq),
+				     &aq->sq_dma, GFP_KERNEL);
+	aq->cq = dmam_alloc_coherent(dev, NNP_AQ_DEPTH * sizeof(*aq->cq),
+				     &aq->cq_dma, GFP_KERNEL);
+	if (!aq->sq || !aq->cq)
+		return -ENOMEM;
+	aq->sq_tail = 0;
+	aq->cq_head = 0;
+	aq->phase = NNP_CQE_PHASE;
+	aq->broken = false;
+
+	nnp_wr(ndev, NNP_REG_AQ_SQ_BASE_LO, lower_32_bits(aq->sq_dma));
+	nnp_wr(ndev, NNP_REG_AQ_SQ_BASE_HI, upper_32_bits(aq->sq_dma));
+	nnp_wr(ndev, NNP_REG_AQ_CQ_BASE_LO, lower_32_bits(aq->cq_dma));
+	nnp_wr(ndev, NNP_REG_AQ_CQ_BASE_HI, upper_32_bits(aq->cq_dma));
+	nnp_wr(ndev, NNP_REG_AQ_DEPTH, NNP_AQ_DEPTH);
+	nnp_wr(ndev, NNP_REG_INT_STATUS, NNP_INT_ALL);
+	nnp_wr(ndev, NNP_REG_INT_ENABLE, NNP_INT_ADMIN_CQ);
+	nnp_wr(ndev, NNP_REG_AQ_CTRL, NNP_AQ_CTRL_ENABLE);
+
+	/* From here on the device may DMA into the rings: undo on unbind. */
+	ret = devm_add_action_or_reset(dev, nnp_admin_quiesce, ndev);
+	if (ret)
+		return ret;
+
+	status = nnp_rd(ndev, NNP_REG_AQ_STATUS);
+	if (!(status & NNP_AQ_STATUS_READY)) {
+		drm_err(&ndev->drm,
+			"admin queue did not start: status 0x%x, fw error %u\n",
+			status, nnp_rd(ndev, NNP_REG_FW_ERROR));
+		return -EIO;
+	}
+	return 0;
+}
+
+static int nnp_admin_status_to_errno(u16 status)
+{
+	switch (status) {
+	case NNP_STATUS_SUCCESS:
+		return 0;
+	case NNP_STATUS_INVALID_OPCODE:
+		return -EOPNOTSUPP;
+	case NNP_STATUS_INVALID_FIELD:
+		return -EINVAL;
+	case NNP_STATUS_BUFFER_TOO_SMALL:
+		return -ENOSPC;
+	default:
+		return -EIO;
+	}
+}
+
+/*
+ * Run @cmd (its cid is assigned here) and wait for its completion, which is
+ * copied to @cqe. Returns 0, the errno for the completion's error status,
+ * -ETIMEDOUT if the firmware does not answer in time, or -EIO once the
+ * queue is broken.
+ */
+int nnp_admin_submit(struct nnp_device *ndev, struct nnp_hw_admin_cmd *cmd,
+		     struct nnp_hw_admin_cqe *cqe)
+{
+	struct nnp_admin_queue *aq = &ndev->aq;
+	long left;
+	int ret;
+
+	mutex_lock(&aq->lock);
+	if (aq->broken) {
+		ret = -EIO;
+		goto out;
+	}
+	cmd->cid = aq->next_cid++;
+	aq->sq[aq->sq_tail] = *cmd;
+	aq->sq_tail = (aq->sq_tail + 1) % NNP_AQ_DEPTH;
+	/* writel orders the ring update before the doorbell. */
+	nnp_wr(ndev, NNP_REG_AQ_SQ_TAIL, aq->sq_tail);
+
+	left = wait_event_timeout(aq->wq, nnp_admin_cqe_ready(aq),
+				  msecs_to_jiffies(nnp_fw_timeout_ms));
+	if (!left) {
+		aq->broken = true;
+		drm_err(&ndev->drm,
+			"admin command 0x%x (cid %u) timed out after %u ms\n",
+			cmd->opcode, cmd->cid, nnp_fw_timeout_ms);
+		ret = -ETIMEDOUT;
+		goto out;
+	}
+	/* Read the entry only after seeing its phase tag. */
+	dma_rmb();
+	*cqe = aq->cq[aq->cq_head];
+	aq->cq_head = (aq->cq_head + 1) % NNP_AQ_DEPTH;
+	if (!aq->cq_head)
+		aq->phase ^= NNP_CQE_PHASE;
+	nnp_wr(ndev, NNP_REG_AQ_CQ_HEAD, aq->cq_head);
+
+	if (cqe->cid != cmd->cid) {
+		aq->broken = true;
+		drm_err(&ndev->drm, "admin completion for cid %u, expected %u\n",
+			cqe->cid, cmd->cid);
+		ret = -EIO;
+		goto out;
+	}
+	ret = nnp_admin_status_to_errno(cqe->status);
+out:
+	mutex_unlock(&aq->lock);
+	return ret;
+}

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * nnp.ko firmware handshake: reset the device, wait (bounded) for the
+ * firmware to report ready, check the versions we understand, and read the
+ * device's identity over the admin queue.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/iopoll.h>
+
+#include "nnp_drv.h"
+
+#define NNP_FW_SUPPORTED_MAJOR 1
+
+static const char *nnp_fw_status_name(u32 status)
+{
+	switch (status) {
+	case NNP_FW_STATUS_OFF:
+		return "off";
+	case NNP_FW_STATUS_BOOTING:
+		return "booting";
+	case NNP_FW_STATUS_READY:
+		return "ready";
+	case NNP_FW_STATUS_HALTED:
+		return "halted";
+	}
+	return "unknown";
+}
+
+int nnp_fw_boot(struct nnp_device *ndev)
+{
+	u32 magic, hw_ver, status, fw_ver;
+	int ret;
+
+	magic = nnp_rd(ndev, NNP_REG_ID);
+	hw_ver = nnp_rd(ndev, NNP_REG_HW_VERSION);
+	if (magic != NNP_HW_ID_MAGIC) {
+		drm_err(&ndev->drm, "not an nnp device: id 0x%08x\n", magic);
+		return -ENODEV;
+	}
+	if (NNP_HW_VERSION_MAJOR_OF(hw_ver) != NNP_HW_VERSION_MAJOR) {
+		drm_err(&ndev->drm,
+			"hardware interface %u.%u not supported (need %u.x)\n",
+			hw_ver >> 16, hw_ver & 0xffff, NNP_HW_VERSION_MAJOR);
+		return -ENODEV;
+	}
+
+	/* Start from a known state whatever a previous driver left. */
+	nnp_wr(ndev, NNP_REG_DEV_CTRL, NNP_DEV_CTRL_RESET);
+	ret = readl_poll_timeout(ndev->regs + NNP_REG_FW_STATUS, status,
+				 status == NNP_FW_STATUS_READY ||
+				 status == NNP_FW_STATUS_HALTED,
+				 1000, nnp_fw_timeout_ms * USEC_PER_MSEC);
+	if (ret) {
+		drm_err(&ndev->drm,
+			"firmware not ready after %u ms (status %s)\n",
+			nnp_fw_timeout_ms, nnp_fw_status_name(status));
+		return -ETIMEDOUT;
+	}
+	if (status == NNP_FW_STATUS_HALTED) {
+		drm_err(&ndev->drm, "firmware halted during boot, error %u\n",
+			nnp_rd(ndev, NNP_REG_FW_ERROR));
+		return -EIO;
+	}
+
+	fw_ver = nnp_rd(ndev, NNP_REG_FW_VERSION);
+	if (NNP_FW_VERSION_MAJOR(fw_ver) != NNP_FW_SUPPORTED_MAJOR) {
+		drm_err(&ndev->drm, "firmware %u.%u.%u not supported (need %u.x)\n",
+			NNP_FW_VERSION_MAJOR(fw_ver),
+			NNP_FW_VERSION_MINOR(fw_ver),
+			NNP_FW_VERSION_PATCH(fw_ver), NNP_FW_SUPPORTED_MAJOR);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+int nnp_fw_identify(struct nnp_device *ndev)
+{
+	struct device *dev = &ndev->pdev->dev;
+	struct nnp_hw_admin_cmd cmd = {
+		.opcode = NNP_ADMIN_IDENTIFY,
+		.len = NNP_HW_IDENTIFY_SIZE,
+	};
+	struct nnp_hw_admin_cqe cqe = {};
+	struct nnp_hw_identify *id;
+	dma_addr_t id_dma;
+	int ret;
+
+	id = dma_alloc_coherent(dev, sizeof(*id), &id_dma, GFP_KERNEL);
+	if (!id)
+		return -ENOMEM;
+	cmd.addr = id_dma;
+	ret = nnp_admin_submit(ndev, &cmd, &cqe);
+	if (ret) {
+		drm_err(&ndev->drm, "IDENTIFY failed: %d (status %u)\n", ret,
+			cqe.status);
+		goto out;
+	}
+	if (cqe.result != sizeof(*id) || id->magic != NNP_HW_ID_MAGIC) {
+		drm_err(&ndev->drm, "IDENTIFY returned bad data\n");
+		ret = -EIO;
+		goto out;
+	}
+	ndev->id = *id;
+	ndev->id.serial[sizeof(id->serial) - 1] = '\0';
+	ndev->id.fw_build[sizeof(id->fw_build) - 1] = '\0';
+out:
+	dma_free_coherent(dev, sizeof(*id), id, id_dma);
+	return ret;
+}

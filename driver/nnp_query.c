@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* nnp.ko DRM_IOCTL_NNP_QUERY: information blocks copied to user space. */
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <linux/uaccess.h>
+
+#include "nnp_drv.h"
+#include "nnp_accel.h"
+
+static_assert(sizeof(struct drm_nnp_device_info) == DRM_NNP_DEVICE_INFO_SIZE_V1);
+
+/*
+ * Copy @len bytes of @blk to the caller, truncated to q->size; q->size == 0
+ * asks for the size. @min_len is the size of the block's first version:
+ * less than that cannot be a caller that knows the block.
+ */
+static int nnp_query_copy(struct drm_nnp_query *q, const void *blk, u32 len,
+			  u32 min_len)
+{
+	u32 n;
+
+	if (!q->size) {
+		q->size = len;
+		return 0;
+	}
+	if (q->size < min_len)
+		return -ENOSPC;
+	n = min(q->size, len);
+	if (copy_to_user(u64_to_user_ptr(q->data), blk, n))
+		return -EFAULT;
+	q->size = n;
+	return 0;
+}
+
+static u64 nnp_uapi_caps(u32 hw_caps)
+{
+	u64 caps = 0;
+
+	if (hw_caps & NNP_CAP_ADMIN_QUEUE)
+		caps |= DRM_NNP_CAP_ADMIN_QUEUE;
+	return caps;
+}
+
+static int nnp_query_device_info(struct nnp_device *ndev,
+				 struct drm_nnp_query *q)
+{
+	const struct nnp_hw_identify *id = &ndev->id;
+	struct drm_nnp_device_info info = {
+		.chip_id = id->chip_id,
+		.hw_version = id->hw_version,
+		.fw_version = id->fw_version,
+		.num_icl_ports = id->num_ports,
+		.mem_size = id->mem_size,
+		.caps = nnp_uapi_caps(id->caps),
+		.num_queues = id->num_queues,
+	};
+	int idx;
+
+	if (!drm_dev_enter(&ndev->drm, &idx))
+		return -ENODEV;
+	info.fw_heartbeat = nnp_rd(ndev, NNP_REG_FW_HEARTBEAT);
+	drm_dev_exit(idx);
+
+	strscpy(info.serial, id->serial, sizeof(info.serial));
+	strscpy(info.fw_build, id->fw_build, sizeof(info.fw_build));
+	return nnp_query_copy(q, &info, sizeof(info),
+			      DRM_NNP_DEVICE_INFO_SIZE_V1);
+}
+
+int nnp_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct drm_nnp_query *q = data;
+
+	if (q->flags || q->reserved)
+		return -EINVAL;
+
+	switch (q->query) {
+	case DRM_NNP_QUERY_DEVICE_INFO:
+		return nnp_query_device_info(to_nnp(drm), q);
+	default:
+		return -EOPNOTSUPP;
+	}
+}
