@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+/* libnnp result codes as text, and errno to result code. */
+#include <errno.h>
+
+#include "internal.h"
+
+const char *nnp_strerror(nnp_result_t result)
+{
+	switch (result) {
+	case NNP_SUCCESS:
+		return "success";
+	case NNP_ERROR_INVALID_ARGUMENT:
+		return "invalid argument";
+	case NNP_ERROR_NO_DRIVER:
+		return "nnp driver not loaded (load it with 'modprobe nnp')";
+	case NNP_ERROR_NO_DEVICE:
+		return "no such nnp device";
+	case NNP_ERROR_PERMISSION:
+		return "permission denied on the nnp device node";
+	case NNP_ERROR_OUT_OF_MEMORY:
+		return "out of memory";
+	case NNP_ERROR_NOT_SUPPORTED:
+		return "not supported by this driver or device";
+	case NNP_ERROR_DEVICE_LOST:
+		return "nnp device was removed or reset";
+	case NNP_ERROR_IO:
+		return "system error talking to the nnp device";
+	}
+	return "unknown nnp result code";
+}
+
+nnp_result_t nnp_result_from_errno(int err)
+{
+	switch (err) {
+	case 0:
+		return NNP_SUCCESS;
+	case EINVAL:
+	case ENOSPC:
+	case EFAULT:
+		return NNP_ERROR_INVALID_ARGUMENT;
+	case ENOENT:
+	case ENXIO:
+		return NNP_ERROR_NO_DEVICE;
+	case ENODEV:
+		return NNP_ERROR_DEVICE_LOST;
+	case EACCES:
+	case EPERM:
+		return NNP_ERROR_PERMISSION;
+	case ENOMEM:
+		return NNP_ERROR_OUT_OF_MEMORY;
+	case EOPNOTSUPP:
+	case ENOTTY:
+		return NNP_ERROR_NOT_SUPPORTED;
+	default:
+		return NNP_ERROR_IO;
+	}
+}

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+/* nnptool helpers shared by the subcommands. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "nnptool.h"
+
+int nnptool_fail(const char *what, nnp_result_t r)
+{
+	fprintf(stderr, "nnptool: %s: %s\n", what, nnp_strerror(r));
+	return NNPTOOL_EXIT_ERROR;
+}
+
+nnp_result_t nnptool_open(const char *spec, nnp_device_t **dev)
+{
+	char *end;
+	long idx;
+
+	if (strchr(spec, '/'))
+		return nnp_device_open_path(spec, dev);
+	idx = strtol(spec, &end, 10);
+	if (!*spec || *end || idx < 0 || idx > 0xffff)
+		return NNP_ERROR_INVALID_ARGUMENT;
+	return nnp_device_open((int)idx, dev);
+}
+
+void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+void fw_version_str(unsigned int v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u.%u.%u", NNP_VERSION_MAJOR(v),
+		 NNP_VERSION_MINOR(v), NNP_VERSION_PATCH(v));
+}

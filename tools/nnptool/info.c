@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+/* nnptool info DEV: everything the driver reports about one device. */
+#include <inttypes.h>
+
+#include "nnptool.h"
+
+static const struct {
+	uint64_t bit;
+	const char *name;
+} caps[] = {
+	{ NNP_CAP_ADMIN_QUEUE, "admin-queue" },
+	{ NNP_CAP_USER_QUEUES, "user-queues" },
+	{ NNP_CAP_ICL, "icl" },
+	{ NNP_CAP_COLLECTIVES, "collectives" },
+};
+
+#define NCAPS (sizeof(caps) / sizeof(caps[0]))
+
+static void print_text(const struct nnp_device_info *in, const char *fw)
+{
+	size_t i;
+	int n = 0;
+
+	printf("node:          %s\n", in->path);
+	printf("chip id:       %" PRIu32 "\n", in->chip_id);
+	printf("serial:        %s\n", in->serial);
+	printf("memory:        %" PRIu64 " bytes (%" PRIu64 " MiB)\n",
+	       in->mem_size, in->mem_size >> 20);
+	printf("icl ports:     %" PRIu32 "\n", in->num_icl_ports);
+	printf("queues:        %" PRIu32 "\n", in->num_queues);
+	printf("hw interface:  %" PRIu32 ".%" PRIu32 "\n", in->hw_version >> 16,
+	       in->hw_version & 0xffff);
+	printf("firmware:      %s (%s)\n", fw, in->fw_build);
+	printf("heartbeat:     %" PRIu32 "\n", in->fw_heartbeat);
+	printf("capabilities:");
+	for (i = 0; i < NCAPS; i++)
+		if (in->caps & caps[i].bit)
+			printf("%s%s", n++ ? ", " : " ", caps[i].name);
+	printf("%s\n", n ? "" : " none");
+}
+
+static void print_json(const struct nnp_device_info *in, const char *fw)
+{
+	size_t i;
+	int n = 0;
+
+	printf("{\"path\": ");
+	json_string(stdout, in->path);
+	printf(", \"chip_id\": %" PRIu32 ", \"serial\": ", in->chip_id);
+	json_string(stdout, in->serial);
+	printf(", \"mem_size\": %" PRIu64 ", \"icl_ports\": %" PRIu32
+	       ", \"queues\": %" PRIu32 ", \"hw_version\": \"%" PRIu32
+	       ".%" PRIu32 "\", \"fw_version\": ", in->mem_size,
+	       in->num_icl_ports, in->num_queues, in->hw_version >> 16,
+	       in->hw_version & 0xffff);
+	json_string(stdout, fw);
+	printf(", \"fw_build\": ");
+	json_string(stdout, in->fw_build);
+	printf(", \"fw_heartbeat\": %" PRIu32 ", \"capabilities\": [",
+	       in->fw_heartbeat);
+	for (i = 0; i < NCAPS; i++)
+		if (in->caps & caps[i].bit)
+			printf("%s\"%s\"", n++ ? ", " : "", caps[i].name);
+	printf("]}\n");
+}
+
+int cmd_info(const struct nnptool_opts *o, int argc, char **argv)
+{
+	struct nnp_device_info in;
+	nnp_device_t *dev;
+	nnp_result_t r;
+	char fw[16];
+
+	if (argc != 1) {
+		fprintf(stderr, "usage: nnptool info DEV\n");
+		return NNPTOOL_EXIT_USAGE;
+	}
+	r = nnptool_open(argv[0], &dev);
+	if (r != NNP_SUCCESS) {
+		fprintf(stderr, "nnptool: device '%s': %s\n", argv[0],
+			nnp_strerror(r));
+		return NNPTOOL_EXIT_ERROR;
+	}
+	r = nnp_device_get_info(dev, &in);
+	nnp_device_close(dev);
+	if (r != NNP_SUCCESS)
+		return nnptool_fail("info", r);
+	fw_version_str(in.fw_version, fw, sizeof(fw));
+	if (o->json)
+		print_json(&in, fw);
+	else
+		print_text(&in, fw);
+	return NNPTOOL_EXIT_OK;
+}

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+/* nnptool list: one line (or one JSON object) per nnp device. */
+#include <inttypes.h>
+
+#include "nnptool.h"
+
+static void json_device(FILE *f, int index, const struct nnp_device_info *in)
+{
+	char fw[16];
+
+	fw_version_str(in->fw_version, fw, sizeof(fw));
+	fprintf(f, "{\"index\": %d, \"path\": ", index);
+	json_string(f, in->path);
+	fprintf(f, ", \"chip_id\": %" PRIu32 ", \"mem_size\": %" PRIu64
+		", \"icl_ports\": %" PRIu32 ", \"fw_version\": ",
+		in->chip_id, in->mem_size, in->num_icl_ports);
+	json_string(f, fw);
+	fprintf(f, ", \"serial\": ");
+	json_string(f, in->serial);
+	fputc('}', f);
+}
+
+int cmd_list(const struct nnptool_opts *o, int argc, char **argv)
+{
+	nnp_result_t r;
+	int count, i;
+
+	(void)argv;
+	if (argc) {
+		fprintf(stderr, "nnptool: list takes no arguments\n");
+		return NNPTOOL_EXIT_USAGE;
+	}
+	r = nnp_device_count(&count);
+	if (r != NNP_SUCCESS)
+		return nnptool_fail("list", r);
+
+	if (o->json)
+		printf("{\"devices\": [");
+	else
+		printf("%-4s %-18s %6s %10s %6s %-9s %s\n", "DEV", "NODE", "CHIP",
+		       "MEMORY", "PORTS", "FIRMWARE", "SERIAL");
+	for (i = 0; i < count; i++) {
+		struct nnp_device_info in;
+		nnp_device_t *dev;
+		char fw[16];
+
+		r = nnp_device_open(i, &dev);
+		if (r == NNP_SUCCESS) {
+			r = nnp_device_get_info(dev, &in);
+			nnp_device_close(dev);
+		}
+		if (r != NNP_SUCCESS) {
+			if (o->json)
+				printf("]}\n");
+			return nnptool_fail("list", r);
+		}
+		if (o->json) {
+			printf(i ? ", " : "");
+			json_device(stdout, i, &in);
+			continue;
+		}
+		fw_version_str(in.fw_version, fw, sizeof(fw));
+		printf("%-4d %-18s %6" PRIu32 " %6" PRIu64 " MiB %6" PRIu32
+		       " %-9s %s\n", i, in.path, in.chip_id, in.mem_size >> 20,
+		       in.num_icl_ports, fw, in.serial);
+	}
+	if (o->json)
+		printf("]}\n");
+	return NNPTOOL_EXIT_OK;
+}
