@@ -1,0 +1,177 @@
+# nnp: top-level build. `make` installs what is missing, fetches QEMU's and
+# the guest kernel's sources/packages from Debian, and builds everything;
+# `make check` runs the host and guest tests; `make demo` boots 4 devices.
+# A second `make` rebuilds only what changed.
+
+BUILD := build
+ROOT := $(CURDIR)
+VERSION := 0.1.0
+SOVERSION := 0
+
+CC ?= gcc
+CFLAGS_COMMON := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror
+DRM_CFLAGS = $(shell pkg-config --cflags libdrm)
+DRM_LIBS = $(shell pkg-config --libs libdrm)
+
+SYSROOT := $(BUILD)/sysroot
+KREL_FILE := $(SYSROOT)/kernel-release
+KDIR := $(SYSROOT)/build
+QEMU_SRC := $(BUILD)/qemu-src
+QEMU_BUILD := $(BUILD)/qemu
+QEMU := $(QEMU_BUILD)/qemu-system-x86_64
+LINUX_SRC := $(BUILD)/linux-src
+KSFT_HARNESS := $(LINUX_SRC)/tools/testing/selftests/kselftest_harness.h
+CHECKPATCH := $(LINUX_SRC)/scripts/checkpatch.pl
+
+DEPS_STAMP := $(BUILD)/.deps-installed
+LIBDIR := $(BUILD)/lib
+BINDIR := $(BUILD)/bin
+TESTDIR := $(BUILD)/tests
+INITRAMFS := $(BUILD)/initramfs.cpio.gz
+
+# ---- sources ---------------------------------------------------------------
+FW_SRCS := $(wildcard firmware-sim/src/*.c)
+FW_HDRS := $(wildcard firmware-sim/include/*.h firmware-sim/src/*.h) hw/nnp_hw.h
+LIBNNP_SRCS := $(wildcard libnnp/src/*.c)
+LIBNNP_HDRS := $(wildcard libnnp/include/nnp/*.h libnnp/src/*.h) uapi/drm/nnp_accel.h
+NNPTOOL_SRCS := $(wildcard tools/nnptool/*.c)
+DRIVER_SRCS := Kbuild $(wildcard driver/*.c driver/*.h) hw/nnp_hw.h uapi/drm/nnp_accel.h
+HOST_TESTS := $(patsubst tests/host/%.c,$(TESTDIR)/host/%,$(wildcard tests/host/test_*.c))
+GUEST_C_TESTS := $(patsubst tests/guest/%.c,$(TESTDIR)/guest/%,$(wildcard tests/guest/*_test.c))
+
+LIBNNP_SO := $(LIBDIR)/libnnp.so.$(VERSION)
+LIBNNP_A := $(LIBDIR)/libnnp.a
+NNPTOOL := $(BINDIR)/nnptool
+NNP_KO := nnp.ko
+
+.PHONY: all deps qemu module userspace tests initramfs check demo clean distclean checkpatch
+
+all: qemu module userspace tests initramfs
+
+# ---- dependencies: Debian packages, QEMU source, guest kernel ----------------
+$(DEPS_STAMP): scripts/install-deps.sh
+	bash scripts/install-deps.sh
+	@mkdir -p $(BUILD) && touch $@
+
+deps: $(DEPS_STAMP)
+
+$(KREL_FILE): scripts/fetch-kernel.sh | $(DEPS_STAMP)
+	bash scripts/fetch-kernel.sh $(SYSROOT)
+
+$(QEMU_SRC)/VERSION: scripts/fetch-qemu.sh | $(DEPS_STAMP)
+	bash scripts/fetch-qemu.sh $(QEMU_SRC)
+
+$(KSFT_HARNESS): | $(DEPS_STAMP)
+	mkdir -p $(LINUX_SRC)
+	tar -xf /usr/src/linux-source-6.12.tar.xz -C $(LINUX_SRC) --strip-components=1 \
+		linux-source-6.12/tools/testing/selftests/kselftest_harness.h \
+		linux-source-6.12/tools/testing/selftests/kselftest.h \
+		linux-source-6.12/scripts/checkpatch.pl \
+		linux-source-6.12/scripts/spelling.txt \
+		linux-source-6.12/scripts/const_structs.checkpatch
+	touch $@
+
+$(CHECKPATCH): $(KSFT_HARNESS)
+
+# ---- QEMU with our device ----------------------------------------------------
+# ninja knows which of our sources changed, so it always gets a say.
+qemu: $(QEMU_SRC)/VERSION
+	bash scripts/qemu-add-device.sh $(QEMU_SRC) $(ROOT)
+	@if [ ! -f $(QEMU_BUILD)/build.ninja ]; then \
+		mkdir -p $(QEMU_BUILD) && cd $(QEMU_BUILD) && \
+		$(ROOT)/$(QEMU_SRC)/configure --target-list=x86_64-softmmu \
+			--without-default-features --enable-tcg --enable-kvm \
+			--enable-fdt=system --disable-docs --disable-werror \
+			--disable-install-blobs --python=/usr/bin/python3 \
+			--cc="ccache gcc" >configure.log 2>&1 || \
+			{ tail -n 30 configure.log; exit 1; }; \
+	fi
+	ninja -C $(QEMU_BUILD) qemu-system-x86_64 | grep -v '^\[' || true
+	@test -x $(QEMU)
+
+# ---- kernel module -----------------------------------------------------------
+module: $(NNP_KO)
+
+$(NNP_KO): $(DRIVER_SRCS) $(KREL_FILE)
+	$(MAKE) -C $(KDIR) M=$(ROOT) modules
+
+checkpatch: $(CHECKPATCH)
+	perl $(CHECKPATCH) --strict --no-tree --terse -f driver/*.c driver/*.h
+
+# ---- libnnp and nnptool ----------------------------------------------------
+userspace: $(LIBNNP_SO) $(LIBNNP_A) $(NNPTOOL) $(LIBDIR)/pkgconfig/nnp.pc
+
+LIBNNP_CFLAGS := $(CFLAGS_COMMON) -Ilibnnp/include -Iuapi/drm
+
+$(BUILD)/obj/libnnp/%.o: libnnp/src/%.c $(LIBNNP_HDRS) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIBNNP_CFLAGS) $(DRM_CFLAGS) -fPIC -c $< -o $@
+
+LIBNNP_OBJS := $(patsubst libnnp/src/%.c,$(BUILD)/obj/libnnp/%.o,$(LIBNNP_SRCS))
+
+$(LIBNNP_SO): $(LIBNNP_OBJS) libnnp/libnnp.map
+	@mkdir -p $(LIBDIR)
+	$(CC) -shared -Wl,-soname,libnnp.so.$(SOVERSION) \
+		-Wl,--version-script=libnnp/libnnp.map -Wl,-z,defs \
+		-o $@ $(LIBNNP_OBJS) $(DRM_LIBS)
+	ln -sf libnnp.so.$(VERSION) $(LIBDIR)/libnnp.so.$(SOVERSION)
+	ln -sf libnnp.so.$(SOVERSION) $(LIBDIR)/libnnp.so
+
+$(LIBNNP_A): $(LIBNNP_OBJS)
+	@mkdir -p $(LIBDIR)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIBDIR)/pkgconfig/nnp.pc: libnnp/nnp.pc.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|/usr/local|' -e 's|@VERSION@|$(VERSION)|' $< >$@
+
+$(NNPTOOL): $(NNPTOOL_SRCS) tools/nnptool/nnptool.h $(LIBNNP_SO)
+	@mkdir -p $(BINDIR)
+	$(CC) $(CFLAGS_COMMON) -Ilibnnp/include -o $@ $(NNPTOOL_SRCS) \
+		-L$(LIBDIR) -lnnp -Wl,-rpath,'$$ORIGIN/../lib'
+
+# ---- tests -------------------------------------------------------------------
+tests: $(HOST_TESTS) $(GUEST_C_TESTS)
+
+$(TESTDIR)/host/test_fw_%: tests/host/test_fw_%.c tests/host/fw_harness.c tests/host/fw_harness.h $(FW_SRCS) $(FW_HDRS) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) -Ihw -Ifirmware-sim/include -Ifirmware-sim/src -Itests/host \
+		-o $@ $< tests/host/fw_harness.c $(FW_SRCS) -lcmocka
+
+$(TESTDIR)/host/test_libnnp_%: tests/host/test_libnnp_%.c $(LIBNNP_A) $(LIBNNP_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) -Ilibnnp/include -Ilibnnp/src -o $@ $< $(LIBNNP_A) $(DRM_LIBS) -lcmocka
+
+# Guest tests use the kernel's kselftest harness: GNU C (statement
+# expressions), and its macros compare mixed signedness and leave a fixture
+# parameter unused, which -Wextra would reject in every test.
+GUEST_CFLAGS := $(subst -std=c11,-std=gnu11,$(CFLAGS_COMMON)) \
+	-Wno-sign-compare -Wno-unused-parameter \
+	-I$(LINUX_SRC)/tools/testing/selftests -Ilibnnp/include -Iuapi/drm $(DRM_CFLAGS)
+
+$(TESTDIR)/guest/%_test: tests/guest/%_test.c tests/guest/guest_env.h $(KSFT_HARNESS) $(LIBNNP_SO) $(LIBNNP_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(GUEST_CFLAGS) -Itests/guest -o $@ $< -L$(LIBDIR) -lnnp $(DRM_LIBS)
+
+# ---- guest initramfs ----------------------------------------------------------
+initramfs: $(INITRAMFS)
+
+$(INITRAMFS): scripts/mkinitramfs.sh scripts/guest-init.sh scripts/nnp-load scripts/nnp-demo \
+		$(wildcard tests/guest/*.sh) $(NNP_KO) $(NNPTOOL) $(LIBNNP_SO) \
+		$(GUEST_C_TESTS) $(KREL_FILE)
+	bash scripts/mkinitramfs.sh $@ $(SYSROOT) $(NNP_KO) $(LIBDIR) \
+		$(NNPTOOL) $(GUEST_C_TESTS) $(wildcard tests/guest/*.sh)
+
+# ---- the two README commands ------------------------------------------------
+check: all
+	bash tests/run-tests.sh
+
+demo: all
+	tools/nnp-vm --chips 4 -- nnp-demo
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(ROOT) clean 2>/dev/null
+	rm -rf $(BUILD)/obj $(LIBDIR) $(BINDIR) $(TESTDIR) $(INITRAMFS)
+
+distclean: clean
+	rm -rf $(BUILD)

@@ -1,0 +1,57 @@
+#!/bin/sh
+# /init of the nnp test guest. Loads the driver, runs the command that
+# tools/nnp-vm packed into /nnp-vm/cmd (or a shell), unloads the driver,
+# checks the kernel log, and reports the exit status on the console as
+# "NNP-VM-EXIT=<status>" for nnp-vm to pick up.
+export PATH=/usr/bin:/bin:/sbin:/usr/libexec/nnp-tests
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /tmp
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+[ -f /nnp-vm/env ] && . /nnp-vm/env
+
+finish() {
+	echo "NNP-VM-EXIT=$1"
+	poweroff -f
+	sleep 10
+}
+
+# The kernel log must stay free of warnings, BUGs and oopses.
+kernel_log_clean() {
+	if dmesg | grep -E -B2 -A20 'WARNING:|BUG:|Oops|general protection|Call Trace:|UBSAN:|KASAN:|list_add corruption|refcount_t:'; then
+		echo "nnp-vm: the kernel log shows a WARN, BUG or oops (above)"
+		return 1
+	fi
+	return 0
+}
+
+if [ "${NNP_VM_LOAD:-1}" = 1 ]; then
+	if ! nnp-load ${NNP_VM_MODPARAMS:-}; then
+		dmesg | tail -n 30
+		echo "nnp-vm: nnp.ko failed to load"
+		finish 125
+	fi
+	n=$(ls /dev/accel 2>/dev/null | grep -c '^accel')
+	if [ "$n" != "${NNP_VM_CHIPS:-0}" ]; then
+		dmesg | tail -n 30
+		echo "nnp-vm: $n accel nodes for ${NNP_VM_CHIPS:-0} devices"
+		finish 125
+	fi
+fi
+
+cd /root
+if [ -f /nnp-vm/cmd ]; then
+	sh /nnp-vm/cmd
+	rc=$?
+else
+	setsid cttyhack sh -l
+	rc=$?
+fi
+
+if grep -q '^nnp ' /proc/modules && ! rmmod nnp; then
+	echo "nnp-vm: rmmod nnp failed"
+	[ "$rc" = 0 ] && rc=125
+fi
+kernel_log_clean || { [ "$rc" = 0 ] && rc=125; }
+finish "$rc"

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Install every Debian package the build and tests need, adding the
+# bookworm-backports suite (binary and source) and bookworm deb-src on the way.
+# Idempotent: a second run with everything present does nothing but check.
+set -euo pipefail
+
+PKGS=(
+	build-essential gcc make pkg-config git xz-utils bzip2 cpio kmod file
+	dwarves bc flex bison libelf-dev libssl-dev
+	libdrm-dev libcmocka-dev busybox-static
+	libglib2.0-dev libpixman-1-dev libfdt-dev ninja-build python3-venv
+	ccache
+	linux-source-6.12
+)
+BACKPORTS_PKGS=(meson python3-pycotap qemu-system-data)
+
+missing() {
+	local p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+			grep -q '^install ok installed$' || echo "$p"
+	done
+}
+
+src_list=/etc/apt/sources.list.d/nnp-backports.sources
+need_update=0
+if [ ! -f "$src_list" ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "install-deps: need root to add $src_list" >&2
+		exit 1
+	fi
+	cat >"$src_list" <<'SRC'
+Types: deb deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb-src
+URIs: http://deb.debian.org/debian-security
+Suites: bookworm-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+	need_update=1
+fi
+
+mapfile -t want < <(missing "${PKGS[@]}")
+mapfile -t want_bp < <(missing "${BACKPORTS_PKGS[@]}")
+# meson must be >= 1.5: bookworm's 1.0 does not count.
+if ! dpkg --compare-versions "$(dpkg-query -W -f='${Version}' meson 2>/dev/null || echo 0)" ge 1.5; then
+	want_bp+=(meson)
+fi
+if [ ${#want[@]} -eq 0 ] && [ ${#want_bp[@]} -eq 0 ]; then
+	exit 0
+fi
+if [ "$need_update" = 1 ] || [ ! -d /var/lib/apt/lists ] ||
+	! ls /var/lib/apt/lists/*bookworm-backports*Packages >/dev/null 2>&1; then
+	apt-get update -q
+fi
+export DEBIAN_FRONTEND=noninteractive
+if [ ${#want[@]} -gt 0 ]; then
+	apt-get install -y -q --no-install-recommends "${want[@]}"
+fi
+if [ ${#want_bp[@]} -gt 0 ]; then
+	apt-get install -y -q --no-install-recommends -t bookworm-backports "${want_bp[@]}"
+fi

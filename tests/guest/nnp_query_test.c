@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DRM_IOCTL_NNP_QUERY against nnp.ko: exact values for every device, every
+ * documented errno, sysfs agreeing with the ioctl, and a device unbound
+ * under an open file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <nnp/nnp.h>
+#include <nnp_accel.h>
+
+#include "guest_env.h"
+#include "kselftest_harness.h"
+
+#define GUARD 0xa5
+
+static int query(int fd, uint32_t which, uint32_t flags, uint32_t reserved,
+		 void *buf, uint32_t *size)
+{
+	struct drm_nnp_query q = {
+		.query = which,
+		.flags = flags,
+		.size = *size,
+		.reserved = reserved,
+		.data = (uintptr_t)buf,
+	};
+	int ret = ioctl(fd, DRM_IOCTL_NNP_QUERY, &q);
+
+	*size = q.size;
+	return ret ? -errno : 0;
+}
+
+static int open_index(int i)
+{
+	nnp_device_t *dev;
+	int fd;
+
+	if (nnp_device_open(i, &dev) != NNP_SUCCESS)
+		return -1;
+	fd = dup(nnp_device_fd(dev));
+	nnp_device_close(dev);
+	return fd;
+}
+
+/* sysfs attribute @attr of the PCI device behind accel node @path. */
+static void read_attr(const char *path, const char *attr, char *buf, size_t len)
+{
+	char p[256];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "/sys/class/accel/%s/device/%s",
+		 strrchr(path, '/') + 1, attr);
+	buf[0] = '\0';
+	f = fopen(p, "r");
+	if (!f)
+		return;
+	if (fgets(buf, (int)len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+FIXTURE(dev) {
+	int fd;
+	uint8_t buf[256];
+};
+
+FIXTURE_SETUP(dev)
+{
+	ASSERT_GT(GUEST_CHIPS, 0);
+	self->fd = open_index(0);
+	ASSERT_GE(self->fd, 0);
+	memset(self->buf, GUARD, sizeof(self->buf));
+}
+
+FIXTURE_TEARDOWN(dev)
+{
+	close(self->fd);
+}
+
+TEST(every_device_reports_its_identity)
+{
+	unsigned int seen = 0;
+	int i;
+
+	ASSERT_GE(GUEST_CHIPS, 2);
+	for (i = 0; i < GUEST_CHIPS; i++) {
+		struct drm_nnp_device_info in;
+		uint32_t size = sizeof(in);
+		char serial[32];
+		int fd = open_index(i);
+
+		ASSERT_GE(fd, 0);
+		memset(&in, GUARD, sizeof(in));
+		ASSERT_EQ(0, query(fd, DRM_NNP_QUERY_DEVICE_INFO, 0, 0, &in, &size));
+		close(fd);
+		EXPECT_EQ(DRM_NNP_DEVICE_INFO_SIZE_V1, size);
+		ASSERT_LT(in.chip_id, (uint32_t)GUEST_CHIPS);
+		EXPECT_FALSE(seen & (1u << in.chip_id));
+		seen |= 1u << in.chip_id;
+		EXPECT_EQ(GUEST_MEM_SIZE, in.mem_size);
+		EXPECT_EQ(0x00010000u, in.hw_version);
+		EXPECT_EQ(0x00010000u, in.fw_version);
+		EXPECT_EQ(GUEST_ICL_PORTS, in.num_icl_ports);
+		EXPECT_EQ(GUEST_NUM_QUEUES, in.num_queues);
+		EXPECT_EQ(DRM_NNP_CAP_ADMIN_QUEUE, in.caps);
+		snprintf(serial, sizeof(serial), "NNPSIM-%08x", in.chip_id);
+		EXPECT_STREQ(serial, in.serial);
+		EXPECT_STREQ(GUEST_FW_BUILD, in.fw_build);
+	}
+	EXPECT_EQ((1u << GUEST_CHIPS) - 1, seen);
+}
+
+TEST(sysfs_matches_ioctl)
+{
+	int i;
+
+	for (i = 0; i < GUEST_CHIPS; i++) {
+		struct nnp_device_info in;
+		nnp_device_t *dev;
+		char buf[64], want[64];
+
+		ASSERT_EQ(NNP_SUCCESS, nnp_device_open(i, &dev));
+		ASSERT_EQ(NNP_SUCCESS, nnp_device_get_info(dev, &in));
+		nnp_device_close(dev);
+
+		read_attr(in.path, "chip_id", buf, sizeof(buf));
+		snprintf(want, sizeof(want), "%u", in.chip_id);
+		EXPECT_STREQ(want, buf);
+		read_attr(in.path, "mem_size", buf, sizeof(buf));
+		snprintf(want, sizeof(want), "%llu", (unsigned long long)GUEST_MEM_SIZE);
+		EXPECT_STREQ(want, buf);
+		read_attr(in.path, "num_icl_ports", buf, sizeof(buf));
+		EXPECT_STREQ("4", buf);
+		read_attr(in.path, "hw_version", buf, sizeof(buf));
+		EXPECT_STREQ("1.0", buf);
+		read_attr(in.path, "fw_version", buf, sizeof(buf));
+		EXPECT_STREQ("1.0.0", buf);
+		read_attr(in.path, "serial", buf, sizeof(buf));
+		EXPECT_STREQ(in.serial, buf);
+	}
+}
+
+TEST(heartbeat_advances)
+{
+	struct drm_nnp_device_info a, b;
+	uint32_t size = sizeof(a);
+	int fd = open_index(0);
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, query(fd, DRM_NNP_QUERY_DEVICE_INFO, 0, 0, &a, &size));
+	usleep(500 * 1000);
+	ASSERT_EQ(0, query(fd, DRM_NNP_QUERY_DEVICE_INFO, 0, 0, &b, &size));
+	close(fd);
+	EXPECT_GT(b.fw_heartbeat, a.fw_heartbeat);
+}
+
+TEST_F(dev, size_zero_asks_for_the_size)
+{
+	uint32_t size = 0;
+
+	ASSERT_EQ(0, query(self->fd, DRM_NNP_QUERY_DEVICE_INFO, 0, 0,
+			   self->buf, &size));
+	EXPECT_EQ(DRM_NNP_DEVICE_INFO_SIZE_V1, size);
+	EXPECT_EQ(GUARD, self->buf[0]);
+}
+
+TEST_F(dev, larger_buffer_gets_v1_and_nothing_past_it)
+{
+	uint32_t size = sizeof(self->buf);
+	int i;
+
+	ASSERT_EQ(0, query(self->fd, DRM_NNP_QUERY_DEVICE_INFO, 0, 0,
+			   self->buf, &size));
+	EXPECT_EQ(DRM_NNP_DEVICE_INFO_SIZE_V1, size);
+	for (i = DRM_NNP_DEVICE_INFO_SIZE_V1; i < (int)sizeof(self->buf); i++)
+		ASSERT_EQ(GUARD, self->buf[i]);
+}
+
+TEST_F(dev, size_too_small_is_enospc)
+{
+	uint32_t sizes[] = { 1, 4, DRM_NNP_DEVICE_INFO_SIZE_V1 - 1 };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		uint32_t size = sizes[i];
+
+		EXPECT_EQ(-ENOSPC, query(self->fd, DRM_NNP_QUERY_DEVICE_INFO,
+					 0, 0, self->buf, &size));
+		EXPECT_EQ(GUARD, self->buf[0]);
+	}
+}
+
+TEST_F(dev, unknown_flags_are_einval)
+{
+	uint32_t flags[] = { 1, 0x80000000u, 0xffffffffu };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		uint32_t size = sizeof(self->buf);
+
+		EXPECT_EQ(-EINVAL, query(self->fd, DRM_NNP_QUERY_DEVICE_INFO,
+					 flags[i], 0, self->buf, &size));
+	}
+	EXPECT_EQ(GUARD, self->buf[0]);
+}
+
+TEST_F(dev, nonzero_reserved_is_einval)
+{
+	uint32_t size = sizeof(self->buf);
+
+	EXPECT_EQ(-EINVAL, query(self->fd, DRM_NNP_QUERY_DEVICE_INFO, 0, 1,
+				 self->buf, &size));
+	EXPECT_EQ(GUARD, self->buf[0]);
+}
+
+TEST_F(dev, unknown_query_is_eopnotsupp)
+{
+	uint32_t which[] = { 0, 2, 0xffffffffu };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(which) / sizeof(which[0]); i++) {
+		uint32_t size = sizeof(self->buf);
+
+		EXPECT_EQ(-EOPNOTSUPP, query(self->fd, which[i], 0, 0,
+					     self->buf, &size));
+	}
+	EXPECT_EQ(GUARD, self->buf[0]);
+}
+
+TEST_F(dev, bad_pointer_is_efault)
+{
+	uint32_t size = DRM_NNP_DEVICE_INFO_SIZE_V1;
+	void *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_NE(MAP_FAILED, ro);
+	EXPECT_EQ(-EFAULT, query(self->fd, DRM_NNP_QUERY_DEVICE_INFO, 0, 0,
+				 NULL, &size));
+	size = DRM_NNP_DEVICE_INFO_SIZE_V1;
+	EXPECT_EQ(-EFAULT, query(self->fd, DRM_NNP_QUERY_DEVICE_INFO, 0, 0,
+				 (void *)(uintptr_t)-4096, &size));
+	size = DRM_NNP_DEVICE_INFO_SIZE_V1;
+	EXPECT_EQ(-EFAULT, query(self->fd, DRM_NNP_QUERY_DEVICE_INFO, 0, 0,
+				 ro, &size));
+	munmap(ro, 4096);
+	/* The argument block itself unreadable: the DRM core's EFAULT. */
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_NNP_QUERY, NULL));
+	EXPECT_EQ(EFAULT, errno);
+}
+
+TEST_F(dev, unknown_ioctl_numbers)
+{
+	struct drm_nnp_query q = { 0 };
+
+	/* A driver ioctl number past our table: the DRM core's EINVAL. */
+	EXPECT_EQ(-1, ioctl(self->fd,
+			    DRM_IOWR(DRM_COMMAND_BASE + 1, struct drm_nnp_query), &q));
+	EXPECT_EQ(EINVAL, errno);
+	/* Not a DRM ioctl at all. */
+	EXPECT_EQ(-1, ioctl(self->fd, _IOWR('x', 0, struct drm_nnp_query), &q));
+	EXPECT_EQ(ENOTTY, errno);
+}
+
+TEST_F(dev, mmap_without_objects_fails_cleanly)
+{
+	void *p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, self->fd, 0);
+
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+}
+
+/* Runs last: it takes the last device away and gives it back. */
+TEST(unbind_with_open_file_gives_enodev)
+{
+	char link[PATH_MAX], node[64], path[128];
+	struct nnp_device_info in;
+	uint32_t size = sizeof(in);
+	nnp_device_t *dev;
+	const char *addr;
+	ssize_t n;
+	int fd, tries;
+
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_open(GUEST_CHIPS - 1, &dev));
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_get_info(dev, &in));
+	snprintf(path, sizeof(path), "/sys/class/accel/%s/device",
+		 strrchr(in.path, '/') + 1);
+	n = readlink(path, link, sizeof(link) - 1);
+	ASSERT_GT(n, 0);
+	link[n] = '\0';
+	addr = strrchr(link, '/') + 1;
+	snprintf(node, sizeof(node), "%s", in.path);
+
+	fd = open("/sys/bus/pci/drivers/nnp/unbind", O_WRONLY);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ((ssize_t)strlen(addr), write(fd, addr, strlen(addr)));
+	close(fd);
+
+	/* The open file outlives the device: every call is -ENODEV. */
+	EXPECT_EQ(-ENODEV, query(nnp_device_fd(dev), DRM_NNP_QUERY_DEVICE_INFO,
+				 0, 0, &in, &size));
+	EXPECT_EQ(NNP_ERROR_DEVICE_LOST, nnp_device_get_info(dev, &in));
+	EXPECT_NE(0, access(node, F_OK));
+	nnp_device_close(dev);
+
+	fd = open("/sys/bus/pci/drivers/nnp/bind", O_WRONLY);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ((ssize_t)strlen(addr), write(fd, addr, strlen(addr)));
+	close(fd);
+	for (tries = 0; tries < 50; tries++) {
+		int count = 0;
+
+		if (nnp_device_count(&count) == NNP_SUCCESS && count == GUEST_CHIPS)
+			break;
+		usleep(100 * 1000);
+	}
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_open(GUEST_CHIPS - 1, &dev));
+	EXPECT_EQ(NNP_SUCCESS, nnp_device_get_info(dev, &in));
+	nnp_device_close(dev);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,32 @@
+#!/bin/sh
+# nnptool in the guest: tables, JSON, errors and exit statuses.
+. /usr/libexec/nnp-tests/tap.sh
+n=$NNP_VM_CHIPS
+out=/tmp/nnptool.out
+err=/tmp/nnptool.err
+
+runs() { # EXPECTED_STATUS ARGS...: nnptool exits with EXPECTED_STATUS
+	want=$1
+	shift
+	nnptool "$@" >"$out" 2>"$err"
+	[ $? = "$want" ]
+}
+
+tap_plan 12
+tap_check "list exits 0" runs 0 list
+tap_check "list has a header and $n rows" test "$(wc -l <"$out")" = $((n + 1))
+tap_check "list shows every node" sh -c "for i in \$(seq 0 $((n - 1))); do grep -q \"^\$i .*/dev/accel/accel\" $out || exit 1; done"
+tap_check "list --json exits 0" runs 0 list --json
+tap_check "list --json has $n devices with distinct chip ids" \
+	test "$(grep -o '"chip_id": [0-9]*' "$out" | sort -u | wc -l)" = "$n"
+tap_check "--json before the command works too" runs 0 --json list
+tap_check "info 0 exits 0" runs 0 info 0
+tap_check "info shows firmware and memory" sh -c \
+	"grep -q '^firmware: *1.0.0 (nnp-fwsim 1.0.0)$' $out && grep -q \"^memory: *$NNP_VM_MEM_SIZE bytes\" $out"
+tap_check "info by path, as JSON" sh -c \
+	"nnptool info --json /dev/accel/accel0 | grep -q '\"capabilities\": \[\"admin-queue\"\]'"
+tap_check "info on a missing device exits 1 with a message" sh -c \
+	"! nnptool info $n 2>$err && grep -q 'no such nnp device' $err"
+tap_check "unknown command exits 2" runs 2 frobnicate
+tap_check "info without DEV exits 2" runs 2 info
+tap_done

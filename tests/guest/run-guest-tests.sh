@@ -1,0 +1,17 @@
+#!/bin/sh
+# Run every guest test; each prints TAP. A test that exits non-zero without
+# reporting a failure (a crash) gets a "not ok" line of its own here.
+cd /usr/libexec/nnp-tests || exit 1
+rc=0
+for t in nnp_query_test libnnp_test nnptool_test.sh module_reload_test.sh; do
+	echo "# guest test: $t"
+	./$t >/tmp/tap.out 2>&1
+	status=$?
+	cat /tmp/tap.out
+	if [ $status != 0 ]; then
+		rc=1
+		grep -q '^not ok' /tmp/tap.out ||
+			echo "not ok - $t exited with status $status"
+	fi
+done
+exit $rc

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# make check: every suite prints TAP into build/test-results/<suite>.tap;
+# the run ends with one summary line "N passed, N failed" and fails if any
+# test failed or any suite exited non-zero.
+#
+# Suites: host CMocka tests of the firmware simulator, the uapi padding and
+# checkpatch checks, the guest tests (kselftest harness, libnnp, nnptool,
+# module reload) in a VM with 2 devices, and VM scenarios in tests/vm/.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+results=$root/build/test-results
+rm -rf "$results"
+mkdir -p "$results"
+suites_failed=0
+
+run_suite() { # NAME COMMAND...
+	local name=$1 tap=$results/$1.tap status
+	shift
+	echo "== $name"
+	"$@" 2>&1 | tee "$tap"
+	status=${PIPESTATUS[0]}
+	if [ "$status" != 0 ] && ! grep -q '^not ok' "$tap"; then
+		echo "not ok - $name exited with status $status" | tee -a "$tap"
+	fi
+	[ "$status" = 0 ] || suites_failed=$((suites_failed + 1))
+}
+
+for t in "$root"/build/tests/host/test_*; do
+	run_suite "host-$(basename "$t")" env CMOCKA_MESSAGE_OUTPUT=TAP "$t"
+done
+run_suite host-uapi-padding bash "$root/tests/host/check-uapi-padding.sh"
+run_suite host-checkpatch bash "$root/tests/host/checkpatch.sh"
+run_suite guest "$root/tools/nnp-vm" --chips 2 -- run-guest-tests.sh
+for t in "$root"/tests/vm/*.sh; do
+	run_suite "vm-$(basename "$t" .sh)" bash "$t"
+done
+
+passed=$(cat "$results"/*.tap | grep -cE '^ok ')
+failed=$(cat "$results"/*.tap | grep -cE '^not ok')
+echo
+if [ "$failed" != 0 ]; then
+	echo "Failed tests:"
+	grep -H -E '^not ok' "$results"/*.tap | sed "s|^$results/||"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ] && [ "$suites_failed" = 0 ]
