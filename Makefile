@@ -44,7 +44,10 @@ LIBNNP_A := $(LIBDIR)/libnnp.a
 NNPTOOL := $(BINDIR)/nnptool
 NNP_KO := nnp.ko
 
-.PHONY: all deps qemu module userspace tests initramfs check demo clean distclean checkpatch
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+.PHONY: all deps qemu module userspace tests initramfs check demo clean distclean checkpatch install
 
 all: qemu module userspace tests initramfs
 
@@ -58,7 +61,7 @@ deps: $(DEPS_STAMP)
 $(KREL_FILE): scripts/fetch-kernel.sh | $(DEPS_STAMP)
 	bash scripts/fetch-kernel.sh $(SYSROOT)
 
-$(QEMU_SRC)/VERSION: scripts/fetch-qemu.sh | $(DEPS_STAMP)
+$(QEMU_SRC)/.nnp-fetched: scripts/fetch-qemu.sh | $(DEPS_STAMP)
 	bash scripts/fetch-qemu.sh $(QEMU_SRC)
 
 $(KSFT_HARNESS): | $(DEPS_STAMP)
@@ -75,7 +78,7 @@ $(CHECKPATCH): $(KSFT_HARNESS)
 
 # ---- QEMU with our device ----------------------------------------------------
 # ninja knows which of our sources changed, so it always gets a say.
-qemu: $(QEMU_SRC)/VERSION
+qemu: $(QEMU_SRC)/.nnp-fetched
 	bash scripts/qemu-add-device.sh $(QEMU_SRC) $(ROOT)
 	@if [ ! -f $(QEMU_BUILD)/build.ninja ]; then \
 		mkdir -p $(QEMU_BUILD) && cd $(QEMU_BUILD) && \
@@ -123,7 +126,20 @@ $(LIBNNP_A): $(LIBNNP_OBJS)
 
 $(LIBDIR)/pkgconfig/nnp.pc: libnnp/nnp.pc.in Makefile
 	@mkdir -p $(dir $@)
-	sed -e 's|@PREFIX@|/usr/local|' -e 's|@VERSION@|$(VERSION)|' $< >$@
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< >$@
+
+# libnnp (shared, static, headers, pkg-config) and nnptool under PREFIX.
+install: userspace
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/nnp \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 libnnp/include/nnp/*.h $(DESTDIR)$(PREFIX)/include/nnp/
+	install -m 755 $(LIBNNP_SO) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libnnp.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libnnp.so.$(SOVERSION)
+	ln -sf libnnp.so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/libnnp.so
+	install -m 644 $(LIBNNP_A) $(DESTDIR)$(PREFIX)/lib/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' libnnp/nnp.pc.in \
+		>$(DESTDIR)$(PREFIX)/lib/pkgconfig/nnp.pc
+	install -m 755 $(NNPTOOL) $(DESTDIR)$(PREFIX)/bin/
 
 $(NNPTOOL): $(NNPTOOL_SRCS) tools/nnptool/nnptool.h $(LIBNNP_SO)
 	@mkdir -p $(BINDIR)
@@ -157,10 +173,10 @@ $(TESTDIR)/guest/%_test: tests/guest/%_test.c tests/guest/guest_env.h $(KSFT_HAR
 initramfs: $(INITRAMFS)
 
 $(INITRAMFS): scripts/mkinitramfs.sh scripts/guest-init.sh scripts/nnp-load scripts/nnp-demo \
-		$(wildcard tests/guest/*.sh) $(NNP_KO) $(NNPTOOL) $(LIBNNP_SO) \
+		$(wildcard tests/guest/*.sh) tests/lib/tap.sh $(NNP_KO) $(NNPTOOL) $(LIBNNP_SO) \
 		$(GUEST_C_TESTS) $(KREL_FILE)
 	bash scripts/mkinitramfs.sh $@ $(SYSROOT) $(NNP_KO) $(LIBDIR) \
-		$(NNPTOOL) $(GUEST_C_TESTS) $(wildcard tests/guest/*.sh)
+		$(NNPTOOL) $(GUEST_C_TESTS) $(wildcard tests/guest/*.sh) tests/lib/tap.sh
 
 # ---- the two README commands ------------------------------------------------
 check: all

@@ -6,7 +6,7 @@
 # Usage: fetch-qemu.sh DEST
 set -euo pipefail
 dest=$1
-[ -f "$dest/VERSION" ] && exit 0
+[ -f "$dest/.nnp-fetched" ] && exit 0
 dl=$(mktemp -d)
 trap 'rm -rf "$dl"' EXIT
 (cd "$dl" && apt-get source --download-only -q -t bookworm-backports qemu >/dev/null 2>&1) || true
@@ -24,4 +24,5 @@ for f in $(sed -n "s/.*'\(edk2-[a-z0-9_.-]*\.fd\)'.*/\1/p" "$dest.tmp/pc-bios/me
 	[ -e "$dest.tmp/pc-bios/$f.bz2" ] || bzip2 -c </dev/null >"$dest.tmp/pc-bios/$f.bz2"
 done
 rm -rf "$dest"
+touch "$dest.tmp/.nnp-fetched"
 mv "$dest.tmp" "$dest"

@@ -2,12 +2,12 @@
 # The device survives a guest writing nonsense to its registers with no
 # driver bound: QEMU logs each mistake as a guest error, keeps running, and
 # read-only registers keep their values.
-set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/lib/tap.sh"
 out=$(mktemp) log=$(mktemp)
 trap 'rm -f "$out" "$log"' EXIT
-echo "TAP version 13"
-echo "1..4"
+tap_context="$out $log"
+tap_plan 5
 "$root/tools/nnp-vm" --chips 1 --no-load --qemu-log "$log" -- sh -c '
 	for d in /sys/bus/pci/devices/*; do
 		[ "$(cat $d/vendor):$(cat $d/device)" = "0x1234:0x4e50" ] || continue
@@ -24,14 +24,10 @@ echo "1..4"
 	echo "chip-id-after=$(devmem $(reg 0x0c) 32)"
 	echo "aq-status-after=$(devmem $(reg 0x118) 32)"
 	echo "id-after=$(devmem $(reg 0x0) 32)"' >"$out" 2>&1
-rc=$?
-n=0
-check() { # NAME FILE PATTERN
-	n=$((n + 1))
-	if grep -qE "$3" "$2"; then echo "ok $n $1"; else sed 's/^/# /' "$out" "$log"; echo "not ok $n $1"; rc=1; fi
-}
-check "read-only CHIP_ID unchanged" "$out" 'chip-id-after=0x0+$'
-check "bad admin queue setup reported as ERROR status" "$out" 'aq-status-after=0x0+2$'
-check "device still answers after the bad writes" "$out" 'id-after=0x54504E4E'
-check "QEMU logged the guest errors" "$log" 'write 0x63 to read-only register 0xc'
-exit $rc
+echo "vm-status=$?" >>"$out"
+tap_grep "read-only CHIP_ID unchanged" "$out" 'chip-id-after=0x0+$'
+tap_grep "bad admin queue setup reported as ERROR status" "$out" 'aq-status-after=0x0+2$'
+tap_grep "device still answers after the bad writes" "$out" 'id-after=0x54504E4E'
+tap_grep "QEMU ran on to a clean guest exit" "$out" '^vm-status=0$'
+tap_grep "QEMU logged the guest errors" "$log" 'write 0x63 to read-only register 0xc'
+tap_done

@@ -1,0 +1,23 @@
+# TAP producer for the shell tests, host and guest (POSIX sh; sourced).
+tap_n=0
+tap_failed=0
+tap_plan() { echo "TAP version 13"; echo "1..$1"; }
+tap_ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n $1"; }
+tap_not_ok() { tap_n=$((tap_n + 1)); tap_failed=$((tap_failed + 1)); echo "not ok $tap_n $1"; }
+# tap_check NAME COMMAND...: ok if COMMAND succeeds
+tap_check() {
+	tap_name=$1
+	shift
+	if "$@"; then tap_ok "$tap_name"; else tap_not_ok "$tap_name"; fi
+}
+# tap_grep NAME FILE ERE: ok if FILE has a line matching ERE; on failure
+# the files named in $tap_context are shown as TAP comments.
+tap_grep() {
+	if grep -qE "$3" "$2"; then
+		tap_ok "$1"
+	else
+		for f in ${tap_context:-$2}; do sed 's/^/# /' "$f"; done
+		tap_not_ok "$1"
+	fi
+}
+tap_done() { [ "$tap_failed" = 0 ]; }
