@@ -89,8 +89,9 @@ qemu: $(QEMU_SRC)/.nnp-fetched
 			--cc="ccache gcc" >configure.log 2>&1 || \
 			{ tail -n 30 configure.log; exit 1; }; \
 	fi
-	ninja -C $(QEMU_BUILD) qemu-system-x86_64 | grep -v '^\[' || true
-	@test -x $(QEMU)
+	@echo "ninja -C $(QEMU_BUILD) qemu-system-x86_64 (log: $(QEMU_BUILD)/ninja.log)"
+	@ninja -C $(QEMU_BUILD) qemu-system-x86_64 >$(QEMU_BUILD)/ninja.log 2>&1 || \
+		{ tail -n 40 $(QEMU_BUILD)/ninja.log; exit 1; }
 
 # ---- kernel module -----------------------------------------------------------
 module: $(NNP_KO)

@@ -105,7 +105,7 @@ static int nnp_admin_status_to_errno(u16 status)
  * queue is broken.
  */
 int nnp_admin_submit(struct nnp_device *ndev, struct nnp_hw_admin_cmd *cmd,
-		     struct nnp_hw_admin_cqe *cqe)
+		     struct nnp_hw_cqe *cqe)
 {
 	struct nnp_admin_queue *aq = &ndev->aq;
 	long left;

@@ -17,7 +17,7 @@ struct nnp_admin_queue {
 	wait_queue_head_t wq;
 
 	struct nnp_hw_admin_cmd *sq;
-	struct nnp_hw_admin_cqe *cq;
+	struct nnp_hw_cqe *cq;
 	dma_addr_t sq_dma;
 	dma_addr_t cq_dma;
 	u32 sq_tail;
@@ -30,7 +30,7 @@ struct nnp_admin_queue {
 
 int nnp_admin_init(struct nnp_device *ndev);
 int nnp_admin_submit(struct nnp_device *ndev, struct nnp_hw_admin_cmd *cmd,
-		     struct nnp_hw_admin_cqe *cqe);
+		     struct nnp_hw_cqe *cqe);
 void nnp_admin_irq(struct nnp_device *ndev);
 
 #endif /* __NNP_ADMIN_H__ */

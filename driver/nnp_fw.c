@@ -80,7 +80,7 @@ int nnp_fw_identify(struct nnp_device *ndev)
 		.opcode = NNP_ADMIN_IDENTIFY,
 		.len = NNP_HW_IDENTIFY_SIZE,
 	};
-	struct nnp_hw_admin_cqe cqe = {};
+	struct nnp_hw_cqe cqe = {};
 	struct nnp_hw_identify *id;
 	dma_addr_t id_dma;
 	int ret;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nnp hardware interface, version 1.
+ * nnp hardware interface, version 1.1.
  *
  * The one definition of what the device looks like from the bus: PCI
  * identity, BAR layout, BAR0 registers, admin queue entries, status codes.
@@ -38,7 +38,7 @@
 
 /* Interface version: the driver refuses a major it does not know. */
 #define NNP_HW_VERSION_MAJOR		1
-#define NNP_HW_VERSION_MINOR		0
+#define NNP_HW_VERSION_MINOR		1
 #define NNP_HW_VERSION			((NNP_HW_VERSION_MAJOR << 16) | NNP_HW_VERSION_MINOR)
 #define NNP_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
 
@@ -86,14 +86,28 @@
 #define NNP_REG_PORT_BASE		0x1000
 #define NNP_REG_PORT_STRIDE		0x40
 
-/* One doorbell page per user queue (reserved in v1) */
+/*
+ * One doorbell page per user queue, mappable into the process that owns
+ * the queue. Offsets within a page:
+ */
 #define NNP_REG_DOORBELL_BASE		0x10000
 #define NNP_REG_DOORBELL_STRIDE		0x1000
 #define NNP_HW_MAX_QUEUES		64
+#define NNP_DB_SQ_TAIL			0x0	/* RW: next free SQ slot */
+#define NNP_DB_CQ_HEAD			0x4	/* RW: next CQ slot to read */
+#define NNP_DB_STATUS			0x8	/* RO: NNP_QUEUE_STATUS_* */
+#define NNP_DB_ERROR			0xc	/* RO: cid << 16 | status of the failure */
+
+#define NNP_DOORBELL(q)			(NNP_REG_DOORBELL_BASE + (q) * NNP_REG_DOORBELL_STRIDE)
+
+/* NNP_DB_STATUS bits */
+#define NNP_QUEUE_STATUS_ENABLED	(1u << 0)
+#define NNP_QUEUE_STATUS_ERROR		(1u << 1)	/* stopped after a failed command */
+#define NNP_QUEUE_STATUS_BUSY		(1u << 2)	/* executing a command */
 
 /* NNP_REG_CAPS bits */
 #define NNP_CAP_ADMIN_QUEUE		(1u << 0)
-#define NNP_CAP_USER_QUEUES		(1u << 1)	/* future */
+#define NNP_CAP_USER_QUEUES		(1u << 1)
 #define NNP_CAP_ICL			(1u << 2)	/* future */
 #define NNP_CAP_COLLECTIVES		(1u << 3)	/* future */
 
@@ -133,9 +147,9 @@
 #define NNP_AQ_STATUS_READY		(1u << 0)
 #define NNP_AQ_STATUS_ERROR		(1u << 1)
 /*
- * The firmware is executing a command it fetched from the ring. After
- * disabling the queue or resetting the device, wait for this to clear
- * before freeing the rings: until then the firmware may still write them.
+ * The firmware is executing a command, from the admin queue or a user
+ * queue. After disabling the admin queue or resetting the device, wait for
+ * this to clear before freeing rings or memory the device may still write.
  */
 #define NNP_AQ_STATUS_BUSY		(1u << 2)
 
@@ -144,9 +158,24 @@
 
 /* ---- Admin queue entries ----------------------------------------------- */
 
-/* Admin opcodes */
+/* Admin opcodes; the argument words each one uses are listed below. */
 #define NNP_ADMIN_NOP			0x00
 #define NNP_ADMIN_IDENTIFY		0x01
+#define NNP_ADMIN_CTX_CREATE		0x02	/* args: ctx */
+#define NNP_ADMIN_CTX_DESTROY		0x03	/* args: ctx */
+#define NNP_ADMIN_KEY_REGISTER		0x04	/* see struct nnp_hw_key_args */
+#define NNP_ADMIN_KEY_UNREGISTER	0x05	/* args: ctx, key */
+#define NNP_ADMIN_QUEUE_CREATE		0x06	/* see struct nnp_hw_queue_args */
+#define NNP_ADMIN_QUEUE_DESTROY		0x07	/* args: ctx, qid */
+#define NNP_ADMIN_QUEUE_RESET		0x08	/* args: ctx, qid */
+#define NNP_ADMIN_GET_COUNTERS		0x09	/* addr/len: struct nnp_hw_counters */
+
+/* Contexts are numbered 1..NNP_HW_MAX_CONTEXTS - 1 by the driver. */
+#define NNP_HW_MAX_CONTEXTS		256
+#define NNP_HW_MAX_KEYS			4096
+#define NNP_HW_QUEUE_DEPTH_MIN		2
+#define NNP_HW_QUEUE_DEPTH_MAX		65536	/* a power of two */
+#define NNP_HW_PAGE_SIZE		4096	/* host page-list granule */
 
 /* Submission entry: 64 bytes. Every field not used by an opcode must be 0. */
 struct nnp_hw_admin_cmd {
@@ -160,8 +189,55 @@ struct nnp_hw_admin_cmd {
 	uint32_t args[10];	/* opcode arguments; none defined in v1 */
 };
 
-/* Completion entry: 16 bytes. */
-struct nnp_hw_admin_cqe {
+/*
+ * Argument words of KEY_REGISTER (args[] of the admin command). A device
+ * key names [dev_base, dev_base + length) of device memory. A host key
+ * names length bytes starting page_offset bytes into a list of
+ * NNP_HW_PAGE_SIZE pages; the command's addr/len point at that list
+ * (little-endian u64 DMA addresses), which the firmware copies and keeps.
+ * Result: the key (never 0).
+ */
+struct nnp_hw_key_args {
+	uint32_t ctx;
+	uint32_t type;		/* NNP_KEY_TYPE_* */
+	uint32_t rights;	/* NNP_KEY_READ | NNP_KEY_WRITE */
+	uint32_t page_offset;	/* host: offset into the first page */
+	uint64_t length;
+	uint64_t dev_base;	/* device: offset into device memory */
+	uint32_t rsvd[2];
+};
+
+#define NNP_KEY_TYPE_DEVICE		1
+#define NNP_KEY_TYPE_HOST		2
+#define NNP_KEY_READ			(1u << 0)
+#define NNP_KEY_WRITE			(1u << 1)
+
+/*
+ * Argument words of QUEUE_CREATE: rings in host memory (SQ of 64-byte
+ * struct nnp_hw_queue_cmd, CQ of 16-byte struct nnp_hw_cqe), signalled on
+ * MSI-X vector @vector.
+ */
+struct nnp_hw_queue_args {
+	uint32_t ctx;
+	uint32_t qid;		/* 0..NNP_HW_MAX_QUEUES - 1: its doorbell page */
+	uint32_t depth;
+	uint32_t vector;
+	uint64_t sq_base;
+	uint64_t cq_base;
+	uint32_t rsvd[2];
+};
+
+/* GET_COUNTERS data, totals since the last reset. */
+struct nnp_hw_counters {
+	uint64_t host_dma_bytes;	/* read from + written to host memory by queues */
+	uint64_t local_bytes;		/* copied or filled within device memory */
+	uint64_t cmds_completed;	/* user queue commands that succeeded */
+	uint64_t cmds_failed;		/* user queue commands that failed */
+	uint64_t rsvd[4];
+};
+
+/* Completion entry (admin and user queues): 16 bytes. */
+struct nnp_hw_cqe {
 	uint32_t result;	/* opcode result: IDENTIFY -> bytes written */
 	uint16_t sq_head;	/* SQ slots consumed up to here */
 	uint16_t cid;
@@ -178,6 +254,42 @@ struct nnp_hw_admin_cqe {
 #define NNP_STATUS_INVALID_FIELD	0x0002	/* reserved field or flag set */
 #define NNP_STATUS_DMA_ERROR		0x0003	/* data buffer unreachable */
 #define NNP_STATUS_BUFFER_TOO_SMALL	0x0004
+#define NNP_STATUS_BUSY			0x0005	/* id already in use */
+#define NNP_STATUS_NOT_FOUND		0x0006	/* no such context, key or queue */
+#define NNP_STATUS_NO_RESOURCES		0x0007	/* table full */
+#define NNP_STATUS_KEY_INVALID		0x0010	/* unknown key, or another context's */
+#define NNP_STATUS_OUT_OF_BOUNDS	0x0011	/* offset + length past the key */
+#define NNP_STATUS_ACCESS_DENIED	0x0012	/* key lacks the right */
+
+/* ---- User queue entries ------------------------------------------------ */
+
+#define NNP_CMD_NOP			0x00
+#define NNP_CMD_COPY			0x01	/* src -> dst, len bytes (see below) */
+#define NNP_CMD_FILL			0x02	/* dst, len bytes of value's low byte */
+#define NNP_CMD_TIMESTAMP		0x03	/* 8-byte ns time at dst */
+#define NNP_CMD_BARRIER			0x04	/* earlier commands finish first */
+
+/*
+ * User queue command: 64 bytes. Memory is named only as (key, offset);
+ * every field an opcode does not use must be zero, flags included. A queue
+ * runs its commands one after another, in order. COPY handles overlap
+ * when both sides are device memory; overlapping host ranges are copied
+ * front to back.
+ */
+struct nnp_hw_queue_cmd {
+	uint8_t opcode;
+	uint8_t flags;
+	uint16_t cid;
+	uint32_t rsvd0;
+	uint32_t src_key;
+	uint32_t dst_key;
+	uint64_t src_off;
+	uint64_t dst_off;
+	uint64_t len;
+	uint64_t value;		/* FILL: low byte is the fill byte */
+	uint64_t rsvd1;
+	uint64_t rsvd2;
+};
 
 /* IDENTIFY data: written to cmd.addr; cmd.len must be >= its size. */
 struct nnp_hw_identify {

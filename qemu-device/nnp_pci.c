@@ -4,7 +4,9 @@
  * Thin glue between QEMU and the firmware simulator (firmware-sim/), which
  * holds the device's behaviour: this file owns the PCI function (config
  * space, BAR0 registers, BAR2 device memory, MSI-X on BAR4), DMA into guest
- * memory, and the firmware thread that runs off the vCPU threads.
+ * memory, and the threads that run the firmware off the vCPU threads: one
+ * for booting, the heartbeat and the admin queue, and a pool of workers
+ * that execute user queue commands, different queues in parallel.
  *
  * -device nnp,chip-id=N,mem-size=SIZE[,num-ports=P][,fw-boot-ms=MS]
  *
@@ -33,6 +35,8 @@ OBJECT_DECLARE_SIMPLE_TYPE(NnpState, NNP_PCI)
 
 /* Longest the firmware thread sleeps when it has nothing timed to do. */
 #define NNP_FW_IDLE_WAIT_MS 100
+/* User queue workers per device: the build machines have two cores. */
+#define NNP_QUEUE_WORKERS 2
 
 struct NnpState {
     PCIDevice parent_obj;
@@ -43,9 +47,12 @@ struct NnpState {
     struct nnp_fw *fw;
 
     QemuThread thread;
-    QemuMutex lock;          /* guards kick and stopping */
-    QemuCond cond;
+    QemuThread workers[NNP_QUEUE_WORKERS];
+    QemuMutex lock;          /* guards the kicks and stopping */
+    QemuCond cond;           /* admin thread */
+    QemuCond queue_cond;     /* queue workers */
     bool kick;
+    bool queue_kick;
     bool stopping;
 
     /* properties */
@@ -56,11 +63,17 @@ struct NnpState {
     uint32_t heartbeat_ms;
 };
 
-static void nnp_kick(NnpState *s)
+static void nnp_kick(NnpState *s, unsigned int what)
 {
     qemu_mutex_lock(&s->lock);
-    s->kick = true;
-    qemu_cond_signal(&s->cond);
+    if (what & NNP_FW_KICK_ADMIN) {
+        s->kick = true;
+        qemu_cond_signal(&s->cond);
+    }
+    if (what & NNP_FW_KICK_QUEUES) {
+        s->queue_kick = true;
+        qemu_cond_broadcast(&s->queue_cond);
+    }
     qemu_mutex_unlock(&s->lock);
 }
 
@@ -75,9 +88,10 @@ static void nnp_regs_write(void *opaque, hwaddr addr, uint64_t val,
                            unsigned size)
 {
     NnpState *s = opaque;
+    unsigned int kick = nnp_fw_reg_write(s->fw, addr, val);
 
-    if (nnp_fw_reg_write(s->fw, addr, val)) {
-        nnp_kick(s);
+    if (kick) {
+        nnp_kick(s, kick);
     }
 }
 
@@ -170,6 +184,27 @@ static void *nnp_fw_thread(void *opaque)
     return NULL;
 }
 
+static void *nnp_queue_worker(void *opaque)
+{
+    NnpState *s = opaque;
+
+    rcu_register_thread();
+    qemu_mutex_lock(&s->lock);
+    while (!s->stopping) {
+        if (!s->queue_kick) {
+            qemu_cond_wait(&s->queue_cond, &s->lock);
+            continue;
+        }
+        s->queue_kick = false;
+        qemu_mutex_unlock(&s->lock);
+        nnp_fw_run_queues(s->fw);
+        qemu_mutex_lock(&s->lock);
+    }
+    qemu_mutex_unlock(&s->lock);
+    rcu_unregister_thread();
+    return NULL;
+}
+
 /* ---- PCI device ---- */
 
 static void nnp_realize(PCIDevice *pdev, Error **errp)
@@ -231,19 +266,31 @@ static void nnp_realize(PCIDevice *pdev, Error **errp)
 
     qemu_mutex_init(&s->lock);
     qemu_cond_init(&s->cond);
+    qemu_cond_init(&s->queue_cond);
     qemu_thread_create(&s->thread, "nnp-fw", nnp_fw_thread, s,
                        QEMU_THREAD_JOINABLE);
+    for (i = 0; i < NNP_QUEUE_WORKERS; i++) {
+        qemu_thread_create(&s->workers[i], "nnp-queue", nnp_queue_worker, s,
+                           QEMU_THREAD_JOINABLE);
+    }
 }
 
 static void nnp_exit(PCIDevice *pdev)
 {
     NnpState *s = NNP_PCI(pdev);
 
+    unsigned int i;
+
     qemu_mutex_lock(&s->lock);
     s->stopping = true;
     qemu_cond_signal(&s->cond);
+    qemu_cond_broadcast(&s->queue_cond);
     qemu_mutex_unlock(&s->lock);
     qemu_thread_join(&s->thread);
+    for (i = 0; i < NNP_QUEUE_WORKERS; i++) {
+        qemu_thread_join(&s->workers[i]);
+    }
+    qemu_cond_destroy(&s->queue_cond);
     qemu_cond_destroy(&s->cond);
     qemu_mutex_destroy(&s->lock);
 
@@ -256,8 +303,9 @@ static void nnp_reset(DeviceState *dev)
 {
     NnpState *s = NNP_PCI(dev);
 
+    /* The firmware finishes the reset on its own thread. */
     nnp_fw_reset(s->fw);
-    nnp_kick(s);
+    nnp_kick(s, NNP_FW_KICK_ADMIN);
 }
 
 static const Property nnp_props[] = {

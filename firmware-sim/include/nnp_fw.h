@@ -4,9 +4,11 @@
  *
  * The embedding host (the QEMU device, or a unit test) supplies DMA into
  * host memory, interrupts, a clock and a log through struct nnp_fw_host, and
- * forwards BAR0 register accesses. nnp_fw_run() does the firmware's work:
- * booting, the heartbeat and the admin queue. It must not run concurrently
- * with itself, but register accesses may come from any thread at any time.
+ * forwards BAR0 register accesses. nnp_fw_run() does the firmware's own
+ * work: booting, the heartbeat and the admin queue; it must not run
+ * concurrently with itself. nnp_fw_run_queues() executes user queue
+ * commands and may run on several threads at once, each taking a different
+ * queue. Register accesses may come from any thread at any time.
  */
 #ifndef NNP_FW_H
 #define NNP_FW_H
@@ -53,13 +55,20 @@ void nnp_fw_destroy(struct nnp_fw *fw);
 /* Power-on or bus reset: drop all state and start booting. */
 void nnp_fw_reset(struct nnp_fw *fw);
 
+/* What a register write asks the host to run. */
+#define NNP_FW_KICK_ADMIN	(1u << 0)	/* nnp_fw_run() */
+#define NNP_FW_KICK_QUEUES	(1u << 1)	/* nnp_fw_run_queues() */
+
 /* BAR0 access; @offset is 4-byte aligned and below NNP_BAR0_SIZE. */
 uint32_t nnp_fw_reg_read(struct nnp_fw *fw, uint32_t offset);
-/* Returns true when the write gave nnp_fw_run() work to do. */
-bool nnp_fw_reg_write(struct nnp_fw *fw, uint32_t offset, uint32_t value);
+/* Returns NNP_FW_KICK_* bits for the work the write created. */
+unsigned int nnp_fw_reg_write(struct nnp_fw *fw, uint32_t offset,
+			      uint32_t value);
 
-/* Do all pending work. */
+/* Boot, heartbeat and admin queue work. */
 void nnp_fw_run(struct nnp_fw *fw);
+/* Execute user queue commands until no queue has work left for us. */
+void nnp_fw_run_queues(struct nnp_fw *fw);
 /* Time (now_ns clock) at which nnp_fw_run() next has timed work. */
 uint64_t nnp_fw_next_deadline_ns(struct nnp_fw *fw);
 

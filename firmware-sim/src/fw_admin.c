@@ -14,10 +14,11 @@
 #include "fw_internal.h"
 
 #define SQE_SIZE sizeof(struct nnp_hw_admin_cmd)
-#define CQE_SIZE sizeof(struct nnp_hw_admin_cqe)
+#define CQE_SIZE sizeof(struct nnp_hw_cqe)
 
 _Static_assert(sizeof(struct nnp_hw_admin_cmd) == 64, "admin command size");
-_Static_assert(sizeof(struct nnp_hw_admin_cqe) == 16, "admin completion size");
+_Static_assert(sizeof(struct nnp_hw_queue_cmd) == 64, "queue command size");
+_Static_assert(sizeof(struct nnp_hw_cqe) == 16, "completion size");
 _Static_assert(sizeof(struct nnp_hw_identify) == NNP_HW_IDENTIFY_SIZE,
 	       "identify size");
 
@@ -34,28 +35,30 @@ static uint64_t set_hi(uint64_t v, uint32_t hi)
 uint32_t nnp_fw_aq_reg_read_locked(struct nnp_fw *fw, uint32_t offset)
 {
 	const struct nnp_fw_admin_queue *aq = &fw->aq;
+	const struct nnp_fw_ring *r = &aq->ring;
 
 	switch (offset) {
 	case NNP_REG_AQ_SQ_BASE_LO:
-		return (uint32_t)aq->sq_base;
+		return (uint32_t)r->sq_base;
 	case NNP_REG_AQ_SQ_BASE_HI:
-		return (uint32_t)(aq->sq_base >> 32);
+		return (uint32_t)(r->sq_base >> 32);
 	case NNP_REG_AQ_CQ_BASE_LO:
-		return (uint32_t)aq->cq_base;
+		return (uint32_t)r->cq_base;
 	case NNP_REG_AQ_CQ_BASE_HI:
-		return (uint32_t)(aq->cq_base >> 32);
+		return (uint32_t)(r->cq_base >> 32);
 	case NNP_REG_AQ_DEPTH:
-		return aq->depth;
+		return r->depth;
 	case NNP_REG_AQ_CTRL:
 		return aq->enabled ? NNP_AQ_CTRL_ENABLE : 0;
 	case NNP_REG_AQ_STATUS:
 		return (aq->enabled && !aq->error ? NNP_AQ_STATUS_READY : 0) |
 		       (aq->error ? NNP_AQ_STATUS_ERROR : 0) |
-		       (fw->aq_busy ? NNP_AQ_STATUS_BUSY : 0);
+		       (fw->aq_busy || fw->executing || fw->reset_pending ?
+			NNP_AQ_STATUS_BUSY : 0);
 	case NNP_REG_AQ_SQ_TAIL:
-		return aq->sq_tail;
+		return r->sq_tail;
 	case NNP_REG_AQ_CQ_HEAD:
-		return aq->cq_head;
+		return r->cq_head;
 	}
 	nnp_fw_guest_error(fw, "read of unknown register 0x%x", offset);
 	return 0;
@@ -68,15 +71,6 @@ static void aq_fail_locked(struct nnp_fw *fw, uint32_t fw_err, const char *why)
 	nnp_fw_guest_error(fw, "admin queue: %s", why);
 }
 
-static bool aq_setup_ok(const struct nnp_fw_admin_queue *aq)
-{
-	uint32_t d = aq->depth;
-
-	return d >= NNP_AQ_DEPTH_MIN && d <= NNP_AQ_DEPTH_MAX &&
-	       !(d & (d - 1)) && aq->sq_base && aq->cq_base &&
-	       !(aq->sq_base % SQE_SIZE) && !(aq->cq_base % CQE_SIZE);
-}
-
 static bool aq_enable_locked(struct nnp_fw *fw)
 {
 	struct nnp_fw_admin_queue *aq = &fw->aq;
@@ -87,10 +81,9 @@ static bool aq_enable_locked(struct nnp_fw *fw)
 	}
 	aq->enabled = true;
 	aq->error = false;
-	aq->sq_head = aq->sq_tail = 0;
-	aq->cq_head = aq->cq_tail = 0;
-	aq->phase = NNP_CQE_PHASE;
-	if (!aq_setup_ok(aq)) {
+	nnp_fw_ring_start(&aq->ring);
+	if (!nnp_fw_ring_setup_ok(&aq->ring, NNP_AQ_DEPTH_MIN,
+				  NNP_AQ_DEPTH_MAX)) {
 		aq_fail_locked(fw, NNP_FW_ERR_AQ_CONFIG,
 			       "bad depth or unaligned ring base");
 		return false;
@@ -105,7 +98,7 @@ static bool aq_ring_index_ok(struct nnp_fw *fw, const char *name, uint32_t v)
 				   fw->aq.error ? "in error" : "disabled");
 		return false;
 	}
-	if (v >= fw->aq.depth) {
+	if (v >= fw->aq.ring.depth) {
 		aq_fail_locked(fw, NNP_FW_ERR_AQ_CONFIG,
 			       "ring index past depth");
 		return false;
@@ -113,10 +106,11 @@ static bool aq_ring_index_ok(struct nnp_fw *fw, const char *name, uint32_t v)
 	return true;
 }
 
-bool nnp_fw_aq_reg_write_locked(struct nnp_fw *fw, uint32_t offset,
-				uint32_t value)
+unsigned int nnp_fw_aq_reg_write_locked(struct nnp_fw *fw, uint32_t offset,
+					uint32_t value)
 {
 	struct nnp_fw_admin_queue *aq = &fw->aq;
+	struct nnp_fw_ring *r = &aq->ring;
 
 	switch (offset) {
 	case NNP_REG_AQ_CTRL:
@@ -126,58 +120,59 @@ bool nnp_fw_aq_reg_write_locked(struct nnp_fw *fw, uint32_t offset,
 		if (!(value & NNP_AQ_CTRL_ENABLE)) {
 			aq->enabled = false;
 			aq->error = false;
-			return false;
+			return 0;
 		}
-		return !aq->enabled && aq_enable_locked(fw);
+		return !aq->enabled && aq_enable_locked(fw) ?
+		       NNP_FW_KICK_ADMIN : 0;
 	case NNP_REG_AQ_SQ_TAIL:
 		if (!aq_ring_index_ok(fw, "AQ_SQ_TAIL", value))
-			return false;
-		aq->sq_tail = value;
-		return true;
+			return 0;
+		r->sq_tail = value;
+		return NNP_FW_KICK_ADMIN;
 	case NNP_REG_AQ_CQ_HEAD:
 		if (!aq_ring_index_ok(fw, "AQ_CQ_HEAD", value))
-			return false;
-		aq->cq_head = value;
+			return 0;
+		r->cq_head = value;
 		/* Room in the CQ may let a stalled queue go on. */
-		return true;
+		return NNP_FW_KICK_ADMIN;
 	}
 
 	if (aq->enabled) {
 		nnp_fw_guest_error(fw, "admin queue register 0x%x written while enabled",
 				   offset);
-		return false;
+		return 0;
 	}
 	switch (offset) {
 	case NNP_REG_AQ_SQ_BASE_LO:
-		aq->sq_base = set_lo(aq->sq_base, value);
+		r->sq_base = set_lo(r->sq_base, value);
 		break;
 	case NNP_REG_AQ_SQ_BASE_HI:
-		aq->sq_base = set_hi(aq->sq_base, value);
+		r->sq_base = set_hi(r->sq_base, value);
 		break;
 	case NNP_REG_AQ_CQ_BASE_LO:
-		aq->cq_base = set_lo(aq->cq_base, value);
+		r->cq_base = set_lo(r->cq_base, value);
 		break;
 	case NNP_REG_AQ_CQ_BASE_HI:
-		aq->cq_base = set_hi(aq->cq_base, value);
+		r->cq_base = set_hi(r->cq_base, value);
 		break;
 	case NNP_REG_AQ_DEPTH:
-		aq->depth = value;
+		r->depth = value;
 		break;
 	default:
 		nnp_fw_guest_error(fw, "write 0x%x to read-only register 0x%x",
 				   value, offset);
 	}
-	return false;
+	return 0;
 }
 
-static bool args_zero(const struct nnp_hw_admin_cmd *cmd)
+static bool words_zero(const uint32_t *w, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(cmd->args) / sizeof(cmd->args[0]); i++)
-		if (cmd->args[i])
+	for (i = 0; i < n; i++)
+		if (w[i])
 			return false;
-	return !cmd->flags && !cmd->rsvd0 && !cmd->rsvd1;
+	return true;
 }
 
 static uint16_t admin_identify(struct nnp_fw *fw,
@@ -210,23 +205,84 @@ static uint16_t admin_identify(struct nnp_fw *fw,
 	return NNP_STATUS_SUCCESS;
 }
 
+static uint16_t admin_get_counters(struct nnp_fw *fw,
+				   const struct nnp_hw_admin_cmd *cmd,
+				   uint32_t *result)
+{
+	struct nnp_hw_counters c;
+
+	if (cmd->len < sizeof(c))
+		return NNP_STATUS_BUFFER_TOO_SMALL;
+	mtx_lock(&fw->lock);
+	c = fw->counters;
+	mtx_unlock(&fw->lock);
+	if (fw->host.dma_write(fw->host.opaque, cmd->addr, &c, sizeof(c)))
+		return NNP_STATUS_DMA_ERROR;
+	*result = sizeof(c);
+	return NNP_STATUS_SUCCESS;
+}
+
+/* Opcodes that take a data buffer; the others need addr and len zero. */
+static bool takes_buffer(uint8_t opcode)
+{
+	return opcode == NNP_ADMIN_IDENTIFY || opcode == NNP_ADMIN_GET_COUNTERS ||
+	       opcode == NNP_ADMIN_KEY_REGISTER;
+}
+
+/* Argument words each opcode uses; the rest must be zero. */
+static size_t args_used(uint8_t opcode)
+{
+	switch (opcode) {
+	case NNP_ADMIN_CTX_CREATE:
+	case NNP_ADMIN_CTX_DESTROY:
+		return 1;
+	case NNP_ADMIN_KEY_UNREGISTER:
+	case NNP_ADMIN_QUEUE_DESTROY:
+	case NNP_ADMIN_QUEUE_RESET:
+		return 2;
+	case NNP_ADMIN_KEY_REGISTER:
+		return offsetof(struct nnp_hw_key_args, rsvd) / 4;
+	case NNP_ADMIN_QUEUE_CREATE:
+		return offsetof(struct nnp_hw_queue_args, rsvd) / 4;
+	}
+	return 0;
+}
+
 static uint16_t admin_execute(struct nnp_fw *fw,
 			      const struct nnp_hw_admin_cmd *cmd,
 			      uint32_t *result)
 {
+	size_t used = args_used(cmd->opcode);
+
 	*result = 0;
-	if (!args_zero(cmd)) {
+	if (cmd->flags || cmd->rsvd0 || cmd->rsvd1 ||
+	    !words_zero(cmd->args + used, 10 - used) ||
+	    (!takes_buffer(cmd->opcode) && (cmd->addr || cmd->len))) {
 		nnp_fw_guest_error(fw, "admin cid %u: reserved field set",
 				   cmd->cid);
 		return NNP_STATUS_INVALID_FIELD;
 	}
 	switch (cmd->opcode) {
 	case NNP_ADMIN_NOP:
-		if (cmd->addr || cmd->len)
-			return NNP_STATUS_INVALID_FIELD;
 		return NNP_STATUS_SUCCESS;
 	case NNP_ADMIN_IDENTIFY:
 		return admin_identify(fw, cmd, result);
+	case NNP_ADMIN_CTX_CREATE:
+		return nnp_fw_ctx_create(fw, cmd);
+	case NNP_ADMIN_CTX_DESTROY:
+		return nnp_fw_ctx_destroy(fw, cmd);
+	case NNP_ADMIN_KEY_REGISTER:
+		return nnp_fw_key_register(fw, cmd, result);
+	case NNP_ADMIN_KEY_UNREGISTER:
+		return nnp_fw_key_unregister(fw, cmd);
+	case NNP_ADMIN_QUEUE_CREATE:
+		return nnp_fw_queue_create(fw, cmd);
+	case NNP_ADMIN_QUEUE_DESTROY:
+		return nnp_fw_queue_destroy(fw, cmd);
+	case NNP_ADMIN_QUEUE_RESET:
+		return nnp_fw_queue_reset(fw, cmd);
+	case NNP_ADMIN_GET_COUNTERS:
+		return admin_get_counters(fw, cmd, result);
 	}
 	nnp_fw_guest_error(fw, "admin cid %u: unknown opcode 0x%x", cmd->cid,
 			   cmd->opcode);
@@ -237,18 +293,16 @@ static uint16_t admin_execute(struct nnp_fw *fw,
  * Take the next command if there is one and room for its completion.
  * Returns false when there is nothing to do.
  */
-static bool aq_next(struct nnp_fw *fw, uint32_t gen,
-		    struct nnp_fw_admin_queue *snap)
+static bool aq_next(struct nnp_fw *fw, uint32_t gen, struct nnp_fw_ring *snap)
 {
 	const struct nnp_fw_admin_queue *aq = &fw->aq;
 	bool go;
 
 	mtx_lock(&fw->lock);
 	go = fw->generation == gen && aq->enabled && !aq->error &&
-	     aq->sq_head != aq->sq_tail &&
-	     (aq->cq_tail + 1) % aq->depth != aq->cq_head;
+	     nnp_fw_ring_has_work(&aq->ring);
 	if (go)
-		*snap = *aq;
+		*snap = aq->ring;
 	fw->aq_busy = go;
 	mtx_unlock(&fw->lock);
 	return go;
@@ -256,9 +310,9 @@ static bool aq_next(struct nnp_fw *fw, uint32_t gen,
 
 void nnp_fw_aq_process(struct nnp_fw *fw)
 {
-	struct nnp_fw_admin_queue q;
 	struct nnp_hw_admin_cmd cmd;
-	struct nnp_hw_admin_cqe cqe;
+	struct nnp_fw_ring q;
+	struct nnp_hw_cqe cqe;
 	bool posted = false;
 	bool irq = false;
 	uint32_t gen;
@@ -294,10 +348,7 @@ void nnp_fw_aq_process(struct nnp_fw *fw)
 		if (fault) {
 			aq_fail_locked(fw, fault, "ring unreachable by DMA");
 		} else {
-			fw->aq.sq_head = cqe.sq_head;
-			fw->aq.cq_tail = (q.cq_tail + 1) % q.depth;
-			if (fw->aq.cq_tail == 0)
-				fw->aq.phase ^= NNP_CQE_PHASE;
+			nnp_fw_ring_advance(&fw->aq.ring);
 			posted = true;
 		}
 		mtx_unlock(&fw->lock);

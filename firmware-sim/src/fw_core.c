@@ -35,6 +35,7 @@ struct nnp_fw *nnp_fw_create(const struct nnp_fw_config *cfg,
 {
 	const char *why = NULL;
 	struct nnp_fw *fw;
+	int i;
 
 	if (!is_pow2(cfg->mem_size) || cfg->mem_size < NNP_MEM_SIZE_MIN ||
 	    cfg->mem_size > NNP_MEM_SIZE_MAX)
@@ -59,23 +60,18 @@ struct nnp_fw *nnp_fw_create(const struct nnp_fw_config *cfg,
 			*err = "out of memory";
 		return NULL;
 	}
+	for (i = 0; i < NNP_HW_MAX_QUEUES; i++)
+		mtx_init(&fw->queues[i].exec, mtx_plain);
 	fw->cfg = *cfg;
 	fw->host = *host;
 	nnp_fw_reset(fw);
 	return fw;
 }
 
-void nnp_fw_destroy(struct nnp_fw *fw)
-{
-	if (!fw)
-		return;
-	mtx_destroy(&fw->lock);
-	free(fw);
-}
-
 static void reset_locked(struct nnp_fw *fw)
 {
 	uint64_t now = fw->host.now_ns(fw->host.opaque);
+	int i;
 
 	fw->generation++;
 	fw->fw_status = NNP_FW_STATUS_BOOTING;
@@ -86,6 +82,27 @@ static void reset_locked(struct nnp_fw *fw)
 	fw->int_enable = 0;
 	fw->boot_done_ns = now + fw->cfg.boot_time_ms * NS_PER_MS;
 	memset(&fw->aq, 0, sizeof(fw->aq));
+	memset(&fw->counters, 0, sizeof(fw->counters));
+	for (i = 0; i < NNP_HW_MAX_QUEUES; i++)
+		fw->queues[i].enabled = false;
+	fw->reset_pending = true;
+}
+
+/*
+ * A reset drops every context, key and queue. Queues stop at once, but
+ * user commands in flight finish first (each holds its queue's exec lock),
+ * so the keys they use are freed only after them; until that cleanup is
+ * done the firmware stays BOOTING and AQ_STATUS.BUSY is set. The cleanup
+ * waits, so it runs in nnp_fw_run(), never in a register write.
+ */
+static void reset_cleanup(struct nnp_fw *fw)
+{
+	nnp_fw_queues_destroy_ctx(fw, 0);
+	mtx_lock(&fw->lock);
+	nnp_fw_keys_clear_locked(fw);
+	memset(fw->ctx_used, 0, sizeof(fw->ctx_used));
+	fw->reset_pending = false;
+	mtx_unlock(&fw->lock);
 }
 
 void nnp_fw_reset(struct nnp_fw *fw)
@@ -93,6 +110,20 @@ void nnp_fw_reset(struct nnp_fw *fw)
 	mtx_lock(&fw->lock);
 	reset_locked(fw);
 	mtx_unlock(&fw->lock);
+}
+
+void nnp_fw_destroy(struct nnp_fw *fw)
+{
+	int i;
+
+	if (!fw)
+		return;
+	nnp_fw_reset(fw);
+	reset_cleanup(fw);
+	for (i = 0; i < NNP_HW_MAX_QUEUES; i++)
+		mtx_destroy(&fw->queues[i].exec);
+	mtx_destroy(&fw->lock);
+	free(fw);
 }
 
 bool nnp_fw_int_latch_locked(struct nnp_fw *fw, uint32_t bits)
@@ -109,7 +140,7 @@ static uint32_t identity_reg(const struct nnp_fw *fw, uint32_t offset)
 	case NNP_REG_HW_VERSION:
 		return NNP_HW_VERSION;
 	case NNP_REG_CAPS:
-		return NNP_CAP_ADMIN_QUEUE;
+		return NNP_CAP_ADMIN_QUEUE | NNP_CAP_USER_QUEUES;
 	case NNP_REG_CHIP_ID:
 		return fw->cfg.chip_id;
 	case NNP_REG_MEM_SIZE_LO:
@@ -187,6 +218,8 @@ uint32_t nnp_fw_reg_read(struct nnp_fw *fw, uint32_t offset)
 	default:
 		if (is_aq_reg(offset))
 			val = nnp_fw_aq_reg_read_locked(fw, offset);
+		else if (nnp_fw_is_doorbell(offset))
+			val = nnp_fw_db_read_locked(fw, offset);
 		else
 			nnp_fw_guest_error(fw, "read of unknown register 0x%x",
 					   offset);
@@ -195,13 +228,14 @@ uint32_t nnp_fw_reg_read(struct nnp_fw *fw, uint32_t offset)
 	return val;
 }
 
-bool nnp_fw_reg_write(struct nnp_fw *fw, uint32_t offset, uint32_t value)
+unsigned int nnp_fw_reg_write(struct nnp_fw *fw, uint32_t offset,
+			      uint32_t value)
 {
-	bool kick = false;
+	unsigned int kick = 0;
 	bool irq = false;
 
 	if (!reg_offset_ok(fw, offset))
-		return false;
+		return 0;
 	mtx_lock(&fw->lock);
 	switch (offset) {
 	case NNP_REG_SCRATCH:
@@ -213,7 +247,7 @@ bool nnp_fw_reg_write(struct nnp_fw *fw, uint32_t offset, uint32_t value)
 					   value);
 		if (value & NNP_DEV_CTRL_RESET) {
 			reset_locked(fw);
-			kick = true;
+			kick = NNP_FW_KICK_ADMIN;
 		}
 		break;
 	case NNP_REG_INT_STATUS:
@@ -230,6 +264,8 @@ bool nnp_fw_reg_write(struct nnp_fw *fw, uint32_t offset, uint32_t value)
 	default:
 		if (is_aq_reg(offset))
 			kick = nnp_fw_aq_reg_write_locked(fw, offset, value);
+		else if (nnp_fw_is_doorbell(offset))
+			kick = nnp_fw_db_write_locked(fw, offset, value);
 		else
 			nnp_fw_guest_error(fw, "write 0x%x to %s register 0x%x",
 					   value, is_readonly_reg(offset) ?
@@ -249,7 +285,8 @@ static void run_timers(struct nnp_fw *fw)
 	bool irq = false;
 
 	mtx_lock(&fw->lock);
-	if (fw->fw_status == NNP_FW_STATUS_BOOTING && now >= fw->boot_done_ns) {
+	if (fw->fw_status == NNP_FW_STATUS_BOOTING && !fw->reset_pending &&
+	    now >= fw->boot_done_ns) {
 		fw->fw_status = NNP_FW_STATUS_READY;
 		fw->next_heartbeat_ns = now + period;
 		irq = nnp_fw_int_latch_locked(fw, NNP_INT_FW_EVENT);
@@ -267,6 +304,13 @@ static void run_timers(struct nnp_fw *fw)
 
 void nnp_fw_run(struct nnp_fw *fw)
 {
+	bool cleanup;
+
+	mtx_lock(&fw->lock);
+	cleanup = fw->reset_pending;
+	mtx_unlock(&fw->lock);
+	if (cleanup)
+		reset_cleanup(fw);
 	run_timers(fw);
 	nnp_fw_aq_process(fw);
 }

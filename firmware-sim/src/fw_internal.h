@@ -7,17 +7,49 @@
 
 #include "nnp_fw.h"
 
-struct nnp_fw_admin_queue {
+/* Pages a host key may span: 4 GiB. */
+#define NNP_FW_MAX_KEY_PAGES	(1u << 20)
+
+struct nnp_fw_ring {
 	uint64_t sq_base;
 	uint64_t cq_base;
 	uint32_t depth;
-	bool enabled;
-	bool error;
-	uint32_t sq_tail;	/* written by the driver (doorbell) */
-	uint32_t cq_head;	/* written by the driver */
+	uint32_t sq_tail;	/* written by the driver or user (doorbell) */
+	uint32_t cq_head;	/* written by the driver or user */
 	uint32_t sq_head;	/* firmware's position */
 	uint32_t cq_tail;	/* firmware's position */
 	uint16_t phase;		/* phase tag of the current CQ pass */
+};
+
+struct nnp_fw_admin_queue {
+	struct nnp_fw_ring ring;
+	bool enabled;
+	bool error;
+};
+
+struct nnp_fw_key {
+	uint32_t key;		/* 0: slot free */
+	uint32_t ctx;
+	uint32_t type;
+	uint32_t rights;
+	uint64_t length;
+	uint64_t dev_base;
+	uint32_t page_offset;
+	uint32_t npages;
+	uint64_t *pages;
+	bool dead;		/* unregistering: lookups fail */
+};
+
+struct nnp_fw_queue {
+	/* Held by the worker for the whole of one command, DMA included. */
+	mtx_t exec;
+	struct nnp_fw_ring ring;
+	uint32_t ctx;		/* 0: queue not created */
+	uint32_t vector;
+	bool enabled;
+	bool error;
+	bool claimed;		/* a worker is running this queue */
+	uint32_t error_info;	/* cid << 16 | status of the failure */
 };
 
 struct nnp_fw {
@@ -25,8 +57,8 @@ struct nnp_fw {
 	struct nnp_fw_host host;
 
 	/*
-	 * Guards everything below. Held only for short register-sized
-	 * updates, never across DMA or a host callback that may block.
+	 * Guards everything below but the queues' exec locks. Held only for
+	 * short updates, never across DMA or a host callback that may block.
 	 */
 	mtx_t lock;
 	uint32_t generation;	/* bumped by every reset */
@@ -39,7 +71,16 @@ struct nnp_fw {
 	uint64_t boot_done_ns;
 	uint64_t next_heartbeat_ns;
 	struct nnp_fw_admin_queue aq;
-	bool aq_busy;		/* a fetched command is in flight; kept over reset */
+	bool aq_busy;		/* an admin command is in flight; kept over reset */
+	bool reset_pending;	/* reset cleanup not yet done by nnp_fw_run() */
+	uint32_t executing;	/* user commands in flight; kept over reset */
+
+	bool ctx_used[NNP_HW_MAX_CONTEXTS];
+	struct nnp_fw_key keys[NNP_HW_MAX_KEYS];
+	uint16_t key_gen[NNP_HW_MAX_KEYS];
+	struct nnp_fw_queue queues[NNP_HW_MAX_QUEUES];
+	uint32_t next_queue;	/* round-robin start for workers */
+	struct nnp_hw_counters counters;
 };
 
 void nnp_fw_guest_error(struct nnp_fw *fw, const char *fmt, ...)
@@ -48,11 +89,62 @@ void nnp_fw_guest_error(struct nnp_fw *fw, const char *fmt, ...)
 /* Latch interrupt causes @bits; returns true if vector 0 must fire. */
 bool nnp_fw_int_latch_locked(struct nnp_fw *fw, uint32_t bits);
 
+/* Ring helpers shared by the admin queue and user queues. */
+bool nnp_fw_ring_setup_ok(const struct nnp_fw_ring *r, uint32_t min_depth,
+			  uint32_t max_depth);
+void nnp_fw_ring_start(struct nnp_fw_ring *r);
+bool nnp_fw_ring_has_work(const struct nnp_fw_ring *r);
+/* Account one consumed command and posted completion. */
+void nnp_fw_ring_advance(struct nnp_fw_ring *r);
+
 /* Admin queue register access, with fw->lock held. */
 uint32_t nnp_fw_aq_reg_read_locked(struct nnp_fw *fw, uint32_t offset);
-bool nnp_fw_aq_reg_write_locked(struct nnp_fw *fw, uint32_t offset,
-				uint32_t value);
+unsigned int nnp_fw_aq_reg_write_locked(struct nnp_fw *fw, uint32_t offset,
+					uint32_t value);
 /* Consume submitted admin commands; called from nnp_fw_run(). */
 void nnp_fw_aq_process(struct nnp_fw *fw);
+
+/* Contexts and keys (fw_ctx.c); admin handlers return NNP_STATUS_*. */
+uint16_t nnp_fw_ctx_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
+uint16_t nnp_fw_ctx_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
+uint16_t nnp_fw_key_register(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd,
+			     uint32_t *key);
+uint16_t nnp_fw_key_unregister(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
+/* Drop every key (reset), with fw->lock held. */
+void nnp_fw_keys_clear_locked(struct nnp_fw *fw);
+/* Wait until no command of context @ctx is executing. */
+void nnp_fw_ctx_quiesce(struct nnp_fw *fw, uint32_t ctx);
+
+/*
+ * A key resolved for one access: a copy of its descriptor, valid while the
+ * caller holds its queue's exec lock (unregistering waits for that).
+ */
+struct nnp_fw_span {
+	uint32_t type;
+	uint64_t start;		/* byte offset within the key */
+	uint64_t len;
+	uint64_t dev_base;
+	uint32_t page_offset;
+	const uint64_t *pages;
+};
+
+uint16_t nnp_fw_key_resolve(struct nnp_fw *fw, uint32_t ctx, uint32_t key,
+			    uint64_t off, uint64_t len, uint32_t right,
+			    struct nnp_fw_span *span);
+
+/* User queues (fw_queue.c) */
+uint16_t nnp_fw_queue_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
+uint16_t nnp_fw_queue_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
+uint16_t nnp_fw_queue_reset(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
+/* Stop and forget queues of @ctx (0: all); waits for commands in flight. */
+void nnp_fw_queues_destroy_ctx(struct nnp_fw *fw, uint32_t ctx);
+bool nnp_fw_is_doorbell(uint32_t offset);
+uint32_t nnp_fw_db_read_locked(struct nnp_fw *fw, uint32_t offset);
+unsigned int nnp_fw_db_write_locked(struct nnp_fw *fw, uint32_t offset,
+				    uint32_t value);
+
+/* Command execution (fw_exec.c): returns NNP_STATUS_*. */
+uint16_t nnp_fw_exec(struct nnp_fw *fw, uint32_t ctx,
+		     const struct nnp_hw_queue_cmd *cmd);
 
 #endif /* NNP_FW_INTERNAL_H */

@@ -120,3 +120,47 @@ int fw_harness_teardown(void **state)
 	free(h);
 	return 0;
 }
+
+void fw_harness_aq_setup(struct fw_harness *h, uint64_t sq, uint64_t cq,
+			 uint32_t depth)
+{
+	nnp_fw_reg_write(h->fw, NNP_REG_AQ_SQ_BASE_LO, (uint32_t)sq);
+	nnp_fw_reg_write(h->fw, NNP_REG_AQ_SQ_BASE_HI, (uint32_t)(sq >> 32));
+	nnp_fw_reg_write(h->fw, NNP_REG_AQ_CQ_BASE_LO, (uint32_t)cq);
+	nnp_fw_reg_write(h->fw, NNP_REG_AQ_CQ_BASE_HI, (uint32_t)(cq >> 32));
+	nnp_fw_reg_write(h->fw, NNP_REG_AQ_DEPTH, depth);
+	nnp_fw_reg_write(h->fw, NNP_REG_INT_ENABLE, NNP_INT_ADMIN_CQ);
+	nnp_fw_reg_write(h->fw, NNP_REG_AQ_CTRL, NNP_AQ_CTRL_ENABLE);
+}
+
+int fw_harness_setup_aq(void **state)
+{
+	struct fw_harness *h;
+
+	fw_harness_setup(state);
+	h = *state;
+	fw_harness_aq_setup(h, H_AQ_SQ, H_AQ_CQ, H_AQ_DEPTH);
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_AQ_STATUS),
+			 NNP_AQ_STATUS_READY);
+	return 0;
+}
+
+uint16_t fw_harness_admin(struct fw_harness *h, struct nnp_hw_admin_cmd cmd,
+			  uint32_t *result)
+{
+	struct nnp_hw_admin_cmd *sq = fw_harness_host_ptr(h, H_AQ_SQ);
+	struct nnp_hw_cqe *cq = fw_harness_host_ptr(h, H_AQ_CQ);
+	uint32_t slot = h->aq_slot;
+
+	cmd.cid = (uint16_t)(0x100 + slot);
+	memset(&cq[slot], 0xff, sizeof(cq[slot]));
+	sq[slot] = cmd;
+	h->aq_slot = (slot + 1) % H_AQ_DEPTH;
+	nnp_fw_reg_write(h->fw, NNP_REG_AQ_SQ_TAIL, h->aq_slot);
+	nnp_fw_run(h->fw);
+	assert_int_equal(cq[slot].cid, cmd.cid);
+	nnp_fw_reg_write(h->fw, NNP_REG_AQ_CQ_HEAD, h->aq_slot);
+	if (result)
+		*result = cq[slot].result;
+	return cq[slot].status;
+}

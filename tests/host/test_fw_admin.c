@@ -11,43 +11,19 @@
 
 #include "fw_harness.h"
 
-#define SQ_ADDR		HOST_MEM_BASE
-#define CQ_ADDR		(HOST_MEM_BASE + 0x10000)
-#define DATA_ADDR	(HOST_MEM_BASE + 0x20000)
-#define DEPTH		4
-
-static void aq_setup(struct fw_harness *h, uint64_t sq, uint64_t cq,
-		     uint32_t depth)
-{
-	nnp_fw_reg_write(h->fw, NNP_REG_AQ_SQ_BASE_LO, (uint32_t)sq);
-	nnp_fw_reg_write(h->fw, NNP_REG_AQ_SQ_BASE_HI, (uint32_t)(sq >> 32));
-	nnp_fw_reg_write(h->fw, NNP_REG_AQ_CQ_BASE_LO, (uint32_t)cq);
-	nnp_fw_reg_write(h->fw, NNP_REG_AQ_CQ_BASE_HI, (uint32_t)(cq >> 32));
-	nnp_fw_reg_write(h->fw, NNP_REG_AQ_DEPTH, depth);
-	nnp_fw_reg_write(h->fw, NNP_REG_INT_ENABLE, NNP_INT_ADMIN_CQ);
-	nnp_fw_reg_write(h->fw, NNP_REG_AQ_CTRL, NNP_AQ_CTRL_ENABLE);
-}
-
-static int setup_aq(void **state)
-{
-	struct fw_harness *h;
-
-	fw_harness_setup(state);
-	h = *state;
-	aq_setup(h, SQ_ADDR, CQ_ADDR, DEPTH);
-	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_AQ_STATUS),
-			 NNP_AQ_STATUS_READY);
-	return 0;
-}
+#define SQ_ADDR		H_AQ_SQ
+#define CQ_ADDR		H_AQ_CQ
+#define DATA_ADDR	H_AQ_DATA
+#define DEPTH		H_AQ_DEPTH
 
 static struct nnp_hw_admin_cmd *sqe(struct fw_harness *h, uint32_t slot)
 {
 	return fw_harness_host_ptr(h, SQ_ADDR + slot * sizeof(struct nnp_hw_admin_cmd));
 }
 
-static struct nnp_hw_admin_cqe *cqe(struct fw_harness *h, uint32_t slot)
+static struct nnp_hw_cqe *cqe(struct fw_harness *h, uint32_t slot)
 {
-	return fw_harness_host_ptr(h, CQ_ADDR + slot * sizeof(struct nnp_hw_admin_cqe));
+	return fw_harness_host_ptr(h, CQ_ADDR + slot * sizeof(struct nnp_hw_cqe));
 }
 
 /* Put @cmd in @slot, ring the doorbell and let the firmware run. */
@@ -93,11 +69,11 @@ static void test_identify_fills_buffer(void **state)
 	assert_int_equal(cqe(h, 0)->result, NNP_HW_IDENTIFY_SIZE);
 	memcpy(&id, data, sizeof(id));
 	assert_int_equal(id.magic, NNP_HW_ID_MAGIC);
-	assert_int_equal(id.hw_version, 0x10000);
+	assert_int_equal(id.hw_version, 0x10001);
 	assert_int_equal(id.fw_version, 0x10000);
 	assert_int_equal(id.chip_id, 7);
 	assert_int_equal(id.mem_size, DEV_MEM_SIZE);
-	assert_int_equal(id.caps, NNP_CAP_ADMIN_QUEUE);
+	assert_int_equal(id.caps, NNP_CAP_ADMIN_QUEUE | NNP_CAP_USER_QUEUES);
 	assert_int_equal(id.num_ports, 4);
 	assert_int_equal(id.num_queues, 64);
 	assert_int_equal(id.num_vectors, 65);
@@ -121,7 +97,7 @@ static void expect_status(struct fw_harness *h, struct nnp_hw_admin_cmd cmd,
 	/* Rewind for the next case: a fresh queue. */
 	nnp_fw_reg_write(h->fw, NNP_REG_AQ_CTRL, 0);
 	nnp_fw_reg_write(h->fw, NNP_REG_AQ_CTRL, NNP_AQ_CTRL_ENABLE);
-	memset(cqe(h, 0), 0, sizeof(struct nnp_hw_admin_cqe));
+	memset(cqe(h, 0), 0, sizeof(struct nnp_hw_cqe));
 }
 
 static void test_bad_commands_fail_with_status(void **state)
@@ -232,7 +208,7 @@ static void test_bad_setup_sets_error(void **state)
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		nnp_fw_reg_write(h->fw, NNP_REG_AQ_CTRL, 0);
-		aq_setup(h, bad[i].sq, bad[i].cq, bad[i].depth);
+		fw_harness_aq_setup(h, bad[i].sq, bad[i].cq, bad[i].depth);
 		assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_AQ_STATUS),
 				 NNP_AQ_STATUS_ERROR);
 		assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_FW_ERROR),
@@ -242,7 +218,7 @@ static void test_bad_setup_sets_error(void **state)
 	}
 	/* A good setup recovers. */
 	nnp_fw_reg_write(h->fw, NNP_REG_AQ_CTRL, 0);
-	aq_setup(h, SQ_ADDR, CQ_ADDR, DEPTH);
+	fw_harness_aq_setup(h, SQ_ADDR, CQ_ADDR, DEPTH);
 	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_AQ_STATUS),
 			 NNP_AQ_STATUS_READY);
 }
@@ -271,7 +247,7 @@ static void test_unreachable_ring_sets_error(void **state)
 	struct fw_harness *h = *state;
 
 	nnp_fw_reg_write(h->fw, NNP_REG_AQ_CTRL, 0);
-	aq_setup(h, 0x40000000, CQ_ADDR, DEPTH);
+	fw_harness_aq_setup(h, 0x40000000, CQ_ADDR, DEPTH);
 	assert_true(nnp_fw_reg_write(h->fw, NNP_REG_AQ_SQ_TAIL, 1));
 	nnp_fw_run(h->fw);
 	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_AQ_STATUS),
@@ -285,8 +261,10 @@ static void test_enable_before_ready_refused(void **state)
 {
 	struct fw_harness *h = *state;
 
-	aq_setup(h, SQ_ADDR, CQ_ADDR, DEPTH);
-	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_AQ_STATUS), 0);
+	fw_harness_aq_setup(h, SQ_ADDR, CQ_ADDR, DEPTH);
+	/* Not READY, and BUSY until the firmware has run its reset. */
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_AQ_STATUS),
+			 NNP_AQ_STATUS_BUSY);
 	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_AQ_CTRL), 0);
 	assert_int_equal(h->guest_errors, 1);
 }
@@ -305,7 +283,7 @@ static void test_reset_drops_queue(void **state)
 	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_AQ_DEPTH), 0);
 }
 
-#define AQ_TEST(fn) cmocka_unit_test_setup_teardown(fn, setup_aq, fw_harness_teardown)
+#define AQ_TEST(fn) cmocka_unit_test_setup_teardown(fn, fw_harness_setup_aq, fw_harness_teardown)
 
 int main(void)
 {

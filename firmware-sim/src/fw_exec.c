@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Firmware simulator DMA engine: user queue commands executed against
+ * memory named by (key, offset).
+ *
+ * Every access is resolved through the context's key table first (owner,
+ * rights, bounds), so a command either touches exactly the memory its keys
+ * name or fails before touching anything. Host memory is reached page by
+ * page through the key's page list; device memory directly.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fw_internal.h"
+
+/* Bounce buffer for host-to-host copies and host fills. */
+#define BOUNCE_SIZE (64u * 1024)
+
+/* The contiguous piece of @s at byte @pos: device pointer or host address. */
+struct piece {
+	uint8_t *ptr;		/* device memory, or NULL for host */
+	uint64_t dma;		/* host DMA address */
+	uint64_t len;
+};
+
+static struct piece span_piece(struct nnp_fw *fw, const struct nnp_fw_span *s,
+			       uint64_t pos)
+{
+	uint64_t at = s->start + pos;
+	struct piece p = { 0 };
+
+	if (s->type == NNP_KEY_TYPE_DEVICE) {
+		p.ptr = (uint8_t *)fw->cfg.mem + s->dev_base + at;
+		p.len = s->len - pos;
+	} else {
+		uint64_t byte = s->page_offset + at;
+		uint64_t in_page = byte % NNP_HW_PAGE_SIZE;
+
+		p.dma = s->pages[byte / NNP_HW_PAGE_SIZE] + in_page;
+		p.len = NNP_HW_PAGE_SIZE - in_page;
+		if (p.len > s->len - pos)
+			p.len = s->len - pos;
+	}
+	return p;
+}
+
+static uint64_t min3(uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t m = a < b ? a : b;
+
+	return m < c ? m : c;
+}
+
+struct xfer {
+	uint64_t host;		/* bytes read from or written to host memory */
+	uint64_t local;		/* bytes moved within device memory */
+};
+
+static uint16_t copy_spans(struct nnp_fw *fw, const struct nnp_fw_span *src,
+			   const struct nnp_fw_span *dst, struct xfer *x)
+{
+	void *o = fw->host.opaque;
+	uint8_t *bounce = NULL;
+	uint64_t pos = 0;
+	uint16_t status = NNP_STATUS_SUCCESS;
+
+	if (src->type == NNP_KEY_TYPE_DEVICE && dst->type == NNP_KEY_TYPE_DEVICE) {
+		/* One contiguous range each: memmove handles overlap. */
+		memmove(span_piece(fw, dst, 0).ptr, span_piece(fw, src, 0).ptr,
+			src->len);
+		x->local += src->len;
+		return status;
+	}
+	while (pos < src->len && !status) {
+		struct piece s = span_piece(fw, src, pos);
+		struct piece d = span_piece(fw, dst, pos);
+		uint64_t n = min3(s.len, d.len, BOUNCE_SIZE);
+
+		if (s.ptr) {
+			if (fw->host.dma_write(o, d.dma, s.ptr, n))
+				status = NNP_STATUS_DMA_ERROR;
+		} else if (d.ptr) {
+			if (fw->host.dma_read(o, s.dma, d.ptr, n))
+				status = NNP_STATUS_DMA_ERROR;
+		} else {
+			if (!bounce && !(bounce = malloc(BOUNCE_SIZE)))
+				return NNP_STATUS_NO_RESOURCES;
+			if (fw->host.dma_read(o, s.dma, bounce, n) ||
+			    fw->host.dma_write(o, d.dma, bounce, n))
+				status = NNP_STATUS_DMA_ERROR;
+			x->host += n;	/* read, and written below */
+		}
+		x->host += n;
+		pos += n;
+	}
+	free(bounce);
+	return status;
+}
+
+static uint16_t fill_span(struct nnp_fw *fw, const struct nnp_fw_span *dst,
+			  uint8_t byte, struct xfer *x)
+{
+	uint8_t *pattern = NULL;
+	uint64_t pos = 0;
+	uint16_t status = NNP_STATUS_SUCCESS;
+
+	if (dst->type == NNP_KEY_TYPE_DEVICE) {
+		memset(span_piece(fw, dst, 0).ptr, byte, dst->len);
+		x->local += dst->len;
+		return status;
+	}
+	while (pos < dst->len && !status) {
+		struct piece d = span_piece(fw, dst, pos);
+		uint64_t n = d.len < BOUNCE_SIZE ? d.len : BOUNCE_SIZE;
+
+		if (!pattern) {
+			pattern = malloc(BOUNCE_SIZE);
+			if (!pattern)
+				return NNP_STATUS_NO_RESOURCES;
+			memset(pattern, byte, BOUNCE_SIZE);
+		}
+		if (fw->host.dma_write(fw->host.opaque, d.dma, pattern, n))
+			status = NNP_STATUS_DMA_ERROR;
+		x->host += n;
+		pos += n;
+	}
+	free(pattern);
+	return status;
+}
+
+static uint16_t write_timestamp(struct nnp_fw *fw, const struct nnp_fw_span *dst,
+				struct xfer *x)
+{
+	uint64_t now = fw->host.now_ns(fw->host.opaque);
+	uint64_t pos = 0;
+
+	/* Device memory, or host pages that may split the 8 bytes. */
+	while (pos < sizeof(now)) {
+		struct piece d = span_piece(fw, dst, pos);
+		uint64_t n = d.len;
+
+		if (d.ptr) {
+			memcpy(d.ptr, (uint8_t *)&now + pos, sizeof(now) - pos);
+			x->local += sizeof(now) - pos;
+			return NNP_STATUS_SUCCESS;
+		}
+		if (fw->host.dma_write(fw->host.opaque, d.dma,
+				       (uint8_t *)&now + pos, n))
+			return NNP_STATUS_DMA_ERROR;
+		x->host += n;
+		pos += n;
+	}
+	return NNP_STATUS_SUCCESS;
+}
+
+/* The fields each opcode uses; all others must be zero. */
+#define USES_SRC	(1u << 0)
+#define USES_DST	(1u << 1)
+#define USES_LEN	(1u << 2)
+#define USES_VALUE	(1u << 3)
+
+static bool fields_ok(const struct nnp_hw_queue_cmd *c, unsigned int uses)
+{
+	if (c->flags || c->rsvd0 || c->rsvd1 || c->rsvd2)
+		return false;
+	if (!(uses & USES_SRC) && (c->src_key || c->src_off))
+		return false;
+	if (!(uses & USES_DST) && (c->dst_key || c->dst_off))
+		return false;
+	if (!(uses & USES_LEN) && c->len)
+		return false;
+	if (uses & USES_VALUE)
+		return c->value <= 0xff;
+	return !c->value;
+}
+
+static unsigned int opcode_uses(uint8_t opcode, bool *known)
+{
+	*known = true;
+	switch (opcode) {
+	case NNP_CMD_NOP:
+	case NNP_CMD_BARRIER:
+		return 0;
+	case NNP_CMD_COPY:
+		return USES_SRC | USES_DST | USES_LEN;
+	case NNP_CMD_FILL:
+		return USES_DST | USES_LEN | USES_VALUE;
+	case NNP_CMD_TIMESTAMP:
+		return USES_DST;
+	}
+	*known = false;
+	return 0;
+}
+
+uint16_t nnp_fw_exec(struct nnp_fw *fw, uint32_t ctx,
+		     const struct nnp_hw_queue_cmd *cmd)
+{
+	struct nnp_fw_span src, dst;
+	struct xfer x = { 0 };
+	uint16_t status;
+	bool known;
+	unsigned int uses = opcode_uses(cmd->opcode, &known);
+
+	if (!known) {
+		nnp_fw_guest_error(fw, "queue cid %u: unknown opcode 0x%x",
+				   cmd->cid, cmd->opcode);
+		return NNP_STATUS_INVALID_OPCODE;
+	}
+	if (!fields_ok(cmd, uses)) {
+		nnp_fw_guest_error(fw, "queue cid %u: reserved field set", cmd->cid);
+		return NNP_STATUS_INVALID_FIELD;
+	}
+
+	status = NNP_STATUS_SUCCESS;
+	if (uses & USES_SRC)
+		status = nnp_fw_key_resolve(fw, ctx, cmd->src_key, cmd->src_off,
+					    cmd->len, NNP_KEY_READ, &src);
+	if (!status && (uses & USES_DST))
+		status = nnp_fw_key_resolve(fw, ctx, cmd->dst_key, cmd->dst_off,
+					    cmd->opcode == NNP_CMD_TIMESTAMP ?
+					    sizeof(uint64_t) : cmd->len,
+					    NNP_KEY_WRITE, &dst);
+	if (status) {
+		nnp_fw_guest_error(fw, "queue cid %u: memory access refused (status 0x%x)",
+				   cmd->cid, status);
+		return status;
+	}
+
+	switch (cmd->opcode) {
+	case NNP_CMD_COPY:
+		status = copy_spans(fw, &src, &dst, &x);
+		break;
+	case NNP_CMD_FILL:
+		status = fill_span(fw, &dst, (uint8_t)cmd->value, &x);
+		break;
+	case NNP_CMD_TIMESTAMP:
+		status = write_timestamp(fw, &dst, &x);
+		break;
+	}
+
+	mtx_lock(&fw->lock);
+	fw->counters.host_dma_bytes += x.host;
+	fw->counters.local_bytes += x.local;
+	mtx_unlock(&fw->lock);
+	return status;
+}

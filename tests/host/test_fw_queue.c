@@ -1,0 +1,703 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Firmware simulator: contexts, keys and user queues. Byte-exact copies and
+ * fills in every direction, every isolation violation failing with its
+ * status and stopping its queue with the guard bytes untouched, counters,
+ * and queues run by several threads at once.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <threads.h>
+
+#include <cmocka.h>
+
+#include "fw_harness.h"
+
+#define CTX		3
+#define OTHER_CTX	4
+#define QSQ(q)		(HOST_MEM_BASE + 0x30000 + (q) * 0x2000)
+#define QCQ(q)		(HOST_MEM_BASE + 0x31000 + (q) * 0x2000)
+#define QDEPTH		16
+#define PAGE_LIST	(HOST_MEM_BASE + 0x28000)
+#define BUF		(HOST_MEM_BASE + 0x100000)	/* host buffers from here */
+#define GUARD		0xa5
+
+static void ctx_create(struct fw_harness *h, uint32_t ctx)
+{
+	struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_CTX_CREATE };
+
+	c.args[0] = ctx;
+	assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_SUCCESS);
+}
+
+static uint16_t key_register(struct fw_harness *h, struct nnp_hw_key_args a,
+			     uint64_t list, uint32_t list_len, uint32_t *key)
+{
+	struct nnp_hw_admin_cmd c = {
+		.opcode = NNP_ADMIN_KEY_REGISTER, .addr = list, .len = list_len,
+	};
+
+	memcpy(c.args, &a, sizeof(a));
+	return fw_harness_admin(h, c, key);
+}
+
+static uint32_t dev_key(struct fw_harness *h, uint32_t ctx, uint64_t base,
+			uint64_t len, uint32_t rights)
+{
+	struct nnp_hw_key_args a = {
+		.ctx = ctx, .type = NNP_KEY_TYPE_DEVICE, .rights = rights,
+		.length = len, .dev_base = base,
+	};
+	uint32_t key = 0;
+
+	assert_int_equal(key_register(h, a, 0, 0, &key), NNP_STATUS_SUCCESS);
+	assert_int_not_equal(key, 0);
+	return key;
+}
+
+/*
+ * A host key over [addr, addr + len) of fake host memory, registered with
+ * its pages listed in reverse order of address so that a copy that ignored
+ * the page list would land in the wrong place.
+ */
+static uint32_t host_key(struct fw_harness *h, uint32_t ctx, uint64_t addr,
+			 uint64_t len, uint32_t rights, uint64_t *pages_out)
+{
+	uint64_t first = addr & ~(uint64_t)(NNP_HW_PAGE_SIZE - 1);
+	uint32_t off = (uint32_t)(addr - first);
+	uint32_t n = (uint32_t)((off + len + NNP_HW_PAGE_SIZE - 1) / NNP_HW_PAGE_SIZE);
+	uint64_t *list = fw_harness_host_ptr(h, PAGE_LIST);
+	struct nnp_hw_key_args a = {
+		.ctx = ctx, .type = NNP_KEY_TYPE_HOST, .rights = rights,
+		.length = len, .page_offset = off,
+	};
+	uint32_t i, key = 0;
+
+	for (i = 0; i < n; i++)
+		list[i] = first + (uint64_t)i * NNP_HW_PAGE_SIZE;
+	if (pages_out)
+		memcpy(pages_out, list, n * sizeof(*list));
+	assert_int_equal(key_register(h, a, PAGE_LIST, n * 8, &key),
+			 NNP_STATUS_SUCCESS);
+	return key;
+}
+
+static void queue_create(struct fw_harness *h, uint32_t ctx, uint32_t qid)
+{
+	struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_QUEUE_CREATE };
+	struct nnp_hw_queue_args a = {
+		.ctx = ctx, .qid = qid, .depth = QDEPTH,
+		.vector = NNP_VECTOR_QUEUE(qid), .sq_base = QSQ(qid),
+		.cq_base = QCQ(qid),
+	};
+
+	memcpy(c.args, &a, sizeof(a));
+	assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_SUCCESS);
+}
+
+/* Per-queue producer state kept by the test, as libnnp would. */
+static uint32_t q_tail[NNP_HW_MAX_QUEUES];
+
+static int setup_queue(void **state)
+{
+	struct fw_harness *h;
+
+	fw_harness_setup_aq(state);
+	h = *state;
+	memset(q_tail, 0, sizeof(q_tail));
+	ctx_create(h, CTX);
+	ctx_create(h, OTHER_CTX);
+	queue_create(h, CTX, 0);
+	return 0;
+}
+
+static uint32_t db_read(struct fw_harness *h, uint32_t q, uint32_t reg)
+{
+	return nnp_fw_reg_read(h->fw, NNP_DOORBELL(q) + reg);
+}
+
+/* Queue @cmd on @q and ring its doorbell; returns the slot used. */
+static uint32_t post(struct fw_harness *h, uint32_t q, struct nnp_hw_queue_cmd cmd)
+{
+	struct nnp_hw_queue_cmd *sq = fw_harness_host_ptr(h, QSQ(q));
+	uint32_t slot = q_tail[q];
+
+	sq[slot] = cmd;
+	q_tail[q] = (slot + 1) % QDEPTH;
+	assert_int_equal(nnp_fw_reg_write(h->fw, NNP_DOORBELL(q) + NNP_DB_SQ_TAIL,
+					  q_tail[q]), NNP_FW_KICK_QUEUES);
+	return slot;
+}
+
+/* Run @cmd on queue 0 to completion; returns its status. */
+static uint16_t run(struct fw_harness *h, struct nnp_hw_queue_cmd cmd)
+{
+	struct nnp_hw_cqe *cq = fw_harness_host_ptr(h, QCQ(0));
+	uint32_t slot;
+
+	cmd.cid = (uint16_t)(0x4000 + q_tail[0]);
+	slot = post(h, 0, cmd);
+	memset(&cq[slot], 0, sizeof(cq[slot]));
+	nnp_fw_run_queues(h->fw);
+	assert_int_equal(cq[slot].cid, cmd.cid);
+	nnp_fw_reg_write(h->fw, NNP_DOORBELL(0) + NNP_DB_CQ_HEAD, q_tail[0]);
+	return cq[slot].status;
+}
+
+static struct nnp_hw_counters counters(struct fw_harness *h)
+{
+	struct nnp_hw_admin_cmd c = {
+		.opcode = NNP_ADMIN_GET_COUNTERS, .addr = H_AQ_DATA,
+		.len = sizeof(struct nnp_hw_counters),
+	};
+	struct nnp_hw_counters out;
+	uint32_t result;
+
+	assert_int_equal(fw_harness_admin(h, c, &result), NNP_STATUS_SUCCESS);
+	assert_int_equal(result, sizeof(out));
+	memcpy(&out, fw_harness_host_ptr(h, H_AQ_DATA), sizeof(out));
+	return out;
+}
+
+static void fill_pattern(uint8_t *p, size_t n, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (uint8_t)(i * 131 + seed * 7 + (i >> 8));
+}
+
+static void assert_all(const uint8_t *p, size_t n, uint8_t v)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != v)
+			fail_msg("byte %zu is 0x%02x, expected 0x%02x", i, p[i], v);
+}
+
+/* ---- admin side ---- */
+
+static void test_contexts(void **state)
+{
+	struct fw_harness *h = *state;
+	struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_CTX_CREATE };
+
+	c.args[0] = CTX;
+	assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_BUSY);
+	c.args[0] = 0;
+	assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_INVALID_FIELD);
+	c.args[0] = NNP_HW_MAX_CONTEXTS;
+	assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_INVALID_FIELD);
+	c.args[0] = 9;
+	c.args[1] = 1;
+	assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_INVALID_FIELD);
+	c.opcode = NNP_ADMIN_CTX_DESTROY;
+	c.args[1] = 0;
+	assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_NOT_FOUND);
+	c.args[0] = OTHER_CTX;
+	assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_SUCCESS);
+	assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_NOT_FOUND);
+}
+
+static void test_key_register_checks(void **state)
+{
+	struct fw_harness *h = *state;
+	struct nnp_hw_key_args ok = {
+		.ctx = CTX, .type = NNP_KEY_TYPE_DEVICE, .rights = NNP_KEY_READ,
+		.length = 4096,
+	};
+	struct nnp_hw_key_args a;
+	uint64_t *list = fw_harness_host_ptr(h, PAGE_LIST);
+	uint32_t key, k2;
+
+	a = ok, a.length = 0;
+	assert_int_equal(key_register(h, a, 0, 0, &key), NNP_STATUS_INVALID_FIELD);
+	a = ok, a.rights = 0;
+	assert_int_equal(key_register(h, a, 0, 0, &key), NNP_STATUS_INVALID_FIELD);
+	a = ok, a.rights = 4;
+	assert_int_equal(key_register(h, a, 0, 0, &key), NNP_STATUS_INVALID_FIELD);
+	a = ok, a.type = 3;
+	assert_int_equal(key_register(h, a, 0, 0, &key), NNP_STATUS_INVALID_FIELD);
+	a = ok, a.dev_base = DEV_MEM_SIZE - 4095;
+	assert_int_equal(key_register(h, a, 0, 0, &key), NNP_STATUS_INVALID_FIELD);
+	a = ok, a.dev_base = UINT64_MAX - 100;
+	assert_int_equal(key_register(h, a, 0, 0, &key), NNP_STATUS_INVALID_FIELD);
+	a = ok, a.ctx = 77;
+	assert_int_equal(key_register(h, a, 0, 0, &key), NNP_STATUS_NOT_FOUND);
+
+	a = ok, a.type = NNP_KEY_TYPE_HOST, a.length = 8192, a.page_offset = 1;
+	list[0] = BUF;
+	list[1] = BUF + 4096;
+	list[2] = BUF + 8192;
+	/* 8192 bytes from offset 1 span 3 pages: a 2-entry list is wrong. */
+	assert_int_equal(key_register(h, a, PAGE_LIST, 16, &key), NNP_STATUS_INVALID_FIELD);
+	list[2] = BUF + 8193;
+	assert_int_equal(key_register(h, a, PAGE_LIST, 24, &key), NNP_STATUS_INVALID_FIELD);
+	list[2] = BUF + 8192;
+	assert_int_equal(key_register(h, a, 0x10, 24, &key), NNP_STATUS_DMA_ERROR);
+	a.page_offset = 4096;
+	assert_int_equal(key_register(h, a, PAGE_LIST, 24, &key), NNP_STATUS_INVALID_FIELD);
+	a.page_offset = 1;
+	assert_int_equal(key_register(h, a, PAGE_LIST, 24, &key), NNP_STATUS_SUCCESS);
+
+	/* Keys are distinct; a stale key is not reused as the same value. */
+	k2 = dev_key(h, CTX, 0, 4096, NNP_KEY_READ);
+	assert_int_not_equal(key, k2);
+	{
+		struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_KEY_UNREGISTER };
+
+		c.args[0] = CTX;
+		c.args[1] = k2;
+		assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_SUCCESS);
+		assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_NOT_FOUND);
+		c.args[0] = OTHER_CTX;
+		c.args[1] = key;
+		assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_NOT_FOUND);
+	}
+	assert_int_not_equal(dev_key(h, CTX, 0, 4096, NNP_KEY_READ), k2);
+}
+
+static void test_queue_create_checks(void **state)
+{
+	struct fw_harness *h = *state;
+	struct nnp_hw_queue_args ok = {
+		.ctx = CTX, .qid = 1, .depth = QDEPTH, .vector = 2,
+		.sq_base = QSQ(1), .cq_base = QCQ(1),
+	};
+	struct nnp_hw_queue_args bad[] = { ok, ok, ok, ok, ok, ok, ok };
+	uint16_t want[] = {
+		NNP_STATUS_BUSY, NNP_STATUS_INVALID_FIELD, NNP_STATUS_INVALID_FIELD,
+		NNP_STATUS_INVALID_FIELD, NNP_STATUS_INVALID_FIELD,
+		NNP_STATUS_NOT_FOUND, NNP_STATUS_INVALID_FIELD,
+	};
+	struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_QUEUE_CREATE };
+	size_t i;
+
+	bad[0].qid = 0;			/* taken by setup */
+	bad[1].qid = NNP_HW_MAX_QUEUES;
+	bad[2].depth = 24;
+	bad[3].vector = 0;		/* the admin vector */
+	bad[4].sq_base = QSQ(1) + 8;
+	bad[5].ctx = 99;
+	bad[6].depth = NNP_HW_QUEUE_DEPTH_MAX * 2;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memcpy(c.args, &bad[i], sizeof(bad[i]));
+		assert_int_equal(fw_harness_admin(h, c, NULL), want[i]);
+	}
+	memcpy(c.args, &ok, sizeof(ok));
+	assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_SUCCESS);
+	assert_int_equal(db_read(h, 1, NNP_DB_STATUS), NNP_QUEUE_STATUS_ENABLED);
+	assert_int_equal(db_read(h, 2, NNP_DB_STATUS), 0);
+}
+
+/* ---- data movement ---- */
+
+static void test_copy_every_direction_byte_exact(void **state)
+{
+	struct fw_harness *h = *state;
+	/* Odd sizes and offsets, across page boundaries. */
+	static const struct { uint64_t off; uint64_t len; } cases[] = {
+		{ 0, 1 }, { 1, 3 }, { 4095, 2 }, { 13, 4096 }, { 777, 3 * 4096 + 5 },
+		{ 0, 65536 + 17 },
+	};
+	const uint64_t region = 80 * 1024;
+	uint8_t *src = fw_harness_host_ptr(h, BUF);
+	uint8_t *dst = fw_harness_host_ptr(h, BUF + 0x40000);
+	uint8_t *dev = h->dev_mem;
+	uint32_t hsrc = host_key(h, CTX, BUF, region, NNP_KEY_READ, NULL);
+	uint32_t hdst = host_key(h, CTX, BUF + 0x40000, region,
+				 NNP_KEY_READ | NNP_KEY_WRITE, NULL);
+	uint32_t dkey = dev_key(h, CTX, 0x1000, 2 * region,
+				NNP_KEY_READ | NNP_KEY_WRITE);
+	struct nnp_hw_counters c0 = counters(h), c1;
+	uint64_t host_bytes = 0, local_bytes = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t off = cases[i].off, len = cases[i].len;
+		struct nnp_hw_queue_cmd cp = { .opcode = NNP_CMD_COPY, .len = len };
+
+		fill_pattern(src, region, (unsigned int)i);
+		memset(dst, GUARD, region);
+		memset(dev, GUARD, 0x1000 + 2 * region + 0x1000);
+
+		/* host -> device */
+		cp.src_key = hsrc, cp.src_off = off, cp.dst_key = dkey, cp.dst_off = off + 1;
+		assert_int_equal(run(h, cp), NNP_STATUS_SUCCESS);
+		assert_memory_equal(dev + 0x1000 + off + 1, src + off, len);
+		assert_int_equal(dev[0x1000 + off], GUARD);
+		assert_int_equal(dev[0x1000 + off + 1 + len], GUARD);
+		/* device -> device, to the second half */
+		cp.src_key = dkey, cp.src_off = off + 1, cp.dst_off = region + off;
+		assert_int_equal(run(h, cp), NNP_STATUS_SUCCESS);
+		assert_memory_equal(dev + 0x1000 + region + off, src + off, len);
+		/* device -> host */
+		cp.src_off = region + off, cp.dst_key = hdst, cp.dst_off = off;
+		assert_int_equal(run(h, cp), NNP_STATUS_SUCCESS);
+		assert_memory_equal(dst + off, src + off, len);
+		assert_all(dst, off, GUARD);
+		assert_all(dst + off + len, region - off - len, GUARD);
+		/* host -> host */
+		memset(dst, GUARD, region);
+		cp.src_key = hsrc, cp.src_off = off;
+		assert_int_equal(run(h, cp), NNP_STATUS_SUCCESS);
+		assert_memory_equal(dst + off, src + off, len);
+		assert_all(dst + off + len, region - off - len, GUARD);
+
+		host_bytes += len + len + 2 * len;
+		local_bytes += len;
+	}
+	c1 = counters(h);
+	assert_int_equal(c1.host_dma_bytes - c0.host_dma_bytes, host_bytes);
+	assert_int_equal(c1.local_bytes - c0.local_bytes, local_bytes);
+	assert_int_equal(c1.cmds_completed - c0.cmds_completed, 4 * i);
+	assert_int_equal(c1.cmds_failed, c0.cmds_failed);
+}
+
+static void test_host_pages_follow_the_list(void **state)
+{
+	struct fw_harness *h = *state;
+	uint64_t *list = fw_harness_host_ptr(h, PAGE_LIST);
+	struct nnp_hw_key_args a = {
+		.ctx = CTX, .type = NNP_KEY_TYPE_HOST,
+		.rights = NNP_KEY_READ | NNP_KEY_WRITE, .length = 2 * 4096,
+	};
+	struct nnp_hw_queue_cmd fill = {
+		.opcode = NNP_CMD_FILL, .len = 4096 + 1, .value = 0x3c,
+	};
+	uint8_t *buf = fw_harness_host_ptr(h, BUF);
+	uint32_t key;
+
+	memset(buf, GUARD, 3 * 4096);
+	/* Key byte 0 is host page BUF+8192, byte 4096 is page BUF. */
+	list[0] = BUF + 8192;
+	list[1] = BUF;
+	assert_int_equal(key_register(h, a, PAGE_LIST, 16, &key), NNP_STATUS_SUCCESS);
+	fill.dst_key = key;
+	assert_int_equal(run(h, fill), NNP_STATUS_SUCCESS);
+	assert_all(buf + 8192, 4096, 0x3c);
+	assert_int_equal(buf[0], 0x3c);
+	assert_all(buf + 1, 4095 + 4096, GUARD);
+}
+
+static void test_overlapping_device_copy_is_memmove(void **state)
+{
+	struct fw_harness *h = *state;
+	uint32_t k = dev_key(h, CTX, 0, 8192, NNP_KEY_READ | NNP_KEY_WRITE);
+	struct nnp_hw_queue_cmd cp = {
+		.opcode = NNP_CMD_COPY, .src_key = k, .dst_key = k,
+		.src_off = 0, .dst_off = 100, .len = 4000,
+	};
+	uint8_t want[4000];
+
+	fill_pattern(h->dev_mem, 8192, 5);
+	memcpy(want, h->dev_mem, sizeof(want));
+	assert_int_equal(run(h, cp), NNP_STATUS_SUCCESS);
+	assert_memory_equal(h->dev_mem + 100, want, sizeof(want));
+}
+
+static void test_fill_nop_barrier_timestamp(void **state)
+{
+	struct fw_harness *h = *state;
+	uint32_t dk = dev_key(h, CTX, 0, 4096, NNP_KEY_WRITE);
+	uint32_t hk = host_key(h, CTX, BUF + 4090, 16, NNP_KEY_WRITE, NULL);
+	uint8_t *buf = fw_harness_host_ptr(h, BUF);
+	struct nnp_hw_queue_cmd c = { .opcode = NNP_CMD_FILL, .dst_key = dk,
+				      .dst_off = 10, .len = 100, .value = 0xee };
+	uint64_t ts;
+
+	memset(h->dev_mem, GUARD, 4096);
+	assert_int_equal(run(h, c), NNP_STATUS_SUCCESS);
+	assert_all(h->dev_mem + 10, 100, 0xee);
+	assert_int_equal(h->dev_mem[9], GUARD);
+	assert_int_equal(h->dev_mem[110], GUARD);
+	c.len = 0;
+	assert_int_equal(run(h, c), NNP_STATUS_SUCCESS);
+
+	c = (struct nnp_hw_queue_cmd){ .opcode = NNP_CMD_NOP };
+	assert_int_equal(run(h, c), NNP_STATUS_SUCCESS);
+	c.opcode = NNP_CMD_BARRIER;
+	assert_int_equal(run(h, c), NNP_STATUS_SUCCESS);
+
+	/* A timestamp split across two host pages. */
+	memset(buf + 4080, GUARD, 32);
+	h->now_ns = 0x1122334455667788ull;
+	c = (struct nnp_hw_queue_cmd){ .opcode = NNP_CMD_TIMESTAMP, .dst_key = hk,
+				       .dst_off = 2 };
+	assert_int_equal(run(h, c), NNP_STATUS_SUCCESS);
+	memcpy(&ts, buf + 4092, sizeof(ts));
+	assert_int_equal(ts, 0x1122334455667788ull);
+	assert_int_equal(buf[4091], GUARD);
+	assert_int_equal(buf[4100], GUARD);
+}
+
+/* ---- isolation ---- */
+
+struct violation {
+	const char *what;
+	struct nnp_hw_queue_cmd cmd;
+	uint16_t status;
+};
+
+static void test_violations_fail_and_stop_the_queue(void **state)
+{
+	struct fw_harness *h = *state;
+	uint32_t mine = dev_key(h, CTX, 0x10000, 4096, NNP_KEY_READ | NNP_KEY_WRITE);
+	uint32_t ro = dev_key(h, CTX, 0x20000, 4096, NNP_KEY_READ);
+	uint32_t wo = dev_key(h, CTX, 0x30000, 4096, NNP_KEY_WRITE);
+	uint32_t theirs = dev_key(h, OTHER_CTX, 0x40000, 4096,
+				  NNP_KEY_READ | NNP_KEY_WRITE);
+	uint32_t gone = dev_key(h, CTX, 0x50000, 4096, NNP_KEY_READ | NNP_KEY_WRITE);
+	struct nnp_hw_admin_cmd un = { .opcode = NNP_ADMIN_KEY_UNREGISTER };
+	const struct violation v[] = {
+		{ "another context's key as source",
+		  { .opcode = NNP_CMD_COPY, .src_key = theirs, .dst_key = mine, .len = 8 },
+		  NNP_STATUS_KEY_INVALID },
+		{ "another context's key as destination",
+		  { .opcode = NNP_CMD_FILL, .dst_key = theirs, .len = 8 },
+		  NNP_STATUS_KEY_INVALID },
+		{ "an unregistered key",
+		  { .opcode = NNP_CMD_FILL, .dst_key = gone, .len = 8 },
+		  NNP_STATUS_KEY_INVALID },
+		{ "a made-up key",
+		  { .opcode = NNP_CMD_FILL, .dst_key = 0xdead0001, .len = 8 },
+		  NNP_STATUS_KEY_INVALID },
+		{ "length past the end",
+		  { .opcode = NNP_CMD_COPY, .src_key = mine, .dst_key = mine,
+		    .dst_off = 4000, .len = 97 },
+		  NNP_STATUS_OUT_OF_BOUNDS },
+		{ "offset past the end",
+		  { .opcode = NNP_CMD_FILL, .dst_key = mine, .dst_off = 4097 },
+		  NNP_STATUS_OUT_OF_BOUNDS },
+		{ "offset + length wrapping around",
+		  { .opcode = NNP_CMD_FILL, .dst_key = mine, .dst_off = 8,
+		    .len = UINT64_MAX - 4 },
+		  NNP_STATUS_OUT_OF_BOUNDS },
+		{ "writing through a read-only key",
+		  { .opcode = NNP_CMD_COPY, .src_key = mine, .dst_key = ro, .len = 8 },
+		  NNP_STATUS_ACCESS_DENIED },
+		{ "reading through a write-only key",
+		  { .opcode = NNP_CMD_COPY, .src_key = wo, .dst_key = mine, .len = 8 },
+		  NNP_STATUS_ACCESS_DENIED },
+		{ "timestamp into a read-only key",
+		  { .opcode = NNP_CMD_TIMESTAMP, .dst_key = ro },
+		  NNP_STATUS_ACCESS_DENIED },
+		{ "an unknown opcode",
+		  { .opcode = 0x77 }, NNP_STATUS_INVALID_OPCODE },
+		{ "flags set",
+		  { .opcode = NNP_CMD_NOP, .flags = 1 }, NNP_STATUS_INVALID_FIELD },
+		{ "reserved word set",
+		  { .opcode = NNP_CMD_COPY, .src_key = mine, .dst_key = mine, .len = 8,
+		    .rsvd2 = 1 }, NNP_STATUS_INVALID_FIELD },
+		{ "fill value wider than a byte",
+		  { .opcode = NNP_CMD_FILL, .dst_key = mine, .len = 8, .value = 0x100 },
+		  NNP_STATUS_INVALID_FIELD },
+		{ "source on a fill",
+		  { .opcode = NNP_CMD_FILL, .src_key = mine, .dst_key = mine, .len = 8 },
+		  NNP_STATUS_INVALID_FIELD },
+		{ "length on a timestamp",
+		  { .opcode = NNP_CMD_TIMESTAMP, .dst_key = mine, .len = 8 },
+		  NNP_STATUS_INVALID_FIELD },
+	};
+	struct nnp_hw_admin_cmd reset = { .opcode = NNP_ADMIN_QUEUE_RESET };
+	struct nnp_hw_queue_cmd ok = { .opcode = NNP_CMD_NOP, .cid = 0x7777 };
+	struct nnp_hw_cqe *cq = fw_harness_host_ptr(h, QCQ(0));
+	size_t i;
+
+	un.args[0] = CTX;
+	un.args[1] = gone;
+	assert_int_equal(fw_harness_admin(h, un, NULL), NNP_STATUS_SUCCESS);
+	reset.args[0] = CTX;
+	memset(h->dev_mem, GUARD, 0x60000);
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct nnp_hw_counters before = counters(h), after;
+		uint32_t errors = h->guest_errors;
+		uint32_t slot;
+
+		assert_int_equal(run(h, v[i].cmd), v[i].status);
+		print_message("  %s: status 0x%x\n", v[i].what, v[i].status);
+		assert_int_equal(db_read(h, 0, NNP_DB_STATUS),
+				 NNP_QUEUE_STATUS_ENABLED | NNP_QUEUE_STATUS_ERROR);
+		assert_int_equal(db_read(h, 0, NNP_DB_ERROR) & 0xffff, v[i].status);
+		assert_true(h->guest_errors > errors);
+		after = counters(h);
+		assert_int_equal(after.cmds_failed - before.cmds_failed, 1);
+
+		/* Stopped: a good command waits until the owner resets. */
+		slot = post(h, 0, ok);
+		cq[slot].cid = 0;
+		nnp_fw_run_queues(h->fw);
+		assert_int_equal(cq[slot].cid, 0);
+		assert_int_equal(fw_harness_admin(h, reset, NULL), NNP_STATUS_SUCCESS);
+		q_tail[0] = 0;
+		assert_int_equal(db_read(h, 0, NNP_DB_STATUS), NNP_QUEUE_STATUS_ENABLED);
+	}
+	/* Nothing anywhere in device memory was touched. */
+	assert_all(h->dev_mem, 0x60000, GUARD);
+}
+
+static void test_doorbell_misuse(void **state)
+{
+	struct fw_harness *h = *state;
+	uint32_t errors = h->guest_errors;
+
+	assert_int_equal(nnp_fw_reg_write(h->fw, NNP_DOORBELL(5) + NNP_DB_SQ_TAIL, 1), 0);
+	assert_int_equal(h->guest_errors, errors + 1);
+	assert_int_equal(nnp_fw_reg_write(h->fw, NNP_DOORBELL(0) + NNP_DB_STATUS, 0), 0);
+	assert_int_equal(h->guest_errors, errors + 2);
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_DOORBELL(0) + 0x10), 0);
+	assert_int_equal(h->guest_errors, errors + 3);
+	assert_int_equal(nnp_fw_reg_write(h->fw, NNP_DOORBELL(0) + NNP_DB_SQ_TAIL,
+					  QDEPTH), 0);
+	assert_int_equal(db_read(h, 0, NNP_DB_STATUS),
+			 NNP_QUEUE_STATUS_ENABLED | NNP_QUEUE_STATUS_ERROR);
+	assert_int_equal(db_read(h, 0, NNP_DB_ERROR),
+			 0xffffu << 16 | NNP_STATUS_INVALID_FIELD);
+}
+
+static void test_unreachable_ring_stops_queue(void **state)
+{
+	struct fw_harness *h = *state;
+	struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_QUEUE_CREATE };
+	struct nnp_hw_queue_args a = {
+		.ctx = CTX, .qid = 7, .depth = 4, .vector = 8,
+		.sq_base = 0x7000000, .cq_base = QCQ(7),
+	};
+
+	memcpy(c.args, &a, sizeof(a));
+	assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_SUCCESS);
+	nnp_fw_reg_write(h->fw, NNP_DOORBELL(7) + NNP_DB_SQ_TAIL, 1);
+	nnp_fw_run_queues(h->fw);
+	assert_int_equal(db_read(h, 7, NNP_DB_ERROR),
+			 0xffffu << 16 | NNP_STATUS_DMA_ERROR);
+	assert_int_equal(h->irqs[8], 0);
+}
+
+static void test_destroy_and_reset_drop_everything(void **state)
+{
+	struct fw_harness *h = *state;
+	uint32_t k = dev_key(h, CTX, 0, 4096, NNP_KEY_WRITE);
+	struct nnp_hw_queue_cmd fill = { .opcode = NNP_CMD_FILL, .dst_key = k, .len = 1 };
+	struct nnp_hw_admin_cmd d = { .opcode = NNP_ADMIN_CTX_DESTROY };
+
+	assert_int_equal(run(h, fill), NNP_STATUS_SUCCESS);
+	assert_int_equal(h->irqs[NNP_VECTOR_QUEUE(0)], 1);
+	d.args[0] = CTX;
+	assert_int_equal(fw_harness_admin(h, d, NULL), NNP_STATUS_SUCCESS);
+	assert_int_equal(db_read(h, 0, NNP_DB_STATUS), 0);
+	/* The context's queue and keys are gone with it. */
+	ctx_create(h, CTX);
+	queue_create(h, CTX, 0);
+	q_tail[0] = 0;
+	assert_int_equal(run(h, fill), NNP_STATUS_KEY_INVALID);
+
+	/* A reset stops queues at once and forgets them once run. */
+	nnp_fw_reg_write(h->fw, NNP_REG_DEV_CTRL, NNP_DEV_CTRL_RESET);
+	assert_false(db_read(h, 0, NNP_DB_STATUS) & NNP_QUEUE_STATUS_ENABLED);
+	assert_true(nnp_fw_reg_read(h->fw, NNP_REG_AQ_STATUS) & NNP_AQ_STATUS_BUSY);
+	fw_harness_advance_ms(h, BOOT_MS);
+	assert_int_equal(db_read(h, 0, NNP_DB_STATUS), 0);
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_FW_STATUS), NNP_FW_STATUS_READY);
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_AQ_STATUS), 0);
+	/* Counters start over, and the old context is gone. */
+	fw_harness_aq_setup(h, H_AQ_SQ, H_AQ_CQ, H_AQ_DEPTH);
+	h->aq_slot = 0;
+	assert_int_equal(counters(h).cmds_failed, 0);
+	assert_int_equal(counters(h).cmds_completed, 0);
+	d.args[0] = CTX;
+	assert_int_equal(fw_harness_admin(h, d, NULL), NNP_STATUS_NOT_FOUND);
+}
+
+/* ---- several workers ---- */
+
+#define NQ 4
+#define PER_QUEUE 40
+
+static int worker(void *arg)
+{
+	struct nnp_fw *fw = arg;
+	int i;
+
+	for (i = 0; i < 2000; i++)
+		nnp_fw_run_queues(fw);
+	return 0;
+}
+
+static void test_queues_run_in_parallel_workers(void **state)
+{
+	struct fw_harness *h = *state;
+	uint32_t src = dev_key(h, CTX, 0, 64 * 1024, NNP_KEY_READ);
+	uint32_t dst[NQ];
+	struct nnp_hw_counters c;
+	thrd_t t[2];
+	uint32_t q, i;
+
+	fill_pattern(h->dev_mem, 64 * 1024, 9);
+	for (q = 0; q < NQ; q++) {
+		if (q)
+			queue_create(h, CTX, q);
+		dst[q] = host_key(h, CTX, BUF + q * 0x10000, 0x10000,
+				  NNP_KEY_WRITE, NULL);
+	}
+	/* Each queue copies 1 KiB pieces into its own host buffer, in order. */
+	for (i = 0; i < PER_QUEUE; i++) {
+		for (q = 0; q < NQ; q++) {
+			struct nnp_hw_queue_cmd cp = {
+				.opcode = NNP_CMD_COPY, .cid = (uint16_t)i,
+				.src_key = src, .src_off = (i % 64) * 1024,
+				.dst_key = dst[q], .dst_off = (i % 64) * 1024,
+				.len = 1024,
+			};
+
+			if ((q_tail[q] + 1) % QDEPTH ==
+			    nnp_fw_reg_read(h->fw, NNP_DOORBELL(q) + NNP_DB_CQ_HEAD))
+				continue;
+			post(h, q, cp);
+		}
+		if (i % 8 == 7) {
+			assert_int_equal(thrd_create(&t[0], worker, h->fw), thrd_success);
+			assert_int_equal(thrd_create(&t[1], worker, h->fw), thrd_success);
+			thrd_join(t[0], NULL);
+			thrd_join(t[1], NULL);
+			for (q = 0; q < NQ; q++)
+				nnp_fw_reg_write(h->fw, NNP_DOORBELL(q) + NNP_DB_CQ_HEAD,
+						 q_tail[q]);
+		}
+	}
+	for (q = 0; q < NQ; q++) {
+		assert_memory_equal(fw_harness_host_ptr(h, BUF + q * 0x10000),
+				    h->dev_mem, PER_QUEUE * 1024);
+		assert_int_equal(db_read(h, q, NNP_DB_STATUS), NNP_QUEUE_STATUS_ENABLED);
+	}
+	c = counters(h);
+	assert_int_equal(c.cmds_completed, NQ * PER_QUEUE);
+	assert_int_equal(c.host_dma_bytes, NQ * PER_QUEUE * 1024);
+}
+
+#define QTEST(fn) cmocka_unit_test_setup_teardown(fn, setup_queue, fw_harness_teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		QTEST(test_contexts),
+		QTEST(test_key_register_checks),
+		QTEST(test_queue_create_checks),
+		QTEST(test_copy_every_direction_byte_exact),
+		QTEST(test_host_pages_follow_the_list),
+		QTEST(test_overlapping_device_copy_is_memmove),
+		QTEST(test_fill_nop_barrier_timestamp),
+		QTEST(test_violations_fail_and_stop_the_queue),
+		QTEST(test_doorbell_misuse),
+		QTEST(test_unreachable_ring_stops_queue),
+		QTEST(test_destroy_and_reset_drop_everything),
+		QTEST(test_queues_run_in_parallel_workers),
+	};
+
+	return cmocka_run_group_tests_name("fw_queue", tests, NULL, NULL);
+}
