@@ -33,7 +33,7 @@ INITRAMFS := $(BUILD)/initramfs.cpio.gz
 FW_SRCS := $(wildcard firmware-sim/src/*.c)
 FW_HDRS := $(wildcard firmware-sim/include/*.h firmware-sim/src/*.h) hw/nnp_hw.h
 LIBNNP_SRCS := $(wildcard libnnp/src/*.c)
-LIBNNP_HDRS := $(wildcard libnnp/include/nnp/*.h libnnp/src/*.h) uapi/drm/nnp_accel.h
+LIBNNP_HDRS := $(wildcard libnnp/include/nnp/*.h libnnp/src/*.h) uapi/drm/nnp_accel.h hw/nnp_hw.h
 NNPTOOL_SRCS := $(wildcard tools/nnptool/*.c)
 DRIVER_SRCS := Kbuild $(wildcard driver/*.c driver/*.h) hw/nnp_hw.h uapi/drm/nnp_accel.h
 HOST_TESTS := $(patsubst tests/host/%.c,$(TESTDIR)/host/%,$(wildcard tests/host/test_*.c))
@@ -105,7 +105,7 @@ checkpatch: $(CHECKPATCH)
 # ---- libnnp and nnptool ----------------------------------------------------
 userspace: $(LIBNNP_SO) $(LIBNNP_A) $(NNPTOOL) $(LIBDIR)/pkgconfig/nnp.pc
 
-LIBNNP_CFLAGS := $(CFLAGS_COMMON) -Ilibnnp/include -Iuapi/drm
+LIBNNP_CFLAGS := $(CFLAGS_COMMON) -Ilibnnp/include -Iuapi/drm -Ihw
 
 $(BUILD)/obj/libnnp/%.o: libnnp/src/%.c $(LIBNNP_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
@@ -160,10 +160,11 @@ $(TESTDIR)/host/test_libnnp_%: tests/host/test_libnnp_%.c $(LIBNNP_A) $(LIBNNP_H
 	$(CC) $(CFLAGS_COMMON) -Ilibnnp/include -Ilibnnp/src -o $@ $< $(LIBNNP_A) $(DRM_LIBS) -lcmocka
 
 # Guest tests use the kernel's kselftest harness: GNU C (statement
-# expressions), and its macros compare mixed signedness and leave a fixture
-# parameter unused, which -Wextra would reject in every test.
-GUEST_CFLAGS := $(subst -std=c11,-std=gnu11,$(CFLAGS_COMMON)) \
-	-Wno-sign-compare -Wno-unused-parameter \
+# expressions), and its macros compare mixed signedness, leave a fixture
+# parameter unused and keep a local across its setjmp, which -Wextra would
+# reject in every test.
+GUEST_CFLAGS := $(subst -std=c11,-std=gnu11,$(CFLAGS_COMMON)) -Ihw \
+	-Wno-sign-compare -Wno-unused-parameter -Wno-clobbered \
 	-I$(LINUX_SRC)/tools/testing/selftests -Ilibnnp/include -Iuapi/drm $(DRM_CFLAGS)
 
 $(TESTDIR)/guest/%_test: tests/guest/%_test.c tests/guest/guest_env.h $(KSFT_HARNESS) $(LIBNNP_SO) $(LIBNNP_HDRS)

@@ -23,7 +23,11 @@ void nnp_admin_irq(struct nnp_device *ndev)
 	wake_up(&ndev->aq.wq);
 }
 
-/* Disable the queue and wait until the firmware no longer touches it. */
+/*
+ * Stop the device touching host memory: disable the admin queue, reset the
+ * firmware (which stops every user queue) and wait until no command is
+ * executing, so that rings and pages can be freed.
+ */
 static void nnp_admin_quiesce(void *data)
 {
 	struct nnp_device *ndev = data;
@@ -31,11 +35,12 @@ static void nnp_admin_quiesce(void *data)
 
 	nnp_wr(ndev, NNP_REG_INT_ENABLE, 0);
 	nnp_wr(ndev, NNP_REG_AQ_CTRL, 0);
+	nnp_wr(ndev, NNP_REG_DEV_CTRL, NNP_DEV_CTRL_RESET);
 	if (readl_poll_timeout(ndev->regs + NNP_REG_AQ_STATUS, status,
 			       !(status & NNP_AQ_STATUS_BUSY), 100,
 			       nnp_fw_timeout_ms * USEC_PER_MSEC))
 		drm_warn_once(&ndev->drm,
-			      "admin queue still busy after disable\n");
+			      "device still busy after reset\n");
 }
 
 int nnp_admin_init(struct nnp_device *ndev)
@@ -92,7 +97,12 @@ static int nnp_admin_status_to_errno(u16 status)
 	case NNP_STATUS_INVALID_FIELD:
 		return -EINVAL;
 	case NNP_STATUS_BUFFER_TOO_SMALL:
+	case NNP_STATUS_NO_RESOURCES:
 		return -ENOSPC;
+	case NNP_STATUS_BUSY:
+		return -EBUSY;
+	case NNP_STATUS_NOT_FOUND:
+		return -ENOENT;
 	default:
 		return -EIO;
 	}
@@ -104,8 +114,9 @@ static int nnp_admin_status_to_errno(u16 status)
  * -ETIMEDOUT if the firmware does not answer in time, or -EIO once the
  * queue is broken.
  */
-int nnp_admin_submit(struct nnp_device *ndev, struct nnp_hw_admin_cmd *cmd,
-		     struct nnp_hw_cqe *cqe)
+static int nnp_admin_submit(struct nnp_device *ndev,
+			    struct nnp_hw_admin_cmd *cmd,
+			    struct nnp_hw_cqe *cqe)
 {
 	struct nnp_admin_queue *aq = &ndev->aq;
 	long left;
@@ -150,5 +161,44 @@ int nnp_admin_submit(struct nnp_device *ndev, struct nnp_hw_admin_cmd *cmd,
 	ret = nnp_admin_status_to_errno(cqe->status);
 out:
 	mutex_unlock(&aq->lock);
+	return ret;
+}
+
+int nnp_admin_run(struct nnp_device *ndev, u8 opcode, const void *args,
+		  size_t args_len, dma_addr_t addr, u32 len, u32 *result)
+{
+	struct nnp_hw_admin_cmd cmd = {
+		.opcode = opcode,
+		.addr = addr,
+		.len = len,
+	};
+	struct nnp_hw_cqe cqe = {};
+	int ret;
+
+	if (WARN_ON(args_len > sizeof(cmd.args)))
+		return -EINVAL;
+	memcpy(cmd.args, args, args_len);
+	ret = nnp_admin_submit(ndev, &cmd, &cqe);
+	if (result)
+		*result = cqe.result;
+	return ret;
+}
+
+/* Run admin @opcode that writes @len bytes of data; copy them to @out. */
+int nnp_admin_read(struct nnp_device *ndev, u8 opcode, void *out, u32 len,
+		   u32 *result)
+{
+	struct device *dev = &ndev->pdev->dev;
+	dma_addr_t dma;
+	void *buf;
+	int ret;
+
+	buf = dma_alloc_coherent(dev, len, &dma, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	ret = nnp_admin_run(ndev, opcode, NULL, 0, dma, len, result);
+	if (!ret)
+		memcpy(out, buf, len);
+	dma_free_coherent(dev, len, buf, dma);
 	return ret;
 }

@@ -29,8 +29,14 @@ struct nnp_admin_queue {
 };
 
 int nnp_admin_init(struct nnp_device *ndev);
-int nnp_admin_submit(struct nnp_device *ndev, struct nnp_hw_admin_cmd *cmd,
-		     struct nnp_hw_cqe *cqe);
+/*
+ * Run admin @opcode with argument words @args (@args_len bytes, the rest
+ * zero) and data buffer @addr/@len; *@result (if set) gets the result.
+ */
+int nnp_admin_run(struct nnp_device *ndev, u8 opcode, const void *args,
+		  size_t args_len, dma_addr_t addr, u32 len, u32 *result);
+int nnp_admin_read(struct nnp_device *ndev, u8 opcode, void *out, u32 len,
+		   u32 *result);
 void nnp_admin_irq(struct nnp_device *ndev);
 
 #endif /* __NNP_ADMIN_H__ */

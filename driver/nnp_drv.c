@@ -10,8 +10,10 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_ioctl.h>
+#include <drm/drm_managed.h>
 #include <linux/interrupt.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 
 #include "nnp_drv.h"
 #include "nnp_accel.h"
@@ -21,18 +23,102 @@ module_param_named(fw_timeout_ms, nnp_fw_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(fw_timeout_ms,
 		 "Milliseconds to wait for firmware boot and admin commands");
 
+/*
+ * Every ioctl runs inside drm_dev_enter(), so unbinding waits for those in
+ * flight and later ones fail with -ENODEV.
+ */
+#define NNP_GUARDED_IOCTL(name)						\
+static int nnp_guarded_##name(struct drm_device *drm, void *data,	\
+			      struct drm_file *file)			\
+{									\
+	int idx, ret;							\
+									\
+	if (!drm_dev_enter(drm, &idx))					\
+		return -ENODEV;						\
+	ret = nnp_ioctl_##name(drm, data, file);			\
+	drm_dev_exit(idx);						\
+	return ret;							\
+}
+
+NNP_GUARDED_IOCTL(query)
+NNP_GUARDED_IOCTL(bo_create)
+NNP_GUARDED_IOCTL(bo_userptr)
+NNP_GUARDED_IOCTL(queue_create)
+NNP_GUARDED_IOCTL(queue_destroy)
+NNP_GUARDED_IOCTL(queue_reset)
+NNP_GUARDED_IOCTL(queue_wait)
+
 static const struct drm_ioctl_desc nnp_ioctls[] = {
-	DRM_IOCTL_DEF_DRV(NNP_QUERY, nnp_ioctl_query, 0),
+	DRM_IOCTL_DEF_DRV(NNP_QUERY, nnp_guarded_query, 0),
+	DRM_IOCTL_DEF_DRV(NNP_BO_CREATE, nnp_guarded_bo_create, 0),
+	DRM_IOCTL_DEF_DRV(NNP_BO_USERPTR, nnp_guarded_bo_userptr, 0),
+	DRM_IOCTL_DEF_DRV(NNP_QUEUE_CREATE, nnp_guarded_queue_create, 0),
+	DRM_IOCTL_DEF_DRV(NNP_QUEUE_DESTROY, nnp_guarded_queue_destroy, 0),
+	DRM_IOCTL_DEF_DRV(NNP_QUEUE_RESET, nnp_guarded_queue_reset, 0),
+	DRM_IOCTL_DEF_DRV(NNP_QUEUE_WAIT, nnp_guarded_queue_wait, 0),
 };
+
+/* One device context per open file. */
+static int nnp_open(struct drm_device *drm, struct drm_file *file)
+{
+	struct nnp_device *ndev = to_nnp(drm);
+	struct nnp_file *nf;
+	u32 ctx;
+	int ret, idx;
+
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+	nf = kzalloc(sizeof(*nf), GFP_KERNEL);
+	ret = nf ? ida_alloc_range(&ndev->ctx_ida, 1, NNP_HW_MAX_CONTEXTS - 1,
+				   GFP_KERNEL) : -ENOMEM;
+	if (ret < 0)
+		goto err;
+	ctx = ret;
+	ret = nnp_admin_run(ndev, NNP_ADMIN_CTX_CREATE, &ctx, sizeof(ctx), 0, 0,
+			    NULL);
+	if (ret) {
+		ida_free(&ndev->ctx_ida, ctx);
+		goto err;
+	}
+	nf->ndev = ndev;
+	nf->ctx = ctx;
+	file->driver_priv = nf;
+	drm_dev_exit(idx);
+	return 0;
+err:
+	kfree(nf);
+	drm_dev_exit(idx);
+	return ret == -ENOSPC ? -EMFILE : ret;
+}
+
+/*
+ * The file's memory objects are gone by now (their keys unregistered) or
+ * held only by mappings; its queues go next, then the context, which the
+ * firmware drops only after the context's commands in flight finish.
+ */
+static void nnp_postclose(struct drm_device *drm, struct drm_file *file)
+{
+	struct nnp_device *ndev = to_nnp(drm);
+	struct nnp_file *nf = file->driver_priv;
+	int idx;
+
+	nnp_queues_release(nf);
+	if (drm_dev_enter(drm, &idx)) {
+		nnp_admin_run(ndev, NNP_ADMIN_CTX_DESTROY, &nf->ctx,
+			      sizeof(nf->ctx), 0, 0, NULL);
+		drm_dev_exit(idx);
+	}
+	ida_free(&ndev->ctx_ida, nf->ctx);
+	kfree(nf);
+}
 
 DEFINE_DRM_ACCEL_FOPS(nnp_fops);
 
-/*
- * DRIVER_GEM gives every file a GEM handle table and makes mmap() on the
- * node fail cleanly (-EINVAL) rather than reach an uninitialised manager.
- */
+/* Memory objects are GEM objects; mmap() goes through their fake offsets. */
 static const struct drm_driver nnp_drm_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_COMPUTE_ACCEL,
+	.open = nnp_open,
+	.postclose = nnp_postclose,
 	.ioctls = nnp_ioctls,
 	.num_ioctls = ARRAY_SIZE(nnp_ioctls),
 	.fops = &nnp_fops,
@@ -79,9 +165,12 @@ static int nnp_pci_init(struct nnp_device *ndev)
 		return -ENODEV;
 	}
 
-	ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSIX);
+	/* Vector 0 for the admin queue, one per user queue after it. */
+	ret = pci_alloc_irq_vectors(pdev, 1, NNP_VECTOR_QUEUE(NNP_HW_MAX_QUEUES),
+				    PCI_IRQ_MSIX);
 	if (ret < 0)
 		return ret;
+	ndev->num_queues = ret - 1;
 	return devm_request_irq(&pdev->dev, pci_irq_vector(pdev, 0), nnp_irq, 0,
 				DRM_NNP_DRIVER_NAME, ndev);
 }
@@ -99,6 +188,13 @@ static int nnp_check_mem_bar(struct nnp_device *ndev)
 	return 0;
 }
 
+static void nnp_ctx_ida_fini(struct drm_device *drm, void *data)
+{
+	struct nnp_device *ndev = data;
+
+	ida_destroy(&ndev->ctx_ida);
+}
+
 static int nnp_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct nnp_device *ndev;
@@ -110,6 +206,14 @@ static int nnp_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return PTR_ERR(ndev);
 	ndev->pdev = pdev;
 	pci_set_drvdata(pdev, ndev);
+	ida_init(&ndev->ctx_ida);
+	/* Files may outlive the binding: the ids go with the last of them. */
+	ret = drmm_add_action_or_reset(&ndev->drm, nnp_ctx_ida_fini, ndev);
+	if (ret)
+		return ret;
+	ret = drmm_mutex_init(&ndev->drm, &ndev->queue_lock);
+	if (ret)
+		return ret;
 
 	ret = nnp_pci_init(ndev);
 	if (ret)
@@ -126,14 +230,17 @@ static int nnp_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = nnp_check_mem_bar(ndev);
 	if (ret)
 		return ret;
+	ret = nnp_mem_init(ndev);
+	if (ret)
+		return ret;
 
 	ret = drm_dev_register(&ndev->drm, 0);
 	if (ret)
 		return ret;
 
-	drm_info(&ndev->drm, "chip %u, %llu MiB, %u ICL ports, firmware %s\n",
+	drm_info(&ndev->drm, "chip %u, %llu MiB, %u ICL ports, %u queues, firmware %s\n",
 		 ndev->id.chip_id, ndev->id.mem_size >> 20, ndev->id.num_ports,
-		 ndev->id.fw_build);
+		 ndev->num_queues, ndev->id.fw_build);
 	return 0;
 }
 
@@ -141,8 +248,12 @@ static void nnp_remove(struct pci_dev *pdev)
 {
 	struct nnp_device *ndev = pci_get_drvdata(pdev);
 
+	/* Sleepers in QUEUE_WAIT leave, so that unplugging need not wait. */
+	WRITE_ONCE(ndev->unplugging, true);
+	nnp_queues_wake_all(ndev);
 	/* Waits for ioctls in flight; later ones get -ENODEV. */
 	drm_dev_unplug(&ndev->drm);
+	nnp_queues_detach_irqs(ndev);
 }
 
 static const struct pci_device_id nnp_pci_ids[] = {

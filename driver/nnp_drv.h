@@ -7,7 +7,10 @@
 #define __NNP_DRV_H__
 
 #include <drm/drm_device.h>
+#include <drm/drm_mm.h>
 #include <drm/drm_print.h>
+#include <linux/idr.h>
+#include <linux/interrupt.h>
 #include <linux/io.h>
 #include <linux/pci.h>
 
@@ -16,15 +19,41 @@
 
 #define NNP_DRIVER_DESC "NNP-T-class training accelerator"
 
+struct nnp_queue;
+
 struct nnp_device {
 	struct drm_device drm;
 	struct pci_dev *pdev;
 	void __iomem *regs;
+	/* Device memory through BAR2, write-combined: for scrubbing. */
+	void __iomem *mem;
 
 	/* From IDENTIFY at probe; fixed for the life of the binding. */
 	struct nnp_hw_identify id;
 
 	struct nnp_admin_queue aq;
+
+	/* Device memory range allocator. */
+	struct mutex mm_lock;
+	struct drm_mm mm;
+	u64 mem_used;
+	atomic64_t mem_objects;
+
+	/* Context ids of open files. */
+	struct ida ctx_ida;
+
+	/* User queues by id; queue ids are bounded by MSI-X vectors. */
+	struct mutex queue_lock;
+	struct nnp_queue *queues[NNP_HW_MAX_QUEUES];
+	unsigned int num_queues;
+	/* Set by remove() before unplugging: sleeping waiters leave. */
+	bool unplugging;
+};
+
+/* Per open file: one device context. */
+struct nnp_file {
+	struct nnp_device *ndev;
+	u32 ctx;
 };
 
 static inline struct nnp_device *to_nnp(struct drm_device *drm)
@@ -48,6 +77,24 @@ extern unsigned int nnp_fw_timeout_ms;
 /* nnp_fw.c */
 int nnp_fw_boot(struct nnp_device *ndev);
 int nnp_fw_identify(struct nnp_device *ndev);
+
+/* nnp_gem.c */
+int nnp_mem_init(struct nnp_device *ndev);
+int nnp_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *file);
+int nnp_ioctl_bo_userptr(struct drm_device *drm, void *data, struct drm_file *file);
+
+/* nnp_queue.c */
+int nnp_ioctl_queue_create(struct drm_device *drm, void *data,
+			   struct drm_file *file);
+int nnp_ioctl_queue_destroy(struct drm_device *drm, void *data,
+			    struct drm_file *file);
+int nnp_ioctl_queue_reset(struct drm_device *drm, void *data,
+			  struct drm_file *file);
+int nnp_ioctl_queue_wait(struct drm_device *drm, void *data,
+			 struct drm_file *file);
+void nnp_queues_release(struct nnp_file *nf);
+void nnp_queues_wake_all(struct nnp_device *ndev);
+void nnp_queues_detach_irqs(struct nnp_device *ndev);
 
 /* nnp_query.c */
 int nnp_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file);

@@ -4,7 +4,6 @@
  * firmware to report ready, check the versions we understand, and read the
  * device's identity over the admin queue.
  */
-#include <linux/dma-mapping.h>
 #include <linux/iopoll.h>
 
 #include "nnp_drv.h"
@@ -75,35 +74,20 @@ int nnp_fw_boot(struct nnp_device *ndev)
 
 int nnp_fw_identify(struct nnp_device *ndev)
 {
-	struct device *dev = &ndev->pdev->dev;
-	struct nnp_hw_admin_cmd cmd = {
-		.opcode = NNP_ADMIN_IDENTIFY,
-		.len = NNP_HW_IDENTIFY_SIZE,
-	};
-	struct nnp_hw_cqe cqe = {};
-	struct nnp_hw_identify *id;
-	dma_addr_t id_dma;
+	struct nnp_hw_identify *id = &ndev->id;
+	u32 result = 0;
 	int ret;
 
-	id = dma_alloc_coherent(dev, sizeof(*id), &id_dma, GFP_KERNEL);
-	if (!id)
-		return -ENOMEM;
-	cmd.addr = id_dma;
-	ret = nnp_admin_submit(ndev, &cmd, &cqe);
+	ret = nnp_admin_read(ndev, NNP_ADMIN_IDENTIFY, id, sizeof(*id), &result);
 	if (ret) {
-		drm_err(&ndev->drm, "IDENTIFY failed: %d (status %u)\n", ret,
-			cqe.status);
-		goto out;
+		drm_err(&ndev->drm, "IDENTIFY failed: %d\n", ret);
+		return ret;
 	}
-	if (cqe.result != sizeof(*id) || id->magic != NNP_HW_ID_MAGIC) {
+	if (result != sizeof(*id) || id->magic != NNP_HW_ID_MAGIC) {
 		drm_err(&ndev->drm, "IDENTIFY returned bad data\n");
-		ret = -EIO;
-		goto out;
+		return -EIO;
 	}
-	ndev->id = *id;
-	ndev->id.serial[sizeof(id->serial) - 1] = '\0';
-	ndev->id.fw_build[sizeof(id->fw_build) - 1] = '\0';
-out:
-	dma_free_coherent(dev, sizeof(*id), id, id_dma);
-	return ret;
+	id->serial[sizeof(id->serial) - 1] = '\0';
+	id->fw_build[sizeof(id->fw_build) - 1] = '\0';
+	return 0;
 }

@@ -8,6 +8,7 @@
 #include "nnp_accel.h"
 
 static_assert(sizeof(struct drm_nnp_device_info) == DRM_NNP_DEVICE_INFO_SIZE_V1);
+static_assert(sizeof(struct drm_nnp_counters) == DRM_NNP_COUNTERS_SIZE_V1);
 
 /*
  * Copy @len bytes of @blk to the caller, truncated to q->size; q->size == 0
@@ -38,6 +39,8 @@ static u64 nnp_uapi_caps(u32 hw_caps)
 
 	if (hw_caps & NNP_CAP_ADMIN_QUEUE)
 		caps |= DRM_NNP_CAP_ADMIN_QUEUE;
+	if (hw_caps & NNP_CAP_USER_QUEUES)
+		caps |= DRM_NNP_CAP_USER_QUEUES;
 	return caps;
 }
 
@@ -54,17 +57,34 @@ static int nnp_query_device_info(struct nnp_device *ndev,
 		.caps = nnp_uapi_caps(id->caps),
 		.num_queues = id->num_queues,
 	};
-	int idx;
-
-	if (!drm_dev_enter(&ndev->drm, &idx))
-		return -ENODEV;
 	info.fw_heartbeat = nnp_rd(ndev, NNP_REG_FW_HEARTBEAT);
-	drm_dev_exit(idx);
 
 	strscpy(info.serial, id->serial, sizeof(info.serial));
 	strscpy(info.fw_build, id->fw_build, sizeof(info.fw_build));
 	return nnp_query_copy(q, &info, sizeof(info),
 			      DRM_NNP_DEVICE_INFO_SIZE_V1);
+}
+
+static int nnp_query_counters(struct nnp_device *ndev, struct drm_nnp_query *q)
+{
+	struct nnp_hw_counters hw;
+	struct drm_nnp_counters c;
+	int ret;
+
+	ret = nnp_admin_read(ndev, NNP_ADMIN_GET_COUNTERS, &hw, sizeof(hw), NULL);
+	if (ret)
+		return ret;
+	c = (struct drm_nnp_counters){
+		.host_dma_bytes = hw.host_dma_bytes,
+		.local_bytes = hw.local_bytes,
+		.cmds_completed = hw.cmds_completed,
+		.cmds_failed = hw.cmds_failed,
+		.mem_objects = atomic64_read(&ndev->mem_objects),
+	};
+	mutex_lock(&ndev->mm_lock);
+	c.mem_used = ndev->mem_used;
+	mutex_unlock(&ndev->mm_lock);
+	return nnp_query_copy(q, &c, sizeof(c), DRM_NNP_COUNTERS_SIZE_V1);
 }
 
 int nnp_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file)
@@ -77,6 +97,8 @@ int nnp_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file)
 	switch (q->query) {
 	case DRM_NNP_QUERY_DEVICE_INFO:
 		return nnp_query_device_info(to_nnp(drm), q);
+	case DRM_NNP_QUERY_COUNTERS:
+		return nnp_query_counters(to_nnp(drm), q);
 	default:
 		return -EOPNOTSUPP;
 	}

@@ -31,7 +31,8 @@ done
 run_suite host-uapi-padding bash "$root/tests/host/check-uapi-padding.sh"
 run_suite host-checkpatch bash "$root/tests/host/checkpatch.sh"
 run_suite host-install bash "$root/tests/host/check-install.sh"
-run_suite guest "$root/tools/nnp-vm" --chips 2 -- run-guest-tests.sh
+run_suite guest "$root/tools/nnp-vm" --chips 2 --mem-size 512M --guest-mem 2048 \
+	-- run-guest-tests.sh
 for t in "$root"/tests/vm/*.sh; do
 	run_suite "vm-$(basename "$t" .sh)" bash "$t"
 done

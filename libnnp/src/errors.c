@@ -25,6 +25,16 @@ const char *nnp_strerror(nnp_result_t result)
 		return "nnp device was removed or reset";
 	case NNP_ERROR_IO:
 		return "system error talking to the nnp device";
+	case NNP_ERROR_OUT_OF_DEVICE_MEMORY:
+		return "out of device memory";
+	case NNP_ERROR_TIMEOUT:
+		return "timed out waiting for the device";
+	case NNP_ERROR_NOT_READY:
+		return "work still in progress";
+	case NNP_ERROR_COMMAND_FAILED:
+		return "the device refused a queued command; the stream is stopped";
+	case NNP_ERROR_BUSY:
+		return "every queue of the device is in use";
 	}
 	return "unknown nnp result code";
 }
@@ -51,6 +61,10 @@ nnp_result_t nnp_result_from_errno(int err)
 	case EOPNOTSUPP:
 	case ENOTTY:
 		return NNP_ERROR_NOT_SUPPORTED;
+	case ETIMEDOUT:
+		return NNP_ERROR_TIMEOUT;
+	case EBUSY:
+		return NNP_ERROR_BUSY;
 	default:
 		return NNP_ERROR_IO;
 	}

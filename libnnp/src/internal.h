@@ -13,7 +13,20 @@ struct nnp_device {
 	char path[64];
 };
 
+struct nnp_mem {
+	nnp_device_t *dev;
+	enum nnp_mem_kind kind;
+	size_t size;
+	uint32_t handle;
+	uint32_t key;
+	uint64_t mmap_offset;
+	void *map;		/* CPU mapping, once made */
+	size_t map_len;
+};
+
 nnp_result_t nnp_result_from_errno(int err);
+/* The text of a device status code (NNP_STATUS_*). */
+const char *nnp_status_text(uint16_t status);
 
 /* Paths of the nnp device nodes, in node order; returns their number. */
 nnp_result_t nnp_enumerate(char (*paths)[64], int max, int *count);

@@ -40,7 +40,7 @@ TEST(open_each_device_in_node_order)
 		EXPECT_GT(minor, last_minor);
 		last_minor = minor;
 		EXPECT_EQ(GUEST_MEM_SIZE, in.mem_size);
-		EXPECT_EQ(NNP_CAP_ADMIN_QUEUE, in.caps);
+		EXPECT_EQ(NNP_DEVICE_CAP_ADMIN_QUEUE | NNP_DEVICE_CAP_USER_QUEUES, in.caps);
 		EXPECT_STREQ(GUEST_FW_BUILD, in.fw_build);
 		EXPECT_EQ(1u, NNP_VERSION_MAJOR(in.fw_version));
 		nnp_device_close(dev);
@@ -84,7 +84,7 @@ TEST(every_result_has_its_own_text)
 {
 	nnp_result_t r, s;
 
-	for (r = NNP_SUCCESS; r <= NNP_ERROR_IO; r++) {
+	for (r = NNP_SUCCESS; r <= NNP_ERROR_BUSY; r++) {
 		ASSERT_NE(NULL, nnp_strerror(r));
 		EXPECT_GT(strlen(nnp_strerror(r)), 4);
 		for (s = NNP_SUCCESS; s < r; s++)

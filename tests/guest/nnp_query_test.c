@@ -109,7 +109,7 @@ TEST(every_device_reports_its_identity)
 		EXPECT_EQ(0x00010000u, in.fw_version);
 		EXPECT_EQ(GUEST_ICL_PORTS, in.num_icl_ports);
 		EXPECT_EQ(GUEST_NUM_QUEUES, in.num_queues);
-		EXPECT_EQ(DRM_NNP_CAP_ADMIN_QUEUE, in.caps);
+		EXPECT_EQ(DRM_NNP_CAP_ADMIN_QUEUE | DRM_NNP_CAP_USER_QUEUES, in.caps);
 		snprintf(serial, sizeof(serial), "NNPSIM-%08x", in.chip_id);
 		EXPECT_STREQ(serial, in.serial);
 		EXPECT_STREQ(GUEST_FW_BUILD, in.fw_build);
@@ -222,7 +222,7 @@ TEST_F(dev, nonzero_reserved_is_einval)
 
 TEST_F(dev, unknown_query_is_eopnotsupp)
 {
-	uint32_t which[] = { 0, 2, 0xffffffffu };
+	uint32_t which[] = { 0, DRM_NNP_QUERY_COUNTERS + 1, 0xffffffffu };
 	unsigned int i;
 
 	for (i = 0; i < sizeof(which) / sizeof(which[0]); i++) {

@@ -8,10 +8,10 @@ static const struct {
 	uint64_t bit;
 	const char *name;
 } caps[] = {
-	{ NNP_CAP_ADMIN_QUEUE, "admin-queue" },
-	{ NNP_CAP_USER_QUEUES, "user-queues" },
-	{ NNP_CAP_ICL, "icl" },
-	{ NNP_CAP_COLLECTIVES, "collectives" },
+	{ NNP_DEVICE_CAP_ADMIN_QUEUE, "admin-queue" },
+	{ NNP_DEVICE_CAP_USER_QUEUES, "user-queues" },
+	{ NNP_DEVICE_CAP_ICL, "icl" },
+	{ NNP_DEVICE_CAP_COLLECTIVES, "collectives" },
 };
 
 #define NCAPS (sizeof(caps) / sizeof(caps[0]))

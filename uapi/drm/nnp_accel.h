@@ -21,15 +21,35 @@ extern "C" {
 #define DRM_NNP_DRIVER_MINOR		0
 
 #define DRM_NNP_QUERY			0x00
+#define DRM_NNP_BO_CREATE		0x01
+#define DRM_NNP_BO_USERPTR		0x02
+#define DRM_NNP_QUEUE_CREATE		0x03
+#define DRM_NNP_QUEUE_DESTROY		0x04
+#define DRM_NNP_QUEUE_RESET		0x05
+#define DRM_NNP_QUEUE_WAIT		0x06
 
 #define DRM_IOCTL_NNP_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NNP_QUERY, struct drm_nnp_query)
+#define DRM_IOCTL_NNP_BO_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NNP_BO_CREATE, struct drm_nnp_bo_create)
+#define DRM_IOCTL_NNP_BO_USERPTR \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NNP_BO_USERPTR, struct drm_nnp_bo_userptr)
+#define DRM_IOCTL_NNP_QUEUE_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NNP_QUEUE_CREATE, struct drm_nnp_queue_create)
+#define DRM_IOCTL_NNP_QUEUE_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_NNP_QUEUE_DESTROY, struct drm_nnp_queue_op)
+#define DRM_IOCTL_NNP_QUEUE_RESET \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_NNP_QUEUE_RESET, struct drm_nnp_queue_op)
+#define DRM_IOCTL_NNP_QUEUE_WAIT \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_NNP_QUEUE_WAIT, struct drm_nnp_queue_wait)
 
 /*
  * DRM_NNP_QUERY_DEVICE_INFO - identity and basics of the device,
  * as struct drm_nnp_device_info.
  */
 #define DRM_NNP_QUERY_DEVICE_INFO	1
+/* DRM_NNP_QUERY_COUNTERS - device counters, as struct drm_nnp_counters. */
+#define DRM_NNP_QUERY_COUNTERS		2
 
 /**
  * struct drm_nnp_query - read one block of information about the device
@@ -100,6 +120,163 @@ struct drm_nnp_device_info {
 };
 
 #define DRM_NNP_DEVICE_INFO_SIZE_V1	88
+
+/**
+ * struct drm_nnp_counters - answer to DRM_NNP_QUERY_COUNTERS
+ *
+ * Totals since the device was last reset (driver bind), all processes.
+ */
+struct drm_nnp_counters {
+	/** @host_dma_bytes: bytes user queues read from or wrote to host memory. */
+	__u64 host_dma_bytes;
+	/** @local_bytes: bytes user queues copied or filled within device memory. */
+	__u64 local_bytes;
+	/** @cmds_completed: user queue commands that succeeded. */
+	__u64 cmds_completed;
+	/** @cmds_failed: user queue commands that failed. */
+	__u64 cmds_failed;
+	/** @mem_used: bytes of device memory held by memory objects now. */
+	__u64 mem_used;
+	/** @mem_objects: memory objects of all kinds alive now. */
+	__u64 mem_objects;
+};
+
+#define DRM_NNP_COUNTERS_SIZE_V1	48
+
+/* Memory object placement, struct drm_nnp_bo_create.flags */
+#define DRM_NNP_BO_DEVICE		(1u << 0)	/* device memory (BAR2) */
+#define DRM_NNP_BO_HOST			(1u << 1)	/* host pages the kernel allocates */
+/* The device may only read the object (BO_CREATE and BO_USERPTR). */
+#define DRM_NNP_BO_READ_ONLY		(1u << 2)
+
+/**
+ * struct drm_nnp_bo_create - allocate a memory object
+ *
+ * Device memory comes from the device's BAR and is scrubbed when freed;
+ * host memory is zeroed pages. Either is mapped with mmap() at @mmap_offset
+ * (device memory write-combined) by this file only, and named in queue
+ * commands by @key, which only this file's queues may use. Closing the
+ * handle (DRM_IOCTL_GEM_CLOSE) or the file frees it once unmapped.
+ *
+ * Errors: %EINVAL for flags other than exactly one of DEVICE and HOST
+ * (plus READ_ONLY), nonzero @reserved, or @size 0; %E2BIG for @size past
+ * the device memory (DEVICE) or 4 GiB (HOST); %ENOSPC when the device memory
+ * has no free range that large; %ENOMEM when the host has no memory.
+ */
+struct drm_nnp_bo_create {
+	/** @size: in: bytes, rounded up to whole pages. */
+	__u64 size;
+	/** @flags: in: DRM_NNP_BO_DEVICE or DRM_NNP_BO_HOST, | READ_ONLY. */
+	__u32 flags;
+	/** @handle: out: GEM handle. */
+	__u32 handle;
+	/** @mmap_offset: out: offset to mmap() the object at. */
+	__u64 mmap_offset;
+	/** @key: out: memory key for this file's queue commands. */
+	__u32 key;
+	/** @reserved: must be zero. */
+	__u32 reserved;
+};
+
+/**
+ * struct drm_nnp_bo_userptr - register existing user memory
+ *
+ * Pins the pages under [@user_ptr, @user_ptr + @size) (any alignment) until
+ * the handle is closed, and makes them a key. The memory stays mapped where
+ * it is; there is no mmap offset.
+ *
+ * Errors: %EINVAL for unknown flags, nonzero @reserved or @size 0;
+ * %E2BIG past 4 GiB; %EFAULT if the range is not mapped (writable, unless
+ * READ_ONLY) in the caller.
+ */
+struct drm_nnp_bo_userptr {
+	/** @user_ptr: in: start of the range. */
+	__u64 user_ptr;
+	/** @size: in: bytes. */
+	__u64 size;
+	/** @flags: in: 0 or DRM_NNP_BO_READ_ONLY. */
+	__u32 flags;
+	/** @handle: out: GEM handle. */
+	__u32 handle;
+	/** @key: out: memory key for this file's queue commands. */
+	__u32 key;
+	/** @reserved: must be zero. */
+	__u32 reserved;
+};
+
+/**
+ * struct drm_nnp_queue_create - create a DMA queue owned by this file
+ *
+ * The submission ring (@depth 64-byte commands) starts at offset 0 of the
+ * ring mapping and the completion ring (@depth 16-byte entries) at
+ * @cq_offset; both are mapped with mmap() at @ring_mmap_offset for
+ * @ring_size bytes. The queue's doorbell page (see docs/hw-interface.md) is
+ * mapped at @doorbell_mmap_offset for 4096 bytes. Only this file can map
+ * either. Commands, completions and the doorbell protocol are those of the
+ * hardware interface.
+ *
+ * Errors: %EINVAL for @depth not a power of two in 2..65536, nonzero
+ * @flags or @reserved; %EBUSY when every hardware queue is taken.
+ */
+struct drm_nnp_queue_create {
+	/** @depth: in: ring entries. */
+	__u32 depth;
+	/** @flags: in: none defined, must be zero. */
+	__u32 flags;
+	/** @qid: out: queue id. */
+	__u32 qid;
+	/** @cq_offset: out: offset of the completion ring in the mapping. */
+	__u32 cq_offset;
+	/** @ring_mmap_offset: out: mmap() offset of the rings. */
+	__u64 ring_mmap_offset;
+	/** @doorbell_mmap_offset: out: mmap() offset of the doorbell page. */
+	__u64 doorbell_mmap_offset;
+	/** @ring_size: out: bytes to map at @ring_mmap_offset. */
+	__u64 ring_size;
+};
+
+/**
+ * struct drm_nnp_queue_op - destroy or reset a queue of this file
+ *
+ * DESTROY waits for the command in flight and frees the queue. RESET
+ * clears the error state of a queue stopped by a failed command, zeroes
+ * the completion ring and starts both rings over at slot 0 with phase 1;
+ * commands still queued are dropped.
+ *
+ * Errors: %ENOENT if @qid is not a queue of this file; %EINVAL for
+ * nonzero @flags.
+ */
+struct drm_nnp_queue_op {
+	/** @qid: in: queue id. */
+	__u32 qid;
+	/** @flags: in: none defined, must be zero. */
+	__u32 flags;
+};
+
+/**
+ * struct drm_nnp_queue_wait - sleep until a completion arrives
+ *
+ * Returns once completion ring slot @cq_index holds phase tag @phase,
+ * sleeping on the queue's interrupt.
+ *
+ * Errors: %ETIMEDOUT when @timeout_ns passes first (0: check once);
+ * %EINTR when a signal arrives; %EIO when the queue stopped on a failed
+ * command before that slot completed; %ENOENT for a @qid not of this
+ * file; %EINVAL for @cq_index past the depth, @phase > 1, negative
+ * @timeout_ns or nonzero @flags.
+ */
+struct drm_nnp_queue_wait {
+	/** @qid: in: queue id. */
+	__u32 qid;
+	/** @flags: in: none defined, must be zero. */
+	__u32 flags;
+	/** @cq_index: in: completion ring slot. */
+	__u32 cq_index;
+	/** @phase: in: phase tag (0 or 1) the slot will carry when done. */
+	__u32 phase;
+	/** @timeout_ns: in: longest wait, relative, in nanoseconds. */
+	__s64 timeout_ns;
+};
 
 #if defined(__cplusplus)
 }

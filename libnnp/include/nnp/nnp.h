@@ -9,6 +9,7 @@
 #ifndef NNP_NNP_H
 #define NNP_NNP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -25,6 +26,11 @@ typedef enum nnp_result {
 	NNP_ERROR_NOT_SUPPORTED,	/* the driver lacks the feature */
 	NNP_ERROR_DEVICE_LOST,		/* the device was removed or reset */
 	NNP_ERROR_IO,			/* any other failure of the system */
+	NNP_ERROR_OUT_OF_DEVICE_MEMORY,	/* no free device memory range that large */
+	NNP_ERROR_TIMEOUT,		/* the wait ended before the work did */
+	NNP_ERROR_NOT_READY,		/* the work is still in progress */
+	NNP_ERROR_COMMAND_FAILED,	/* the device refused a queued command */
+	NNP_ERROR_BUSY,			/* every device queue is in use */
 } nnp_result_t;
 
 /* A static, human-readable description of @result (never NULL). */
@@ -33,10 +39,10 @@ const char *nnp_strerror(nnp_result_t result);
 typedef struct nnp_device nnp_device_t;
 
 /* Device capability bits (struct nnp_device_info.caps) */
-#define NNP_CAP_ADMIN_QUEUE	(1ull << 0)
-#define NNP_CAP_USER_QUEUES	(1ull << 1)
-#define NNP_CAP_ICL		(1ull << 2)
-#define NNP_CAP_COLLECTIVES	(1ull << 3)
+#define NNP_DEVICE_CAP_ADMIN_QUEUE	(1ull << 0)
+#define NNP_DEVICE_CAP_USER_QUEUES	(1ull << 1)
+#define NNP_DEVICE_CAP_ICL		(1ull << 2)
+#define NNP_DEVICE_CAP_COLLECTIVES	(1ull << 3)
 
 struct nnp_device_info {
 	char path[64];		/* device node, e.g. /dev/accel/accel0 */
@@ -45,7 +51,7 @@ struct nnp_device_info {
 	uint32_t fw_version;	/* major << 16 | minor << 8 | patch */
 	uint32_t num_icl_ports;
 	uint64_t mem_size;	/* bytes of device memory */
-	uint64_t caps;		/* NNP_CAP_* */
+	uint64_t caps;		/* NNP_DEVICE_CAP_* */
 	uint32_t num_queues;
 	uint32_t fw_heartbeat;
 	char serial[16];
@@ -68,6 +74,79 @@ nnp_result_t nnp_device_get_info(nnp_device_t *dev,
 
 /* The device's file descriptor, for poll() and for the driver's ioctls. */
 int nnp_device_fd(const nnp_device_t *dev);
+
+/* ---- memory ---------------------------------------------------------- */
+
+typedef struct nnp_mem nnp_mem_t;
+
+enum nnp_mem_kind {
+	NNP_MEM_DEVICE,		/* device memory */
+	NNP_MEM_HOST,		/* host memory the driver allocates */
+	NNP_MEM_USER,		/* the caller's memory, registered */
+};
+
+/* Flags of nnp_mem_alloc() and nnp_mem_register() */
+#define NNP_MEM_READ_ONLY	(1u << 0)	/* the device may only read it */
+
+/* Allocate @size bytes of device or host memory (zeroed, never another
+ * process's leftovers). */
+nnp_result_t nnp_mem_alloc(nnp_device_t *dev, enum nnp_mem_kind kind,
+			   size_t size, unsigned int flags, nnp_mem_t **mem);
+/* Make [@ptr, @ptr + @size) usable by the device; pinned until freed. */
+nnp_result_t nnp_mem_register(nnp_device_t *dev, void *ptr, size_t size,
+			      unsigned int flags, nnp_mem_t **mem);
+/* Free; waits for nothing: free only memory no queued command uses. */
+void nnp_mem_free(nnp_mem_t *mem);
+/* The CPU's view of @mem (device memory: write-combined, slow to read). */
+nnp_result_t nnp_mem_map(nnp_mem_t *mem, void **ptr);
+size_t nnp_mem_size(const nnp_mem_t *mem);
+enum nnp_mem_kind nnp_mem_kind(const nnp_mem_t *mem);
+
+/* ---- streams: one device queue each, submitted to with no syscall ------ */
+
+typedef struct nnp_stream nnp_stream_t;
+
+nnp_result_t nnp_stream_create(nnp_device_t *dev, nnp_stream_t **stream);
+/* Waits for the stream's work, then frees it. */
+void nnp_stream_destroy(nnp_stream_t *stream);
+
+/* Copy @len bytes from @src + @src_off to @dst + @dst_off, in stream order. */
+nnp_result_t nnp_memcpy_async(nnp_stream_t *stream, nnp_mem_t *dst,
+			      size_t dst_off, nnp_mem_t *src, size_t src_off,
+			      size_t len);
+/* Set @len bytes at @dst + @off to @byte, in stream order. */
+nnp_result_t nnp_memset_async(nnp_stream_t *stream, nnp_mem_t *dst,
+			      size_t off, uint8_t byte, size_t len);
+
+/*
+ * Wait for everything submitted so far. NNP_ERROR_COMMAND_FAILED when the
+ * device refused a command: the stream is stopped (nothing after it ran)
+ * until nnp_stream_reset(); nnp_stream_error() says which and why.
+ */
+nnp_result_t nnp_stream_synchronize(nnp_stream_t *stream);
+
+struct nnp_stream_error {
+	uint64_t seq;		/* the failed command's sequence number */
+	uint16_t status;	/* the device's status code (docs/hw-interface.md) */
+	const char *what;	/* the status as text */
+};
+/* The stream's first failure since create or reset: NNP_SUCCESS if none. */
+nnp_result_t nnp_stream_error(const nnp_stream_t *stream,
+			      struct nnp_stream_error *err);
+/* Drop what was queued after a failure and make the stream usable again. */
+nnp_result_t nnp_stream_reset(nnp_stream_t *stream);
+
+/* A point in a stream: done once everything submitted before it is. */
+typedef struct nnp_event {
+	nnp_stream_t *stream;
+	uint64_t seq;
+} nnp_event_t;
+
+nnp_result_t nnp_event_record(nnp_stream_t *stream, nnp_event_t *event);
+/* NNP_SUCCESS if done, NNP_ERROR_NOT_READY if not yet. */
+nnp_result_t nnp_event_query(const nnp_event_t *event);
+/* Wait for @event, sleeping in the driver; @timeout_ns < 0: no limit. */
+nnp_result_t nnp_event_synchronize(const nnp_event_t *event, int64_t timeout_ns);
 
 #define NNP_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
 #define NNP_VERSION_MINOR(v)	(((v) >> 8) & 0xff)

@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * nnp.ko memory objects.
+ *
+ * Every object a process can name in a queue command is registered with
+ * the firmware as a key of the process's context: device memory as a range
+ * of BAR2 (allocated with drm_mm, scrubbed when freed), host memory and
+ * pinned user memory as a list of page DMA addresses that only the kernel
+ * and the firmware see. Freeing an object unregisters its key first; the
+ * firmware answers only after every command using it has finished.
+ */
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_managed.h>
+#include <drm/drm_vma_manager.h>
+#include <linux/dma-mapping.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "nnp_drv.h"
+#include "nnp_bo.h"
+#include "nnp_accel.h"
+
+/* Largest host object: what the firmware's page lists allow. */
+#define NNP_BO_HOST_MAX		(4ull << 30)
+
+int nnp_mem_init(struct nnp_device *ndev)
+{
+	struct pci_dev *pdev = ndev->pdev;
+	int ret;
+
+	ret = drmm_mutex_init(&ndev->drm, &ndev->mm_lock);
+	if (ret)
+		return ret;
+	drm_mm_init(&ndev->mm, 0, ndev->id.mem_size);
+	ndev->mem = devm_ioremap_wc(&pdev->dev,
+				    pci_resource_start(pdev, NNP_BAR_MEM),
+				    ndev->id.mem_size);
+	return ndev->mem ? 0 : -ENOMEM;
+}
+
+static void nnp_bo_unregister(struct nnp_device *ndev, struct nnp_bo *bo)
+{
+	u32 args[2] = { bo->ctx, bo->key };
+
+	/* ENOENT: the context went first and took its keys with it. */
+	nnp_admin_run(ndev, NNP_ADMIN_KEY_UNREGISTER, args, sizeof(args), 0, 0,
+		      NULL);
+}
+
+static void nnp_bo_free_pages(struct nnp_device *ndev, struct nnp_bo *bo)
+{
+	struct device *dev = &ndev->pdev->dev;
+	unsigned int i;
+
+	for (i = 0; i < bo->npages && bo->dma; i++)
+		if (bo->dma[i] && !dma_mapping_error(dev, bo->dma[i]))
+			dma_unmap_page(dev, bo->dma[i], PAGE_SIZE,
+				       DMA_BIDIRECTIONAL);
+	if (bo->kind == NNP_BO_KIND_USERPTR) {
+		unpin_user_pages_dirty_lock(bo->pages, bo->npages, !bo->read_only);
+	} else {
+		for (i = 0; i < bo->npages; i++)
+			if (bo->pages[i])
+				__free_page(bo->pages[i]);
+	}
+	kvfree(bo->dma);
+	kvfree(bo->pages);
+}
+
+static void nnp_bo_free(struct drm_gem_object *obj)
+{
+	struct nnp_device *ndev = to_nnp(obj->dev);
+	struct nnp_bo *bo = to_nnp_bo(obj);
+	int idx;
+
+	if (drm_dev_enter(obj->dev, &idx)) {
+		if (bo->key)
+			nnp_bo_unregister(ndev, bo);
+		/* Nothing of one context may reach the next owner. */
+		if (bo->kind == NNP_BO_KIND_DEVICE &&
+		    drm_mm_node_allocated(&bo->node))
+			memset_io(ndev->mem + bo->node.start, 0, bo->node.size);
+		drm_dev_exit(idx);
+	}
+
+	switch (bo->kind) {
+	case NNP_BO_KIND_DEVICE:
+		if (drm_mm_node_allocated(&bo->node)) {
+			mutex_lock(&ndev->mm_lock);
+			ndev->mem_used -= bo->node.size;
+			drm_mm_remove_node(&bo->node);
+			mutex_unlock(&ndev->mm_lock);
+		}
+		break;
+	case NNP_BO_KIND_HOST:
+	case NNP_BO_KIND_USERPTR:
+		if (bo->pages)
+			nnp_bo_free_pages(ndev, bo);
+		break;
+	case NNP_BO_KIND_RING:
+		if (bo->vaddr)
+			dma_free_coherent(&ndev->pdev->dev, obj->size, bo->vaddr,
+					  bo->ring_dma);
+		break;
+	case NNP_BO_KIND_DOORBELL:
+		break;
+	}
+	atomic64_dec(&ndev->mem_objects);
+	drm_gem_object_release(obj);
+	kfree(bo);
+}
+
+static int nnp_bo_remap(struct nnp_bo *bo, struct vm_area_struct *vma)
+{
+	struct nnp_device *ndev = to_nnp(bo->base.dev);
+	struct pci_dev *pdev = ndev->pdev;
+	unsigned long len = vma->vm_end - vma->vm_start;
+	phys_addr_t phys;
+
+	switch (bo->kind) {
+	case NNP_BO_KIND_DEVICE:
+		phys = pci_resource_start(pdev, NNP_BAR_MEM) + bo->node.start;
+		vm_flags_set(vma, VM_IO | VM_PFNMAP);
+		vma->vm_page_prot = pgprot_writecombine(vm_get_page_prot(vma->vm_flags));
+		return io_remap_pfn_range(vma, vma->vm_start,
+					  (phys >> PAGE_SHIFT) + vma->vm_pgoff,
+					  len, vma->vm_page_prot);
+	case NNP_BO_KIND_HOST:
+		return vm_map_pages(vma, bo->pages, bo->npages);
+	case NNP_BO_KIND_RING:
+		return dma_mmap_coherent(&pdev->dev, vma, bo->vaddr, bo->ring_dma,
+					 bo->base.size);
+	case NNP_BO_KIND_DOORBELL:
+		if (vma->vm_pgoff || len != PAGE_SIZE)
+			return -EINVAL;
+		phys = pci_resource_start(pdev, NNP_BAR_REGS) + NNP_DOORBELL(bo->qid);
+		vm_flags_set(vma, VM_IO | VM_PFNMAP);
+		vma->vm_page_prot = pgprot_noncached(vm_get_page_prot(vma->vm_flags));
+		return io_remap_pfn_range(vma, vma->vm_start, phys >> PAGE_SHIFT,
+					  PAGE_SIZE, vma->vm_page_prot);
+	case NNP_BO_KIND_USERPTR:
+		break;
+	}
+	return -EINVAL;
+}
+
+static int nnp_bo_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
+{
+	unsigned long fake = vma->vm_pgoff;
+	int ret;
+
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	/*
+	 * The remap helpers want the page offset within the object, but the
+	 * mapping must stay indexed at the fake offset, where
+	 * drm_vma_node_unmap() looks for it when a queue's doorbell is
+	 * revoked or the device goes away.
+	 */
+	vma->vm_pgoff -= drm_vma_node_start(&obj->vma_node);
+	ret = nnp_bo_remap(to_nnp_bo(obj), vma);
+	vma->vm_pgoff = fake;
+	return ret;
+}
+
+static const struct vm_operations_struct nnp_bo_vm_ops = {
+	.open = drm_gem_vm_open,
+	.close = drm_gem_vm_close,
+};
+
+static const struct drm_gem_object_funcs nnp_bo_funcs = {
+	.free = nnp_bo_free,
+	.mmap = nnp_bo_mmap,
+	.vm_ops = &nnp_bo_vm_ops,
+};
+
+static struct nnp_bo *nnp_bo_alloc(struct nnp_device *ndev,
+				   enum nnp_bo_kind kind, size_t size)
+{
+	struct nnp_bo *bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+
+	if (!bo)
+		return ERR_PTR(-ENOMEM);
+	bo->kind = kind;
+	bo->base.funcs = &nnp_bo_funcs;
+	drm_gem_private_object_init(&ndev->drm, &bo->base, size);
+	atomic64_inc(&ndev->mem_objects);
+	return bo;
+}
+
+/* Let @file (and no other) mmap @bo; returns the offset to map at. */
+int nnp_bo_allow(struct nnp_bo *bo, struct drm_file *file, u64 *mmap_offset)
+{
+	int ret = drm_gem_create_mmap_offset(&bo->base);
+
+	if (ret)
+		return ret;
+	ret = drm_vma_node_allow(&bo->base.vma_node, file);
+	if (ret)
+		return ret;
+	*mmap_offset = drm_vma_node_offset_addr(&bo->base.vma_node);
+	return 0;
+}
+
+struct nnp_bo *nnp_bo_create_ring(struct nnp_device *ndev, size_t size)
+{
+	struct nnp_bo *bo = nnp_bo_alloc(ndev, NNP_BO_KIND_RING, size);
+
+	if (IS_ERR(bo))
+		return bo;
+	bo->vaddr = dma_alloc_coherent(&ndev->pdev->dev, size, &bo->ring_dma,
+				       GFP_KERNEL);
+	if (!bo->vaddr) {
+		drm_gem_object_put(&bo->base);
+		return ERR_PTR(-ENOMEM);
+	}
+	return bo;
+}
+
+struct nnp_bo *nnp_bo_create_doorbell(struct nnp_device *ndev, u32 qid)
+{
+	struct nnp_bo *bo = nnp_bo_alloc(ndev, NNP_BO_KIND_DOORBELL, PAGE_SIZE);
+
+	if (!IS_ERR(bo))
+		bo->qid = qid;
+	return bo;
+}
+
+/* Map every page for the device, as the firmware's page list needs. */
+static int nnp_bo_map_pages(struct nnp_device *ndev, struct nnp_bo *bo)
+{
+	struct device *dev = &ndev->pdev->dev;
+	unsigned int i;
+
+	bo->dma = kvcalloc(bo->npages, sizeof(*bo->dma), GFP_KERNEL);
+	if (!bo->dma)
+		return -ENOMEM;
+	for (i = 0; i < bo->npages; i++) {
+		bo->dma[i] = dma_map_page(dev, bo->pages[i], 0, PAGE_SIZE,
+					  DMA_BIDIRECTIONAL);
+		if (dma_mapping_error(dev, bo->dma[i]))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int nnp_bo_register(struct nnp_device *ndev, struct nnp_bo *bo,
+			   u32 ctx, u64 length)
+{
+	struct nnp_hw_key_args a = {
+		.ctx = ctx,
+		.rights = NNP_KEY_READ | (bo->read_only ? 0 : NNP_KEY_WRITE),
+		.length = length,
+	};
+	struct device *dev = &ndev->pdev->dev;
+	dma_addr_t list_dma = 0;
+	__le64 *list = NULL;
+	size_t list_len = 0;
+	unsigned int i;
+	int ret;
+
+	if (bo->kind == NNP_BO_KIND_DEVICE) {
+		a.type = NNP_KEY_TYPE_DEVICE;
+		a.dev_base = bo->node.start;
+	} else {
+		a.type = NNP_KEY_TYPE_HOST;
+		a.page_offset = bo->page_offset;
+		list_len = bo->npages * sizeof(*list);
+		list = dma_alloc_coherent(dev, list_len, &list_dma, GFP_KERNEL);
+		if (!list)
+			return -ENOMEM;
+		for (i = 0; i < bo->npages; i++)
+			list[i] = cpu_to_le64(bo->dma[i]);
+	}
+	ret = nnp_admin_run(ndev, NNP_ADMIN_KEY_REGISTER, &a,
+			    offsetof(struct nnp_hw_key_args, rsvd), list_dma,
+			    list_len, &bo->key);
+	if (list)
+		dma_free_coherent(dev, list_len, list, list_dma);
+	if (ret) {
+		bo->key = 0;
+		return ret;
+	}
+	bo->ctx = ctx;
+	return 0;
+}
+
+static int nnp_bo_alloc_device(struct nnp_device *ndev, struct nnp_bo *bo)
+{
+	int ret;
+
+	mutex_lock(&ndev->mm_lock);
+	ret = drm_mm_insert_node(&ndev->mm, &bo->node, bo->base.size);
+	if (!ret)
+		ndev->mem_used += bo->node.size;
+	mutex_unlock(&ndev->mm_lock);
+	return ret;
+}
+
+static int nnp_bo_alloc_host(struct nnp_device *ndev, struct nnp_bo *bo)
+{
+	unsigned int i;
+
+	bo->npages = bo->base.size >> PAGE_SHIFT;
+	bo->pages = kvcalloc(bo->npages, sizeof(*bo->pages), GFP_KERNEL);
+	if (!bo->pages)
+		return -ENOMEM;
+	for (i = 0; i < bo->npages; i++) {
+		bo->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!bo->pages[i])
+			return -ENOMEM;
+	}
+	return nnp_bo_map_pages(ndev, bo);
+}
+
+/* Hand @bo to @file as a handle; drops the creation reference. */
+static int nnp_bo_publish(struct nnp_bo *bo, struct drm_file *file, u32 *handle)
+{
+	int ret = drm_gem_handle_create(file, &bo->base, handle);
+
+	drm_gem_object_put(&bo->base);
+	return ret;
+}
+
+int nnp_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct nnp_device *ndev = to_nnp(drm);
+	struct nnp_file *nf = file->driver_priv;
+	struct drm_nnp_bo_create *args = data;
+	u32 place = args->flags & (DRM_NNP_BO_DEVICE | DRM_NNP_BO_HOST);
+	u64 size = PAGE_ALIGN(args->size);
+	struct nnp_bo *bo;
+	int ret;
+
+	if (args->reserved || !args->size ||
+	    (args->flags & ~(DRM_NNP_BO_DEVICE | DRM_NNP_BO_HOST |
+			     DRM_NNP_BO_READ_ONLY)) ||
+	    (place != DRM_NNP_BO_DEVICE && place != DRM_NNP_BO_HOST))
+		return -EINVAL;
+	if (size < args->size ||
+	    size > (place == DRM_NNP_BO_DEVICE ? ndev->id.mem_size : NNP_BO_HOST_MAX))
+		return -E2BIG;
+
+	bo = nnp_bo_alloc(ndev, place == DRM_NNP_BO_DEVICE ?
+			  NNP_BO_KIND_DEVICE : NNP_BO_KIND_HOST, size);
+	if (IS_ERR(bo))
+		return PTR_ERR(bo);
+	bo->read_only = args->flags & DRM_NNP_BO_READ_ONLY;
+	if (place == DRM_NNP_BO_DEVICE)
+		ret = nnp_bo_alloc_device(ndev, bo);
+	else
+		ret = nnp_bo_alloc_host(ndev, bo);
+	if (!ret)
+		ret = nnp_bo_register(ndev, bo, nf->ctx, size);
+	if (!ret)
+		ret = nnp_bo_allow(bo, file, &args->mmap_offset);
+	if (ret) {
+		drm_gem_object_put(&bo->base);
+		return ret;
+	}
+	args->key = bo->key;
+	return nnp_bo_publish(bo, file, &args->handle);
+}
+
+int nnp_ioctl_bo_userptr(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct nnp_device *ndev = to_nnp(drm);
+	struct nnp_file *nf = file->driver_priv;
+	struct drm_nnp_bo_userptr *args = data;
+	unsigned long start = args->user_ptr & PAGE_MASK;
+	u32 offset = args->user_ptr & ~PAGE_MASK;
+	unsigned int gup = FOLL_LONGTERM;
+	struct nnp_bo *bo;
+	u64 span;
+	int ret, pinned;
+
+	if (args->reserved || !args->size ||
+	    (args->flags & ~DRM_NNP_BO_READ_ONLY))
+		return -EINVAL;
+	if (args->size > NNP_BO_HOST_MAX)
+		return -E2BIG;
+	span = PAGE_ALIGN(offset + args->size);
+	if (!access_ok((void __user *)start, span))
+		return -EFAULT;
+
+	bo = nnp_bo_alloc(ndev, NNP_BO_KIND_USERPTR, span);
+	if (IS_ERR(bo))
+		return PTR_ERR(bo);
+	bo->read_only = args->flags & DRM_NNP_BO_READ_ONLY;
+	bo->page_offset = offset;
+	bo->pages = kvcalloc(span >> PAGE_SHIFT, sizeof(*bo->pages), GFP_KERNEL);
+	if (!bo->pages) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	if (!bo->read_only)
+		gup |= FOLL_WRITE;
+	pinned = pin_user_pages_fast(start, span >> PAGE_SHIFT, gup, bo->pages);
+	if (pinned > 0)
+		bo->npages = pinned;
+	if (pinned != span >> PAGE_SHIFT) {
+		ret = pinned < 0 ? pinned : -EFAULT;
+		goto err;
+	}
+	ret = nnp_bo_map_pages(ndev, bo);
+	if (!ret)
+		ret = nnp_bo_register(ndev, bo, nf->ctx, args->size);
+	if (ret)
+		goto err;
+	args->key = bo->key;
+	return nnp_bo_publish(bo, file, &args->handle);
+err:
+	drm_gem_object_put(&bo->base);
+	return ret;
+}

@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * nnp.ko user queues: rings in coherent DMA memory and a doorbell page,
+ * both mapped by the owning process only, which then submits with no
+ * system call. The kernel creates and destroys queues through the admin
+ * queue, routes each queue's MSI-X vector to its waiters, and lets the
+ * owner sleep until a completion arrives.
+ */
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_vma_manager.h>
+#include <linux/interrupt.h>
+#include <linux/kref.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+
+#include "nnp_drv.h"
+#include "nnp_bo.h"
+#include "nnp_accel.h"
+
+struct nnp_queue {
+	struct kref ref;	/* the queue table's, and each waiter's */
+	struct nnp_device *ndev;
+	struct nnp_file *owner;
+	u32 qid;
+	u32 depth;
+	u32 cq_offset;
+	struct nnp_bo *ring;
+	struct nnp_bo *doorbell;
+	wait_queue_head_t wq;
+	int irq;
+	bool dead;		/* destroyed: waiters leave */
+};
+
+static irqreturn_t nnp_queue_irq(int irq, void *data)
+{
+	struct nnp_queue *q = data;
+
+	wake_up_all(&q->wq);
+	return IRQ_HANDLED;
+}
+
+static const struct nnp_hw_cqe *nnp_queue_cq(struct nnp_queue *q)
+{
+	return q->ring->vaddr + q->cq_offset;
+}
+
+static bool nnp_queue_stopped(struct nnp_queue *q)
+{
+	u32 st = nnp_rd(q->ndev, NNP_DOORBELL(q->qid) + NNP_DB_STATUS);
+
+	return st & NNP_QUEUE_STATUS_ERROR;
+}
+
+static void nnp_queue_free(struct kref *ref)
+{
+	struct nnp_queue *q = container_of(ref, struct nnp_queue, ref);
+
+	if (q->doorbell)
+		drm_gem_object_put(&q->doorbell->base);
+	if (q->ring)
+		drm_gem_object_put(&q->ring->base);
+	kfree(q);
+}
+
+static void nnp_queue_put(struct nnp_queue *q)
+{
+	kref_put(&q->ref, nnp_queue_free);
+}
+
+/*
+ * Stop queue @q, already taken off the owner's reach: the firmware queue
+ * goes first (returning once its command in flight has finished), then the
+ * owner's doorbell mapping, so that a later queue with the same id cannot
+ * be rung through it, then the interrupt; the id is free after that.
+ */
+static void nnp_queue_destroy(struct nnp_queue *q, bool created)
+{
+	struct nnp_device *ndev = q->ndev;
+	u32 args[2] = { q->owner->ctx, q->qid };
+	int idx;
+
+	if (created && drm_dev_enter(&ndev->drm, &idx)) {
+		nnp_admin_run(ndev, NNP_ADMIN_QUEUE_DESTROY, args, sizeof(args),
+			      0, 0, NULL);
+		drm_dev_exit(idx);
+	}
+	if (q->doorbell)
+		drm_vma_node_unmap(&q->doorbell->base.vma_node,
+				   ndev->drm.anon_inode->i_mapping);
+	WRITE_ONCE(q->dead, true);
+	wake_up_all(&q->wq);
+	mutex_lock(&ndev->queue_lock);
+	if (q->irq > 0)
+		free_irq(q->irq, q);
+	q->irq = 0;
+	ndev->queues[q->qid] = NULL;
+	mutex_unlock(&ndev->queue_lock);
+	nnp_queue_put(q);
+}
+
+static int nnp_queue_alloc_id(struct nnp_device *ndev, struct nnp_queue *q)
+{
+	unsigned int i;
+	int ret = -EBUSY;
+
+	mutex_lock(&ndev->queue_lock);
+	for (i = 0; i < ndev->num_queues; i++) {
+		if (!ndev->queues[i]) {
+			ndev->queues[i] = q;
+			q->qid = i;
+			ret = 0;
+			break;
+		}
+	}
+	mutex_unlock(&ndev->queue_lock);
+	return ret;
+}
+
+static int nnp_queue_setup(struct nnp_device *ndev, struct nnp_queue *q,
+			   struct drm_file *file, struct drm_nnp_queue_create *args)
+{
+	struct nnp_hw_queue_args a = {
+		.ctx = q->owner->ctx,
+		.qid = q->qid,
+		.depth = q->depth,
+		.vector = NNP_VECTOR_QUEUE(q->qid),
+	};
+	size_t sq_size = (size_t)q->depth * sizeof(struct nnp_hw_queue_cmd);
+	size_t size;
+	int ret;
+
+	q->cq_offset = PAGE_ALIGN(sq_size);
+	size = PAGE_ALIGN(q->cq_offset + (size_t)q->depth * sizeof(struct nnp_hw_cqe));
+	q->ring = nnp_bo_create_ring(ndev, size);
+	if (IS_ERR(q->ring)) {
+		ret = PTR_ERR(q->ring);
+		q->ring = NULL;
+		return ret;
+	}
+	q->doorbell = nnp_bo_create_doorbell(ndev, q->qid);
+	if (IS_ERR(q->doorbell)) {
+		ret = PTR_ERR(q->doorbell);
+		q->doorbell = NULL;
+		return ret;
+	}
+	ret = nnp_bo_allow(q->ring, file, &args->ring_mmap_offset);
+	if (!ret)
+		ret = nnp_bo_allow(q->doorbell, file, &args->doorbell_mmap_offset);
+	if (ret)
+		return ret;
+
+	q->irq = pci_irq_vector(ndev->pdev, NNP_VECTOR_QUEUE(q->qid));
+	ret = request_irq(q->irq, nnp_queue_irq, 0, "nnp-queue", q);
+	if (ret) {
+		q->irq = 0;
+		return ret;
+	}
+
+	a.sq_base = q->ring->ring_dma;
+	a.cq_base = q->ring->ring_dma + q->cq_offset;
+	ret = nnp_admin_run(ndev, NNP_ADMIN_QUEUE_CREATE, &a,
+			    offsetof(struct nnp_hw_queue_args, rsvd), 0, 0, NULL);
+	if (ret)
+		return ret;
+	args->qid = q->qid;
+	args->cq_offset = q->cq_offset;
+	args->ring_size = size;
+	return 0;
+}
+
+int nnp_ioctl_queue_create(struct drm_device *drm, void *data,
+			   struct drm_file *file)
+{
+	struct nnp_device *ndev = to_nnp(drm);
+	struct drm_nnp_queue_create *args = data;
+	struct nnp_queue *q;
+	int ret;
+
+	if (args->flags || args->qid || args->cq_offset ||
+	    args->depth < NNP_HW_QUEUE_DEPTH_MIN ||
+	    args->depth > NNP_HW_QUEUE_DEPTH_MAX || !is_power_of_2(args->depth))
+		return -EINVAL;
+
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q)
+		return -ENOMEM;
+	kref_init(&q->ref);
+	q->ndev = ndev;
+	q->owner = file->driver_priv;
+	q->depth = args->depth;
+	init_waitqueue_head(&q->wq);
+	ret = nnp_queue_alloc_id(ndev, q);
+	if (ret) {
+		kfree(q);
+		return ret;
+	}
+	ret = nnp_queue_setup(ndev, q, file, args);
+	if (ret)
+		nnp_queue_destroy(q, false);
+	return ret;
+}
+
+/*
+ * The queue @qid if @file owns it, with a reference; with @take it is also
+ * taken out of the table so that nobody else finds it.
+ */
+static struct nnp_queue *nnp_queue_get(struct nnp_device *ndev,
+				       struct drm_file *file, u32 qid, bool take)
+{
+	struct nnp_queue *q = NULL;
+
+	mutex_lock(&ndev->queue_lock);
+	if (qid < ndev->num_queues && ndev->queues[qid] &&
+	    !ndev->queues[qid]->dead &&
+	    ndev->queues[qid]->owner == file->driver_priv) {
+		q = ndev->queues[qid];
+		if (take)
+			q->dead = true;
+		else
+			kref_get(&q->ref);
+	}
+	mutex_unlock(&ndev->queue_lock);
+	return q;
+}
+
+int nnp_ioctl_queue_destroy(struct drm_device *drm, void *data,
+			    struct drm_file *file)
+{
+	struct drm_nnp_queue_op *args = data;
+	struct nnp_queue *q;
+
+	if (args->flags)
+		return -EINVAL;
+	q = nnp_queue_get(to_nnp(drm), file, args->qid, true);
+	if (!q)
+		return -ENOENT;
+	nnp_queue_destroy(q, true);
+	return 0;
+}
+
+int nnp_ioctl_queue_reset(struct drm_device *drm, void *data,
+			  struct drm_file *file)
+{
+	struct drm_nnp_queue_op *args = data;
+	struct nnp_queue *q;
+	u32 a[2];
+
+	int ret;
+
+	if (args->flags)
+		return -EINVAL;
+	q = nnp_queue_get(to_nnp(drm), file, args->qid, false);
+	if (!q)
+		return -ENOENT;
+	a[0] = q->owner->ctx;
+	a[1] = q->qid;
+	ret = nnp_admin_run(q->ndev, NNP_ADMIN_QUEUE_RESET, a, sizeof(a), 0, 0,
+			    NULL);
+	/* Old completions must not pass for new ones on the first pass. */
+	if (!ret)
+		memset(q->ring->vaddr + q->cq_offset, 0,
+		       (size_t)q->depth * sizeof(struct nnp_hw_cqe));
+	nnp_queue_put(q);
+	return ret;
+}
+
+static bool nnp_queue_done(struct nnp_queue *q, u32 index, u32 phase)
+{
+	return (READ_ONCE(nnp_queue_cq(q)[index].phase) & NNP_CQE_PHASE) == phase;
+}
+
+/* Whatever ends a QUEUE_WAIT: the completion, or a reason it won't come. */
+static bool nnp_queue_wait_over(struct nnp_queue *q,
+				const struct drm_nnp_queue_wait *w)
+{
+	return nnp_queue_done(q, w->cq_index, w->phase) || nnp_queue_stopped(q) ||
+	       READ_ONCE(q->dead) || READ_ONCE(q->ndev->unplugging);
+}
+
+int nnp_ioctl_queue_wait(struct drm_device *drm, void *data,
+			 struct drm_file *file)
+{
+	struct drm_nnp_queue_wait *args = data;
+	struct nnp_queue *q;
+	long left, timeout;
+
+	int ret;
+
+	if (args->flags || args->phase > 1 || args->timeout_ns < 0)
+		return -EINVAL;
+	q = nnp_queue_get(to_nnp(drm), file, args->qid, false);
+	if (!q)
+		return -ENOENT;
+	if (args->cq_index >= q->depth) {
+		nnp_queue_put(q);
+		return -EINVAL;
+	}
+
+	timeout = min_t(u64, nsecs_to_jiffies64(args->timeout_ns),
+			MAX_SCHEDULE_TIMEOUT - 1);
+	left = wait_event_interruptible_timeout(q->wq,
+						nnp_queue_wait_over(q, args),
+						timeout);
+	if (nnp_queue_done(q, args->cq_index, args->phase))
+		ret = 0;
+	else if (READ_ONCE(q->ndev->unplugging))
+		ret = -ENODEV;
+	else if (READ_ONCE(q->dead))
+		ret = -ENOENT;
+	else if (left < 0)
+		ret = -EINTR;
+	else if (nnp_queue_stopped(q))
+		ret = -EIO;
+	else
+		ret = -ETIMEDOUT;
+	nnp_queue_put(q);
+	return ret;
+}
+
+/* Destroy every queue of @nf: its file is being closed. */
+void nnp_queues_release(struct nnp_file *nf)
+{
+	struct nnp_device *ndev = nf->ndev;
+	unsigned int i;
+
+	for (i = 0; i < ndev->num_queues; i++) {
+		struct nnp_queue *q = NULL;
+
+		mutex_lock(&ndev->queue_lock);
+		if (ndev->queues[i] && ndev->queues[i]->owner == nf &&
+		    !ndev->queues[i]->dead) {
+			q = ndev->queues[i];
+			q->dead = true;
+		}
+		mutex_unlock(&ndev->queue_lock);
+		if (q)
+			nnp_queue_destroy(q, true);
+	}
+}
+
+/* remove(): get every waiter out before the device goes. */
+void nnp_queues_wake_all(struct nnp_device *ndev)
+{
+	unsigned int i;
+
+	mutex_lock(&ndev->queue_lock);
+	for (i = 0; i < ndev->num_queues; i++)
+		if (ndev->queues[i])
+			wake_up_all(&ndev->queues[i]->wq);
+	mutex_unlock(&ndev->queue_lock);
+}
+
+/*
+ * remove(), after unplugging: the MSI-X vectors go with the binding, so
+ * queues whose files are still open give their interrupts back now.
+ */
+void nnp_queues_detach_irqs(struct nnp_device *ndev)
+{
+	unsigned int i;
+
+	mutex_lock(&ndev->queue_lock);
+	for (i = 0; i < ndev->num_queues; i++) {
+		struct nnp_queue *q = ndev->queues[i];
+
+		if (q && q->irq > 0) {
+			free_irq(q->irq, q);
+			q->irq = 0;
+		}
+	}
+	mutex_unlock(&ndev->queue_lock);
+}

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libnnp streams: one device queue each. Commands go straight into the
+ * mapped submission ring and the doorbell page; completions are read from
+ * the mapped completion ring by their phase tag. The only system call is
+ * the wait ioctl, when there is nothing to do but sleep.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include <xf86drm.h>
+#include <nnp_accel.h>
+#include "nnp_hw.h"
+
+#include "internal.h"
+
+#define STREAM_DEPTH		256
+/* Longest nnp_stream_synchronize() waits for a device that does nothing. */
+#define STREAM_SYNC_TIMEOUT_NS	(60ll * 1000000000)
+/* The wait ioctl is called in slices so that a deadline is kept. */
+#define WAIT_SLICE_NS		(1000ll * 1000000)
+
+struct nnp_stream {
+	nnp_device_t *dev;
+	uint32_t qid;
+	uint32_t depth;
+	struct nnp_hw_queue_cmd *sq;
+	const volatile struct nnp_hw_cqe *cq;
+	volatile uint32_t *db;
+	void *ring;
+	size_t ring_len;
+	uint32_t tail;		/* next submission slot */
+	uint32_t head;		/* next completion slot */
+	uint16_t phase;		/* phase tag a fresh completion at head has */
+	uint64_t submitted;	/* commands submitted; the next one's seq */
+	uint64_t completed;	/* completions consumed */
+	bool failed;
+	struct nnp_stream_error err;
+};
+
+const char *nnp_status_text(uint16_t status)
+{
+	switch (status) {
+	case NNP_STATUS_SUCCESS:
+		return "success";
+	case NNP_STATUS_INVALID_OPCODE:
+		return "unknown opcode";
+	case NNP_STATUS_INVALID_FIELD:
+		return "invalid or reserved field set";
+	case NNP_STATUS_DMA_ERROR:
+		return "host memory unreachable by DMA";
+	case NNP_STATUS_KEY_INVALID:
+		return "memory key not valid for this process";
+	case NNP_STATUS_OUT_OF_BOUNDS:
+		return "access past the end of the memory";
+	case NNP_STATUS_ACCESS_DENIED:
+		return "memory is read-only to the device";
+	}
+	return "device error";
+}
+
+nnp_result_t nnp_stream_create(nnp_device_t *dev, nnp_stream_t **stream)
+{
+	struct drm_nnp_queue_create qc = { .depth = STREAM_DEPTH };
+	struct drm_nnp_queue_op qd = { 0 };
+	nnp_stream_t *s;
+	void *db;
+
+	if (!dev || !stream)
+		return NNP_ERROR_INVALID_ARGUMENT;
+	*stream = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NNP_ERROR_OUT_OF_MEMORY;
+	if (drmIoctl(dev->fd, DRM_IOCTL_NNP_QUEUE_CREATE, &qc)) {
+		nnp_result_t r = nnp_result_from_errno(errno);
+
+		free(s);
+		return r;
+	}
+	s->ring = mmap(NULL, qc.ring_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       dev->fd, (off_t)qc.ring_mmap_offset);
+	db = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, dev->fd,
+		  (off_t)qc.doorbell_mmap_offset);
+	if (s->ring == MAP_FAILED || db == MAP_FAILED) {
+		nnp_result_t r = nnp_result_from_errno(errno);
+
+		if (s->ring != MAP_FAILED)
+			munmap(s->ring, qc.ring_size);
+		if (db != MAP_FAILED)
+			munmap(db, 4096);
+		qd.qid = qc.qid;
+		drmIoctl(dev->fd, DRM_IOCTL_NNP_QUEUE_DESTROY, &qd);
+		free(s);
+		return r;
+	}
+	s->dev = dev;
+	s->qid = qc.qid;
+	s->depth = qc.depth;
+	s->ring_len = qc.ring_size;
+	s->sq = s->ring;
+	s->cq = (const volatile struct nnp_hw_cqe *)((char *)s->ring + qc.cq_offset);
+	s->db = db;
+	s->phase = NNP_CQE_PHASE;
+	*stream = s;
+	return NNP_SUCCESS;
+}
+
+/* Consume every completion that has arrived; true if any did. */
+static bool reap(nnp_stream_t *s)
+{
+	bool any = false;
+
+	while ((s->cq[s->head].phase & NNP_CQE_PHASE) == s->phase) {
+		uint16_t status;
+
+		atomic_thread_fence(memory_order_acquire);
+		status = s->cq[s->head].status;
+		if (status && !s->failed) {
+			s->failed = true;
+			s->err.seq = s->completed;
+			s->err.status = status;
+			s->err.what = nnp_status_text(status);
+		}
+		s->head = (s->head + 1) % s->depth;
+		if (!s->head)
+			s->phase ^= NNP_CQE_PHASE;
+		s->completed++;
+		any = true;
+	}
+	if (any)
+		s->db[NNP_DB_CQ_HEAD / 4] = s->head;
+	return any;
+}
+
+/* The queue stopped without a completion to say why (its ring failed). */
+static void note_stopped(nnp_stream_t *s)
+{
+	uint32_t err = s->db[NNP_DB_ERROR / 4];
+
+	if (!s->failed && (s->db[NNP_DB_STATUS / 4] & NNP_QUEUE_STATUS_ERROR)) {
+		s->failed = true;
+		s->err.seq = s->completed;
+		s->err.status = (uint16_t)err;
+		s->err.what = nnp_status_text(s->err.status);
+	}
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+/* Wait until @seq commands have completed; @timeout_ns < 0: no limit. */
+static nnp_result_t wait_for(nnp_stream_t *s, uint64_t seq, int64_t timeout_ns)
+{
+	int64_t deadline = timeout_ns < 0 ? -1 : now_ns() + timeout_ns;
+
+	for (;;) {
+		struct drm_nnp_queue_wait w = { .qid = s->qid };
+		int64_t left = WAIT_SLICE_NS;
+
+		reap(s);
+		if (s->failed && s->err.seq < seq)
+			return NNP_ERROR_COMMAND_FAILED;
+		if (s->completed >= seq)
+			return NNP_SUCCESS;
+		if (deadline >= 0) {
+			left = deadline - now_ns();
+			if (left <= 0)
+				return NNP_ERROR_TIMEOUT;
+			if (left > WAIT_SLICE_NS)
+				left = WAIT_SLICE_NS;
+		}
+		w.cq_index = s->head;
+		w.phase = s->phase;
+		w.timeout_ns = left;
+		if (drmIoctl(s->dev->fd, DRM_IOCTL_NNP_QUEUE_WAIT, &w) == 0)
+			continue;
+		switch (errno) {
+		case ETIMEDOUT:
+			continue;
+		case EIO:
+			reap(s);
+			note_stopped(s);
+			if (s->failed)
+				return NNP_ERROR_COMMAND_FAILED;
+			continue;
+		default:
+			return nnp_result_from_errno(errno);
+		}
+	}
+}
+
+static nnp_result_t submit(nnp_stream_t *s, struct nnp_hw_queue_cmd *cmd)
+{
+	if (s->failed)
+		return NNP_ERROR_COMMAND_FAILED;
+	/* One slot stays free: the device never fills the last CQ slot. */
+	if (s->submitted - s->completed >= s->depth - 1) {
+		nnp_result_t r = wait_for(s, s->completed + 1, STREAM_SYNC_TIMEOUT_NS);
+
+		if (r != NNP_SUCCESS)
+			return r;
+	}
+	cmd->cid = (uint16_t)s->submitted;
+	s->sq[s->tail] = *cmd;
+	s->tail = (s->tail + 1) % s->depth;
+	s->submitted++;
+	/* The command is in the ring before the device hears of it. */
+	atomic_thread_fence(memory_order_release);
+	s->db[NNP_DB_SQ_TAIL / 4] = s->tail;
+	return NNP_SUCCESS;
+}
+
+static bool range_ok(const nnp_stream_t *s, const nnp_mem_t *m, size_t off,
+		     size_t len)
+{
+	return m && m->dev == s->dev && off <= m->size && len <= m->size - off;
+}
+
+nnp_result_t nnp_memcpy_async(nnp_stream_t *s, nnp_mem_t *dst, size_t dst_off,
+			      nnp_mem_t *src, size_t src_off, size_t len)
+{
+	struct nnp_hw_queue_cmd c = { .opcode = NNP_CMD_COPY };
+
+	if (!s || !range_ok(s, dst, dst_off, len) || !range_ok(s, src, src_off, len))
+		return NNP_ERROR_INVALID_ARGUMENT;
+	c.src_key = src->key;
+	c.src_off = src_off;
+	c.dst_key = dst->key;
+	c.dst_off = dst_off;
+	c.len = len;
+	return submit(s, &c);
+}
+
+nnp_result_t nnp_memset_async(nnp_stream_t *s, nnp_mem_t *dst, size_t off,
+			      uint8_t byte, size_t len)
+{
+	struct nnp_hw_queue_cmd c = { .opcode = NNP_CMD_FILL };
+
+	if (!s || !range_ok(s, dst, off, len))
+		return NNP_ERROR_INVALID_ARGUMENT;
+	c.dst_key = dst->key;
+	c.dst_off = off;
+	c.len = len;
+	c.value = byte;
+	return submit(s, &c);
+}
+
+nnp_result_t nnp_stream_synchronize(nnp_stream_t *s)
+{
+	if (!s)
+		return NNP_ERROR_INVALID_ARGUMENT;
+	return wait_for(s, s->submitted, STREAM_SYNC_TIMEOUT_NS);
+}
+
+nnp_result_t nnp_stream_error(const nnp_stream_t *s, struct nnp_stream_error *err)
+{
+	if (!s || !err)
+		return NNP_ERROR_INVALID_ARGUMENT;
+	if (!s->failed)
+		return NNP_SUCCESS;
+	*err = s->err;
+	return NNP_ERROR_COMMAND_FAILED;
+}
+
+nnp_result_t nnp_stream_reset(nnp_stream_t *s)
+{
+	struct drm_nnp_queue_op op;
+
+	if (!s)
+		return NNP_ERROR_INVALID_ARGUMENT;
+	op = (struct drm_nnp_queue_op){ .qid = s->qid };
+	if (drmIoctl(s->dev->fd, DRM_IOCTL_NNP_QUEUE_RESET, &op))
+		return nnp_result_from_errno(errno);
+	/* The driver cleared the completion ring; what was queued is dropped. */
+	s->tail = 0;
+	s->head = 0;
+	s->phase = NNP_CQE_PHASE;
+	s->completed = s->submitted;
+	s->failed = false;
+	memset(&s->err, 0, sizeof(s->err));
+	return NNP_SUCCESS;
+}
+
+void nnp_stream_destroy(nnp_stream_t *s)
+{
+	struct drm_nnp_queue_op op;
+
+	if (!s)
+		return;
+	wait_for(s, s->submitted, STREAM_SYNC_TIMEOUT_NS);
+	munmap(s->ring, s->ring_len);
+	munmap((void *)s->db, 4096);
+	op = (struct drm_nnp_queue_op){ .qid = s->qid };
+	drmIoctl(s->dev->fd, DRM_IOCTL_NNP_QUEUE_DESTROY, &op);
+	free(s);
+}
+
+nnp_result_t nnp_event_record(nnp_stream_t *s, nnp_event_t *ev)
+{
+	if (!s || !ev)
+		return NNP_ERROR_INVALID_ARGUMENT;
+	ev->stream = s;
+	ev->seq = s->submitted;
+	return NNP_SUCCESS;
+}
+
+nnp_result_t nnp_event_query(const nnp_event_t *ev)
+{
+	if (!ev || !ev->stream)
+		return NNP_ERROR_INVALID_ARGUMENT;
+	reap(ev->stream);
+	if (ev->stream->failed && ev->stream->err.seq < ev->seq)
+		return NNP_ERROR_COMMAND_FAILED;
+	return ev->stream->completed >= ev->seq ? NNP_SUCCESS : NNP_ERROR_NOT_READY;
+}
+
+nnp_result_t nnp_event_synchronize(const nnp_event_t *ev, int64_t timeout_ns)
+{
+	if (!ev || !ev->stream)
+		return NNP_ERROR_INVALID_ARGUMENT;
+	return wait_for(ev->stream, ev->seq, timeout_ns);
+}

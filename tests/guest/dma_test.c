@@ -1,0 +1,633 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Memory objects and DMA queues against nnp.ko and the device: byte-exact
+ * copies and fills in every direction, every documented errno, isolation
+ * enforced by the device (raw commands that bypass libnnp), a second
+ * process locked out, the wait ioctl, and cleanup after kill -9.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <nnp/nnp.h>
+#include <nnp_accel.h>
+#include "nnp_hw.h"
+
+#include "guest_env.h"
+#include "kselftest_harness.h"
+
+#define GUARD 0xa5
+
+static int xioctl(int fd, unsigned long req, void *arg)
+{
+	return ioctl(fd, req, arg) ? -errno : 0;
+}
+
+static struct drm_nnp_counters counters(int fd)
+{
+	struct drm_nnp_counters c;
+	struct drm_nnp_query q = {
+		.query = DRM_NNP_QUERY_COUNTERS, .size = sizeof(c),
+		.data = (uintptr_t)&c,
+	};
+
+	memset(&c, 0xff, sizeof(c));
+	if (ioctl(fd, DRM_IOCTL_NNP_QUERY, &q))
+		memset(&c, 0xee, sizeof(c));
+	return c;
+}
+
+/* Bytes that differ from their neighbours and between seeds. */
+static void pattern(uint8_t *p, size_t n, unsigned int seed)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull * (seed + 1);
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		memcpy(p + i, &x, 8);
+	}
+	for (; i < n; i++)
+		p[i] = (uint8_t)(i * 131 + seed);
+}
+
+static size_t first_diff(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	size_t i;
+
+	if (!memcmp(a, b, n))
+		return n;
+	for (i = 0; i < n; i++)
+		if (a[i] != b[i])
+			break;
+	return i;
+}
+
+static size_t first_not(const uint8_t *p, size_t n, uint8_t v)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != v)
+			return i;
+	return n;
+}
+
+FIXTURE(lib) {
+	nnp_device_t *dev;
+	nnp_stream_t *s;
+};
+
+FIXTURE_SETUP(lib)
+{
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_open(0, &self->dev));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_create(self->dev, &self->s));
+}
+
+FIXTURE_TEARDOWN(lib)
+{
+	nnp_stream_destroy(self->s);
+	nnp_device_close(self->dev);
+}
+
+/*
+ * Every direction between device, host and registered user memory, for
+ * sizes from 1 byte up, at odd offsets, with guard bytes around each
+ * destination range checked untouched.
+ */
+TEST_F(lib, copies_are_byte_exact_in_every_direction)
+{
+	static const size_t sizes[] = { 1, 3, 4095, 4097, 65537, (1 << 20) + 13,
+					16 << 20 };
+	const size_t cap = (16 << 20) + 8192;
+	enum nnp_mem_kind kinds[] = { NNP_MEM_DEVICE, NNP_MEM_HOST, NNP_MEM_USER };
+	nnp_mem_t *m[3][2];
+	uint8_t *p[3][2], *user[2];
+	unsigned int si, a, b, k;
+
+	for (k = 0; k < 3; k++) {
+		for (a = 0; a < 2; a++) {
+			if (kinds[k] == NNP_MEM_USER) {
+				user[a] = mmap(NULL, cap, PROT_READ | PROT_WRITE,
+					       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+				ASSERT_NE(MAP_FAILED, user[a]);
+				/* Registered at an odd address on purpose. */
+				ASSERT_EQ(NNP_SUCCESS,
+					  nnp_mem_register(self->dev, user[a] + 5,
+							   cap - 5, 0, &m[k][a]));
+				p[k][a] = user[a] + 5;
+			} else {
+				ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev, kinds[k],
+								     cap, 0, &m[k][a]));
+				ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(m[k][a],
+								   (void **)&p[k][a]));
+			}
+		}
+	}
+
+	for (si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+		size_t len = sizes[si], soff = 7 + si, doff = 4093 - si;
+
+		for (a = 0; a < 3; a++) {
+			for (b = 0; b < 3; b++) {
+				uint8_t *src = p[a][0], *dst = p[b][1];
+				size_t at;
+
+				pattern(src + soff, len, si * 9 + a * 3 + b);
+				memset(dst, GUARD, doff + len + 64);
+				ASSERT_EQ(NNP_SUCCESS,
+					  nnp_memcpy_async(self->s, m[b][1], doff,
+							   m[a][0], soff, len));
+				ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s));
+				at = first_diff(dst + doff, src + soff, len);
+				ASSERT_EQ(len, at)
+					TH_LOG("%zu bytes %u->%u differ at %zu", len, a, b, at);
+				ASSERT_EQ(doff, first_not(dst, doff, GUARD));
+				ASSERT_EQ(64, first_not(dst + doff + len, 64, GUARD));
+			}
+		}
+	}
+	for (k = 0; k < 3; k++)
+		for (a = 0; a < 2; a++)
+			nnp_mem_free(m[k][a]);
+	munmap(user[0], cap);
+	munmap(user[1], cap);
+}
+
+/* TCG runs the guest's own pattern and check at a few hundred MB/s. */
+TEST_F_TIMEOUT(lib, big_copies_256mib, 180)
+{
+	const size_t len = 256u << 20;
+	nnp_mem_t *h, *d, *back;
+	uint8_t *hp, *bp;
+
+	if (GUEST_MEM_SIZE < 2 * len)
+		SKIP(return, "needs 512 MiB of device memory");
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev, NNP_MEM_HOST, len, 0, &h));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev, NNP_MEM_DEVICE, 2 * len, 0, &d));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev, NNP_MEM_HOST, len, 0, &back));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(h, (void **)&hp));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(back, (void **)&bp));
+	pattern(hp, len, 77);
+	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s, d, 0, h, 0, len));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s, d, len, d, 0, len));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s, back, 0, d, len, len));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s));
+	ASSERT_EQ(len, first_diff(bp, hp, len));
+	nnp_mem_free(h);
+	nnp_mem_free(d);
+	nnp_mem_free(back);
+}
+
+TEST_F(lib, fills_and_events)
+{
+	nnp_mem_t *d, *h;
+	uint8_t *dp, *hp;
+	nnp_event_t ev;
+
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev, NNP_MEM_DEVICE, 1 << 20, 0, &d));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev, NNP_MEM_HOST, 1 << 20, 0, &h));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(d, (void **)&dp));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(h, (void **)&hp));
+	/* New memory is zero, never a previous owner's data. */
+	ASSERT_EQ(1 << 20, first_not(dp, 1 << 20, 0));
+	ASSERT_EQ(1 << 20, first_not(hp, 1 << 20, 0));
+	memset(hp, GUARD, 1 << 20);
+	ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(self->s, d, 3, 0x5c, 70001));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s, h, 0, d, 0, 1 << 20));
+	ASSERT_EQ(NNP_SUCCESS, nnp_event_record(self->s, &ev));
+	ASSERT_EQ(NNP_SUCCESS, nnp_event_synchronize(&ev, 10ll * 1000000000));
+	ASSERT_EQ(NNP_SUCCESS, nnp_event_query(&ev));
+	EXPECT_EQ(3, first_not(hp, 3, 0));
+	EXPECT_EQ(70001, first_not(hp + 3, 70001, 0x5c));
+	EXPECT_EQ(0, hp[70004]);
+	nnp_mem_free(d);
+	nnp_mem_free(h);
+}
+
+TEST_F(lib, library_checks_arguments)
+{
+	nnp_mem_t *d;
+
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev, NNP_MEM_DEVICE, 4096, 0, &d));
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_memcpy_async(self->s, d, 1, d, 0, 4096));
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_memset_async(self->s, d, 4097, 0, 0));
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_mem_alloc(self->dev, NNP_MEM_DEVICE, 0, 0, &d));
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_mem_alloc(self->dev, NNP_MEM_USER, 64, 0, &d));
+	EXPECT_EQ(NNP_ERROR_OUT_OF_DEVICE_MEMORY,
+		  nnp_mem_alloc(self->dev, NNP_MEM_DEVICE, GUEST_MEM_SIZE, 0, &d));
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT,
+		  nnp_mem_alloc(self->dev, NNP_MEM_DEVICE, 2 * GUEST_MEM_SIZE, 0, &d));
+}
+
+/* ---- raw ioctls ---- */
+
+FIXTURE(raw) {
+	int fd;
+	int other;		/* a second open file: another context */
+	struct drm_nnp_queue_create qc;
+	struct nnp_hw_queue_cmd *sq;
+	volatile struct nnp_hw_cqe *cq;
+	volatile uint32_t *db;
+	uint32_t tail;
+};
+
+static int open_dev(void)
+{
+	nnp_device_t *dev;
+	int fd;
+
+	if (nnp_device_open(0, &dev) != NNP_SUCCESS)
+		return -1;
+	fd = dup(nnp_device_fd(dev));
+	nnp_device_close(dev);
+	return fd;
+}
+
+static uint32_t bo(int fd, uint32_t flags, uint64_t size, uint8_t **map)
+{
+	struct drm_nnp_bo_create c = { .size = size, .flags = flags };
+
+	if (ioctl(fd, DRM_IOCTL_NNP_BO_CREATE, &c))
+		return 0;
+	if (map)
+		*map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			    c.mmap_offset);
+	return c.key;
+}
+
+FIXTURE_SETUP(raw)
+{
+	self->fd = open_dev();
+	self->other = open_dev();
+	ASSERT_GE(self->fd, 0);
+	ASSERT_GE(self->other, 0);
+	self->qc = (struct drm_nnp_queue_create){ .depth = 8 };
+	ASSERT_EQ(0, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_CREATE, &self->qc));
+	self->sq = mmap(NULL, self->qc.ring_size, PROT_READ | PROT_WRITE,
+			MAP_SHARED, self->fd, self->qc.ring_mmap_offset);
+	ASSERT_NE(MAP_FAILED, self->sq);
+	self->cq = (void *)((char *)self->sq + self->qc.cq_offset);
+	self->db = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
+			self->fd, self->qc.doorbell_mmap_offset);
+	ASSERT_NE(MAP_FAILED, self->db);
+}
+
+FIXTURE_TEARDOWN(raw)
+{
+	close(self->other);
+	close(self->fd);
+}
+
+/* Submit @c in the next slot and wait for its completion: its status. */
+static int raw_run(struct _test_data_raw *self, struct nnp_hw_queue_cmd c)
+{
+	uint32_t slot = self->tail;
+	struct drm_nnp_queue_wait w = {
+		.qid = self->qc.qid, .cq_index = slot, .phase = 1,
+		.timeout_ns = 10ll * 1000000000,
+	};
+	int ret;
+
+	c.cid = (uint16_t)(0x100 + slot);
+	self->sq[slot] = c;
+	self->tail = slot + 1;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	self->db[NNP_DB_SQ_TAIL / 4] = self->tail;
+	ret = xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_WAIT, &w);
+	if (ret)
+		return ret;
+	if (self->cq[slot].cid != c.cid)
+		return -1000;
+	self->db[NNP_DB_CQ_HEAD / 4] = self->tail;
+	return self->cq[slot].status;
+}
+
+static void raw_reset(struct _test_data_raw *self)
+{
+	struct drm_nnp_queue_op op = { .qid = self->qc.qid };
+
+	ioctl(self->fd, DRM_IOCTL_NNP_QUEUE_RESET, &op);
+	self->tail = 0;
+}
+
+TEST_F(raw, bo_create_errnos)
+{
+	struct drm_nnp_bo_create c;
+	struct drm_nnp_bo_userptr u;
+	char *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	c = (struct drm_nnp_bo_create){ .size = 4096 };
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, DRM_IOCTL_NNP_BO_CREATE, &c));
+	c.flags = DRM_NNP_BO_DEVICE | DRM_NNP_BO_HOST;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, DRM_IOCTL_NNP_BO_CREATE, &c));
+	c.flags = DRM_NNP_BO_DEVICE | 0x100;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, DRM_IOCTL_NNP_BO_CREATE, &c));
+	c.flags = DRM_NNP_BO_DEVICE;
+	c.reserved = 1;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, DRM_IOCTL_NNP_BO_CREATE, &c));
+	c.reserved = 0;
+	c.size = 0;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, DRM_IOCTL_NNP_BO_CREATE, &c));
+	c.size = GUEST_MEM_SIZE + 1;
+	EXPECT_EQ(-E2BIG, xioctl(self->fd, DRM_IOCTL_NNP_BO_CREATE, &c));
+	c.size = UINT64_MAX;
+	EXPECT_EQ(-E2BIG, xioctl(self->fd, DRM_IOCTL_NNP_BO_CREATE, &c));
+	c.size = GUEST_MEM_SIZE;
+	ASSERT_EQ(0, xioctl(self->fd, DRM_IOCTL_NNP_BO_CREATE, &c));
+	c.size = 4096;
+	EXPECT_EQ(-ENOSPC, xioctl(self->fd, DRM_IOCTL_NNP_BO_CREATE, &c));
+	c.flags = DRM_NNP_BO_HOST;
+	c.size = 5ull << 30;
+	EXPECT_EQ(-E2BIG, xioctl(self->fd, DRM_IOCTL_NNP_BO_CREATE, &c));
+
+	u = (struct drm_nnp_bo_userptr){ .user_ptr = 4096, .size = 4096 };
+	EXPECT_EQ(-EFAULT, xioctl(self->fd, DRM_IOCTL_NNP_BO_USERPTR, &u));
+	u.user_ptr = (uintptr_t)ro;
+	EXPECT_EQ(-EFAULT, xioctl(self->fd, DRM_IOCTL_NNP_BO_USERPTR, &u));
+	u.flags = DRM_NNP_BO_READ_ONLY;
+	EXPECT_EQ(0, xioctl(self->fd, DRM_IOCTL_NNP_BO_USERPTR, &u));
+	u.flags = 8;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, DRM_IOCTL_NNP_BO_USERPTR, &u));
+	u.flags = 0;
+	u.size = 0;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, DRM_IOCTL_NNP_BO_USERPTR, &u));
+}
+
+TEST_F(raw, queue_ioctl_errnos)
+{
+	struct drm_nnp_queue_create qc = { .depth = 3 };
+	struct drm_nnp_queue_op op = { .qid = 63 };
+	struct drm_nnp_queue_wait w = { .qid = self->qc.qid, .timeout_ns = 1 };
+
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_CREATE, &qc));
+	qc.depth = 1;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_CREATE, &qc));
+	qc.depth = 1 << 17;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_CREATE, &qc));
+	qc.depth = 8;
+	qc.flags = 1;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_CREATE, &qc));
+	EXPECT_EQ(-ENOENT, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_DESTROY, &op));
+	EXPECT_EQ(-ENOENT, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_RESET, &op));
+	op.qid = self->qc.qid;
+	op.flags = 1;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_RESET, &op));
+	/* Another file cannot touch this file's queue. */
+	op.flags = 0;
+	EXPECT_EQ(-ENOENT, xioctl(self->other, DRM_IOCTL_NNP_QUEUE_DESTROY, &op));
+	EXPECT_EQ(-ENOENT, xioctl(self->other, DRM_IOCTL_NNP_QUEUE_WAIT, &w));
+	w.cq_index = 8;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_WAIT, &w));
+	w.cq_index = 0;
+	w.phase = 2;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_WAIT, &w));
+	w.phase = 1;
+	w.timeout_ns = -1;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_WAIT, &w));
+}
+
+TEST_F(raw, wait_times_out_then_wakes_on_completion)
+{
+	struct drm_nnp_queue_wait w = {
+		.qid = self->qc.qid, .cq_index = 0, .phase = 1,
+		.timeout_ns = 200 * 1000000,
+	};
+	struct timespec a, b;
+	long ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	EXPECT_EQ(-ETIMEDOUT, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_WAIT, &w));
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	ms = (b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
+	EXPECT_GE(ms, 190);
+	w.timeout_ns = 0;
+	EXPECT_EQ(-ETIMEDOUT, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_WAIT, &w));
+	EXPECT_EQ(NNP_STATUS_SUCCESS,
+		  raw_run(self, (struct nnp_hw_queue_cmd){ .opcode = NNP_CMD_NOP }));
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+TEST_F(raw, wait_is_interrupted_by_a_signal)
+{
+	struct drm_nnp_queue_wait w = {
+		.qid = self->qc.qid, .phase = 1, .timeout_ns = 20ll * 1000000000,
+	};
+	struct sigaction sa = { .sa_handler = on_alarm };
+
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(1);
+	EXPECT_EQ(-EINTR, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_WAIT, &w));
+	alarm(0);
+}
+
+/*
+ * Raw commands that break the rules: each fails with its status, stops the
+ * queue (visible in the doorbell page), leaves every guard byte alone, and
+ * the queue works again after a reset.
+ */
+TEST_F(raw, device_enforces_isolation)
+{
+	uint8_t *mine_p, *ro_p;
+	uint32_t mine = bo(self->fd, DRM_NNP_BO_DEVICE, 8192, &mine_p);
+	uint32_t ro = bo(self->fd, DRM_NNP_BO_HOST | DRM_NNP_BO_READ_ONLY, 4096, &ro_p);
+	uint32_t theirs = bo(self->other, DRM_NNP_BO_DEVICE, 4096, NULL);
+	struct {
+		struct nnp_hw_queue_cmd c;
+		uint16_t status;
+	} v[] = {
+		{ { .opcode = NNP_CMD_COPY, .src_key = theirs, .dst_key = mine, .len = 8 },
+		  NNP_STATUS_KEY_INVALID },
+		{ { .opcode = NNP_CMD_FILL, .dst_key = theirs, .len = 8 },
+		  NNP_STATUS_KEY_INVALID },
+		{ { .opcode = NNP_CMD_FILL, .dst_key = mine + 1, .len = 8 },
+		  NNP_STATUS_KEY_INVALID },
+		{ { .opcode = NNP_CMD_FILL, .dst_key = mine, .dst_off = 8000, .len = 193 },
+		  NNP_STATUS_OUT_OF_BOUNDS },
+		{ { .opcode = NNP_CMD_COPY, .src_key = mine, .dst_key = mine,
+		    .src_off = UINT64_MAX - 2, .len = 8 }, NNP_STATUS_OUT_OF_BOUNDS },
+		{ { .opcode = NNP_CMD_COPY, .src_key = mine, .dst_key = ro, .len = 8 },
+		  NNP_STATUS_ACCESS_DENIED },
+		{ { .opcode = 0x42 }, NNP_STATUS_INVALID_OPCODE },
+		{ { .opcode = NNP_CMD_FILL, .dst_key = mine, .len = 8, .rsvd1 = 1 },
+		  NNP_STATUS_INVALID_FIELD },
+		{ { .opcode = NNP_CMD_NOP, .flags = 0x80 }, NNP_STATUS_INVALID_FIELD },
+	};
+	struct drm_nnp_counters before = counters(self->fd), after;
+	unsigned int i;
+
+	ASSERT_NE(0, mine);
+	ASSERT_NE(0, ro);
+	ASSERT_NE(0, theirs);
+	memset(mine_p, GUARD, 8192);
+	memset(ro_p, GUARD, 4096);
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		EXPECT_EQ(v[i].status, raw_run(self, v[i].c)) TH_LOG("case %u", i);
+		EXPECT_EQ(NNP_QUEUE_STATUS_ENABLED | NNP_QUEUE_STATUS_ERROR,
+			  self->db[NNP_DB_STATUS / 4] & 3);
+		EXPECT_EQ((uint32_t)(0x100 + self->tail - 1) << 16 | v[i].status,
+			  self->db[NNP_DB_ERROR / 4]);
+		/* Stopped: a NOP now just waits, and the wait says why. */
+		{
+			struct drm_nnp_queue_wait w = {
+				.qid = self->qc.qid, .cq_index = self->tail,
+				.phase = 1, .timeout_ns = 1000000000,
+			};
+
+			self->sq[self->tail] = (struct nnp_hw_queue_cmd){ .opcode = 0 };
+			self->db[NNP_DB_SQ_TAIL / 4] = self->tail + 1;
+			EXPECT_EQ(-EIO, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_WAIT, &w));
+		}
+		raw_reset(self);
+		EXPECT_EQ(NNP_QUEUE_STATUS_ENABLED, self->db[NNP_DB_STATUS / 4] & 3);
+	}
+	EXPECT_EQ(8192, first_not(mine_p, 8192, GUARD));
+	EXPECT_EQ(4096, first_not(ro_p, 4096, GUARD));
+	after = counters(self->fd);
+	EXPECT_EQ(sizeof(v) / sizeof(v[0]), after.cmds_failed - before.cmds_failed);
+	EXPECT_EQ(before.host_dma_bytes, after.host_dma_bytes);
+	EXPECT_EQ(before.local_bytes, after.local_bytes);
+	/* And the queue works after the last reset. */
+	EXPECT_EQ(NNP_STATUS_SUCCESS,
+		  raw_run(self, (struct nnp_hw_queue_cmd){
+			  .opcode = NNP_CMD_FILL, .dst_key = mine, .len = 16, .value = 1 }));
+	EXPECT_EQ(16, first_not(mine_p, 16, 1));
+}
+
+/* A second process can neither map the first's objects nor use its keys. */
+TEST_F(raw, second_process_is_locked_out)
+{
+	uint8_t *p;
+	struct drm_nnp_bo_create c = { .size = 4096, .flags = DRM_NNP_BO_DEVICE };
+	pid_t pid;
+	int status;
+
+	ASSERT_EQ(0, xioctl(self->fd, DRM_IOCTL_NNP_BO_CREATE, &c));
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd,
+		 c.mmap_offset);
+	ASSERT_NE(MAP_FAILED, p);
+	memset(p, GUARD, 4096);
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		int fd = open_dev();
+		struct _test_data_raw child = { .fd = fd };
+		int bad = 0;
+
+		/* Not its objects, rings or doorbell: EACCES. */
+		if (mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, c.mmap_offset) != MAP_FAILED ||
+		    errno != EACCES)
+			bad |= 1;
+		if (mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd,
+			 self->qc.doorbell_mmap_offset) != MAP_FAILED || errno != EACCES)
+			bad |= 2;
+		if (mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd,
+			 self->qc.ring_mmap_offset) != MAP_FAILED || errno != EACCES)
+			bad |= 4;
+		/* Its own queue refuses the parent's key. */
+		child.qc = (struct drm_nnp_queue_create){ .depth = 8 };
+		if (ioctl(fd, DRM_IOCTL_NNP_QUEUE_CREATE, &child.qc))
+			_exit(99);
+		child.sq = mmap(NULL, child.qc.ring_size, PROT_READ | PROT_WRITE,
+				MAP_SHARED, fd, child.qc.ring_mmap_offset);
+		child.cq = (void *)((char *)child.sq + child.qc.cq_offset);
+		child.db = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+				child.qc.doorbell_mmap_offset);
+		if (raw_run(&child, (struct nnp_hw_queue_cmd){
+			.opcode = NNP_CMD_FILL, .dst_key = c.key, .len = 4096 }) !=
+		    NNP_STATUS_KEY_INVALID)
+			bad |= 8;
+		_exit(bad);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(4096, first_not(p, 4096, GUARD));
+}
+
+/* The destroyed queue's doorbell mapping is revoked: it cannot ring anyone. */
+TEST_F(raw, destroyed_queue_doorbell_is_revoked)
+{
+	struct drm_nnp_queue_op op = { .qid = self->qc.qid };
+	pid_t pid;
+	int status;
+
+	ASSERT_EQ(0, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_DESTROY, &op));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		self->db[0] = 1;	/* must fault */
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status));
+	EXPECT_EQ(SIGBUS, WTERMSIG(status));
+}
+
+/*
+ * kill -9 in the middle of a stream of copies: every object, queue and
+ * byte of device memory of the dead process is given back.
+ */
+TEST(kill_9_mid_dma_gives_everything_back)
+{
+	int fd = open_dev();
+	struct drm_nnp_counters base, after;
+	int pipefd[2], status, round;
+
+	ASSERT_GE(fd, 0);
+	base = counters(fd);
+	for (round = 0; round < 3; round++) {
+		pid_t pid;
+		char c;
+
+		ASSERT_EQ(0, pipe(pipefd));
+		pid = fork();
+		ASSERT_GE(pid, 0);
+		if (pid == 0) {
+			nnp_device_t *dev;
+			nnp_stream_t *s;
+			nnp_mem_t *a, *b, *h;
+			int i;
+
+			if (nnp_device_open(0, &dev) || nnp_stream_create(dev, &s) ||
+			    nnp_mem_alloc(dev, NNP_MEM_DEVICE, 32 << 20, 0, &a) ||
+			    nnp_mem_alloc(dev, NNP_MEM_DEVICE, 32 << 20, 0, &b) ||
+			    nnp_mem_alloc(dev, NNP_MEM_HOST, 32 << 20, 0, &h))
+				_exit(1);
+			for (i = 0; i < 200; i++) {
+				nnp_memcpy_async(s, b, 0, a, 0, 32 << 20);
+				nnp_memcpy_async(s, h, 0, b, 0, 32 << 20);
+				if (i == 4)
+					write(pipefd[1], "x", 1);
+			}
+			pause();
+			_exit(0);
+		}
+		close(pipefd[1]);
+		ASSERT_EQ(1, read(pipefd[0], &c, 1));
+		close(pipefd[0]);
+		kill(pid, SIGKILL);
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_TRUE(WIFSIGNALED(status));
+	}
+	after = counters(fd);
+	EXPECT_EQ(base.mem_used, after.mem_used);
+	EXPECT_EQ(base.mem_objects, after.mem_objects);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
