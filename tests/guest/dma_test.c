@@ -626,6 +626,7 @@ TEST(kill_9_mid_dma_gives_everything_back)
 	}
 	after = counters(fd);
 	EXPECT_EQ(base.mem_used, after.mem_used);
+	EXPECT_EQ(0, after.mem_used);
 	EXPECT_EQ(base.mem_objects, after.mem_objects);
 	close(fd);
 }

@@ -12,7 +12,7 @@ runs() { # EXPECTED_STATUS ARGS...: nnptool exits with EXPECTED_STATUS
 	[ $? = "$want" ]
 }
 
-tap_plan 12
+tap_plan 18
 tap_check "list exits 0" runs 0 list
 tap_check "list has a header and $n rows" test "$(wc -l <"$out")" = $((n + 1))
 tap_check "list shows every node" sh -c "for i in \$(seq 0 $((n - 1))); do grep -q \"^\$i .*/dev/accel/accel\" $out || exit 1; done"
@@ -29,4 +29,12 @@ tap_check "info on a missing device exits 1 with a message" sh -c \
 	"! nnptool info $n 2>$err && grep -q 'no such nnp device' $err"
 tap_check "unknown command exits 2" runs 2 frobnicate
 tap_check "info without DEV exits 2" runs 2 info
+tap_check "memtest passes on every path" runs 0 memtest --size 1M
+tap_check "memtest reports each path and the verdict" sh -c \
+	"test \$(grep -c '^PASS ' $out) = 29 && ! grep -q '^FAIL' $out && grep -q '^memtest: passed$' $out"
+tap_check "bench copy exits 0" runs 0 bench copy --max 64K --iters 2
+tap_check "bench copy prints a row per size with nonzero bandwidth" sh -c \
+	"test \$(awk 'NR > 1 && \$3 > 0 && \$4 > 0 && \$5 > 0 && \$6 > 0' $out | wc -l) = 3"
+tap_check "bench with an unknown benchmark exits 2" runs 2 bench frobnicate
+tap_check "memtest with a bad size exits 2" runs 2 memtest --size 0
 tap_done

@@ -45,3 +45,29 @@ void fw_version_str(unsigned int v, char *buf, size_t len)
 	snprintf(buf, len, "%u.%u.%u", NNP_VERSION_MAJOR(v),
 		 NNP_VERSION_MINOR(v), NNP_VERSION_PATCH(v));
 }
+
+int parse_size(const char *s, size_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!*s || *s == '-')
+		return -1;
+	v = strtoull(s, &end, 0);
+	switch (*end) {
+	case 'G':
+		v <<= 10;
+		/* fall through */
+	case 'M':
+		v <<= 10;
+		/* fall through */
+	case 'K':
+		v <<= 10;
+		end++;
+		break;
+	}
+	if (*end)
+		return -1;
+	*out = (size_t)v;
+	return 0;
+}

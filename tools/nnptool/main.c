@@ -12,6 +12,10 @@ static void usage(FILE *f)
 	      "commands:\n"
 	      "  list        one line per nnp device\n"
 	      "  info DEV    everything about one device (DEV: index or /dev/accel/accelN)\n"
+	      "  memtest [DEV] [--size SIZE]\n"
+	      "              write and verify patterns through every memory path\n"
+	      "  bench copy [DEV] [--max SIZE] [--iters N]\n"
+	      "              copy bandwidth per direction and size, next to host memcpy\n"
 	      "\n"
 	      "options:\n"
 	      "  --json      machine-readable output\n"
@@ -55,6 +59,10 @@ int main(int argc, char **argv)
 		return cmd_list(&o, argc - i - 1, argv + i + 1);
 	if (!strcmp(argv[i], "info"))
 		return cmd_info(&o, argc - i - 1, argv + i + 1);
+	if (!strcmp(argv[i], "memtest"))
+		return cmd_memtest(&o, argc - i - 1, argv + i + 1);
+	if (!strcmp(argv[i], "bench"))
+		return cmd_bench(&o, argc - i - 1, argv + i + 1);
 	fprintf(stderr, "nnptool: unknown command '%s'\n", argv[i]);
 	usage(stderr);
 	return NNPTOOL_EXIT_USAGE;

@@ -19,6 +19,11 @@ struct nnptool_opts {
 
 int cmd_list(const struct nnptool_opts *o, int argc, char **argv);
 int cmd_info(const struct nnptool_opts *o, int argc, char **argv);
+int cmd_memtest(const struct nnptool_opts *o, int argc, char **argv);
+int cmd_bench(const struct nnptool_opts *o, int argc, char **argv);
+
+/* "64M", "4096", "1G": bytes; returns 0, or -1 if not a size. */
+int parse_size(const char *s, size_t *out);
 
 /* Report a failed libnnp call on stderr; returns NNPTOOL_EXIT_ERROR. */
 int nnptool_fail(const char *what, nnp_result_t r);

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nnptool bench copy [DEV] [--max SIZE] [--iters N]: copy bandwidth of one
+ * stream, host to device, device to host and device to device, by size,
+ * with the host's own memcpy bandwidth measured in the same run as the
+ * baseline. Bandwidth counts the bytes copied once (not read + written).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nnptool.h"
+
+#define MIN_SIZE	4096u
+/* Bytes each measurement moves at least, so small sizes run long enough. */
+#define MIN_BYTES	(64u << 20)
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static unsigned int reps_for(size_t size, unsigned int iters)
+{
+	size_t reps = MIN_BYTES / size;
+
+	return reps > iters ? (unsigned int)reps : iters;
+}
+
+/* GB/s of @reps copies of @size bytes, after one warm-up copy. */
+static double device_gbps(nnp_stream_t *s, nnp_mem_t *dst, nnp_mem_t *src,
+			  size_t size, unsigned int reps, nnp_result_t *r)
+{
+	double t0;
+	unsigned int i;
+
+	*r = nnp_memcpy_async(s, dst, 0, src, 0, size);
+	if (*r == NNP_SUCCESS)
+		*r = nnp_stream_synchronize(s);
+	t0 = now_s();
+	for (i = 0; i < reps && *r == NNP_SUCCESS; i++)
+		*r = nnp_memcpy_async(s, dst, 0, src, 0, size);
+	if (*r == NNP_SUCCESS)
+		*r = nnp_stream_synchronize(s);
+	return (double)size * reps / (now_s() - t0) / 1e9;
+}
+
+static double memcpy_gbps(uint8_t *dst, const uint8_t *src, size_t size,
+			  unsigned int reps)
+{
+	double t0;
+	unsigned int i;
+
+	memcpy(dst, src, size);
+	t0 = now_s();
+	for (i = 0; i < reps; i++) {
+		memcpy(dst, src, size);
+		/* Keep the compiler from folding the copies into one. */
+		__asm__ __volatile__("" : : "r"(dst) : "memory");
+	}
+	return (double)size * reps / (now_s() - t0) / 1e9;
+}
+
+struct bench {
+	nnp_stream_t *s;
+	nnp_mem_t *h, *d0, *d1;
+	uint8_t *a, *b;
+};
+
+static int bench_copy(nnp_device_t *dev, const struct nnptool_opts *o,
+		      size_t max, unsigned int iters)
+{
+	struct bench b = { 0 };
+	nnp_result_t r;
+	size_t size;
+	int first = 1;
+
+	b.a = malloc(max);
+	b.b = malloc(max);
+	r = b.a && b.b ? NNP_SUCCESS : NNP_ERROR_OUT_OF_MEMORY;
+	if (r == NNP_SUCCESS)
+		r = nnp_stream_create(dev, &b.s);
+	if (r == NNP_SUCCESS)
+		r = nnp_mem_alloc(dev, NNP_MEM_HOST, max, 0, &b.h);
+	if (r == NNP_SUCCESS)
+		r = nnp_mem_alloc(dev, NNP_MEM_DEVICE, max, 0, &b.d0);
+	if (r == NNP_SUCCESS)
+		r = nnp_mem_alloc(dev, NNP_MEM_DEVICE, max, 0, &b.d1);
+	if (r == NNP_SUCCESS) {
+		memset(b.a, 1, max);
+		if (o->json)
+			printf("{\"copy\": [");
+		else
+			printf("%12s %8s %10s %10s %10s %12s\n", "size", "reps",
+			       "h2d GB/s", "d2h GB/s", "d2d GB/s", "memcpy GB/s");
+	}
+	for (size = MIN_SIZE; size <= max && r == NNP_SUCCESS; size *= 4) {
+		unsigned int reps = reps_for(size, iters);
+		double h2d, d2h, d2d, mc;
+
+		h2d = device_gbps(b.s, b.d0, b.h, size, reps, &r);
+		d2h = r ? 0 : device_gbps(b.s, b.h, b.d0, size, reps, &r);
+		d2d = r ? 0 : device_gbps(b.s, b.d1, b.d0, size, reps, &r);
+		mc = memcpy_gbps(b.b, b.a, size, reps);
+		if (r != NNP_SUCCESS)
+			break;
+		if (o->json)
+			printf("%s{\"size\": %zu, \"reps\": %u, \"h2d_gbps\": %.3f, "
+			       "\"d2h_gbps\": %.3f, \"d2d_gbps\": %.3f, "
+			       "\"memcpy_gbps\": %.3f}", first ? "" : ", ", size,
+			       reps, h2d, d2h, d2d, mc);
+		else
+			printf("%12zu %8u %10.3f %10.3f %10.3f %12.3f\n", size, reps,
+			       h2d, d2h, d2d, mc);
+		first = 0;
+		fflush(stdout);
+	}
+	if (o->json && !first)
+		printf("]}\n");
+	nnp_mem_free(b.d1);
+	nnp_mem_free(b.d0);
+	nnp_mem_free(b.h);
+	nnp_stream_destroy(b.s);
+	free(b.a);
+	free(b.b);
+	if (r != NNP_SUCCESS)
+		return nnptool_fail("bench copy", r);
+	return NNPTOOL_EXIT_OK;
+}
+
+int cmd_bench(const struct nnptool_opts *o, int argc, char **argv)
+{
+	size_t max = 64u << 20;
+	unsigned long iters = 8;
+	const char *spec = "0";
+	nnp_device_t *dev;
+	nnp_result_t r;
+	int i, ret;
+
+	if (argc < 1 || strcmp(argv[0], "copy")) {
+		fprintf(stderr, "usage: nnptool bench copy [DEV] [--max SIZE] [--iters N]\n");
+		return NNPTOOL_EXIT_USAGE;
+	}
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--max") && i + 1 < argc) {
+			if (parse_size(argv[++i], &max) || max < MIN_SIZE) {
+				fprintf(stderr, "nnptool: bad size '%s'\n", argv[i]);
+				return NNPTOOL_EXIT_USAGE;
+			}
+		} else if (!strcmp(argv[i], "--iters") && i + 1 < argc) {
+			iters = strtoul(argv[++i], NULL, 0);
+			if (!iters || iters > 1000000) {
+				fprintf(stderr, "nnptool: bad --iters\n");
+				return NNPTOOL_EXIT_USAGE;
+			}
+		} else if (argv[i][0] != '-') {
+			spec = argv[i];
+		} else {
+			fprintf(stderr, "usage: nnptool bench copy [DEV] [--max SIZE] [--iters N]\n");
+			return NNPTOOL_EXIT_USAGE;
+		}
+	}
+	r = nnptool_open(spec, &dev);
+	if (r != NNP_SUCCESS) {
+		fprintf(stderr, "nnptool: device '%s': %s\n", spec, nnp_strerror(r));
+		return NNPTOOL_EXIT_ERROR;
+	}
+	ret = bench_copy(dev, o, max, (unsigned int)iters);
+	nnp_device_close(dev);
+	return ret;
+}
