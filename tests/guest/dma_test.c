@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -212,6 +213,34 @@ TEST_F(lib, fills_and_events)
 	EXPECT_EQ(0, hp[70004]);
 	nnp_mem_free(d);
 	nnp_mem_free(h);
+}
+
+/* Fills straight into host and registered user memory, across pages. */
+TEST_F(lib, fills_host_and_user_memory)
+{
+	const size_t n = 3 * 4096 + 100;
+	uint8_t *user = malloc(n + 64);
+	nnp_mem_t *h, *u;
+	uint8_t *hp;
+
+	ASSERT_NE(NULL, user);
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev, NNP_MEM_HOST, n, 0, &h));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(h, (void **)&hp));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_register(self->dev, user + 1, n, 0, &u));
+	memset(hp, GUARD, n);
+	memset(user, GUARD, n + 64);
+	ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(self->s, h, 4095, 0x11, 4098));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(self->s, u, 1, 0x22, n - 1));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s));
+	EXPECT_EQ(4095, first_not(hp, 4095, GUARD));
+	EXPECT_EQ(4098, first_not(hp + 4095, 4098, 0x11));
+	EXPECT_EQ(n - 8193, first_not(hp + 8193, n - 8193, GUARD));
+	EXPECT_EQ(2, first_not(user, 2, GUARD));
+	EXPECT_EQ(n - 1, first_not(user + 2, n - 1, 0x22));
+	EXPECT_EQ(63, first_not(user + n + 1, 63, GUARD));
+	nnp_mem_free(u);
+	nnp_mem_free(h);
+	free(user);
 }
 
 TEST_F(lib, library_checks_arguments)
