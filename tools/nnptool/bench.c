@@ -138,7 +138,6 @@ int cmd_bench(const struct nnptool_opts *o, int argc, char **argv)
 	unsigned long iters = 8;
 	const char *spec = "0";
 	nnp_device_t *dev;
-	nnp_result_t r;
 	int i, ret;
 
 	if (argc < 1 || strcmp(argv[0], "copy")) {
@@ -164,11 +163,8 @@ int cmd_bench(const struct nnptool_opts *o, int argc, char **argv)
 			return NNPTOOL_EXIT_USAGE;
 		}
 	}
-	r = nnptool_open(spec, &dev);
-	if (r != NNP_SUCCESS) {
-		fprintf(stderr, "nnptool: device '%s': %s\n", spec, nnp_strerror(r));
+	if (nnptool_open(spec, &dev))
 		return NNPTOOL_EXIT_ERROR;
-	}
 	ret = bench_copy(dev, o, max, (unsigned int)iters);
 	nnp_device_close(dev);
 	return ret;

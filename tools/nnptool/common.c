@@ -11,17 +11,25 @@ int nnptool_fail(const char *what, nnp_result_t r)
 	return NNPTOOL_EXIT_ERROR;
 }
 
-nnp_result_t nnptool_open(const char *spec, nnp_device_t **dev)
+int nnptool_open(const char *spec, nnp_device_t **dev)
 {
+	nnp_result_t r;
 	char *end;
 	long idx;
 
-	if (strchr(spec, '/'))
-		return nnp_device_open_path(spec, dev);
-	idx = strtol(spec, &end, 10);
-	if (!*spec || *end || idx < 0 || idx > 0xffff)
-		return NNP_ERROR_INVALID_ARGUMENT;
-	return nnp_device_open((int)idx, dev);
+	if (strchr(spec, '/')) {
+		r = nnp_device_open_path(spec, dev);
+	} else {
+		idx = strtol(spec, &end, 10);
+		if (!*spec || *end || idx < 0 || idx > 0xffff)
+			r = NNP_ERROR_INVALID_ARGUMENT;
+		else
+			r = nnp_device_open((int)idx, dev);
+	}
+	if (r == NNP_SUCCESS)
+		return NNPTOOL_EXIT_OK;
+	fprintf(stderr, "nnptool: device '%s': %s\n", spec, nnp_strerror(r));
+	return NNPTOOL_EXIT_ERROR;
 }
 
 void json_string(FILE *f, const char *s)

@@ -75,12 +75,8 @@ int cmd_info(const struct nnptool_opts *o, int argc, char **argv)
 		fprintf(stderr, "usage: nnptool info DEV\n");
 		return NNPTOOL_EXIT_USAGE;
 	}
-	r = nnptool_open(argv[0], &dev);
-	if (r != NNP_SUCCESS) {
-		fprintf(stderr, "nnptool: device '%s': %s\n", argv[0],
-			nnp_strerror(r));
+	if (nnptool_open(argv[0], &dev))
 		return NNPTOOL_EXIT_ERROR;
-	}
 	r = nnp_device_get_info(dev, &in);
 	nnp_device_close(dev);
 	if (r != NNP_SUCCESS)

@@ -161,7 +161,6 @@ int cmd_memtest(const struct nnptool_opts *o, int argc, char **argv)
 	size_t size = 16u << 20;
 	const char *spec = "0";
 	nnp_device_t *dev;
-	nnp_result_t r;
 	int i, failures;
 
 	(void)o;
@@ -178,11 +177,8 @@ int cmd_memtest(const struct nnptool_opts *o, int argc, char **argv)
 			return NNPTOOL_EXIT_USAGE;
 		}
 	}
-	r = nnptool_open(spec, &dev);
-	if (r != NNP_SUCCESS) {
-		fprintf(stderr, "nnptool: device '%s': %s\n", spec, nnp_strerror(r));
+	if (nnptool_open(spec, &dev))
 		return NNPTOOL_EXIT_ERROR;
-	}
 	failures = memtest_device(dev, size);
 	nnp_device_close(dev);
 	printf("memtest: %s\n", failures ? "FAILED" : "passed");

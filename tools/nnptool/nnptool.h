@@ -28,8 +28,11 @@ int parse_size(const char *s, size_t *out);
 /* Report a failed libnnp call on stderr; returns NNPTOOL_EXIT_ERROR. */
 int nnptool_fail(const char *what, nnp_result_t r);
 
-/* Open DEV given as an index ("0") or a node path ("/dev/accel/accel0"). */
-nnp_result_t nnptool_open(const char *spec, nnp_device_t **dev);
+/*
+ * Open DEV given as an index ("0") or a node path ("/dev/accel/accel0").
+ * Returns an exit code: on failure the reason is already on stderr.
+ */
+int nnptool_open(const char *spec, nnp_device_t **dev);
 
 /* Write @s as a JSON string literal. */
 void json_string(FILE *f, const char *s);
