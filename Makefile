@@ -153,7 +153,7 @@ tests: $(HOST_TESTS) $(GUEST_C_TESTS)
 $(TESTDIR)/host/test_fw_%: tests/host/test_fw_%.c tests/host/fw_harness.c tests/host/fw_harness.h $(FW_SRCS) $(FW_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) -Ihw -Ifirmware-sim/include -Ifirmware-sim/src -Itests/host \
-		-o $@ $< tests/host/fw_harness.c $(FW_SRCS) -lcmocka
+		-o $@ $< tests/host/fw_harness.c $(FW_SRCS) -lcmocka -lm
 
 $(TESTDIR)/host/test_libnnp_%: tests/host/test_libnnp_%.c $(LIBNNP_A) $(LIBNNP_HDRS)
 	@mkdir -p $(dir $@)

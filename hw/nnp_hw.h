@@ -169,6 +169,8 @@
 #define NNP_ADMIN_QUEUE_DESTROY		0x07	/* args: ctx, qid */
 #define NNP_ADMIN_QUEUE_RESET		0x08	/* args: ctx, qid */
 #define NNP_ADMIN_GET_COUNTERS		0x09	/* addr/len: struct nnp_hw_counters */
+#define NNP_ADMIN_COMM_CREATE		0x0a	/* see struct nnp_hw_comm_args */
+#define NNP_ADMIN_COMM_DESTROY		0x0b	/* args: ctx, comm */
 
 /* Contexts are numbered 1..NNP_HW_MAX_CONTEXTS - 1 by the driver. */
 #define NNP_HW_MAX_CONTEXTS		256
@@ -227,13 +229,36 @@ struct nnp_hw_queue_args {
 	uint32_t rsvd[2];
 };
 
+/*
+ * Argument words of COMM_CREATE: this chip is rank @rank of @nranks in
+ * communicator @comm of context @ctx; collectives send to the next rank
+ * through port @send_port and receive from the previous one on
+ * @recv_port (a ring). Every rank of one communicator gets the same
+ * @epoch, and a communicator made again after a failure a new one, so that
+ * nothing left on the links from the old one is taken for the new.
+ */
+struct nnp_hw_comm_args {
+	uint32_t ctx;
+	uint32_t comm;		/* 1..NNP_HW_MAX_COMMS - 1 */
+	uint32_t nranks;
+	uint32_t rank;
+	uint32_t send_port;
+	uint32_t recv_port;
+	uint32_t epoch;
+	uint32_t rsvd[3];
+};
+
+#define NNP_HW_MAX_COMMS		64
+
 /* GET_COUNTERS data, totals since the last reset. */
 struct nnp_hw_counters {
 	uint64_t host_dma_bytes;	/* read from + written to host memory by queues */
 	uint64_t local_bytes;		/* copied or filled within device memory */
 	uint64_t cmds_completed;	/* user queue commands that succeeded */
 	uint64_t cmds_failed;		/* user queue commands that failed */
-	uint64_t rsvd[4];
+	uint64_t icl_tx_bytes;		/* payload sent on inter-chip links */
+	uint64_t icl_rx_bytes;		/* payload received on inter-chip links */
+	uint64_t rsvd[2];
 };
 
 /* Completion entry (admin and user queues): 16 bytes. */
@@ -260,6 +285,9 @@ struct nnp_hw_cqe {
 #define NNP_STATUS_KEY_INVALID		0x0010	/* unknown key, or another context's */
 #define NNP_STATUS_OUT_OF_BOUNDS	0x0011	/* offset + length past the key */
 #define NNP_STATUS_ACCESS_DENIED	0x0012	/* key lacks the right */
+#define NNP_STATUS_LINK_DOWN		0x0013	/* a link the collective needs is down */
+#define NNP_STATUS_PEER_TIMEOUT		0x0014	/* a peer chip did not answer in time */
+#define NNP_STATUS_ABORTED		0x0015	/* another rank's part failed */
 
 /* ---- User queue entries ------------------------------------------------ */
 
@@ -268,6 +296,33 @@ struct nnp_hw_cqe {
 #define NNP_CMD_FILL			0x02	/* dst, len bytes of value's low byte */
 #define NNP_CMD_TIMESTAMP		0x03	/* 8-byte ns time at dst */
 #define NNP_CMD_BARRIER			0x04	/* earlier commands finish first */
+/*
+ * ALLREDUCE over a communicator: len is the element count, value holds
+ * NNP_COLL_VALUE(dtype, op, comm); src and dst are device memory.
+ */
+#define NNP_CMD_ALLREDUCE		0x05
+
+#define NNP_COLL_VALUE(dtype, op, comm)	((dtype) | (op) << 8 | (uint64_t)(comm) << 16)
+#define NNP_COLL_DTYPE(v)		((v) & 0xff)
+#define NNP_COLL_OP(v)			(((v) >> 8) & 0xff)
+#define NNP_COLL_COMM(v)		(((v) >> 16) & 0xffff)
+
+/* Element types */
+#define NNP_DTYPE_F32			0
+#define NNP_DTYPE_F16			1
+#define NNP_DTYPE_BF16			2
+#define NNP_DTYPE_I32			3
+#define NNP_DTYPE_F64			4
+#define NNP_DTYPE_I64			5
+#define NNP_DTYPE_COUNT			6
+
+/* Reduction operations */
+#define NNP_OP_SUM			0
+#define NNP_OP_PROD			1
+#define NNP_OP_MIN			2
+#define NNP_OP_MAX			3
+#define NNP_OP_AVG			4
+#define NNP_OP_COUNT			5
 
 /*
  * User queue command: 64 bytes. Memory is named only as (key, offset);

@@ -44,7 +44,11 @@ struct nnp_fw_config {
 	uint16_t num_ports;
 	uint32_t boot_time_ms;	/* from reset to READY */
 	uint32_t heartbeat_ms;	/* heartbeat period */
+	uint32_t coll_timeout_ms; /* longest a collective waits for a peer; 0: 2000 */
 };
+
+/* Most ICL ports a chip may have. */
+#define NNP_FW_MAX_PORTS	16
 
 /* Validate @cfg; returns NULL with a reason in @err (if non-NULL). */
 struct nnp_fw *nnp_fw_create(const struct nnp_fw_config *cfg,
@@ -71,5 +75,16 @@ void nnp_fw_run(struct nnp_fw *fw);
 void nnp_fw_run_queues(struct nnp_fw *fw);
 /* Time (now_ns clock) at which nnp_fw_run() next has timed work. */
 uint64_t nnp_fw_next_deadline_ns(struct nnp_fw *fw);
+
+/*
+ * Inter-chip links between firmware instances in one process. Connecting
+ * wires port @pa of @a and port @pb of @b both ways and brings the link
+ * up; returns 0, or -1 if a port is out of range or already wired.
+ * nnp_fw_destroy() unplugs a chip's links.
+ */
+int nnp_fw_link_connect(struct nnp_fw *a, unsigned int pa, struct nnp_fw *b,
+			unsigned int pb);
+/* Take the link on @port (both ends) down or up; waiters wake. */
+void nnp_fw_link_set(struct nnp_fw *fw, unsigned int port, bool up);
 
 #endif /* NNP_FW_H */

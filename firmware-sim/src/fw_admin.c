@@ -239,7 +239,10 @@ static size_t args_used(uint8_t opcode)
 	case NNP_ADMIN_KEY_UNREGISTER:
 	case NNP_ADMIN_QUEUE_DESTROY:
 	case NNP_ADMIN_QUEUE_RESET:
+	case NNP_ADMIN_COMM_DESTROY:
 		return 2;
+	case NNP_ADMIN_COMM_CREATE:
+		return offsetof(struct nnp_hw_comm_args, rsvd) / 4;
 	case NNP_ADMIN_KEY_REGISTER:
 		return offsetof(struct nnp_hw_key_args, rsvd) / 4;
 	case NNP_ADMIN_QUEUE_CREATE:
@@ -283,6 +286,10 @@ static uint16_t admin_execute(struct nnp_fw *fw,
 		return nnp_fw_queue_reset(fw, cmd);
 	case NNP_ADMIN_GET_COUNTERS:
 		return admin_get_counters(fw, cmd, result);
+	case NNP_ADMIN_COMM_CREATE:
+		return nnp_fw_comm_create(fw, cmd);
+	case NNP_ADMIN_COMM_DESTROY:
+		return nnp_fw_comm_destroy(fw, cmd);
 	}
 	nnp_fw_guest_error(fw, "admin cid %u: unknown opcode 0x%x", cmd->cid,
 			   cmd->opcode);

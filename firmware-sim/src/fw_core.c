@@ -44,6 +44,8 @@ struct nnp_fw *nnp_fw_create(const struct nnp_fw_config *cfg,
 		why = "no device memory";
 	else if (cfg->heartbeat_ms == 0)
 		why = "heartbeat period must be nonzero";
+	else if (cfg->num_ports > NNP_FW_MAX_PORTS)
+		why = "too many ICL ports";
 	else if (!host->dma_read || !host->dma_write || !host->raise_irq ||
 		 !host->now_ns)
 		why = "host callbacks missing";
@@ -62,6 +64,7 @@ struct nnp_fw *nnp_fw_create(const struct nnp_fw_config *cfg,
 	}
 	for (i = 0; i < NNP_HW_MAX_QUEUES; i++)
 		mtx_init(&fw->queues[i].exec, mtx_plain);
+	nnp_fw_ports_init(fw);
 	fw->cfg = *cfg;
 	fw->host = *host;
 	nnp_fw_reset(fw);
@@ -100,6 +103,7 @@ static void reset_cleanup(struct nnp_fw *fw)
 	nnp_fw_queues_destroy_ctx(fw, 0);
 	mtx_lock(&fw->lock);
 	nnp_fw_keys_clear_locked(fw);
+	nnp_fw_comms_clear_locked(fw, 0);
 	memset(fw->ctx_used, 0, sizeof(fw->ctx_used));
 	fw->reset_pending = false;
 	mtx_unlock(&fw->lock);
@@ -120,6 +124,7 @@ void nnp_fw_destroy(struct nnp_fw *fw)
 		return;
 	nnp_fw_reset(fw);
 	reset_cleanup(fw);
+	nnp_fw_ports_fini(fw);
 	for (i = 0; i < NNP_HW_MAX_QUEUES; i++)
 		mtx_destroy(&fw->queues[i].exec);
 	mtx_destroy(&fw->lock);
@@ -140,7 +145,8 @@ static uint32_t identity_reg(const struct nnp_fw *fw, uint32_t offset)
 	case NNP_REG_HW_VERSION:
 		return NNP_HW_VERSION;
 	case NNP_REG_CAPS:
-		return NNP_CAP_ADMIN_QUEUE | NNP_CAP_USER_QUEUES;
+		return NNP_CAP_ADMIN_QUEUE | NNP_CAP_USER_QUEUES | NNP_CAP_ICL |
+		       NNP_CAP_COLLECTIVES;
 	case NNP_REG_CHIP_ID:
 		return fw->cfg.chip_id;
 	case NNP_REG_MEM_SIZE_LO:

@@ -87,6 +87,7 @@ uint16_t nnp_fw_ctx_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 	for (i = 1; i < NNP_HW_MAX_KEYS; i++)
 		if (fw->keys[i].key && fw->keys[i].ctx == ctx)
 			key_free_locked(fw, i);
+	nnp_fw_comms_clear_locked(fw, ctx);
 	fw->ctx_used[ctx] = false;
 	mtx_unlock(&fw->lock);
 	return NNP_STATUS_SUCCESS;

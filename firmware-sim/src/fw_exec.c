@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fw_internal.h"
+#include "fw_reduce.h"
 
 /* Bounce buffer for host-to-host copies and host fills. */
 #define BOUNCE_SIZE (64u * 1024)
@@ -157,7 +158,8 @@ static uint16_t write_timestamp(struct nnp_fw *fw, const struct nnp_fw_span *dst
 #define USES_SRC	(1u << 0)
 #define USES_DST	(1u << 1)
 #define USES_LEN	(1u << 2)
-#define USES_VALUE	(1u << 3)
+#define USES_VALUE	(1u << 3)	/* a fill byte */
+#define USES_COLL	(1u << 4)	/* dtype, op and communicator */
 
 static bool fields_ok(const struct nnp_hw_queue_cmd *c, unsigned int uses)
 {
@@ -171,6 +173,9 @@ static bool fields_ok(const struct nnp_hw_queue_cmd *c, unsigned int uses)
 		return false;
 	if (uses & USES_VALUE)
 		return c->value <= 0xff;
+	if (uses & USES_COLL)
+		return NNP_COLL_DTYPE(c->value) < NNP_DTYPE_COUNT &&
+		       NNP_COLL_OP(c->value) < NNP_OP_COUNT && !(c->value >> 32);
 	return !c->value;
 }
 
@@ -187,6 +192,8 @@ static unsigned int opcode_uses(uint8_t opcode, bool *known)
 		return USES_DST | USES_LEN | USES_VALUE;
 	case NNP_CMD_TIMESTAMP:
 		return USES_DST;
+	case NNP_CMD_ALLREDUCE:
+		return USES_SRC | USES_DST | USES_LEN | USES_COLL;
 	}
 	*known = false;
 	return 0;
@@ -197,6 +204,7 @@ uint16_t nnp_fw_exec(struct nnp_fw *fw, uint32_t ctx,
 {
 	struct nnp_fw_span src, dst;
 	struct xfer x = { 0 };
+	uint64_t bytes = cmd->len;
 	uint16_t status;
 	bool known;
 	unsigned int uses = opcode_uses(cmd->opcode, &known);
@@ -212,13 +220,21 @@ uint16_t nnp_fw_exec(struct nnp_fw *fw, uint32_t ctx,
 	}
 
 	status = NNP_STATUS_SUCCESS;
-	if (uses & USES_SRC)
+	if (uses & USES_COLL) {
+		/* The length is an element count. */
+		size_t es = nnp_fw_dtype_size(NNP_COLL_DTYPE(cmd->value));
+
+		if (cmd->len > UINT64_MAX / es)
+			status = NNP_STATUS_OUT_OF_BOUNDS;
+		bytes = cmd->len * es;
+	}
+	if (!status && (uses & USES_SRC))
 		status = nnp_fw_key_resolve(fw, ctx, cmd->src_key, cmd->src_off,
-					    cmd->len, NNP_KEY_READ, &src);
+					    bytes, NNP_KEY_READ, &src);
 	if (!status && (uses & USES_DST))
 		status = nnp_fw_key_resolve(fw, ctx, cmd->dst_key, cmd->dst_off,
 					    cmd->opcode == NNP_CMD_TIMESTAMP ?
-					    sizeof(uint64_t) : cmd->len,
+					    sizeof(uint64_t) : bytes,
 					    NNP_KEY_WRITE, &dst);
 	if (status) {
 		nnp_fw_guest_error(fw, "queue cid %u: memory access refused (status 0x%x)",
@@ -235,6 +251,9 @@ uint16_t nnp_fw_exec(struct nnp_fw *fw, uint32_t ctx,
 		break;
 	case NNP_CMD_TIMESTAMP:
 		status = write_timestamp(fw, &dst, &x);
+		break;
+	case NNP_CMD_ALLREDUCE:
+		status = nnp_fw_allreduce(fw, ctx, cmd, &src, &dst, &x.local);
 		break;
 	}
 

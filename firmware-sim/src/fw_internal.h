@@ -52,6 +52,36 @@ struct nnp_fw_queue {
 	uint32_t error_info;	/* cid << 16 | status of the failure */
 };
 
+/* A message on an inter-chip link. */
+struct nnp_fw_packet {
+	struct nnp_fw_packet *next;
+	uint64_t tag;		/* comm << 48 | epoch << 16 | collective sequence */
+	bool abort;		/* the sender's part failed */
+	size_t len;
+	uint8_t data[];
+};
+
+struct nnp_fw_port {
+	/* Guards everything below; never held with another port's lock. */
+	mtx_t lock;
+	cnd_t cond;		/* a packet arrived or the link changed */
+	struct nnp_fw *peer;
+	uint32_t peer_port;
+	bool up;
+	struct nnp_fw_packet *rx_head;
+	struct nnp_fw_packet *rx_tail;
+};
+
+struct nnp_fw_comm {
+	uint32_t ctx;		/* 0: free */
+	uint32_t nranks;
+	uint32_t rank;
+	uint32_t send_port;
+	uint32_t recv_port;
+	uint32_t epoch;
+	uint32_t seq;		/* collectives started; the same on every rank */
+};
+
 struct nnp_fw {
 	struct nnp_fw_config cfg;
 	struct nnp_fw_host host;
@@ -81,6 +111,9 @@ struct nnp_fw {
 	struct nnp_fw_queue queues[NNP_HW_MAX_QUEUES];
 	uint32_t next_queue;	/* round-robin start for workers */
 	struct nnp_hw_counters counters;
+	struct nnp_fw_comm comms[NNP_HW_MAX_COMMS];
+
+	struct nnp_fw_port ports[NNP_FW_MAX_PORTS];
 };
 
 void nnp_fw_guest_error(struct nnp_fw *fw, const char *fmt, ...)
@@ -142,6 +175,33 @@ bool nnp_fw_is_doorbell(uint32_t offset);
 uint32_t nnp_fw_db_read_locked(struct nnp_fw *fw, uint32_t offset);
 unsigned int nnp_fw_db_write_locked(struct nnp_fw *fw, uint32_t offset,
 				    uint32_t value);
+
+/* Inter-chip links (fw_icl.c) */
+void nnp_fw_ports_init(struct nnp_fw *fw);
+void nnp_fw_ports_fini(struct nnp_fw *fw);
+/* Send @len bytes on @port tagged @tag; NNP_STATUS_*. */
+uint16_t nnp_fw_icl_send(struct nnp_fw *fw, uint32_t port, uint64_t tag,
+			 bool abort, const void *data, size_t len);
+/*
+ * Receive the packet tagged @tag on @port into @buf (exactly @len bytes),
+ * waiting up to the collective timeout; NNP_STATUS_ABORTED if the sender
+ * gave up instead.
+ */
+uint16_t nnp_fw_icl_recv(struct nnp_fw *fw, uint32_t port, uint64_t tag,
+			 void *buf, size_t len);
+/* Drop packets of communicator @comm on @port not tagged @keep. */
+void nnp_fw_icl_purge(struct nnp_fw *fw, uint32_t port, uint32_t comm,
+		      uint64_t keep);
+
+/* Communicators and collectives (fw_coll.c) */
+uint16_t nnp_fw_comm_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
+uint16_t nnp_fw_comm_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
+/* Forget communicators of @ctx (0: all), with fw->lock held. */
+void nnp_fw_comms_clear_locked(struct nnp_fw *fw, uint32_t ctx);
+uint16_t nnp_fw_allreduce(struct nnp_fw *fw, uint32_t ctx,
+			  const struct nnp_hw_queue_cmd *cmd,
+			  const struct nnp_fw_span *src,
+			  const struct nnp_fw_span *dst, uint64_t *local);
 
 /* Command execution (fw_exec.c): returns NNP_STATUS_*. */
 uint16_t nnp_fw_exec(struct nnp_fw *fw, uint32_t ctx,

@@ -85,6 +85,7 @@ int fw_harness_setup_unbooted(void **state)
 		.num_ports = 4,
 		.boot_time_ms = BOOT_MS,
 		.heartbeat_ms = HEARTBEAT_MS,
+		.coll_timeout_ms = COLL_TIMEOUT_MS,
 	};
 
 	assert_non_null(h);
@@ -163,4 +164,79 @@ uint16_t fw_harness_admin(struct fw_harness *h, struct nnp_hw_admin_cmd cmd,
 	if (result)
 		*result = cq[slot].result;
 	return cq[slot].status;
+}
+
+void fw_harness_ctx_create(struct fw_harness *h, uint32_t ctx)
+{
+	struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_CTX_CREATE };
+
+	c.args[0] = ctx;
+	assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_SUCCESS);
+}
+
+uint16_t fw_harness_key_register(struct fw_harness *h, struct nnp_hw_key_args a,
+				 uint64_t list, uint32_t list_len, uint32_t *key)
+{
+	struct nnp_hw_admin_cmd c = {
+		.opcode = NNP_ADMIN_KEY_REGISTER, .addr = list, .len = list_len,
+	};
+
+	memcpy(c.args, &a, sizeof(a));
+	return fw_harness_admin(h, c, key);
+}
+
+uint32_t fw_harness_dev_key(struct fw_harness *h, uint32_t ctx, uint64_t base,
+			    uint64_t len, uint32_t rights)
+{
+	struct nnp_hw_key_args a = {
+		.ctx = ctx, .type = NNP_KEY_TYPE_DEVICE, .rights = rights,
+		.length = len, .dev_base = base,
+	};
+	uint32_t key = 0;
+
+	assert_int_equal(fw_harness_key_register(h, a, 0, 0, &key),
+			 NNP_STATUS_SUCCESS);
+	assert_int_not_equal(key, 0);
+	return key;
+}
+
+void fw_harness_queue_create(struct fw_harness *h, uint32_t ctx, uint32_t qid)
+{
+	struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_QUEUE_CREATE };
+	struct nnp_hw_queue_args a = {
+		.ctx = ctx, .qid = qid, .depth = H_QDEPTH,
+		.vector = NNP_VECTOR_QUEUE(qid), .sq_base = H_QSQ(qid),
+		.cq_base = H_QCQ(qid),
+	};
+
+	memcpy(c.args, &a, sizeof(a));
+	assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_SUCCESS);
+}
+
+struct nnp_hw_counters fw_harness_counters(struct fw_harness *h)
+{
+	struct nnp_hw_admin_cmd c = {
+		.opcode = NNP_ADMIN_GET_COUNTERS, .addr = H_AQ_DATA,
+		.len = sizeof(struct nnp_hw_counters),
+	};
+	struct nnp_hw_counters out;
+	uint32_t result;
+
+	assert_int_equal(fw_harness_admin(h, c, &result), NNP_STATUS_SUCCESS);
+	assert_int_equal(result, sizeof(out));
+	memcpy(&out, fw_harness_host_ptr(h, H_AQ_DATA), sizeof(out));
+	return out;
+}
+
+uint32_t fw_harness_post(struct fw_harness *h, uint32_t q,
+			 struct nnp_hw_queue_cmd cmd)
+{
+	struct nnp_hw_queue_cmd *sq = fw_harness_host_ptr(h, H_QSQ(q));
+	uint32_t slot = h->q_tail[q];
+
+	sq[slot] = cmd;
+	h->q_tail[q] = (slot + 1) % H_QDEPTH;
+	assert_int_equal(nnp_fw_reg_write(h->fw, NNP_DOORBELL(q) + NNP_DB_SQ_TAIL,
+					  h->q_tail[q]), NNP_FW_KICK_QUEUES);
+	return slot;
 }

@@ -20,6 +20,12 @@
 #define DEV_MEM_SIZE	NNP_MEM_SIZE_MIN
 #define BOOT_MS		20
 #define HEARTBEAT_MS	100
+#define COLL_TIMEOUT_MS	500
+
+/* Where fw_harness_queue_create() puts queue q's rings. */
+#define H_QSQ(q)	(HOST_MEM_BASE + 0x30000 + (q) * 0x2000)
+#define H_QCQ(q)	(HOST_MEM_BASE + 0x31000 + (q) * 0x2000)
+#define H_QDEPTH	16
 
 struct fw_harness {
 	struct nnp_fw *fw;
@@ -30,6 +36,7 @@ struct fw_harness {
 	unsigned int guest_errors;
 	char last_error[256];
 	uint32_t aq_slot;	/* fw_harness_admin()'s next SQ slot */
+	uint32_t q_tail[NNP_HW_MAX_QUEUES];	/* user queues' next SQ slots */
 };
 
 /* CMocka setup/teardown: *state becomes a struct fw_harness, booted. */
@@ -52,5 +59,18 @@ int fw_harness_setup_aq(void **state);
  */
 uint16_t fw_harness_admin(struct fw_harness *h, struct nnp_hw_admin_cmd cmd,
 			  uint32_t *result);
+
+/* Admin helpers that assert success. */
+void fw_harness_ctx_create(struct fw_harness *h, uint32_t ctx);
+uint16_t fw_harness_key_register(struct fw_harness *h, struct nnp_hw_key_args a,
+				 uint64_t list, uint32_t list_len, uint32_t *key);
+uint32_t fw_harness_dev_key(struct fw_harness *h, uint32_t ctx, uint64_t base,
+			    uint64_t len, uint32_t rights);
+/* Queue @qid of depth H_QDEPTH with rings at H_QSQ(qid) and H_QCQ(qid). */
+void fw_harness_queue_create(struct fw_harness *h, uint32_t ctx, uint32_t qid);
+struct nnp_hw_counters fw_harness_counters(struct fw_harness *h);
+/* Put @cmd in queue @q's next slot and ring its doorbell; returns the slot. */
+uint32_t fw_harness_post(struct fw_harness *h, uint32_t q,
+			 struct nnp_hw_queue_cmd cmd);
 
 #endif /* NNP_FW_HARNESS_H */

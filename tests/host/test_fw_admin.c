@@ -73,7 +73,8 @@ static void test_identify_fills_buffer(void **state)
 	assert_int_equal(id.fw_version, 0x10000);
 	assert_int_equal(id.chip_id, 7);
 	assert_int_equal(id.mem_size, DEV_MEM_SIZE);
-	assert_int_equal(id.caps, NNP_CAP_ADMIN_QUEUE | NNP_CAP_USER_QUEUES);
+	assert_int_equal(id.caps, NNP_CAP_ADMIN_QUEUE | NNP_CAP_USER_QUEUES |
+			 NNP_CAP_ICL | NNP_CAP_COLLECTIVES);
 	assert_int_equal(id.num_ports, 4);
 	assert_int_equal(id.num_queues, 64);
 	assert_int_equal(id.num_vectors, 65);

@@ -19,45 +19,9 @@
 
 #define CTX		3
 #define OTHER_CTX	4
-#define QSQ(q)		(HOST_MEM_BASE + 0x30000 + (q) * 0x2000)
-#define QCQ(q)		(HOST_MEM_BASE + 0x31000 + (q) * 0x2000)
-#define QDEPTH		16
 #define PAGE_LIST	(HOST_MEM_BASE + 0x28000)
 #define BUF		(HOST_MEM_BASE + 0x100000)	/* host buffers from here */
 #define GUARD		0xa5
-
-static void ctx_create(struct fw_harness *h, uint32_t ctx)
-{
-	struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_CTX_CREATE };
-
-	c.args[0] = ctx;
-	assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_SUCCESS);
-}
-
-static uint16_t key_register(struct fw_harness *h, struct nnp_hw_key_args a,
-			     uint64_t list, uint32_t list_len, uint32_t *key)
-{
-	struct nnp_hw_admin_cmd c = {
-		.opcode = NNP_ADMIN_KEY_REGISTER, .addr = list, .len = list_len,
-	};
-
-	memcpy(c.args, &a, sizeof(a));
-	return fw_harness_admin(h, c, key);
-}
-
-static uint32_t dev_key(struct fw_harness *h, uint32_t ctx, uint64_t base,
-			uint64_t len, uint32_t rights)
-{
-	struct nnp_hw_key_args a = {
-		.ctx = ctx, .type = NNP_KEY_TYPE_DEVICE, .rights = rights,
-		.length = len, .dev_base = base,
-	};
-	uint32_t key = 0;
-
-	assert_int_equal(key_register(h, a, 0, 0, &key), NNP_STATUS_SUCCESS);
-	assert_int_not_equal(key, 0);
-	return key;
-}
 
 /*
  * A host key over [addr, addr + len) of fake host memory, registered with
@@ -81,26 +45,10 @@ static uint32_t host_key(struct fw_harness *h, uint32_t ctx, uint64_t addr,
 		list[i] = first + (uint64_t)i * NNP_HW_PAGE_SIZE;
 	if (pages_out)
 		memcpy(pages_out, list, n * sizeof(*list));
-	assert_int_equal(key_register(h, a, PAGE_LIST, n * 8, &key),
+	assert_int_equal(fw_harness_key_register(h, a, PAGE_LIST, n * 8, &key),
 			 NNP_STATUS_SUCCESS);
 	return key;
 }
-
-static void queue_create(struct fw_harness *h, uint32_t ctx, uint32_t qid)
-{
-	struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_QUEUE_CREATE };
-	struct nnp_hw_queue_args a = {
-		.ctx = ctx, .qid = qid, .depth = QDEPTH,
-		.vector = NNP_VECTOR_QUEUE(qid), .sq_base = QSQ(qid),
-		.cq_base = QCQ(qid),
-	};
-
-	memcpy(c.args, &a, sizeof(a));
-	assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_SUCCESS);
-}
-
-/* Per-queue producer state kept by the test, as libnnp would. */
-static uint32_t q_tail[NNP_HW_MAX_QUEUES];
 
 static int setup_queue(void **state)
 {
@@ -108,10 +56,9 @@ static int setup_queue(void **state)
 
 	fw_harness_setup_aq(state);
 	h = *state;
-	memset(q_tail, 0, sizeof(q_tail));
-	ctx_create(h, CTX);
-	ctx_create(h, OTHER_CTX);
-	queue_create(h, CTX, 0);
+	fw_harness_ctx_create(h, CTX);
+	fw_harness_ctx_create(h, OTHER_CTX);
+	fw_harness_queue_create(h, CTX, 0);
 	return 0;
 }
 
@@ -120,47 +67,19 @@ static uint32_t db_read(struct fw_harness *h, uint32_t q, uint32_t reg)
 	return nnp_fw_reg_read(h->fw, NNP_DOORBELL(q) + reg);
 }
 
-/* Queue @cmd on @q and ring its doorbell; returns the slot used. */
-static uint32_t post(struct fw_harness *h, uint32_t q, struct nnp_hw_queue_cmd cmd)
-{
-	struct nnp_hw_queue_cmd *sq = fw_harness_host_ptr(h, QSQ(q));
-	uint32_t slot = q_tail[q];
-
-	sq[slot] = cmd;
-	q_tail[q] = (slot + 1) % QDEPTH;
-	assert_int_equal(nnp_fw_reg_write(h->fw, NNP_DOORBELL(q) + NNP_DB_SQ_TAIL,
-					  q_tail[q]), NNP_FW_KICK_QUEUES);
-	return slot;
-}
-
 /* Run @cmd on queue 0 to completion; returns its status. */
 static uint16_t run(struct fw_harness *h, struct nnp_hw_queue_cmd cmd)
 {
-	struct nnp_hw_cqe *cq = fw_harness_host_ptr(h, QCQ(0));
+	struct nnp_hw_cqe *cq = fw_harness_host_ptr(h, H_QCQ(0));
 	uint32_t slot;
 
-	cmd.cid = (uint16_t)(0x4000 + q_tail[0]);
-	slot = post(h, 0, cmd);
+	cmd.cid = (uint16_t)(0x4000 + h->q_tail[0]);
+	slot = fw_harness_post(h, 0, cmd);
 	memset(&cq[slot], 0, sizeof(cq[slot]));
 	nnp_fw_run_queues(h->fw);
 	assert_int_equal(cq[slot].cid, cmd.cid);
-	nnp_fw_reg_write(h->fw, NNP_DOORBELL(0) + NNP_DB_CQ_HEAD, q_tail[0]);
+	nnp_fw_reg_write(h->fw, NNP_DOORBELL(0) + NNP_DB_CQ_HEAD, h->q_tail[0]);
 	return cq[slot].status;
-}
-
-static struct nnp_hw_counters counters(struct fw_harness *h)
-{
-	struct nnp_hw_admin_cmd c = {
-		.opcode = NNP_ADMIN_GET_COUNTERS, .addr = H_AQ_DATA,
-		.len = sizeof(struct nnp_hw_counters),
-	};
-	struct nnp_hw_counters out;
-	uint32_t result;
-
-	assert_int_equal(fw_harness_admin(h, c, &result), NNP_STATUS_SUCCESS);
-	assert_int_equal(result, sizeof(out));
-	memcpy(&out, fw_harness_host_ptr(h, H_AQ_DATA), sizeof(out));
-	return out;
 }
 
 static void fill_pattern(uint8_t *p, size_t n, unsigned int seed)
@@ -216,37 +135,37 @@ static void test_key_register_checks(void **state)
 	uint32_t key, k2;
 
 	a = ok, a.length = 0;
-	assert_int_equal(key_register(h, a, 0, 0, &key), NNP_STATUS_INVALID_FIELD);
+	assert_int_equal(fw_harness_key_register(h, a, 0, 0, &key), NNP_STATUS_INVALID_FIELD);
 	a = ok, a.rights = 0;
-	assert_int_equal(key_register(h, a, 0, 0, &key), NNP_STATUS_INVALID_FIELD);
+	assert_int_equal(fw_harness_key_register(h, a, 0, 0, &key), NNP_STATUS_INVALID_FIELD);
 	a = ok, a.rights = 4;
-	assert_int_equal(key_register(h, a, 0, 0, &key), NNP_STATUS_INVALID_FIELD);
+	assert_int_equal(fw_harness_key_register(h, a, 0, 0, &key), NNP_STATUS_INVALID_FIELD);
 	a = ok, a.type = 3;
-	assert_int_equal(key_register(h, a, 0, 0, &key), NNP_STATUS_INVALID_FIELD);
+	assert_int_equal(fw_harness_key_register(h, a, 0, 0, &key), NNP_STATUS_INVALID_FIELD);
 	a = ok, a.dev_base = DEV_MEM_SIZE - 4095;
-	assert_int_equal(key_register(h, a, 0, 0, &key), NNP_STATUS_INVALID_FIELD);
+	assert_int_equal(fw_harness_key_register(h, a, 0, 0, &key), NNP_STATUS_INVALID_FIELD);
 	a = ok, a.dev_base = UINT64_MAX - 100;
-	assert_int_equal(key_register(h, a, 0, 0, &key), NNP_STATUS_INVALID_FIELD);
+	assert_int_equal(fw_harness_key_register(h, a, 0, 0, &key), NNP_STATUS_INVALID_FIELD);
 	a = ok, a.ctx = 77;
-	assert_int_equal(key_register(h, a, 0, 0, &key), NNP_STATUS_NOT_FOUND);
+	assert_int_equal(fw_harness_key_register(h, a, 0, 0, &key), NNP_STATUS_NOT_FOUND);
 
 	a = ok, a.type = NNP_KEY_TYPE_HOST, a.length = 8192, a.page_offset = 1;
 	list[0] = BUF;
 	list[1] = BUF + 4096;
 	list[2] = BUF + 8192;
 	/* 8192 bytes from offset 1 span 3 pages: a 2-entry list is wrong. */
-	assert_int_equal(key_register(h, a, PAGE_LIST, 16, &key), NNP_STATUS_INVALID_FIELD);
+	assert_int_equal(fw_harness_key_register(h, a, PAGE_LIST, 16, &key), NNP_STATUS_INVALID_FIELD);
 	list[2] = BUF + 8193;
-	assert_int_equal(key_register(h, a, PAGE_LIST, 24, &key), NNP_STATUS_INVALID_FIELD);
+	assert_int_equal(fw_harness_key_register(h, a, PAGE_LIST, 24, &key), NNP_STATUS_INVALID_FIELD);
 	list[2] = BUF + 8192;
-	assert_int_equal(key_register(h, a, 0x10, 24, &key), NNP_STATUS_DMA_ERROR);
+	assert_int_equal(fw_harness_key_register(h, a, 0x10, 24, &key), NNP_STATUS_DMA_ERROR);
 	a.page_offset = 4096;
-	assert_int_equal(key_register(h, a, PAGE_LIST, 24, &key), NNP_STATUS_INVALID_FIELD);
+	assert_int_equal(fw_harness_key_register(h, a, PAGE_LIST, 24, &key), NNP_STATUS_INVALID_FIELD);
 	a.page_offset = 1;
-	assert_int_equal(key_register(h, a, PAGE_LIST, 24, &key), NNP_STATUS_SUCCESS);
+	assert_int_equal(fw_harness_key_register(h, a, PAGE_LIST, 24, &key), NNP_STATUS_SUCCESS);
 
 	/* Keys are distinct; a stale key is not reused as the same value. */
-	k2 = dev_key(h, CTX, 0, 4096, NNP_KEY_READ);
+	k2 = fw_harness_dev_key(h, CTX, 0, 4096, NNP_KEY_READ);
 	assert_int_not_equal(key, k2);
 	{
 		struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_KEY_UNREGISTER };
@@ -259,15 +178,15 @@ static void test_key_register_checks(void **state)
 		c.args[1] = key;
 		assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_NOT_FOUND);
 	}
-	assert_int_not_equal(dev_key(h, CTX, 0, 4096, NNP_KEY_READ), k2);
+	assert_int_not_equal(fw_harness_dev_key(h, CTX, 0, 4096, NNP_KEY_READ), k2);
 }
 
 static void test_queue_create_checks(void **state)
 {
 	struct fw_harness *h = *state;
 	struct nnp_hw_queue_args ok = {
-		.ctx = CTX, .qid = 1, .depth = QDEPTH, .vector = 2,
-		.sq_base = QSQ(1), .cq_base = QCQ(1),
+		.ctx = CTX, .qid = 1, .depth = H_QDEPTH, .vector = 2,
+		.sq_base = H_QSQ(1), .cq_base = H_QCQ(1),
 	};
 	struct nnp_hw_queue_args bad[] = { ok, ok, ok, ok, ok, ok, ok };
 	uint16_t want[] = {
@@ -282,7 +201,7 @@ static void test_queue_create_checks(void **state)
 	bad[1].qid = NNP_HW_MAX_QUEUES;
 	bad[2].depth = 24;
 	bad[3].vector = 0;		/* the admin vector */
-	bad[4].sq_base = QSQ(1) + 8;
+	bad[4].sq_base = H_QSQ(1) + 8;
 	bad[5].ctx = 99;
 	bad[6].depth = NNP_HW_QUEUE_DEPTH_MAX * 2;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -312,9 +231,9 @@ static void test_copy_every_direction_byte_exact(void **state)
 	uint32_t hsrc = host_key(h, CTX, BUF, region, NNP_KEY_READ, NULL);
 	uint32_t hdst = host_key(h, CTX, BUF + 0x40000, region,
 				 NNP_KEY_READ | NNP_KEY_WRITE, NULL);
-	uint32_t dkey = dev_key(h, CTX, 0x1000, 2 * region,
+	uint32_t dkey = fw_harness_dev_key(h, CTX, 0x1000, 2 * region,
 				NNP_KEY_READ | NNP_KEY_WRITE);
-	struct nnp_hw_counters c0 = counters(h), c1;
+	struct nnp_hw_counters c0 = fw_harness_counters(h), c1;
 	uint64_t host_bytes = 0, local_bytes = 0;
 	size_t i;
 
@@ -352,7 +271,7 @@ static void test_copy_every_direction_byte_exact(void **state)
 		host_bytes += len + len + 2 * len;
 		local_bytes += len;
 	}
-	c1 = counters(h);
+	c1 = fw_harness_counters(h);
 	assert_int_equal(c1.host_dma_bytes - c0.host_dma_bytes, host_bytes);
 	assert_int_equal(c1.local_bytes - c0.local_bytes, local_bytes);
 	assert_int_equal(c1.cmds_completed - c0.cmds_completed, 4 * i);
@@ -377,7 +296,7 @@ static void test_host_pages_follow_the_list(void **state)
 	/* Key byte 0 is host page BUF+8192, byte 4096 is page BUF. */
 	list[0] = BUF + 8192;
 	list[1] = BUF;
-	assert_int_equal(key_register(h, a, PAGE_LIST, 16, &key), NNP_STATUS_SUCCESS);
+	assert_int_equal(fw_harness_key_register(h, a, PAGE_LIST, 16, &key), NNP_STATUS_SUCCESS);
 	fill.dst_key = key;
 	assert_int_equal(run(h, fill), NNP_STATUS_SUCCESS);
 	assert_all(buf + 8192, 4096, 0x3c);
@@ -388,7 +307,7 @@ static void test_host_pages_follow_the_list(void **state)
 static void test_overlapping_device_copy_is_memmove(void **state)
 {
 	struct fw_harness *h = *state;
-	uint32_t k = dev_key(h, CTX, 0, 8192, NNP_KEY_READ | NNP_KEY_WRITE);
+	uint32_t k = fw_harness_dev_key(h, CTX, 0, 8192, NNP_KEY_READ | NNP_KEY_WRITE);
 	struct nnp_hw_queue_cmd cp = {
 		.opcode = NNP_CMD_COPY, .src_key = k, .dst_key = k,
 		.src_off = 0, .dst_off = 100, .len = 4000,
@@ -404,7 +323,7 @@ static void test_overlapping_device_copy_is_memmove(void **state)
 static void test_fill_nop_barrier_timestamp(void **state)
 {
 	struct fw_harness *h = *state;
-	uint32_t dk = dev_key(h, CTX, 0, 4096, NNP_KEY_WRITE);
+	uint32_t dk = fw_harness_dev_key(h, CTX, 0, 4096, NNP_KEY_WRITE);
 	uint32_t hk = host_key(h, CTX, BUF + 4090, 16, NNP_KEY_WRITE, NULL);
 	uint8_t *buf = fw_harness_host_ptr(h, BUF);
 	struct nnp_hw_queue_cmd c = { .opcode = NNP_CMD_FILL, .dst_key = dk,
@@ -447,12 +366,12 @@ struct violation {
 static void test_violations_fail_and_stop_the_queue(void **state)
 {
 	struct fw_harness *h = *state;
-	uint32_t mine = dev_key(h, CTX, 0x10000, 4096, NNP_KEY_READ | NNP_KEY_WRITE);
-	uint32_t ro = dev_key(h, CTX, 0x20000, 4096, NNP_KEY_READ);
-	uint32_t wo = dev_key(h, CTX, 0x30000, 4096, NNP_KEY_WRITE);
-	uint32_t theirs = dev_key(h, OTHER_CTX, 0x40000, 4096,
+	uint32_t mine = fw_harness_dev_key(h, CTX, 0x10000, 4096, NNP_KEY_READ | NNP_KEY_WRITE);
+	uint32_t ro = fw_harness_dev_key(h, CTX, 0x20000, 4096, NNP_KEY_READ);
+	uint32_t wo = fw_harness_dev_key(h, CTX, 0x30000, 4096, NNP_KEY_WRITE);
+	uint32_t theirs = fw_harness_dev_key(h, OTHER_CTX, 0x40000, 4096,
 				  NNP_KEY_READ | NNP_KEY_WRITE);
-	uint32_t gone = dev_key(h, CTX, 0x50000, 4096, NNP_KEY_READ | NNP_KEY_WRITE);
+	uint32_t gone = fw_harness_dev_key(h, CTX, 0x50000, 4096, NNP_KEY_READ | NNP_KEY_WRITE);
 	struct nnp_hw_admin_cmd un = { .opcode = NNP_ADMIN_KEY_UNREGISTER };
 	const struct violation v[] = {
 		{ "another context's key as source",
@@ -506,7 +425,7 @@ static void test_violations_fail_and_stop_the_queue(void **state)
 	};
 	struct nnp_hw_admin_cmd reset = { .opcode = NNP_ADMIN_QUEUE_RESET };
 	struct nnp_hw_queue_cmd ok = { .opcode = NNP_CMD_NOP, .cid = 0x7777 };
-	struct nnp_hw_cqe *cq = fw_harness_host_ptr(h, QCQ(0));
+	struct nnp_hw_cqe *cq = fw_harness_host_ptr(h, H_QCQ(0));
 	size_t i;
 
 	un.args[0] = CTX;
@@ -516,7 +435,7 @@ static void test_violations_fail_and_stop_the_queue(void **state)
 	memset(h->dev_mem, GUARD, 0x60000);
 
 	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-		struct nnp_hw_counters before = counters(h), after;
+		struct nnp_hw_counters before = fw_harness_counters(h), after;
 		uint32_t errors = h->guest_errors;
 		uint32_t slot;
 
@@ -526,16 +445,16 @@ static void test_violations_fail_and_stop_the_queue(void **state)
 				 NNP_QUEUE_STATUS_ENABLED | NNP_QUEUE_STATUS_ERROR);
 		assert_int_equal(db_read(h, 0, NNP_DB_ERROR) & 0xffff, v[i].status);
 		assert_true(h->guest_errors > errors);
-		after = counters(h);
+		after = fw_harness_counters(h);
 		assert_int_equal(after.cmds_failed - before.cmds_failed, 1);
 
 		/* Stopped: a good command waits until the owner resets. */
-		slot = post(h, 0, ok);
+		slot = fw_harness_post(h, 0, ok);
 		cq[slot].cid = 0;
 		nnp_fw_run_queues(h->fw);
 		assert_int_equal(cq[slot].cid, 0);
 		assert_int_equal(fw_harness_admin(h, reset, NULL), NNP_STATUS_SUCCESS);
-		q_tail[0] = 0;
+		h->q_tail[0] = 0;
 		assert_int_equal(db_read(h, 0, NNP_DB_STATUS), NNP_QUEUE_STATUS_ENABLED);
 	}
 	/* Nothing anywhere in device memory was touched. */
@@ -554,7 +473,7 @@ static void test_doorbell_misuse(void **state)
 	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_DOORBELL(0) + 0x10), 0);
 	assert_int_equal(h->guest_errors, errors + 3);
 	assert_int_equal(nnp_fw_reg_write(h->fw, NNP_DOORBELL(0) + NNP_DB_SQ_TAIL,
-					  QDEPTH), 0);
+					  H_QDEPTH), 0);
 	assert_int_equal(db_read(h, 0, NNP_DB_STATUS),
 			 NNP_QUEUE_STATUS_ENABLED | NNP_QUEUE_STATUS_ERROR);
 	assert_int_equal(db_read(h, 0, NNP_DB_ERROR),
@@ -567,7 +486,7 @@ static void test_unreachable_ring_stops_queue(void **state)
 	struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_QUEUE_CREATE };
 	struct nnp_hw_queue_args a = {
 		.ctx = CTX, .qid = 7, .depth = 4, .vector = 8,
-		.sq_base = 0x7000000, .cq_base = QCQ(7),
+		.sq_base = 0x7000000, .cq_base = H_QCQ(7),
 	};
 
 	memcpy(c.args, &a, sizeof(a));
@@ -582,7 +501,7 @@ static void test_unreachable_ring_stops_queue(void **state)
 static void test_destroy_and_reset_drop_everything(void **state)
 {
 	struct fw_harness *h = *state;
-	uint32_t k = dev_key(h, CTX, 0, 4096, NNP_KEY_WRITE);
+	uint32_t k = fw_harness_dev_key(h, CTX, 0, 4096, NNP_KEY_WRITE);
 	struct nnp_hw_queue_cmd fill = { .opcode = NNP_CMD_FILL, .dst_key = k, .len = 1 };
 	struct nnp_hw_admin_cmd d = { .opcode = NNP_ADMIN_CTX_DESTROY };
 
@@ -592,9 +511,9 @@ static void test_destroy_and_reset_drop_everything(void **state)
 	assert_int_equal(fw_harness_admin(h, d, NULL), NNP_STATUS_SUCCESS);
 	assert_int_equal(db_read(h, 0, NNP_DB_STATUS), 0);
 	/* The context's queue and keys are gone with it. */
-	ctx_create(h, CTX);
-	queue_create(h, CTX, 0);
-	q_tail[0] = 0;
+	fw_harness_ctx_create(h, CTX);
+	fw_harness_queue_create(h, CTX, 0);
+	h->q_tail[0] = 0;
 	assert_int_equal(run(h, fill), NNP_STATUS_KEY_INVALID);
 
 	/* A reset stops queues at once and forgets them once run. */
@@ -608,8 +527,8 @@ static void test_destroy_and_reset_drop_everything(void **state)
 	/* Counters start over, and the old context is gone. */
 	fw_harness_aq_setup(h, H_AQ_SQ, H_AQ_CQ, H_AQ_DEPTH);
 	h->aq_slot = 0;
-	assert_int_equal(counters(h).cmds_failed, 0);
-	assert_int_equal(counters(h).cmds_completed, 0);
+	assert_int_equal(fw_harness_counters(h).cmds_failed, 0);
+	assert_int_equal(fw_harness_counters(h).cmds_completed, 0);
 	d.args[0] = CTX;
 	assert_int_equal(fw_harness_admin(h, d, NULL), NNP_STATUS_NOT_FOUND);
 }
@@ -632,7 +551,7 @@ static int worker(void *arg)
 static void test_queues_run_in_parallel_workers(void **state)
 {
 	struct fw_harness *h = *state;
-	uint32_t src = dev_key(h, CTX, 0, 64 * 1024, NNP_KEY_READ);
+	uint32_t src = fw_harness_dev_key(h, CTX, 0, 64 * 1024, NNP_KEY_READ);
 	uint32_t dst[NQ];
 	struct nnp_hw_counters c;
 	thrd_t t[2];
@@ -641,7 +560,7 @@ static void test_queues_run_in_parallel_workers(void **state)
 	fill_pattern(h->dev_mem, 64 * 1024, 9);
 	for (q = 0; q < NQ; q++) {
 		if (q)
-			queue_create(h, CTX, q);
+			fw_harness_queue_create(h, CTX, q);
 		dst[q] = host_key(h, CTX, BUF + q * 0x10000, 0x10000,
 				  NNP_KEY_WRITE, NULL);
 	}
@@ -655,10 +574,10 @@ static void test_queues_run_in_parallel_workers(void **state)
 				.len = 1024,
 			};
 
-			if ((q_tail[q] + 1) % QDEPTH ==
+			if ((h->q_tail[q] + 1) % H_QDEPTH ==
 			    nnp_fw_reg_read(h->fw, NNP_DOORBELL(q) + NNP_DB_CQ_HEAD))
 				continue;
-			post(h, q, cp);
+			fw_harness_post(h, q, cp);
 		}
 		if (i % 8 == 7) {
 			assert_int_equal(thrd_create(&t[0], worker, h->fw), thrd_success);
@@ -667,7 +586,7 @@ static void test_queues_run_in_parallel_workers(void **state)
 			thrd_join(t[1], NULL);
 			for (q = 0; q < NQ; q++)
 				nnp_fw_reg_write(h->fw, NNP_DOORBELL(q) + NNP_DB_CQ_HEAD,
-						 q_tail[q]);
+						 h->q_tail[q]);
 		}
 	}
 	for (q = 0; q < NQ; q++) {
@@ -675,7 +594,7 @@ static void test_queues_run_in_parallel_workers(void **state)
 				    h->dev_mem, PER_QUEUE * 1024);
 		assert_int_equal(db_read(h, q, NNP_DB_STATUS), NNP_QUEUE_STATUS_ENABLED);
 	}
-	c = counters(h);
+	c = fw_harness_counters(h);
 	assert_int_equal(c.cmds_completed, NQ * PER_QUEUE);
 	assert_int_equal(c.host_dma_bytes, NQ * PER_QUEUE * 1024);
 }

@@ -18,7 +18,8 @@ static void test_identity(void **state)
 	assert_int_equal(nnp_fw_reg_read(fw, NNP_REG_ID), 0x54504e4e);
 	assert_int_equal(nnp_fw_reg_read(fw, NNP_REG_HW_VERSION), 0x00010001);
 	assert_int_equal(nnp_fw_reg_read(fw, NNP_REG_CAPS),
-			 NNP_CAP_ADMIN_QUEUE | NNP_CAP_USER_QUEUES);
+			 NNP_CAP_ADMIN_QUEUE | NNP_CAP_USER_QUEUES |
+			 NNP_CAP_ICL | NNP_CAP_COLLECTIVES);
 	assert_int_equal(nnp_fw_reg_read(fw, NNP_REG_CHIP_ID), 7);
 	assert_int_equal(nnp_fw_reg_read(fw, NNP_REG_MEM_SIZE_LO), 1u << 20);
 	assert_int_equal(nnp_fw_reg_read(fw, NNP_REG_MEM_SIZE_HI), 0);

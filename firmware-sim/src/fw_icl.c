@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Firmware simulator inter-chip links between firmware instances in one
+ * process: each port has a peer (chip, port), a state, and a queue of
+ * packets received. Sending copies the payload into the peer's queue;
+ * receiving waits, bounded by the collective timeout, for the packet with
+ * the wanted tag, and learns at once when the link goes down.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fw_internal.h"
+
+#define DEFAULT_COLL_TIMEOUT_MS 2000
+
+void nnp_fw_ports_init(struct nnp_fw *fw)
+{
+	unsigned int i;
+
+	for (i = 0; i < NNP_FW_MAX_PORTS; i++) {
+		mtx_init(&fw->ports[i].lock, mtx_plain);
+		cnd_init(&fw->ports[i].cond);
+	}
+}
+
+static void free_packets(struct nnp_fw_port *p)
+{
+	while (p->rx_head) {
+		struct nnp_fw_packet *pk = p->rx_head;
+
+		p->rx_head = pk->next;
+		free(pk);
+	}
+	p->rx_tail = NULL;
+}
+
+void nnp_fw_ports_fini(struct nnp_fw *fw)
+{
+	unsigned int i;
+
+	for (i = 0; i < NNP_FW_MAX_PORTS; i++) {
+		struct nnp_fw_port *p = &fw->ports[i];
+		struct nnp_fw *peer;
+		uint32_t pp;
+
+		mtx_lock(&p->lock);
+		peer = p->peer;
+		pp = p->peer_port;
+		p->peer = NULL;
+		p->up = false;
+		free_packets(p);
+		mtx_unlock(&p->lock);
+		if (peer) {
+			mtx_lock(&peer->ports[pp].lock);
+			peer->ports[pp].peer = NULL;
+			peer->ports[pp].up = false;
+			cnd_broadcast(&peer->ports[pp].cond);
+			mtx_unlock(&peer->ports[pp].lock);
+		}
+		cnd_destroy(&p->cond);
+		mtx_destroy(&p->lock);
+	}
+}
+
+static bool port_free(struct nnp_fw *fw, unsigned int port)
+{
+	bool ok;
+
+	if (port >= fw->cfg.num_ports)
+		return false;
+	mtx_lock(&fw->ports[port].lock);
+	ok = !fw->ports[port].peer;
+	mtx_unlock(&fw->ports[port].lock);
+	return ok;
+}
+
+static void port_wire(struct nnp_fw *fw, unsigned int port, struct nnp_fw *peer,
+		      unsigned int peer_port)
+{
+	struct nnp_fw_port *p = &fw->ports[port];
+
+	mtx_lock(&p->lock);
+	p->peer = peer;
+	p->peer_port = peer_port;
+	p->up = true;
+	mtx_unlock(&p->lock);
+}
+
+int nnp_fw_link_connect(struct nnp_fw *a, unsigned int pa, struct nnp_fw *b,
+			unsigned int pb)
+{
+	if ((a == b && pa == pb) || !port_free(a, pa) || !port_free(b, pb))
+		return -1;
+	port_wire(a, pa, b, pb);
+	port_wire(b, pb, a, pa);
+	return 0;
+}
+
+static void port_set(struct nnp_fw_port *p, bool up)
+{
+	mtx_lock(&p->lock);
+	p->up = up && p->peer;
+	cnd_broadcast(&p->cond);
+	mtx_unlock(&p->lock);
+}
+
+void nnp_fw_link_set(struct nnp_fw *fw, unsigned int port, bool up)
+{
+	struct nnp_fw *peer;
+	uint32_t pp;
+
+	if (port >= NNP_FW_MAX_PORTS)
+		return;
+	mtx_lock(&fw->ports[port].lock);
+	peer = fw->ports[port].peer;
+	pp = fw->ports[port].peer_port;
+	mtx_unlock(&fw->ports[port].lock);
+	port_set(&fw->ports[port], up);
+	if (peer)
+		port_set(&peer->ports[pp], up);
+}
+
+static void count(struct nnp_fw *fw, uint64_t *counter, size_t len)
+{
+	mtx_lock(&fw->lock);
+	*counter += len;
+	mtx_unlock(&fw->lock);
+}
+
+uint16_t nnp_fw_icl_send(struct nnp_fw *fw, uint32_t port, uint64_t tag,
+			 bool abort, const void *data, size_t len)
+{
+	struct nnp_fw_port *p = &fw->ports[port];
+	struct nnp_fw_packet *pk;
+	struct nnp_fw *peer;
+	uint32_t pp;
+	bool up;
+
+	mtx_lock(&p->lock);
+	peer = p->peer;
+	pp = p->peer_port;
+	up = p->up;
+	mtx_unlock(&p->lock);
+	if (!up || !peer)
+		return NNP_STATUS_LINK_DOWN;
+
+	pk = malloc(sizeof(*pk) + len);
+	if (!pk)
+		return NNP_STATUS_NO_RESOURCES;
+	pk->next = NULL;
+	pk->tag = tag;
+	pk->abort = abort;
+	pk->len = len;
+	if (len)
+		memcpy(pk->data, data, len);
+
+	p = &peer->ports[pp];
+	mtx_lock(&p->lock);
+	if (!p->up) {
+		mtx_unlock(&p->lock);
+		free(pk);
+		return NNP_STATUS_LINK_DOWN;
+	}
+	if (p->rx_tail)
+		p->rx_tail->next = pk;
+	else
+		p->rx_head = pk;
+	p->rx_tail = pk;
+	cnd_broadcast(&p->cond);
+	mtx_unlock(&p->lock);
+	count(fw, &fw->counters.icl_tx_bytes, len);
+	count(peer, &peer->counters.icl_rx_bytes, len);
+	return NNP_STATUS_SUCCESS;
+}
+
+/* Unlink and return the first packet tagged @tag, with p->lock held. */
+static struct nnp_fw_packet *take(struct nnp_fw_port *p, uint64_t tag)
+{
+	struct nnp_fw_packet **link = &p->rx_head, *prev = NULL;
+
+	while (*link) {
+		struct nnp_fw_packet *pk = *link;
+
+		if (pk->tag == tag) {
+			*link = pk->next;
+			if (p->rx_tail == pk)
+				p->rx_tail = prev;
+			return pk;
+		}
+		prev = pk;
+		link = &pk->next;
+	}
+	return NULL;
+}
+
+uint16_t nnp_fw_icl_recv(struct nnp_fw *fw, uint32_t port, uint64_t tag,
+			 void *buf, size_t len)
+{
+	struct nnp_fw_port *p = &fw->ports[port];
+	uint32_t ms = fw->cfg.coll_timeout_ms ? fw->cfg.coll_timeout_ms :
+		      DEFAULT_COLL_TIMEOUT_MS;
+	struct nnp_fw_packet *pk;
+	struct timespec deadline;
+	uint16_t status = NNP_STATUS_SUCCESS;
+
+	timespec_get(&deadline, TIME_UTC);
+	deadline.tv_sec += ms / 1000;
+	deadline.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (deadline.tv_nsec >= 1000000000) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000;
+	}
+
+	mtx_lock(&p->lock);
+	for (;;) {
+		pk = take(p, tag);
+		if (pk)
+			break;
+		if (!p->up) {
+			status = NNP_STATUS_LINK_DOWN;
+			break;
+		}
+		if (cnd_timedwait(&p->cond, &p->lock, &deadline) == thrd_timedout) {
+			pk = take(p, tag);
+			if (!pk)
+				status = NNP_STATUS_PEER_TIMEOUT;
+			break;
+		}
+	}
+	mtx_unlock(&p->lock);
+	if (!pk)
+		return status;
+	if (pk->abort)
+		status = NNP_STATUS_ABORTED;
+	else if (pk->len != len)
+		status = NNP_STATUS_INVALID_FIELD;	/* ranks disagree on the call */
+	else
+		memcpy(buf, pk->data, len);
+	free(pk);
+	return status;
+}
+
+void nnp_fw_icl_purge(struct nnp_fw *fw, uint32_t port, uint32_t comm,
+		      uint64_t keep)
+{
+	struct nnp_fw_port *p = &fw->ports[port];
+	struct nnp_fw_packet **link, *prev = NULL;
+
+	mtx_lock(&p->lock);
+	link = &p->rx_head;
+	while (*link) {
+		struct nnp_fw_packet *pk = *link;
+
+		if (pk->tag >> 48 == comm && pk->tag != keep) {
+			*link = pk->next;
+			if (p->rx_tail == pk)
+				p->rx_tail = prev;
+			free(pk);
+			continue;
+		}
+		prev = pk;
+		link = &pk->next;
+	}
+	mtx_unlock(&p->lock);
+}

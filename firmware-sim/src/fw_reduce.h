@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/* Firmware simulator reduction kernels and element type conversions. */
+#ifndef NNP_FW_REDUCE_H
+#define NNP_FW_REDUCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nnp_hw.h"
+
+/* Bytes of one element of @dtype, 0 for an unknown type. */
+size_t nnp_fw_dtype_size(unsigned int dtype);
+/* dst[i] = dst[i] @op src[i] for @n elements of @dtype. */
+void nnp_fw_reduce(unsigned int dtype, unsigned int op, void *dst,
+		   const void *src, size_t n);
+/* buf[i] /= @divisor: the last step of NNP_OP_AVG (integers truncate). */
+void nnp_fw_divide(unsigned int dtype, void *buf, size_t n, uint32_t divisor);
+
+float nnp_fw_half_to_float(uint16_t h);
+uint16_t nnp_fw_float_to_half(float f);
+float nnp_fw_bf16_to_float(uint16_t b);
+uint16_t nnp_fw_float_to_bf16(float f);
+
+#endif /* NNP_FW_REDUCE_H */

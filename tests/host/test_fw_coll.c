@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Firmware simulator collectives: reduction kernels and element
+ * conversions, and ring allreduce across 2, 3, 4 and 8 chips joined by
+ * in-process links, for every type and op, counts from 0 up, in place and
+ * out of place; device memory only, with host DMA untouched and link bytes
+ * exactly the ring's; a link lost mid-collective failing every rank.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <threads.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "fw_harness.h"
+#include "fw_reduce.h"
+
+#define MAX_CHIPS	8
+#define CTX		1
+#define COMM		5
+#define DATA		0x10000		/* device offset of the buffers */
+#define GUARD		0xa5
+
+/* ---- kernels ---- */
+
+static void test_half_and_bf16_conversions(void **state)
+{
+	(void)state;
+	assert_int_equal(nnp_fw_float_to_half(1.0f), 0x3c00);
+	assert_int_equal(nnp_fw_float_to_half(-2.0f), 0xc000);
+	assert_int_equal(nnp_fw_float_to_half(65504.0f), 0x7bff);
+	assert_int_equal(nnp_fw_float_to_half(65520.0f), 0x7c00);	/* rounds to inf */
+	assert_int_equal(nnp_fw_float_to_half(0x1p-24f), 0x0001);	/* smallest subnormal */
+	assert_int_equal(nnp_fw_float_to_half(0x1p-25f), 0x0000);	/* tie to even: 0 */
+	assert_int_equal(nnp_fw_float_to_half(1.0f + 0x1p-11f), 0x3c00);	/* tie to even */
+	assert_int_equal(nnp_fw_float_to_half(1.0f + 0x3p-11f), 0x3c02);
+	assert_true(nnp_fw_half_to_float(0x0001) == 0x1p-24f);
+	assert_true(nnp_fw_half_to_float(0x7bff) == 65504.0f);
+	assert_true(nnp_fw_half_to_float(0xc000) == -2.0f);
+	assert_int_equal(nnp_fw_float_to_bf16(1.0f), 0x3f80);
+	assert_true(nnp_fw_bf16_to_float(0x3f80) == 1.0f);
+	{
+		uint32_t tie_even = 0x3f808000, tie_odd = 0x3f818000;
+		float a, b;
+
+		memcpy(&a, &tie_even, 4);
+		memcpy(&b, &tie_odd, 4);
+		assert_int_equal(nnp_fw_float_to_bf16(a), 0x3f80);
+		assert_int_equal(nnp_fw_float_to_bf16(b), 0x3f82);
+	}
+}
+
+static void test_reduce_ops_per_type(void **state)
+{
+	int32_t i[3] = { 5, -7, 100 }, j[3] = { -2, 3, 100 };
+	int64_t l[2] = { INT64_MAX, -5 }, m[2] = { 1, -6 };
+	float f[2] = { 1.5f, -3.0f }, g[2] = { 2.0f, 0.5f };
+	double d[2] = { 0.25, 9.0 }, e[2] = { 4.0, -1.0 };
+	uint16_t h[2], k[2];
+
+	(void)state;
+	nnp_fw_reduce(NNP_DTYPE_I32, NNP_OP_SUM, i, j, 3);
+	assert_int_equal(i[0], 3);
+	assert_int_equal(i[1], -4);
+	assert_int_equal(i[2], 200);
+	nnp_fw_reduce(NNP_DTYPE_I32, NNP_OP_MIN, i, j, 3);
+	assert_int_equal(i[0], -2);
+	assert_int_equal(i[1], -4);
+	nnp_fw_reduce(NNP_DTYPE_I32, NNP_OP_MAX, i, j, 3);
+	assert_int_equal(i[1], 3);
+	nnp_fw_reduce(NNP_DTYPE_I32, NNP_OP_PROD, i, j, 3);
+	assert_int_equal(i[0], 4);
+	assert_int_equal(i[2], 10000);
+	nnp_fw_divide(NNP_DTYPE_I32, i, 3, 3);
+	assert_int_equal(i[0], 1);
+	assert_int_equal(i[1], 3);
+	assert_int_equal(i[2], 3333);
+	/* Integer sums wrap like the hardware's. */
+	nnp_fw_reduce(NNP_DTYPE_I64, NNP_OP_SUM, l, m, 2);
+	assert_true(l[0] == INT64_MIN);
+	assert_true(l[1] == -11);
+	nnp_fw_reduce(NNP_DTYPE_F32, NNP_OP_PROD, f, g, 2);
+	assert_true(f[0] == 3.0f && f[1] == -1.5f);
+	nnp_fw_reduce(NNP_DTYPE_F64, NNP_OP_MAX, d, e, 2);
+	assert_true(d[0] == 4.0 && d[1] == 9.0);
+	nnp_fw_divide(NNP_DTYPE_F64, d, 2, 4);
+	assert_true(d[0] == 1.0 && d[1] == 2.25);
+	h[0] = nnp_fw_float_to_half(1.5f);
+	h[1] = nnp_fw_float_to_half(-8.0f);
+	k[0] = nnp_fw_float_to_half(2.25f);
+	k[1] = nnp_fw_float_to_half(3.0f);
+	nnp_fw_reduce(NNP_DTYPE_F16, NNP_OP_SUM, h, k, 2);
+	assert_true(nnp_fw_half_to_float(h[0]) == 3.75f);
+	assert_true(nnp_fw_half_to_float(h[1]) == -5.0f);
+	h[0] = nnp_fw_float_to_bf16(3.0f);
+	k[0] = nnp_fw_float_to_bf16(-0.5f);
+	nnp_fw_reduce(NNP_DTYPE_BF16, NNP_OP_MIN, h, k, 1);
+	assert_true(nnp_fw_bf16_to_float(h[0]) == -0.5f);
+}
+
+/* ---- chips on a ring ---- */
+
+struct chip {
+	struct fw_harness *h;
+	uint16_t status;
+	uint32_t slot;
+	uint16_t phase;		/* the completion's expected phase tag */
+	uint64_t posted;	/* commands posted since the queue started */
+	thrd_t thread;
+};
+
+static struct chip chips[MAX_CHIPS];
+
+static void comm_create(unsigned int n, uint32_t epoch)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_COMM_CREATE };
+		struct nnp_hw_comm_args a = {
+			.ctx = CTX, .comm = COMM, .nranks = n, .rank = i,
+			.send_port = 0, .recv_port = 1, .epoch = epoch,
+		};
+
+		memcpy(c.args, &a, sizeof(a));
+		assert_int_equal(fw_harness_admin(chips[i].h, c, NULL), NNP_STATUS_SUCCESS);
+	}
+}
+
+/* n chips, chip i port 0 wired to chip i+1 port 1, one communicator. */
+static void ring_up(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		void *st;
+
+		fw_harness_setup_aq(&st);
+		chips[i].h = st;
+		fw_harness_ctx_create(chips[i].h, CTX);
+		fw_harness_queue_create(chips[i].h, CTX, 0);
+	}
+	for (i = 0; i < n && n > 1; i++) {
+		/* Two chips make a ring of two links. */
+		if (n == 2 && i == 1)
+			assert_int_equal(nnp_fw_link_connect(chips[1].h->fw, 0,
+							     chips[0].h->fw, 1), 0);
+		else
+			assert_int_equal(nnp_fw_link_connect(chips[i].h->fw, 0,
+							     chips[(i + 1) % n].h->fw, 1), 0);
+	}
+	for (i = 0; i < n; i++)
+		chips[i].posted = 0;
+	comm_create(n, 1);
+}
+
+static void ring_down(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		void *st = chips[i].h;
+
+		fw_harness_teardown(&st);
+	}
+}
+
+/* Run chip @c's queue until its command completes (or 5 s pass). */
+static int chip_main(void *arg)
+{
+	struct chip *c = arg;
+	struct nnp_hw_cqe *cq = fw_harness_host_ptr(c->h, H_QCQ(0));
+	time_t end = time(NULL) + 5;
+
+	while ((cq[c->slot].phase & 1) != c->phase && time(NULL) < end)
+		nnp_fw_run_queues(c->h->fw);
+	c->status = (cq[c->slot].phase & 1) == c->phase ? cq[c->slot].status : 0xffff;
+	/* Consumed: the completion slot is free again. */
+	nnp_fw_reg_write(c->h->fw, NNP_DOORBELL(0) + NNP_DB_CQ_HEAD,
+			 (c->slot + 1) % H_QDEPTH);
+	return 0;
+}
+
+/* Post @cmd on each of chips[first..n) and run them all to completion. */
+static void run_on(unsigned int first, unsigned int n, struct nnp_hw_queue_cmd cmd)
+{
+	unsigned int i;
+
+	for (i = first; i < n; i++) {
+		struct nnp_hw_cqe *cq = fw_harness_host_ptr(chips[i].h, H_QCQ(0));
+
+		chips[i].slot = chips[i].h->q_tail[0];
+		chips[i].phase = (chips[i].posted++ / H_QDEPTH) % 2 ? 0 : 1;
+		memset(&cq[chips[i].slot], 0, sizeof(cq[0]));
+		cq[chips[i].slot].phase = !chips[i].phase;
+		fw_harness_post(chips[i].h, 0, cmd);
+		assert_int_equal(thrd_create(&chips[i].thread, chip_main, &chips[i]),
+				 thrd_success);
+	}
+}
+
+static void join(unsigned int first, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = first; i < n; i++)
+		thrd_join(chips[i].thread, NULL);
+}
+
+/* Small integers, so every type and op is exact (bf16 holds |x| <= 256). */
+static double input(unsigned int chip, uint64_t i, unsigned int op)
+{
+	if (op == NNP_OP_PROD)
+		return ((i + chip) % 3 == 0) ? -1.0 : 1.0;
+	return (double)((i * 7 + chip * 3) % 7) - 3.0;
+}
+
+static void store(unsigned int dtype, uint8_t *p, uint64_t i, double v)
+{
+	size_t es = nnp_fw_dtype_size(dtype);
+	union { float f; double d; int32_t i32; int64_t i64; uint16_t h; } u;
+
+	switch (dtype) {
+	case NNP_DTYPE_F32: u.f = (float)v; break;
+	case NNP_DTYPE_F64: u.d = v; break;
+	case NNP_DTYPE_F16: u.h = nnp_fw_float_to_half((float)v); break;
+	case NNP_DTYPE_BF16: u.h = nnp_fw_float_to_bf16((float)v); break;
+	case NNP_DTYPE_I32: u.i32 = (int32_t)v; break;
+	default: u.i64 = (int64_t)v; break;
+	}
+	memcpy(p + i * es, &u, es);
+}
+
+/* The answer: the exact reduction, then AVG's divide as the device does it. */
+static void expect(unsigned int dtype, unsigned int op, unsigned int n,
+		   uint64_t i, uint8_t *out)
+{
+	double acc = input(0, i, op);
+	unsigned int c;
+
+	for (c = 1; c < n; c++) {
+		double v = input(c, i, op);
+
+		acc = op == NNP_OP_PROD ? acc * v : op == NNP_OP_MIN ? (v < acc ? v : acc) :
+		      op == NNP_OP_MAX ? (v > acc ? v : acc) : acc + v;
+	}
+	store(dtype, out, 0, acc);
+	if (op == NNP_OP_AVG)
+		nnp_fw_divide(dtype, out, 1, n);
+}
+
+static void allreduce_case(unsigned int n, unsigned int dtype, unsigned int op,
+			   uint64_t count, bool in_place)
+{
+	size_t es = nnp_fw_dtype_size(dtype), bytes = count * es;
+	uint64_t src_off = 64, dst_off = in_place ? 64 : 64 + bytes + 64;
+	struct nnp_hw_counters before[MAX_CHIPS], after;
+	struct nnp_hw_queue_cmd cmd = {
+		.opcode = NNP_CMD_ALLREDUCE, .len = count,
+		.value = NNP_COLL_VALUE(dtype, op, COMM),
+		.src_off = src_off, .dst_off = dst_off,
+	};
+	uint32_t key[MAX_CHIPS];
+	unsigned int c;
+	uint64_t i;
+
+	for (c = 0; c < n; c++) {
+		uint8_t *mem = chips[c].h->dev_mem + DATA;
+
+		key[c] = fw_harness_dev_key(chips[c].h, CTX, DATA, 2 * bytes + 256,
+					    NNP_KEY_READ | NNP_KEY_WRITE);
+		memset(mem, GUARD, 2 * bytes + 256);
+		for (i = 0; i < count; i++)
+			store(dtype, mem + src_off, i, input(c, i, op));
+		before[c] = fw_harness_counters(chips[c].h);
+	}
+	for (c = 0; c < n; c++) {
+		cmd.src_key = cmd.dst_key = key[c];
+		run_on(c, c + 1, cmd);
+	}
+	join(0, n);
+	for (c = 0; c < n; c++) {
+		uint8_t *mem = chips[c].h->dev_mem + DATA, want[8];
+		uint64_t tx = 0;
+		unsigned int k;
+
+		if (chips[c].status)
+			fail_msg("n=%u dtype=%u op=%u count=%llu: chip %u status 0x%x (%s)",
+				 n, dtype, op, (unsigned long long)count, c, chips[c].status,
+				 chips[c].h->last_error);
+		for (i = 0; i < count; i++) {
+			expect(dtype, op, n, i, want);
+			if (memcmp(mem + dst_off + i * es, want, es))
+				fail_msg("n=%u dtype=%u op=%u count=%llu: chip %u element %llu: "
+					 "got %02x%02x, want %02x%02x",
+					 n, dtype, op, (unsigned long long)count, c,
+					 (unsigned long long)i, mem[dst_off + i * es + 1],
+					 mem[dst_off + i * es], want[1], want[0]);
+		}
+		assert_int_equal(mem[dst_off - 1], GUARD);
+		assert_int_equal(mem[dst_off + bytes], GUARD);
+		after = fw_harness_counters(chips[c].h);
+		/* Nothing crossed the host. */
+		assert_int_equal(after.host_dma_bytes, before[c].host_dma_bytes);
+		/* Every segment but two went out: 2(n-1)/n of the buffer. */
+		for (k = 0; k < n && n > 1; k++)
+			if (k != (c + 1) % n)
+				tx += (count * (k + 1) / n - count * k / n) * es;
+		for (k = 0; k < n && n > 1; k++)
+			if (k != (c + 2) % n)
+				tx += (count * (k + 1) / n - count * k / n) * es;
+		assert_int_equal(after.icl_tx_bytes - before[c].icl_tx_bytes, tx);
+	}
+}
+
+static void ring_allreduce(unsigned int n)
+{
+	const uint64_t counts[] = { 0, 1, 7, 1003, 40000 };
+	unsigned int dtype, op, k;
+
+	ring_up(n);
+	for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++)
+		for (dtype = 0; dtype < NNP_DTYPE_COUNT; dtype++)
+			for (op = 0; op < NNP_OP_COUNT; op++)
+				allreduce_case(n, dtype, op, counts[k], (k + op) & 1);
+	ring_down(n);
+}
+
+static void test_allreduce_1_chip(void **state)
+{
+	(void)state;
+	ring_allreduce(1);
+}
+
+static void test_allreduce_2_chips(void **state)
+{
+	(void)state;
+	ring_allreduce(2);
+}
+
+static void test_allreduce_3_chips(void **state)
+{
+	(void)state;
+	ring_allreduce(3);
+}
+
+static void test_allreduce_4_chips(void **state)
+{
+	(void)state;
+	ring_allreduce(4);
+}
+
+static void test_allreduce_8_chips(void **state)
+{
+	(void)state;
+	ring_allreduce(8);
+}
+
+/*
+ * Chip 3 never starts, so chips 0..2 are inside the collective waiting on
+ * each other; taking a link down then fails every one of them at once, not
+ * after the timeout. With the link back up, the next allreduce works.
+ */
+static void test_link_down_mid_collective(void **state)
+{
+	const unsigned int n = 4;
+	struct nnp_hw_queue_cmd cmd = {
+		.opcode = NNP_CMD_ALLREDUCE, .len = 1000,
+		.value = NNP_COLL_VALUE(NNP_DTYPE_I32, NNP_OP_SUM, COMM),
+	};
+	struct timespec nap = { 0, 100 * 1000000 };
+	struct timespec a, b;
+	unsigned int c;
+	double secs;
+
+	(void)state;
+	ring_up(n);
+	for (c = 0; c < n - 1; c++) {
+		cmd.src_key = fw_harness_dev_key(chips[c].h, CTX, DATA, 4096,
+						 NNP_KEY_READ | NNP_KEY_WRITE);
+		cmd.dst_key = cmd.src_key;
+		run_on(c, c + 1, cmd);
+	}
+	thrd_sleep(&nap, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	nnp_fw_link_set(chips[1].h->fw, 0, false);
+	join(0, n - 1);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	secs = (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+	for (c = 0; c < n - 1; c++) {
+		uint16_t st = chips[c].status;
+
+		print_message("  chip %u: status 0x%x\n", c, st);
+		assert_true(st == NNP_STATUS_LINK_DOWN || st == NNP_STATUS_ABORTED ||
+			    st == NNP_STATUS_PEER_TIMEOUT);
+		assert_true(nnp_fw_reg_read(chips[c].h->fw, NNP_DOORBELL(0) + NNP_DB_STATUS) &
+			    NNP_QUEUE_STATUS_ERROR);
+	}
+	/* Bounded: well within one collective timeout of the link going. */
+	assert_true(secs < COLL_TIMEOUT_MS / 1000.0 + 0.5);
+
+	/*
+	 * Link back, queues reset and the communicator made again with a new
+	 * epoch: the whole ring works again.
+	 */
+	nnp_fw_link_set(chips[1].h->fw, 0, true);
+	for (c = 0; c < n; c++) {
+		struct nnp_hw_admin_cmd r = { .opcode = NNP_ADMIN_QUEUE_RESET };
+		struct nnp_hw_admin_cmd d = { .opcode = NNP_ADMIN_COMM_DESTROY };
+
+		r.args[0] = d.args[0] = CTX;
+		r.args[1] = 0;
+		d.args[1] = COMM;
+		assert_int_equal(fw_harness_admin(chips[c].h, r, NULL), NNP_STATUS_SUCCESS);
+		assert_int_equal(fw_harness_admin(chips[c].h, d, NULL), NNP_STATUS_SUCCESS);
+		chips[c].h->q_tail[0] = 0;
+		chips[c].posted = 0;
+	}
+	comm_create(n, 2);
+	allreduce_case(n, NNP_DTYPE_F32, NNP_OP_SUM, 5000, false);
+	ring_down(n);
+}
+
+static void test_collective_checks(void **state)
+{
+	struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_COMM_CREATE };
+	struct nnp_hw_comm_args a = {
+		.ctx = CTX, .comm = COMM, .nranks = 2, .rank = 0,
+		.send_port = 0, .recv_port = 1,
+	};
+	struct nnp_hw_queue_cmd cmd = {
+		.opcode = NNP_CMD_ALLREDUCE, .len = 4,
+		.value = NNP_COLL_VALUE(NNP_DTYPE_F32, NNP_OP_SUM, COMM),
+	};
+	struct fw_harness *h;
+	uint32_t dk, hk = 0;
+	struct nnp_hw_key_args host = {
+		.ctx = CTX, .type = NNP_KEY_TYPE_HOST, .rights = NNP_KEY_READ | NNP_KEY_WRITE,
+		.length = 4096,
+	};
+	uint64_t *list;
+
+	(void)state;
+	ring_up(1);
+	h = chips[0].h;
+	memcpy(c.args, &a, sizeof(a));
+	assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_BUSY);
+	a.comm = 6;
+	a.rank = 2;
+	memcpy(c.args, &a, sizeof(a));
+	assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_INVALID_FIELD);
+	a.rank = 0;
+	a.send_port = 4;	/* the harness chip has 4 ports */
+	memcpy(c.args, &a, sizeof(a));
+	assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_INVALID_FIELD);
+
+	dk = fw_harness_dev_key(h, CTX, DATA, 4096, NNP_KEY_READ | NNP_KEY_WRITE);
+	list = fw_harness_host_ptr(h, H_AQ_DATA);
+	list[0] = HOST_MEM_BASE + 0x100000;
+	assert_int_equal(fw_harness_key_register(h, host, H_AQ_DATA, 8, &hk),
+			 NNP_STATUS_SUCCESS);
+	/* Collectives never take host memory. */
+	cmd.src_key = hk;
+	cmd.dst_key = dk;
+	run_on(0, 1, cmd);
+	join(0, 1);
+	assert_int_equal(chips[0].status, NNP_STATUS_INVALID_FIELD);
+	ring_down(1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_half_and_bf16_conversions),
+		cmocka_unit_test(test_reduce_ops_per_type),
+		cmocka_unit_test(test_collective_checks),
+		cmocka_unit_test(test_allreduce_1_chip),
+		cmocka_unit_test(test_allreduce_2_chips),
+		cmocka_unit_test(test_allreduce_3_chips),
+		cmocka_unit_test(test_allreduce_4_chips),
+		cmocka_unit_test(test_allreduce_8_chips),
+		cmocka_unit_test(test_link_down_mid_collective),
+	};
+
+	return cmocka_run_group_tests_name("fw_coll", tests, NULL, NULL);
+}
