@@ -35,7 +35,7 @@ uint16_t nnp_fw_comm_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 		return NNP_STATUS_INVALID_FIELD;
 	mtx_lock(&fw->lock);
 	c = &fw->comms[a.comm];
-	if (a.ctx == 0 || a.ctx >= NNP_HW_MAX_CONTEXTS || !fw->ctx_used[a.ctx]) {
+	if (!nnp_fw_ctx_valid_locked(fw, a.ctx)) {
 		status = NNP_STATUS_NOT_FOUND;
 	} else if (c->ctx) {
 		status = NNP_STATUS_BUSY;

@@ -15,7 +15,7 @@
 
 #define KEY_INDEX(k)	((k) & 0xffffu)
 
-static bool ctx_valid_locked(struct nnp_fw *fw, uint32_t ctx)
+bool nnp_fw_ctx_valid_locked(const struct nnp_fw *fw, uint32_t ctx)
 {
 	return ctx > 0 && ctx < NNP_HW_MAX_CONTEXTS && fw->ctx_used[ctx];
 }
@@ -77,7 +77,7 @@ uint16_t nnp_fw_ctx_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 	bool ok;
 
 	mtx_lock(&fw->lock);
-	ok = ctx_valid_locked(fw, ctx);
+	ok = nnp_fw_ctx_valid_locked(fw, ctx);
 	mtx_unlock(&fw->lock);
 	if (!ok)
 		return NNP_STATUS_NOT_FOUND;
@@ -152,7 +152,7 @@ uint16_t nnp_fw_key_register(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *c
 
 	mtx_lock(&fw->lock);
 	status = NNP_STATUS_NO_RESOURCES;
-	if (!ctx_valid_locked(fw, a.ctx)) {
+	if (!nnp_fw_ctx_valid_locked(fw, a.ctx)) {
 		status = NNP_STATUS_NOT_FOUND;
 	} else {
 		for (i = 1; i < NNP_HW_MAX_KEYS; i++) {

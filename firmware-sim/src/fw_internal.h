@@ -138,6 +138,7 @@ unsigned int nnp_fw_aq_reg_write_locked(struct nnp_fw *fw, uint32_t offset,
 void nnp_fw_aq_process(struct nnp_fw *fw);
 
 /* Contexts and keys (fw_ctx.c); admin handlers return NNP_STATUS_*. */
+bool nnp_fw_ctx_valid_locked(const struct nnp_fw *fw, uint32_t ctx);
 uint16_t nnp_fw_ctx_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
 uint16_t nnp_fw_ctx_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
 uint16_t nnp_fw_key_register(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd,

@@ -38,7 +38,7 @@ uint16_t nnp_fw_queue_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *c
 
 	mtx_lock(&fw->lock);
 	q = &fw->queues[a.qid];
-	if (a.ctx == 0 || a.ctx >= NNP_HW_MAX_CONTEXTS || !fw->ctx_used[a.ctx]) {
+	if (!nnp_fw_ctx_valid_locked(fw, a.ctx)) {
 		status = NNP_STATUS_NOT_FOUND;
 	} else if (q->ctx) {
 		status = NNP_STATUS_BUSY;
