@@ -27,6 +27,14 @@
 /* Largest host object: what the firmware's page lists allow. */
 #define NNP_BO_HOST_MAX		(4ull << 30)
 
+/* Every object is gone by now: drm_mm warns about any range still held. */
+static void nnp_mem_fini(struct drm_device *drm, void *data)
+{
+	struct nnp_device *ndev = data;
+
+	drm_mm_takedown(&ndev->mm);
+}
+
 int nnp_mem_init(struct nnp_device *ndev)
 {
 	struct pci_dev *pdev = ndev->pdev;
@@ -36,19 +44,28 @@ int nnp_mem_init(struct nnp_device *ndev)
 	if (ret)
 		return ret;
 	drm_mm_init(&ndev->mm, 0, ndev->id.mem_size);
+	ret = drmm_add_action_or_reset(&ndev->drm, nnp_mem_fini, ndev);
+	if (ret)
+		return ret;
 	ndev->mem = devm_ioremap_wc(&pdev->dev,
 				    pci_resource_start(pdev, NNP_BAR_MEM),
 				    ndev->id.mem_size);
 	return ndev->mem ? 0 : -ENOMEM;
 }
 
-static void nnp_bo_unregister(struct nnp_device *ndev, struct nnp_bo *bo)
+/*
+ * Take the key back from the device; false if the device did not confirm
+ * it is done with the memory (it does so only after the commands using it
+ * have finished). ENOENT is fine: the context went first, keys and all.
+ */
+static bool nnp_bo_unregister(struct nnp_device *ndev, struct nnp_bo *bo)
 {
 	u32 args[2] = { bo->ctx, bo->key };
+	int ret;
 
-	/* ENOENT: the context went first and took its keys with it. */
-	nnp_admin_run(ndev, NNP_ADMIN_KEY_UNREGISTER, args, sizeof(args), 0, 0,
-		      NULL);
+	ret = nnp_admin_run(ndev, NNP_ADMIN_KEY_UNREGISTER, args, sizeof(args),
+			    0, 0, NULL);
+	return !ret || ret == -ENOENT;
 }
 
 static void nnp_bo_free_pages(struct nnp_device *ndev, struct nnp_bo *bo)
@@ -78,8 +95,21 @@ static void nnp_bo_free(struct drm_gem_object *obj)
 	int idx;
 
 	if (drm_dev_enter(obj->dev, &idx)) {
-		if (bo->key)
-			nnp_bo_unregister(ndev, bo);
+		if (bo->key && !nnp_bo_unregister(ndev, bo)) {
+			/*
+			 * A device that does not answer may still write the
+			 * memory: keep it out of circulation rather than
+			 * hand it to someone else.
+			 */
+			drm_warn(&ndev->drm,
+				 "key 0x%x not released by the device: leaking %zu bytes\n",
+				 bo->key, obj->size);
+			drm_dev_exit(idx);
+			/* The object (and any drm_mm node in it) stays. */
+			atomic64_dec(&ndev->mem_objects);
+			drm_gem_object_release(obj);
+			return;
+		}
 		/* Nothing of one context may reach the next owner. */
 		if (bo->kind == NNP_BO_KIND_DEVICE &&
 		    drm_mm_node_allocated(&bo->node))
