@@ -2,6 +2,7 @@
 /* nnp.ko DRM_IOCTL_NNP_QUERY: information blocks copied to user space. */
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "nnp_drv.h"
@@ -9,6 +10,7 @@
 
 static_assert(sizeof(struct drm_nnp_device_info) == DRM_NNP_DEVICE_INFO_SIZE_V1);
 static_assert(sizeof(struct drm_nnp_counters) == DRM_NNP_COUNTERS_SIZE_V1);
+static_assert(sizeof(struct drm_nnp_ports) == DRM_NNP_PORTS_SIZE_V1);
 
 /*
  * Copy @len bytes of @blk to the caller, truncated to q->size; q->size == 0
@@ -87,6 +89,44 @@ static int nnp_query_counters(struct nnp_device *ndev, struct drm_nnp_query *q)
 	return nnp_query_copy(q, &c, sizeof(c), DRM_NNP_COUNTERS_SIZE_V1);
 }
 
+static int nnp_query_ports(struct nnp_device *ndev, struct drm_nnp_query *q)
+{
+	u32 n = min_t(u32, ndev->id.num_ports, DRM_NNP_MAX_PORTS);
+	struct nnp_hw_port_info *hw;
+	struct drm_nnp_ports *p;
+	u32 i, result = 0;
+	int ret;
+
+	hw = kcalloc(DRM_NNP_MAX_PORTS, sizeof(*hw), GFP_KERNEL);
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	ret = hw && p ? 0 : -ENOMEM;
+	if (!ret && n)
+		ret = nnp_admin_read(ndev, NNP_ADMIN_GET_PORTS, hw,
+				     n * sizeof(*hw), &result);
+	if (!ret && result != n * sizeof(*hw))
+		ret = -EIO;
+	if (!ret) {
+		p->num_ports = n;
+		for (i = 0; i < n; i++) {
+			struct drm_nnp_port *o = &p->port[i];
+
+			o->state = (hw[i].state & NNP_PORT_WIRED ? DRM_NNP_PORT_WIRED : 0) |
+				   (hw[i].state & NNP_PORT_UP ? DRM_NNP_PORT_UP : 0);
+			o->peer_chip = NNP_PORT_PEER_CHIP(hw[i].peer);
+			o->peer_port = NNP_PORT_PEER_PORT(hw[i].peer);
+			o->tx_bytes = hw[i].tx_bytes;
+			o->rx_bytes = hw[i].rx_bytes;
+			o->tx_packets = hw[i].tx_packets;
+			o->rx_packets = hw[i].rx_packets;
+			o->errors = hw[i].errors;
+		}
+		ret = nnp_query_copy(q, p, sizeof(*p), DRM_NNP_PORTS_SIZE_V1);
+	}
+	kfree(p);
+	kfree(hw);
+	return ret;
+}
+
 int nnp_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file)
 {
 	struct drm_nnp_query *q = data;
@@ -99,6 +139,8 @@ int nnp_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file)
 		return nnp_query_device_info(to_nnp(drm), q);
 	case DRM_NNP_QUERY_COUNTERS:
 		return nnp_query_counters(to_nnp(drm), q);
+	case DRM_NNP_QUERY_PORTS:
+		return nnp_query_ports(to_nnp(drm), q);
 	default:
 		return -EOPNOTSUPP;
 	}

@@ -171,6 +171,7 @@
 #define NNP_ADMIN_GET_COUNTERS		0x09	/* addr/len: struct nnp_hw_counters */
 #define NNP_ADMIN_COMM_CREATE		0x0a	/* see struct nnp_hw_comm_args */
 #define NNP_ADMIN_COMM_DESTROY		0x0b	/* args: ctx, comm */
+#define NNP_ADMIN_GET_PORTS		0x0c	/* addr/len: struct nnp_hw_port_info[] */
 
 /* Contexts are numbered 1..NNP_HW_MAX_CONTEXTS - 1 by the driver. */
 #define NNP_HW_MAX_CONTEXTS		256
@@ -260,6 +261,23 @@ struct nnp_hw_counters {
 	uint64_t icl_rx_bytes;		/* payload received on inter-chip links */
 	uint64_t rsvd[2];
 };
+
+/* GET_PORTS data: one entry per ICL port, NUM_PORTS entries. */
+struct nnp_hw_port_info {
+	uint32_t state;		/* NNP_PORT_* bits */
+	uint32_t peer;		/* NNP_PORT_PEER(chip, port), if wired */
+	uint64_t tx_bytes;
+	uint64_t rx_bytes;
+	uint64_t tx_packets;
+	uint64_t rx_packets;
+	uint64_t errors;	/* sends that found the link down */
+};
+
+#define NNP_PORT_WIRED			(1u << 0)
+#define NNP_PORT_UP			(1u << 1)
+#define NNP_PORT_PEER(chip, port)	((chip) << 8 | (port))
+#define NNP_PORT_PEER_CHIP(v)		((v) >> 8)
+#define NNP_PORT_PEER_PORT(v)		((v) & 0xff)
 
 /* Completion entry (admin and user queues): 16 bytes. */
 struct nnp_hw_cqe {

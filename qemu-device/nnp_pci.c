@@ -9,6 +9,7 @@
  * that execute user queue commands, different queues in parallel.
  *
  * -device nnp,chip-id=N,mem-size=SIZE[,num-ports=P][,fw-boot-ms=MS]
+ *        [,fabric=TOPOLOGY]   (inter-chip links: see nnp_fabric.c)
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -19,6 +20,7 @@
 #include "qemu/rcu.h"
 #include "qemu/thread.h"
 #include "qemu/timer.h"
+#include "qemu/cutils.h"
 #include "qemu/units.h"
 #include "qapi/error.h"
 #include "hw/pci/pci_device.h"
@@ -28,6 +30,7 @@
 #include "migration/vmstate.h"
 #include "qom/object.h"
 
+#include "nnp_fabric.h"
 #include "nnp_fw.h"
 
 #define TYPE_NNP_PCI "nnp"
@@ -56,6 +59,7 @@ struct NnpState {
     bool stopping;
 
     /* properties */
+    char *fabric;
     uint32_t chip_id;
     uint64_t mem_size;
     uint16_t num_ports;
@@ -264,6 +268,13 @@ static void nnp_realize(PCIDevice *pdev, Error **errp)
                      PCI_BASE_ADDRESS_MEM_TYPE_64 |
                      PCI_BASE_ADDRESS_MEM_PREFETCH, &s->mem);
 
+    if (s->fabric && !nnp_fabric_join(s->fabric, s->chip_id, s->fw, errp)) {
+        msix_uninit_exclusive_bar(pdev);
+        nnp_fw_destroy(s->fw);
+        s->fw = NULL;
+        return;
+    }
+
     qemu_mutex_init(&s->lock);
     qemu_cond_init(&s->cond);
     qemu_cond_init(&s->queue_cond);
@@ -295,6 +306,9 @@ static void nnp_exit(PCIDevice *pdev)
     qemu_mutex_destroy(&s->lock);
 
     msix_uninit_exclusive_bar(pdev);
+    if (s->fabric) {
+        nnp_fabric_leave(s->fw);
+    }
     nnp_fw_destroy(s->fw);
     s->fw = NULL;
 }
@@ -309,12 +323,36 @@ static void nnp_reset(DeviceState *dev)
 }
 
 static const Property nnp_props[] = {
+    DEFINE_PROP_STRING("fabric", NnpState, fabric),
     DEFINE_PROP_UINT32("chip-id", NnpState, chip_id, 0),
     DEFINE_PROP_SIZE("mem-size", NnpState, mem_size, 256 * MiB),
     DEFINE_PROP_UINT16("num-ports", NnpState, num_ports, 4),
     DEFINE_PROP_UINT32("fw-boot-ms", NnpState, fw_boot_ms, 20),
     DEFINE_PROP_UINT32("heartbeat-ms", NnpState, heartbeat_ms, 100),
 };
+
+/* Monitor: qom-set /machine/peripheral/ID link-down PORT (or link-up). */
+static void nnp_set_link(Object *obj, const char *value, bool up, Error **errp)
+{
+    NnpState *s = NNP_PCI(obj);
+    unsigned int port;
+
+    if (qemu_strtoui(value, NULL, 10, &port) || port >= s->num_ports) {
+        error_setg(errp, "nnp: no port '%s'", value);
+        return;
+    }
+    nnp_fw_link_set(s->fw, port, up);
+}
+
+static void nnp_set_link_down(Object *obj, const char *value, Error **errp)
+{
+    nnp_set_link(obj, value, false, errp);
+}
+
+static void nnp_set_link_up(Object *obj, const char *value, Error **errp)
+{
+    nnp_set_link(obj, value, true, errp);
+}
 
 static const VMStateDescription nnp_vmstate = {
     .name = "nnp",
@@ -338,6 +376,8 @@ static void nnp_class_init(ObjectClass *oc, void *data)
     device_class_set_props(dc, nnp_props);
     dc->vmsd = &nnp_vmstate;
     device_class_set_legacy_reset(dc, nnp_reset);
+    object_class_property_add_str(oc, "link-down", NULL, nnp_set_link_down);
+    object_class_property_add_str(oc, "link-up", NULL, nnp_set_link_up);
 }
 
 static const TypeInfo nnp_info = {

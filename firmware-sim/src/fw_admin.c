@@ -222,11 +222,27 @@ static uint16_t admin_get_counters(struct nnp_fw *fw,
 	return NNP_STATUS_SUCCESS;
 }
 
+static uint16_t admin_get_ports(struct nnp_fw *fw,
+				const struct nnp_hw_admin_cmd *cmd,
+				uint32_t *result)
+{
+	struct nnp_hw_port_info info[NNP_FW_MAX_PORTS];
+	uint32_t len = fw->cfg.num_ports * sizeof(info[0]);
+
+	if (cmd->len < len)
+		return NNP_STATUS_BUFFER_TOO_SMALL;
+	nnp_fw_icl_ports_info(fw, info);
+	if (len && fw->host.dma_write(fw->host.opaque, cmd->addr, info, len))
+		return NNP_STATUS_DMA_ERROR;
+	*result = len;
+	return NNP_STATUS_SUCCESS;
+}
+
 /* Opcodes that take a data buffer; the others need addr and len zero. */
 static bool takes_buffer(uint8_t opcode)
 {
 	return opcode == NNP_ADMIN_IDENTIFY || opcode == NNP_ADMIN_GET_COUNTERS ||
-	       opcode == NNP_ADMIN_KEY_REGISTER;
+	       opcode == NNP_ADMIN_KEY_REGISTER || opcode == NNP_ADMIN_GET_PORTS;
 }
 
 /* Argument words each opcode uses; the rest must be zero. */
@@ -290,6 +306,8 @@ static uint16_t admin_execute(struct nnp_fw *fw,
 		return nnp_fw_comm_create(fw, cmd);
 	case NNP_ADMIN_COMM_DESTROY:
 		return nnp_fw_comm_destroy(fw, cmd);
+	case NNP_ADMIN_GET_PORTS:
+		return admin_get_ports(fw, cmd, result);
 	}
 	nnp_fw_guest_error(fw, "admin cid %u: unknown opcode 0x%x", cmd->cid,
 			   cmd->opcode);

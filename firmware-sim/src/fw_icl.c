@@ -141,6 +141,12 @@ uint16_t nnp_fw_icl_send(struct nnp_fw *fw, uint32_t port, uint64_t tag,
 	peer = p->peer;
 	pp = p->peer_port;
 	up = p->up;
+	if (up && peer) {
+		p->tx_bytes += len;
+		p->tx_packets++;
+	} else {
+		p->errors++;
+	}
 	mtx_unlock(&p->lock);
 	if (!up || !peer)
 		return NNP_STATUS_LINK_DOWN;
@@ -167,6 +173,8 @@ uint16_t nnp_fw_icl_send(struct nnp_fw *fw, uint32_t port, uint64_t tag,
 	else
 		p->rx_head = pk;
 	p->rx_tail = pk;
+	p->rx_bytes += len;
+	p->rx_packets++;
 	cnd_broadcast(&p->cond);
 	mtx_unlock(&p->lock);
 	count(fw, &fw->counters.icl_tx_bytes, len);
@@ -239,6 +247,28 @@ uint16_t nnp_fw_icl_recv(struct nnp_fw *fw, uint32_t port, uint64_t tag,
 		memcpy(buf, pk->data, len);
 	free(pk);
 	return status;
+}
+
+void nnp_fw_icl_ports_info(struct nnp_fw *fw, struct nnp_hw_port_info *info)
+{
+	unsigned int i;
+
+	for (i = 0; i < fw->cfg.num_ports; i++) {
+		struct nnp_fw_port *p = &fw->ports[i];
+
+		memset(&info[i], 0, sizeof(info[i]));
+		mtx_lock(&p->lock);
+		if (p->peer) {
+			info[i].state = NNP_PORT_WIRED | (p->up ? NNP_PORT_UP : 0);
+			info[i].peer = NNP_PORT_PEER(p->peer->cfg.chip_id, p->peer_port);
+		}
+		info[i].tx_bytes = p->tx_bytes;
+		info[i].rx_bytes = p->rx_bytes;
+		info[i].tx_packets = p->tx_packets;
+		info[i].rx_packets = p->rx_packets;
+		info[i].errors = p->errors;
+		mtx_unlock(&p->lock);
+	}
 }
 
 void nnp_fw_icl_purge(struct nnp_fw *fw, uint32_t port, uint32_t comm,

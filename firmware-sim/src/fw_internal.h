@@ -70,6 +70,8 @@ struct nnp_fw_port {
 	bool up;
 	struct nnp_fw_packet *rx_head;
 	struct nnp_fw_packet *rx_tail;
+	/* tx_* counted by this port's sends, rx_* by its peer's */
+	uint64_t tx_bytes, rx_bytes, tx_packets, rx_packets, errors;
 };
 
 struct nnp_fw_comm {
@@ -190,6 +192,8 @@ uint16_t nnp_fw_icl_send(struct nnp_fw *fw, uint32_t port, uint64_t tag,
  */
 uint16_t nnp_fw_icl_recv(struct nnp_fw *fw, uint32_t port, uint64_t tag,
 			 void *buf, size_t len);
+/* Fill @info for every port: GET_PORTS. */
+void nnp_fw_icl_ports_info(struct nnp_fw *fw, struct nnp_hw_port_info *info);
 /* Drop packets of communicator @comm on @port not tagged @keep. */
 void nnp_fw_icl_purge(struct nnp_fw *fw, uint32_t port, uint32_t comm,
 		      uint64_t keep);

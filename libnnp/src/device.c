@@ -194,3 +194,37 @@ nnp_result_t nnp_device_get_info(nnp_device_t *dev,
 	info->fw_build[sizeof(info->fw_build) - 1] = '\0';
 	return NNP_SUCCESS;
 }
+
+nnp_result_t nnp_device_get_ports(nnp_device_t *dev, struct nnp_port_info *ports,
+				  unsigned int max, unsigned int *count)
+{
+	struct drm_nnp_ports p;
+	struct drm_nnp_query q = {
+		.query = DRM_NNP_QUERY_PORTS,
+		.size = sizeof(p),
+		.data = (uintptr_t)&p,
+	};
+	unsigned int i;
+
+	if (!dev || !count || (max && !ports))
+		return NNP_ERROR_INVALID_ARGUMENT;
+	if (drmIoctl(dev->fd, DRM_IOCTL_NNP_QUERY, &q))
+		return nnp_result_from_errno(errno);
+	*count = p.num_ports;
+	for (i = 0; i < p.num_ports && i < max; i++) {
+		const struct drm_nnp_port *o = &p.port[i];
+
+		ports[i] = (struct nnp_port_info){
+			.state = (o->state & DRM_NNP_PORT_WIRED ? NNP_LINK_WIRED : 0) |
+				 (o->state & DRM_NNP_PORT_UP ? NNP_LINK_UP : 0),
+			.peer_chip = o->peer_chip,
+			.peer_port = o->peer_port,
+			.tx_bytes = o->tx_bytes,
+			.rx_bytes = o->rx_bytes,
+			.tx_packets = o->tx_packets,
+			.rx_packets = o->rx_packets,
+			.errors = o->errors,
+		};
+	}
+	return NNP_SUCCESS;
+}

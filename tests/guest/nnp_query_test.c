@@ -222,7 +222,7 @@ TEST_F(dev, nonzero_reserved_is_einval)
 
 TEST_F(dev, unknown_query_is_eopnotsupp)
 {
-	uint32_t which[] = { 0, DRM_NNP_QUERY_COUNTERS + 1, 0xffffffffu };
+	uint32_t which[] = { 0, DRM_NNP_QUERY_PORTS + 1, 0xffffffffu };
 	unsigned int i;
 
 	for (i = 0; i < sizeof(which) / sizeof(which[0]); i++) {

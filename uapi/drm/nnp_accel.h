@@ -50,6 +50,8 @@ extern "C" {
 #define DRM_NNP_QUERY_DEVICE_INFO	1
 /* DRM_NNP_QUERY_COUNTERS - device counters, as struct drm_nnp_counters. */
 #define DRM_NNP_QUERY_COUNTERS		2
+/* DRM_NNP_QUERY_PORTS - inter-chip link ports, as struct drm_nnp_ports. */
+#define DRM_NNP_QUERY_PORTS		3
 
 /**
  * struct drm_nnp_query - read one block of information about the device
@@ -142,6 +144,50 @@ struct drm_nnp_counters {
 };
 
 #define DRM_NNP_COUNTERS_SIZE_V1	48
+
+/* struct drm_nnp_port.state bits */
+#define DRM_NNP_PORT_WIRED		(1u << 0)	/* has a peer */
+#define DRM_NNP_PORT_UP			(1u << 1)	/* the link is up */
+
+/**
+ * struct drm_nnp_port - one inter-chip link port
+ */
+struct drm_nnp_port {
+	/** @state: DRM_NNP_PORT_* bits. */
+	__u32 state;
+	/** @peer_chip: chip id at the other end, if wired. */
+	__u32 peer_chip;
+	/** @peer_port: port at the other end, if wired. */
+	__u32 peer_port;
+	/** @reserved: zero. */
+	__u32 reserved;
+	/** @tx_bytes: payload bytes sent. */
+	__u64 tx_bytes;
+	/** @rx_bytes: payload bytes received. */
+	__u64 rx_bytes;
+	/** @tx_packets: packets sent. */
+	__u64 tx_packets;
+	/** @rx_packets: packets received. */
+	__u64 rx_packets;
+	/** @errors: sends that found the link down. */
+	__u64 errors;
+};
+
+#define DRM_NNP_MAX_PORTS		16
+
+/**
+ * struct drm_nnp_ports - answer to DRM_NNP_QUERY_PORTS
+ */
+struct drm_nnp_ports {
+	/** @num_ports: entries of @port that are the device's ports. */
+	__u32 num_ports;
+	/** @reserved: zero. */
+	__u32 reserved;
+	/** @port: the ports, by number. */
+	struct drm_nnp_port port[DRM_NNP_MAX_PORTS];
+};
+
+#define DRM_NNP_PORTS_SIZE_V1		904
 
 /* Memory object placement, struct drm_nnp_bo_create.flags */
 #define DRM_NNP_BO_DEVICE		(1u << 0)	/* device memory (BAR2) */

@@ -72,6 +72,26 @@ void nnp_device_close(nnp_device_t *dev);
 nnp_result_t nnp_device_get_info(nnp_device_t *dev,
 				 struct nnp_device_info *info);
 
+/* Inter-chip link ports */
+#define NNP_MAX_PORTS		16
+#define NNP_LINK_WIRED		(1u << 0)	/* the port has a peer */
+#define NNP_LINK_UP		(1u << 1)	/* and the link is up */
+
+struct nnp_port_info {
+	uint32_t state;		/* NNP_LINK_* */
+	uint32_t peer_chip;	/* if wired: the chip id at the other end */
+	uint32_t peer_port;	/* and its port */
+	uint64_t tx_bytes;
+	uint64_t rx_bytes;
+	uint64_t tx_packets;
+	uint64_t rx_packets;
+	uint64_t errors;	/* sends that found the link down */
+};
+
+/* Fill up to @max entries of @ports; *@count gets the device's port count. */
+nnp_result_t nnp_device_get_ports(nnp_device_t *dev, struct nnp_port_info *ports,
+				  unsigned int max, unsigned int *count);
+
 /* The device's file descriptor, for poll() and for the driver's ioctls. */
 int nnp_device_fd(const nnp_device_t *dev);
 

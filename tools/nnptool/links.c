@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+/* nnptool links: every device's inter-chip link ports, peers and counters. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "nnptool.h"
+
+static const char *state_name(uint32_t state)
+{
+	if (!(state & NNP_LINK_WIRED))
+		return "unwired";
+	return state & NNP_LINK_UP ? "up" : "down";
+}
+
+static void print_port(const struct nnptool_opts *o, int dev, uint32_t chip,
+		       unsigned int i, const struct nnp_port_info *p, int *first)
+{
+	char peer[24] = "-";
+
+	if (p->state & NNP_LINK_WIRED)
+		snprintf(peer, sizeof(peer), "%" PRIu32 ".%" PRIu32, p->peer_chip,
+			 p->peer_port);
+	if (o->json) {
+		printf("%s{\"dev\": %d, \"chip\": %" PRIu32 ", \"port\": %u, "
+		       "\"state\": \"%s\", \"peer\": \"%s\", \"tx_bytes\": %" PRIu64
+		       ", \"rx_bytes\": %" PRIu64 ", \"tx_packets\": %" PRIu64
+		       ", \"rx_packets\": %" PRIu64 ", \"errors\": %" PRIu64 "}",
+		       *first ? "" : ", ", dev, chip, i, state_name(p->state), peer,
+		       p->tx_bytes, p->rx_bytes, p->tx_packets, p->rx_packets,
+		       p->errors);
+		*first = 0;
+		return;
+	}
+	printf("%-4d %5" PRIu32 " %4u %-8s %-9s %14" PRIu64 " %14" PRIu64
+	       " %8" PRIu64 "\n", dev, chip, i, state_name(p->state), peer,
+	       p->tx_bytes, p->rx_bytes, p->errors);
+}
+
+int cmd_links(const struct nnptool_opts *o, int argc, char **argv)
+{
+	int count, d, first = 1;
+	nnp_result_t r;
+
+	(void)argv;
+	if (argc) {
+		fprintf(stderr, "nnptool: links takes no arguments\n");
+		return NNPTOOL_EXIT_USAGE;
+	}
+	r = nnp_device_count(&count);
+	if (r != NNP_SUCCESS)
+		return nnptool_fail("links", r);
+	if (o->json)
+		printf("{\"ports\": [");
+	else
+		printf("%-4s %5s %4s %-8s %-9s %14s %14s %8s\n", "DEV", "CHIP", "PORT",
+		       "STATE", "PEER", "TX BYTES", "RX BYTES", "ERRORS");
+	for (d = 0; d < count; d++) {
+		struct nnp_port_info ports[NNP_MAX_PORTS];
+		struct nnp_device_info info;
+		unsigned int n = 0, i;
+		nnp_device_t *dev;
+
+		r = nnp_device_open(d, &dev);
+		if (r == NNP_SUCCESS) {
+			r = nnp_device_get_info(dev, &info);
+			if (r == NNP_SUCCESS)
+				r = nnp_device_get_ports(dev, ports, NNP_MAX_PORTS, &n);
+			nnp_device_close(dev);
+		}
+		if (r != NNP_SUCCESS) {
+			if (o->json)
+				printf("]}\n");
+			return nnptool_fail("links", r);
+		}
+		for (i = 0; i < n && i < NNP_MAX_PORTS; i++)
+			print_port(o, d, info.chip_id, i, &ports[i], &first);
+	}
+	if (o->json)
+		printf("]}\n");
+	return NNPTOOL_EXIT_OK;
+}
