@@ -47,6 +47,8 @@ NNP_GUARDED_IOCTL(queue_create)
 NNP_GUARDED_IOCTL(queue_destroy)
 NNP_GUARDED_IOCTL(queue_reset)
 NNP_GUARDED_IOCTL(queue_wait)
+NNP_GUARDED_IOCTL(comm_create)
+NNP_GUARDED_IOCTL(comm_destroy)
 
 static const struct drm_ioctl_desc nnp_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(NNP_QUERY, nnp_guarded_query, 0),
@@ -56,6 +58,8 @@ static const struct drm_ioctl_desc nnp_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(NNP_QUEUE_DESTROY, nnp_guarded_queue_destroy, 0),
 	DRM_IOCTL_DEF_DRV(NNP_QUEUE_RESET, nnp_guarded_queue_reset, 0),
 	DRM_IOCTL_DEF_DRV(NNP_QUEUE_WAIT, nnp_guarded_queue_wait, 0),
+	DRM_IOCTL_DEF_DRV(NNP_COMM_CREATE, nnp_guarded_comm_create, 0),
+	DRM_IOCTL_DEF_DRV(NNP_COMM_DESTROY, nnp_guarded_comm_destroy, 0),
 };
 
 /* One device context per open file. */
@@ -103,6 +107,7 @@ static void nnp_postclose(struct drm_device *drm, struct drm_file *file)
 	int idx;
 
 	nnp_queues_release(nf);
+	nnp_comms_release(nf);
 	if (drm_dev_enter(drm, &idx)) {
 		nnp_admin_run(ndev, NNP_ADMIN_CTX_DESTROY, &nf->ctx,
 			      sizeof(nf->ctx), 0, 0, NULL);
@@ -188,10 +193,11 @@ static int nnp_check_mem_bar(struct nnp_device *ndev)
 	return 0;
 }
 
-static void nnp_ctx_ida_fini(struct drm_device *drm, void *data)
+static void nnp_ida_fini(struct drm_device *drm, void *data)
 {
 	struct nnp_device *ndev = data;
 
+	ida_destroy(&ndev->comm_ida);
 	ida_destroy(&ndev->ctx_ida);
 }
 
@@ -207,8 +213,9 @@ static int nnp_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ndev->pdev = pdev;
 	pci_set_drvdata(pdev, ndev);
 	ida_init(&ndev->ctx_ida);
+	ida_init(&ndev->comm_ida);
 	/* Files may outlive the binding: the ids go with the last of them. */
-	ret = drmm_add_action_or_reset(&ndev->drm, nnp_ctx_ida_fini, ndev);
+	ret = drmm_add_action_or_reset(&ndev->drm, nnp_ida_fini, ndev);
 	if (ret)
 		return ret;
 	ret = drmm_mutex_init(&ndev->drm, &ndev->queue_lock);

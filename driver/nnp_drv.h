@@ -39,8 +39,9 @@ struct nnp_device {
 	u64 mem_used;
 	atomic64_t mem_objects;
 
-	/* Context ids of open files. */
+	/* Context ids of open files, communicator ids of the device. */
 	struct ida ctx_ida;
+	struct ida comm_ida;
 
 	/* User queues by id; queue ids are bounded by MSI-X vectors. */
 	struct mutex queue_lock;
@@ -54,6 +55,8 @@ struct nnp_device {
 struct nnp_file {
 	struct nnp_device *ndev;
 	u32 ctx;
+	/* Communicator ids this file made. */
+	DECLARE_BITMAP(comms, NNP_HW_MAX_COMMS);
 };
 
 static inline struct nnp_device *to_nnp(struct drm_device *drm)
@@ -95,6 +98,13 @@ int nnp_ioctl_queue_wait(struct drm_device *drm, void *data,
 void nnp_queues_release(struct nnp_file *nf);
 void nnp_queues_wake_all(struct nnp_device *ndev);
 void nnp_queues_detach_irqs(struct nnp_device *ndev);
+
+/* nnp_comm.c */
+int nnp_ioctl_comm_create(struct drm_device *drm, void *data,
+			  struct drm_file *file);
+int nnp_ioctl_comm_destroy(struct drm_device *drm, void *data,
+			   struct drm_file *file);
+void nnp_comms_release(struct nnp_file *nf);
 
 /* nnp_query.c */
 int nnp_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file);

@@ -35,6 +35,8 @@ const char *nnp_strerror(nnp_result_t result)
 		return "the device refused a queued command; the stream is stopped";
 	case NNP_ERROR_BUSY:
 		return "every queue of the device is in use";
+	case NNP_ERROR_NO_PATH:
+		return "the chips are not connected by a usable inter-chip link";
 	}
 	return "unknown nnp result code";
 }

@@ -25,6 +25,12 @@ struct nnp_mem {
 };
 
 nnp_result_t nnp_result_from_errno(int err);
+/* Queue @cmd (its cid is set here) on @s; no system call. */
+struct nnp_hw_queue_cmd;
+nnp_result_t nnp_stream_submit(nnp_stream_t *s, struct nnp_hw_queue_cmd *cmd);
+/* @m is memory of @s's device and [@off, @off + @len) lies inside it. */
+int nnp_stream_range_ok(const nnp_stream_t *s, const nnp_mem_t *m, size_t off,
+			size_t len);
 /* The text of a device status code (NNP_STATUS_*). */
 const char *nnp_status_text(uint16_t status);
 

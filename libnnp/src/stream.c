@@ -200,7 +200,7 @@ static nnp_result_t wait_for(nnp_stream_t *s, uint64_t seq, int64_t timeout_ns)
 	}
 }
 
-static nnp_result_t submit(nnp_stream_t *s, struct nnp_hw_queue_cmd *cmd)
+nnp_result_t nnp_stream_submit(nnp_stream_t *s, struct nnp_hw_queue_cmd *cmd)
 {
 	if (s->failed)
 		return NNP_ERROR_COMMAND_FAILED;
@@ -221,8 +221,8 @@ static nnp_result_t submit(nnp_stream_t *s, struct nnp_hw_queue_cmd *cmd)
 	return NNP_SUCCESS;
 }
 
-static bool range_ok(const nnp_stream_t *s, const nnp_mem_t *m, size_t off,
-		     size_t len)
+int nnp_stream_range_ok(const nnp_stream_t *s, const nnp_mem_t *m, size_t off,
+			size_t len)
 {
 	return m && m->dev == s->dev && off <= m->size && len <= m->size - off;
 }
@@ -232,14 +232,14 @@ nnp_result_t nnp_memcpy_async(nnp_stream_t *s, nnp_mem_t *dst, size_t dst_off,
 {
 	struct nnp_hw_queue_cmd c = { .opcode = NNP_CMD_COPY };
 
-	if (!s || !range_ok(s, dst, dst_off, len) || !range_ok(s, src, src_off, len))
+	if (!s || !nnp_stream_range_ok(s, dst, dst_off, len) || !nnp_stream_range_ok(s, src, src_off, len))
 		return NNP_ERROR_INVALID_ARGUMENT;
 	c.src_key = src->key;
 	c.src_off = src_off;
 	c.dst_key = dst->key;
 	c.dst_off = dst_off;
 	c.len = len;
-	return submit(s, &c);
+	return nnp_stream_submit(s, &c);
 }
 
 nnp_result_t nnp_memset_async(nnp_stream_t *s, nnp_mem_t *dst, size_t off,
@@ -247,13 +247,13 @@ nnp_result_t nnp_memset_async(nnp_stream_t *s, nnp_mem_t *dst, size_t off,
 {
 	struct nnp_hw_queue_cmd c = { .opcode = NNP_CMD_FILL };
 
-	if (!s || !range_ok(s, dst, off, len))
+	if (!s || !nnp_stream_range_ok(s, dst, off, len))
 		return NNP_ERROR_INVALID_ARGUMENT;
 	c.dst_key = dst->key;
 	c.dst_off = off;
 	c.len = len;
 	c.value = byte;
-	return submit(s, &c);
+	return nnp_stream_submit(s, &c);
 }
 
 nnp_result_t nnp_stream_synchronize(nnp_stream_t *s)

@@ -84,7 +84,7 @@ TEST(every_result_has_its_own_text)
 {
 	nnp_result_t r, s;
 
-	for (r = NNP_SUCCESS; r <= NNP_ERROR_BUSY; r++) {
+	for (r = NNP_SUCCESS; r <= NNP_ERROR_NO_PATH; r++) {
 		ASSERT_NE(NULL, nnp_strerror(r));
 		EXPECT_GT(strlen(nnp_strerror(r)), 4);
 		for (s = NNP_SUCCESS; s < r; s++)

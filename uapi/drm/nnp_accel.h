@@ -27,6 +27,8 @@ extern "C" {
 #define DRM_NNP_QUEUE_DESTROY		0x04
 #define DRM_NNP_QUEUE_RESET		0x05
 #define DRM_NNP_QUEUE_WAIT		0x06
+#define DRM_NNP_COMM_CREATE		0x07
+#define DRM_NNP_COMM_DESTROY		0x08
 
 #define DRM_IOCTL_NNP_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NNP_QUERY, struct drm_nnp_query)
@@ -42,6 +44,10 @@ extern "C" {
 	DRM_IOW(DRM_COMMAND_BASE + DRM_NNP_QUEUE_RESET, struct drm_nnp_queue_op)
 #define DRM_IOCTL_NNP_QUEUE_WAIT \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_NNP_QUEUE_WAIT, struct drm_nnp_queue_wait)
+#define DRM_IOCTL_NNP_COMM_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NNP_COMM_CREATE, struct drm_nnp_comm_create)
+#define DRM_IOCTL_NNP_COMM_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_NNP_COMM_DESTROY, struct drm_nnp_comm_destroy)
 
 /*
  * DRM_NNP_QUERY_DEVICE_INFO - identity and basics of the device,
@@ -322,6 +328,51 @@ struct drm_nnp_queue_wait {
 	__u32 phase;
 	/** @timeout_ns: in: longest wait, relative, in nanoseconds. */
 	__s64 timeout_ns;
+};
+
+/**
+ * struct drm_nnp_comm_create - make this chip one rank of a communicator
+ *
+ * Collectives on the communicator run as a ring: this rank sends to rank
+ * @rank + 1 through port @send_port and receives from rank @rank - 1 on
+ * port @recv_port. Every rank of one communicator passes the same @epoch
+ * (from the job's unique id); a communicator made again after a failure
+ * needs a new one. The id returned is named in ALLREDUCE commands of this
+ * file's queues.
+ *
+ * Errors: %EINVAL for @rank >= @nranks, @nranks 0, a port past the
+ * device's, nonzero @flags or @reserved; %ENOSPC when the device has no
+ * free communicator.
+ */
+struct drm_nnp_comm_create {
+	/** @nranks: in: ranks in the communicator. */
+	__u32 nranks;
+	/** @rank: in: this chip's rank. */
+	__u32 rank;
+	/** @send_port: in: port towards rank + 1. */
+	__u32 send_port;
+	/** @recv_port: in: port from rank - 1. */
+	__u32 recv_port;
+	/** @epoch: in: the same on every rank of this communicator. */
+	__u32 epoch;
+	/** @flags: in: none defined, must be zero. */
+	__u32 flags;
+	/** @comm: out: communicator id. */
+	__u32 comm;
+	/** @reserved: must be zero. */
+	__u32 reserved;
+};
+
+/**
+ * struct drm_nnp_comm_destroy - forget a communicator of this file
+ *
+ * Errors: %ENOENT if @comm is not this file's; %EINVAL for nonzero @flags.
+ */
+struct drm_nnp_comm_destroy {
+	/** @comm: in: communicator id. */
+	__u32 comm;
+	/** @flags: in: none defined, must be zero. */
+	__u32 flags;
 };
 
 #if defined(__cplusplus)

@@ -31,6 +31,7 @@ typedef enum nnp_result {
 	NNP_ERROR_NOT_READY,		/* the work is still in progress */
 	NNP_ERROR_COMMAND_FAILED,	/* the device refused a queued command */
 	NNP_ERROR_BUSY,			/* every device queue is in use */
+	NNP_ERROR_NO_PATH,		/* chips not joined by a usable link */
 } nnp_result_t;
 
 /* A static, human-readable description of @result (never NULL). */
@@ -167,6 +168,38 @@ nnp_result_t nnp_event_record(nnp_stream_t *stream, nnp_event_t *event);
 nnp_result_t nnp_event_query(const nnp_event_t *event);
 /* Wait for @event, sleeping in the driver; @timeout_ns < 0: no limit. */
 nnp_result_t nnp_event_synchronize(const nnp_event_t *event, int64_t timeout_ns);
+
+/* ---- collectives: NCCL's model, run on the devices over their links ---- */
+
+typedef struct nnp_comm nnp_comm_t;
+
+typedef enum nnp_dtype {
+	NNP_FLOAT32, NNP_FLOAT16, NNP_BFLOAT16, NNP_INT32, NNP_FLOAT64, NNP_INT64,
+} nnp_dtype_t;
+
+typedef enum nnp_redop {
+	NNP_SUM, NNP_PROD, NNP_MIN, NNP_MAX, NNP_AVG,
+} nnp_redop_t;
+
+/*
+ * One process driving @n devices: comms[i] is rank i on devs[i]. The ring
+ * follows rank order, so consecutive ranks (and the last and first) must
+ * be joined by a link that is up: NNP_ERROR_NO_PATH otherwise.
+ */
+nnp_result_t nnp_comm_init_all(nnp_device_t **devs, int n, nnp_comm_t **comms);
+void nnp_comm_destroy(nnp_comm_t *comm);
+int nnp_comm_rank(const nnp_comm_t *comm);
+int nnp_comm_count(const nnp_comm_t *comm);
+
+/*
+ * Reduce @count elements of @send (at @send_off bytes) across all ranks
+ * into @recv (at @recv_off) on every rank, in @stream's order. Both must be
+ * device memory of the stream's device; send == recv at the same offset is
+ * in place. Call it on every rank's stream, then synchronize each.
+ */
+nnp_result_t nnp_allreduce(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
+			   size_t recv_off, size_t count, nnp_dtype_t dtype,
+			   nnp_redop_t op, nnp_comm_t *comm, nnp_stream_t *stream);
 
 #define NNP_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
 #define NNP_VERSION_MINOR(v)	(((v) >> 8) & 0xff)
