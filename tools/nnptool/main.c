@@ -17,6 +17,8 @@ static void usage(FILE *f)
 	      "              write and verify patterns through every memory path\n"
 	      "  bench copy [DEV] [--max SIZE] [--iters N]\n"
 	      "              copy bandwidth per direction and size, next to host memcpy\n"
+	      "  bench allreduce [--min SIZE] [--max SIZE] [--iters N]\n"
+	      "              allreduce over all devices' links, nccl-tests columns\n"
 	      "\n"
 	      "options:\n"
 	      "  --json      machine-readable output\n"
