@@ -15,6 +15,15 @@
 
 #include "internal.h"
 
+/* nnp_allreduce() passes our enums to the device as they are. */
+_Static_assert(NNP_FLOAT32 == NNP_DTYPE_F32 && NNP_FLOAT16 == NNP_DTYPE_F16 &&
+	       NNP_BFLOAT16 == NNP_DTYPE_BF16 && NNP_INT32 == NNP_DTYPE_I32 &&
+	       NNP_FLOAT64 == NNP_DTYPE_F64 && NNP_INT64 == NNP_DTYPE_I64,
+	       "nnp_dtype_t matches the device's element types");
+_Static_assert(NNP_SUM == NNP_OP_SUM && NNP_PROD == NNP_OP_PROD &&
+	       NNP_MIN == NNP_OP_MIN && NNP_MAX == NNP_OP_MAX &&
+	       NNP_AVG == NNP_OP_AVG, "nnp_redop_t matches the device's ops");
+
 struct nnp_comm {
 	nnp_device_t *dev;
 	uint32_t id;
@@ -190,7 +199,6 @@ nnp_result_t nnp_allreduce(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
 	c.dst_key = recv->key;
 	c.dst_off = recv_off;
 	c.len = count;
-	/* Our enums are the device's codes. */
 	c.value = NNP_COLL_VALUE((uint64_t)dtype, (uint64_t)op, comm->id);
 	return nnp_stream_submit(stream, &c);
 }
