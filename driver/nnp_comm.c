@@ -3,10 +3,43 @@
  * nnp.ko communicators: a file makes its chip one rank of a ring over the
  * inter-chip links; the firmware runs collectives on it.
  */
+#include <linux/dma-mapping.h>
+#include <linux/uaccess.h>
+
 #include <drm/drm_file.h>
 
 #include "nnp_drv.h"
 #include "nnp_accel.h"
+
+/*
+ * Run COMM_CREATE with the ring order, copied from user space into memory
+ * the device reads (the device checks it is a permutation of the ranks).
+ */
+static int nnp_comm_create_ring(struct nnp_device *ndev,
+				const struct nnp_hw_comm_args *a, u64 ring)
+{
+	struct device *dev = &ndev->pdev->dev;
+	u32 len = a->nranks * sizeof(u32);
+	dma_addr_t dma;
+	void *buf;
+	int ret;
+
+	if (!ring)
+		return nnp_admin_run(ndev, NNP_ADMIN_COMM_CREATE, a,
+				     offsetof(struct nnp_hw_comm_args, rsvd), 0, 0,
+				     NULL);
+	buf = dma_alloc_coherent(dev, len, &dma, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (copy_from_user(buf, u64_to_user_ptr(ring), len))
+		ret = -EFAULT;
+	else
+		ret = nnp_admin_run(ndev, NNP_ADMIN_COMM_CREATE, a,
+				    offsetof(struct nnp_hw_comm_args, rsvd), dma,
+				    len, NULL);
+	dma_free_coherent(dev, len, buf, dma);
+	return ret;
+}
 
 int nnp_ioctl_comm_create(struct drm_device *drm, void *data,
 			  struct drm_file *file)
@@ -33,8 +66,7 @@ int nnp_ioctl_comm_create(struct drm_device *drm, void *data,
 	if (id < 0)
 		return id;
 	a.comm = id;
-	ret = nnp_admin_run(ndev, NNP_ADMIN_COMM_CREATE, &a,
-			    offsetof(struct nnp_hw_comm_args, rsvd), 0, 0, NULL);
+	ret = nnp_comm_create_ring(ndev, &a, args->ring);
 	if (ret) {
 		ida_free(&ndev->comm_ida, id);
 		return ret;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nnp hardware interface, version 1.1.
+ * nnp hardware interface, version 1.2.
  *
  * The one definition of what the device looks like from the bus: PCI
  * identity, BAR layout, BAR0 registers, admin queue entries, status codes.
@@ -38,7 +38,7 @@
 
 /* Interface version: the driver refuses a major it does not know. */
 #define NNP_HW_VERSION_MAJOR		1
-#define NNP_HW_VERSION_MINOR		1
+#define NNP_HW_VERSION_MINOR		2
 #define NNP_HW_VERSION			((NNP_HW_VERSION_MAJOR << 16) | NNP_HW_VERSION_MINOR)
 #define NNP_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
 
@@ -232,11 +232,14 @@ struct nnp_hw_queue_args {
 
 /*
  * Argument words of COMM_CREATE: this chip is rank @rank of @nranks in
- * communicator @comm of context @ctx; collectives send to the next rank
- * through port @send_port and receive from the previous one on
- * @recv_port (a ring). Every rank of one communicator gets the same
- * @epoch, and a communicator made again after a failure a new one, so that
- * nothing left on the links from the old one is taken for the new.
+ * communicator @comm of context @ctx. Collectives run around a ring: the
+ * command's data buffer (addr, len) lists the rank at each ring position,
+ * nranks 32-bit words (len 0: rank order). This chip sends to the next
+ * position through port @send_port and receives from the previous one on
+ * @recv_port. Every rank of one communicator gets the same @epoch, which
+ * names the communicator on the links, and a communicator made again after
+ * a failure a new one, so that nothing left on the links from the old one
+ * is taken for the new.
  */
 struct nnp_hw_comm_args {
 	uint32_t ctx;
@@ -315,15 +318,26 @@ struct nnp_hw_cqe {
 #define NNP_CMD_TIMESTAMP		0x03	/* 8-byte ns time at dst */
 #define NNP_CMD_BARRIER			0x04	/* earlier commands finish first */
 /*
- * ALLREDUCE over a communicator: len is the element count, value holds
- * NNP_COLL_VALUE(dtype, op, comm); src and dst are device memory.
+ * Collectives over a communicator: len is an element count, value holds
+ * NNP_COLL_VALUE(dtype, op, comm, root); src and dst are device memory.
+ * ALLREDUCE: len elements in and out. BROADCAST: len elements from rank
+ * root's src to every dst (op 0). ALLGATHER: len elements in, nranks * len
+ * out, rank r's at element r * len (op 0). REDUCE_SCATTER: nranks * len
+ * in, len out: rank r gets elements r * len .. (r + 1) * len - 1 of the
+ * reduction. Fields a collective does not use are zero.
  */
 #define NNP_CMD_ALLREDUCE		0x05
+#define NNP_CMD_BROADCAST		0x06
+#define NNP_CMD_ALLGATHER		0x07
+#define NNP_CMD_REDUCE_SCATTER		0x08
 
-#define NNP_COLL_VALUE(dtype, op, comm)	((dtype) | (op) << 8 | (uint64_t)(comm) << 16)
+#define NNP_COLL_VALUE(dtype, op, comm, root) \
+	((dtype) | (op) << 8 | (uint64_t)(comm) << 16 | (uint64_t)(root) << 32)
 #define NNP_COLL_DTYPE(v)		((v) & 0xff)
 #define NNP_COLL_OP(v)			(((v) >> 8) & 0xff)
 #define NNP_COLL_COMM(v)		(((v) >> 16) & 0xffff)
+#define NNP_COLL_ROOT(v)		(((v) >> 32) & 0xffff)
+#define NNP_COLL_RSVD(v)		((v) >> 48)
 
 /* Element types */
 #define NNP_DTYPE_F32			0

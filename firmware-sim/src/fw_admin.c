@@ -242,7 +242,8 @@ static uint16_t admin_get_ports(struct nnp_fw *fw,
 static bool takes_buffer(uint8_t opcode)
 {
 	return opcode == NNP_ADMIN_IDENTIFY || opcode == NNP_ADMIN_GET_COUNTERS ||
-	       opcode == NNP_ADMIN_KEY_REGISTER || opcode == NNP_ADMIN_GET_PORTS;
+	       opcode == NNP_ADMIN_KEY_REGISTER || opcode == NNP_ADMIN_GET_PORTS ||
+	       opcode == NNP_ADMIN_COMM_CREATE;
 }
 
 /* Argument words each opcode uses; the rest must be zero. */

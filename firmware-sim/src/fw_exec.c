@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "fw_internal.h"
-#include "fw_reduce.h"
 
 /* Bounce buffer for host-to-host copies and host fills. */
 #define BOUNCE_SIZE (64u * 1024)
@@ -175,7 +174,8 @@ static bool fields_ok(const struct nnp_hw_queue_cmd *c, unsigned int uses)
 		return c->value <= 0xff;
 	if (uses & USES_COLL)
 		return NNP_COLL_DTYPE(c->value) < NNP_DTYPE_COUNT &&
-		       NNP_COLL_OP(c->value) < NNP_OP_COUNT && !(c->value >> 32);
+		       NNP_COLL_OP(c->value) < NNP_OP_COUNT &&
+		       !NNP_COLL_RSVD(c->value);
 	return !c->value;
 }
 
@@ -193,18 +193,52 @@ static unsigned int opcode_uses(uint8_t opcode, bool *known)
 	case NNP_CMD_TIMESTAMP:
 		return USES_DST;
 	case NNP_CMD_ALLREDUCE:
+	case NNP_CMD_BROADCAST:
+	case NNP_CMD_ALLGATHER:
+	case NNP_CMD_REDUCE_SCATTER:
 		return USES_SRC | USES_DST | USES_LEN | USES_COLL;
 	}
 	*known = false;
 	return 0;
 }
 
+/* COPY, FILL, TIMESTAMP: resolve the keys, then move the bytes. */
+static uint16_t exec_transfer(struct nnp_fw *fw, uint32_t ctx,
+			      const struct nnp_hw_queue_cmd *cmd,
+			      unsigned int uses, struct xfer *x)
+{
+	struct nnp_fw_span src, dst;
+	uint16_t status = NNP_STATUS_SUCCESS;
+
+	if (uses & USES_SRC)
+		status = nnp_fw_key_resolve(fw, ctx, cmd->src_key, cmd->src_off,
+					    cmd->len, NNP_KEY_READ, &src);
+	if (!status && (uses & USES_DST))
+		status = nnp_fw_key_resolve(fw, ctx, cmd->dst_key, cmd->dst_off,
+					    cmd->opcode == NNP_CMD_TIMESTAMP ?
+					    sizeof(uint64_t) : cmd->len,
+					    NNP_KEY_WRITE, &dst);
+	if (status) {
+		nnp_fw_guest_error(fw, "queue cid %u: memory access refused (status 0x%x)",
+				   cmd->cid, status);
+		return status;
+	}
+
+	switch (cmd->opcode) {
+	case NNP_CMD_COPY:
+		return copy_spans(fw, &src, &dst, x);
+	case NNP_CMD_FILL:
+		return fill_span(fw, &dst, (uint8_t)cmd->value, x);
+	case NNP_CMD_TIMESTAMP:
+		return write_timestamp(fw, &dst, x);
+	}
+	return NNP_STATUS_SUCCESS;
+}
+
 uint16_t nnp_fw_exec(struct nnp_fw *fw, uint32_t ctx,
 		     const struct nnp_hw_queue_cmd *cmd)
 {
-	struct nnp_fw_span src, dst;
 	struct xfer x = { 0 };
-	uint64_t bytes = cmd->len;
 	uint16_t status;
 	bool known;
 	unsigned int uses = opcode_uses(cmd->opcode, &known);
@@ -219,43 +253,11 @@ uint16_t nnp_fw_exec(struct nnp_fw *fw, uint32_t ctx,
 		return NNP_STATUS_INVALID_FIELD;
 	}
 
-	status = NNP_STATUS_SUCCESS;
-	if (uses & USES_COLL) {
-		/* The length is an element count. */
-		size_t es = nnp_fw_dtype_size(NNP_COLL_DTYPE(cmd->value));
-
-		if (cmd->len > UINT64_MAX / es)
-			status = NNP_STATUS_OUT_OF_BOUNDS;
-		bytes = cmd->len * es;
-	}
-	if (!status && (uses & USES_SRC))
-		status = nnp_fw_key_resolve(fw, ctx, cmd->src_key, cmd->src_off,
-					    bytes, NNP_KEY_READ, &src);
-	if (!status && (uses & USES_DST))
-		status = nnp_fw_key_resolve(fw, ctx, cmd->dst_key, cmd->dst_off,
-					    cmd->opcode == NNP_CMD_TIMESTAMP ?
-					    sizeof(uint64_t) : bytes,
-					    NNP_KEY_WRITE, &dst);
-	if (status) {
-		nnp_fw_guest_error(fw, "queue cid %u: memory access refused (status 0x%x)",
-				   cmd->cid, status);
-		return status;
-	}
-
-	switch (cmd->opcode) {
-	case NNP_CMD_COPY:
-		status = copy_spans(fw, &src, &dst, &x);
-		break;
-	case NNP_CMD_FILL:
-		status = fill_span(fw, &dst, (uint8_t)cmd->value, &x);
-		break;
-	case NNP_CMD_TIMESTAMP:
-		status = write_timestamp(fw, &dst, &x);
-		break;
-	case NNP_CMD_ALLREDUCE:
-		status = nnp_fw_allreduce(fw, ctx, cmd, &src, &dst, &x.local);
-		break;
-	}
+	/* Collectives' sizes depend on the communicator: they check their own. */
+	if (uses & USES_COLL)
+		status = nnp_fw_collective(fw, ctx, cmd, &x.local);
+	else
+		status = exec_transfer(fw, ctx, cmd, uses, &x);
 
 	mtx_lock(&fw->lock);
 	fw->counters.host_dma_bytes += x.host;

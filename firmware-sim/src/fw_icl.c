@@ -271,8 +271,8 @@ void nnp_fw_icl_ports_info(struct nnp_fw *fw, struct nnp_hw_port_info *info)
 	}
 }
 
-void nnp_fw_icl_purge(struct nnp_fw *fw, uint32_t port, uint32_t comm,
-		      uint64_t keep)
+void nnp_fw_icl_purge(struct nnp_fw *fw, uint32_t port, uint32_t epoch,
+		      uint64_t below)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
 	struct nnp_fw_packet **link, *prev = NULL;
@@ -282,7 +282,7 @@ void nnp_fw_icl_purge(struct nnp_fw *fw, uint32_t port, uint32_t comm,
 	while (*link) {
 		struct nnp_fw_packet *pk = *link;
 
-		if (pk->tag >> 48 == comm && pk->tag != keep) {
+		if (pk->tag >> 32 == epoch && (uint32_t)pk->tag < below) {
 			*link = pk->next;
 			if (p->rx_tail == pk)
 				p->rx_tail = prev;

@@ -55,7 +55,7 @@ struct nnp_fw_queue {
 /* A message on an inter-chip link. */
 struct nnp_fw_packet {
 	struct nnp_fw_packet *next;
-	uint64_t tag;		/* comm << 48 | epoch << 16 | collective sequence */
+	uint64_t tag;		/* epoch << 32 | collective sequence */
 	bool abort;		/* the sender's part failed */
 	size_t len;
 	uint8_t data[];
@@ -78,9 +78,11 @@ struct nnp_fw_comm {
 	uint32_t ctx;		/* 0: free */
 	uint32_t nranks;
 	uint32_t rank;
-	uint32_t send_port;
-	uint32_t recv_port;
-	uint32_t epoch;
+	uint32_t pos;		/* position on the ring */
+	uint32_t *order;	/* rank at each position; NULL: rank order */
+	uint32_t send_port;	/* to the next position */
+	uint32_t recv_port;	/* from the previous position */
+	uint32_t epoch;		/* names the communicator on the links */
 	uint32_t seq;		/* collectives started; the same on every rank */
 };
 
@@ -194,19 +196,24 @@ uint16_t nnp_fw_icl_recv(struct nnp_fw *fw, uint32_t port, uint64_t tag,
 			 void *buf, size_t len);
 /* Fill @info for every port: GET_PORTS. */
 void nnp_fw_icl_ports_info(struct nnp_fw *fw, struct nnp_hw_port_info *info);
-/* Drop packets of communicator @comm on @port not tagged @keep. */
-void nnp_fw_icl_purge(struct nnp_fw *fw, uint32_t port, uint32_t comm,
-		      uint64_t keep);
+/*
+ * Drop what is queued on @port for the communicator of @epoch from
+ * collectives numbered below @below: leftovers of a failed one.
+ */
+void nnp_fw_icl_purge(struct nnp_fw *fw, uint32_t port, uint32_t epoch,
+		      uint64_t below);
 
-/* Communicators and collectives (fw_coll.c) */
+/* Communicators (fw_comm.c) and collectives (fw_coll.c) */
 uint16_t nnp_fw_comm_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
 uint16_t nnp_fw_comm_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
 /* Forget communicators of @ctx (0: all), with fw->lock held. */
 void nnp_fw_comms_clear_locked(struct nnp_fw *fw, uint32_t ctx);
-uint16_t nnp_fw_allreduce(struct nnp_fw *fw, uint32_t ctx,
-			  const struct nnp_hw_queue_cmd *cmd,
-			  const struct nnp_fw_span *src,
-			  const struct nnp_fw_span *dst, uint64_t *local);
+/*
+ * Run collective @cmd (ALLREDUCE, BROADCAST, ALLGATHER, REDUCE_SCATTER) of
+ * context @ctx; bytes copied within device memory are added to *@local.
+ */
+uint16_t nnp_fw_collective(struct nnp_fw *fw, uint32_t ctx,
+			   const struct nnp_hw_queue_cmd *cmd, uint64_t *local);
 
 /* Command execution (fw_exec.c): returns NNP_STATUS_*. */
 uint16_t nnp_fw_exec(struct nnp_fw *fw, uint32_t ctx,

@@ -139,7 +139,7 @@ TEST(sysfs_matches_ioctl)
 		read_attr(in.path, "num_icl_ports", buf, sizeof(buf));
 		EXPECT_STREQ("4", buf);
 		read_attr(in.path, "hw_version", buf, sizeof(buf));
-		EXPECT_STREQ("1.1", buf);
+		EXPECT_STREQ("1.2", buf);
 		read_attr(in.path, "fw_version", buf, sizeof(buf));
 		EXPECT_STREQ("1.0.0", buf);
 		read_attr(in.path, "serial", buf, sizeof(buf));

@@ -17,7 +17,7 @@
 #define H_AQ_CQ		(HOST_MEM_BASE + 0x10000)
 #define H_AQ_DATA	(HOST_MEM_BASE + 0x20000)
 #define H_AQ_DEPTH	4
-#define DEV_MEM_SIZE	NNP_MEM_SIZE_MIN
+#define DEV_MEM_SIZE	(8ull << 20)
 #define BOOT_MS		20
 #define HEARTBEAT_MS	100
 #define COLL_TIMEOUT_MS	500

@@ -5,6 +5,8 @@
  * in-process links, for every type and op, counts from 0 up, in place and
  * out of place; device memory only, with host DMA untouched and link bytes
  * exactly the ring's; a link lost mid-collective failing every rank.
+ * Broadcast, allgather and reduce-scatter the same way, also on a ring
+ * whose order is not rank order.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -116,6 +118,19 @@ struct chip {
 
 static struct chip chips[MAX_CHIPS];
 
+/* Rank of the chip at each ring position; rank order unless changed. */
+static uint32_t rank_of[MAX_CHIPS] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+
+static bool in_rank_order(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (rank_of[i] != i)
+			return false;
+	return true;
+}
+
 static void comm_create(unsigned int n, uint32_t epoch)
 {
 	unsigned int i;
@@ -123,11 +138,17 @@ static void comm_create(unsigned int n, uint32_t epoch)
 	for (i = 0; i < n; i++) {
 		struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_COMM_CREATE };
 		struct nnp_hw_comm_args a = {
-			.ctx = CTX, .comm = COMM, .nranks = n, .rank = i,
+			.ctx = CTX, .comm = COMM, .nranks = n, .rank = rank_of[i],
 			.send_port = 0, .recv_port = 1, .epoch = epoch,
 		};
 
 		memcpy(c.args, &a, sizeof(a));
+		if (!in_rank_order(n)) {
+			c.addr = H_AQ_DATA;
+			c.len = n * sizeof(uint32_t);
+			memcpy(fw_harness_host_ptr(chips[i].h, H_AQ_DATA), rank_of,
+			       c.len);
+		}
 		assert_int_equal(fw_harness_admin(chips[i].h, c, NULL), NNP_STATUS_SUCCESS);
 	}
 }
@@ -159,9 +180,14 @@ static void ring_up(unsigned int n)
 	comm_create(n, 1);
 }
 
+
+
 static void ring_down(unsigned int n)
 {
 	unsigned int i;
+
+	for (i = 0; i < MAX_CHIPS; i++)
+		rank_of[i] = i;
 
 	for (i = 0; i < n; i++) {
 		void *st = chips[i].h;
@@ -262,7 +288,7 @@ static void allreduce_case(unsigned int n, unsigned int dtype, unsigned int op,
 	struct nnp_hw_counters before[MAX_CHIPS], after;
 	struct nnp_hw_queue_cmd cmd = {
 		.opcode = NNP_CMD_ALLREDUCE, .len = count,
-		.value = NNP_COLL_VALUE(dtype, op, COMM),
+		.value = NNP_COLL_VALUE(dtype, op, COMM, 0),
 		.src_off = src_off, .dst_off = dst_off,
 	};
 	uint32_t key[MAX_CHIPS];
@@ -361,6 +387,239 @@ static void test_allreduce_8_chips(void **state)
 	ring_allreduce(8);
 }
 
+/* Where a rank's input and output live for one collective case. */
+struct layout {
+	uint64_t src_off, src_n;	/* elements */
+	uint64_t dst_off, dst_n;
+};
+
+static struct layout layout_of(unsigned int opcode, unsigned int n, uint32_t rank,
+			       uint64_t count, size_t es, bool in_place)
+{
+	struct layout l = { .src_off = 64, .src_n = count, .dst_n = count };
+
+	if (opcode == NNP_CMD_ALLGATHER)
+		l.dst_n = n * count;
+	if (opcode == NNP_CMD_REDUCE_SCATTER)
+		l.src_n = n * count;
+	l.dst_off = 64 + (l.src_n + l.dst_n) * es + 64;
+	if (!in_place)
+		return l;
+	/* NCCL's in-place layouts: the input is the rank's part of the output. */
+	if (opcode == NNP_CMD_ALLGATHER)
+		l.src_off = (l.dst_off = 64) + rank * count * es;
+	else if (opcode == NNP_CMD_REDUCE_SCATTER)
+		l.dst_off = 64 + rank * count * es;
+	else
+		l.dst_off = 64;
+	return l;
+}
+
+/* Element @i of rank @rank's result. */
+static void want_of(unsigned int opcode, unsigned int dtype, unsigned int op,
+		    unsigned int n, uint32_t rank, uint32_t root, uint64_t count,
+		    uint64_t i, uint8_t *want)
+{
+	switch (opcode) {
+	case NNP_CMD_BROADCAST:
+		store(dtype, want, 0, input(root, i, NNP_OP_SUM));
+		break;
+	case NNP_CMD_ALLGATHER:
+		store(dtype, want, 0, input((uint32_t)(i / count), i % count, NNP_OP_SUM));
+		break;
+	default:
+		expect(dtype, op, n, rank * count + i, want);
+	}
+}
+
+static bool cmd_reads(unsigned int opcode, uint32_t rank, uint32_t root)
+{
+	return opcode != NNP_CMD_BROADCAST || rank == root;
+}
+
+/* Bytes rank at ring position @pos sends. */
+static uint64_t sent_by(unsigned int opcode, unsigned int n, unsigned int pos,
+			uint32_t root, uint64_t bytes)
+{
+	unsigned int root_pos = 0, p;
+
+	if (n == 1)
+		return 0;
+	if (opcode != NNP_CMD_BROADCAST)
+		return (n - 1) * bytes;
+	for (p = 0; p < n; p++)
+		if (rank_of[p] == root)
+			root_pos = p;
+	/* The chain ends one position before the root. */
+	return (pos + 1) % n == root_pos ? 0 : bytes;
+}
+
+static void coll_case(unsigned int n, unsigned int opcode, unsigned int dtype,
+		      unsigned int op, uint64_t count, bool in_place, uint32_t root)
+{
+	size_t es = nnp_fw_dtype_size(dtype), span = (2 * n + 1) * count * es + 256;
+	struct nnp_hw_counters before[MAX_CHIPS], after;
+	struct nnp_hw_queue_cmd cmd = {
+		.opcode = opcode, .len = count,
+		.value = NNP_COLL_VALUE(dtype, op, COMM, root),
+	};
+	uint8_t want[8];
+	unsigned int c;
+	uint64_t i;
+
+	for (c = 0; c < n; c++) {
+		uint8_t *mem = chips[c].h->dev_mem + DATA;
+		uint32_t r = rank_of[c];
+		struct layout l = layout_of(opcode, n, r, count, es, in_place);
+		uint32_t key = fw_harness_dev_key(chips[c].h, CTX, DATA, span,
+						  NNP_KEY_READ | NNP_KEY_WRITE);
+
+		memset(mem, GUARD, span);
+		for (i = 0; i < l.src_n; i++)
+			store(dtype, mem + l.src_off, i, input(r, i, op));
+		before[c] = fw_harness_counters(chips[c].h);
+		cmd.dst_key = key;
+		cmd.dst_off = l.dst_off;
+		/* Only the root names a broadcast's source. */
+		cmd.src_key = cmd_reads(opcode, r, root) ? key : 0;
+		cmd.src_off = cmd.src_key ? l.src_off : 0;
+		run_on(c, c + 1, cmd);
+	}
+	join(0, n);
+	for (c = 0; c < n; c++) {
+		uint8_t *mem = chips[c].h->dev_mem + DATA;
+		uint32_t r = rank_of[c];
+		struct layout l = layout_of(opcode, n, r, count, es, in_place);
+
+		if (chips[c].status)
+			fail_msg("op 0x%x n=%u dtype=%u count=%llu: chip %u status 0x%x (%s)",
+				 opcode, n, dtype, (unsigned long long)count, c,
+				 chips[c].status, chips[c].h->last_error);
+		for (i = 0; i < l.dst_n; i++) {
+			want_of(opcode, dtype, op, n, r, root, count, i, want);
+			if (memcmp(mem + l.dst_off + i * es, want, es))
+				fail_msg("op 0x%x n=%u dtype=%u op=%u count=%llu: rank %u "
+					 "element %llu wrong", opcode, n, dtype, op,
+					 (unsigned long long)count, r, (unsigned long long)i);
+		}
+		for (i = 0; i < l.src_n && !in_place && cmd_reads(opcode, r, root); i++) {
+			store(dtype, want, 0, input(r, i, op));
+			if (memcmp(mem + l.src_off + i * es, want, es))
+				fail_msg("op 0x%x: rank %u input element %llu changed",
+					 opcode, r, (unsigned long long)i);
+		}
+		/* In place, the guards surround input and output together. */
+		assert_int_equal(mem[in_place ? 63 : l.dst_off - 1], GUARD);
+		assert_int_equal(mem[in_place ? 64 + (l.src_n > l.dst_n ? l.src_n : l.dst_n) * es :
+				     l.dst_off + l.dst_n * es], GUARD);
+		after = fw_harness_counters(chips[c].h);
+		assert_int_equal(after.host_dma_bytes, before[c].host_dma_bytes);
+		assert_int_equal(after.icl_tx_bytes - before[c].icl_tx_bytes,
+				 sent_by(opcode, n, c, root, count * es));
+	}
+}
+
+static void ring_collectives(unsigned int n)
+{
+	const uint64_t counts[] = { 0, 1, 5, 20000 };
+	const unsigned int dtypes[] = { NNP_DTYPE_F32, NNP_DTYPE_BF16, NNP_DTYPE_I64 };
+	unsigned int k, t, op;
+
+	ring_up(n);
+	for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+		for (t = 0; t < sizeof(dtypes) / sizeof(dtypes[0]); t++) {
+			bool in_place = (k + t) & 1;
+
+			coll_case(n, NNP_CMD_BROADCAST, dtypes[t], 0, counts[k],
+				  in_place, (k + t) % n);
+			coll_case(n, NNP_CMD_ALLGATHER, dtypes[t], 0, counts[k],
+				  in_place, 0);
+			for (op = 0; op < NNP_OP_COUNT; op++)
+				coll_case(n, NNP_CMD_REDUCE_SCATTER, dtypes[t], op,
+					  counts[k], (k + t + op) & 1, 0);
+		}
+	}
+	ring_down(n);
+}
+
+static void test_collectives_1_chip(void **state)
+{
+	(void)state;
+	ring_collectives(1);
+}
+
+static void test_collectives_2_chips(void **state)
+{
+	(void)state;
+	ring_collectives(2);
+}
+
+static void test_collectives_3_chips(void **state)
+{
+	(void)state;
+	ring_collectives(3);
+}
+
+static void test_collectives_8_chips(void **state)
+{
+	(void)state;
+	ring_collectives(8);
+}
+
+/*
+ * The ring is wired chip 0 -> 1 -> 2 -> 3 -> 4 but the ranks sit on it in
+ * another order: results follow ranks, not positions.
+ */
+static void test_ring_not_in_rank_order(void **state)
+{
+	const uint32_t order[5] = { 3, 0, 4, 2, 1 };
+	unsigned int op;
+
+	(void)state;
+	memcpy(rank_of, order, sizeof(order));
+	ring_up(5);
+	coll_case(5, NNP_CMD_BROADCAST, NNP_DTYPE_I32, 0, 70001, false, 4);
+	coll_case(5, NNP_CMD_BROADCAST, NNP_DTYPE_I32, 0, 3, true, 2);
+	coll_case(5, NNP_CMD_ALLGATHER, NNP_DTYPE_F16, 0, 40000, false, 0);
+	coll_case(5, NNP_CMD_ALLGATHER, NNP_DTYPE_F16, 0, 2, true, 0);
+	for (op = 0; op < NNP_OP_COUNT; op++) {
+		coll_case(5, NNP_CMD_REDUCE_SCATTER, NNP_DTYPE_I32, op, 33333, op & 1, 0);
+		allreduce_case(5, NNP_DTYPE_F32, op, 99999, op & 1);
+	}
+	ring_down(5);
+}
+
+static void test_comm_order_checks(void **state)
+{
+	struct nnp_hw_admin_cmd c = {
+		.opcode = NNP_ADMIN_COMM_CREATE, .addr = H_AQ_DATA, .len = 12,
+	};
+	struct nnp_hw_comm_args a = {
+		.ctx = CTX, .comm = 9, .nranks = 3, .rank = 1,
+		.send_port = 0, .recv_port = 1,
+	};
+	uint32_t *order;
+	struct fw_harness *h;
+
+	(void)state;
+	ring_up(1);
+	h = chips[0].h;
+	order = fw_harness_host_ptr(h, H_AQ_DATA);
+	memcpy(c.args, &a, sizeof(a));
+	/* Not a permutation: a rank twice, a rank out of range. */
+	order[0] = 0, order[1] = 2, order[2] = 2;
+	assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_INVALID_FIELD);
+	order[1] = 3;
+	assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_INVALID_FIELD);
+	/* The wrong length for nranks. */
+	order[1] = 1;
+	c.len = 8;
+	assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_INVALID_FIELD);
+	c.len = 12;
+	assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_SUCCESS);
+	ring_down(1);
+}
+
 /*
  * Chip 3 never starts, so chips 0..2 are inside the collective waiting on
  * each other; taking a link down then fails every one of them at once, not
@@ -371,7 +630,7 @@ static void test_link_down_mid_collective(void **state)
 	const unsigned int n = 4;
 	struct nnp_hw_queue_cmd cmd = {
 		.opcode = NNP_CMD_ALLREDUCE, .len = 1000,
-		.value = NNP_COLL_VALUE(NNP_DTYPE_I32, NNP_OP_SUM, COMM),
+		.value = NNP_COLL_VALUE(NNP_DTYPE_I32, NNP_OP_SUM, COMM, 0),
 	};
 	struct timespec nap = { 0, 100 * 1000000 };
 	struct timespec a, b;
@@ -435,7 +694,7 @@ static void test_collective_checks(void **state)
 	};
 	struct nnp_hw_queue_cmd cmd = {
 		.opcode = NNP_CMD_ALLREDUCE, .len = 4,
-		.value = NNP_COLL_VALUE(NNP_DTYPE_F32, NNP_OP_SUM, COMM),
+		.value = NNP_COLL_VALUE(NNP_DTYPE_F32, NNP_OP_SUM, COMM, 0),
 	};
 	struct fw_harness *h;
 	uint32_t dk, hk = 0;
@@ -532,6 +791,12 @@ int main(void)
 		cmocka_unit_test(test_allreduce_3_chips),
 		cmocka_unit_test(test_allreduce_4_chips),
 		cmocka_unit_test(test_allreduce_8_chips),
+		cmocka_unit_test(test_collectives_1_chip),
+		cmocka_unit_test(test_collectives_2_chips),
+		cmocka_unit_test(test_collectives_3_chips),
+		cmocka_unit_test(test_collectives_8_chips),
+		cmocka_unit_test(test_ring_not_in_rank_order),
+		cmocka_unit_test(test_comm_order_checks),
 		cmocka_unit_test(test_link_down_mid_collective),
 		cmocka_unit_test(test_port_info),
 	};

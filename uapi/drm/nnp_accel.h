@@ -333,25 +333,28 @@ struct drm_nnp_queue_wait {
 /**
  * struct drm_nnp_comm_create - make this chip one rank of a communicator
  *
- * Collectives on the communicator run as a ring: this rank sends to rank
- * @rank + 1 through port @send_port and receives from rank @rank - 1 on
- * port @recv_port. Every rank of one communicator passes the same @epoch
- * (from the job's unique id); a communicator made again after a failure
- * needs a new one. The id returned is named in ALLREDUCE commands of this
- * file's queues.
+ * Collectives on the communicator run around a ring of the ranks' chips:
+ * @ring points to @nranks __u32 words, the rank at each ring position
+ * (0: the ring follows rank order). This chip sends to the next position
+ * through port @send_port and receives from the previous one on port
+ * @recv_port. Every rank of one communicator passes the same @ring and
+ * @epoch (from the job's unique id); a communicator made again after a
+ * failure needs a new epoch. The id returned is named in the collective
+ * commands of this file's queues.
  *
  * Errors: %EINVAL for @rank >= @nranks, @nranks 0, a port past the
- * device's, nonzero @flags or @reserved; %ENOSPC when the device has no
- * free communicator.
+ * device's, nonzero @flags or @reserved, a @ring that is not a permutation
+ * of the ranks; %EFAULT if @ring cannot be read; %ENOSPC when the device
+ * has no free communicator.
  */
 struct drm_nnp_comm_create {
 	/** @nranks: in: ranks in the communicator. */
 	__u32 nranks;
 	/** @rank: in: this chip's rank. */
 	__u32 rank;
-	/** @send_port: in: port towards rank + 1. */
+	/** @send_port: in: port towards the next ring position. */
 	__u32 send_port;
-	/** @recv_port: in: port from rank - 1. */
+	/** @recv_port: in: port from the previous ring position. */
 	__u32 recv_port;
 	/** @epoch: in: the same on every rank of this communicator. */
 	__u32 epoch;
@@ -361,6 +364,8 @@ struct drm_nnp_comm_create {
 	__u32 comm;
 	/** @reserved: must be zero. */
 	__u32 reserved;
+	/** @ring: in: user pointer to the ring order, or 0 for rank order. */
+	__u64 ring;
 };
 
 /**

@@ -182,10 +182,36 @@ typedef enum nnp_redop {
 } nnp_redop_t;
 
 /*
- * One process driving @n devices: comms[i] is rank i on devs[i]. The ring
- * follows rank order, so consecutive ranks (and the last and first) must
- * be joined by a link that is up: NNP_ERROR_NO_PATH otherwise.
+ * Collectives run as a ring through every rank's chip over links that are
+ * up. The ring follows rank order where the links allow it and is searched
+ * for otherwise (a 2D torus, say); NNP_ERROR_NO_PATH when no ring exists.
  */
+
+/* Names one job to all of its ranks: made once, passed to every rank. */
+#define NNP_UNIQUE_ID_BYTES	128
+typedef struct nnp_unique_id {
+	char internal[NNP_UNIQUE_ID_BYTES];
+} nnp_unique_id_t;
+
+/*
+ * Make a unique id for a new job, on one rank (usually rank 0), then hand
+ * it to the others (MPI_Bcast, say). The calling process serves the job's
+ * rendezvous on a TCP port until every rank has joined, so it must live
+ * until nnp_comm_init_rank() returns everywhere. NNP_COMM_ID=host:port
+ * in the environment names the address instead (all ranks must see it).
+ */
+nnp_result_t nnp_get_unique_id(nnp_unique_id_t *id);
+
+/*
+ * Make @dev rank @rank of the @nranks-rank job @id; blocks until every
+ * rank has called it (NNP_ERROR_TIMEOUT after NNP_COMM_TIMEOUT_S seconds,
+ * default 60).
+ */
+nnp_result_t nnp_comm_init_rank(nnp_comm_t **comm, int nranks,
+				const nnp_unique_id_t *id, int rank,
+				nnp_device_t *dev);
+
+/* One process driving @n devices: comms[i] is rank i on devs[i]. */
 nnp_result_t nnp_comm_init_all(nnp_device_t **devs, int n, nnp_comm_t **comms);
 void nnp_comm_destroy(nnp_comm_t *comm);
 int nnp_comm_rank(const nnp_comm_t *comm);
@@ -200,6 +226,31 @@ int nnp_comm_count(const nnp_comm_t *comm);
 nnp_result_t nnp_allreduce(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
 			   size_t recv_off, size_t count, nnp_dtype_t dtype,
 			   nnp_redop_t op, nnp_comm_t *comm, nnp_stream_t *stream);
+
+/*
+ * Copy @count elements of @send on rank @root to @recv on every rank
+ * (@send is read on the root only).
+ */
+nnp_result_t nnp_broadcast(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
+			   size_t recv_off, size_t count, nnp_dtype_t dtype,
+			   int root, nnp_comm_t *comm, nnp_stream_t *stream);
+
+/*
+ * Gather @count elements of @send from every rank into @recv on every
+ * rank: rank r's part lands at element r * @count.
+ */
+nnp_result_t nnp_allgather(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
+			   size_t recv_off, size_t count, nnp_dtype_t dtype,
+			   nnp_comm_t *comm, nnp_stream_t *stream);
+
+/*
+ * Reduce nranks * @count elements of @send across ranks; rank r gets
+ * elements r * @count .. (r + 1) * @count - 1 of the result in @recv.
+ */
+nnp_result_t nnp_reduce_scatter(nnp_mem_t *send, size_t send_off,
+				nnp_mem_t *recv, size_t recv_off, size_t count,
+				nnp_dtype_t dtype, nnp_redop_t op,
+				nnp_comm_t *comm, nnp_stream_t *stream);
 
 #define NNP_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
 #define NNP_VERSION_MINOR(v)	(((v) >> 8) & 0xff)

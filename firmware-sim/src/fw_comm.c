@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Firmware simulator communicators: which rank this chip is, where it sits
+ * on the ring the collectives run around, and the ports to its ring
+ * neighbours. The epoch names the communicator on the links.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fw_internal.h"
+
+/*
+ * Read and check the ring order (rank at each position) of @cmd: a
+ * permutation of 0..nranks-1 holding @rank. *@order stays NULL for rank
+ * order (no buffer).
+ */
+static uint16_t read_order(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd,
+			   const struct nnp_hw_comm_args *a, uint32_t **order,
+			   uint32_t *pos)
+{
+	uint8_t *seen;
+	uint32_t i;
+	uint16_t st = NNP_STATUS_SUCCESS;
+
+	*order = NULL;
+	*pos = a->rank;
+	if (!cmd->len)
+		return cmd->addr ? NNP_STATUS_INVALID_FIELD : NNP_STATUS_SUCCESS;
+	if (cmd->len != a->nranks * sizeof(uint32_t))
+		return NNP_STATUS_INVALID_FIELD;
+	*order = malloc(cmd->len);
+	seen = calloc(a->nranks, 1);
+	if (!*order || !seen) {
+		st = NNP_STATUS_NO_RESOURCES;
+	} else if (fw->host.dma_read(fw->host.opaque, cmd->addr, *order,
+				     cmd->len)) {
+		st = NNP_STATUS_DMA_ERROR;
+	} else {
+		for (i = 0; i < a->nranks && !st; i++) {
+			if ((*order)[i] >= a->nranks || seen[(*order)[i]])
+				st = NNP_STATUS_INVALID_FIELD;
+			else
+				seen[(*order)[i]] = 1;
+			if ((*order)[i] == a->rank)
+				*pos = i;
+		}
+	}
+	free(seen);
+	if (st) {
+		free(*order);
+		*order = NULL;
+	}
+	return st;
+}
+
+uint16_t nnp_fw_comm_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd)
+{
+	struct nnp_hw_comm_args a;
+	struct nnp_fw_comm *c;
+	uint32_t *order, pos;
+	uint16_t status;
+
+	memcpy(&a, cmd->args, sizeof(a));
+	if (a.comm == 0 || a.comm >= NNP_HW_MAX_COMMS || a.nranks == 0 ||
+	    a.nranks > 0xffff || a.rank >= a.nranks ||
+	    (a.nranks > 1 && (a.send_port >= fw->cfg.num_ports ||
+			      a.recv_port >= fw->cfg.num_ports)))
+		return NNP_STATUS_INVALID_FIELD;
+	status = read_order(fw, cmd, &a, &order, &pos);
+	if (status)
+		return status;
+	mtx_lock(&fw->lock);
+	c = &fw->comms[a.comm];
+	if (!nnp_fw_ctx_valid_locked(fw, a.ctx)) {
+		status = NNP_STATUS_NOT_FOUND;
+	} else if (c->ctx) {
+		status = NNP_STATUS_BUSY;
+	} else {
+		*c = (struct nnp_fw_comm){
+			.ctx = a.ctx, .nranks = a.nranks, .rank = a.rank,
+			.pos = pos, .order = order, .send_port = a.send_port,
+			.recv_port = a.recv_port, .epoch = a.epoch,
+		};
+		order = NULL;
+	}
+	mtx_unlock(&fw->lock);
+	free(order);
+	return status;
+}
+
+static void comm_free_locked(struct nnp_fw_comm *c)
+{
+	free(c->order);
+	memset(c, 0, sizeof(*c));
+}
+
+uint16_t nnp_fw_comm_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd)
+{
+	uint32_t ctx = cmd->args[0], comm = cmd->args[1];
+	uint32_t port = 0, epoch = 0, nranks = 0;
+	uint16_t status = NNP_STATUS_NOT_FOUND;
+
+	mtx_lock(&fw->lock);
+	if (comm && comm < NNP_HW_MAX_COMMS && ctx && fw->comms[comm].ctx == ctx) {
+		port = fw->comms[comm].recv_port;
+		epoch = fw->comms[comm].epoch;
+		nranks = fw->comms[comm].nranks;
+		comm_free_locked(&fw->comms[comm]);
+		status = NNP_STATUS_SUCCESS;
+	}
+	mtx_unlock(&fw->lock);
+	/* What a failed collective left queued for it is never taken now. */
+	if (!status && nranks > 1)
+		nnp_fw_icl_purge(fw, port, epoch, UINT32_MAX);
+	return status;
+}
+
+void nnp_fw_comms_clear_locked(struct nnp_fw *fw, uint32_t ctx)
+{
+	uint32_t i;
+
+	for (i = 1; i < NNP_HW_MAX_COMMS; i++)
+		if (fw->comms[i].ctx && (!ctx || fw->comms[i].ctx == ctx))
+			comm_free_locked(&fw->comms[i]);
+}

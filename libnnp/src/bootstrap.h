@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The rendezvous of a multi-process job, before any communicator exists:
+ * every rank sends its chip and ports to a root over TCP and gets back
+ * everybody's, and the epoch that will name the communicator on the links.
+ * The unique id holds the root's address (as NCCL's does).
+ */
+#ifndef NNP_BOOTSTRAP_H
+#define NNP_BOOTSTRAP_H
+
+#include "ring_plan.h"
+
+/*
+ * Make the id of a new job. Serves its rendezvous from a thread of this
+ * process, unless NNP_COMM_ID=host:port names the address: then rank 0
+ * serves it there, and every process gets the same id from this call.
+ */
+nnp_result_t nnp_bootstrap_new_id(nnp_unique_id_t *id);
+
+/*
+ * Join job @id as @rank of @nranks, telling @mine; wait for all ranks.
+ * On success *@all (@nranks entries, by rank; free() it) and *@epoch.
+ */
+nnp_result_t nnp_bootstrap_join(const nnp_unique_id_t *id, int nranks, int rank,
+				const struct nnp_rank_info *mine,
+				struct nnp_rank_info **all, uint32_t *epoch);
+
+/* A random value, for epochs and job ids. */
+uint64_t nnp_random64(void);
+
+#endif /* NNP_BOOTSTRAP_H */

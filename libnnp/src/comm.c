@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libnnp communicators: learn every rank's chip and ports (from this
+ * process's devices, or from the job's rendezvous), plan one ring over the
+ * links that are up, and make each chip its rank on that ring.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <xf86drm.h>
+#include <nnp_accel.h>
+
+#include "bootstrap.h"
+#include "comm.h"
+#include "internal.h"
+
+static nnp_result_t rank_info(nnp_device_t *dev, struct nnp_rank_info *ri)
+{
+	struct nnp_port_info ports[NNP_MAX_PORTS];
+	struct nnp_device_info info;
+	nnp_result_t res = nnp_device_get_info(dev, &info);
+	unsigned int p;
+
+	if (res == NNP_SUCCESS)
+		res = nnp_device_get_ports(dev, ports, NNP_MAX_PORTS, &ri->nports);
+	if (res != NNP_SUCCESS)
+		return res;
+	ri->chip = info.chip_id;
+	if (ri->nports > NNP_MAX_PORTS)
+		ri->nports = NNP_MAX_PORTS;
+	for (p = 0; p < ri->nports; p++) {
+		ri->ports[p].state = ports[p].state;
+		ri->ports[p].peer_chip = ports[p].peer_chip;
+		ri->ports[p].peer_port = ports[p].peer_port;
+	}
+	return NNP_SUCCESS;
+}
+
+/* Make @dev rank @rank of the planned @ring; *@comm on success. */
+static nnp_result_t comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
+			      const struct nnp_ring *ring, uint32_t epoch,
+			      nnp_comm_t **comm)
+{
+	struct drm_nnp_comm_create c = {
+		.nranks = nranks, .rank = rank, .epoch = epoch,
+		.send_port = ring->send_port[rank],
+		.recv_port = ring->recv_port[rank],
+		.ring = (uintptr_t)ring->order,
+	};
+	nnp_comm_t *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NNP_ERROR_OUT_OF_MEMORY;
+	if (drmIoctl(dev->fd, DRM_IOCTL_NNP_COMM_CREATE, &c)) {
+		int err = errno;
+
+		free(m);
+		return err == ENOSPC ? NNP_ERROR_BUSY : nnp_result_from_errno(err);
+	}
+	*m = (struct nnp_comm){
+		.dev = dev, .id = c.comm, .rank = (int)rank, .nranks = (int)nranks,
+	};
+	*comm = m;
+	return NNP_SUCCESS;
+}
+
+nnp_result_t nnp_get_unique_id(nnp_unique_id_t *id)
+{
+	if (!id)
+		return NNP_ERROR_INVALID_ARGUMENT;
+	return nnp_bootstrap_new_id(id);
+}
+
+nnp_result_t nnp_comm_init_rank(nnp_comm_t **comm, int nranks,
+				const nnp_unique_id_t *id, int rank,
+				nnp_device_t *dev)
+{
+	struct nnp_rank_info mine, *all = NULL;
+	struct nnp_ring ring;
+	uint32_t epoch;
+	nnp_result_t res;
+
+	if (!comm || !id || !dev || nranks < 1 || nranks > 0xffff || rank < 0 ||
+	    rank >= nranks)
+		return NNP_ERROR_INVALID_ARGUMENT;
+	*comm = NULL;
+	res = rank_info(dev, &mine);
+	if (res == NNP_SUCCESS)
+		res = nnp_bootstrap_join(id, nranks, rank, &mine, &all, &epoch);
+	if (res != NNP_SUCCESS)
+		return res;
+	res = nnp_ring_plan(all, (uint32_t)nranks, &ring);
+	if (res == NNP_SUCCESS) {
+		res = comm_make(dev, (uint32_t)nranks, (uint32_t)rank, &ring,
+				epoch, comm);
+		nnp_ring_free(&ring);
+	}
+	free(all);
+	return res;
+}
+
+nnp_result_t nnp_comm_init_all(nnp_device_t **devs, int n, nnp_comm_t **comms)
+{
+	struct nnp_rank_info *info;
+	uint32_t epoch = (uint32_t)nnp_random64();
+	struct nnp_ring ring = { 0 };
+	nnp_result_t res = NNP_SUCCESS;
+	int r;
+
+	if (!devs || !comms || n < 1 || n > 0xffff)
+		return NNP_ERROR_INVALID_ARGUMENT;
+	for (r = 0; r < n; r++) {
+		if (!devs[r])
+			return NNP_ERROR_INVALID_ARGUMENT;
+		comms[r] = NULL;
+	}
+	info = calloc((size_t)n, sizeof(*info));
+	if (!info)
+		return NNP_ERROR_OUT_OF_MEMORY;
+	for (r = 0; r < n && res == NNP_SUCCESS; r++)
+		res = rank_info(devs[r], &info[r]);
+	if (res == NNP_SUCCESS)
+		res = nnp_ring_plan(info, (uint32_t)n, &ring);
+	for (r = 0; r < n && res == NNP_SUCCESS; r++)
+		res = comm_make(devs[r], (uint32_t)n, (uint32_t)r, &ring, epoch,
+				&comms[r]);
+	if (res != NNP_SUCCESS)
+		for (r = 0; r < n; r++) {
+			nnp_comm_destroy(comms[r]);
+			comms[r] = NULL;
+		}
+	nnp_ring_free(&ring);
+	free(info);
+	return res;
+}
+
+void nnp_comm_destroy(nnp_comm_t *comm)
+{
+	struct drm_nnp_comm_destroy d;
+
+	if (!comm)
+		return;
+	d = (struct drm_nnp_comm_destroy){ .comm = comm->id };
+	drmIoctl(comm->dev->fd, DRM_IOCTL_NNP_COMM_DESTROY, &d);
+	free(comm);
+}
+
+int nnp_comm_rank(const nnp_comm_t *comm)
+{
+	return comm ? comm->rank : -1;
+}
+
+int nnp_comm_count(const nnp_comm_t *comm)
+{
+	return comm ? comm->nranks : -1;
+}

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libnnp communicator setup without devices: ring planning over ring,
+ * torus and broken topologies, and the job rendezvous over TCP between
+ * threads standing in for ranks (own root, NNP_COMM_ID, bad ranks,
+ * a missing rank timing out).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <threads.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "bootstrap.h"
+#include "ring_plan.h"
+
+#define MAXN 16
+
+static struct nnp_rank_info info[MAXN];
+
+/* Wire port @pa of rank @a to port @pb of rank @b, up. */
+static void wire(uint32_t a, uint32_t pa, uint32_t b, uint32_t pb)
+{
+	info[a].ports[pa].state = NNP_LINK_WIRED | NNP_LINK_UP;
+	info[a].ports[pa].peer_chip = info[b].chip;
+	info[a].ports[pa].peer_port = pb;
+	info[b].ports[pb].state = NNP_LINK_WIRED | NNP_LINK_UP;
+	info[b].ports[pb].peer_chip = info[a].chip;
+	info[b].ports[pb].peer_port = pa;
+}
+
+static void chips(uint32_t n)
+{
+	uint32_t r;
+
+	memset(info, 0, sizeof(info));
+	for (r = 0; r < n; r++) {
+		info[r].chip = 100 + r * 3;
+		info[r].nports = 4;
+	}
+}
+
+/* Every hop of @ring is a link that is up, with the ports it names. */
+static void assert_ring(const struct nnp_ring *ring, uint32_t n)
+{
+	uint32_t pos, seen = 0;
+
+	for (pos = 0; pos < n; pos++) {
+		uint32_t a = ring->order[pos], b = ring->order[(pos + 1) % n];
+		uint32_t p = ring->send_port[a];
+
+		assert_true(a < n);
+		seen |= 1u << a;
+		assert_true(info[a].ports[p].state & NNP_LINK_UP);
+		assert_int_equal(info[a].ports[p].peer_chip, info[b].chip);
+		assert_int_equal(ring->recv_port[b], info[a].ports[p].peer_port);
+	}
+	assert_int_equal(seen, (1u << n) - 1);
+}
+
+static void test_rank_order_ring(void **state)
+{
+	struct nnp_ring ring;
+	uint32_t r;
+
+	(void)state;
+	chips(4);
+	for (r = 0; r < 4; r++)
+		wire(r, 0, (r + 1) % 4, 1);
+	assert_int_equal(nnp_ring_plan(info, 4, &ring), NNP_SUCCESS);
+	for (r = 0; r < 4; r++) {
+		assert_int_equal(ring.order[r], r);
+		assert_int_equal(ring.send_port[r], 0);
+		assert_int_equal(ring.recv_port[r], 1);
+	}
+	nnp_ring_free(&ring);
+}
+
+/* A 2x4 torus in row-major rank order: rank order is no ring, one exists. */
+static void test_torus_needs_search(void **state)
+{
+	const uint32_t w = 4, h = 2;
+	struct nnp_ring ring;
+	uint32_t x, y;
+
+	(void)state;
+	chips(w * h);
+	for (y = 0; y < h; y++)
+		for (x = 0; x < w; x++) {
+			wire(y * w + x, 0, y * w + (x + 1) % w, 1);
+			if (y + 1 < h)
+				wire(y * w + x, 2, (y + 1) * w + x, 3);
+		}
+	assert_int_equal(nnp_ring_plan(info, w * h, &ring), NNP_SUCCESS);
+	assert_ring(&ring, w * h);
+	assert_int_equal(ring.order[0], 0);
+	nnp_ring_free(&ring);
+}
+
+static void test_no_ring(void **state)
+{
+	struct nnp_ring ring;
+
+	(void)state;
+	/* A line 0-1-2: no way back. */
+	chips(3);
+	wire(0, 0, 1, 1);
+	wire(1, 0, 2, 1);
+	assert_int_equal(nnp_ring_plan(info, 3, &ring), NNP_ERROR_NO_PATH);
+	/* A ring with one link down. */
+	wire(2, 0, 0, 1);
+	info[2].ports[0].state = NNP_LINK_WIRED;
+	info[0].ports[1].state = NNP_LINK_WIRED;
+	assert_int_equal(nnp_ring_plan(info, 3, &ring), NNP_ERROR_NO_PATH);
+	/* Two chips with no link at all. */
+	chips(2);
+	assert_int_equal(nnp_ring_plan(info, 2, &ring), NNP_ERROR_NO_PATH);
+	/* One link joins two chips both ways. */
+	wire(0, 3, 1, 2);
+	assert_int_equal(nnp_ring_plan(info, 2, &ring), NNP_SUCCESS);
+	assert_int_equal(ring.send_port[0], 3);
+	assert_int_equal(ring.recv_port[1], 2);
+	assert_int_equal(ring.send_port[1], 2);
+	assert_int_equal(ring.recv_port[0], 3);
+	nnp_ring_free(&ring);
+	/* The same chip twice is a caller's mistake. */
+	chips(2);
+	info[1].chip = info[0].chip;
+	assert_int_equal(nnp_ring_plan(info, 2, &ring), NNP_ERROR_INVALID_ARGUMENT);
+	/* One rank needs no link. */
+	chips(1);
+	assert_int_equal(nnp_ring_plan(info, 1, &ring), NNP_SUCCESS);
+	nnp_ring_free(&ring);
+}
+
+/* ---- rendezvous ---- */
+
+struct rank_thread {
+	thrd_t t;
+	const nnp_unique_id_t *id;
+	int nranks, rank;
+	nnp_result_t res;
+	struct nnp_rank_info *all;
+	uint32_t epoch;
+};
+
+static int rank_main(void *arg)
+{
+	struct rank_thread *r = arg;
+	struct nnp_rank_info mine = { .chip = 1000 + (uint32_t)r->rank };
+
+	r->res = nnp_bootstrap_join(r->id, r->nranks, r->rank, &mine, &r->all,
+				    &r->epoch);
+	return 0;
+}
+
+/* Run ranks @ranks[0..k) of an @nranks job; results in @rt. */
+static void join_all(const nnp_unique_id_t *id, int nranks, const int *ranks,
+		     int k, struct rank_thread *rt)
+{
+	int i;
+
+	for (i = 0; i < k; i++) {
+		rt[i] = (struct rank_thread){ .id = id, .nranks = nranks, .rank = ranks[i] };
+		assert_int_equal(thrd_create(&rt[i].t, rank_main, &rt[i]), thrd_success);
+	}
+	for (i = 0; i < k; i++)
+		thrd_join(rt[i].t, NULL);
+}
+
+static void assert_job_ok(struct rank_thread *rt, int n)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		assert_int_equal(rt[i].res, NNP_SUCCESS);
+		assert_int_equal(rt[i].epoch, rt[0].epoch);
+		for (j = 0; j < n; j++)
+			assert_int_equal(rt[i].all[j].chip, 1000 + j);
+		free(rt[i].all);
+	}
+	assert_int_not_equal(rt[0].epoch, 0);
+}
+
+static void test_rendezvous(void **state)
+{
+	const int ranks[6] = { 3, 0, 1, 5, 4, 2 };
+	struct rank_thread rt[6];
+	nnp_unique_id_t id, again;
+
+	(void)state;
+	unsetenv("NNP_COMM_ID");
+	assert_int_equal(nnp_bootstrap_new_id(&id), NNP_SUCCESS);
+	join_all(&id, 6, ranks, 6, rt);
+	assert_job_ok(rt, 6);
+	/* Each job gets its own id and epoch. */
+	assert_int_equal(nnp_bootstrap_new_id(&again), NNP_SUCCESS);
+	assert_memory_not_equal(&id, &again, sizeof(id));
+	join_all(&again, 2, ranks + 1, 2, rt);
+	assert_int_equal(rt[0].res, NNP_SUCCESS);
+	free(rt[0].all);
+	free(rt[1].all);
+}
+
+static void test_rendezvous_at_comm_id(void **state)
+{
+	const int ranks[3] = { 2, 1, 0 };
+	struct rank_thread rt[3];
+	nnp_unique_id_t a, b;
+	char addr[32];
+
+	(void)state;
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", 20000 + rand() % 20000);
+	setenv("NNP_COMM_ID", addr, 1);
+	/* Every process makes the same id without talking. */
+	assert_int_equal(nnp_bootstrap_new_id(&a), NNP_SUCCESS);
+	assert_int_equal(nnp_bootstrap_new_id(&b), NNP_SUCCESS);
+	assert_memory_equal(&a, &b, sizeof(a));
+	join_all(&a, 3, ranks, 3, rt);
+	assert_job_ok(rt, 3);
+	setenv("NNP_COMM_ID", "no-port-here", 1);
+	assert_int_equal(nnp_bootstrap_new_id(&a), NNP_ERROR_INVALID_ARGUMENT);
+	unsetenv("NNP_COMM_ID");
+}
+
+static void test_rendezvous_failures(void **state)
+{
+	const int dup[3] = { 0, 1, 1 };
+	struct rank_thread rt[3];
+	nnp_unique_id_t id, junk;
+	struct nnp_rank_info mine = { 0 }, *all;
+	uint32_t epoch;
+	int bad = 0, i;
+
+	(void)state;
+	setenv("NNP_COMM_TIMEOUT_S", "1", 1);
+	/* Rank 1 twice, rank 2 never: one is refused, the rest time out. */
+	assert_int_equal(nnp_bootstrap_new_id(&id), NNP_SUCCESS);
+	join_all(&id, 3, dup, 3, rt);
+	for (i = 0; i < 3; i++) {
+		assert_true(rt[i].res == NNP_ERROR_INVALID_ARGUMENT ||
+			    rt[i].res == NNP_ERROR_TIMEOUT);
+		bad += rt[i].res == NNP_ERROR_INVALID_ARGUMENT;
+	}
+	assert_int_equal(bad, 1);
+	/* Not an id at all. */
+	memset(&junk, 0x5a, sizeof(junk));
+	assert_int_equal(nnp_bootstrap_join(&junk, 2, 0, &mine, &all, &epoch),
+			 NNP_ERROR_INVALID_ARGUMENT);
+	unsetenv("NNP_COMM_TIMEOUT_S");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rank_order_ring),
+		cmocka_unit_test(test_torus_needs_search),
+		cmocka_unit_test(test_no_ring),
+		cmocka_unit_test(test_rendezvous),
+		cmocka_unit_test(test_rendezvous_at_comm_id),
+		cmocka_unit_test(test_rendezvous_failures),
+	};
+
+	srand((unsigned int)time(NULL) ^ (unsigned int)getpid());
+	return cmocka_run_group_tests_name("libnnp_comm", tests, NULL, NULL);
+}
