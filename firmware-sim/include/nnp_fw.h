@@ -35,6 +35,14 @@ struct nnp_fw_host {
 	uint64_t (*now_ns)(void *opaque);
 	/* Report something the driver did wrong (one line, no newline). */
 	void (*guest_error)(void *opaque, const char *msg);
+	/*
+	 * Optional: carry a packet to the remote peer of @port (see
+	 * nnp_fw_link_attach_remote()); return 0 once it is on its way, -1 if
+	 * the link is lost. Called from the threads running user queues, with
+	 * no firmware lock held, so it may block.
+	 */
+	int (*icl_tx)(void *opaque, unsigned int port, uint64_t tag, bool abort,
+		      const void *data, size_t len);
 };
 
 struct nnp_fw_config {
@@ -84,7 +92,31 @@ uint64_t nnp_fw_next_deadline_ns(struct nnp_fw *fw);
  */
 int nnp_fw_link_connect(struct nnp_fw *a, unsigned int pa, struct nnp_fw *b,
 			unsigned int pb);
-/* Take the link on @port (both ends) down or up; waiters wake. */
+/*
+ * Take the link on @port down or up; waiters wake. An in-process link
+ * changes at both ends; a remote one only here (the embedder tells the far
+ * end).
+ */
 void nnp_fw_link_set(struct nnp_fw *fw, unsigned int port, bool up);
+
+/*
+ * Links to chips in other processes, over the embedder's transport.
+ * Attaching names the peer (chip, port) of @port and leaves the link down
+ * until nnp_fw_link_set(); a remote port may be attached again (its peer
+ * came back, maybe as another chip). Returns 0, or -1 if @port is out of
+ * range or wired in-process. Sends on the port go to host->icl_tx.
+ */
+int nnp_fw_link_attach_remote(struct nnp_fw *fw, unsigned int port,
+			      uint32_t peer_chip, unsigned int peer_port);
+/*
+ * A packet the transport received for @port: queued for the collective
+ * that waits for @tag. Returns 0, or -1 if the port is not remote, is
+ * down, or the packet is too big (it is dropped and counted as an error).
+ */
+int nnp_fw_icl_deliver(struct nnp_fw *fw, unsigned int port, uint64_t tag,
+		       bool abort, const void *data, size_t len);
+
+/* Largest packet on a link; collectives send 64 KiB chunks. */
+#define NNP_FW_ICL_MAX_PACKET	(1u << 20)
 
 #endif /* NNP_FW_H */

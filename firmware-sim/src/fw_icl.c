@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * Firmware simulator inter-chip links between firmware instances in one
- * process: each port has a peer (chip, port), a state, and a queue of
- * packets received. Sending copies the payload into the peer's queue;
- * receiving waits, bounded by the collective timeout, for the packet with
- * the wanted tag, and learns at once when the link goes down.
+ * Firmware simulator inter-chip links: each port has a peer (chip, port), a
+ * state, and a queue of packets received. Sending to a peer in this process
+ * copies the payload into the peer's queue; a remote peer (another process)
+ * is reached through the host's icl_tx, and what the host receives for us
+ * comes in through nnp_fw_icl_deliver(). Receiving waits, bounded by the
+ * collective timeout, for the packet with the wanted tag, and learns at
+ * once when the link goes down.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +72,7 @@ static bool port_free(struct nnp_fw *fw, unsigned int port)
 	if (port >= fw->cfg.num_ports)
 		return false;
 	mtx_lock(&fw->ports[port].lock);
-	ok = !fw->ports[port].peer;
+	ok = !fw->ports[port].peer && !fw->ports[port].remote;
 	mtx_unlock(&fw->ports[port].lock);
 	return ok;
 }
@@ -97,10 +99,32 @@ int nnp_fw_link_connect(struct nnp_fw *a, unsigned int pa, struct nnp_fw *b,
 	return 0;
 }
 
+int nnp_fw_link_attach_remote(struct nnp_fw *fw, unsigned int port,
+			      uint32_t peer_chip, unsigned int peer_port)
+{
+	struct nnp_fw_port *p;
+
+	if (port >= fw->cfg.num_ports)
+		return -1;
+	p = &fw->ports[port];
+	mtx_lock(&p->lock);
+	if (p->peer) {
+		mtx_unlock(&p->lock);
+		return -1;
+	}
+	p->remote = true;
+	p->peer_chip = peer_chip;
+	p->peer_port = peer_port;
+	p->up = false;
+	cnd_broadcast(&p->cond);
+	mtx_unlock(&p->lock);
+	return 0;
+}
+
 static void port_set(struct nnp_fw_port *p, bool up)
 {
 	mtx_lock(&p->lock);
-	p->up = up && p->peer;
+	p->up = up && (p->peer || p->remote);
 	cnd_broadcast(&p->cond);
 	mtx_unlock(&p->lock);
 }
@@ -128,6 +152,60 @@ static void count(struct nnp_fw *fw, uint64_t *counter, size_t len)
 	mtx_unlock(&fw->lock);
 }
 
+static struct nnp_fw_packet *packet_new(uint64_t tag, bool abort,
+				       const void *data, size_t len)
+{
+	struct nnp_fw_packet *pk = malloc(sizeof(*pk) + len);
+
+	if (!pk)
+		return NULL;
+	pk->next = NULL;
+	pk->tag = tag;
+	pk->abort = abort;
+	pk->len = len;
+	if (len)
+		memcpy(pk->data, data, len);
+	return pk;
+}
+
+/* Queue @pk on @p, with p->lock held, and wake its waiters. */
+static void rx_queue_locked(struct nnp_fw_port *p, struct nnp_fw_packet *pk)
+{
+	if (p->rx_tail)
+		p->rx_tail->next = pk;
+	else
+		p->rx_head = pk;
+	p->rx_tail = pk;
+	p->rx_bytes += pk->len;
+	p->rx_packets++;
+	cnd_broadcast(&p->cond);
+}
+
+/*
+ * Hand a packet to the host's transport, with no lock held: it may block
+ * until the bytes are on their way.
+ */
+static uint16_t remote_send(struct nnp_fw *fw, uint32_t port, uint64_t tag,
+			    bool abort, const void *data, size_t len)
+{
+	struct nnp_fw_port *p = &fw->ports[port];
+	bool ok = fw->host.icl_tx && len <= NNP_FW_ICL_MAX_PACKET &&
+		  !fw->host.icl_tx(fw->host.opaque, port, tag, abort, data, len);
+
+	mtx_lock(&p->lock);
+	if (ok) {
+		p->tx_bytes += len;
+		p->tx_packets++;
+	} else {
+		p->errors++;
+	}
+	mtx_unlock(&p->lock);
+	if (!ok)
+		return NNP_STATUS_LINK_DOWN;
+	count(fw, &fw->counters.icl_tx_bytes, len);
+	return NNP_STATUS_SUCCESS;
+}
+
 uint16_t nnp_fw_icl_send(struct nnp_fw *fw, uint32_t port, uint64_t tag,
 			 bool abort, const void *data, size_t len)
 {
@@ -135,31 +213,28 @@ uint16_t nnp_fw_icl_send(struct nnp_fw *fw, uint32_t port, uint64_t tag,
 	struct nnp_fw_packet *pk;
 	struct nnp_fw *peer;
 	uint32_t pp;
-	bool up;
+	bool up, remote;
 
 	mtx_lock(&p->lock);
 	peer = p->peer;
 	pp = p->peer_port;
 	up = p->up;
+	remote = p->remote && up;
 	if (up && peer) {
 		p->tx_bytes += len;
 		p->tx_packets++;
-	} else {
+	} else if (!remote) {
 		p->errors++;
 	}
 	mtx_unlock(&p->lock);
+	if (remote)
+		return remote_send(fw, port, tag, abort, data, len);
 	if (!up || !peer)
 		return NNP_STATUS_LINK_DOWN;
 
-	pk = malloc(sizeof(*pk) + len);
+	pk = packet_new(tag, abort, data, len);
 	if (!pk)
 		return NNP_STATUS_NO_RESOURCES;
-	pk->next = NULL;
-	pk->tag = tag;
-	pk->abort = abort;
-	pk->len = len;
-	if (len)
-		memcpy(pk->data, data, len);
 
 	p = &peer->ports[pp];
 	mtx_lock(&p->lock);
@@ -168,18 +243,35 @@ uint16_t nnp_fw_icl_send(struct nnp_fw *fw, uint32_t port, uint64_t tag,
 		free(pk);
 		return NNP_STATUS_LINK_DOWN;
 	}
-	if (p->rx_tail)
-		p->rx_tail->next = pk;
-	else
-		p->rx_head = pk;
-	p->rx_tail = pk;
-	p->rx_bytes += len;
-	p->rx_packets++;
-	cnd_broadcast(&p->cond);
+	rx_queue_locked(p, pk);
 	mtx_unlock(&p->lock);
 	count(fw, &fw->counters.icl_tx_bytes, len);
 	count(peer, &peer->counters.icl_rx_bytes, len);
 	return NNP_STATUS_SUCCESS;
+}
+
+int nnp_fw_icl_deliver(struct nnp_fw *fw, unsigned int port, uint64_t tag,
+		       bool abort, const void *data, size_t len)
+{
+	struct nnp_fw_packet *pk = NULL;
+	struct nnp_fw_port *p;
+
+	if (port >= fw->cfg.num_ports)
+		return -1;
+	p = &fw->ports[port];
+	if (len <= NNP_FW_ICL_MAX_PACKET)
+		pk = packet_new(tag, abort, data, len);
+	mtx_lock(&p->lock);
+	if (!pk || !p->remote || !p->up) {
+		p->errors++;
+		mtx_unlock(&p->lock);
+		free(pk);
+		return -1;
+	}
+	rx_queue_locked(p, pk);
+	mtx_unlock(&p->lock);
+	count(fw, &fw->counters.icl_rx_bytes, len);
+	return 0;
 }
 
 /* Unlink and return the first packet tagged @tag, with p->lock held. */
@@ -258,9 +350,11 @@ void nnp_fw_icl_ports_info(struct nnp_fw *fw, struct nnp_hw_port_info *info)
 
 		memset(&info[i], 0, sizeof(info[i]));
 		mtx_lock(&p->lock);
-		if (p->peer) {
+		if (p->peer || p->remote) {
+			uint32_t chip = p->peer ? p->peer->cfg.chip_id : p->peer_chip;
+
 			info[i].state = NNP_PORT_WIRED | (p->up ? NNP_PORT_UP : 0);
-			info[i].peer = NNP_PORT_PEER(p->peer->cfg.chip_id, p->peer_port);
+			info[i].peer = NNP_PORT_PEER(chip, p->peer_port);
 		}
 		info[i].tx_bytes = p->tx_bytes;
 		info[i].rx_bytes = p->rx_bytes;

@@ -65,12 +65,14 @@ struct nnp_fw_port {
 	/* Guards everything below; never held with another port's lock. */
 	mtx_t lock;
 	cnd_t cond;		/* a packet arrived or the link changed */
-	struct nnp_fw *peer;
+	struct nnp_fw *peer;	/* in-process peer */
+	bool remote;		/* the peer is across host->icl_tx instead */
+	uint32_t peer_chip;	/* the remote peer's chip id */
 	uint32_t peer_port;
 	bool up;
 	struct nnp_fw_packet *rx_head;
 	struct nnp_fw_packet *rx_tail;
-	/* tx_* counted by this port's sends, rx_* by its peer's */
+	/* tx_* counted by this port's sends, rx_* by its peer's (or deliveries) */
 	uint64_t tx_bytes, rx_bytes, tx_packets, rx_packets, errors;
 };
 

@@ -63,13 +63,21 @@ static void h_guest_error(void *opaque, const char *msg)
 	snprintf(h->last_error, sizeof(h->last_error), "%s", msg);
 }
 
+static int h_icl_tx(void *opaque, unsigned int port, uint64_t tag, bool abort,
+		    const void *data, size_t len)
+{
+	struct fw_harness *h = opaque;
+
+	return h->icl_tx ? h->icl_tx(h, port, tag, abort, data, len) : -1;
+}
+
 void fw_harness_advance_ms(struct fw_harness *h, uint64_t ms)
 {
 	h->now_ns += ms * 1000000ull;
 	nnp_fw_run(h->fw);
 }
 
-int fw_harness_setup_unbooted(void **state)
+static void create(void **state, uint32_t chip_id)
 {
 	struct fw_harness *h = calloc(1, sizeof(*h));
 	struct nnp_fw_host host = {
@@ -78,9 +86,10 @@ int fw_harness_setup_unbooted(void **state)
 		.raise_irq = h_raise_irq,
 		.now_ns = h_now_ns,
 		.guest_error = h_guest_error,
+		.icl_tx = h_icl_tx,
 	};
 	struct nnp_fw_config cfg = {
-		.chip_id = 7,
+		.chip_id = chip_id,
 		.mem_size = DEV_MEM_SIZE,
 		.num_ports = 4,
 		.boot_time_ms = BOOT_MS,
@@ -97,18 +106,25 @@ int fw_harness_setup_unbooted(void **state)
 	h->fw = nnp_fw_create(&cfg, &host, NULL);
 	assert_non_null(h->fw);
 	*state = h;
+}
+
+int fw_harness_setup_unbooted(void **state)
+{
+	create(state, 7);
 	return 0;
+}
+
+static void boot(struct fw_harness *h)
+{
+	fw_harness_advance_ms(h, BOOT_MS);
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_FW_STATUS),
+			 NNP_FW_STATUS_READY);
 }
 
 int fw_harness_setup(void **state)
 {
-	struct fw_harness *h;
-
 	fw_harness_setup_unbooted(state);
-	h = *state;
-	fw_harness_advance_ms(h, BOOT_MS);
-	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_FW_STATUS),
-			 NNP_FW_STATUS_READY);
+	boot(*state);
 	return 0;
 }
 
@@ -134,16 +150,25 @@ void fw_harness_aq_setup(struct fw_harness *h, uint64_t sq, uint64_t cq,
 	nnp_fw_reg_write(h->fw, NNP_REG_AQ_CTRL, NNP_AQ_CTRL_ENABLE);
 }
 
-int fw_harness_setup_aq(void **state)
+static void aq_up(struct fw_harness *h)
 {
-	struct fw_harness *h;
-
-	fw_harness_setup(state);
-	h = *state;
 	fw_harness_aq_setup(h, H_AQ_SQ, H_AQ_CQ, H_AQ_DEPTH);
 	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_AQ_STATUS),
 			 NNP_AQ_STATUS_READY);
+}
+
+int fw_harness_setup_aq(void **state)
+{
+	fw_harness_setup(state);
+	aq_up(*state);
 	return 0;
+}
+
+void fw_harness_setup_chip(void **state, uint32_t chip_id)
+{
+	create(state, chip_id);
+	boot(*state);
+	aq_up(*state);
 }
 
 uint16_t fw_harness_admin(struct fw_harness *h, struct nnp_hw_admin_cmd cmd,

@@ -37,6 +37,9 @@ struct fw_harness {
 	char last_error[256];
 	uint32_t aq_slot;	/* fw_harness_admin()'s next SQ slot */
 	uint32_t q_tail[NNP_HW_MAX_QUEUES];	/* user queues' next SQ slots */
+	/* The firmware's icl_tx goes here (remote links); NULL: fails. */
+	int (*icl_tx)(struct fw_harness *h, unsigned int port, uint64_t tag,
+		      bool abort, const void *data, size_t len);
 };
 
 /* CMocka setup/teardown: *state becomes a struct fw_harness, booted. */
@@ -53,6 +56,8 @@ void fw_harness_aq_setup(struct fw_harness *h, uint64_t sq, uint64_t cq,
 			 uint32_t depth);
 /* Booted, with the admin queue at H_AQ_* enabled. */
 int fw_harness_setup_aq(void **state);
+/* The same for a chip with id @chip_id (the others are chip 7). */
+void fw_harness_setup_chip(void **state, uint32_t chip_id);
 /*
  * Run @cmd on the admin queue set up by fw_harness_setup_aq() and return
  * its completion status; *result gets the completion's result if non-NULL.

@@ -1,0 +1,583 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Firmware simulator links to remote peers: chips whose ports are joined
+ * not in-process but through the host's transport (host->icl_tx on one
+ * side, nnp_fw_icl_deliver() on the other), as QEMU's socket links do
+ * between processes. Here the "transport" is a table of wires that
+ * forwards each sent packet straight into the far chip. Port attach and
+ * state, exact counters, allreduce results, and failures that end every
+ * rank within the collective timeout.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <threads.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "fw_harness.h"
+#include "fw_internal.h"
+
+#define MAX_CHIPS	4
+#define CHIP_ID(i)	(20 + (i))	/* ids the peers see: not the index */
+#define CTX		1
+#define COMM		3
+#define DATA		0x10000
+#define GUARD		0x5a
+
+struct chip {
+	struct fw_harness *h;
+	uint16_t status;
+	uint32_t slot;
+	uint16_t phase;
+	uint64_t posted;
+	thrd_t thread;
+};
+
+/* Where a packet sent on (chip, port) arrives; cut: the transport fails. */
+struct wire {
+	bool used;
+	unsigned int chip, port;
+	atomic_bool cut;
+};
+
+static struct chip chips[MAX_CHIPS];
+static struct wire wires[MAX_CHIPS][4];
+static unsigned int nchips;
+
+static unsigned int index_of(struct fw_harness *h)
+{
+	unsigned int i;
+
+	for (i = 0; i < nchips; i++)
+		if (chips[i].h == h)
+			return i;
+	fail_msg("unknown chip");
+	return 0;
+}
+
+/*
+ * The transport: like a socket, it reports only its own failure; a far end
+ * that is down drops the packet (and counts it) without the sender knowing.
+ */
+static int transport_tx(struct fw_harness *h, unsigned int port, uint64_t tag,
+			bool abort, const void *data, size_t len)
+{
+	struct wire *w = &wires[index_of(h)][port];
+
+	if (!w->used || atomic_load(&w->cut))
+		return -1;
+	nnp_fw_icl_deliver(chips[w->chip].h->fw, w->port, tag, abort, data, len);
+	return 0;
+}
+
+static void chips_up(unsigned int n)
+{
+	unsigned int i;
+
+	memset(chips, 0, sizeof(chips));
+	memset(wires, 0, sizeof(wires));
+	nchips = n;
+	for (i = 0; i < n; i++) {
+		void *st;
+
+		fw_harness_setup_chip(&st, CHIP_ID(i));
+		chips[i].h = st;
+		chips[i].h->icl_tx = transport_tx;
+		fw_harness_ctx_create(chips[i].h, CTX);
+		fw_harness_queue_create(chips[i].h, CTX, 0);
+	}
+}
+
+static void chips_down(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < nchips; i++) {
+		void *st = chips[i].h;
+
+		fw_harness_teardown(&st);
+	}
+	nchips = 0;
+}
+
+/* What the embedder does once both ends know each other: attach, then up. */
+static void join(unsigned int a, unsigned int pa, unsigned int b, unsigned int pb)
+{
+	assert_int_equal(nnp_fw_link_attach_remote(chips[a].h->fw, pa, CHIP_ID(b), pb), 0);
+	assert_int_equal(nnp_fw_link_attach_remote(chips[b].h->fw, pb, CHIP_ID(a), pa), 0);
+	wires[a][pa] = (struct wire){ .used = true, .chip = b, .port = pb };
+	wires[b][pb] = (struct wire){ .used = true, .chip = a, .port = pa };
+	nnp_fw_link_set(chips[a].h->fw, pa, true);
+	nnp_fw_link_set(chips[b].h->fw, pb, true);
+}
+
+/* A link state change the transport carries to the far end too. */
+static void link_set_both(unsigned int a, unsigned int pa, bool up)
+{
+	struct wire *w = &wires[a][pa];
+
+	nnp_fw_link_set(chips[a].h->fw, pa, up);
+	nnp_fw_link_set(chips[w->chip].h->fw, w->port, up);
+}
+
+static void comm_create(uint32_t epoch)
+{
+	unsigned int i;
+
+	for (i = 0; i < nchips; i++) {
+		struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_COMM_CREATE };
+		struct nnp_hw_comm_args a = {
+			.ctx = CTX, .comm = COMM, .nranks = nchips, .rank = i,
+			.send_port = 0, .recv_port = 1, .epoch = epoch,
+		};
+
+		memcpy(c.args, &a, sizeof(a));
+		assert_int_equal(fw_harness_admin(chips[i].h, c, NULL), NNP_STATUS_SUCCESS);
+	}
+}
+
+/* n chips on a ring of remote links: chip i port 0 to chip i+1 port 1. */
+static void ring_up(unsigned int n)
+{
+	unsigned int i;
+
+	chips_up(n);
+	for (i = 0; i < n; i++)
+		join(i, 0, (i + 1) % n, 1);
+	comm_create(1);
+}
+
+static void ports_of(struct fw_harness *h, struct nnp_hw_port_info *info)
+{
+	struct nnp_hw_admin_cmd c = {
+		.opcode = NNP_ADMIN_GET_PORTS, .addr = H_AQ_DATA, .len = 4096,
+	};
+	uint32_t result = 0;
+
+	assert_int_equal(fw_harness_admin(h, c, &result), NNP_STATUS_SUCCESS);
+	assert_int_equal(result, 4 * sizeof(*info));
+	memcpy(info, fw_harness_host_ptr(h, H_AQ_DATA), result);
+}
+
+/* ---- running commands on every chip at once ---- */
+
+static int chip_main(void *arg)
+{
+	struct chip *c = arg;
+	struct nnp_hw_cqe *cq = fw_harness_host_ptr(c->h, H_QCQ(0));
+	time_t end = time(NULL) + 5;
+
+	while ((cq[c->slot].phase & 1) != c->phase && time(NULL) < end)
+		nnp_fw_run_queues(c->h->fw);
+	c->status = (cq[c->slot].phase & 1) == c->phase ? cq[c->slot].status : 0xffff;
+	nnp_fw_reg_write(c->h->fw, NNP_DOORBELL(0) + NNP_DB_CQ_HEAD,
+			 (c->slot + 1) % H_QDEPTH);
+	return 0;
+}
+
+static void start(unsigned int i, struct nnp_hw_queue_cmd cmd)
+{
+	struct chip *c = &chips[i];
+	struct nnp_hw_cqe *cq = fw_harness_host_ptr(c->h, H_QCQ(0));
+
+	c->slot = c->h->q_tail[0];
+	c->phase = (c->posted++ / H_QDEPTH) % 2 ? 0 : 1;
+	memset(&cq[c->slot], 0, sizeof(cq[0]));
+	cq[c->slot].phase = !c->phase;
+	fw_harness_post(c->h, 0, cmd);
+	assert_int_equal(thrd_create(&c->thread, chip_main, c), thrd_success);
+}
+
+static void finish(unsigned int i)
+{
+	thrd_join(chips[i].thread, NULL);
+}
+
+/* After a failure: queues running again and a communicator of @epoch. */
+static void recover(uint32_t epoch)
+{
+	unsigned int i;
+
+	for (i = 0; i < nchips; i++) {
+		struct nnp_hw_admin_cmd r = { .opcode = NNP_ADMIN_QUEUE_RESET };
+		struct nnp_hw_admin_cmd d = { .opcode = NNP_ADMIN_COMM_DESTROY };
+
+		r.args[0] = d.args[0] = CTX;
+		d.args[1] = COMM;
+		assert_int_equal(fw_harness_admin(chips[i].h, r, NULL), NNP_STATUS_SUCCESS);
+		assert_int_equal(fw_harness_admin(chips[i].h, d, NULL), NNP_STATUS_SUCCESS);
+		chips[i].h->q_tail[0] = 0;
+		chips[i].posted = 0;
+	}
+	comm_create(epoch);
+}
+
+/* ---- allreduce over the transport ---- */
+
+static int32_t input(unsigned int chip, uint64_t i)
+{
+	return (int32_t)((i * 7 + chip * 3) % 11) - 5;
+}
+
+/* Bytes one rank sends in a ring allreduce: all segments but two, once each. */
+static uint64_t ring_tx_bytes(unsigned int n, unsigned int c, uint64_t count, size_t es)
+{
+	uint64_t tx = 0;
+	unsigned int k;
+
+	for (k = 0; k < n && n > 1; k++) {
+		uint64_t seg = (count * (k + 1) / n - count * k / n) * es;
+
+		tx += (k != (c + 1) % n ? seg : 0) + (k != (c + 2) % n ? seg : 0);
+	}
+	return tx;
+}
+
+static void allreduce_i32_sum(uint64_t count)
+{
+	const size_t bytes = count * 4;
+	struct nnp_hw_counters before[MAX_CHIPS], after;
+	struct nnp_hw_port_info pb[MAX_CHIPS][4], pa[MAX_CHIPS][4];
+	struct nnp_hw_queue_cmd cmd = {
+		.opcode = NNP_CMD_ALLREDUCE, .len = count, .src_off = 64,
+		.dst_off = 64 + bytes + 64,
+		.value = NNP_COLL_VALUE(NNP_DTYPE_I32, NNP_OP_SUM, COMM, 0),
+	};
+	unsigned int c, k;
+	uint64_t i;
+
+	for (c = 0; c < nchips; c++) {
+		uint8_t *mem = chips[c].h->dev_mem + DATA;
+
+		memset(mem, GUARD, 2 * bytes + 256);
+		for (i = 0; i < count; i++) {
+			int32_t v = input(c, i);
+
+			memcpy(mem + 64 + i * 4, &v, 4);
+		}
+		before[c] = fw_harness_counters(chips[c].h);
+		ports_of(chips[c].h, pb[c]);
+	}
+	for (c = 0; c < nchips; c++) {
+		cmd.src_key = cmd.dst_key =
+			fw_harness_dev_key(chips[c].h, CTX, DATA, 2 * bytes + 256,
+					   NNP_KEY_READ | NNP_KEY_WRITE);
+		start(c, cmd);
+	}
+	for (c = 0; c < nchips; c++)
+		finish(c);
+	for (c = 0; c < nchips; c++) {
+		uint8_t *mem = chips[c].h->dev_mem + DATA + cmd.dst_off;
+
+		if (chips[c].status)
+			fail_msg("count %llu: chip %u status 0x%x",
+				 (unsigned long long)count, c, chips[c].status);
+		for (i = 0; i < count; i++) {
+			int32_t want = 0, got;
+
+			for (k = 0; k < nchips; k++)
+				want += input(k, i);
+			memcpy(&got, mem + i * 4, 4);
+			if (got != want)
+				fail_msg("count %llu: chip %u element %llu: got %d, want %d",
+					 (unsigned long long)count, c,
+					 (unsigned long long)i, got, want);
+		}
+		assert_int_equal(mem[-1], GUARD);
+		assert_int_equal(mem[bytes], GUARD);
+		after = fw_harness_counters(chips[c].h);
+		assert_int_equal(after.host_dma_bytes, before[c].host_dma_bytes);
+		assert_int_equal(after.icl_tx_bytes - before[c].icl_tx_bytes,
+				 ring_tx_bytes(nchips, c, count, 4));
+		/* What came in is what the previous chip sent. */
+		assert_int_equal(after.icl_rx_bytes - before[c].icl_rx_bytes,
+				 ring_tx_bytes(nchips, (c + nchips - 1) % nchips, count, 4));
+		ports_of(chips[c].h, pa[c]);
+	}
+	/* Each link's ends agree, byte for byte and packet for packet. */
+	for (c = 0; c < nchips; c++) {
+		unsigned int d = (c + 1) % nchips;
+
+		assert_int_equal(pa[c][0].tx_bytes - pb[c][0].tx_bytes,
+				 ring_tx_bytes(nchips, c, count, 4));
+		assert_int_equal(pa[d][1].rx_bytes - pb[d][1].rx_bytes,
+				 pa[c][0].tx_bytes - pb[c][0].tx_bytes);
+		assert_int_equal(pa[d][1].rx_packets - pb[d][1].rx_packets,
+				 pa[c][0].tx_packets - pb[c][0].tx_packets);
+		assert_int_equal(pa[c][0].errors, pb[c][0].errors);
+		assert_int_equal(pa[d][1].errors, pb[d][1].errors);
+	}
+}
+
+static void test_remote_ring_allreduce(void **state)
+{
+	const uint64_t counts[] = { 0, 1, 7, 1003, 40000 };
+	unsigned int n, k;
+
+	(void)state;
+	for (n = 2; n <= MAX_CHIPS; n++) {
+		ring_up(n);
+		for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++)
+			allreduce_i32_sum(counts[k]);
+		chips_down();
+	}
+}
+
+/* ---- ports ---- */
+
+static void test_remote_port_attach_and_state(void **state)
+{
+	struct nnp_hw_port_info p[4];
+	struct fw_harness *a, *b;
+
+	(void)state;
+	chips_up(2);
+	a = chips[0].h;
+	b = chips[1].h;
+	ports_of(a, p);
+	assert_int_equal(p[0].state, 0);
+
+	/* Attached: wired to the named peer, down until brought up. */
+	assert_int_equal(nnp_fw_link_attach_remote(a->fw, 0, 99, 3), 0);
+	ports_of(a, p);
+	assert_int_equal(p[0].state, NNP_PORT_WIRED);
+	assert_int_equal(p[0].peer, NNP_PORT_PEER(99, 3));
+	nnp_fw_link_set(a->fw, 0, true);
+	ports_of(a, p);
+	assert_int_equal(p[0].state, NNP_PORT_WIRED | NNP_PORT_UP);
+
+	/* A peer that came back as another chip: attached again, down again. */
+	assert_int_equal(nnp_fw_link_attach_remote(a->fw, 0, 98, 2), 0);
+	ports_of(a, p);
+	assert_int_equal(p[0].state, NNP_PORT_WIRED);
+	assert_int_equal(p[0].peer, NNP_PORT_PEER(98, 2));
+
+	/* Remote and in-process wiring exclude each other; ports are bounded. */
+	assert_int_equal(nnp_fw_link_connect(a->fw, 0, b->fw, 0), -1);
+	assert_int_equal(nnp_fw_link_connect(a->fw, 2, b->fw, 2), 0);
+	assert_int_equal(nnp_fw_link_attach_remote(a->fw, 2, 1, 1), -1);
+	assert_int_equal(nnp_fw_link_attach_remote(a->fw, 4, 1, 1), -1);
+	assert_int_equal(nnp_fw_link_attach_remote(a->fw, NNP_FW_MAX_PORTS, 1, 1), -1);
+	/* Taking the in-process link down still takes both of its ends. */
+	nnp_fw_link_set(a->fw, 2, false);
+	ports_of(b, p);
+	assert_int_equal(p[2].state, NNP_PORT_WIRED);
+	chips_down();
+}
+
+static void test_remote_send_deliver_counters(void **state)
+{
+	uint8_t out[3000], in[3000];
+	struct nnp_hw_port_info pa[4], pb[4];
+	struct nnp_hw_counters ca, cb;
+	struct fw_harness *a, *b;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(out); i++)
+		out[i] = (uint8_t)(i * 13 + 1);
+	chips_up(2);
+	a = chips[0].h;
+	b = chips[1].h;
+	join(0, 3, 1, 2);
+
+	/* Out of order tags: each receive takes its own. */
+	assert_int_equal(nnp_fw_icl_send(a->fw, 3, 0x100000001ull, false, out, 3000),
+			 NNP_STATUS_SUCCESS);
+	assert_int_equal(nnp_fw_icl_send(a->fw, 3, 0x100000002ull, false, out, 10),
+			 NNP_STATUS_SUCCESS);
+	assert_int_equal(nnp_fw_icl_send(a->fw, 3, 0x100000003ull, true, NULL, 0),
+			 NNP_STATUS_SUCCESS);
+	assert_int_equal(nnp_fw_icl_recv(b->fw, 2, 0x100000002ull, in, 10),
+			 NNP_STATUS_SUCCESS);
+	assert_memory_equal(in, out, 10);
+	assert_int_equal(nnp_fw_icl_recv(b->fw, 2, 0x100000001ull, in, 3000),
+			 NNP_STATUS_SUCCESS);
+	assert_memory_equal(in, out, 3000);
+	assert_int_equal(nnp_fw_icl_recv(b->fw, 2, 0x100000003ull, in, 0),
+			 NNP_STATUS_ABORTED);
+	/* And the other way. */
+	assert_int_equal(nnp_fw_icl_send(b->fw, 2, 7, false, out + 1, 64),
+			 NNP_STATUS_SUCCESS);
+	assert_int_equal(nnp_fw_icl_recv(a->fw, 3, 7, in, 64), NNP_STATUS_SUCCESS);
+	assert_memory_equal(in, out + 1, 64);
+
+	ports_of(a, pa);
+	ports_of(b, pb);
+	assert_int_equal(pa[3].state, NNP_PORT_WIRED | NNP_PORT_UP);
+	assert_int_equal(pa[3].peer, NNP_PORT_PEER(CHIP_ID(1), 2));
+	assert_int_equal(pb[2].peer, NNP_PORT_PEER(CHIP_ID(0), 3));
+	assert_int_equal(pa[3].tx_bytes, 3010);
+	assert_int_equal(pa[3].tx_packets, 3);
+	assert_int_equal(pa[3].rx_bytes, 64);
+	assert_int_equal(pa[3].rx_packets, 1);
+	assert_int_equal(pb[2].rx_bytes, 3010);
+	assert_int_equal(pb[2].rx_packets, 3);
+	assert_int_equal(pb[2].tx_bytes, 64);
+	assert_int_equal(pb[2].tx_packets, 1);
+	assert_int_equal(pa[3].errors + pb[2].errors, 0);
+	ca = fw_harness_counters(a);
+	cb = fw_harness_counters(b);
+	assert_int_equal(ca.icl_tx_bytes, 3010);
+	assert_int_equal(ca.icl_rx_bytes, 64);
+	assert_int_equal(cb.icl_tx_bytes, 64);
+	assert_int_equal(cb.icl_rx_bytes, 3010);
+
+	/* The far end down: the packet is dropped there and counted. */
+	nnp_fw_link_set(b->fw, 2, false);
+	assert_int_equal(nnp_fw_icl_send(a->fw, 3, 9, false, out, 100),
+			 NNP_STATUS_SUCCESS);
+	ports_of(b, pb);
+	assert_int_equal(pb[2].rx_packets, 3);
+	assert_int_equal(pb[2].errors, 1);
+	/* This end down: the send fails here. */
+	nnp_fw_link_set(a->fw, 3, false);
+	assert_int_equal(nnp_fw_icl_send(a->fw, 3, 9, false, out, 100),
+			 NNP_STATUS_LINK_DOWN);
+	assert_int_equal(nnp_fw_icl_recv(a->fw, 3, 9, in, 100), NNP_STATUS_LINK_DOWN);
+	/* Up, but the transport lost the connection. */
+	link_set_both(0, 3, true);
+	atomic_store(&wires[0][3].cut, true);
+	assert_int_equal(nnp_fw_icl_send(a->fw, 3, 9, false, out, 100),
+			 NNP_STATUS_LINK_DOWN);
+	/* Too big for a link. */
+	atomic_store(&wires[0][3].cut, false);
+	assert_int_equal(nnp_fw_icl_deliver(b->fw, 2, 1, false, out,
+					    NNP_FW_ICL_MAX_PACKET + 1), -1);
+	/* Deliveries only reach remote ports that are up. */
+	assert_int_equal(nnp_fw_icl_deliver(b->fw, 0, 1, false, out, 1), -1);
+	assert_int_equal(nnp_fw_icl_deliver(b->fw, 4, 1, false, out, 1), -1);
+	ports_of(a, pa);
+	ports_of(b, pb);
+	/* Sent (and lost at the far end) counts as sent; failed sends do not. */
+	assert_int_equal(pa[3].tx_bytes, 3110);
+	assert_int_equal(pa[3].tx_packets, 4);
+	assert_int_equal(pa[3].errors, 2);
+	assert_int_equal(pb[2].errors, 2);
+	assert_int_equal(pb[0].errors, 1);
+	assert_int_equal(pb[2].rx_bytes, 3010);
+	chips_down();
+}
+
+/* ---- failures ---- */
+
+static double since(const struct timespec *a)
+{
+	struct timespec b;
+
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (b.tv_sec - a->tv_sec) + (b.tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void assert_failed(unsigned int i)
+{
+	uint16_t st = chips[i].status;
+
+	print_message("  chip %u: status 0x%x\n", i, st);
+	assert_true(st == NNP_STATUS_LINK_DOWN || st == NNP_STATUS_ABORTED ||
+		    st == NNP_STATUS_PEER_TIMEOUT);
+	assert_true(nnp_fw_reg_read(chips[i].h->fw, NNP_DOORBELL(0) + NNP_DB_STATUS) &
+		    NNP_QUEUE_STATUS_ERROR);
+}
+
+static struct nnp_hw_queue_cmd small_allreduce(unsigned int i)
+{
+	struct nnp_hw_queue_cmd cmd = {
+		.opcode = NNP_CMD_ALLREDUCE, .len = 1000,
+		.value = NNP_COLL_VALUE(NNP_DTYPE_I32, NNP_OP_SUM, COMM, 0),
+	};
+
+	cmd.src_key = cmd.dst_key = fw_harness_dev_key(chips[i].h, CTX, DATA, 4096,
+						       NNP_KEY_READ | NNP_KEY_WRITE);
+	return cmd;
+}
+
+/*
+ * Three chips, chip 2 never starts, so chips 0 and 1 wait inside the
+ * allreduce; the transport then takes link 0 -> 1 down at both ends. Both
+ * ranks fail within the timeout, both ends show the link down, and with
+ * it back the ring works again.
+ */
+static void test_remote_link_down_mid_collective(void **state)
+{
+	struct timespec nap = { 0, 100 * 1000000 }, t0;
+	struct nnp_hw_port_info p[4];
+	unsigned int i;
+
+	(void)state;
+	ring_up(3);
+	for (i = 0; i < 2; i++)
+		start(i, small_allreduce(i));
+	thrd_sleep(&nap, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	link_set_both(0, 0, false);
+	for (i = 0; i < 2; i++)
+		finish(i);
+	assert_true(since(&t0) < COLL_TIMEOUT_MS / 1000.0 + 0.5);
+	for (i = 0; i < 2; i++)
+		assert_failed(i);
+	ports_of(chips[0].h, p);
+	assert_int_equal(p[0].state, NNP_PORT_WIRED);
+	assert_int_equal(p[0].peer, NNP_PORT_PEER(CHIP_ID(1), 1));
+	ports_of(chips[1].h, p);
+	assert_int_equal(p[1].state, NNP_PORT_WIRED);
+	assert_int_equal(p[1].peer, NNP_PORT_PEER(CHIP_ID(0), 0));
+
+	link_set_both(0, 0, true);
+	recover(2);
+	allreduce_i32_sum(5000);
+	chips_down();
+}
+
+/*
+ * Two chips both in an allreduce while the transport from chip 0 has lost
+ * its connection (nobody has taken the ports down yet): chip 0's sends
+ * fail at once, chip 1 hears nothing and times out. Both end within the
+ * timeout.
+ */
+static void test_remote_transport_lost(void **state)
+{
+	struct nnp_hw_port_info p[4];
+	struct timespec t0;
+	unsigned int i;
+
+	(void)state;
+	ring_up(2);
+	atomic_store(&wires[0][0].cut, true);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < 2; i++)
+		start(i, small_allreduce(i));
+	for (i = 0; i < 2; i++)
+		finish(i);
+	assert_true(since(&t0) < COLL_TIMEOUT_MS / 1000.0 + 0.5);
+	for (i = 0; i < 2; i++)
+		assert_failed(i);
+	assert_int_equal(chips[0].status, NNP_STATUS_LINK_DOWN);
+	ports_of(chips[0].h, p);
+	assert_int_equal(p[0].tx_packets, 0);
+	assert_true(p[0].errors >= 1);
+
+	atomic_store(&wires[0][0].cut, false);
+	recover(2);
+	allreduce_i32_sum(3000);
+	chips_down();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_remote_port_attach_and_state),
+		cmocka_unit_test(test_remote_send_deliver_counters),
+		cmocka_unit_test(test_remote_ring_allreduce),
+		cmocka_unit_test(test_remote_link_down_mid_collective),
+		cmocka_unit_test(test_remote_transport_lost),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
