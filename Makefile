@@ -167,9 +167,10 @@ GUEST_CFLAGS := $(subst -std=c11,-std=gnu11,$(CFLAGS_COMMON)) -Ihw \
 	-Wno-sign-compare -Wno-unused-parameter -Wno-clobbered \
 	-I$(LINUX_SRC)/tools/testing/selftests -Ilibnnp/include -Iuapi/drm $(DRM_CFLAGS)
 
-$(TESTDIR)/guest/%_test: tests/guest/%_test.c tests/guest/guest_env.h $(KSFT_HARNESS) $(LIBNNP_SO) $(LIBNNP_HDRS)
+$(TESTDIR)/guest/%_test: tests/guest/%_test.c tests/guest/guest_env.h tests/guest/coll_data.h \
+		$(KSFT_HARNESS) $(LIBNNP_SO) $(LIBNNP_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(GUEST_CFLAGS) -Itests/guest -o $@ $< -L$(LIBDIR) -lnnp $(DRM_LIBS)
+	$(CC) $(GUEST_CFLAGS) -Itests/guest -o $@ $< -L$(LIBDIR) -lnnp $(DRM_LIBS) -lm
 
 # ---- guest initramfs ----------------------------------------------------------
 initramfs: $(INITRAMFS)

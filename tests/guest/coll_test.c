@@ -1,23 +1,39 @@
 // SPDX-License-Identifier: MIT
 /*
- * Allreduce across every nnp device of the VM, joined by a ring fabric:
- * exact results for each type and op on every rank, in and out of place,
- * no byte over host DMA and exactly the ring's bytes over the links; and a
- * clear NNP_ERROR_NO_PATH when the chips are not joined.
+ * Collectives across every nnp device of the VM, one process driving all
+ * (nnp_comm_init_all), on whatever ring the fabric allows: allreduce for
+ * every type, op and count from 0 elements up to 64 MiB, broadcast from
+ * every root, allgather and reduce-scatter, in place and out of place.
+ * Every case checks each rank's result (exact for integer-valued inputs,
+ * within the type's rounding for averages and random inputs), the guard
+ * bytes around it, that no payload byte crossed host DMA while the
+ * collective ran, and exactly how many bytes went over the links.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 
 #include <nnp/nnp.h>
 #include <nnp_accel.h>
 
+#include "coll_data.h"
 #include "guest_env.h"
 #include "kselftest_harness.h"
 
-#define MAXDEV 8
+#define MAXDEV		8
+#define GUARD_BYTES	4096
+#define GUARD		0xa5
+#define MAX_COUNT	100003		/* not a multiple of any ring size */
+#define TIMEOUT_S	600		/* 8 emulated chips on 2 host cores */
 
-static struct drm_nnp_counters counters(nnp_device_t *dev)
+enum kind { ALLREDUCE, BROADCAST, ALLGATHER, REDUCE_SCATTER };
+
+static const char *const kind_name[] = {
+	"allreduce", "broadcast", "allgather", "reduce-scatter",
+};
+
+static uint64_t host_dma_bytes(nnp_device_t *dev)
 {
 	struct drm_nnp_counters c;
 	struct drm_nnp_query q = {
@@ -27,7 +43,7 @@ static struct drm_nnp_counters counters(nnp_device_t *dev)
 
 	memset(&c, 0xee, sizeof(c));
 	ioctl(nnp_device_fd(dev), DRM_IOCTL_NNP_QUERY, &q);
-	return c;
+	return c.host_dma_bytes;
 }
 
 static uint64_t icl_tx(nnp_device_t *dev)
@@ -42,52 +58,63 @@ static uint64_t icl_tx(nnp_device_t *dev)
 	return tx;
 }
 
-static double input(int rank, size_t i, nnp_redop_t op)
+struct ccase {
+	enum kind kind;
+	nnp_dtype_t t;
+	nnp_redop_t op;
+	size_t count;
+	bool in_place;
+	int root;
+};
+
+/*
+ * Where rank @r's input and output sit, in bytes from a buffer's start;
+ * @end covers both and a guard after them.
+ */
+struct place {
+	size_t in_off, in_n, out_off, out_n, end;
+};
+
+static struct place place_of(const struct ccase *c, int n, int r)
 {
-	if (op == NNP_PROD)
-		return ((i + rank) % 3 == 0) ? -1.0 : 1.0;
-	return (double)((i * 5 + rank * 3) % 9) - 4.0;
+	size_t es = dtype_bytes(c->t), part = c->count * es;
+	struct place p = { GUARD_BYTES, c->count, GUARD_BYTES, c->count, 0 };
+
+	if (c->kind == ALLGATHER)
+		p.out_n *= n;
+	if (c->kind == REDUCE_SCATTER)
+		p.in_n *= n;
+	/* NCCL's in-place layouts: the input is the rank's part of the output. */
+	if (c->in_place && c->kind == ALLGATHER)
+		p.in_off += r * part;
+	if (c->in_place && c->kind == REDUCE_SCATTER)
+		p.out_off += r * part;
+	p.end = p.out_off + p.out_n * es;
+	if (p.in_off + p.in_n * es > p.end)
+		p.end = p.in_off + p.in_n * es;
+	p.end += GUARD_BYTES;
+	return p;
 }
 
-static void put(nnp_dtype_t t, void *p, size_t i, double v)
+static double expected(const struct ccase *c, int n, int r, size_t i)
 {
-	switch (t) {
-	case NNP_FLOAT32: ((float *)p)[i] = (float)v; break;
-	case NNP_FLOAT64: ((double *)p)[i] = v; break;
-	case NNP_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
-	case NNP_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
-	default: break;
+	switch (c->kind) {
+	case BROADCAST:
+		return input(c->root, i, NNP_SUM);
+	case ALLGATHER:
+		return input((int)(i / c->count), i % c->count, NNP_SUM);
+	default:
+		return reduced(c->op, n, (c->kind == REDUCE_SCATTER ? r * c->count : 0) + i);
 	}
 }
 
-static double get(nnp_dtype_t t, const void *p, size_t i)
+static bool result_ok(const struct ccase *c, int n, int r, size_t i, double got)
 {
-	switch (t) {
-	case NNP_FLOAT32: return ((const float *)p)[i];
-	case NNP_FLOAT64: return ((const double *)p)[i];
-	case NNP_INT32: return ((const int32_t *)p)[i];
-	case NNP_INT64: return (double)((const int64_t *)p)[i];
-	default: return 0;
-	}
-}
-
-static double want(nnp_dtype_t t, nnp_redop_t op, int n, size_t i)
-{
-	double acc = input(0, i, op);
-	int r;
-
-	for (r = 1; r < n; r++) {
-		double v = input(r, i, op);
-
-		acc = op == NNP_PROD ? acc * v : op == NNP_MIN ? (v < acc ? v : acc) :
-		      op == NNP_MAX ? (v > acc ? v : acc) : acc + v;
-	}
-	if (op == NNP_AVG) {
-		if (t == NNP_INT32 || t == NNP_INT64)
-			return (double)((int64_t)acc / n);
-		return t == NNP_FLOAT32 ? (double)((float)acc / (float)n) : acc / n;
-	}
-	return acc;
+	if (c->kind == ALLREDUCE)
+		return reduced_ok(c->t, c->op, n, i, got);
+	if (c->kind == REDUCE_SCATTER)
+		return reduced_ok(c->t, c->op, n, r * c->count + i, got);
+	return got == expected(c, n, r, i);
 }
 
 FIXTURE(ring) {
@@ -95,10 +122,9 @@ FIXTURE(ring) {
 	nnp_device_t *dev[MAXDEV];
 	nnp_stream_t *s[MAXDEV];
 	nnp_comm_t *comm[MAXDEV];
-	nnp_mem_t *send[MAXDEV], *recv[MAXDEV], *host[MAXDEV];
+	nnp_mem_t *a[MAXDEV], *b[MAXDEV], *host[MAXDEV];
+	size_t cap;
 };
-
-#define COUNT 100003	/* not a multiple of any ring size */
 
 FIXTURE_SETUP(ring)
 {
@@ -106,15 +132,17 @@ FIXTURE_SETUP(ring)
 
 	self->n = GUEST_CHIPS;
 	ASSERT_GE(self->n, 2);
+	ASSERT_LE(self->n, MAXDEV);
+	self->cap = 2 * GUARD_BYTES + (size_t)self->n * MAX_COUNT * 8;
 	for (r = 0; r < self->n; r++) {
 		ASSERT_EQ(NNP_SUCCESS, nnp_device_open(r, &self->dev[r]));
 		ASSERT_EQ(NNP_SUCCESS, nnp_stream_create(self->dev[r], &self->s[r]));
 		ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[r], NNP_MEM_DEVICE,
-						     COUNT * 8, 0, &self->send[r]));
+						     self->cap, 0, &self->a[r]));
 		ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[r], NNP_MEM_DEVICE,
-						     COUNT * 8, 0, &self->recv[r]));
+						     self->cap, 0, &self->b[r]));
 		ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[r], NNP_MEM_HOST,
-						     COUNT * 8, 0, &self->host[r]));
+						     self->cap, 0, &self->host[r]));
 	}
 	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(self->dev, self->n, self->comm));
 }
@@ -125,97 +153,334 @@ FIXTURE_TEARDOWN(ring)
 
 	for (r = 0; r < self->n; r++) {
 		nnp_comm_destroy(self->comm[r]);
-		nnp_mem_free(self->send[r]);
-		nnp_mem_free(self->recv[r]);
+		nnp_mem_free(self->a[r]);
+		nnp_mem_free(self->b[r]);
 		nnp_mem_free(self->host[r]);
 		nnp_stream_destroy(self->s[r]);
 		nnp_device_close(self->dev[r]);
 	}
 }
 
-TEST_F(ring, allreduce_every_type_and_op_exact_on_every_rank)
+static nnp_result_t submit(FIXTURE_DATA(ring) *self, const struct ccase *c, int r)
 {
-	static const nnp_dtype_t types[] = { NNP_FLOAT32, NNP_INT32, NNP_FLOAT64,
-					     NNP_INT64 };
-	const size_t count = 1003;
+	struct place p = place_of(c, self->n, r);
+	nnp_mem_t *in = c->in_place ? self->b[r] : self->a[r], *out = self->b[r];
+
+	switch (c->kind) {
+	case ALLREDUCE:
+		return nnp_allreduce(in, p.in_off, out, p.out_off, c->count, c->t,
+				     c->op, self->comm[r], self->s[r]);
+	case BROADCAST:
+		return nnp_broadcast(in, p.in_off, out, p.out_off, c->count, c->t,
+				     c->root, self->comm[r], self->s[r]);
+	case ALLGATHER:
+		return nnp_allgather(in, p.in_off, out, p.out_off, c->count, c->t,
+				     self->comm[r], self->s[r]);
+	case REDUCE_SCATTER:
+		return nnp_reduce_scatter(in, p.in_off, out, p.out_off, c->count,
+					  c->t, c->op, self->comm[r], self->s[r]);
+	}
+	return NNP_ERROR_INVALID_ARGUMENT;
+}
+
+/* Stage every rank's input (and guards) in device memory by DMA. */
+static void stage(struct __test_metadata *_metadata, FIXTURE_DATA(ring) *self,
+		  const struct ccase *c)
+{
+	nnp_redop_t in_op = c->kind == ALLREDUCE || c->kind == REDUCE_SCATTER ?
+			    c->op : NNP_SUM;
+	int r;
+
+	for (r = 0; r < self->n; r++) {
+		struct place p = place_of(c, self->n, r);
+		uint8_t *h;
+		size_t i;
+
+		ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(self->host[r], (void **)&h));
+		memset(h, GUARD, p.end);
+		for (i = 0; i < p.in_n; i++)
+			put(c->t, h + p.in_off, i, input(r, i, in_op));
+		if (c->in_place) {
+			ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->b[r], 0,
+								self->host[r], 0, p.end));
+		} else {
+			ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->a[r], 0,
+								self->host[r], 0, p.end));
+			ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(self->s[r], self->b[r], 0,
+								GUARD, p.end));
+		}
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
+	}
+}
+
+/* Bytes rank @r may send: exact, except the allreduce's segment split. */
+static void tx_bounds(const struct ccase *c, int n, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t es = dtype_bytes(c->t), bytes = c->count * es;
+
+	*lo = *hi = (n - 1) * bytes;
+	if (n == 1 || !c->count)
+		*lo = *hi = 0;
+	else if (c->kind == ALLREDUCE)
+		*lo = 2 * bytes - 2 * (c->count / n + 1) * es,
+		*hi = 2 * bytes - 2 * (c->count / n) * es;
+	else if (c->kind == BROADCAST)
+		*lo = 0, *hi = bytes;
+}
+
+static void run_case(struct __test_metadata *_metadata, FIXTURE_DATA(ring) *self,
+		     const struct ccase *c)
+{
+	uint64_t dma_before[MAXDEV], tx_before[MAXDEV], total_tx = 0, lo, hi;
+	uint64_t bytes = c->count * dtype_bytes(c->t);
+	int n = self->n, r;
+
+	stage(_metadata, self, c);
+	for (r = 0; r < n; r++) {
+		dma_before[r] = host_dma_bytes(self->dev[r]);
+		tx_before[r] = icl_tx(self->dev[r]);
+	}
+	for (r = 0; r < n; r++)
+		ASSERT_EQ(NNP_SUCCESS, submit(self, c, r));
+	for (r = 0; r < n; r++)
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]))
+			TH_LOG("%s rank %d", kind_name[c->kind], r);
+	tx_bounds(c, n, &lo, &hi);
+	for (r = 0; r < n; r++) {
+		uint64_t tx = icl_tx(self->dev[r]) - tx_before[r];
+
+		/* Device to device: nothing crossed the host. */
+		EXPECT_EQ(dma_before[r], host_dma_bytes(self->dev[r]));
+		EXPECT_GE(tx, lo);
+		EXPECT_LE(tx, hi);
+		total_tx += tx;
+	}
+	/* A ring allreduce sends 2(n-1)/n of the buffer from each rank. */
+	if (c->kind == ALLREDUCE)
+		EXPECT_EQ(2 * (uint64_t)(n - 1) * bytes, total_tx);
+	if (c->kind == BROADCAST)
+		EXPECT_EQ((uint64_t)(n - 1) * bytes, total_tx);
+
+	for (r = 0; r < n; r++) {
+		struct place p = place_of(c, n, r);
+		size_t es = dtype_bytes(c->t), i, bad = 0;
+		uint8_t *h;
+
+		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->host[r], 0,
+							self->b[r], 0, p.end));
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
+		nnp_mem_map(self->host[r], (void **)&h);
+		for (i = 0; i < p.out_n; i++) {
+			double got = get(c->t, h + p.out_off, i);
+
+			if (!result_ok(c, n, r, i, got) && bad++ < 3)
+				TH_LOG("%s type %d op %d count %zu%s rank %d element %zu: got %g want %g",
+				       kind_name[c->kind], c->t, c->op, c->count,
+				       c->in_place ? " in place" : "", r, i, got,
+				       expected(c, n, r, i));
+		}
+		EXPECT_EQ(0, bad);
+		/* Guards: everything outside the input and output regions. */
+		for (i = 0; i < p.end; i++) {
+			bool in_out = i >= p.out_off && i < p.out_off + p.out_n * es;
+			bool in_in = c->in_place && i >= p.in_off && i < p.in_off + p.in_n * es;
+
+			if (!in_out && !in_in && h[i] != GUARD) {
+				TH_LOG("%s rank %d: guard byte %zu is 0x%02x", kind_name[c->kind],
+				       r, i, h[i]);
+				bad++;
+				break;
+			}
+		}
+		EXPECT_EQ(0, bad);
+	}
+}
+
+static const nnp_dtype_t all_types[] = {
+	NNP_FLOAT32, NNP_FLOAT16, NNP_BFLOAT16, NNP_INT32, NNP_FLOAT64, NNP_INT64,
+};
+#define NTYPES (sizeof(all_types) / sizeof(all_types[0]))
+
+TEST_F_TIMEOUT(ring, allreduce_every_type_op_and_count, TIMEOUT_S)
+{
+	const size_t counts[] = { 0, 1, 7, 1003, MAX_COUNT };
+	unsigned int t, k;
+	int op;
+
+	for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++)
+		for (t = 0; t < NTYPES; t++)
+			for (op = NNP_SUM; op <= NNP_AVG; op++) {
+				struct ccase c = {
+					.kind = ALLREDUCE, .t = all_types[t], .op = op,
+					.count = counts[k], .in_place = (k + t + op) & 1,
+				};
+
+				run_case(_metadata, self, &c);
+			}
+	/* Fewer elements than ranks. */
+	for (t = 0; t < NTYPES; t++) {
+		struct ccase c = { .kind = ALLREDUCE, .t = all_types[t],
+				   .count = (size_t)self->n - 1 };
+
+		run_case(_metadata, self, &c);
+	}
+}
+
+TEST_F_TIMEOUT(ring, broadcast_from_every_root, TIMEOUT_S)
+{
 	unsigned int t;
-	int op, r;
+	int root;
 
-	for (t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
-		for (op = NNP_SUM; op <= NNP_AVG; op++) {
-			bool in_place = (t + op) & 1;
+	for (root = 0; root < self->n; root++)
+		for (t = 0; t < NTYPES; t++) {
+			struct ccase c = {
+				.kind = BROADCAST, .t = all_types[t],
+				.count = t & 1 ? 7 : 70001, .in_place = (root + t) & 1,
+				.root = root,
+			};
 
-			/* Inputs go to the device by DMA before the collective. */
-			for (r = 0; r < self->n; r++) {
-				void *h;
-				size_t i;
+			run_case(_metadata, self, &c);
+		}
+	{
+		struct ccase c = { .kind = BROADCAST, .t = NNP_INT32, .count = 0 };
 
-				ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(self->host[r], &h));
-				for (i = 0; i < count; i++)
-					put(types[t], h, i, input(r, i, op));
-				ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r],
-					  self->send[r], 0, self->host[r], 0, count * 8));
-				ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
+		run_case(_metadata, self, &c);
+	}
+}
+
+TEST_F_TIMEOUT(ring, allgather_and_reduce_scatter, TIMEOUT_S)
+{
+	const size_t counts[] = { 0, 1, 7, 70001 };
+	unsigned int t, k;
+	int op;
+
+	for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++)
+		for (t = 0; t < NTYPES; t++) {
+			struct ccase g = {
+				.kind = ALLGATHER, .t = all_types[t], .count = counts[k],
+				.in_place = (k + t) & 1,
+			};
+
+			run_case(_metadata, self, &g);
+			for (op = NNP_SUM; op <= NNP_AVG; op++) {
+				struct ccase s = {
+					.kind = REDUCE_SCATTER, .t = all_types[t], .op = op,
+					.count = counts[k], .in_place = (k + t + op) & 1,
+				};
+
+				run_case(_metadata, self, &s);
 			}
-			for (r = 0; r < self->n; r++)
-				ASSERT_EQ(NNP_SUCCESS, nnp_allreduce(self->send[r], 0,
-					  in_place ? self->send[r] : self->recv[r], 0, count,
-					  types[t], op, self->comm[r], self->s[r]));
-			for (r = 0; r < self->n; r++) {
-				nnp_mem_t *out = in_place ? self->send[r] : self->recv[r];
-				void *h;
-				size_t i;
+		}
+}
 
-				ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
-				ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r],
-					  self->host[r], 0, out, 0, count * 8));
-				ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
-				nnp_mem_map(self->host[r], &h);
-				for (i = 0; i < count; i++)
-					ASSERT_EQ(want(types[t], op, self->n, i),
-						  get(types[t], h, i))
-						TH_LOG("type %u op %d rank %d element %zu",
-						       t, op, r, i);
+/* Random inputs: each type's sum within what its rounding allows. */
+TEST_F_TIMEOUT(ring, allreduce_random_inputs_within_tolerance, TIMEOUT_S)
+{
+	const nnp_dtype_t types[] = { NNP_FLOAT32, NNP_FLOAT16, NNP_BFLOAT16 };
+	const double eps[] = { 0x1p-23, 0x1p-10, 0x1p-7 };
+	const size_t count = 50001;
+	static double exact[50001];
+	unsigned int t;
+	int n = self->n, r;
+
+	for (t = 0; t < 3; t++) {
+		size_t es = dtype_bytes(types[t]), i, bad = 0;
+		/* n roundings of partial sums of magnitude up to n. */
+		double tol = 2.0 * n * n * eps[t];
+
+		memset(exact, 0, sizeof(exact));
+		srand(1234 + t);
+		for (r = 0; r < n; r++) {
+			uint8_t *h;
+
+			nnp_mem_map(self->host[r], (void **)&h);
+			for (i = 0; i < count; i++) {
+				put(types[t], h, i, 2.0 * rand() / RAND_MAX - 1.0);
+				exact[i] += get(types[t], h, i);
 			}
+			ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->a[r], 0,
+								self->host[r], 0, count * es));
+			ASSERT_EQ(NNP_SUCCESS, nnp_allreduce(self->a[r], 0, self->b[r], 0,
+							     count, types[t], NNP_SUM,
+							     self->comm[r], self->s[r]));
+		}
+		for (r = 0; r < n; r++) {
+			uint8_t *h;
+
+			ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
+			ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->host[r], 0,
+								self->b[r], 0, count * es));
+			ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
+			nnp_mem_map(self->host[r], (void **)&h);
+			for (i = 0; i < count; i++)
+				if (fabs(get(types[t], h, i) - exact[i]) > tol && bad++ < 3)
+					TH_LOG("type %d rank %d element %zu: %g vs %g",
+					       types[t], r, i, get(types[t], h, i), exact[i]);
+			EXPECT_EQ(0, bad);
 		}
 	}
 }
 
-/* Payload never crosses the host; the links carry 2(n-1)/n of it. */
-TEST_F(ring, allreduce_moves_no_host_bytes_and_the_ring_share_over_links)
+/* The largest size has its own devices' memory: nothing to set up. */
+FIXTURE(big) {};
+FIXTURE_SETUP(big) {}
+FIXTURE_TEARDOWN(big) {}
+
+/* The largest size: 64 MiB of f32 in place, every element and guard. */
+TEST_F_TIMEOUT(big, allreduce_64_mib, TIMEOUT_S)
 {
-	struct drm_nnp_counters before[MAXDEV], after;
-	uint64_t tx_before[MAXDEV], bytes = (uint64_t)COUNT * 4, total_tx = 0;
-	int r, n = self->n;
+	const size_t bytes = 64u << 20, count = bytes / 4;
+	nnp_device_t *dev[MAXDEV];
+	nnp_stream_t *s[MAXDEV];
+	nnp_comm_t *comm[MAXDEV];
+	nnp_mem_t *d[MAXDEV], *h[MAXDEV];
+	int n = GUEST_CHIPS, r;
 
 	for (r = 0; r < n; r++) {
-		before[r] = counters(self->dev[r]);
-		tx_before[r] = icl_tx(self->dev[r]);
-	}
-	for (r = 0; r < n; r++)
-		ASSERT_EQ(NNP_SUCCESS, nnp_allreduce(self->send[r], 0, self->recv[r], 0,
-						     COUNT, NNP_FLOAT32, NNP_SUM,
-						     self->comm[r], self->s[r]));
-	for (r = 0; r < n; r++)
-		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
-	for (r = 0; r < n; r++) {
-		/*
-		 * Each rank sends all segments but two, whichever two its
-		 * place on the ring makes them: the segments differ by at
-		 * most one element.
-		 */
-		uint64_t tx = icl_tx(self->dev[r]) - tx_before[r];
-		uint64_t seg_lo = COUNT / n * 4;
+		float *p;
+		size_t i;
 
-		total_tx += tx;
-		EXPECT_GE(tx, 2 * bytes - 2 * (seg_lo + 4));
-		EXPECT_LE(tx, 2 * bytes - 2 * seg_lo);
-		after = counters(self->dev[r]);
-		EXPECT_EQ(before[r].host_dma_bytes, after.host_dma_bytes);
-		EXPECT_EQ(before[r].cmds_completed + 1, after.cmds_completed);
+		ASSERT_EQ(NNP_SUCCESS, nnp_device_open(r, &dev[r]));
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_create(dev[r], &s[r]));
+		ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(dev[r], NNP_MEM_DEVICE,
+						     bytes + 2 * GUARD_BYTES, 0, &d[r]));
+		ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(dev[r], NNP_MEM_HOST,
+						     bytes + 2 * GUARD_BYTES, 0, &h[r]));
+		ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(h[r], (void **)&p));
+		memset(p, GUARD, bytes + 2 * GUARD_BYTES);
+		p += GUARD_BYTES / 4;
+		for (i = 0; i < count; i++)
+			p[i] = (float)input(r, i, NNP_SUM);
+		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(s[r], d[r], 0, h[r], 0,
+							bytes + 2 * GUARD_BYTES));
 	}
-	/* All together: 2(n-1)/n of the buffer from each of n ranks. */
-	EXPECT_EQ(2 * (uint64_t)(n - 1) * bytes, total_tx);
+	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(dev, n, comm));
+	for (r = 0; r < n; r++)
+		ASSERT_EQ(NNP_SUCCESS, nnp_allreduce(d[r], GUARD_BYTES, d[r], GUARD_BYTES,
+						     count, NNP_FLOAT32, NNP_SUM, comm[r],
+						     s[r]));
+	for (r = 0; r < n; r++) {
+		size_t i, bad = 0;
+		uint8_t *p;
+
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(s[r]));
+		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(s[r], h[r], 0, d[r], 0,
+							bytes + 2 * GUARD_BYTES));
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(s[r]));
+		nnp_mem_map(h[r], (void **)&p);
+		for (i = 0; i < GUARD_BYTES; i++)
+			bad += p[i] != GUARD || p[GUARD_BYTES + bytes + i] != GUARD;
+		for (i = 0; i < count; i++)
+			bad += ((float *)(p + GUARD_BYTES))[i] != (float)reduced(NNP_SUM, n, i);
+		EXPECT_EQ(0, bad) TH_LOG("rank %d", r);
+	}
+	for (r = 0; r < n; r++) {
+		nnp_comm_destroy(comm[r]);
+		nnp_mem_free(d[r]);
+		nnp_mem_free(h[r]);
+		nnp_stream_destroy(s[r]);
+		nnp_device_close(dev[r]);
+	}
 }
 
 TEST(unjoined_chips_have_no_path)

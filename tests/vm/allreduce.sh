@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
-# Allreduce device to device over the ICL ring in one VM, on 2, 3, 4 and 8
-# chips: coll_test (kselftest harness) checks exact results on every rank,
-# zero host-DMA bytes and the ring's share of link bytes. Then nnptool bench
-# allreduce on 4 chips prints its nccl-tests table with nothing wrong.
+# Collectives device to device over the ICL in one VM: coll_test (kselftest
+# harness; every type, op and count, 0 B to 64 MiB, broadcast, allgather,
+# reduce-scatter, guard bytes, host-DMA and link counters) on rings of 2,
+# 3, 4 and 8 chips and on 2x2 and 4x2 tori, where rank order is not a ring
+# and libnnp finds one. Then nnptool bench allreduce on 4 chips prints its
+# nccl-tests table with nothing wrong.
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-tap_plan 6
-for n in 2 3 4 8; do
-	"$root/tools/nnp-vm" --chips "$n" --mem-size 16M --fabric ring -- coll_test >"$out" 2>&1
+tap_plan 8
+for fabric in ring:2 ring:3 ring:4 ring:8 torus:2x2:4 torus:4x2:8; do
+	n=${fabric##*:} topo=${fabric%:*}
+	"$root/tools/nnp-vm" --chips "$n" --mem-size 128M --guest-mem 2048 \
+		--fabric "$topo" -- coll_test >"$out" 2>&1
 	echo "vm-status=$?" >>"$out"
-	tap_context=$out tap_grep "allreduce on a ring of $n chips" "$out" '^vm-status=0$'
+	tap_context=$out tap_grep "collectives on $topo, $n chips" "$out" '^vm-status=0$'
 done
 "$root/tools/nnp-vm" --chips 4 --mem-size 16M --fabric ring -- \
 	nnptool bench allreduce --max 64K --iters 2 >"$out" 2>&1
