@@ -147,8 +147,17 @@ $(NNPTOOL): $(NNPTOOL_SRCS) tools/nnptool/nnptool.h $(LIBNNP_SO)
 	$(CC) $(CFLAGS_COMMON) -Ilibnnp/include -o $@ $(NNPTOOL_SRCS) \
 		-L$(LIBDIR) -lnnp -Wl,-rpath,'$$ORIGIN/../lib'
 
+# ---- MPI programs: the guest's MPI smoke test ---------------------------------
+# Open MPI's compiler wrapper around $(CC).
+MPICC := mpicc
+MPI_TESTS := $(TESTDIR)/guest/mpi_hello
+
+$(TESTDIR)/guest/mpi_hello: tests/guest/mpi_hello.c $(LIBNNP_SO) libnnp/include/nnp/nnp.h
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS_COMMON) -Ilibnnp/include -o $@ $< -L$(LIBDIR) -lnnp
+
 # ---- tests -------------------------------------------------------------------
-tests: $(HOST_TESTS) $(GUEST_C_TESTS)
+tests: $(HOST_TESTS) $(GUEST_C_TESTS) $(MPI_TESTS)
 
 $(TESTDIR)/host/test_fw_%: tests/host/test_fw_%.c tests/host/fw_harness.c tests/host/fw_harness.h $(FW_SRCS) $(FW_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
@@ -176,10 +185,11 @@ $(TESTDIR)/guest/%_test: tests/guest/%_test.c tests/guest/guest_env.h tests/gues
 initramfs: $(INITRAMFS)
 
 $(INITRAMFS): scripts/mkinitramfs.sh scripts/guest-init.sh scripts/nnp-load scripts/nnp-demo \
+		scripts/guest-openmpi-mca-params.conf \
 		$(wildcard tests/guest/*.sh) tests/lib/tap.sh $(NNP_KO) $(NNPTOOL) $(LIBNNP_SO) \
-		$(GUEST_C_TESTS) $(KREL_FILE)
-	bash scripts/mkinitramfs.sh $@ $(SYSROOT) $(NNP_KO) $(LIBDIR) \
-		$(NNPTOOL) $(GUEST_C_TESTS) $(wildcard tests/guest/*.sh) tests/lib/tap.sh
+		$(GUEST_C_TESTS) $(MPI_TESTS) $(KREL_FILE)
+	bash scripts/mkinitramfs.sh $@ $(SYSROOT) $(NNP_KO) $(LIBDIR) $(NNPTOOL) \
+		$(GUEST_C_TESTS) $(MPI_TESTS) $(wildcard tests/guest/*.sh) tests/lib/tap.sh
 
 # ---- the two README commands ------------------------------------------------
 check: all

@@ -9,6 +9,13 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs tmpfs /tmp
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mkdir -p /dev/shm
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+# MPI jobs run here as root, on one node, over loopback (see
+# /etc/openmpi/openmpi-mca-params.conf for the rest of their defaults).
+hostname nnp-vm
+ip link set lo up
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 [ -f /nnp-vm/env ] && . /nnp-vm/env
 
 finish() {

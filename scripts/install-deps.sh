@@ -11,6 +11,7 @@ PKGS=(
 	libglib2.0-dev libpixman-1-dev libfdt-dev ninja-build python3-venv
 	ccache
 	linux-source-6.12
+	openmpi-bin libopenmpi-dev zlib1g-dev dataset-fashion-mnist
 )
 BACKPORTS_PKGS=(meson python3-pycotap qemu-system-data)
 

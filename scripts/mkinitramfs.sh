@@ -1,11 +1,25 @@
 #!/usr/bin/env bash
 # Build the guest initramfs: busybox, the DRM modules nnp.ko needs (in load
-# order, decompressed), nnp.ko, nnptool, libnnp, the guest tests and every
-# shared library they link.
-# Usage: mkinitramfs.sh OUT SYSROOT NNP_KO LIBDIR NNPTOOL [TESTS...]
+# order, decompressed), nnp.ko, nnptool, libnnp, Open MPI (mpirun, orted,
+# the plugins a one-node job uses, help texts, the guest's MCA defaults),
+# the guest tests, extra programs and data, and every shared library that
+# any of these links.
+# Usage: mkinitramfs.sh OUT SYSROOT NNP_KO LIBDIR NNPTOOL
+#                       [--bin PROGRAM]... [--data SRC DESTDIR]... [TESTS...]
+#   --bin   PROGRAM goes to /usr/bin
+#   --data  file or directory SRC goes into DESTDIR (an absolute guest path)
+#   TESTS   go to /usr/libexec/nnp-tests (on the guest's PATH)
 set -euo pipefail
 out=$1 sysroot=$2 nnp_ko=$3 libdir=$4 nnptool=$5
 shift 5
+bins=() data=() tests=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--bin) bins+=("$2"); shift 2 ;;
+	--data) data+=("$2" "$3"); shift 3 ;;
+	*) tests+=("$1"); shift ;;
+	esac
+done
 here=$(dirname "$(realpath "$0")")
 rel=$(cat "$sysroot/kernel-release")
 mods="$sysroot/lib/modules/$rel"
@@ -54,19 +68,63 @@ cp "$nnp_ko" "$stage/lib/modules/nnp.ko"
 
 cp -P "$libdir"/libnnp.so* "$stage/usr/lib/"
 cp "$nnptool" "$stage/usr/bin/nnptool"
-for t in "$@"; do
+for t in "${tests[@]:+${tests[@]}}"; do
 	cp "$t" "$stage/usr/libexec/nnp-tests/"
+done
+for b in "${bins[@]:+${bins[@]}}"; do
+	cp "$b" "$stage/usr/bin/"
+done
+for ((i = 0; i < ${#data[@]}; i += 2)); do
+	mkdir -p "$stage${data[i + 1]}"
+	cp -R "${data[i]}" "$stage${data[i + 1]}/"
 done
 cp "$here/guest-init.sh" "$stage/init"
 cp "$here/nnp-load" "$stage/usr/bin/nnp-load"
 cp "$here/nnp-demo" "$stage/usr/bin/nnp-demo"
 chmod +x "$stage/init" "$stage"/usr/bin/* "$stage"/usr/libexec/nnp-tests/*
 
-# Shared libraries of every dynamic binary, found the way ld.so finds them.
-for bin in "$stage/usr/bin/nnptool" "$stage"/usr/libexec/nnp-tests/*; do
-	file -b "$bin" | grep -q 'dynamically linked' || continue
+# Open MPI 4.1 as Debian installs it, for one-node jobs: mpirun (orterun)
+# and orted; the plugins, less those for fabrics and launchers the guest
+# does not have (InfiniBand, OFI, UCX, PSM, Slurm, ...) and OpenSHMEM's
+# frameworks; PMIx with its plugins; the help texts that explain errors;
+# our MCA defaults. The libraries all of them link are collected below.
+ompi=/usr/lib/x86_64-linux-gnu/openmpi
+pmix=/usr/lib/x86_64-linux-gnu/pmix2
+cp /usr/bin/orterun /usr/bin/orted "$stage/usr/bin/"
+ln -s orterun "$stage/usr/bin/mpirun"
+ln -s orterun "$stage/usr/bin/mpiexec"
+mkdir -p "$stage$ompi/lib/openmpi3" "$stage$pmix/lib/pmix" "$stage/usr/share/openmpi" \
+	"$stage/etc/openmpi"
+for plugin in "$ompi"/lib/openmpi3/*.so; do
+	case "$(basename "$plugin")" in
+	*ucx* | *ofi* | *openib* | *psm* | *verbs* | *slurm* | *flux* | *jsm* | \
+		*gridengine* | *_simulator* | mca_spml_* | mca_sshmem_* | \
+		mca_memheap_* | mca_scoll_* | mca_atomic_* | mca_crs_* | \
+		mca_compress_* | mca_vprotocol_* | *monitoring*) continue ;;
+	esac
+	# A plugin that needs a library this machine lacks would only fail
+	# to load: leave it out.
+	ldd "$plugin" | grep -q 'not found' && continue
+	cp "$plugin" "$stage$ompi/lib/openmpi3/"
+done
+cp "$pmix"/lib/pmix/pmix_mca_pcompress_zlib.so "$pmix"/lib/pmix/pmix_mca_prm_default.so \
+	"$stage$pmix/lib/pmix/"
+cp -R "$pmix/share" "$stage$pmix/"
+cp /usr/share/openmpi/help-*.txt "$stage/usr/share/openmpi/"
+cp /etc/openmpi/openmpi-default-hostfile "$stage/etc/openmpi/"
+cp "$here/guest-openmpi-mca-params.conf" "$stage/etc/openmpi/openmpi-mca-params.conf"
+# Who and where we are: Open MPI looks up the user and the host name.
+echo 'root:x:0:0:root:/root:/bin/sh' >"$stage/etc/passwd"
+echo 'root:x:0:' >"$stage/etc/group"
+printf '127.0.0.1\tlocalhost nnp-vm\n::1\tlocalhost ip6-localhost\n' >"$stage/etc/hosts"
+
+# Shared libraries of every dynamic executable and library staged so far,
+# found the way ld.so finds them.
+find "$stage" -type f ! -name '*.ko' | while read -r bin; do
+	file -b "$bin" | grep -qE 'ELF.*dynamically linked' || continue
 	LD_LIBRARY_PATH="$libdir" ldd "$bin" | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }'
 done | sort -u | while read -r lib; do
+	[ -e "$stage$lib" ] && continue
 	case "$(basename "$lib")" in libnnp.so*) continue ;; esac
 	mkdir -p "$stage$(dirname "$lib")"
 	cp -L "$lib" "$stage$lib"
