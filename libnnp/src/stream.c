@@ -60,6 +60,16 @@ const char *nnp_status_text(uint16_t status)
 		return "access past the end of the memory";
 	case NNP_STATUS_ACCESS_DENIED:
 		return "memory is read-only to the device";
+	case NNP_STATUS_NOT_FOUND:
+		return "no such communicator";
+	case NNP_STATUS_NO_RESOURCES:
+		return "device out of resources";
+	case NNP_STATUS_LINK_DOWN:
+		return "an inter-chip link the collective needs is down";
+	case NNP_STATUS_PEER_TIMEOUT:
+		return "a peer chip did not answer in time";
+	case NNP_STATUS_ABORTED:
+		return "another rank's part of the collective failed";
 	}
 	return "device error";
 }

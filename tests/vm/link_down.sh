@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# A link taken down from the QEMU monitor while 4 chips run allreduces:
+# link_down_test (in the guest) sees every rank fail within a bound and,
+# after this script brings the link back, the ring work again.
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/lib/tap.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+tap_plan 3
+
+"$root/tools/nnp-vm" --chips 4 --mem-size 64M --guest-mem 1024 --fabric ring \
+	--monitor "$tmp/mon" -- link_down_test >"$tmp/out" 2>&1 &
+vm=$!
+python3 - "$tmp/mon" "$tmp/out" >"$tmp/host" 2>&1 <<'PY'
+import os, socket, sys, time
+mon, out = sys.argv[1], sys.argv[2]
+
+def wait_for(text, secs):
+    end = time.time() + secs
+    while time.time() < end:
+        if os.path.exists(out) and text in open(out, errors="replace").read():
+            return True
+        time.sleep(0.1)
+    return False
+
+def monitor(cmd):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(mon)
+    s.sendall(cmd.encode() + b"\n")
+    time.sleep(0.5)
+    s.close()
+
+if not wait_for("LINKTEST running", 120):
+    sys.exit("the guest never started its collectives")
+time.sleep(1.0)		# well inside a run of allreduces
+monitor("qom-set /machine/peripheral/nnp1 link-down 0")
+print("link down")
+if not wait_for("LINKTEST failed", 120):
+    sys.exit("the guest never saw the failure")
+monitor("qom-set /machine/peripheral/nnp1 link-up 0")
+print("link up")
+PY
+host=$?
+wait $vm
+echo "vm-status=$?" >>"$tmp/out"
+tap_context=$tmp/host tap_check "the host took the link down mid-collective and back up" test $host = 0
+tap_context=$tmp/out tap_grep "every rank failed, within the bound" "$tmp/out" 'every rank failed within'
+tap_context=$tmp/out tap_grep "collectives work again after the link is back" "$tmp/out" '^vm-status=0$'
+tap_done
