@@ -47,9 +47,9 @@ NNP_KO := nnp.ko
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps qemu module userspace tests initramfs check demo clean distclean checkpatch install
+.PHONY: all deps qemu module userspace examples tests initramfs check demo clean distclean checkpatch install
 
-all: qemu module userspace tests initramfs
+all: qemu module userspace examples tests initramfs
 
 # ---- dependencies: Debian packages, QEMU source, guest kernel ----------------
 $(DEPS_STAMP): scripts/install-deps.sh
@@ -147,14 +147,37 @@ $(NNPTOOL): $(NNPTOOL_SRCS) tools/nnptool/nnptool.h $(LIBNNP_SO)
 	$(CC) $(CFLAGS_COMMON) -Ilibnnp/include -o $@ $(NNPTOOL_SRCS) \
 		-L$(LIBDIR) -lnnp -Wl,-rpath,'$$ORIGIN/../lib'
 
-# ---- MPI programs: the guest's MPI smoke test ---------------------------------
-# Open MPI's compiler wrapper around $(CC).
+# ---- MPI programs: the training example, the guest's MPI smoke test ----------
+# Open MPI's compiler wrapper around $(CC). The example's loops are meant to
+# be vectorized, which GCC does at -O3 (4x faster, and the same results).
 MPICC := mpicc
+DIST_MNIST := $(BINDIR)/dist_mnist_mlp
+DIST_MNIST_SRCS := $(wildcard examples/dist_mnist_mlp/*.c)
 MPI_TESTS := $(TESTDIR)/guest/mpi_hello
+
+examples: $(DIST_MNIST)
+
+$(DIST_MNIST): $(DIST_MNIST_SRCS) $(wildcard examples/dist_mnist_mlp/*.h) $(LIBNNP_SO) libnnp/include/nnp/nnp.h
+	@mkdir -p $(BINDIR)
+	$(MPICC) $(CFLAGS_COMMON) -O3 -Ilibnnp/include -o $@ $(DIST_MNIST_SRCS) \
+		-L$(LIBDIR) -lnnp -lz -lm -Wl,-rpath,'$$ORIGIN/../lib'
 
 $(TESTDIR)/guest/mpi_hello: tests/guest/mpi_hello.c $(LIBNNP_SO) libnnp/include/nnp/nnp.h
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS_COMMON) -Ilibnnp/include -o $@ $< -L$(LIBDIR) -lnnp
+
+# The guest gets the first MNIST_TRAIN / MNIST_TEST images of Fashion-MNIST
+# (2 MB instead of 30 MB in every boot's initramfs).
+MNIST_TRAIN := 4096
+MNIST_TEST := 1000
+MNIST_DIR := $(BUILD)/data/fashion-mnist
+MNIST_STAMP := $(BUILD)/data/fashion-mnist-$(MNIST_TRAIN)-$(MNIST_TEST).stamp
+
+$(MNIST_STAMP): scripts/mnist-subset.sh | $(DEPS_STAMP)
+	rm -rf $(MNIST_DIR) $(BUILD)/data/fashion-mnist-*.stamp
+	bash scripts/mnist-subset.sh /usr/share/datasets/fashion-mnist $(MNIST_DIR) \
+		$(MNIST_TRAIN) $(MNIST_TEST)
+	touch $@
 
 # ---- tests -------------------------------------------------------------------
 tests: $(HOST_TESTS) $(GUEST_C_TESTS) $(MPI_TESTS)
@@ -187,8 +210,9 @@ initramfs: $(INITRAMFS)
 $(INITRAMFS): scripts/mkinitramfs.sh scripts/guest-init.sh scripts/nnp-load scripts/nnp-demo \
 		scripts/guest-openmpi-mca-params.conf \
 		$(wildcard tests/guest/*.sh) tests/lib/tap.sh $(NNP_KO) $(NNPTOOL) $(LIBNNP_SO) \
-		$(GUEST_C_TESTS) $(MPI_TESTS) $(KREL_FILE)
+		$(GUEST_C_TESTS) $(MPI_TESTS) $(DIST_MNIST) $(MNIST_STAMP) $(KREL_FILE)
 	bash scripts/mkinitramfs.sh $@ $(SYSROOT) $(NNP_KO) $(LIBDIR) $(NNPTOOL) \
+		--bin $(DIST_MNIST) --data $(MNIST_DIR) /usr/share/nnp \
 		$(GUEST_C_TESTS) $(MPI_TESTS) $(wildcard tests/guest/*.sh) tests/lib/tap.sh
 
 # ---- the two README commands ------------------------------------------------
@@ -200,7 +224,7 @@ demo: all
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(ROOT) clean 2>/dev/null
-	rm -rf $(BUILD)/obj $(LIBDIR) $(BINDIR) $(TESTDIR) $(INITRAMFS)
+	rm -rf $(BUILD)/obj $(LIBDIR) $(BINDIR) $(TESTDIR) $(BUILD)/data $(INITRAMFS)
 
 distclean: clean
 	rm -rf $(BUILD)
