@@ -153,7 +153,7 @@ $(NNPTOOL): $(NNPTOOL_SRCS) tools/nnptool/nnptool.h $(LIBNNP_SO)
 MPICC := mpicc
 DIST_MNIST := $(BINDIR)/dist_mnist_mlp
 DIST_MNIST_SRCS := $(wildcard examples/dist_mnist_mlp/*.c)
-MPI_TESTS := $(TESTDIR)/guest/mpi_hello
+MPI_TESTS := $(TESTDIR)/guest/mpi_hello $(TESTDIR)/guest/coll_mpi
 
 examples: $(DIST_MNIST)
 
@@ -165,6 +165,11 @@ $(DIST_MNIST): $(DIST_MNIST_SRCS) $(wildcard examples/dist_mnist_mlp/*.h) $(LIBN
 $(TESTDIR)/guest/mpi_hello: tests/guest/mpi_hello.c $(LIBNNP_SO) libnnp/include/nnp/nnp.h
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS_COMMON) -Ilibnnp/include -o $@ $< -L$(LIBDIR) -lnnp
+
+$(TESTDIR)/guest/coll_mpi: tests/guest/coll_mpi.c tests/guest/coll_data.h $(LIBNNP_SO) $(LIBNNP_HDRS)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS_COMMON) -Ilibnnp/include -Iuapi/drm $(DRM_CFLAGS) -Itests/guest \
+		-o $@ $< -L$(LIBDIR) -lnnp -lm
 
 # The guest gets the first MNIST_TRAIN / MNIST_TEST images of Fashion-MNIST
 # (2 MB instead of 30 MB in every boot's initramfs).

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Collectives with one process per device, as data-parallel training runs
+ * them: `mpirun -np N coll_mpi`, rank r on device r, the unique id from
+ * rank 0 broadcast with MPI, nnp_comm_init_rank() on every rank. Each
+ * rank checks its own results; rank 0 prints one TAP line per check with
+ * the failures of all ranks summed by MPI.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include <mpi.h>
+#include <nnp/nnp.h>
+#include <nnp_accel.h>
+
+#include "coll_data.h"
+
+#define COUNT	100003	/* elements: not a multiple of any ring size */
+
+static int rank, nranks, checks;
+static nnp_device_t *dev;
+static nnp_stream_t *stream;
+static nnp_comm_t *comm;
+static nnp_mem_t *in, *out, *host;
+
+/* One TAP line for all ranks: ok if no rank counted a failure. */
+static void report(const char *what, long bad)
+{
+	long total = 0;
+
+	MPI_Allreduce(&bad, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+	if (!rank)
+		printf("%sok %d - %s%s\n", total ? "not " : "", ++checks, what,
+		       total ? " (failures on some rank)" : "");
+	fflush(stdout);
+}
+
+static uint64_t host_dma_bytes(void)
+{
+	struct drm_nnp_counters c = { 0 };
+	struct drm_nnp_query q = {
+		.query = DRM_NNP_QUERY_COUNTERS, .size = sizeof(c),
+		.data = (uintptr_t)&c,
+	};
+
+	ioctl(nnp_device_fd(dev), DRM_IOCTL_NNP_QUERY, &q);
+	return c.host_dma_bytes;
+}
+
+static uint64_t link_tx_bytes(void)
+{
+	struct nnp_port_info p[NNP_MAX_PORTS];
+	unsigned int n = 0, i;
+	uint64_t tx = 0;
+
+	nnp_device_get_ports(dev, p, NNP_MAX_PORTS, &n);
+	for (i = 0; i < n; i++)
+		tx += p[i].tx_bytes;
+	return tx;
+}
+
+/* Put @n elements of this rank's input (op @op) on the device. */
+static long stage(nnp_dtype_t t, nnp_redop_t op, size_t n)
+{
+	void *h;
+	size_t i;
+
+	nnp_mem_map(host, &h);
+	for (i = 0; i < n; i++)
+		put(t, h, i, input(rank, i, op));
+	return nnp_memcpy_async(stream, in, 0, host, 0, n * dtype_bytes(t)) ||
+	       nnp_stream_synchronize(stream);
+}
+
+/* Bring @n elements of the result back; NULL on failure. */
+static const void *fetch(nnp_dtype_t t, size_t n)
+{
+	void *h;
+
+	if (nnp_stream_synchronize(stream) ||
+	    nnp_memcpy_async(stream, host, 0, out, 0, n * dtype_bytes(t)) ||
+	    nnp_stream_synchronize(stream))
+		return NULL;
+	nnp_mem_map(host, &h);
+	return h;
+}
+
+static long allreduce_case(nnp_dtype_t t, nnp_redop_t op, size_t count)
+{
+	nnp_mem_t *dst = (t + op + count) & 1 ? in : out;
+	const void *h;
+	long bad = stage(t, op, count);
+	size_t i;
+
+	bad += nnp_allreduce(in, 0, dst, 0, count, t, op, comm, stream) != NNP_SUCCESS;
+	if (dst == in)
+		bad += nnp_memcpy_async(stream, out, 0, in, 0, count * dtype_bytes(t)) != 0;
+	h = fetch(t, count);
+	if (!h)
+		return bad + 1;
+	for (i = 0; i < count; i++)
+		bad += !reduced_ok(t, op, nranks, i, get(t, h, i));
+	return bad;
+}
+
+static long other_cases(nnp_dtype_t t)
+{
+	size_t count = 7001, i;
+	const void *h;
+	long bad = 0;
+	int root, op;
+
+	for (root = 0; root < nranks; root++) {
+		bad += stage(t, NNP_SUM, count);
+		bad += nnp_broadcast(in, 0, out, 0, count, t, root, comm, stream) != 0;
+		h = fetch(t, count);
+		for (i = 0; h && i < count; i++)
+			bad += get(t, h, i) != input(root, i, NNP_SUM);
+	}
+	bad += stage(t, NNP_SUM, count);
+	bad += nnp_allgather(in, 0, out, 0, count, t, comm, stream) != 0;
+	h = fetch(t, count * nranks);
+	for (i = 0; h && i < count * nranks; i++)
+		bad += get(t, h, i) != input((int)(i / count), i % count, NNP_SUM);
+	for (op = NNP_SUM; op <= NNP_AVG; op++) {
+		bad += stage(t, op, count * nranks);
+		bad += nnp_reduce_scatter(in, 0, out, 0, count, t, op, comm, stream) != 0;
+		h = fetch(t, count);
+		for (i = 0; h && i < count; i++)
+			bad += !reduced_ok(t, op, nranks, rank * count + i, get(t, h, i));
+	}
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	const nnp_dtype_t types[] = { NNP_FLOAT32, NNP_FLOAT16, NNP_BFLOAT16,
+				      NNP_INT32, NNP_FLOAT64, NNP_INT64 };
+	const size_t counts[] = { 0, 1, 7, 1003, COUNT };
+	size_t bytes = (size_t)COUNT * 8 * 8;
+	uint64_t dma, tx, tx_total = 0;
+	nnp_unique_id_t id;
+	nnp_result_t res;
+	long bad = 0;
+	unsigned int t, k;
+	int op;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+	if (!rank)
+		printf("TAP version 13\n1..6\n");
+	if (nnp_device_open(rank, &dev) || nnp_stream_create(dev, &stream) ||
+	    nnp_mem_alloc(dev, NNP_MEM_DEVICE, bytes, 0, &in) ||
+	    nnp_mem_alloc(dev, NNP_MEM_DEVICE, bytes, 0, &out) ||
+	    nnp_mem_alloc(dev, NNP_MEM_HOST, bytes, 0, &host)) {
+		fprintf(stderr, "coll_mpi: rank %d: cannot set up device %d\n", rank, rank);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	if (!rank && nnp_get_unique_id(&id) != NNP_SUCCESS)
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
+	res = nnp_comm_init_rank(&comm, nranks, &id, rank, dev);
+	if (res != NNP_SUCCESS)
+		printf("# rank %d: nnp_comm_init_rank: %s\n", rank, nnp_strerror(res));
+	bad = res != NNP_SUCCESS;
+	report("nnp_comm_init_rank on every rank, id broadcast with MPI", bad);
+	if (bad)
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	report("rank and count of each communicator",
+	       nnp_comm_rank(comm) != rank || nnp_comm_count(comm) != nranks);
+
+	bad = 0;
+	for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++)
+		for (t = 0; t < sizeof(types) / sizeof(types[0]); t++)
+			for (op = NNP_SUM; op <= NNP_AVG; op++)
+				bad += allreduce_case(types[t], op, counts[k]);
+	report("allreduce: every type, op and count, exact on every rank", bad);
+
+	bad = 0;
+	for (t = 0; t < sizeof(types) / sizeof(types[0]); t++)
+		bad += other_cases(types[t]);
+	report("broadcast from every root, allgather, reduce-scatter", bad);
+
+	/* During the collective: no host DMA, the ring's share on the links. */
+	bad = stage(NNP_FLOAT32, NNP_SUM, COUNT);
+	MPI_Barrier(MPI_COMM_WORLD);
+	dma = host_dma_bytes();
+	tx = link_tx_bytes();
+	bad += nnp_allreduce(in, 0, out, 0, COUNT, NNP_FLOAT32, NNP_SUM, comm, stream) != 0;
+	bad += nnp_stream_synchronize(stream) != 0;
+	bad += host_dma_bytes() != dma;
+	tx = link_tx_bytes() - tx;
+	MPI_Allreduce(&tx, &tx_total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+	bad += tx_total != 2ull * (nranks - 1) * COUNT * 4;
+	if (!rank)
+		printf("# link bytes of all ranks: %llu for %d ranks of %zu bytes\n",
+		       (unsigned long long)tx_total, nranks, (size_t)COUNT * 4);
+	report("no host DMA during the allreduce; links carry 2(n-1)/n per rank", bad);
+
+	nnp_comm_destroy(comm);
+	nnp_mem_free(in);
+	nnp_mem_free(out);
+	nnp_mem_free(host);
+	nnp_stream_destroy(stream);
+	nnp_device_close(dev);
+	report("teardown", 0);
+	MPI_Finalize();
+	return 0;
+}
