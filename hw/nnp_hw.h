@@ -339,6 +339,22 @@ struct nnp_hw_cqe {
 #define NNP_COLL_ROOT(v)		(((v) >> 32) & 0xffff)
 #define NNP_COLL_RSVD(v)		((v) >> 48)
 
+/*
+ * Point-to-point between the chips of one job, through one ICL port of
+ * the communicator's context: SEND reads len bytes of device memory at src
+ * and sends them out of the port; RECV writes the next message of the same
+ * communicator arriving on the port to dst, which must be exactly as long
+ * (else INVALID_FIELD). Messages on one port of one communicator arrive in
+ * the order sent; a RECV waits up to the collective timeout for its own.
+ * value holds NNP_P2P_VALUE(comm, port).
+ */
+#define NNP_CMD_SEND			0x09
+#define NNP_CMD_RECV			0x0a
+
+#define NNP_P2P_VALUE(comm, port)	((uint64_t)(comm) << 16 | (port))
+#define NNP_P2P_PORT(v)			((v) & 0xffff)
+#define NNP_P2P_COMM(v)			(((v) >> 16) & 0xffff)
+
 /* Element types */
 #define NNP_DTYPE_F32			0
 #define NNP_DTYPE_F16			1

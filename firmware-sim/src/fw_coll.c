@@ -279,7 +279,7 @@ static uint16_t coll_begin(struct nnp_fw *fw, uint32_t ctx,
 		c->rank = m->rank;
 		c->send_port = m->send_port;
 		c->recv_port = m->recv_port;
-		c->tag = (uint64_t)m->epoch << 32 | fw->comms[comm].seq++;
+		c->tag = nnp_fw_tag(m->epoch, fw->comms[comm].seq++, false);
 		if (m->order) {
 			c->order = malloc(m->nranks * sizeof(*m->order));
 			if (c->order)

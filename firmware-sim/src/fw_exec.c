@@ -159,6 +159,7 @@ static uint16_t write_timestamp(struct nnp_fw *fw, const struct nnp_fw_span *dst
 #define USES_LEN	(1u << 2)
 #define USES_VALUE	(1u << 3)	/* a fill byte */
 #define USES_COLL	(1u << 4)	/* dtype, op and communicator */
+#define USES_P2P	(1u << 5)	/* communicator and port */
 
 static bool fields_ok(const struct nnp_hw_queue_cmd *c, unsigned int uses)
 {
@@ -176,6 +177,8 @@ static bool fields_ok(const struct nnp_hw_queue_cmd *c, unsigned int uses)
 		return NNP_COLL_DTYPE(c->value) < NNP_DTYPE_COUNT &&
 		       NNP_COLL_OP(c->value) < NNP_OP_COUNT &&
 		       !NNP_COLL_RSVD(c->value);
+	if (uses & USES_P2P)
+		return !(c->value >> 32);
 	return !c->value;
 }
 
@@ -197,6 +200,10 @@ static unsigned int opcode_uses(uint8_t opcode, bool *known)
 	case NNP_CMD_ALLGATHER:
 	case NNP_CMD_REDUCE_SCATTER:
 		return USES_SRC | USES_DST | USES_LEN | USES_COLL;
+	case NNP_CMD_SEND:
+		return USES_SRC | USES_LEN | USES_P2P;
+	case NNP_CMD_RECV:
+		return USES_DST | USES_LEN | USES_P2P;
 	}
 	*known = false;
 	return 0;
@@ -253,9 +260,11 @@ uint16_t nnp_fw_exec(struct nnp_fw *fw, uint32_t ctx,
 		return NNP_STATUS_INVALID_FIELD;
 	}
 
-	/* Collectives' sizes depend on the communicator: they check their own. */
+	/* Links' commands depend on the communicator: they check their own. */
 	if (uses & USES_COLL)
 		status = nnp_fw_collective(fw, ctx, cmd, &x.local);
+	else if (uses & USES_P2P)
+		status = nnp_fw_p2p(fw, ctx, cmd);
 	else
 		status = exec_transfer(fw, ctx, cmd, uses, &x);
 

@@ -86,7 +86,21 @@ struct nnp_fw_comm {
 	uint32_t recv_port;	/* from the previous position */
 	uint32_t epoch;		/* names the communicator on the links */
 	uint32_t seq;		/* collectives started; the same on every rank */
+	uint32_t p2p_sent[NNP_FW_MAX_PORTS];	/* messages, by port */
+	uint32_t p2p_received[NNP_FW_MAX_PORTS];
 };
+
+/*
+ * A packet's tag: the communicator's epoch, then the sequence number of
+ * its collective, or with NNP_FW_TAG_P2P of its message on that port.
+ */
+#define NNP_FW_TAG_P2P		0x80000000u
+
+static inline uint64_t nnp_fw_tag(uint32_t epoch, uint32_t seq, bool p2p)
+{
+	return (uint64_t)epoch << 32 | (p2p ? NNP_FW_TAG_P2P : 0) |
+	       (seq & ~NNP_FW_TAG_P2P);
+}
 
 struct nnp_fw {
 	struct nnp_fw_config cfg;
@@ -216,6 +230,10 @@ void nnp_fw_comms_clear_locked(struct nnp_fw *fw, uint32_t ctx);
  */
 uint16_t nnp_fw_collective(struct nnp_fw *fw, uint32_t ctx,
 			   const struct nnp_hw_queue_cmd *cmd, uint64_t *local);
+
+/* SEND or RECV @cmd (fw_p2p.c) of context @ctx. */
+uint16_t nnp_fw_p2p(struct nnp_fw *fw, uint32_t ctx,
+		    const struct nnp_hw_queue_cmd *cmd);
 
 /* Command execution (fw_exec.c): returns NNP_STATUS_*. */
 uint16_t nnp_fw_exec(struct nnp_fw *fw, uint32_t ctx,

@@ -151,3 +151,45 @@ nnp_result_t nnp_reduce_scatter(nnp_mem_t *send, size_t send_off,
 		return NNP_ERROR_INVALID_ARGUMENT;
 	return coll_submit(&a, comm, stream);
 }
+
+/* SEND or RECV of @count elements with rank @peer through the link to it. */
+static nnp_result_t p2p(uint8_t opcode, nnp_mem_t *mem, size_t off, size_t count,
+			nnp_dtype_t dtype, int peer, nnp_comm_t *comm,
+			nnp_stream_t *stream)
+{
+	size_t es = dtype_size(dtype);
+	struct nnp_hw_queue_cmd c = { .opcode = opcode };
+	int port;
+
+	if (!comm || !stream || !es || peer < 0 || peer >= comm->nranks ||
+	    peer == comm->rank || !device_range_ok(stream, mem, off, count, es) ||
+	    comm->dev != mem->dev)
+		return NNP_ERROR_INVALID_ARGUMENT;
+	port = opcode == NNP_CMD_SEND ? comm->send_port[peer] : comm->recv_port[peer];
+	if (port < 0)
+		return NNP_ERROR_NO_PATH;
+	if (opcode == NNP_CMD_SEND) {
+		c.src_key = mem->key;
+		c.src_off = off;
+	} else {
+		c.dst_key = mem->key;
+		c.dst_off = off;
+	}
+	c.len = count * es;
+	c.value = NNP_P2P_VALUE(comm->id, (uint64_t)port);
+	return nnp_stream_submit(stream, &c);
+}
+
+nnp_result_t nnp_send(nnp_mem_t *send, size_t off, size_t count,
+		      nnp_dtype_t dtype, int peer, nnp_comm_t *comm,
+		      nnp_stream_t *stream)
+{
+	return p2p(NNP_CMD_SEND, send, off, count, dtype, peer, comm, stream);
+}
+
+nnp_result_t nnp_recv(nnp_mem_t *recv, size_t off, size_t count,
+		      nnp_dtype_t dtype, int peer, nnp_comm_t *comm,
+		      nnp_stream_t *stream)
+{
+	return p2p(NNP_CMD_RECV, recv, off, count, dtype, peer, comm, stream);
+}

@@ -36,8 +36,38 @@ static nnp_result_t rank_info(nnp_device_t *dev, struct nnp_rank_info *ri)
 	return NNP_SUCCESS;
 }
 
+/*
+ * Where point-to-point messages go: to each peer out of this chip's first
+ * up port towards it, from it on the port its own first choice lands on.
+ */
+static int links_to_peers(nnp_comm_t *m, const struct nnp_rank_info *all)
+{
+	uint32_t me = (uint32_t)m->rank, p;
+
+	m->send_port = calloc((size_t)m->nranks, sizeof(int));
+	m->recv_port = calloc((size_t)m->nranks, sizeof(int));
+	if (!m->send_port || !m->recv_port)
+		return -1;
+	for (p = 0; p < (uint32_t)m->nranks; p++) {
+		int back = nnp_rank_port_to(all, p, me);
+
+		m->send_port[p] = p == me ? -1 : nnp_rank_port_to(all, me, p);
+		m->recv_port[p] = p == me || back < 0 ? -1 :
+				  (int)all[p].ports[back].peer_port;
+	}
+	return 0;
+}
+
+static void comm_free(nnp_comm_t *m)
+{
+	free(m->send_port);
+	free(m->recv_port);
+	free(m);
+}
+
 /* Make @dev rank @rank of the planned @ring; *@comm on success. */
 static nnp_result_t comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
+			      const struct nnp_rank_info *all,
 			      const struct nnp_ring *ring, uint32_t epoch,
 			      nnp_comm_t **comm)
 {
@@ -51,15 +81,20 @@ static nnp_result_t comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
 
 	if (!m)
 		return NNP_ERROR_OUT_OF_MEMORY;
+	*m = (struct nnp_comm){
+		.dev = dev, .rank = (int)rank, .nranks = (int)nranks,
+	};
+	if (links_to_peers(m, all)) {
+		comm_free(m);
+		return NNP_ERROR_OUT_OF_MEMORY;
+	}
 	if (drmIoctl(dev->fd, DRM_IOCTL_NNP_COMM_CREATE, &c)) {
 		int err = errno;
 
-		free(m);
+		comm_free(m);
 		return err == ENOSPC ? NNP_ERROR_BUSY : nnp_result_from_errno(err);
 	}
-	*m = (struct nnp_comm){
-		.dev = dev, .id = c.comm, .rank = (int)rank, .nranks = (int)nranks,
-	};
+	m->id = c.comm;
 	*comm = m;
 	return NNP_SUCCESS;
 }
@@ -91,7 +126,7 @@ nnp_result_t nnp_comm_init_rank(nnp_comm_t **comm, int nranks,
 		return res;
 	res = nnp_ring_plan(all, (uint32_t)nranks, &ring);
 	if (res == NNP_SUCCESS) {
-		res = comm_make(dev, (uint32_t)nranks, (uint32_t)rank, &ring,
+		res = comm_make(dev, (uint32_t)nranks, (uint32_t)rank, all, &ring,
 				epoch, comm);
 		nnp_ring_free(&ring);
 	}
@@ -122,8 +157,8 @@ nnp_result_t nnp_comm_init_all(nnp_device_t **devs, int n, nnp_comm_t **comms)
 	if (res == NNP_SUCCESS)
 		res = nnp_ring_plan(info, (uint32_t)n, &ring);
 	for (r = 0; r < n && res == NNP_SUCCESS; r++)
-		res = comm_make(devs[r], (uint32_t)n, (uint32_t)r, &ring, epoch,
-				&comms[r]);
+		res = comm_make(devs[r], (uint32_t)n, (uint32_t)r, info, &ring,
+				epoch, &comms[r]);
 	if (res != NNP_SUCCESS)
 		for (r = 0; r < n; r++) {
 			nnp_comm_destroy(comms[r]);
@@ -142,7 +177,7 @@ void nnp_comm_destroy(nnp_comm_t *comm)
 		return;
 	d = (struct drm_nnp_comm_destroy){ .comm = comm->id };
 	drmIoctl(comm->dev->fd, DRM_IOCTL_NNP_COMM_DESTROY, &d);
-	free(comm);
+	comm_free(comm);
 }
 
 int nnp_comm_rank(const nnp_comm_t *comm)

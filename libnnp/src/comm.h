@@ -12,6 +12,9 @@ struct nnp_comm {
 	uint32_t id;		/* the driver's communicator id */
 	int rank;
 	int nranks;
+	/* By peer rank: this chip's port to it and from it, -1 if no link. */
+	int *send_port;
+	int *recv_port;
 };
 
 #endif /* NNP_COMM_H */

@@ -8,8 +8,7 @@
 /* Searches this long give up: no ring, as far as we will look. */
 #define SEARCH_BUDGET	(1u << 22)
 
-/* The first up port of rank @a's chip leading to rank @b's chip, or -1. */
-static int port_to(const struct nnp_rank_info *info, uint32_t a, uint32_t b)
+int nnp_rank_port_to(const struct nnp_rank_info *info, uint32_t a, uint32_t b)
 {
 	uint32_t p;
 
@@ -34,9 +33,9 @@ static bool extend(struct search *s, uint32_t depth)
 	uint32_t r, last = s->order[depth - 1];
 
 	if (depth == s->n)
-		return port_to(s->info, last, s->order[0]) >= 0;
+		return nnp_rank_port_to(s->info, last, s->order[0]) >= 0;
 	for (r = 0; r < s->n; r++) {
-		if (s->used[r] || port_to(s->info, last, r) < 0)
+		if (s->used[r] || nnp_rank_port_to(s->info, last, r) < 0)
 			continue;
 		if (!s->budget--)
 			return false;
@@ -82,7 +81,7 @@ nnp_result_t nnp_ring_plan(const struct nnp_rank_info *info, uint32_t n,
 
 	for (i = 0; i < n; i++)
 		ring->order[i] = i;
-	for (i = 0; i < n && port_to(info, i, (i + 1) % n) >= 0; i++)
+	for (i = 0; i < n && nnp_rank_port_to(info, i, (i + 1) % n) >= 0; i++)
 		;
 	if (i < n) {
 		s.used[0] = true;
@@ -91,7 +90,7 @@ nnp_result_t nnp_ring_plan(const struct nnp_rank_info *info, uint32_t n,
 	}
 	for (i = 0; i < n && res == NNP_SUCCESS; i++) {
 		uint32_t a = ring->order[i], b = ring->order[(i + 1) % n];
-		int p = port_to(info, a, b);
+		int p = nnp_rank_port_to(info, a, b);
 
 		ring->send_port[a] = (uint32_t)p;
 		ring->recv_port[b] = info[a].ports[p].peer_port;

@@ -29,6 +29,9 @@ struct nnp_ring {
 	uint32_t *recv_port;	/* by rank: from the previous position */
 };
 
+/* The first up port of rank @a's chip leading to rank @b's chip, or -1. */
+int nnp_rank_port_to(const struct nnp_rank_info *info, uint32_t a, uint32_t b);
+
 /*
  * Plan a ring over @n ranks described by @info (indexed by rank); the
  * arrays of @ring are allocated here (nnp_ring_free()). Rank order when

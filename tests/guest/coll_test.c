@@ -3,7 +3,8 @@
  * Collectives across every nnp device of the VM, one process driving all
  * (nnp_comm_init_all), on whatever ring the fabric allows: allreduce for
  * every type, op and count from 0 elements up to 64 MiB, broadcast from
- * every root, allgather and reduce-scatter, in place and out of place.
+ * every root, allgather and reduce-scatter, in place and out of place,
+ * and point-to-point messages over each link.
  * Every case checks each rank's result (exact for integer-valued inputs,
  * within the type's rounding for averages and random inputs), the guard
  * bytes around it, that no payload byte crossed host DMA while the
@@ -418,6 +419,88 @@ TEST_F_TIMEOUT(ring, allreduce_random_inputs_within_tolerance, TIMEOUT_S)
 					       types[t], r, i, get(types[t], h, i), exact[i]);
 			EXPECT_EQ(0, bad);
 		}
+	}
+}
+
+/* Is rank @p's chip at the other end of one of @r's links? (chip id = rank) */
+static bool linked(nnp_device_t *dev, int p)
+{
+	struct nnp_port_info ports[NNP_MAX_PORTS];
+	unsigned int np = 0, i;
+
+	nnp_device_get_ports(dev, ports, NNP_MAX_PORTS, &np);
+	for (i = 0; i < np; i++)
+		if ((ports[i].state & NNP_LINK_UP) && ports[i].peer_chip == (uint32_t)p)
+			return true;
+	return false;
+}
+
+/*
+ * Every rank sends a message to each rank its chip has a link to and
+ * receives one from each; to any other rank nnp_send says NNP_ERROR_NO_PATH.
+ */
+TEST_F_TIMEOUT(ring, send_and_receive_over_each_link, TIMEOUT_S)
+{
+	const size_t count = 70001, part = count * 4;
+	uint64_t dma[MAXDEV], tx[MAXDEV], links[MAXDEV] = { 0 };
+	int n = self->n, r, p;
+
+	for (r = 0; r < n; r++) {
+		int32_t *h;
+		size_t i;
+
+		ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(self->host[r], (void **)&h));
+		for (p = 0; p < n; p++)
+			for (i = 0; i < count; i++)
+				h[p * count + i] = r * 1000003 + p * 10007 + (int32_t)i;
+		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->a[r], 0,
+							self->host[r], 0, n * part));
+		ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(self->s[r], self->b[r], 0, GUARD,
+							n * part));
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
+		dma[r] = host_dma_bytes(self->dev[r]);
+		tx[r] = icl_tx(self->dev[r]);
+	}
+	for (r = 0; r < n; r++)
+		for (p = 0; p < n; p++) {
+			nnp_result_t res = nnp_send(self->a[r], p * part, count, NNP_INT32, p,
+						    self->comm[r], self->s[r]);
+
+			if (p == r) {
+				EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, res);
+			} else if (linked(self->dev[r], p)) {
+				EXPECT_EQ(NNP_SUCCESS, res);
+				links[r]++;
+			} else {
+				EXPECT_EQ(NNP_ERROR_NO_PATH, res);
+			}
+		}
+	for (r = 0; r < n; r++)
+		for (p = 0; p < n; p++)
+			if (p != r && linked(self->dev[r], p))
+				ASSERT_EQ(NNP_SUCCESS, nnp_recv(self->b[r], p * part, count,
+								NNP_INT32, p, self->comm[r],
+								self->s[r]));
+	for (r = 0; r < n; r++) {
+		int32_t *h;
+		size_t i, bad = 0;
+
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
+		EXPECT_EQ(dma[r], host_dma_bytes(self->dev[r]));
+		EXPECT_EQ(links[r] * part, icl_tx(self->dev[r]) - tx[r]);
+		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->host[r], 0,
+							self->b[r], 0, n * part));
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
+		nnp_mem_map(self->host[r], (void **)&h);
+		for (p = 0; p < n; p++) {
+			bool got_one = p != r && linked(self->dev[r], p);
+
+			for (i = 0; i < count; i++)
+				bad += h[p * count + i] != (got_one ?
+					p * 1000003 + r * 10007 + (int32_t)i :
+					(int32_t)0xa5a5a5a5);
+		}
+		EXPECT_EQ(0, bad) TH_LOG("rank %d", r);
 	}
 }
 

@@ -6,7 +6,7 @@
  * out of place; device memory only, with host DMA untouched and link bytes
  * exactly the ring's; a link lost mid-collective failing every rank.
  * Broadcast, allgather and reduce-scatter the same way, also on a ring
- * whose order is not rank order.
+ * whose order is not rank order; point-to-point messages through a port.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -620,6 +620,143 @@ static void test_comm_order_checks(void **state)
 	ring_down(1);
 }
 
+/* SEND of @len bytes at @off on chip @from, port 0; RECV on chip @from + 1. */
+static void p2p_pair(unsigned int from, uint64_t len, uint64_t soff, uint64_t doff,
+		     uint32_t skey, uint32_t dkey, uint64_t rlen)
+{
+	struct nnp_hw_queue_cmd snd = {
+		.opcode = NNP_CMD_SEND, .src_key = skey, .src_off = soff, .len = len,
+		.value = NNP_P2P_VALUE(COMM, 0),
+	};
+	struct nnp_hw_queue_cmd rcv = {
+		.opcode = NNP_CMD_RECV, .dst_key = dkey, .dst_off = doff, .len = rlen,
+		.value = NNP_P2P_VALUE(COMM, 1),
+	};
+
+	run_on(from, from + 1, snd);
+	run_on(from + 1, from + 2, rcv);
+	join(from, from + 2);
+}
+
+static void test_point_to_point(void **state)
+{
+	const uint64_t lens[] = { 0, 1, 65537, 300000 };
+	struct nnp_hw_counters before[2], after;
+	uint32_t k0, k1, hk = 0;
+	struct nnp_hw_key_args host = {
+		.ctx = CTX, .type = NNP_KEY_TYPE_HOST, .rights = NNP_KEY_READ,
+		.length = 4096,
+	};
+	struct timespec a, b;
+	uint8_t *m0, *m1;
+	unsigned int i;
+	uint64_t j;
+
+	(void)state;
+	ring_up(3);
+	m0 = chips[0].h->dev_mem + DATA;
+	m1 = chips[1].h->dev_mem + DATA;
+	k0 = fw_harness_dev_key(chips[0].h, CTX, DATA, 1 << 20, NNP_KEY_READ | NNP_KEY_WRITE);
+	k1 = fw_harness_dev_key(chips[1].h, CTX, DATA, 1 << 20, NNP_KEY_READ | NNP_KEY_WRITE);
+	for (i = 0; i < 4; i++) {
+		memset(m1, GUARD, 1 << 20);
+		for (j = 0; j < lens[i]; j++)
+			m0[16 + j] = (uint8_t)(j * 7 + i);
+		before[0] = fw_harness_counters(chips[0].h);
+		before[1] = fw_harness_counters(chips[1].h);
+		p2p_pair(0, lens[i], 16, 33, k0, k1, lens[i]);
+		assert_int_equal(chips[0].status, NNP_STATUS_SUCCESS);
+		assert_int_equal(chips[1].status, NNP_STATUS_SUCCESS);
+		assert_memory_equal(m1 + 33, m0 + 16, lens[i]);
+		assert_int_equal(m1[32], GUARD);
+		assert_int_equal(m1[33 + lens[i]], GUARD);
+		after = fw_harness_counters(chips[0].h);
+		assert_int_equal(after.icl_tx_bytes - before[0].icl_tx_bytes, lens[i]);
+		assert_int_equal(after.host_dma_bytes, before[0].host_dma_bytes);
+		after = fw_harness_counters(chips[1].h);
+		assert_int_equal(after.icl_rx_bytes - before[1].icl_rx_bytes, lens[i]);
+		assert_int_equal(after.host_dma_bytes, before[1].host_dma_bytes);
+	}
+
+	/* Two messages sent before either is received arrive in order. */
+	memset(m0, 1, 100);
+	memset(m0 + 100, 2, 100);
+	run_on(0, 1, (struct nnp_hw_queue_cmd){
+		.opcode = NNP_CMD_SEND, .src_key = k0, .len = 100,
+		.value = NNP_P2P_VALUE(COMM, 0) });
+	join(0, 1);
+	run_on(0, 1, (struct nnp_hw_queue_cmd){
+		.opcode = NNP_CMD_SEND, .src_key = k0, .src_off = 100, .len = 100,
+		.value = NNP_P2P_VALUE(COMM, 0) });
+	join(0, 1);
+	run_on(1, 2, (struct nnp_hw_queue_cmd){
+		.opcode = NNP_CMD_RECV, .dst_key = k1, .dst_off = 1000, .len = 100,
+		.value = NNP_P2P_VALUE(COMM, 1) });
+	join(1, 2);
+	run_on(1, 2, (struct nnp_hw_queue_cmd){
+		.opcode = NNP_CMD_RECV, .dst_key = k1, .dst_off = 2000, .len = 100,
+		.value = NNP_P2P_VALUE(COMM, 1) });
+	join(1, 2);
+	assert_int_equal(chips[1].status, NNP_STATUS_SUCCESS);
+	assert_int_equal(m1[1000], 1);
+	assert_int_equal(m1[1099], 1);
+	assert_int_equal(m1[2000], 2);
+
+	/* The two ends disagree on the length: the receiver refuses it. */
+	p2p_pair(0, 100, 0, 0, k0, k1, 200);
+	assert_int_equal(chips[1].status, NNP_STATUS_INVALID_FIELD);
+	assert_int_equal(chips[0].status, NNP_STATUS_SUCCESS);
+
+	/* A sender refused host memory tells the receiver at once. */
+	memcpy(fw_harness_host_ptr(chips[0].h, H_AQ_DATA),
+	       &(uint64_t){ HOST_MEM_BASE + 0x100000 }, 8);
+	assert_int_equal(fw_harness_key_register(chips[0].h, host, H_AQ_DATA, 8, &hk),
+			 NNP_STATUS_SUCCESS);
+	for (i = 0; i < 2; i++) {
+		struct nnp_hw_admin_cmd r = { .opcode = NNP_ADMIN_QUEUE_RESET };
+
+		r.args[0] = CTX;
+		assert_int_equal(fw_harness_admin(chips[i].h, r, NULL), NNP_STATUS_SUCCESS);
+		chips[i].h->q_tail[0] = 0;
+		chips[i].posted = 0;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	p2p_pair(0, 64, 0, 0, hk, k1, 64);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	assert_int_equal(chips[0].status, NNP_STATUS_INVALID_FIELD);
+	assert_int_equal(chips[1].status, NNP_STATUS_ABORTED);
+	assert_true((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 <
+		    COLL_TIMEOUT_MS);
+	ring_down(3);
+}
+
+static void test_point_to_point_checks(void **state)
+{
+	struct nnp_hw_queue_cmd c = { .opcode = NNP_CMD_SEND, .len = 8 };
+
+	(void)state;
+	ring_up(1);
+	c.src_key = fw_harness_dev_key(chips[0].h, CTX, DATA, 4096, NNP_KEY_READ);
+	c.value = NNP_P2P_VALUE(COMM, 4);	/* the harness chip has 4 ports */
+	run_on(0, 1, c);
+	join(0, 1);
+	assert_int_equal(chips[0].status, NNP_STATUS_INVALID_FIELD);
+	ring_down(1);
+	ring_up(1);
+	c.src_key = fw_harness_dev_key(chips[0].h, CTX, DATA, 4096, NNP_KEY_READ);
+	c.value = NNP_P2P_VALUE(COMM + 1, 0);	/* no such communicator */
+	run_on(0, 1, c);
+	join(0, 1);
+	assert_int_equal(chips[0].status, NNP_STATUS_NOT_FOUND);
+	ring_down(1);
+	ring_up(1);
+	c.value = NNP_P2P_VALUE(COMM, 0) | 1ull << 40;	/* reserved bits */
+	run_on(0, 1, c);
+	join(0, 1);
+	assert_int_equal(chips[0].status, NNP_STATUS_INVALID_FIELD);
+	ring_down(1);
+}
+
 /*
  * Chip 3 never starts, so chips 0..2 are inside the collective waiting on
  * each other; taking a link down then fails every one of them at once, not
@@ -797,6 +934,8 @@ int main(void)
 		cmocka_unit_test(test_collectives_8_chips),
 		cmocka_unit_test(test_ring_not_in_rank_order),
 		cmocka_unit_test(test_comm_order_checks),
+		cmocka_unit_test(test_point_to_point),
+		cmocka_unit_test(test_point_to_point_checks),
 		cmocka_unit_test(test_link_down_mid_collective),
 		cmocka_unit_test(test_port_info),
 	};

@@ -252,6 +252,21 @@ nnp_result_t nnp_reduce_scatter(nnp_mem_t *send, size_t send_off,
 				nnp_dtype_t dtype, nnp_redop_t op,
 				nnp_comm_t *comm, nnp_stream_t *stream);
 
+/*
+ * Point-to-point: send @count elements at @send + @off to rank @peer, which
+ * posts the matching nnp_recv() (same count and type) on its stream. The
+ * two chips must be joined by a link that is up (NNP_ERROR_NO_PATH
+ * otherwise); messages between two ranks arrive in the order sent. A
+ * receive waits up to the device's collective timeout (2 s) for its
+ * message, so post the pair together.
+ */
+nnp_result_t nnp_send(nnp_mem_t *send, size_t off, size_t count,
+		      nnp_dtype_t dtype, int peer, nnp_comm_t *comm,
+		      nnp_stream_t *stream);
+nnp_result_t nnp_recv(nnp_mem_t *recv, size_t off, size_t count,
+		      nnp_dtype_t dtype, int peer, nnp_comm_t *comm,
+		      nnp_stream_t *stream);
+
 #define NNP_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
 #define NNP_VERSION_MINOR(v)	(((v) >> 8) & 0xff)
 #define NNP_VERSION_PATCH(v)	((v) & 0xff)
