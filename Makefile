@@ -166,7 +166,8 @@ $(TESTDIR)/guest/mpi_hello: tests/guest/mpi_hello.c $(LIBNNP_SO) libnnp/include/
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS_COMMON) -Ilibnnp/include -o $@ $< -L$(LIBDIR) -lnnp
 
-$(TESTDIR)/guest/coll_mpi: tests/guest/coll_mpi.c tests/guest/coll_data.h $(LIBNNP_SO) $(LIBNNP_HDRS)
+$(TESTDIR)/guest/coll_mpi: tests/guest/coll_mpi.c tests/guest/coll_data.h tests/guest/device_counters.h \
+		$(LIBNNP_SO) $(LIBNNP_HDRS)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS_COMMON) -Ilibnnp/include -Iuapi/drm $(DRM_CFLAGS) -Itests/guest \
 		-o $@ $< -L$(LIBDIR) -lnnp -lm
@@ -205,6 +206,7 @@ GUEST_CFLAGS := $(subst -std=c11,-std=gnu11,$(CFLAGS_COMMON)) -Ihw \
 	-I$(LINUX_SRC)/tools/testing/selftests -Ilibnnp/include -Iuapi/drm $(DRM_CFLAGS)
 
 $(TESTDIR)/guest/%_test: tests/guest/%_test.c tests/guest/guest_env.h tests/guest/coll_data.h \
+		tests/guest/device_counters.h \
 		$(KSFT_HARNESS) $(LIBNNP_SO) $(LIBNNP_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_CFLAGS) -Itests/guest -o $@ $< -L$(LIBDIR) -lnnp $(DRM_LIBS) -lm

@@ -9,13 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 
 #include <mpi.h>
 #include <nnp/nnp.h>
-#include <nnp_accel.h>
 
 #include "coll_data.h"
+#include "device_counters.h"
 
 #define COUNT	100003	/* elements: not a multiple of any ring size */
 
@@ -35,30 +34,6 @@ static void report(const char *what, long bad)
 		printf("%sok %d - %s%s\n", total ? "not " : "", ++checks, what,
 		       total ? " (failures on some rank)" : "");
 	fflush(stdout);
-}
-
-static uint64_t host_dma_bytes(void)
-{
-	struct drm_nnp_counters c = { 0 };
-	struct drm_nnp_query q = {
-		.query = DRM_NNP_QUERY_COUNTERS, .size = sizeof(c),
-		.data = (uintptr_t)&c,
-	};
-
-	ioctl(nnp_device_fd(dev), DRM_IOCTL_NNP_QUERY, &q);
-	return c.host_dma_bytes;
-}
-
-static uint64_t link_tx_bytes(void)
-{
-	struct nnp_port_info p[NNP_MAX_PORTS];
-	unsigned int n = 0, i;
-	uint64_t tx = 0;
-
-	nnp_device_get_ports(dev, p, NNP_MAX_PORTS, &n);
-	for (i = 0; i < n; i++)
-		tx += p[i].tx_bytes;
-	return tx;
 }
 
 /* Put @n elements of this rank's input (op @op) on the device. */
@@ -187,12 +162,12 @@ int main(int argc, char **argv)
 	/* During the collective: no host DMA, the ring's share on the links. */
 	bad = stage(NNP_FLOAT32, NNP_SUM, COUNT);
 	MPI_Barrier(MPI_COMM_WORLD);
-	dma = host_dma_bytes();
-	tx = link_tx_bytes();
+	dma = host_dma_bytes(dev);
+	tx = icl_tx(dev);
 	bad += nnp_allreduce(in, 0, out, 0, COUNT, NNP_FLOAT32, NNP_SUM, comm, stream) != 0;
 	bad += nnp_stream_synchronize(stream) != 0;
-	bad += host_dma_bytes() != dma;
-	tx = link_tx_bytes() - tx;
+	bad += host_dma_bytes(dev) != dma;
+	tx = icl_tx(dev) - tx;
 	MPI_Allreduce(&tx, &tx_total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
 	bad += tx_total != 2ull * (nranks - 1) * COUNT * 4;
 	if (!rank)
