@@ -10,6 +10,8 @@
  *
  * -device nnp,chip-id=N,mem-size=SIZE[,num-ports=P][,fw-boot-ms=MS]
  *        [,fabric=TOPOLOGY]   (inter-chip links: see nnp_fabric.c)
+ *        [,remote=PORT:listen|connect:ADDR;...]
+ *                             (links to other QEMUs: see nnp_icl_socket.c)
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -32,6 +34,7 @@
 
 #include "nnp_fabric.h"
 #include "nnp_fw.h"
+#include "nnp_icl_socket.h"
 
 #define TYPE_NNP_PCI "nnp"
 OBJECT_DECLARE_SIMPLE_TYPE(NnpState, NNP_PCI)
@@ -48,6 +51,7 @@ struct NnpState {
     MemoryRegion mem;
 
     struct nnp_fw *fw;
+    NnpIclSockets *icl;      /* ports linked to other processes, or NULL */
 
     QemuThread thread;
     QemuThread workers[NNP_QUEUE_WORKERS];
@@ -60,6 +64,7 @@ struct NnpState {
 
     /* properties */
     char *fabric;
+    char *remote;
     uint32_t chip_id;
     uint64_t mem_size;
     uint16_t num_ports;
@@ -155,6 +160,15 @@ static void nnp_guest_error(void *opaque, const char *msg)
     qemu_log_mask(LOG_GUEST_ERROR, "nnp[chip %u]: %s\n", s->chip_id, msg);
 }
 
+static int nnp_icl_tx(void *opaque, unsigned int port, uint64_t tag,
+                      bool abort, const void *data, size_t len)
+{
+    NnpState *s = opaque;
+
+    return s->icl ? nnp_icl_sockets_send(s->icl, port, tag, abort, data, len)
+                  : -1;
+}
+
 /* ---- firmware thread ---- */
 
 static void *nnp_fw_thread(void *opaque)
@@ -221,6 +235,7 @@ static void nnp_realize(PCIDevice *pdev, Error **errp)
         .raise_irq = nnp_raise_irq,
         .now_ns = nnp_now_ns,
         .guest_error = nnp_guest_error,
+        .icl_tx = nnp_icl_tx,
     };
     struct nnp_fw_config cfg = {
         .chip_id = s->chip_id,
@@ -274,6 +289,19 @@ static void nnp_realize(PCIDevice *pdev, Error **errp)
         s->fw = NULL;
         return;
     }
+    if (s->remote) {
+        s->icl = nnp_icl_sockets_new(s->remote, s->fw, s->chip_id,
+                                     s->num_ports, errp);
+        if (!s->icl) {
+            if (s->fabric) {
+                nnp_fabric_leave(s->fw);
+            }
+            msix_uninit_exclusive_bar(pdev);
+            nnp_fw_destroy(s->fw);
+            s->fw = NULL;
+            return;
+        }
+    }
 
     qemu_mutex_init(&s->lock);
     qemu_cond_init(&s->cond);
@@ -292,6 +320,13 @@ static void nnp_exit(PCIDevice *pdev)
 
     unsigned int i;
 
+    /*
+     * Remote links first: their ports go down, so firmware threads waiting
+     * on them wake, and later sends fail without touching a socket.
+     */
+    if (s->icl) {
+        nnp_icl_sockets_stop(s->icl);
+    }
     qemu_mutex_lock(&s->lock);
     s->stopping = true;
     qemu_cond_signal(&s->cond);
@@ -309,6 +344,9 @@ static void nnp_exit(PCIDevice *pdev)
     if (s->fabric) {
         nnp_fabric_leave(s->fw);
     }
+    /* No firmware thread is left to send on the links. */
+    nnp_icl_sockets_free(s->icl);
+    s->icl = NULL;
     nnp_fw_destroy(s->fw);
     s->fw = NULL;
 }
@@ -324,6 +362,7 @@ static void nnp_reset(DeviceState *dev)
 
 static const Property nnp_props[] = {
     DEFINE_PROP_STRING("fabric", NnpState, fabric),
+    DEFINE_PROP_STRING("remote", NnpState, remote),
     DEFINE_PROP_UINT32("chip-id", NnpState, chip_id, 0),
     DEFINE_PROP_SIZE("mem-size", NnpState, mem_size, 256 * MiB),
     DEFINE_PROP_UINT16("num-ports", NnpState, num_ports, 4),
@@ -339,6 +378,11 @@ static void nnp_set_link(Object *obj, const char *value, bool up, Error **errp)
 
     if (qemu_strtoui(value, NULL, 10, &port) || port >= s->num_ports) {
         error_setg(errp, "nnp: no port '%s'", value);
+        return;
+    }
+    if (s->icl && nnp_icl_sockets_has_port(s->icl, port)) {
+        /* The far end is in another process: tell it too. */
+        nnp_icl_sockets_set_link(s->icl, port, up);
         return;
     }
     nnp_fw_link_set(s->fw, port, up);

@@ -1,0 +1,35 @@
+/*
+ * nnp ICL socket links: inter-chip links to nnp devices in other QEMU
+ * processes.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef HW_NNP_ICL_SOCKET_H
+#define HW_NNP_ICL_SOCKET_H
+
+struct nnp_fw;
+typedef struct NnpIclSockets NnpIclSockets;
+
+/*
+ * Make the ports named in @spec links to a chip in another process, a
+ * thread each: "PORT:listen:ADDR;PORT:connect:ADDR;..." with ADDR either
+ * HOST:TCPPORT or unix:PATH. Listening sockets are open on return, so a
+ * peer may connect as soon as realize is done.
+ */
+NnpIclSockets *nnp_icl_sockets_new(const char *spec, struct nnp_fw *fw,
+                                   uint32_t chip_id, unsigned num_ports,
+                                   Error **errp);
+bool nnp_icl_sockets_has_port(NnpIclSockets *icl, unsigned port);
+/* The firmware's icl_tx: 0 once the packet is sent, -1 if not connected. */
+int nnp_icl_sockets_send(NnpIclSockets *icl, unsigned port, uint64_t tag,
+                         bool abort, const void *data, size_t len);
+/* Take @port's link down or up at both ends (the monitor's link-down). */
+void nnp_icl_sockets_set_link(NnpIclSockets *icl, unsigned port, bool up);
+/*
+ * Stop the threads and close the sockets: the ports go down, later sends
+ * fail. Free only once nothing may send any more.
+ */
+void nnp_icl_sockets_stop(NnpIclSockets *icl);
+void nnp_icl_sockets_free(NnpIclSockets *icl);
+
+#endif
