@@ -17,6 +17,16 @@ hostname nnp-vm
 ip link set lo up
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 [ -f /nnp-vm/env ] && . /nnp-vm/env
+# On a LAN with other VMs (nnp-vm --lan): its NIC gets NNP_VM_LAN_IP.
+if [ -n "${NNP_VM_LAN_IP:-}" ]; then
+	insmod /lib/modules/e1000.ko
+	for i in $(seq 50); do
+		[ -e /sys/class/net/eth0 ] && break
+		sleep 0.1
+	done
+	ip addr add "$NNP_VM_LAN_IP" dev eth0
+	ip link set eth0 up
+fi
 
 finish() {
 	echo "NNP-VM-EXIT=$1"

@@ -34,14 +34,32 @@ for applet in $("$stage/bin/busybox" --list); do
 	[ -e "$stage/bin/$applet" ] || ln -s busybox "$stage/bin/$applet"
 done
 
-# Modules nnp.ko depends on, dependencies first, from modules.dep.
-resolve() {
-	local path deps d
+# The path of module $1 in modules.dep.
+module_path() {
+	local path
 	path=$(awk -F: -v n="${1//-/_}" '{
 		b = $1; sub(/.*\//, "", b); sub(/\.ko(\..*)?$/, "", b); gsub(/-/, "_", b)
 		if (b == n) { print $1; exit }
 	}' "$mods/modules.dep")
 	[ -n "$path" ] || { echo "mkinitramfs: module $1 not found" >&2; exit 1; }
+	echo "$path"
+}
+
+# Module at modules.dep path $1 into /lib/modules, decompressed.
+stage_module() {
+	local name
+	name=$(basename "$1" | sed 's/\.ko.*//')
+	case "$1" in
+	*.xz) xz -dc "$mods/$1" >"$stage/lib/modules/$name.ko" ;;
+	*.zst) zstd -dqc "$mods/$1" >"$stage/lib/modules/$name.ko" ;;
+	*) cp "$mods/$1" "$stage/lib/modules/$name.ko" ;;
+	esac
+}
+
+# Modules nnp.ko depends on, dependencies first, from modules.dep.
+resolve() {
+	local path deps d
+	path=$(module_path "$1") || exit 1
 	deps=$(awk -F: -v p="$path" '$1 == p { print $2 }' "$mods/modules.dep")
 	for d in $deps; do
 		resolve "$(basename "$d" | sed 's/\.ko.*//')"
@@ -55,15 +73,12 @@ for dep in $(modinfo -F depends "$nnp_ko" | tr ',' ' '); do
 done
 : >"$stage/etc/nnp-modules"
 while read -r path; do
-	name=$(basename "$path" | sed 's/\.ko.*//')
-	case "$path" in
-	*.xz) xz -dc "$mods/$path" >"$stage/lib/modules/$name.ko" ;;
-	*.zst) zstd -dqc "$mods/$path" >"$stage/lib/modules/$name.ko" ;;
-	*) cp "$mods/$path" "$stage/lib/modules/$name.ko" ;;
-	esac
-	echo "$name" >>"$stage/etc/nnp-modules"
+	stage_module "$path"
+	basename "$path" | sed 's/\.ko.*//' >>"$stage/etc/nnp-modules"
 done <"$stage/etc/nnp-module-paths"
 rm "$stage/etc/nnp-module-paths"
+# The NIC of a VM on a LAN with others (nnp-vm --lan), loaded only then.
+stage_module "$(module_path e1000)"
 cp "$nnp_ko" "$stage/lib/modules/nnp.ko"
 
 cp -P "$libdir"/libnnp.so* "$stage/usr/lib/"

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# One job across two QEMU processes, as across two chassis: each VM has
+# two chips joined locally, and two socket links join the VMs' chips into
+# a ring 0 -> 1 -> 2 -> 3 -> 0 (1.2-2.2 and 3.3-0.3 cross between them).
+# The VMs share an Ethernet LAN (the management network) over which the
+# job's rendezvous runs: NNP_COMM_ID names rank 0's address. Each VM runs
+# `mpirun -np 2 coll_mpi` as ranks 0-1 and 2-3 of the 4-rank job
+# (NNP_JOB): allreduce of every type, op and count, broadcast from every
+# root, allgather and reduce-scatter, exact on every rank, no host DMA.
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/lib/tap.sh"
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do
+		kill -- "-$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+tap_plan 4
+
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+icl_a=$(free_port) icl_b=$(free_port) lan=$(free_port)
+job=(--env NNP_COMM_ID=10.0.0.1:29500 --env NNP_COMM_TIMEOUT_S=120)
+run='mpirun -np 2 coll_mpi; rc=$?; nnptool links; exit $rc'
+
+setsid "$root/tools/nnp-vm" --chips 2 --chip-base 0 --mem-size 64M --guest-mem 1024 \
+	--fabric 'links:0.0-1.1' --remote "1.2=listen:127.0.0.1:$icl_a" \
+	--remote "0.3=listen:127.0.0.1:$icl_b" --lan "listen:$lan:10.0.0.1/24" \
+	"${job[@]}" --env NNP_JOB=0:4 -- sh -c "$run" >"$tmp/a" 2>&1 </dev/null &
+pids+=($!)
+setsid "$root/tools/nnp-vm" --chips 2 --chip-base 2 --mem-size 64M --guest-mem 1024 \
+	--fabric 'links:2.0-3.1' --remote "2.2=connect:127.0.0.1:$icl_a" \
+	--remote "3.3=connect:127.0.0.1:$icl_b" --lan "connect:$lan:10.0.0.2/24" \
+	"${job[@]}" --env NNP_JOB=2:4 -- sh -c "$run" >"$tmp/b" 2>&1 </dev/null &
+pids+=($!)
+wait "${pids[0]}"
+echo "vm-status=$?" >>"$tmp/a"
+wait "${pids[1]}"
+echo "vm-status=$?" >>"$tmp/b"
+
+for vm in a b; do
+	tap_context=$tmp/$vm tap_check "chassis $vm: 6 checks pass on its 2 ranks, exit 0" sh -c \
+		"test \$(grep -c '^ok [1-6] - ' $tmp/$vm) = 6 && ! grep -q '^not ok' $tmp/$vm &&
+		 grep -q '^vm-status=0$' $tmp/$vm"
+done
+# The crossing links carried the ring's traffic, and both ends of each
+# agree on it byte for byte: 1.2 -> 2.2 and 3.3 -> 0.3.
+crossing() {
+	python3 - "$tmp/a" "$tmp/b" <<'PY'
+import re, sys
+port = {}
+for f in sys.argv[1:]:
+    for line in open(f):
+        m = re.match(r"\d+ +(\d+) +(\d+) +up +\S+ +(\d+) +(\d+) +(\d+)$", line.strip())
+        if m:
+            port[int(m[1]), int(m[2])] = tuple(map(int, m.groups()[2:]))
+for (c, p), (d, q) in (((1, 2), (2, 2)), ((3, 3), (0, 3))):
+    tx, rx = port[c, p][0], port[d, q][1]
+    print("# chip %d port %d sent %d, chip %d port %d received %d" % (c, p, tx, d, q, rx))
+    assert tx > 0 and tx == rx and port[c, p][2] == 0 and port[d, q][2] == 0
+PY
+}
+tap_check "the socket links carried the ring's bytes, both ends agreeing" crossing
+tap_context=$tmp/b tap_grep "ranks 2 and 3 joined rank 0's rendezvous over the LAN" "$tmp/b" \
+	'^ok 1 - nnp_comm_init_rank'
+tap_done
