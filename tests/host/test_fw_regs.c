@@ -21,7 +21,7 @@ static void test_identity(void **state)
 			 NNP_CAP_ADMIN_QUEUE | NNP_CAP_USER_QUEUES |
 			 NNP_CAP_ICL | NNP_CAP_COLLECTIVES);
 	assert_int_equal(nnp_fw_reg_read(fw, NNP_REG_CHIP_ID), 7);
-	assert_int_equal(nnp_fw_reg_read(fw, NNP_REG_MEM_SIZE_LO), 1u << 20);
+	assert_int_equal(nnp_fw_reg_read(fw, NNP_REG_MEM_SIZE_LO), (uint32_t)DEV_MEM_SIZE);
 	assert_int_equal(nnp_fw_reg_read(fw, NNP_REG_MEM_SIZE_HI), 0);
 	assert_int_equal(nnp_fw_reg_read(fw, NNP_REG_NUM_PORTS), 4);
 	assert_int_equal(nnp_fw_reg_read(fw, NNP_REG_NUM_QUEUES), 64);
