@@ -153,7 +153,7 @@ $(NNPTOOL): $(NNPTOOL_SRCS) tools/nnptool/nnptool.h $(LIBNNP_SO)
 MPICC := mpicc
 DIST_MNIST := $(BINDIR)/dist_mnist_mlp
 DIST_MNIST_SRCS := $(wildcard examples/dist_mnist_mlp/*.c)
-MPI_TESTS := $(TESTDIR)/guest/mpi_hello $(TESTDIR)/guest/coll_mpi
+MPI_TESTS := $(TESTDIR)/guest/mpi_hello $(TESTDIR)/guest/coll_mpi $(TESTDIR)/guest/mpi_allreduce
 
 examples: $(DIST_MNIST)
 
@@ -171,6 +171,11 @@ $(TESTDIR)/guest/coll_mpi: tests/guest/coll_mpi.c tests/guest/coll_data.h tests/
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS_COMMON) -Ilibnnp/include -Iuapi/drm $(DRM_CFLAGS) -Itests/guest \
 		-o $@ $< -L$(LIBDIR) -lnnp -lm
+
+# The baseline of tests/bench/allreduce_vs_mpi.sh.
+$(TESTDIR)/guest/mpi_allreduce: tests/bench/mpi_allreduce.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS_COMMON) -o $@ $<
 
 # The guest gets the first MNIST_TRAIN / MNIST_TEST images of Fashion-MNIST
 # (2 MB instead of 30 MB in every boot's initramfs).
