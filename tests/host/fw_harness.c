@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -264,4 +265,36 @@ uint32_t fw_harness_post(struct fw_harness *h, uint32_t q,
 	assert_int_equal(nnp_fw_reg_write(h->fw, NNP_DOORBELL(q) + NNP_DB_SQ_TAIL,
 					  h->q_tail[q]), NNP_FW_KICK_QUEUES);
 	return slot;
+}
+
+static int chip_main(void *arg)
+{
+	struct fw_chip *c = arg;
+	struct nnp_hw_cqe *cq = fw_harness_host_ptr(c->h, H_QCQ(0));
+	time_t end = time(NULL) + 5;
+
+	while ((cq[c->slot].phase & 1) != c->phase && time(NULL) < end)
+		nnp_fw_run_queues(c->h->fw);
+	c->status = (cq[c->slot].phase & 1) == c->phase ? cq[c->slot].status : 0xffff;
+	/* Consumed: the completion slot is free again. */
+	nnp_fw_reg_write(c->h->fw, NNP_DOORBELL(0) + NNP_DB_CQ_HEAD,
+			 (c->slot + 1) % H_QDEPTH);
+	return 0;
+}
+
+void fw_chip_start(struct fw_chip *c, struct nnp_hw_queue_cmd cmd)
+{
+	struct nnp_hw_cqe *cq = fw_harness_host_ptr(c->h, H_QCQ(0));
+
+	c->slot = c->h->q_tail[0];
+	c->phase = (c->posted++ / H_QDEPTH) % 2 ? 0 : 1;
+	memset(&cq[c->slot], 0, sizeof(cq[0]));
+	cq[c->slot].phase = !c->phase;
+	fw_harness_post(c->h, 0, cmd);
+	assert_int_equal(thrd_create(&c->thread, chip_main, c), thrd_success);
+}
+
+void fw_chip_join(struct fw_chip *c)
+{
+	thrd_join(c->thread, NULL);
 }

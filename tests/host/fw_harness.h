@@ -7,6 +7,8 @@
 #ifndef NNP_FW_HARNESS_H
 #define NNP_FW_HARNESS_H
 
+#include <threads.h>
+
 #include "nnp_fw.h"
 
 #define HOST_MEM_BASE	0x100000ull
@@ -77,5 +79,23 @@ struct nnp_hw_counters fw_harness_counters(struct fw_harness *h);
 /* Put @cmd in queue @q's next slot and ring its doorbell; returns the slot. */
 uint32_t fw_harness_post(struct fw_harness *h, uint32_t q,
 			 struct nnp_hw_queue_cmd cmd);
+
+/*
+ * A chip of a multi-chip test: its queue 0 runs one command at a time on a
+ * thread of its own, so that chips waiting on each other all make progress.
+ */
+struct fw_chip {
+	struct fw_harness *h;
+	uint16_t status;	/* the command's, or 0xffff: none within 5 s */
+	uint32_t slot;
+	uint16_t phase;		/* the completion's expected phase tag */
+	uint64_t posted;	/* commands posted since the queue started */
+	thrd_t thread;
+};
+
+/* Post @cmd on @c's queue 0 and run it to completion on a new thread. */
+void fw_chip_start(struct fw_chip *c, struct nnp_hw_queue_cmd cmd);
+/* Wait for it: c->status then holds its completion status. */
+void fw_chip_join(struct fw_chip *c);
 
 #endif /* NNP_FW_HARNESS_H */

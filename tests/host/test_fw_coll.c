@@ -107,16 +107,7 @@ static void test_reduce_ops_per_type(void **state)
 
 /* ---- chips on a ring ---- */
 
-struct chip {
-	struct fw_harness *h;
-	uint16_t status;
-	uint32_t slot;
-	uint16_t phase;		/* the completion's expected phase tag */
-	uint64_t posted;	/* commands posted since the queue started */
-	thrd_t thread;
-};
-
-static struct chip chips[MAX_CHIPS];
+static struct fw_chip chips[MAX_CHIPS];
 
 /* Rank of the chip at each ring position; rank order unless changed. */
 static uint32_t rank_of[MAX_CHIPS] = { 0, 1, 2, 3, 4, 5, 6, 7 };
@@ -196,38 +187,13 @@ static void ring_down(unsigned int n)
 	}
 }
 
-/* Run chip @c's queue until its command completes (or 5 s pass). */
-static int chip_main(void *arg)
-{
-	struct chip *c = arg;
-	struct nnp_hw_cqe *cq = fw_harness_host_ptr(c->h, H_QCQ(0));
-	time_t end = time(NULL) + 5;
-
-	while ((cq[c->slot].phase & 1) != c->phase && time(NULL) < end)
-		nnp_fw_run_queues(c->h->fw);
-	c->status = (cq[c->slot].phase & 1) == c->phase ? cq[c->slot].status : 0xffff;
-	/* Consumed: the completion slot is free again. */
-	nnp_fw_reg_write(c->h->fw, NNP_DOORBELL(0) + NNP_DB_CQ_HEAD,
-			 (c->slot + 1) % H_QDEPTH);
-	return 0;
-}
-
 /* Post @cmd on each of chips[first..n) and run them all to completion. */
 static void run_on(unsigned int first, unsigned int n, struct nnp_hw_queue_cmd cmd)
 {
 	unsigned int i;
 
-	for (i = first; i < n; i++) {
-		struct nnp_hw_cqe *cq = fw_harness_host_ptr(chips[i].h, H_QCQ(0));
-
-		chips[i].slot = chips[i].h->q_tail[0];
-		chips[i].phase = (chips[i].posted++ / H_QDEPTH) % 2 ? 0 : 1;
-		memset(&cq[chips[i].slot], 0, sizeof(cq[0]));
-		cq[chips[i].slot].phase = !chips[i].phase;
-		fw_harness_post(chips[i].h, 0, cmd);
-		assert_int_equal(thrd_create(&chips[i].thread, chip_main, &chips[i]),
-				 thrd_success);
-	}
+	for (i = first; i < n; i++)
+		fw_chip_start(&chips[i], cmd);
 }
 
 static void join(unsigned int first, unsigned int n)
@@ -235,7 +201,7 @@ static void join(unsigned int first, unsigned int n)
 	unsigned int i;
 
 	for (i = first; i < n; i++)
-		thrd_join(chips[i].thread, NULL);
+		fw_chip_join(&chips[i]);
 }
 
 /* Small integers, so every type and op is exact (bf16 holds |x| <= 256). */

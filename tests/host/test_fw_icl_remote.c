@@ -30,15 +30,6 @@
 #define DATA		0x10000
 #define GUARD		0x5a
 
-struct chip {
-	struct fw_harness *h;
-	uint16_t status;
-	uint32_t slot;
-	uint16_t phase;
-	uint64_t posted;
-	thrd_t thread;
-};
-
 /* Where a packet sent on (chip, port) arrives; cut: the transport fails. */
 struct wire {
 	bool used;
@@ -46,7 +37,7 @@ struct wire {
 	atomic_bool cut;
 };
 
-static struct chip chips[MAX_CHIPS];
+static struct fw_chip chips[MAX_CHIPS];
 static struct wire wires[MAX_CHIPS][4];
 static unsigned int nchips;
 
@@ -167,36 +158,14 @@ static void ports_of(struct fw_harness *h, struct nnp_hw_port_info *info)
 
 /* ---- running commands on every chip at once ---- */
 
-static int chip_main(void *arg)
-{
-	struct chip *c = arg;
-	struct nnp_hw_cqe *cq = fw_harness_host_ptr(c->h, H_QCQ(0));
-	time_t end = time(NULL) + 5;
-
-	while ((cq[c->slot].phase & 1) != c->phase && time(NULL) < end)
-		nnp_fw_run_queues(c->h->fw);
-	c->status = (cq[c->slot].phase & 1) == c->phase ? cq[c->slot].status : 0xffff;
-	nnp_fw_reg_write(c->h->fw, NNP_DOORBELL(0) + NNP_DB_CQ_HEAD,
-			 (c->slot + 1) % H_QDEPTH);
-	return 0;
-}
-
 static void start(unsigned int i, struct nnp_hw_queue_cmd cmd)
 {
-	struct chip *c = &chips[i];
-	struct nnp_hw_cqe *cq = fw_harness_host_ptr(c->h, H_QCQ(0));
-
-	c->slot = c->h->q_tail[0];
-	c->phase = (c->posted++ / H_QDEPTH) % 2 ? 0 : 1;
-	memset(&cq[c->slot], 0, sizeof(cq[0]));
-	cq[c->slot].phase = !c->phase;
-	fw_harness_post(c->h, 0, cmd);
-	assert_int_equal(thrd_create(&c->thread, chip_main, c), thrd_success);
+	fw_chip_start(&chips[i], cmd);
 }
 
 static void finish(unsigned int i)
 {
-	thrd_join(chips[i].thread, NULL);
+	fw_chip_join(&chips[i]);
 }
 
 /* After a failure: queues running again and a communicator of @epoch. */
