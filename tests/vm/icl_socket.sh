@@ -9,19 +9,10 @@
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	# Every QEMU we started runs in a process group of its own.
-	for p in "${pids[@]}"; do
-		kill -- "-$p" 2>/dev/null
-	done
-	wait 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+. "$root/tests/lib/vms.sh"
 tap_plan 7
 
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_port)
 
 # In each guest: print the ports as JSON each time port 0 of our chip
 # changes state, through the phases the host drives.
@@ -41,15 +32,6 @@ for phase in up down up2 lost back; do
 	echo "PHASE-$phase $(nnptool links --json)"
 	[ -n "${LAST_PHASE:-}" ] && [ "$phase" = "$LAST_PHASE" ] && exit 0
 done'
-
-# start NAME ARGS...: an nnp-vm in its own process group, output in $tmp/NAME
-start() {
-	local name=$1
-	shift
-	setsid "$@" >"$tmp/$name" 2>&1 </dev/null &
-	pids+=($!)
-	eval "pid_$name=$!"
-}
 
 vm=("$root/tools/nnp-vm" --chips 1 --mem-size 16M --timeout 300)
 
@@ -100,9 +82,9 @@ if got != want:
 PY
 }
 
-start a "${vm[@]}" --remote "0.0=listen:127.0.0.1:$port" --monitor "$tmp/mon-a" \
+vm_start a "${vm[@]}" --remote "0.0=listen:127.0.0.1:$port" --monitor "$tmp/mon-a" \
 	--env LAST_PHASE=none -- sh -c "$guest"
-start b "${vm[@]}" --chip-base 1 --remote "1.0=connect:127.0.0.1:$port" \
+vm_start b "${vm[@]}" --chip-base 1 --remote "1.0=connect:127.0.0.1:$port" \
 	--monitor "$tmp/mon-b" --env LAST_PHASE=back -- sh -c "$guest"
 
 wait_phase up "$tmp/a" "$tmp/b"
@@ -126,7 +108,7 @@ wait_phase lost "$tmp/b"
 tap_check "the peer's QEMU gone: the port is down" check "$tmp/b" lost 1 down 0.0
 
 # A QEMU without a guest takes its place, as chip 2: chip 1 reconnects.
-start c "$root/build/qemu/qemu-system-x86_64" -machine q35 -accel tcg \
+vm_start c "$root/build/qemu/qemu-system-x86_64" -machine q35 -accel tcg \
 	-nodefaults -nographic -S -bios /usr/share/qemu/qboot.rom -L /usr/share/qemu \
 	-d guest_errors -D "$tmp/c-log" \
 	-device "nnp,id=nnp2,chip-id=2,remote=0:listen:127.0.0.1:$port"
