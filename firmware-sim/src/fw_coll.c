@@ -338,9 +338,8 @@ static uint16_t coll_run(struct coll *c, uint64_t *local)
 	/* This rank's own input goes straight to its place in the output. */
 	if (c->opcode == NNP_CMD_ALLGATHER)
 		own = part(c, c->dst, c->rank);
-	if (c->opcode == NNP_CMD_REDUCE_SCATTER && c->nranks == 1)
-		own = c->dst;
-	else if (c->opcode == NNP_CMD_REDUCE_SCATTER)
+	/* Reduce-scatter's input reaches its output only through the ring. */
+	if (c->opcode == NNP_CMD_REDUCE_SCATTER && c->nranks > 1)
 		own = NULL;
 	if (own && c->src && c->src != own && bytes) {
 		memmove(own, c->src, bytes);

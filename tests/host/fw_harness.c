@@ -298,3 +298,15 @@ void fw_chip_join(struct fw_chip *c)
 {
 	thrd_join(c->thread, NULL);
 }
+
+void fw_harness_ports(struct fw_harness *h, struct nnp_hw_port_info *info)
+{
+	struct nnp_hw_admin_cmd c = {
+		.opcode = NNP_ADMIN_GET_PORTS, .addr = H_AQ_DATA, .len = 4096,
+	};
+	uint32_t result = 0;
+
+	assert_int_equal(fw_harness_admin(h, c, &result), NNP_STATUS_SUCCESS);
+	assert_int_equal(result, 4 * sizeof(*info));
+	memcpy(info, fw_harness_host_ptr(h, H_AQ_DATA), result);
+}

@@ -76,6 +76,8 @@ uint32_t fw_harness_dev_key(struct fw_harness *h, uint32_t ctx, uint64_t base,
 /* Queue @qid of depth H_QDEPTH with rings at H_QSQ(qid) and H_QCQ(qid). */
 void fw_harness_queue_create(struct fw_harness *h, uint32_t ctx, uint32_t qid);
 struct nnp_hw_counters fw_harness_counters(struct fw_harness *h);
+/* GET_PORTS into @info, asserting the harness chip's 4 ports come back. */
+void fw_harness_ports(struct fw_harness *h, struct nnp_hw_port_info *info);
 /* Put @cmd in queue @q's next slot and ring its doorbell; returns the slot. */
 uint32_t fw_harness_post(struct fw_harness *h, uint32_t q,
 			 struct nnp_hw_queue_cmd cmd);

@@ -835,18 +835,6 @@ static void test_collective_checks(void **state)
 	ring_down(1);
 }
 
-static void ports_of(struct fw_harness *h, struct nnp_hw_port_info *info)
-{
-	struct nnp_hw_admin_cmd c = {
-		.opcode = NNP_ADMIN_GET_PORTS, .addr = H_AQ_DATA, .len = 4096,
-	};
-	uint32_t result = 0;
-
-	assert_int_equal(fw_harness_admin(h, c, &result), NNP_STATUS_SUCCESS);
-	assert_int_equal(result, 4 * sizeof(*info));
-	memcpy(info, fw_harness_host_ptr(h, H_AQ_DATA), result);
-}
-
 static void test_port_info(void **state)
 {
 	struct nnp_hw_port_info p[4];
@@ -857,7 +845,7 @@ static void test_port_info(void **state)
 
 	(void)state;
 	ring_up(3);
-	ports_of(chips[0].h, p);
+	fw_harness_ports(chips[0].h, p);
 	/* Harness chips all have id 7: chip 0 port 0 goes to port 1. */
 	assert_int_equal(p[0].state, NNP_PORT_WIRED | NNP_PORT_UP);
 	assert_int_equal(p[0].peer, NNP_PORT_PEER(7, 1));
@@ -867,7 +855,7 @@ static void test_port_info(void **state)
 	assert_int_equal(p[3].state, 0);
 
 	allreduce_case(3, NNP_DTYPE_I64, NNP_OP_SUM, 3000, true);
-	ports_of(chips[0].h, p);
+	fw_harness_ports(chips[0].h, p);
 	c = fw_harness_counters(chips[0].h);
 	assert_int_equal(p[0].tx_bytes, c.icl_tx_bytes);
 	assert_int_equal(p[1].rx_bytes, c.icl_rx_bytes);
@@ -876,7 +864,7 @@ static void test_port_info(void **state)
 	assert_int_equal(p[0].errors, 0);
 
 	nnp_fw_link_set(chips[1].h->fw, 1, false);	/* chip 0 -> chip 1 */
-	ports_of(chips[0].h, p);
+	fw_harness_ports(chips[0].h, p);
 	assert_int_equal(p[0].state, NNP_PORT_WIRED);
 	assert_int_equal(fw_harness_admin(chips[0].h, small, NULL),
 			 NNP_STATUS_BUFFER_TOO_SMALL);

@@ -144,18 +144,6 @@ static void ring_up(unsigned int n)
 	comm_create(1);
 }
 
-static void ports_of(struct fw_harness *h, struct nnp_hw_port_info *info)
-{
-	struct nnp_hw_admin_cmd c = {
-		.opcode = NNP_ADMIN_GET_PORTS, .addr = H_AQ_DATA, .len = 4096,
-	};
-	uint32_t result = 0;
-
-	assert_int_equal(fw_harness_admin(h, c, &result), NNP_STATUS_SUCCESS);
-	assert_int_equal(result, 4 * sizeof(*info));
-	memcpy(info, fw_harness_host_ptr(h, H_AQ_DATA), result);
-}
-
 /* ---- running commands on every chip at once ---- */
 
 static void start(unsigned int i, struct nnp_hw_queue_cmd cmd)
@@ -231,7 +219,7 @@ static void allreduce_i32_sum(uint64_t count)
 			memcpy(mem + 64 + i * 4, &v, 4);
 		}
 		before[c] = fw_harness_counters(chips[c].h);
-		ports_of(chips[c].h, pb[c]);
+		fw_harness_ports(chips[c].h, pb[c]);
 	}
 	for (c = 0; c < nchips; c++) {
 		cmd.src_key = cmd.dst_key =
@@ -267,7 +255,7 @@ static void allreduce_i32_sum(uint64_t count)
 		/* What came in is what the previous chip sent. */
 		assert_int_equal(after.icl_rx_bytes - before[c].icl_rx_bytes,
 				 ring_tx_bytes(nchips, (c + nchips - 1) % nchips, count, 4));
-		ports_of(chips[c].h, pa[c]);
+		fw_harness_ports(chips[c].h, pa[c]);
 	}
 	/* Each link's ends agree, byte for byte and packet for packet. */
 	for (c = 0; c < nchips; c++) {
@@ -309,21 +297,21 @@ static void test_remote_port_attach_and_state(void **state)
 	chips_up(2);
 	a = chips[0].h;
 	b = chips[1].h;
-	ports_of(a, p);
+	fw_harness_ports(a, p);
 	assert_int_equal(p[0].state, 0);
 
 	/* Attached: wired to the named peer, down until brought up. */
 	assert_int_equal(nnp_fw_link_attach_remote(a->fw, 0, 99, 3), 0);
-	ports_of(a, p);
+	fw_harness_ports(a, p);
 	assert_int_equal(p[0].state, NNP_PORT_WIRED);
 	assert_int_equal(p[0].peer, NNP_PORT_PEER(99, 3));
 	nnp_fw_link_set(a->fw, 0, true);
-	ports_of(a, p);
+	fw_harness_ports(a, p);
 	assert_int_equal(p[0].state, NNP_PORT_WIRED | NNP_PORT_UP);
 
 	/* A peer that came back as another chip: attached again, down again. */
 	assert_int_equal(nnp_fw_link_attach_remote(a->fw, 0, 98, 2), 0);
-	ports_of(a, p);
+	fw_harness_ports(a, p);
 	assert_int_equal(p[0].state, NNP_PORT_WIRED);
 	assert_int_equal(p[0].peer, NNP_PORT_PEER(98, 2));
 
@@ -335,7 +323,7 @@ static void test_remote_port_attach_and_state(void **state)
 	assert_int_equal(nnp_fw_link_attach_remote(a->fw, NNP_FW_MAX_PORTS, 1, 1), -1);
 	/* Taking the in-process link down still takes both of its ends. */
 	nnp_fw_link_set(a->fw, 2, false);
-	ports_of(b, p);
+	fw_harness_ports(b, p);
 	assert_int_equal(p[2].state, NNP_PORT_WIRED);
 	chips_down();
 }
@@ -377,8 +365,8 @@ static void test_remote_send_deliver_counters(void **state)
 	assert_int_equal(nnp_fw_icl_recv(a->fw, 3, 7, in, 64), NNP_STATUS_SUCCESS);
 	assert_memory_equal(in, out + 1, 64);
 
-	ports_of(a, pa);
-	ports_of(b, pb);
+	fw_harness_ports(a, pa);
+	fw_harness_ports(b, pb);
 	assert_int_equal(pa[3].state, NNP_PORT_WIRED | NNP_PORT_UP);
 	assert_int_equal(pa[3].peer, NNP_PORT_PEER(CHIP_ID(1), 2));
 	assert_int_equal(pb[2].peer, NNP_PORT_PEER(CHIP_ID(0), 3));
@@ -402,7 +390,7 @@ static void test_remote_send_deliver_counters(void **state)
 	nnp_fw_link_set(b->fw, 2, false);
 	assert_int_equal(nnp_fw_icl_send(a->fw, 3, 9, false, out, 100),
 			 NNP_STATUS_SUCCESS);
-	ports_of(b, pb);
+	fw_harness_ports(b, pb);
 	assert_int_equal(pb[2].rx_packets, 3);
 	assert_int_equal(pb[2].errors, 1);
 	/* This end down: the send fails here. */
@@ -422,8 +410,8 @@ static void test_remote_send_deliver_counters(void **state)
 	/* Deliveries only reach remote ports that are up. */
 	assert_int_equal(nnp_fw_icl_deliver(b->fw, 0, 1, false, out, 1), -1);
 	assert_int_equal(nnp_fw_icl_deliver(b->fw, 4, 1, false, out, 1), -1);
-	ports_of(a, pa);
-	ports_of(b, pb);
+	fw_harness_ports(a, pa);
+	fw_harness_ports(b, pb);
 	/* Sent (and lost at the far end) counts as sent; failed sends do not. */
 	assert_int_equal(pa[3].tx_bytes, 3110);
 	assert_int_equal(pa[3].tx_packets, 4);
@@ -491,10 +479,10 @@ static void test_remote_link_down_mid_collective(void **state)
 	assert_true(since(&t0) < COLL_TIMEOUT_MS / 1000.0 + 0.5);
 	for (i = 0; i < 2; i++)
 		assert_failed(i);
-	ports_of(chips[0].h, p);
+	fw_harness_ports(chips[0].h, p);
 	assert_int_equal(p[0].state, NNP_PORT_WIRED);
 	assert_int_equal(p[0].peer, NNP_PORT_PEER(CHIP_ID(1), 1));
-	ports_of(chips[1].h, p);
+	fw_harness_ports(chips[1].h, p);
 	assert_int_equal(p[1].state, NNP_PORT_WIRED);
 	assert_int_equal(p[1].peer, NNP_PORT_PEER(CHIP_ID(0), 0));
 
@@ -528,7 +516,7 @@ static void test_remote_transport_lost(void **state)
 	for (i = 0; i < 2; i++)
 		assert_failed(i);
 	assert_int_equal(chips[0].status, NNP_STATUS_LINK_DOWN);
-	ports_of(chips[0].h, p);
+	fw_harness_ports(chips[0].h, p);
 	assert_int_equal(p[0].tx_packets, 0);
 	assert_true(p[0].errors >= 1);
 
