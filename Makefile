@@ -52,9 +52,18 @@ DESTDIR ?=
 all: qemu module userspace examples tests initramfs
 
 # ---- dependencies: Debian packages, QEMU source, guest kernel ----------------
+# The stamp is a makefile that make includes: when it is missing or older
+# than install-deps.sh, make runs the script first and then starts over,
+# reading this file again. So nothing evaluated while reading it ($(shell
+# pkg-config ...), := assignments) ever sees the machine as it was before
+# the packages went in. `make clean` and `distclean` install nothing.
+ifneq ($(filter-out clean distclean,$(or $(MAKECMDGOALS),all)),)
+include $(DEPS_STAMP)
+endif
+
 $(DEPS_STAMP): scripts/install-deps.sh
 	bash scripts/install-deps.sh
-	@mkdir -p $(BUILD) && touch $@
+	@mkdir -p $(BUILD) && echo '# scripts/install-deps.sh ran' >$@
 
 deps: $(DEPS_STAMP)
 
