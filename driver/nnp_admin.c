@@ -41,6 +41,17 @@ static void nnp_admin_quiesce(void *data)
 			       nnp_fw_timeout_ms * USEC_PER_MSEC))
 		drm_warn_once(&ndev->drm,
 			      "device still busy after reset\n");
+	complete_all(&ndev->aq.quiesced);
+}
+
+/*
+ * For memory freed once the device is unplugged (drm_dev_enter() fails):
+ * unbinding unplugs first and resets the device a little later, and until
+ * that reset the device may still write what a file is about to free.
+ */
+void nnp_admin_wait_quiesced(struct nnp_device *ndev)
+{
+	wait_for_completion(&ndev->aq.quiesced);
 }
 
 int nnp_admin_init(struct nnp_device *ndev)
@@ -52,6 +63,7 @@ int nnp_admin_init(struct nnp_device *ndev)
 
 	mutex_init(&aq->lock);
 	init_waitqueue_head(&aq->wq);
+	init_completion(&aq->quiesced);
 	aq->sq = dmam_alloc_coherent(dev, NNP_AQ_DEPTH * sizeof(*aq->sq),
 				     &aq->sq_dma, GFP_KERNEL);
 	aq->cq = dmam_alloc_coherent(dev, NNP_AQ_DEPTH * sizeof(*aq->cq),
@@ -199,6 +211,8 @@ int nnp_admin_read(struct nnp_device *ndev, u8 opcode, void *out, u32 len,
 	ret = nnp_admin_run(ndev, opcode, NULL, 0, dma, len, result);
 	if (!ret)
 		memcpy(out, buf, len);
-	dma_free_coherent(dev, len, buf, dma);
+	/* A device that did not answer may still write into @buf: keep it. */
+	if (ret != -ETIMEDOUT)
+		dma_free_coherent(dev, len, buf, dma);
 	return ret;
 }

@@ -3,6 +3,7 @@
 #ifndef __NNP_ADMIN_H__
 #define __NNP_ADMIN_H__
 
+#include <linux/completion.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -26,6 +27,8 @@ struct nnp_admin_queue {
 	u16 next_cid;
 	/* A command timed out: the ring state is unknown until a reset. */
 	bool broken;
+	/* Unbinding has reset the device: it touches no host memory now. */
+	struct completion quiesced;
 };
 
 int nnp_admin_init(struct nnp_device *ndev);
@@ -38,5 +41,6 @@ int nnp_admin_run(struct nnp_device *ndev, u8 opcode, const void *args,
 int nnp_admin_read(struct nnp_device *ndev, u8 opcode, void *out, u32 len,
 		   u32 *result);
 void nnp_admin_irq(struct nnp_device *ndev);
+void nnp_admin_wait_quiesced(struct nnp_device *ndev);
 
 #endif /* __NNP_ADMIN_H__ */

@@ -35,6 +35,7 @@ struct nnp_bo {
 	void *vaddr;			/* RING */
 	dma_addr_t ring_dma;		/* RING */
 	u32 qid;			/* DOORBELL */
+	bool revoked;			/* DOORBELL: its queue is gone */
 };
 
 static inline struct nnp_bo *to_nnp_bo(struct drm_gem_object *obj)
@@ -46,5 +47,7 @@ static inline struct nnp_bo *to_nnp_bo(struct drm_gem_object *obj)
 struct nnp_bo *nnp_bo_create_ring(struct nnp_device *ndev, size_t size);
 struct nnp_bo *nnp_bo_create_doorbell(struct nnp_device *ndev, u32 qid);
 int nnp_bo_allow(struct nnp_bo *bo, struct drm_file *file, u64 *mmap_offset);
+/* nnp_queue.c: a doorbell page, mapped on first touch while its queue lives. */
+int nnp_queue_doorbell_mmap(struct nnp_bo *bo, struct vm_area_struct *vma);
 
 #endif /* __NNP_BO_H__ */

@@ -62,13 +62,19 @@ int nnp_ioctl_comm_create(struct drm_device *drm, void *data,
 	    (args->nranks > 1 && (args->send_port >= ndev->id.num_ports ||
 				  args->recv_port >= ndev->id.num_ports)))
 		return -EINVAL;
+	ret = nnp_user_charge(nf, NNP_LIMIT_COMMS);
+	if (ret)
+		return ret;
 	id = ida_alloc_range(&ndev->comm_ida, 1, NNP_HW_MAX_COMMS - 1, GFP_KERNEL);
-	if (id < 0)
+	if (id < 0) {
+		nnp_user_uncharge(nf, NNP_LIMIT_COMMS);
 		return id;
+	}
 	a.comm = id;
 	ret = nnp_comm_create_ring(ndev, &a, args->ring);
 	if (ret) {
 		ida_free(&ndev->comm_ida, id);
+		nnp_user_uncharge(nf, NNP_LIMIT_COMMS);
 		return ret;
 	}
 	set_bit(id, nf->comms);
@@ -91,6 +97,7 @@ int nnp_ioctl_comm_destroy(struct drm_device *drm, void *data,
 		return -ENOENT;
 	nnp_admin_run(ndev, NNP_ADMIN_COMM_DESTROY, a, sizeof(a), 0, 0, NULL);
 	ida_free(&ndev->comm_ida, args->comm);
+	nnp_user_uncharge(nf, NNP_LIMIT_COMMS);
 	return 0;
 }
 
@@ -99,6 +106,8 @@ void nnp_comms_release(struct nnp_file *nf)
 {
 	unsigned int id;
 
-	for_each_set_bit(id, nf->comms, NNP_HW_MAX_COMMS)
+	for_each_set_bit(id, nf->comms, NNP_HW_MAX_COMMS) {
 		ida_free(&nf->ndev->comm_ida, id);
+		nnp_user_uncharge(nf, NNP_LIMIT_COMMS);
+	}
 }

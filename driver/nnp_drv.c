@@ -73,22 +73,31 @@ static int nnp_open(struct drm_device *drm, struct drm_file *file)
 	if (!drm_dev_enter(drm, &idx))
 		return -ENODEV;
 	nf = kzalloc(sizeof(*nf), GFP_KERNEL);
-	ret = nf ? ida_alloc_range(&ndev->ctx_ida, 1, NNP_HW_MAX_CONTEXTS - 1,
-				   GFP_KERNEL) : -ENOMEM;
-	if (ret < 0)
+	if (!nf) {
+		ret = -ENOMEM;
 		goto err;
+	}
+	nf->ndev = ndev;
+	ret = nnp_user_open(nf);
+	if (ret)
+		goto err;
+	ret = ida_alloc_range(&ndev->ctx_ida, 1, NNP_HW_MAX_CONTEXTS - 1,
+			      GFP_KERNEL);
+	if (ret < 0)
+		goto err_user;
 	ctx = ret;
 	ret = nnp_admin_run(ndev, NNP_ADMIN_CTX_CREATE, &ctx, sizeof(ctx), 0, 0,
 			    NULL);
 	if (ret) {
 		ida_free(&ndev->ctx_ida, ctx);
-		goto err;
+		goto err_user;
 	}
-	nf->ndev = ndev;
 	nf->ctx = ctx;
 	file->driver_priv = nf;
 	drm_dev_exit(idx);
 	return 0;
+err_user:
+	nnp_user_close(nf);
 err:
 	kfree(nf);
 	drm_dev_exit(idx);
@@ -114,6 +123,7 @@ static void nnp_postclose(struct drm_device *drm, struct drm_file *file)
 		drm_dev_exit(idx);
 	}
 	ida_free(&ndev->ctx_ida, nf->ctx);
+	nnp_user_close(nf);
 	kfree(nf);
 }
 
@@ -221,6 +231,10 @@ static int nnp_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = drmm_mutex_init(&ndev->drm, &ndev->queue_lock);
 	if (ret)
 		return ret;
+	ret = drmm_mutex_init(&ndev->drm, &ndev->users_lock);
+	if (ret)
+		return ret;
+	INIT_LIST_HEAD(&ndev->users);
 
 	ret = nnp_pci_init(ndev);
 	if (ret)

@@ -20,6 +20,7 @@
 #define NNP_DRIVER_DESC "NNP-T-class training accelerator"
 
 struct nnp_queue;
+struct nnp_user;
 
 struct nnp_device {
 	struct drm_device drm;
@@ -49,12 +50,19 @@ struct nnp_device {
 	unsigned int num_queues;
 	/* Set by remove() before unplugging: sleeping waiters leave. */
 	bool unplugging;
+
+	/* What each user holds (nnp_limits.c). */
+	struct mutex users_lock;
+	struct list_head users;
 };
 
 /* Per open file: one device context. */
 struct nnp_file {
 	struct nnp_device *ndev;
 	u32 ctx;
+	/* The user it is charged to; opened with CAP_SYS_RESOURCE: no limits. */
+	struct nnp_user *user;
+	bool unlimited;
 	/* Communicator ids this file made. */
 	DECLARE_BITMAP(comms, NNP_HW_MAX_COMMS);
 };
@@ -98,6 +106,19 @@ int nnp_ioctl_queue_wait(struct drm_device *drm, void *data,
 void nnp_queues_release(struct nnp_file *nf);
 void nnp_queues_wake_all(struct nnp_device *ndev);
 void nnp_queues_detach_irqs(struct nnp_device *ndev);
+
+/* nnp_limits.c: what one user may hold of each device-wide table. */
+enum nnp_limit {
+	NNP_LIMIT_CONTEXTS,
+	NNP_LIMIT_QUEUES,
+	NNP_LIMIT_COMMS,
+	NNP_LIMIT_COUNT
+};
+
+int nnp_user_open(struct nnp_file *nf);
+void nnp_user_close(struct nnp_file *nf);
+int nnp_user_charge(struct nnp_file *nf, enum nnp_limit what);
+void nnp_user_uncharge(struct nnp_file *nf, enum nnp_limit what);
 
 /* nnp_comm.c */
 int nnp_ioctl_comm_create(struct drm_device *drm, void *data,

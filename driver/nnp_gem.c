@@ -165,13 +165,7 @@ static int nnp_bo_remap(struct nnp_bo *bo, struct vm_area_struct *vma)
 		return dma_mmap_coherent(&pdev->dev, vma, bo->vaddr, bo->ring_dma,
 					 bo->base.size);
 	case NNP_BO_KIND_DOORBELL:
-		if (vma->vm_pgoff || len != PAGE_SIZE)
-			return -EINVAL;
-		phys = pci_resource_start(pdev, NNP_BAR_REGS) + NNP_DOORBELL(bo->qid);
-		vm_flags_set(vma, VM_IO | VM_PFNMAP);
-		vma->vm_page_prot = pgprot_noncached(vm_get_page_prot(vma->vm_flags));
-		return io_remap_pfn_range(vma, vma->vm_start, phys >> PAGE_SHIFT,
-					  PAGE_SIZE, vma->vm_page_prot);
+		return nnp_queue_doorbell_mmap(bo, vma);
 	case NNP_BO_KIND_USERPTR:
 		break;
 	}

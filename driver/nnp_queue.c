@@ -11,6 +11,7 @@
 #include <drm/drm_vma_manager.h>
 #include <linux/interrupt.h>
 #include <linux/kref.h>
+#include <linux/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
@@ -22,6 +23,7 @@ struct nnp_queue {
 	struct kref ref;	/* the queue table's, and each waiter's */
 	struct nnp_device *ndev;
 	struct nnp_file *owner;
+	struct drm_file *file;	/* the owner's, for revoking its mappings */
 	u32 qid;
 	u32 depth;
 	u32 cq_offset;
@@ -29,6 +31,10 @@ struct nnp_queue {
 	struct nnp_bo *doorbell;
 	wait_queue_head_t wq;
 	int irq;
+	/* Complete: found by id only from then on. Under queue_lock. */
+	bool ready;
+	/* The firmware has (or may have) the queue: destroy it there first. */
+	bool fw_owned;
 	bool dead;		/* destroyed: waiters leave */
 };
 
@@ -69,34 +75,123 @@ static void nnp_queue_put(struct nnp_queue *q)
 }
 
 /*
- * Stop queue @q, already taken off the owner's reach: the firmware queue
- * goes first (returning once its command in flight has finished), then the
- * owner's doorbell mapping, so that a later queue with the same id cannot
- * be rung through it, then the interrupt; the id is free after that.
+ * The doorbell page is mapped when it is first touched, not by mmap(): a
+ * fault runs only on a mapping that drm_vma_node_unmap() can find, and
+ * checks the page's revoked flag under queue_lock. So once a destroy has
+ * set the flag and unmapped, no mapping of it rings anything again, even
+ * one whose mmap() raced the destroy.
  */
-static void nnp_queue_destroy(struct nnp_queue *q, bool created)
+static vm_fault_t nnp_doorbell_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct nnp_bo *bo = to_nnp_bo(vma->vm_private_data);
+	struct nnp_device *ndev = to_nnp(bo->base.dev);
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+	int idx;
+
+	if (!drm_dev_enter(&ndev->drm, &idx))
+		return VM_FAULT_SIGBUS;
+	mutex_lock(&ndev->queue_lock);
+	if (!bo->revoked)
+		ret = vmf_insert_pfn(vma, vma->vm_start,
+				     (pci_resource_start(ndev->pdev, NNP_BAR_REGS) +
+				      NNP_DOORBELL(bo->qid)) >> PAGE_SHIFT);
+	mutex_unlock(&ndev->queue_lock);
+	drm_dev_exit(idx);
+	return ret;
+}
+
+static const struct vm_operations_struct nnp_doorbell_vm_ops = {
+	.fault = nnp_doorbell_fault,
+	.open = drm_gem_vm_open,
+	.close = drm_gem_vm_close,
+};
+
+int nnp_queue_doorbell_mmap(struct nnp_bo *bo, struct vm_area_struct *vma)
+{
+	/* One shared page: a private (copy-on-write) PFN map is a bug. */
+	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_SIZE ||
+	    !(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	vm_flags_set(vma, VM_IO | VM_PFNMAP);
+	vma->vm_page_prot = pgprot_noncached(vm_get_page_prot(vma->vm_flags));
+	vma->vm_ops = &nnp_doorbell_vm_ops;
+	return 0;
+}
+
+/*
+ * Take @q's ring and doorbell out of reach: the owner can map neither
+ * again, and its doorbell mappings ring nothing from now on.
+ */
+static void nnp_queue_revoke(struct nnp_queue *q)
+{
+	struct nnp_device *ndev = q->ndev;
+
+	if (q->ring)
+		drm_vma_node_revoke(&q->ring->base.vma_node, q->file);
+	if (!q->doorbell)
+		return;
+	drm_vma_node_revoke(&q->doorbell->base.vma_node, q->file);
+	mutex_lock(&ndev->queue_lock);
+	q->doorbell->revoked = true;
+	mutex_unlock(&ndev->queue_lock);
+	drm_vma_node_unmap(&q->doorbell->base.vma_node,
+			   ndev->drm.anon_inode->i_mapping);
+}
+
+/*
+ * Destroy @q in the firmware; true once the device no longer reads or
+ * writes its rings (QUEUE_DESTROY returns after its command in flight).
+ * An unplugged device is reset by the unbind: wait for that.
+ */
+static bool nnp_queue_fw_release(struct nnp_queue *q)
 {
 	struct nnp_device *ndev = q->ndev;
 	u32 args[2] = { q->owner->ctx, q->qid };
-	int idx;
+	int idx, ret;
 
-	if (created && drm_dev_enter(&ndev->drm, &idx)) {
-		nnp_admin_run(ndev, NNP_ADMIN_QUEUE_DESTROY, args, sizeof(args),
-			      0, 0, NULL);
-		drm_dev_exit(idx);
+	if (!q->fw_owned)
+		return true;
+	if (!drm_dev_enter(&ndev->drm, &idx)) {
+		nnp_admin_wait_quiesced(ndev);
+		return true;
 	}
-	if (q->doorbell)
-		drm_vma_node_unmap(&q->doorbell->base.vma_node,
-				   ndev->drm.anon_inode->i_mapping);
+	ret = nnp_admin_run(ndev, NNP_ADMIN_QUEUE_DESTROY, args, sizeof(args),
+			    0, 0, NULL);
+	drm_dev_exit(idx);
+	if (!ret || ret == -ENOENT)
+		return true;
+	drm_err(&ndev->drm,
+		"queue %u not released by the device (%d): keeping its rings and id\n",
+		q->qid, ret);
+	return false;
+}
+
+/*
+ * Stop queue @q, already taken off the owner's reach (or never published):
+ * its mappings are revoked, then the firmware lets go of it, then the
+ * interrupt. A queue the device did not let go of keeps its rings and its
+ * id for good: the device may still write there or ring that id.
+ */
+static void nnp_queue_destroy(struct nnp_queue *q)
+{
+	struct nnp_device *ndev = q->ndev;
+	bool released;
+
+	nnp_queue_revoke(q);
+	released = nnp_queue_fw_release(q);
 	WRITE_ONCE(q->dead, true);
 	wake_up_all(&q->wq);
 	mutex_lock(&ndev->queue_lock);
 	if (q->irq > 0)
 		free_irq(q->irq, q);
 	q->irq = 0;
-	ndev->queues[q->qid] = NULL;
+	if (released)
+		ndev->queues[q->qid] = NULL;
 	mutex_unlock(&ndev->queue_lock);
-	nnp_queue_put(q);
+	nnp_user_uncharge(q->owner, NNP_LIMIT_QUEUES);
+	if (released)
+		nnp_queue_put(q);
 }
 
 static int nnp_queue_alloc_id(struct nnp_device *ndev, struct nnp_queue *q)
@@ -161,6 +256,8 @@ static int nnp_queue_setup(struct nnp_device *ndev, struct nnp_queue *q,
 	a.cq_base = q->ring->ring_dma + q->cq_offset;
 	ret = nnp_admin_run(ndev, NNP_ADMIN_QUEUE_CREATE, &a,
 			    offsetof(struct nnp_hw_queue_args, rsvd), 0, 0, NULL);
+	/* Unless the firmware refused it, it may hold the queue now. */
+	q->fw_owned = ret == 0 || ret == -ETIMEDOUT || ret == -EIO;
 	if (ret)
 		return ret;
 	args->qid = q->qid;
@@ -182,23 +279,42 @@ int nnp_ioctl_queue_create(struct drm_device *drm, void *data,
 	    args->depth > NNP_HW_QUEUE_DEPTH_MAX || !is_power_of_2(args->depth))
 		return -EINVAL;
 
+	ret = nnp_user_charge(file->driver_priv, NNP_LIMIT_QUEUES);
+	if (ret)
+		return ret;
 	q = kzalloc(sizeof(*q), GFP_KERNEL);
-	if (!q)
+	if (!q) {
+		nnp_user_uncharge(file->driver_priv, NNP_LIMIT_QUEUES);
 		return -ENOMEM;
+	}
 	kref_init(&q->ref);
 	q->ndev = ndev;
 	q->owner = file->driver_priv;
+	q->file = file;
 	q->depth = args->depth;
 	init_waitqueue_head(&q->wq);
 	ret = nnp_queue_alloc_id(ndev, q);
 	if (ret) {
+		nnp_user_uncharge(q->owner, NNP_LIMIT_QUEUES);
 		kfree(q);
 		return ret;
 	}
+	/* The id is taken but the queue is not findable until it is complete. */
 	ret = nnp_queue_setup(ndev, q, file, args);
-	if (ret)
-		nnp_queue_destroy(q, false);
-	return ret;
+	if (ret) {
+		nnp_queue_destroy(q);
+		return ret;
+	}
+	mutex_lock(&ndev->queue_lock);
+	q->ready = true;
+	mutex_unlock(&ndev->queue_lock);
+	return 0;
+}
+
+/* @q if it is complete, alive and @nf's. Under queue_lock. */
+static bool nnp_queue_is_owned(struct nnp_queue *q, struct nnp_file *nf)
+{
+	return q && q->ready && !q->dead && q->owner == nf;
 }
 
 /*
@@ -211,9 +327,8 @@ static struct nnp_queue *nnp_queue_get(struct nnp_device *ndev,
 	struct nnp_queue *q = NULL;
 
 	mutex_lock(&ndev->queue_lock);
-	if (qid < ndev->num_queues && ndev->queues[qid] &&
-	    !ndev->queues[qid]->dead &&
-	    ndev->queues[qid]->owner == file->driver_priv) {
+	if (qid < ndev->num_queues &&
+	    nnp_queue_is_owned(ndev->queues[qid], file->driver_priv)) {
 		q = ndev->queues[qid];
 		if (take)
 			q->dead = true;
@@ -235,7 +350,7 @@ int nnp_ioctl_queue_destroy(struct drm_device *drm, void *data,
 	q = nnp_queue_get(to_nnp(drm), file, args->qid, true);
 	if (!q)
 		return -ENOENT;
-	nnp_queue_destroy(q, true);
+	nnp_queue_destroy(q);
 	return 0;
 }
 
@@ -328,14 +443,13 @@ void nnp_queues_release(struct nnp_file *nf)
 		struct nnp_queue *q = NULL;
 
 		mutex_lock(&ndev->queue_lock);
-		if (ndev->queues[i] && ndev->queues[i]->owner == nf &&
-		    !ndev->queues[i]->dead) {
+		if (nnp_queue_is_owned(ndev->queues[i], nf)) {
 			q = ndev->queues[i];
 			q->dead = true;
 		}
 		mutex_unlock(&ndev->queue_lock);
 		if (q)
-			nnp_queue_destroy(q, true);
+			nnp_queue_destroy(q);
 	}
 }
 
