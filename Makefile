@@ -47,7 +47,7 @@ NNP_KO := nnp.ko
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps qemu module userspace examples tests initramfs check demo clean distclean checkpatch install
+.PHONY: all deps qemu module userspace examples tests initramfs check check-fresh demo clean distclean checkpatch install
 
 all: qemu module userspace examples tests initramfs
 
@@ -56,8 +56,9 @@ all: qemu module userspace examples tests initramfs
 # than install-deps.sh, make runs the script first and then starts over,
 # reading this file again. So nothing evaluated while reading it ($(shell
 # pkg-config ...), := assignments) ever sees the machine as it was before
-# the packages went in. `make clean` and `distclean` install nothing.
-ifneq ($(filter-out clean distclean,$(or $(MAKECMDGOALS),all)),)
+# the packages went in. `clean`, `distclean` and `check-fresh` install
+# nothing here.
+ifneq ($(filter-out clean distclean check-fresh,$(or $(MAKECMDGOALS),all)),)
 include $(DEPS_STAMP)
 endif
 
@@ -242,6 +243,10 @@ check: all
 
 demo: all
 	tools/nnp-vm --chips 4 -- nnp-demo
+
+# Both commands above, from a clean clone in a clean Debian 12 root.
+check-fresh:
+	bash scripts/check-fresh.sh
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(ROOT) clean 2>/dev/null

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# make check-fresh: the README's two commands, `make demo` then `make check`,
+# from a clean clone of HEAD inside a clean Debian 12 root made with
+# debootstrap: what a newcomer's first run sees, with nothing this machine
+# has installed to hide a missing step. The root holds only what a fresh
+# Debian 12 machine has that the README takes as given (make, gcc, git,
+# ca-certificates); everything else must come from the project's scripts.
+# Prints how long each step took; exits non-zero if either command fails.
+# Usage: check-fresh.sh [WORKDIR]   (default build/fresh; needs root)
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+work=$(realpath -m "${1:-$repo/build/fresh}")
+root=$work/root
+mirror=http://deb.debian.org/debian
+mounts=(proc sys dev dev/pts)
+
+log() { printf '%s check-fresh: %s\n' "$(date +%T)" "$*"; }
+
+unmount_all() {
+	local i
+	for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
+		mountpoint -q "$root/${mounts[i]}" && umount -l "$root/${mounts[i]}"
+	done
+	return 0
+}
+trap unmount_all EXIT
+
+[ "$(id -u)" = 0 ] || { echo "check-fresh: needs root (debootstrap, chroot)" >&2; exit 1; }
+command -v debootstrap >/dev/null ||
+	{ apt-get update -qq && apt-get install -y -qq debootstrap >/dev/null; }
+
+unmount_all
+rm -rf "$root"
+mkdir -p "$work"
+start=$SECONDS
+log "debootstrap bookworm into $root"
+debootstrap --variant=minbase --include=make,gcc,git,ca-certificates \
+	bookworm "$root" "$mirror" >"$work/debootstrap.log" 2>&1 ||
+	{ tail -n 20 "$work/debootstrap.log"; exit 1; }
+cat >"$root/etc/apt/sources.list" <<EOF
+deb $mirror bookworm main
+deb $mirror bookworm-updates main
+deb http://deb.debian.org/debian-security bookworm-security main
+EOF
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+log "root ready after $((SECONDS - start)) s"
+
+git clone -q --no-local "$repo" "$root/root/nnp"
+mount -t proc proc "$root/proc"
+mount -t sysfs sys "$root/sys"
+mount --bind /dev "$root/dev"
+mount --bind /dev/pts "$root/dev/pts"
+
+status=0
+for cmd in demo check; do
+	t=$SECONDS
+	log "make $cmd (log: $work/make-$cmd.log)"
+	if chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		LANG=C.UTF-8 CI=true bash -c "cd /root/nnp && make $cmd" \
+		>"$work/make-$cmd.log" 2>&1; then
+		log "make $cmd passed in $((SECONDS - t)) s"
+	else
+		log "make $cmd FAILED after $((SECONDS - t)) s"
+		tail -n 30 "$work/make-$cmd.log"
+		status=1
+		break
+	fi
+done
+[ "$status" = 0 ] && tail -n 1 "$work/make-check.log"
+log "total $((SECONDS - start)) s"
+exit "$status"
