@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * libnnp job rendezvous over TCP. The root accepts one connection per
- * rank, each carrying a hello (job nonce, nranks, rank, chip and ports);
- * once all ranks are in it answers each with the status, the epoch and the
- * whole table, and is done. Everything is bounded by NNP_COMM_TIMEOUT_S.
+ * libnnp job rendezvous over TCP. The root takes one connection per
+ * rank, each carrying a hello (job nonce, nranks, rank, chip and ports),
+ * from many connections at once, each with its own short deadline; once
+ * all ranks are in it answers each with the status, the epoch and the
+ * whole table, and is done. The job is bounded by NNP_COMM_TIMEOUT_S.
  * Both ends are the same build of libnnp on machines of one byte order.
  */
 #include <arpa/inet.h>
@@ -31,16 +32,6 @@
 #define MSG_MAGIC	0x6e6e7062u	/* "nnpb" */
 #define DEFAULT_TIMEOUT_S 60
 #define ANSWER_MS	5000	/* to send a rank the outcome */
-
-/* The unique id's contents. */
-struct job_id {
-	char magic[8];
-	uint64_t nonce;
-	struct sockaddr_in root;
-	uint8_t rank0_serves;	/* NNP_COMM_ID: rank 0 starts the root */
-};
-
-_Static_assert(sizeof(struct job_id) <= NNP_UNIQUE_ID_BYTES, "id fits");
 
 struct hello {
 	uint32_t magic;
@@ -113,8 +104,8 @@ static nnp_result_t xfer(int fd, void *buf, size_t len, bool out, int64_t deadli
 		if (w <= 0)
 			return w ? NNP_ERROR_IO : NNP_ERROR_TIMEOUT;
 		n = out ? send(fd, p, len, MSG_NOSIGNAL) : recv(fd, p, len, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;	/* the root's sockets do not block */
 		if (n <= 0)
 			return NNP_ERROR_IO;
 		p += n;
@@ -125,15 +116,34 @@ static nnp_result_t xfer(int fd, void *buf, size_t len, bool out, int64_t deadli
 
 /* ---- root ---- */
 
-struct root {
-	int listen_fd;
-	uint64_t nonce;
+/*
+ * The root serves every connection at once: a stranger that connects and
+ * says nothing holds one slot until its own short deadline, not the job.
+ */
+#define MAX_PENDING	64	/* connections not yet admitted as ranks */
+#define HELLO_MS	5000	/* for a connection to say who it is */
+
+/* A connection whose hello is still coming in. */
+struct conn {
+	int fd;
 	int64_t deadline;
+	size_t got;		/* bytes of in */
+	struct hello in;
 };
 
 struct member {
 	int fd;
 	struct nnp_rank_info info;
+};
+
+struct root {
+	int listen_fd;
+	uint64_t nonce;
+	int64_t deadline;
+	struct conn pending[MAX_PENDING];
+	unsigned int npending;
+	struct member *m;	/* by rank, once a hello is accepted */
+	uint32_t nranks, joined;
 };
 
 static void answer(int fd, nnp_result_t status, uint32_t epoch,
@@ -145,72 +155,153 @@ static void answer(int fd, nnp_result_t status, uint32_t epoch,
 		xfer(fd, (void *)table, n * sizeof(*table), true, deadline);
 }
 
-/* Take one rank's hello; a bad one is answered and dropped. */
-static void admit(struct root *rt, int fd, struct member **m, uint32_t *nranks,
-		  uint32_t *joined)
+/* Can @h join this job? Only an accepted hello fixes the job's size. */
+static nnp_result_t check_hello(const struct root *rt, const struct hello *h)
 {
-	struct hello h;
-	nnp_result_t st = xfer(fd, &h, sizeof(h), false, rt->deadline);
+	if (h->magic != MSG_MAGIC || h->nonce != rt->nonce ||
+	    h->nranks < 1 || h->nranks > NNP_BOOTSTRAP_MAX_RANKS ||
+	    h->rank >= h->nranks)
+		return NNP_ERROR_INVALID_ARGUMENT;
+	if (rt->m && (h->nranks != rt->nranks || rt->m[h->rank].fd >= 0))
+		return NNP_ERROR_INVALID_ARGUMENT;
+	return NNP_SUCCESS;
+}
 
-	if (st == NNP_SUCCESS && (h.magic != MSG_MAGIC || h.nonce != rt->nonce))
-		st = NNP_ERROR_INVALID_ARGUMENT;
-	if (st == NNP_SUCCESS && !*m) {
-		*nranks = h.nranks;
-		*m = calloc(h.nranks ? h.nranks : 1, sizeof(**m));
-		if (!*m)
+/* Make @c's sender its rank, or answer why not; @c's fd is taken either way. */
+static void admit(struct root *rt, struct conn *c)
+{
+	nnp_result_t st = check_hello(rt, &c->in);
+	uint32_t i;
+
+	if (st == NNP_SUCCESS && !rt->m) {
+		rt->m = calloc(c->in.nranks, sizeof(*rt->m));
+		if (!rt->m)
 			st = NNP_ERROR_OUT_OF_MEMORY;
-		for (uint32_t i = 0; *m && i < h.nranks; i++)
-			(*m)[i].fd = -1;
+		for (i = 0; rt->m && i < c->in.nranks; i++)
+			rt->m[i].fd = -1;
+		rt->nranks = c->in.nranks;
 	}
-	if (st == NNP_SUCCESS && (h.nranks != *nranks || h.rank >= *nranks ||
-				  (*m)[h.rank].fd >= 0))
-		st = NNP_ERROR_INVALID_ARGUMENT;
 	if (st != NNP_SUCCESS) {
-		answer(fd, st, 0, NULL, 0, rt->deadline);
-		close(fd);
+		answer(c->fd, st, 0, NULL, 0, now_ms() + ANSWER_MS);
+		close(c->fd);
 		return;
 	}
-	(*m)[h.rank].fd = fd;
-	(*m)[h.rank].info = h.info;
-	(*joined)++;
+	rt->m[c->in.rank].fd = c->fd;
+	rt->m[c->in.rank].info = c->in.info;
+	rt->joined++;
+}
+
+/* Read what @c has sent so far; false once it is done with (fd taken). */
+static bool conn_read(struct root *rt, struct conn *c)
+{
+	ssize_t n = recv(c->fd, (uint8_t *)&c->in + c->got, sizeof(c->in) - c->got, 0);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return true;
+	if (n <= 0) {
+		close(c->fd);
+		return false;
+	}
+	c->got += (size_t)n;
+	if (c->got < sizeof(c->in))
+		return true;
+	admit(rt, c);
+	return false;
+}
+
+static void forget(struct root *rt, unsigned int i)
+{
+	rt->pending[i] = rt->pending[--rt->npending];
+}
+
+/* Take a new connection; when all slots are busy the oldest one goes. */
+static void take_conn(struct root *rt)
+{
+	int fd = accept4(rt->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	int64_t deadline = now_ms() + HELLO_MS;
+	unsigned int i, oldest = 0;
+
+	if (fd < 0)
+		return;
+	if (rt->npending == MAX_PENDING) {
+		for (i = 1; i < rt->npending; i++)
+			if (rt->pending[i].deadline < rt->pending[oldest].deadline)
+				oldest = i;
+		close(rt->pending[oldest].fd);
+		forget(rt, oldest);
+	}
+	rt->pending[rt->npending++] = (struct conn){
+		.fd = fd,
+		.deadline = deadline < rt->deadline ? deadline : rt->deadline,
+	};
+}
+
+/* Serve hellos until every rank is in or the job's deadline passes. */
+static void gather(struct root *rt)
+{
+	struct pollfd p[MAX_PENDING + 1];
+
+	while (!rt->m || rt->joined < rt->nranks) {
+		int64_t now = now_ms(), next = rt->deadline;
+		unsigned int i;
+
+		if (now >= rt->deadline)
+			return;
+		p[0] = (struct pollfd){ .fd = rt->listen_fd, .events = POLLIN };
+		for (i = 0; i < rt->npending; i++) {
+			p[i + 1] = (struct pollfd){ .fd = rt->pending[i].fd, .events = POLLIN };
+			if (rt->pending[i].deadline < next)
+				next = rt->pending[i].deadline;
+		}
+		if (poll(p, rt->npending + 1, next - now > 1000 ? 1000 : (int)(next - now)) < 0 &&
+		    errno != EINTR)
+			return;
+		now = now_ms();
+		/* Backwards: forget() moves the last entry, already seen, here. */
+		for (i = rt->npending; i-- > 0;) {
+			struct conn *c = &rt->pending[i];
+
+			if (p[i + 1].revents && !conn_read(rt, c)) {
+				forget(rt, i);
+			} else if (now >= c->deadline) {
+				close(c->fd);
+				forget(rt, i);
+			}
+		}
+		if (p[0].revents & POLLIN)
+			take_conn(rt);
+	}
 }
 
 static void *root_main(void *arg)
 {
 	struct root *rt = arg;
-	struct member *m = NULL;
 	struct nnp_rank_info *table = NULL;
-	uint32_t nranks = 0, joined = 0, i, epoch;
+	uint32_t i, epoch;
 
-	while (!m || joined < nranks) {
-		int fd;
-
-		if (wait_fd(rt->listen_fd, POLLIN, rt->deadline) <= 0)
-			break;
-		fd = accept(rt->listen_fd, NULL, NULL);
-		if (fd >= 0)
-			admit(rt, fd, &m, &nranks, &joined);
-	}
-	if (m && joined == nranks)
-		table = calloc(nranks, sizeof(*table));
+	gather(rt);
+	while (rt->npending)
+		close(rt->pending[--rt->npending].fd);
+	if (rt->m && rt->joined == rt->nranks)
+		table = calloc(rt->nranks, sizeof(*table));
 	do {
 		epoch = (uint32_t)nnp_random64();
 	} while (!epoch);
-	for (i = 0; table && i < nranks; i++)
-		table[i] = m[i].info;
+	for (i = 0; table && i < rt->nranks; i++)
+		table[i] = rt->m[i].info;
 	/*
 	 * Everyone learns the outcome, even past the deadline: ranks still
 	 * waiting see a timeout.
 	 */
-	for (i = 0; m && i < nranks; i++) {
-		if (m[i].fd < 0)
+	for (i = 0; rt->m && i < rt->nranks; i++) {
+		if (rt->m[i].fd < 0)
 			continue;
-		answer(m[i].fd, table ? NNP_SUCCESS : NNP_ERROR_TIMEOUT, epoch,
-		       table, nranks, now_ms() + ANSWER_MS);
-		close(m[i].fd);
+		answer(rt->m[i].fd, table ? NNP_SUCCESS : NNP_ERROR_TIMEOUT, epoch,
+		       table, rt->nranks, now_ms() + ANSWER_MS);
+		close(rt->m[i].fd);
 	}
 	free(table);
-	free(m);
+	free(rt->m);
 	close(rt->listen_fd);
 	free(rt);
 	return NULL;
@@ -291,7 +382,7 @@ static nnp_result_t parse_comm_id(const char *s, struct sockaddr_in *addr)
 
 nnp_result_t nnp_bootstrap_new_id(nnp_unique_id_t *id)
 {
-	struct job_id j = { .magic = ID_MAGIC, .root.sin_family = AF_INET };
+	struct nnp_job_id j = { .magic = ID_MAGIC, .root.sin_family = AF_INET };
 	const char *env = getenv("NNP_COMM_ID");
 	nnp_result_t res;
 
@@ -340,7 +431,7 @@ nnp_result_t nnp_bootstrap_join(const nnp_unique_id_t *id, int nranks, int rank,
 	};
 	int64_t deadline = deadline_ms();
 	struct reply r;
-	struct job_id j;
+	struct nnp_job_id j;
 	nnp_result_t res;
 	int fd;
 

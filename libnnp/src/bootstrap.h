@@ -8,7 +8,22 @@
 #ifndef NNP_BOOTSTRAP_H
 #define NNP_BOOTSTRAP_H
 
+#include <netinet/in.h>
+
 #include "ring_plan.h"
+
+/* The most ranks a job may have (as nnp_comm_init_rank() allows). */
+#define NNP_BOOTSTRAP_MAX_RANKS	0xffff
+
+/* The unique id's contents (the tests read the root's address in it). */
+struct nnp_job_id {
+	char magic[8];
+	uint64_t nonce;
+	struct sockaddr_in root;
+	uint8_t rank0_serves;	/* NNP_COMM_ID: rank 0 starts the root */
+};
+
+_Static_assert(sizeof(struct nnp_job_id) <= NNP_UNIQUE_ID_BYTES, "id fits");
 
 /*
  * Make the id of a new job. Serves its rendezvous from a thread of this

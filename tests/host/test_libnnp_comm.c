@@ -3,8 +3,9 @@
  * libnnp communicator setup without devices: ring planning over ring,
  * torus and broken topologies, and the job rendezvous over TCP between
  * threads standing in for ranks (own root, NNP_COMM_ID, bad ranks,
- * a missing rank timing out).
+ * a missing rank timing out) and strangers at the root's port.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,8 @@
 #include <threads.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <sys/socket.h>
 
 #include <cmocka.h>
 
@@ -161,9 +164,9 @@ static int rank_main(void *arg)
 	return 0;
 }
 
-/* Run ranks @ranks[0..k) of an @nranks job; results in @rt. */
-static void join_all(const nnp_unique_id_t *id, int nranks, const int *ranks,
-		     int k, struct rank_thread *rt)
+/* Start ranks @ranks[0..k) of an @nranks job; results in @rt. */
+static void start_ranks(const nnp_unique_id_t *id, int nranks, const int *ranks,
+			int k, struct rank_thread *rt)
 {
 	int i;
 
@@ -171,8 +174,69 @@ static void join_all(const nnp_unique_id_t *id, int nranks, const int *ranks,
 		rt[i] = (struct rank_thread){ .id = id, .nranks = nranks, .rank = ranks[i] };
 		assert_int_equal(thrd_create(&rt[i].t, rank_main, &rt[i]), thrd_success);
 	}
+}
+
+static void wait_ranks(struct rank_thread *rt, int k)
+{
+	int i;
+
 	for (i = 0; i < k; i++)
 		thrd_join(rt[i].t, NULL);
+}
+
+static void join_all(const nnp_unique_id_t *id, int nranks, const int *ranks,
+		     int k, struct rank_thread *rt)
+{
+	start_ranks(id, nranks, ranks, k, rt);
+	wait_ranks(rt, k);
+}
+
+/* One hello that is expected to be refused: its result. */
+static nnp_result_t lone_join(const nnp_unique_id_t *id, int nranks, int rank)
+{
+	struct rank_thread r = { .id = id, .nranks = nranks, .rank = rank };
+
+	rank_main(&r);
+	free(r.all);
+	return r.res;
+}
+
+static int64_t ms_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static void nap_ms(long ms)
+{
+	struct timespec t = { ms / 1000, ms % 1000 * 1000000 };
+
+	nanosleep(&t, NULL);
+}
+
+/* A TCP connection to @addr, or -1 with errno set. */
+static int dial(const struct sockaddr_in *addr)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd >= 0 && connect(fd, (const struct sockaddr *)addr, sizeof(*addr))) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+static struct sockaddr_in root_of(const nnp_unique_id_t *id)
+{
+	struct nnp_job_id j;
+
+	memcpy(&j, id->internal, sizeof(j));
+	return j.root;
 }
 
 static void assert_job_ok(struct rank_thread *rt, int n)
@@ -257,6 +321,57 @@ static void test_rendezvous_failures(void **state)
 	unsetenv("NNP_COMM_TIMEOUT_S");
 }
 
+/* An idle stranger at the root does not hold up the ranks behind it. */
+static void test_rendezvous_idle_stranger(void **state)
+{
+	const int ranks[4] = { 0, 1, 2, 3 };
+	struct rank_thread rt[4];
+	struct sockaddr_in root;
+	nnp_unique_id_t id;
+	int64_t start;
+	int stranger;
+
+	(void)state;
+	setenv("NNP_COMM_TIMEOUT_S", "5", 1);
+	assert_int_equal(nnp_bootstrap_new_id(&id), NNP_SUCCESS);
+	root = root_of(&id);
+	stranger = dial(&root);
+	assert_true(stranger >= 0);
+	start = ms_now();
+	join_all(&id, 4, ranks, 4, rt);
+	assert_job_ok(rt, 4);
+	assert_in_range(ms_now() - start, 0, 2000);
+	close(stranger);
+	unsetenv("NNP_COMM_TIMEOUT_S");
+}
+
+/* Hellos that cannot belong to the job are refused, and the job goes on. */
+static void test_rendezvous_bad_hellos(void **state)
+{
+	const int first[2] = { 0, 1 }, rest[2] = { 2, 3 };
+	struct rank_thread rt[4];
+	nnp_unique_id_t id;
+
+	(void)state;
+	setenv("NNP_COMM_TIMEOUT_S", "5", 1);
+	assert_int_equal(nnp_bootstrap_new_id(&id), NNP_SUCCESS);
+	/* Before any rank is in: none of these may fix the job's size. */
+	assert_int_equal(lone_join(&id, 0, 0), NNP_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(lone_join(&id, NNP_BOOTSTRAP_MAX_RANKS + 1, 0),
+			 NNP_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(lone_join(&id, 1 << 20, 7), NNP_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(lone_join(&id, 4, 4), NNP_ERROR_INVALID_ARGUMENT);
+	start_ranks(&id, 4, first, 2, rt);
+	nap_ms(300);	/* ranks 0 and 1 are in: the job has 4 ranks */
+	assert_int_equal(lone_join(&id, 4, 1), NNP_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(lone_join(&id, 5, 2), NNP_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(lone_join(&id, 2, 1), NNP_ERROR_INVALID_ARGUMENT);
+	start_ranks(&id, 4, rest, 2, rt + 2);
+	wait_ranks(rt, 4);
+	assert_job_ok(rt, 4);
+	unsetenv("NNP_COMM_TIMEOUT_S");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +381,8 @@ int main(void)
 		cmocka_unit_test(test_rendezvous),
 		cmocka_unit_test(test_rendezvous_at_comm_id),
 		cmocka_unit_test(test_rendezvous_failures),
+		cmocka_unit_test(test_rendezvous_idle_stranger),
+		cmocka_unit_test(test_rendezvous_bad_hellos),
 	};
 
 	srand((unsigned int)time(NULL) ^ (unsigned int)getpid());
