@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * libnnp job rendezvous over TCP. The root takes one connection per
- * rank, each carrying a hello (job nonce, nranks, rank, chip and ports),
- * from many connections at once, each with its own short deadline; once
- * all ranks are in it answers each with the status, the epoch and the
- * whole table, and is done. The job is bounded by NNP_COMM_TIMEOUT_S.
+ * rank, each opening with the job's secret and then a hello (nranks,
+ * rank, chip and ports), from many connections at once, each with its own
+ * short deadline; once all ranks are in it answers each with the status,
+ * the epoch and the whole table, and is done. The job is bounded by
+ * NNP_COMM_TIMEOUT_S. The wire format is in bootstrap.h.
  * Both ends are the same build of libnnp on machines of one byte order.
  */
 #include <arpa/inet.h>
@@ -28,32 +29,33 @@
 #include "bootstrap.h"
 #include "internal.h"
 
-#define ID_MAGIC	"nnpjob1"
-#define MSG_MAGIC	0x6e6e7062u	/* "nnpb" */
+#define ID_MAGIC	"nnpjob2"
 #define DEFAULT_TIMEOUT_S 60
 #define ANSWER_MS	5000	/* to send a rank the outcome */
 
-struct hello {
-	uint32_t magic;
-	uint32_t nranks;
-	uint32_t rank;
-	uint32_t rsvd;
-	uint64_t nonce;
-	struct nnp_rank_info info;
-};
+/* Fill @len bytes at @buf from the kernel's random source. */
+static nnp_result_t random_fill(void *buf, size_t len)
+{
+	uint8_t *p = buf;
 
-struct reply {
-	uint32_t magic;
-	uint32_t status;	/* nnp_result_t */
-	uint32_t epoch;
-	uint32_t rsvd;
-};
+	while (len) {
+		ssize_t n = getrandom(p, len, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return NNP_ERROR_IO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return NNP_SUCCESS;
+}
 
 uint64_t nnp_random64(void)
 {
 	uint64_t v;
 
-	if (getrandom(&v, sizeof(v), 0) != sizeof(v))
+	if (random_fill(&v, sizeof(v)) != NNP_SUCCESS)
 		v = (uint64_t)time(NULL) << 20 ^ (uint64_t)getpid();
 	return v;
 }
@@ -114,6 +116,26 @@ static nnp_result_t xfer(int fd, void *buf, size_t len, bool out, int64_t deadli
 	return NNP_SUCCESS;
 }
 
+/* Send @len bytes at @buf as one message. */
+static nnp_result_t send_msg(int fd, const void *buf, uint32_t len, int64_t deadline)
+{
+	struct nnp_boot_hdr h = { .magic = NNP_BOOT_MSG_MAGIC, .len = len };
+	nnp_result_t res = xfer(fd, &h, sizeof(h), true, deadline);
+
+	return res == NNP_SUCCESS ? xfer(fd, (void *)buf, len, true, deadline) : res;
+}
+
+/* Receive a message of exactly @len bytes into @buf; any other is refused. */
+static nnp_result_t recv_msg(int fd, void *buf, uint32_t len, int64_t deadline)
+{
+	struct nnp_boot_hdr h;
+	nnp_result_t res = xfer(fd, &h, sizeof(h), false, deadline);
+
+	if (res == NNP_SUCCESS && (h.magic != NNP_BOOT_MSG_MAGIC || h.len != len))
+		res = NNP_ERROR_IO;
+	return res == NNP_SUCCESS ? xfer(fd, buf, len, false, deadline) : res;
+}
+
 /* ---- root ---- */
 
 /*
@@ -123,12 +145,23 @@ static nnp_result_t xfer(int fd, void *buf, size_t len, bool out, int64_t deadli
 #define MAX_PENDING	64	/* connections not yet admitted as ranks */
 #define HELLO_MS	5000	/* for a connection to say who it is */
 
+/* What a rank sends, in order; read as bytes, each part checked first. */
+struct conn_in {
+	uint8_t secret[NNP_BOOTSTRAP_SECRET_BYTES];
+	struct nnp_boot_hdr hdr;
+	struct nnp_boot_hello hello;
+};
+
+_Static_assert(sizeof(struct conn_in) == NNP_BOOTSTRAP_SECRET_BYTES +
+	       sizeof(struct nnp_boot_hdr) + sizeof(struct nnp_boot_hello),
+	       "no padding in what is read");
+
 /* A connection whose hello is still coming in. */
 struct conn {
 	int fd;
 	int64_t deadline;
 	size_t got;		/* bytes of in */
-	struct hello in;
+	struct conn_in in;
 };
 
 struct member {
@@ -138,7 +171,7 @@ struct member {
 
 struct root {
 	int listen_fd;
-	uint64_t nonce;
+	uint8_t secret[NNP_BOOTSTRAP_SECRET_BYTES];
 	int64_t deadline;
 	struct conn pending[MAX_PENDING];
 	unsigned int npending;
@@ -149,17 +182,35 @@ struct root {
 static void answer(int fd, nnp_result_t status, uint32_t epoch,
 		   const struct nnp_rank_info *table, uint32_t n, int64_t deadline)
 {
-	struct reply r = { .magic = MSG_MAGIC, .status = status, .epoch = epoch };
+	struct nnp_boot_reply r = { .status = status, .epoch = epoch };
 
-	if (xfer(fd, &r, sizeof(r), true, deadline) == NNP_SUCCESS && !status)
-		xfer(fd, (void *)table, n * sizeof(*table), true, deadline);
+	if (send_msg(fd, &r, sizeof(r), deadline) == NNP_SUCCESS && !status)
+		send_msg(fd, table, n * (uint32_t)sizeof(*table), deadline);
+}
+
+/* Tell a rank of the job why it cannot join, and let it go. */
+static void refuse(int fd, nnp_result_t status)
+{
+	answer(fd, status, 0, NULL, 0, now_ms() + ANSWER_MS);
+	close(fd);
+}
+
+/* In constant time, so that the answer's timing does not tell how close. */
+static bool same_secret(const uint8_t *a, const uint8_t *b)
+{
+	uint8_t diff = 0;
+	size_t i;
+
+	for (i = 0; i < NNP_BOOTSTRAP_SECRET_BYTES; i++)
+		diff |= a[i] ^ b[i];
+	return !diff;
 }
 
 /* Can @h join this job? Only an accepted hello fixes the job's size. */
-static nnp_result_t check_hello(const struct root *rt, const struct hello *h)
+static nnp_result_t check_hello(const struct root *rt,
+				const struct nnp_boot_hello *h)
 {
-	if (h->magic != MSG_MAGIC || h->nonce != rt->nonce ||
-	    h->nranks < 1 || h->nranks > NNP_BOOTSTRAP_MAX_RANKS ||
+	if (h->nranks < 1 || h->nranks > NNP_BOOTSTRAP_MAX_RANKS ||
 	    h->rank >= h->nranks)
 		return NNP_ERROR_INVALID_ARGUMENT;
 	if (rt->m && (h->nranks != rt->nranks || rt->m[h->rank].fd >= 0))
@@ -170,31 +221,45 @@ static nnp_result_t check_hello(const struct root *rt, const struct hello *h)
 /* Make @c's sender its rank, or answer why not; @c's fd is taken either way. */
 static void admit(struct root *rt, struct conn *c)
 {
-	nnp_result_t st = check_hello(rt, &c->in);
+	const struct nnp_boot_hello *h = &c->in.hello;
+	nnp_result_t st = check_hello(rt, h);
 	uint32_t i;
 
 	if (st == NNP_SUCCESS && !rt->m) {
-		rt->m = calloc(c->in.nranks, sizeof(*rt->m));
+		rt->m = calloc(h->nranks, sizeof(*rt->m));
 		if (!rt->m)
 			st = NNP_ERROR_OUT_OF_MEMORY;
-		for (i = 0; rt->m && i < c->in.nranks; i++)
+		for (i = 0; rt->m && i < h->nranks; i++)
 			rt->m[i].fd = -1;
-		rt->nranks = c->in.nranks;
+		rt->nranks = h->nranks;
 	}
 	if (st != NNP_SUCCESS) {
-		answer(c->fd, st, 0, NULL, 0, now_ms() + ANSWER_MS);
-		close(c->fd);
+		refuse(c->fd, st);
 		return;
 	}
-	rt->m[c->in.rank].fd = c->fd;
-	rt->m[c->in.rank].info = c->in.info;
+	rt->m[h->rank].fd = c->fd;
+	rt->m[h->rank].info = h->info;
 	rt->joined++;
 }
 
-/* Read what @c has sent so far; false once it is done with (fd taken). */
+/* Where the part of conn_in that holds byte @got ends. */
+static size_t part_end(size_t got)
+{
+	if (got < offsetof(struct conn_in, hdr))
+		return offsetof(struct conn_in, hdr);
+	if (got < offsetof(struct conn_in, hello))
+		return offsetof(struct conn_in, hello);
+	return sizeof(struct conn_in);
+}
+
+/*
+ * Read what @c has sent so far, never past the part being read, and check
+ * each part once it is whole; false once @c is done with (fd taken).
+ */
 static bool conn_read(struct root *rt, struct conn *c)
 {
-	ssize_t n = recv(c->fd, (uint8_t *)&c->in + c->got, sizeof(c->in) - c->got, 0);
+	size_t end = part_end(c->got);
+	ssize_t n = recv(c->fd, (uint8_t *)&c->in + c->got, end - c->got, 0);
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return true;
@@ -203,10 +268,24 @@ static bool conn_read(struct root *rt, struct conn *c)
 		return false;
 	}
 	c->got += (size_t)n;
-	if (c->got < sizeof(c->in))
+	if (c->got < end)
 		return true;
-	admit(rt, c);
-	return false;
+	switch (end) {
+	case offsetof(struct conn_in, hdr):
+		if (same_secret(c->in.secret, rt->secret))
+			return true;
+		close(c->fd);	/* a stranger: dropped unheard and unanswered */
+		return false;
+	case offsetof(struct conn_in, hello):
+		if (c->in.hdr.magic == NNP_BOOT_MSG_MAGIC &&
+		    c->in.hdr.len == sizeof(c->in.hello))
+			return true;
+		refuse(c->fd, NNP_ERROR_INVALID_ARGUMENT);
+		return false;
+	default:
+		admit(rt, c);
+		return false;
+	}
 }
 
 static void forget(struct root *rt, unsigned int i)
@@ -308,7 +387,7 @@ static void *root_main(void *arg)
 }
 
 /* Listen on @addr and serve one job from a detached thread. */
-static nnp_result_t root_start(struct sockaddr_in *addr, uint64_t nonce)
+static nnp_result_t root_start(struct sockaddr_in *addr, const uint8_t *secret)
 {
 	struct sockaddr_in bound = { .sin_family = AF_INET, .sin_port = addr->sin_port };
 	socklen_t len = sizeof(bound);
@@ -318,7 +397,7 @@ static nnp_result_t root_start(struct sockaddr_in *addr, uint64_t nonce)
 
 	if (!rt)
 		return NNP_ERROR_OUT_OF_MEMORY;
-	rt->nonce = nonce;
+	memcpy(rt->secret, secret, sizeof(rt->secret));
 	rt->deadline = deadline_ms();
 	bound.sin_addr.s_addr = htonl(INADDR_ANY);
 	rt->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -380,6 +459,25 @@ static nnp_result_t parse_comm_id(const char *s, struct sockaddr_in *addr)
 	return addr->sin_port ? NNP_SUCCESS : NNP_ERROR_INVALID_ARGUMENT;
 }
 
+/*
+ * NNP_COMM_ID's ranks share NNP_COMM_SECRET into @secret: without one
+ * anyone who reaches the port could join, so it is required.
+ */
+static nnp_result_t secret_from_env(uint8_t *secret)
+{
+	const char *s = getenv("NNP_COMM_SECRET");
+	size_t len = s ? strlen(s) : 0;
+
+	if (len < NNP_BOOTSTRAP_MIN_SECRET || len > NNP_BOOTSTRAP_SECRET_BYTES) {
+		fprintf(stderr,
+			"libnnp: NNP_COMM_ID needs NNP_COMM_SECRET, the job's secret of %d to %d characters, the same on every rank\n",
+			NNP_BOOTSTRAP_MIN_SECRET, NNP_BOOTSTRAP_SECRET_BYTES);
+		return NNP_ERROR_INVALID_ARGUMENT;
+	}
+	memcpy(secret, s, len);
+	return NNP_SUCCESS;
+}
+
 nnp_result_t nnp_bootstrap_new_id(nnp_unique_id_t *id)
 {
 	struct nnp_job_id j = { .magic = ID_MAGIC, .root.sin_family = AF_INET };
@@ -388,11 +486,14 @@ nnp_result_t nnp_bootstrap_new_id(nnp_unique_id_t *id)
 
 	if (env) {
 		/* Every process makes this same id itself. */
-		res = parse_comm_id(env, &j.root);
+		res = secret_from_env(j.secret);
+		if (res == NNP_SUCCESS)
+			res = parse_comm_id(env, &j.root);
 		j.rank0_serves = 1;
 	} else {
-		j.nonce = nnp_random64();
-		res = root_start(&j.root, j.nonce);
+		res = random_fill(j.secret, sizeof(j.secret));
+		if (res == NNP_SUCCESS)
+			res = root_start(&j.root, j.secret);
 		j.root.sin_addr = our_address();
 	}
 	memset(id, 0, sizeof(*id));
@@ -425,12 +526,11 @@ nnp_result_t nnp_bootstrap_join(const nnp_unique_id_t *id, int nranks, int rank,
 				const struct nnp_rank_info *mine,
 				struct nnp_rank_info **all, uint32_t *epoch)
 {
-	struct hello h = {
-		.magic = MSG_MAGIC, .nranks = (uint32_t)nranks,
-		.rank = (uint32_t)rank, .info = *mine,
+	struct nnp_boot_hello h = {
+		.nranks = (uint32_t)nranks, .rank = (uint32_t)rank, .info = *mine,
 	};
 	int64_t deadline = deadline_ms();
-	struct reply r;
+	struct nnp_boot_reply r;
 	struct nnp_job_id j;
 	nnp_result_t res;
 	int fd;
@@ -438,28 +538,27 @@ nnp_result_t nnp_bootstrap_join(const nnp_unique_id_t *id, int nranks, int rank,
 	memcpy(&j, id->internal, sizeof(j));
 	if (memcmp(j.magic, ID_MAGIC, sizeof(j.magic)))
 		return NNP_ERROR_INVALID_ARGUMENT;
-	h.nonce = j.nonce;
 	if (j.rank0_serves && rank == 0) {
 		struct sockaddr_in at = j.root;
 
-		res = root_start(&at, j.nonce);
+		res = root_start(&at, j.secret);
 		if (res != NNP_SUCCESS)
 			return res;
 	}
 	fd = connect_root(&j.root, deadline);
 	if (fd < 0)
 		return NNP_ERROR_TIMEOUT;
-	res = xfer(fd, &h, sizeof(h), true, deadline);
+	res = xfer(fd, j.secret, sizeof(j.secret), true, deadline);
 	if (res == NNP_SUCCESS)
-		res = xfer(fd, &r, sizeof(r), false, deadline);
-	if (res == NNP_SUCCESS && r.magic != MSG_MAGIC)
-		res = NNP_ERROR_IO;
+		res = send_msg(fd, &h, sizeof(h), deadline);
+	if (res == NNP_SUCCESS)
+		res = recv_msg(fd, &r, sizeof(r), deadline);
 	if (res == NNP_SUCCESS)
 		res = (nnp_result_t)r.status;
 	if (res == NNP_SUCCESS) {
 		*all = calloc((size_t)nranks, sizeof(**all));
-		res = *all ? xfer(fd, *all, (size_t)nranks * sizeof(**all), false,
-				  deadline) : NNP_ERROR_OUT_OF_MEMORY;
+		res = *all ? recv_msg(fd, *all, (uint32_t)nranks * (uint32_t)sizeof(**all),
+				      deadline) : NNP_ERROR_OUT_OF_MEMORY;
 		if (res != NNP_SUCCESS) {
 			free(*all);
 			*all = NULL;

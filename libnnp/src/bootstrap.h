@@ -15,15 +15,47 @@
 /* The most ranks a job may have (as nnp_comm_init_rank() allows). */
 #define NNP_BOOTSTRAP_MAX_RANKS	0xffff
 
+/*
+ * The job's secret: random in an id this process serves, NNP_COMM_SECRET
+ * (16 to 64 characters, zero-padded) at NNP_COMM_ID.
+ */
+#define NNP_BOOTSTRAP_SECRET_BYTES	64
+#define NNP_BOOTSTRAP_MIN_SECRET	16
+
 /* The unique id's contents (the tests read the root's address in it). */
 struct nnp_job_id {
 	char magic[8];
-	uint64_t nonce;
+	uint8_t secret[NNP_BOOTSTRAP_SECRET_BYTES];
 	struct sockaddr_in root;
 	uint8_t rank0_serves;	/* NNP_COMM_ID: rank 0 starts the root */
 };
 
 _Static_assert(sizeof(struct nnp_job_id) <= NNP_UNIQUE_ID_BYTES, "id fits");
+
+/*
+ * On the wire: a rank first sends the job's secret (the root drops a
+ * connection whose secret differs before reading anything else), then
+ * its hello as a message; the root answers with a reply and, on success,
+ * the table (nranks entries). A message is a header, then len bytes; a
+ * length other than the one expected is refused unread.
+ */
+#define NNP_BOOT_MSG_MAGIC	0x6e6e7062u	/* "nnpb" */
+
+struct nnp_boot_hdr {
+	uint32_t magic;
+	uint32_t len;
+};
+
+struct nnp_boot_hello {
+	uint32_t nranks;
+	uint32_t rank;
+	struct nnp_rank_info info;
+};
+
+struct nnp_boot_reply {
+	uint32_t status;	/* nnp_result_t */
+	uint32_t epoch;
+};
 
 /*
  * Make the id of a new job. Serves its rendezvous from a thread of this

@@ -283,6 +283,7 @@ static void test_rendezvous_at_comm_id(void **state)
 	(void)state;
 	snprintf(addr, sizeof(addr), "127.0.0.1:%d", 20000 + rand() % 20000);
 	setenv("NNP_COMM_ID", addr, 1);
+	setenv("NNP_COMM_SECRET", "0123456789abcdef", 1);
 	/* Every process makes the same id without talking. */
 	assert_int_equal(nnp_bootstrap_new_id(&a), NNP_SUCCESS);
 	assert_int_equal(nnp_bootstrap_new_id(&b), NNP_SUCCESS);
@@ -292,6 +293,7 @@ static void test_rendezvous_at_comm_id(void **state)
 	setenv("NNP_COMM_ID", "no-port-here", 1);
 	assert_int_equal(nnp_bootstrap_new_id(&a), NNP_ERROR_INVALID_ARGUMENT);
 	unsetenv("NNP_COMM_ID");
+	unsetenv("NNP_COMM_SECRET");
 }
 
 static void test_rendezvous_failures(void **state)
@@ -332,6 +334,7 @@ static void test_rendezvous_idle_stranger(void **state)
 	int stranger;
 
 	(void)state;
+	unsetenv("NNP_COMM_ID");
 	setenv("NNP_COMM_TIMEOUT_S", "5", 1);
 	assert_int_equal(nnp_bootstrap_new_id(&id), NNP_SUCCESS);
 	root = root_of(&id);
@@ -353,6 +356,7 @@ static void test_rendezvous_bad_hellos(void **state)
 	nnp_unique_id_t id;
 
 	(void)state;
+	unsetenv("NNP_COMM_ID");
 	setenv("NNP_COMM_TIMEOUT_S", "5", 1);
 	assert_int_equal(nnp_bootstrap_new_id(&id), NNP_SUCCESS);
 	/* Before any rank is in: none of these may fix the job's size. */
@@ -372,6 +376,130 @@ static void test_rendezvous_bad_hellos(void **state)
 	unsetenv("NNP_COMM_TIMEOUT_S");
 }
 
+/* The same job with another secret: a stranger who guessed its address. */
+static nnp_unique_id_t wrong_secret(const nnp_unique_id_t *id)
+{
+	nnp_unique_id_t bad = *id;
+
+	bad.internal[offsetof(struct nnp_job_id, secret)] ^= 1;
+	return bad;
+}
+
+/* A stranger with the wrong secret is dropped unheard; the job goes on. */
+static void test_rendezvous_wrong_secret(void **state)
+{
+	const int ranks[2] = { 0, 1 };
+	struct rank_thread rt[2];
+	nnp_unique_id_t id, bad;
+
+	(void)state;
+	unsetenv("NNP_COMM_ID");
+	setenv("NNP_COMM_TIMEOUT_S", "5", 1);
+	assert_int_equal(nnp_bootstrap_new_id(&id), NNP_SUCCESS);
+	bad = wrong_secret(&id);
+	assert_int_equal(lone_join(&bad, 2, 0), NNP_ERROR_IO);
+	join_all(&id, 2, ranks, 2, rt);
+	assert_job_ok(rt, 2);
+	unsetenv("NNP_COMM_TIMEOUT_S");
+}
+
+/* nnp_bootstrap_new_id(), and what it printed on stderr in @err. */
+static nnp_result_t new_id_stderr(nnp_unique_id_t *id, char *err, size_t size)
+{
+	FILE *f = tmpfile();
+	int saved = dup(2);
+	nnp_result_t res;
+	size_t n;
+
+	assert_non_null(f);
+	fflush(stderr);
+	dup2(fileno(f), 2);
+	res = nnp_bootstrap_new_id(id);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(f);
+	n = fread(err, 1, size - 1, f);
+	err[n] = '\0';
+	fclose(f);
+	return res;
+}
+
+/*
+ * At NNP_COMM_ID the job's secret is NNP_COMM_SECRET: refused without it,
+ * and a process with another one cannot take a rank.
+ */
+static void test_rendezvous_comm_id_secret(void **state)
+{
+	const int first = 0, second = 1;
+	struct rank_thread rt[2];
+	nnp_unique_id_t a, b;
+	char addr[32], err[512];
+
+	(void)state;
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", 20000 + rand() % 20000);
+	setenv("NNP_COMM_ID", addr, 1);
+	setenv("NNP_COMM_TIMEOUT_S", "5", 1);
+	unsetenv("NNP_COMM_SECRET");
+	assert_int_equal(new_id_stderr(&a, err, sizeof(err)), NNP_ERROR_INVALID_ARGUMENT);
+	assert_non_null(strstr(err, "NNP_COMM_SECRET"));
+	setenv("NNP_COMM_SECRET", "too-short", 1);
+	assert_int_equal(new_id_stderr(&a, err, sizeof(err)), NNP_ERROR_INVALID_ARGUMENT);
+	assert_non_null(strstr(err, "NNP_COMM_SECRET"));
+	setenv("NNP_COMM_SECRET", "the other job's secret", 1);
+	assert_int_equal(nnp_bootstrap_new_id(&b), NNP_SUCCESS);
+	setenv("NNP_COMM_SECRET", "this job's own secret", 1);
+	assert_int_equal(nnp_bootstrap_new_id(&a), NNP_SUCCESS);
+	assert_memory_not_equal(&a, &b, sizeof(a));
+	start_ranks(&a, 2, &first, 1, rt);
+	nap_ms(300);	/* rank 0 serves the root and is in */
+	assert_int_equal(lone_join(&b, 2, 1), NNP_ERROR_IO);
+	start_ranks(&a, 2, &second, 1, rt + 1);
+	wait_ranks(rt, 2);
+	assert_job_ok(rt, 2);
+	unsetenv("NNP_COMM_ID");
+	unsetenv("NNP_COMM_SECRET");
+	unsetenv("NNP_COMM_TIMEOUT_S");
+}
+
+/* A message longer than the hello is refused before its body is read. */
+static void test_rendezvous_oversized(void **state)
+{
+	const uint32_t lens[2] = { sizeof(struct nnp_boot_hello) + 1, 1u << 30 };
+	const int ranks[2] = { 0, 1 };
+	struct rank_thread rt[2];
+	nnp_unique_id_t id;
+	struct nnp_job_id j;
+	int i;
+
+	(void)state;
+	unsetenv("NNP_COMM_ID");
+	setenv("NNP_COMM_TIMEOUT_S", "5", 1);
+	assert_int_equal(nnp_bootstrap_new_id(&id), NNP_SUCCESS);
+	memcpy(&j, id.internal, sizeof(j));
+	for (i = 0; i < 2; i++) {
+		struct nnp_boot_hdr h = { .magic = NNP_BOOT_MSG_MAGIC, .len = lens[i] };
+		struct {
+			struct nnp_boot_hdr h;
+			struct nnp_boot_reply r;
+		} back;
+		int fd = dial(&j.root);
+
+		assert_true(fd >= 0);
+		assert_int_equal(send(fd, &j.secret, sizeof(j.secret), 0), sizeof(j.secret));
+		assert_int_equal(send(fd, &h, sizeof(h), 0), sizeof(h));
+		assert_int_equal(recv(fd, &back, sizeof(back), MSG_WAITALL), sizeof(back));
+		assert_int_equal(back.h.magic, NNP_BOOT_MSG_MAGIC);
+		assert_int_equal(back.h.len, sizeof(back.r));
+		assert_int_equal(back.r.status, NNP_ERROR_INVALID_ARGUMENT);
+		assert_int_equal(recv(fd, &back, 1, 0), 0);	/* and closed */
+		close(fd);
+	}
+	join_all(&id, 2, ranks, 2, rt);
+	assert_job_ok(rt, 2);
+	unsetenv("NNP_COMM_TIMEOUT_S");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -383,6 +511,9 @@ int main(void)
 		cmocka_unit_test(test_rendezvous_failures),
 		cmocka_unit_test(test_rendezvous_idle_stranger),
 		cmocka_unit_test(test_rendezvous_bad_hellos),
+		cmocka_unit_test(test_rendezvous_wrong_secret),
+		cmocka_unit_test(test_rendezvous_comm_id_secret),
+		cmocka_unit_test(test_rendezvous_oversized),
 	};
 
 	srand((unsigned int)time(NULL) ^ (unsigned int)getpid());

@@ -3,7 +3,8 @@
 # two chips joined locally, and two socket links join the VMs' chips into
 # a ring 0 -> 1 -> 2 -> 3 -> 0 (1.2-2.2 and 3.3-0.3 cross between them).
 # The VMs share an Ethernet LAN (the management network) over which the
-# job's rendezvous runs: NNP_COMM_ID names rank 0's address. Each VM runs
+# job's rendezvous runs: NNP_COMM_ID names rank 0's address, and only
+# ranks showing NNP_COMM_SECRET (fresh for each run) get in. Each VM runs
 # `mpirun -np 2 coll_mpi` as ranks 0-1 and 2-3 of the 4-rank job
 # (NNP_JOB): allreduce of every type, op and count, broadcast from every
 # root, allgather and reduce-scatter, exact on every rank, no host DMA.
@@ -14,7 +15,9 @@ tmp=$(mktemp -d)
 tap_plan 4
 
 icl_a=$(free_port) icl_b=$(free_port) lan=$(free_port)
-job=(--env NNP_COMM_ID=10.0.0.1:29500 --env NNP_COMM_TIMEOUT_S=120)
+secret=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+job=(--env NNP_COMM_ID=10.0.0.1:29500 --env "NNP_COMM_SECRET=$secret"
+	--env NNP_COMM_TIMEOUT_S=120)
 run='mpirun -np 2 coll_mpi; rc=$?; nnptool links; exit $rc'
 
 vm_start a "$root/tools/nnp-vm" --chips 2 --chip-base 0 --mem-size 64M --guest-mem 1024 \
