@@ -386,10 +386,13 @@ static void *root_main(void *arg)
 	return NULL;
 }
 
-/* Listen on @addr and serve one job from a detached thread. */
+/*
+ * Listen on @addr, that address only (port 0: any free one, set here), and
+ * serve one job from a detached thread.
+ */
 static nnp_result_t root_start(struct sockaddr_in *addr, const uint8_t *secret)
 {
-	struct sockaddr_in bound = { .sin_family = AF_INET, .sin_port = addr->sin_port };
+	struct sockaddr_in bound = *addr;
 	socklen_t len = sizeof(bound);
 	struct root *rt = calloc(1, sizeof(*rt));
 	pthread_t thread;
@@ -399,7 +402,6 @@ static nnp_result_t root_start(struct sockaddr_in *addr, const uint8_t *secret)
 		return NNP_ERROR_OUT_OF_MEMORY;
 	memcpy(rt->secret, secret, sizeof(rt->secret));
 	rt->deadline = deadline_ms();
-	bound.sin_addr.s_addr = htonl(INADDR_ANY);
 	rt->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (rt->listen_fd < 0 ||
 	    setsockopt(rt->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
@@ -491,10 +493,10 @@ nnp_result_t nnp_bootstrap_new_id(nnp_unique_id_t *id)
 			res = parse_comm_id(env, &j.root);
 		j.rank0_serves = 1;
 	} else {
+		j.root.sin_addr = our_address();
 		res = random_fill(j.secret, sizeof(j.secret));
 		if (res == NNP_SUCCESS)
 			res = root_start(&j.root, j.secret);
-		j.root.sin_addr = our_address();
 	}
 	memset(id, 0, sizeof(*id));
 	if (res == NNP_SUCCESS)

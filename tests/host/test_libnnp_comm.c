@@ -500,6 +500,55 @@ static void test_rendezvous_oversized(void **state)
 	unsetenv("NNP_COMM_TIMEOUT_S");
 }
 
+/* @at with the address 127.0.0.1: the same port, another local address. */
+static int dial_loopback(struct sockaddr_in at)
+{
+	at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	return dial(&at);
+}
+
+/* The root listens on the id's address only, not on every interface. */
+static void test_rendezvous_bound_address(void **state)
+{
+	const int first = 0, second = 1;
+	struct rank_thread rt[2];
+	struct sockaddr_in at;
+	nnp_unique_id_t id;
+	char addr[32];
+	int fd, tries;
+
+	(void)state;
+	/* Our own root, at our first interface (if there is one but lo). */
+	unsetenv("NNP_COMM_ID");
+	assert_int_equal(nnp_bootstrap_new_id(&id), NNP_SUCCESS);
+	at = root_of(&id);
+	if (at.sin_addr.s_addr != htonl(INADDR_LOOPBACK)) {
+		assert_int_equal(dial_loopback(at), -1);
+		assert_int_equal(errno, ECONNREFUSED);
+	}
+	/* Rank 0's root at NNP_COMM_ID=127.0.0.2:port, not at 127.0.0.1. */
+	snprintf(addr, sizeof(addr), "127.0.0.2:%d", 20000 + rand() % 20000);
+	setenv("NNP_COMM_ID", addr, 1);
+	setenv("NNP_COMM_SECRET", "0123456789abcdef", 1);
+	setenv("NNP_COMM_TIMEOUT_S", "5", 1);
+	assert_int_equal(nnp_bootstrap_new_id(&id), NNP_SUCCESS);
+	at = root_of(&id);
+	start_ranks(&id, 2, &first, 1, rt);
+	/* Wait for rank 0's root: a connection that says nothing is harmless. */
+	for (tries = 0; (fd = dial(&at)) < 0 && tries < 200; tries++)
+		nap_ms(10);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(dial_loopback(at), -1);
+	assert_int_equal(errno, ECONNREFUSED);
+	start_ranks(&id, 2, &second, 1, rt + 1);
+	wait_ranks(rt, 2);
+	assert_job_ok(rt, 2);
+	unsetenv("NNP_COMM_ID");
+	unsetenv("NNP_COMM_SECRET");
+	unsetenv("NNP_COMM_TIMEOUT_S");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -514,6 +563,7 @@ int main(void)
 		cmocka_unit_test(test_rendezvous_wrong_secret),
 		cmocka_unit_test(test_rendezvous_comm_id_secret),
 		cmocka_unit_test(test_rendezvous_oversized),
+		cmocka_unit_test(test_rendezvous_bound_address),
 	};
 
 	srand((unsigned int)time(NULL) ^ (unsigned int)getpid());

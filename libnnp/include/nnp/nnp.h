@@ -196,17 +196,18 @@ typedef struct nnp_unique_id {
 /*
  * Make a unique id for a new job, on one rank (usually rank 0), then hand
  * it to the others (MPI_Bcast, say). The calling process serves the job's
- * rendezvous on a TCP port until every rank has joined, so it must live
- * until nnp_comm_init_rank() returns everywhere. The id holds a random
- * secret that every rank shows the rendezvous first: whoever has the id
- * can join the job, so keep it among the job's processes.
+ * rendezvous on a TCP port of its first network interface's address (that
+ * address only; 127.0.0.1 if it has none) until every rank has joined, so
+ * it must live until nnp_comm_init_rank() returns everywhere. The id holds
+ * a random secret that every rank shows the rendezvous first: whoever has
+ * the id can join the job, so keep it among the job's processes.
  *
  * NNP_COMM_ID=host:port in the environment names the address instead
- * (rank 0 serves it there; all ranks must see it, and every process makes
- * the same id itself). Then NNP_COMM_SECRET, 16 to 64 characters and the
- * same on every rank, is the job's secret (e.g. from openssl rand -hex 16):
- * without it, or if it is shorter or longer, this fails with
- * NNP_ERROR_INVALID_ARGUMENT and says so on stderr.
+ * (rank 0 serves it there, bound to that address only; all ranks must see
+ * it, and every process makes the same id itself). Then NNP_COMM_SECRET,
+ * 16 to 64 characters and the same on every rank, is the job's secret
+ * (e.g. from openssl rand -hex 16): without it, or if it is shorter or
+ * longer, this fails with NNP_ERROR_INVALID_ARGUMENT and says so on stderr.
  */
 nnp_result_t nnp_get_unique_id(nnp_unique_id_t *id);
 
