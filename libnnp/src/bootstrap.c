@@ -172,6 +172,7 @@ struct member {
 struct root {
 	int listen_fd;
 	uint8_t secret[NNP_BOOTSTRAP_SECRET_BYTES];
+	uint64_t epoch;		/* for every rank, never 0 */
 	int64_t deadline;
 	struct conn pending[MAX_PENDING];
 	unsigned int npending;
@@ -179,7 +180,7 @@ struct root {
 	uint32_t nranks, joined;
 };
 
-static void answer(int fd, nnp_result_t status, uint32_t epoch,
+static void answer(int fd, nnp_result_t status, uint64_t epoch,
 		   const struct nnp_rank_info *table, uint32_t n, int64_t deadline)
 {
 	struct nnp_boot_reply r = { .status = status, .epoch = epoch };
@@ -356,16 +357,13 @@ static void *root_main(void *arg)
 {
 	struct root *rt = arg;
 	struct nnp_rank_info *table = NULL;
-	uint32_t i, epoch;
+	uint32_t i;
 
 	gather(rt);
 	while (rt->npending)
 		close(rt->pending[--rt->npending].fd);
 	if (rt->m && rt->joined == rt->nranks)
 		table = calloc(rt->nranks, sizeof(*table));
-	do {
-		epoch = (uint32_t)nnp_random64();
-	} while (!epoch);
 	for (i = 0; table && i < rt->nranks; i++)
 		table[i] = rt->m[i].info;
 	/*
@@ -375,7 +373,7 @@ static void *root_main(void *arg)
 	for (i = 0; rt->m && i < rt->nranks; i++) {
 		if (rt->m[i].fd < 0)
 			continue;
-		answer(rt->m[i].fd, table ? NNP_SUCCESS : NNP_ERROR_TIMEOUT, epoch,
+		answer(rt->m[i].fd, table ? NNP_SUCCESS : NNP_ERROR_TIMEOUT, rt->epoch,
 		       table, rt->nranks, now_ms() + ANSWER_MS);
 		close(rt->m[i].fd);
 	}
@@ -384,6 +382,17 @@ static void *root_main(void *arg)
 	close(rt->listen_fd);
 	free(rt);
 	return NULL;
+}
+
+/* A random nonzero epoch: it names the job's communicators on the links. */
+static nnp_result_t new_epoch(uint64_t *epoch)
+{
+	nnp_result_t res;
+
+	do {
+		res = random_fill(epoch, sizeof(*epoch));
+	} while (res == NNP_SUCCESS && !*epoch);
+	return res;
 }
 
 /*
@@ -400,6 +409,10 @@ static nnp_result_t root_start(struct sockaddr_in *addr, const uint8_t *secret)
 
 	if (!rt)
 		return NNP_ERROR_OUT_OF_MEMORY;
+	if (new_epoch(&rt->epoch) != NNP_SUCCESS) {
+		free(rt);
+		return NNP_ERROR_IO;
+	}
 	memcpy(rt->secret, secret, sizeof(rt->secret));
 	rt->deadline = deadline_ms();
 	rt->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -526,7 +539,7 @@ static int connect_root(const struct sockaddr_in *root, int64_t deadline)
 
 nnp_result_t nnp_bootstrap_join(const nnp_unique_id_t *id, int nranks, int rank,
 				const struct nnp_rank_info *mine,
-				struct nnp_rank_info **all, uint32_t *epoch)
+				struct nnp_rank_info **all, uint64_t *epoch)
 {
 	struct nnp_boot_hello h = {
 		.nranks = (uint32_t)nranks, .rank = (uint32_t)rank, .info = *mine,

@@ -54,7 +54,8 @@ struct nnp_boot_hello {
 
 struct nnp_boot_reply {
 	uint32_t status;	/* nnp_result_t */
-	uint32_t epoch;
+	uint32_t rsvd;
+	uint64_t epoch;
 };
 
 /*
@@ -66,11 +67,12 @@ nnp_result_t nnp_bootstrap_new_id(nnp_unique_id_t *id);
 
 /*
  * Join job @id as @rank of @nranks, telling @mine; wait for all ranks.
- * On success *@all (@nranks entries, by rank; free() it) and *@epoch.
+ * On success *@all (@nranks entries, by rank; free() it) and *@epoch, the
+ * same random nonzero 64 bits on every rank.
  */
 nnp_result_t nnp_bootstrap_join(const nnp_unique_id_t *id, int nranks, int rank,
 				const struct nnp_rank_info *mine,
-				struct nnp_rank_info **all, uint32_t *epoch);
+				struct nnp_rank_info **all, uint64_t *epoch);
 
 /* A random value, for epochs and job ids. */
 uint64_t nnp_random64(void);

@@ -112,7 +112,7 @@ nnp_result_t nnp_comm_init_rank(nnp_comm_t **comm, int nranks,
 {
 	struct nnp_rank_info mine, *all = NULL;
 	struct nnp_ring ring;
-	uint32_t epoch;
+	uint64_t epoch;
 	nnp_result_t res;
 
 	if (!comm || !id || !dev || nranks < 1 || nranks > 0xffff || rank < 0 ||
@@ -137,7 +137,7 @@ nnp_result_t nnp_comm_init_rank(nnp_comm_t **comm, int nranks,
 nnp_result_t nnp_comm_init_all(nnp_device_t **devs, int n, nnp_comm_t **comms)
 {
 	struct nnp_rank_info *info;
-	uint32_t epoch = (uint32_t)nnp_random64();
+	uint64_t epoch = nnp_random64();
 	struct nnp_ring ring = { 0 };
 	nnp_result_t res = NNP_SUCCESS;
 	int r;

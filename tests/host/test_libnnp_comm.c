@@ -151,7 +151,7 @@ struct rank_thread {
 	int nranks, rank;
 	nnp_result_t res;
 	struct nnp_rank_info *all;
-	uint32_t epoch;
+	uint64_t epoch;
 };
 
 static int rank_main(void *arg)
@@ -263,6 +263,8 @@ static void test_rendezvous(void **state)
 	unsetenv("NNP_COMM_ID");
 	assert_int_equal(nnp_bootstrap_new_id(&id), NNP_SUCCESS);
 	join_all(&id, 6, ranks, 6, rt);
+	/* 64 random bits: all 32 high ones zero once in 4 billion jobs. */
+	assert_true(rt[0].epoch > UINT32_MAX);
 	assert_job_ok(rt, 6);
 	/* Each job gets its own id and epoch. */
 	assert_int_equal(nnp_bootstrap_new_id(&again), NNP_SUCCESS);
@@ -302,7 +304,7 @@ static void test_rendezvous_failures(void **state)
 	struct rank_thread rt[3];
 	nnp_unique_id_t id, junk;
 	struct nnp_rank_info mine = { 0 }, *all;
-	uint32_t epoch;
+	uint64_t epoch;
 	int bad = 0, i;
 
 	(void)state;
@@ -526,6 +528,8 @@ static void test_rendezvous_bound_address(void **state)
 		assert_int_equal(dial_loopback(at), -1);
 		assert_int_equal(errno, ECONNREFUSED);
 	}
+	join_all(&id, 1, &first, 1, rt);	/* and its root is done */
+	assert_job_ok(rt, 1);
 	/* Rank 0's root at NNP_COMM_ID=127.0.0.2:port, not at 127.0.0.1. */
 	snprintf(addr, sizeof(addr), "127.0.0.2:%d", 20000 + rand() % 20000);
 	setenv("NNP_COMM_ID", addr, 1);
