@@ -230,9 +230,10 @@ static void admit(struct root *rt, struct conn *c)
 		rt->m = calloc(h->nranks, sizeof(*rt->m));
 		if (!rt->m)
 			st = NNP_ERROR_OUT_OF_MEMORY;
-		for (i = 0; rt->m && i < h->nranks; i++)
+		else
+			rt->nranks = h->nranks;
+		for (i = 0; i < rt->nranks; i++)
 			rt->m[i].fd = -1;
-		rt->nranks = h->nranks;
 	}
 	if (st != NNP_SUCCESS) {
 		refuse(c->fd, st);
@@ -324,6 +325,7 @@ static void gather(struct root *rt)
 	while (!rt->m || rt->joined < rt->nranks) {
 		int64_t now = now_ms(), next = rt->deadline;
 		unsigned int i;
+		int wait;
 
 		if (now >= rt->deadline)
 			return;
@@ -333,8 +335,8 @@ static void gather(struct root *rt)
 			if (rt->pending[i].deadline < next)
 				next = rt->pending[i].deadline;
 		}
-		if (poll(p, rt->npending + 1, next - now > 1000 ? 1000 : (int)(next - now)) < 0 &&
-		    errno != EINTR)
+		wait = next - now > 1000 ? 1000 : (int)(next - now);
+		if (poll(p, rt->npending + 1, wait) < 0 && errno != EINTR)
 			return;
 		now = now_ms();
 		/* Backwards: forget() moves the last entry, already seen, here. */
