@@ -4,11 +4,39 @@
  * every collective element type. Half and bfloat16 are widened to float,
  * reduced, and rounded back to nearest-even. Integer sums and products
  * wrap, as two's-complement hardware does. Buffers need no alignment.
+ *
+ * One kernel per type and op, picked once per call, so that each is a
+ * plain loop the compiler vectorizes. Element-wise arithmetic does not
+ * reassociate, so the vector loops give the same bits as one element at a
+ * time. GCC's -O2 (QEMU's level) vectorizes only loops it needs no scalar
+ * tail for; the pragma asks for the full cost model here, whatever the
+ * build's level.
  */
-#include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "fw_reduce.h"
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("tree-loop-vectorize", "vect-cost-model=dynamic")
+#endif
+
+/*
+ * On x86-64 each kernel is built twice, for AVX2 and for any x86-64, and
+ * the dynamic linker picks one for the CPU it runs on (an ifunc, which
+ * glibc provides). A test defines CPU_CLONES empty to build the second
+ * alone.
+ */
+#if !defined(CPU_CLONES) && defined(__x86_64__) && defined(__GLIBC__) && \
+	defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define CPU_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef CPU_CLONES
+#define CPU_CLONES
+#endif
 
 size_t nnp_fw_dtype_size(unsigned int dtype)
 {
@@ -20,144 +48,188 @@ size_t nnp_fw_dtype_size(unsigned int dtype)
 	return dtype < NNP_DTYPE_COUNT ? sizes[dtype] : 0;
 }
 
-float nnp_fw_half_to_float(uint16_t h)
+/*
+ * The kernels' loops must have no call and no branch left to vectorize:
+ * the conversions are always inlined, and compute the result of every case
+ * and pick one with a mask. Picking with ?: would let GCC move the float
+ * arithmetic of one arm into a branch, which it then does not vectorize
+ * since the arithmetic might raise a floating-point exception.
+ */
+#ifdef __GNUC__
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
+
+static ALWAYS_INLINE uint32_t pick(bool cond, uint32_t if_true, uint32_t if_false)
 {
-	uint32_t sign = (uint32_t)(h & 0x8000) << 16;
-	uint32_t exp = (h >> 10) & 0x1f;
-	uint32_t man = h & 0x3ff;
-	uint32_t bits;
+	uint32_t mask = -(uint32_t)cond;
+
+	return (if_true & mask) | (if_false & ~mask);
+}
+
+static ALWAYS_INLINE float from_bits(uint32_t bits)
+{
 	float f;
 
-	if (exp == 0x1f) {
-		bits = sign | 0x7f800000u | man << 13;
-	} else if (exp) {
-		bits = sign | (exp + 112) << 23 | man << 13;
-	} else if (man) {
-		/* Subnormal half: exact as a float. */
-		f = ldexpf((float)man, -24);
-		return sign ? -f : f;
-	} else {
-		bits = sign;
-	}
 	memcpy(&f, &bits, sizeof(f));
 	return f;
+}
+
+static ALWAYS_INLINE uint32_t to_bits(float f)
+{
+	uint32_t bits;
+
+	memcpy(&bits, &f, sizeof(bits));
+	return bits;
+}
+
+static ALWAYS_INLINE float half_to_float(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h & 0x8000) << 16;
+	uint32_t body = (uint32_t)(h & 0x7fff) << 13;	/* exponent, mantissa */
+	uint32_t exp = body & 0x0f800000;
+	uint32_t normal = body + (112u << 23);		/* rebias 15 to 127 */
+	uint32_t inf_nan = body | 0x7f800000;
+	/* Subnormal or zero: 2^-14 * (1 + m / 1024) - 2^-14, exact. */
+	uint32_t tiny = to_bits(from_bits(body + (113u << 23)) -
+				from_bits(113u << 23));
+
+	return from_bits(sign | pick(exp == 0x0f800000, inf_nan,
+				     pick(!exp, tiny, normal)));
+}
+
+static ALWAYS_INLINE uint16_t float_to_half(float f)
+{
+	uint32_t bits = to_bits(f);
+	uint32_t sign = (bits >> 16) & 0x8000;
+	uint32_t mag = bits & 0x7fffffff;
+	/* NaN keeps only its sign; too big rounds to infinity. */
+	uint32_t inf_nan = mag > 0x7f800000 ? 0x7e00 : 0x7c00;
+	/*
+	 * Rebias and round the 13 dropped bits to nearest even; a carry
+	 * rolls into the exponent, up to infinity.
+	 */
+	uint32_t normal = (mag - (112u << 23) + 0xfff + ((mag >> 13) & 1)) >> 13;
+	/*
+	 * Below 2^-14, adding 0.5 leaves the result in units of 2^-24 (the
+	 * smallest subnormal half) in the low bits, rounded to nearest even
+	 * by the addition itself.
+	 */
+	uint32_t tiny = to_bits(from_bits(mag) + 0.5f) - 0x3f000000;
+
+	return (uint16_t)(sign | pick(mag >= (143u << 23), inf_nan,
+				      pick(mag < (113u << 23), tiny, normal)));
+}
+
+static ALWAYS_INLINE float bf16_to_float(uint16_t b)
+{
+	return from_bits((uint32_t)b << 16);
+}
+
+static ALWAYS_INLINE uint16_t float_to_bf16(float f)
+{
+	uint32_t bits = to_bits(f);
+	uint32_t quiet_nan = (bits >> 16) | 0x40;
+	uint32_t rounded = (bits + 0x7fff + ((bits >> 16) & 1)) >> 16;
+
+	return (uint16_t)((bits & 0x7fffffff) > 0x7f800000 ? quiet_nan : rounded);
+}
+
+float nnp_fw_half_to_float(uint16_t h)
+{
+	return half_to_float(h);
 }
 
 uint16_t nnp_fw_float_to_half(float f)
 {
-	uint32_t bits, sign, man;
-	int32_t exp;
-
-	memcpy(&bits, &f, sizeof(bits));
-	sign = (bits >> 16) & 0x8000;
-	exp = (int32_t)((bits >> 23) & 0xff) - 127 + 15;
-	man = bits & 0x7fffff;
-	if (((bits >> 23) & 0xff) == 0xff)
-		return (uint16_t)(sign | 0x7c00 | (man ? 0x200 : 0));
-	if (exp >= 0x1f)
-		return (uint16_t)(sign | 0x7c00);
-	if (exp <= 0) {
-		uint32_t shift, half, rest;
-
-		if (exp < -10)
-			return (uint16_t)sign;
-		man |= 0x800000;
-		shift = (uint32_t)(14 - exp);
-		half = 1u << (shift - 1);
-		rest = man & ((1u << shift) - 1);
-		man >>= shift;
-		if (rest > half || (rest == half && (man & 1)))
-			man++;
-		return (uint16_t)(sign | man);
-	}
-	{
-		uint32_t rest = man & 0x1fff;
-		uint32_t h = sign | (uint32_t)exp << 10 | man >> 13;
-
-		/* Round to nearest even; a carry may roll into the exponent. */
-		if (rest > 0x1000 || (rest == 0x1000 && (h & 1)))
-			h++;
-		return (uint16_t)h;
-	}
+	return float_to_half(f);
 }
 
 float nnp_fw_bf16_to_float(uint16_t b)
 {
-	uint32_t bits = (uint32_t)b << 16;
-	float f;
-
-	memcpy(&f, &bits, sizeof(f));
-	return f;
+	return bf16_to_float(b);
 }
 
 uint16_t nnp_fw_float_to_bf16(float f)
 {
-	uint32_t bits;
-
-	memcpy(&bits, &f, sizeof(bits));
-	if ((bits & 0x7fffffff) > 0x7f800000)
-		return (uint16_t)((bits >> 16) | 0x40);	/* quiet NaN */
-	bits += 0x7fff + ((bits >> 16) & 1);
-	return (uint16_t)(bits >> 16);
+	return float_to_bf16(f);
 }
 
-#define APPLY(op, a, b)						\
-	((op) == NNP_OP_PROD ? (a) * (b) :			\
-	 (op) == NNP_OP_MIN ? ((b) < (a) ? (b) : (a)) :		\
-	 (op) == NNP_OP_MAX ? ((b) > (a) ? (b) : (a)) : (a) + (b))
+#define OP_SUM(a, b)	((a) + (b))
+#define OP_PROD(a, b)	((a) * (b))
+#define OP_MIN(a, b)	((b) < (a) ? (b) : (a))	/* a NaN in dst stays */
+#define OP_MAX(a, b)	((b) > (a) ? (b) : (a))
+#define SAME(v)		(v)
 
-/* One loop per storage type, loading and storing through memcpy. */
-#define REDUCE_LOOP(type, calc_type, load, store)			\
-	do {								\
-		for (i = 0; i < n; i++) {				\
-			type x, y;					\
-			calc_type a, b, r;				\
+/*
+ * dst[i] = store(OP(load(dst[i]), load(src[i]))) over elements of @type,
+ * computed in @calc, loaded and stored through memcpy since buffers need
+ * no alignment.
+ */
+#define KERNEL(name, type, calc, load, store, op)			\
+CPU_CLONES static void name(void *dst, const void *src, size_t n)	\
+{									\
+	unsigned char *d = dst;						\
+	const unsigned char *s = src;					\
+	size_t i;							\
 									\
-			memcpy(&x, d + i * sizeof(type), sizeof(type));	\
-			memcpy(&y, s + i * sizeof(type), sizeof(type));	\
-			a = load(x);					\
-			b = load(y);					\
-			r = APPLY(op, a, b);				\
-			x = store(r);					\
-			memcpy(d + i * sizeof(type), &x, sizeof(type));	\
-		}							\
-	} while (0)
+	for (i = 0; i < n; i++) {					\
+		type x, y;						\
+		calc a, b;						\
+									\
+		memcpy(&x, d + i * sizeof(x), sizeof(x));		\
+		memcpy(&y, s + i * sizeof(y), sizeof(y));		\
+		a = load(x);						\
+		b = load(y);						\
+		x = store(op(a, b));					\
+		memcpy(d + i * sizeof(x), &x, sizeof(x));		\
+	}								\
+}
 
-#define SAME(v) (v)
+#define FLOAT_KERNELS(t, type, calc, load, store)			\
+	KERNEL(t##_sum, type, calc, load, store, OP_SUM)		\
+	KERNEL(t##_prod, type, calc, load, store, OP_PROD)		\
+	KERNEL(t##_min, type, calc, load, store, OP_MIN)		\
+	KERNEL(t##_max, type, calc, load, store, OP_MAX)
+
+/* Sums and products in the unsigned type, whose overflow wraps. */
+#define INT_KERNELS(t, type, utype)					\
+	KERNEL(t##_sum, utype, utype, SAME, SAME, OP_SUM)		\
+	KERNEL(t##_prod, utype, utype, SAME, SAME, OP_PROD)		\
+	KERNEL(t##_min, type, type, SAME, SAME, OP_MIN)			\
+	KERNEL(t##_max, type, type, SAME, SAME, OP_MAX)
+
+FLOAT_KERNELS(f32, float, float, SAME, SAME)
+FLOAT_KERNELS(f64, double, double, SAME, SAME)
+FLOAT_KERNELS(f16, uint16_t, float, half_to_float, float_to_half)
+FLOAT_KERNELS(bf16, uint16_t, float, bf16_to_float, float_to_bf16)
+INT_KERNELS(i32, int32_t, uint32_t)
+INT_KERNELS(i64, int64_t, uint64_t)
+
+typedef void reduce_fn(void *dst, const void *src, size_t n);
+
+/* AVG sums; the collective divides once at the end (nnp_fw_divide). */
+#define KERNELS(t) {							\
+	[NNP_OP_SUM] = t##_sum, [NNP_OP_PROD] = t##_prod,		\
+	[NNP_OP_MIN] = t##_min, [NNP_OP_MAX] = t##_max,			\
+	[NNP_OP_AVG] = t##_sum,						\
+}
+
+static reduce_fn *const kernels[NNP_DTYPE_COUNT][NNP_OP_COUNT] = {
+	[NNP_DTYPE_F32] = KERNELS(f32),
+	[NNP_DTYPE_F16] = KERNELS(f16),
+	[NNP_DTYPE_BF16] = KERNELS(bf16),
+	[NNP_DTYPE_I32] = KERNELS(i32),
+	[NNP_DTYPE_F64] = KERNELS(f64),
+	[NNP_DTYPE_I64] = KERNELS(i64),
+};
 
 void nnp_fw_reduce(unsigned int dtype, unsigned int op, void *dst,
 		   const void *src, size_t n)
 {
-	uint8_t *d = dst;
-	const uint8_t *s = src;
-	size_t i;
-
-	switch (dtype) {
-	case NNP_DTYPE_F32:
-		REDUCE_LOOP(float, float, SAME, SAME);
-		break;
-	case NNP_DTYPE_F64:
-		REDUCE_LOOP(double, double, SAME, SAME);
-		break;
-	case NNP_DTYPE_F16:
-		REDUCE_LOOP(uint16_t, float, nnp_fw_half_to_float, nnp_fw_float_to_half);
-		break;
-	case NNP_DTYPE_BF16:
-		REDUCE_LOOP(uint16_t, float, nnp_fw_bf16_to_float, nnp_fw_float_to_bf16);
-		break;
-	case NNP_DTYPE_I32:
-		if (op == NNP_OP_SUM || op == NNP_OP_AVG || op == NNP_OP_PROD)
-			REDUCE_LOOP(uint32_t, uint32_t, SAME, SAME);
-		else
-			REDUCE_LOOP(int32_t, int32_t, SAME, SAME);
-		break;
-	case NNP_DTYPE_I64:
-		if (op == NNP_OP_SUM || op == NNP_OP_AVG || op == NNP_OP_PROD)
-			REDUCE_LOOP(uint64_t, uint64_t, SAME, SAME);
-		else
-			REDUCE_LOOP(int64_t, int64_t, SAME, SAME);
-		break;
-	}
+	if (dtype < NNP_DTYPE_COUNT && op < NNP_OP_COUNT)
+		kernels[dtype][op](dst, src, n);
 }
 
 #define DIVIDE_LOOP(type, calc_type, load, store)			\
@@ -197,3 +269,7 @@ void nnp_fw_divide(unsigned int dtype, void *buf, size_t n, uint32_t divisor)
 		break;
 	}
 }
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif

@@ -10,7 +10,10 @@
 
 /* Bytes of one element of @dtype, 0 for an unknown type. */
 size_t nnp_fw_dtype_size(unsigned int dtype);
-/* dst[i] = dst[i] @op src[i] for @n elements of @dtype. */
+/*
+ * dst[i] = dst[i] @op src[i] for @n elements of @dtype (dst may be src).
+ * An unknown @dtype or @op leaves dst as it is.
+ */
 void nnp_fw_reduce(unsigned int dtype, unsigned int op, void *dst,
 		   const void *src, size_t n);
 /* buf[i] /= @divisor: the last step of NNP_OP_AVG (integers truncate). */

@@ -4,7 +4,8 @@
  * replaced, bit for bit: every type and op, lengths 0 to 67 and long odd
  * ones, every misalignment of dst and src, guard bytes, in place; NaNs,
  * infinities, signed zeros, subnormals, rounding ties and integer
- * wrap-around. The half and bfloat16 conversions over every half and
+ * wrap-around; both the kernels this machine picks and the baseline
+ * x86-64 ones. The half and bfloat16 conversions over every half and
  * bfloat16 and every rounding boundary of every float exponent.
  */
 #include <math.h>
@@ -20,10 +21,31 @@
 
 #include "fw_reduce.h"
 
+/*
+ * The kernels again under other names, built without the AVX2 clones: the
+ * code that a CPU without AVX2 runs, and this one would never reach.
+ */
+#define CPU_CLONES
+#define nnp_fw_dtype_size baseline_dtype_size
+#define nnp_fw_reduce baseline_reduce
+#define nnp_fw_divide baseline_divide
+#define nnp_fw_half_to_float baseline_half_to_float
+#define nnp_fw_float_to_half baseline_float_to_half
+#define nnp_fw_bf16_to_float baseline_bf16_to_float
+#define nnp_fw_float_to_bf16 baseline_float_to_bf16
+#include "fw_reduce.c"
+#undef nnp_fw_dtype_size
+#undef nnp_fw_reduce
+#undef nnp_fw_divide
+#undef nnp_fw_half_to_float
+#undef nnp_fw_float_to_half
+#undef nnp_fw_bf16_to_float
+#undef nnp_fw_float_to_bf16
+
 #define GUARD		0xa5
 #define PAD		16		/* guard bytes either side of dst */
 #define MAX_N		65537
-#define MAX_BYTES	(MAX_N * 8 + 2 * PAD)
+#define MAX_BYTES	(MAX_N * 8 + 8 + 2 * PAD)	/* + misalignment */
 
 /* ---- the reference: the scalar kernels as they were before vectorizing ---- */
 
@@ -311,6 +333,18 @@ static void fill(unsigned int dtype, uint8_t *a, uint8_t *b, size_t n)
 
 /* ---- checks ---- */
 
+/* The kernels this machine picks, and those any x86-64 can run. */
+static const struct {
+	const char *name;
+	void (*reduce)(unsigned int dtype, unsigned int op, void *dst,
+		       const void *src, size_t n);
+} impls[] = {
+	{ "dispatched", nnp_fw_reduce },
+	{ "baseline", baseline_reduce },
+};
+
+#define NIMPLS	(sizeof(impls) / sizeof(impls[0]))
+
 static bool is_nan(unsigned int dtype, uint64_t v)
 {
 	switch (dtype) {
@@ -340,8 +374,8 @@ static uint64_t ref_one(unsigned int dtype, unsigned int op, uint64_t a, uint64_
  * order of a commutative + to the compiler, and x86 returns the NaN of its
  * first operand. Min and max keep dst's NaN, so they are exact.
  */
-static void check_elem(unsigned int dtype, unsigned int op, size_t n, size_t i,
-		       uint64_t a, uint64_t b, uint64_t got)
+static void check_elem(unsigned int impl, unsigned int dtype, unsigned int op,
+		       size_t n, size_t i, uint64_t a, uint64_t b, uint64_t got)
 {
 	uint64_t want = ref_one(dtype, op, a, b);
 
@@ -351,8 +385,9 @@ static void check_elem(unsigned int dtype, unsigned int op, size_t n, size_t i,
 	    op != NNP_OP_MAX && (got == ref_one(dtype, op, a, a) ||
 				 got == ref_one(dtype, op, b, b)))
 		return;
-	fail_msg("%s %s n=%zu [%zu]: %#llx, %#llx gave %#llx, want %#llx",
-		 dtype_names[dtype], op_names[op], n, i, (unsigned long long)a,
+	fail_msg("%s %s %s n=%zu [%zu]: %#llx, %#llx gave %#llx, want %#llx",
+		 impls[impl].name, dtype_names[dtype], op_names[op], n, i,
+		 (unsigned long long)a,
 		 (unsigned long long)b, (unsigned long long)got,
 		 (unsigned long long)want);
 }
@@ -367,8 +402,8 @@ static void check_guard(const uint8_t *from, const uint8_t *to)
 }
 
 /* One kernel call on @n elements, dst @doff and src @soff bytes in. */
-static void check_kernel(unsigned int dtype, unsigned int op, size_t n,
-			 size_t doff, size_t soff)
+static void check_kernel(unsigned int impl, unsigned int dtype, unsigned int op,
+			 size_t n, size_t doff, size_t soff)
 {
 	size_t es = nnp_fw_dtype_size(dtype), i;
 	uint8_t *d = dst_buf + PAD + doff, *s = src_buf + soff;
@@ -378,9 +413,9 @@ static void check_kernel(unsigned int dtype, unsigned int op, size_t n,
 	fill(dtype, d, s, n);
 	memcpy(orig, d, n * es);
 	memcpy(orig + n * es, s, n * es);
-	nnp_fw_reduce(dtype, op, d, s, n);
+	impls[impl].reduce(dtype, op, d, s, n);
 	for (i = 0; i < n; i++)
-		check_elem(dtype, op, n, i, get(orig + i * es, es),
+		check_elem(impl, dtype, op, n, i, get(orig + i * es, es),
 			   get(s + i * es, es), get(d + i * es, es));
 	check_guard(dst_buf, d);
 	check_guard(d + n * es, end);
@@ -389,58 +424,78 @@ static void check_kernel(unsigned int dtype, unsigned int op, size_t n,
 
 static void test_kernels_short_misaligned(void **state)
 {
-	unsigned int dtype, op;
+	unsigned int impl, dtype, op;
 	size_t n, doff, soff;
 
 	(void)state;
-	for (dtype = 0; dtype < NNP_DTYPE_COUNT; dtype++)
-		for (op = 0; op < NNP_OP_COUNT; op++)
-			for (n = 0; n <= 67; n++)
-				for (doff = 0; doff < 8; doff++)
-					for (soff = 0; soff < 8; soff++)
-						check_kernel(dtype, op, n, doff, soff);
+	for (impl = 0; impl < NIMPLS; impl++)
+		for (dtype = 0; dtype < NNP_DTYPE_COUNT; dtype++)
+			for (op = 0; op < NNP_OP_COUNT; op++)
+				for (n = 0; n <= 67; n++)
+					for (doff = 0; doff < 8; doff++)
+						for (soff = 0; soff < 8; soff++)
+							check_kernel(impl, dtype, op, n,
+								     doff, soff);
 }
 
 static void test_kernels_long_with_specials(void **state)
 {
 	static const size_t lens[] = { 401, 1001, 4099, MAX_N };
 	static const size_t offs[][2] = { { 0, 0 }, { 1, 3 }, { 4, 0 }, { 6, 7 } };
-	unsigned int dtype, op, l, o;
+	unsigned int impl, dtype, op, l, o;
 
 	(void)state;
-	for (dtype = 0; dtype < NNP_DTYPE_COUNT; dtype++)
-		for (op = 0; op < NNP_OP_COUNT; op++)
-			for (l = 0; l < 4; l++)
-				for (o = 0; o < 4; o++)
-					check_kernel(dtype, op, lens[l], offs[o][0], offs[o][1]);
+	for (impl = 0; impl < NIMPLS; impl++)
+		for (dtype = 0; dtype < NNP_DTYPE_COUNT; dtype++)
+			for (op = 0; op < NNP_OP_COUNT; op++)
+				for (l = 0; l < 4; l++)
+					for (o = 0; o < 4; o++)
+						check_kernel(impl, dtype, op, lens[l],
+							     offs[o][0], offs[o][1]);
 }
 
 /* dst == src: every element reduced with itself. */
+static void check_in_place(unsigned int impl, unsigned int dtype, unsigned int op,
+			   size_t n)
+{
+	size_t es = nnp_fw_dtype_size(dtype), i;
+	uint8_t *d = dst_buf + PAD + 1;
+
+	fill(dtype, d, src_buf, n);
+	memcpy(orig, d, n * es);
+	impls[impl].reduce(dtype, op, d, d, n);
+	for (i = 0; i < n; i++) {
+		uint64_t a = get(orig + i * es, es);
+
+		check_elem(impl, dtype, op, n, i, a, a, get(d + i * es, es));
+	}
+}
+
 static void test_kernels_in_place(void **state)
 {
 	static const size_t lens[] = { 1, 7, 33, 67, 1001 };
-	unsigned int dtype, op, l;
+	unsigned int impl, dtype, op, l;
 
 	(void)state;
-	for (dtype = 0; dtype < NNP_DTYPE_COUNT; dtype++) {
-		size_t es = nnp_fw_dtype_size(dtype), i;
+	for (impl = 0; impl < NIMPLS; impl++)
+		for (dtype = 0; dtype < NNP_DTYPE_COUNT; dtype++)
+			for (op = 0; op < NNP_OP_COUNT; op++)
+				for (l = 0; l < 5; l++)
+					check_in_place(impl, dtype, op, lens[l]);
+}
 
-		for (op = 0; op < NNP_OP_COUNT; op++) {
-			for (l = 0; l < 5; l++) {
-				size_t n = lens[l];
-				uint8_t *d = dst_buf + PAD + 1;
+/* A type or op the device does not know leaves dst as it was. */
+static void test_unknown_type_or_op(void **state)
+{
+	float f[2] = { 1.5f, -2.0f }, g[2] = { 4.0f, 8.0f };
+	unsigned int impl;
 
-				fill(dtype, d, src_buf, n);
-				memcpy(orig, d, n * es);
-				nnp_fw_reduce(dtype, op, d, d, n);
-				for (i = 0; i < n; i++) {
-					uint64_t a = get(orig + i * es, es);
-
-					check_elem(dtype, op, n, i, a, a,
-						   get(d + i * es, es));
-				}
-			}
-		}
+	(void)state;
+	for (impl = 0; impl < NIMPLS; impl++) {
+		impls[impl].reduce(NNP_DTYPE_COUNT, NNP_OP_SUM, f, g, 2);
+		impls[impl].reduce(NNP_DTYPE_F32, NNP_OP_COUNT, f, g, 2);
+		impls[impl].reduce(~0u, ~0u, f, g, 2);
+		assert_true(f[0] == 1.5f && f[1] == -2.0f);
 	}
 }
 
@@ -509,6 +564,7 @@ int main(void)
 		cmocka_unit_test(test_kernels_short_misaligned),
 		cmocka_unit_test(test_kernels_long_with_specials),
 		cmocka_unit_test(test_kernels_in_place),
+		cmocka_unit_test(test_unknown_type_or_op),
 	};
 
 	return cmocka_run_group_tests_name("fw_reduce", tests, NULL, NULL);
