@@ -47,7 +47,7 @@ NNP_KO := nnp.ko
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps qemu module userspace examples tests initramfs check check-fresh demo clean distclean checkpatch install
+.PHONY: all deps qemu module userspace examples tests initramfs check check-fresh demo clean distclean checkpatch install reduce-bench
 
 all: qemu module userspace examples tests initramfs
 
@@ -225,6 +225,18 @@ $(TESTDIR)/guest/%_test: tests/guest/%_test.c tests/guest/guest_env.h tests/gues
 		$(KSFT_HARNESS) $(LIBNNP_SO) $(LIBNNP_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_CFLAGS) -Itests/guest -o $@ $< -L$(LIBDIR) -lnnp $(DRM_LIBS) -lm
+
+# ---- benchmarks (not tests: make check does not run them) ------------------
+# The firmware's reduction kernels against the scalar loop they replaced and
+# host memcpy, at -O2 (QEMU's level) like the host tests.
+REDUCE_BENCH := $(BUILD)/bench/reduce_bench
+
+$(REDUCE_BENCH): tests/bench/reduce_bench.c firmware-sim/src/fw_reduce.c firmware-sim/src/fw_reduce.h hw/nnp_hw.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) -Ihw -Ifirmware-sim/src -o $@ $< firmware-sim/src/fw_reduce.c -lm
+
+reduce-bench: $(REDUCE_BENCH)
+	$(REDUCE_BENCH)
 
 # ---- guest initramfs ----------------------------------------------------------
 initramfs: $(INITRAMFS)
