@@ -11,7 +11,8 @@
 /* Bytes of one element of @dtype, 0 for an unknown type. */
 size_t nnp_fw_dtype_size(unsigned int dtype);
 /*
- * dst[i] = dst[i] @op src[i] for @n elements of @dtype (dst may be src).
+ * dst[i] = dst[i] @op src[i] for @n elements of @dtype. dst may be src, or
+ * not overlap it at all.
  * An unknown @dtype or @op leaves dst as it is.
  */
 void nnp_fw_reduce(unsigned int dtype, unsigned int op, void *dst,

@@ -22,10 +22,11 @@
 #include "fw_reduce.h"
 
 /*
- * The kernels again under other names, built without the AVX2 clones: the
- * code that a CPU without AVX2 runs, and this one would never reach.
+ * The kernels again under other names, built without the AVX2 clones and
+ * the F16C kernels: the code that a CPU without them runs, and this one
+ * would never reach.
  */
-#define CPU_CLONES
+#define NNP_FW_REDUCE_BASELINE
 #define nnp_fw_dtype_size baseline_dtype_size
 #define nnp_fw_reduce baseline_reduce
 #define nnp_fw_divide baseline_divide
