@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The firmware's reduction kernels against the scalar loop they replaced
- * (copied below as it was), in the same run, for every type and op, at a
- * buffer size that stays in cache and one that does not; and host memcpy
- * of the same size as the roofline. One thread.
+ * (copied below as it was), in the same run, for every type and op, at
+ * 64 KiB (in a core's cache) and 16 MiB; and host memcpy of the same size
+ * as the roofline. One thread.
  *
  * GB/s counts the memory traffic: a reduction reads dst and src and writes
  * dst (3 x size), memcpy reads and writes once (2 x size). Each figure is
