@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nnp hardware interface, version 1.2.
+ * nnp hardware interface, version 1.3.
  *
  * The one definition of what the device looks like from the bus: PCI
  * identity, BAR layout, BAR0 registers, admin queue entries, status codes.
@@ -38,7 +38,7 @@
 
 /* Interface version: the driver refuses a major it does not know. */
 #define NNP_HW_VERSION_MAJOR		1
-#define NNP_HW_VERSION_MINOR		2
+#define NNP_HW_VERSION_MINOR		3
 #define NNP_HW_VERSION			((NNP_HW_VERSION_MAJOR << 16) | NNP_HW_VERSION_MINOR)
 #define NNP_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
 
@@ -198,7 +198,8 @@ struct nnp_hw_admin_cmd {
  * names length bytes starting page_offset bytes into a list of
  * NNP_HW_PAGE_SIZE pages; the command's addr/len point at that list
  * (little-endian u64 DMA addresses), which the firmware copies and keeps.
- * Result: the key (never 0).
+ * The host keys of a chip span at most NNP_HW_MAX_KEY_PAGES pages in all:
+ * past that, NO_RESOURCES. Result: the key (never 0).
  */
 struct nnp_hw_key_args {
 	uint32_t ctx;
@@ -209,6 +210,8 @@ struct nnp_hw_key_args {
 	uint64_t dev_base;	/* device: offset into device memory */
 	uint32_t rsvd[2];
 };
+
+#define NNP_HW_MAX_KEY_PAGES		(1u << 22)	/* 16 GiB */
 
 #define NNP_KEY_TYPE_DEVICE		1
 #define NNP_KEY_TYPE_HOST		2
@@ -239,7 +242,12 @@ struct nnp_hw_queue_args {
  * @recv_port. Every rank of one communicator gets the same @epoch, which
  * names the communicator on the links, and a communicator made again after
  * a failure a new one, so that nothing left on the links from the old one
- * is taken for the new.
+ * is taken for the new. The epoch is the job's 64-bit secret: no two
+ * communicators of a chip share one (BUSY), and the chip takes a packet
+ * only for the communicator its epoch names, and only from the port that
+ * communicator receives on (@recv_port for collectives, the port a RECV
+ * names); any other is dropped and counted (the port's errors and the
+ * chip's icl_dropped).
  */
 struct nnp_hw_comm_args {
 	uint32_t ctx;
@@ -248,8 +256,8 @@ struct nnp_hw_comm_args {
 	uint32_t rank;
 	uint32_t send_port;
 	uint32_t recv_port;
-	uint32_t epoch;
-	uint32_t rsvd[3];
+	uint64_t epoch;		/* v1.2: 32 bits, the high word zero */
+	uint32_t rsvd[2];
 };
 
 #define NNP_HW_MAX_COMMS		64
@@ -262,7 +270,8 @@ struct nnp_hw_counters {
 	uint64_t cmds_failed;		/* user queue commands that failed */
 	uint64_t icl_tx_bytes;		/* payload sent on inter-chip links */
 	uint64_t icl_rx_bytes;		/* payload received on inter-chip links */
-	uint64_t rsvd[2];
+	uint64_t icl_dropped;		/* v1.3: packets refused on arrival, all ports */
+	uint64_t icl_held_bytes;	/* v1.3: payload the ports hold now */
 };
 
 /* GET_PORTS data: one entry per ICL port, NUM_PORTS entries. */
@@ -273,7 +282,7 @@ struct nnp_hw_port_info {
 	uint64_t rx_bytes;
 	uint64_t tx_packets;
 	uint64_t rx_packets;
-	uint64_t errors;	/* sends that found the link down */
+	uint64_t errors;	/* sends that found the link down, and drops */
 };
 
 #define NNP_PORT_WIRED			(1u << 0)
@@ -308,7 +317,7 @@ struct nnp_hw_cqe {
 #define NNP_STATUS_ACCESS_DENIED	0x0012	/* key lacks the right */
 #define NNP_STATUS_LINK_DOWN		0x0013	/* a link the collective needs is down */
 #define NNP_STATUS_PEER_TIMEOUT		0x0014	/* a peer chip did not answer in time */
-#define NNP_STATUS_ABORTED		0x0015	/* another rank's part failed */
+#define NNP_STATUS_ABORTED		0x0015	/* another rank's part failed, or torn down */
 
 /* ---- User queue entries ------------------------------------------------ */
 
@@ -345,7 +354,11 @@ struct nnp_hw_cqe {
  * and sends them out of the port; RECV writes the next message of the same
  * communicator arriving on the port to dst, which must be exactly as long
  * (else INVALID_FIELD). Messages on one port of one communicator arrive in
- * the order sent; a RECV waits up to the collective timeout for its own.
+ * the order sent; a RECV waits up to the collective timeout for its own,
+ * and a SEND as long for room: a port holds at most 4 MiB for its
+ * receivers. The command never holds the device's workers while it waits:
+ * other queues run meanwhile. Destroying or resetting its queue or its
+ * context, or unregistering a key it uses, ends it ABORTED at once.
  * value holds NNP_P2P_VALUE(comm, port).
  */
 #define NNP_CMD_SEND			0x09

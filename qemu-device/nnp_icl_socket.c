@@ -17,7 +17,7 @@
  * payload. Both ends start with HELLO (chip id, port, whether the sender's
  * end is up); the link comes up once both are exchanged, unless either end
  * was taken down. DATA and ABORT carry the firmware's packets with their
- * tag; LINK_DOWN and LINK_UP carry the monitor's link-down and link-up to
+ * epoch and sequence number; LINK_DOWN and LINK_UP carry the monitor's link-down and link-up to
  * the other end. A lost connection takes the link down; the connecting
  * side connects again, so a restarted peer comes back. Anything malformed
  * from the peer is logged and drops the connection.
@@ -39,7 +39,7 @@
 #include "nnp_icl_socket.h"
 
 #define NNP_ICL_MAGIC       0x4c43494eu     /* "NICL" */
-#define NNP_ICL_VERSION     1
+#define NNP_ICL_VERSION     2
 /* A peer that does not say hello in this long is not one of ours. */
 #define NNP_ICL_HELLO_MS    5000
 /* A peer that does not take a frame in this long is gone. */
@@ -61,8 +61,8 @@ typedef struct QEMU_PACKED NnpIclHeader {
     uint8_t type;
     uint16_t rsvd0;
     uint32_t len;           /* payload bytes that follow */
-    uint32_t rsvd1;
-    uint64_t tag;           /* DATA and ABORT */
+    uint32_t seq;           /* DATA and ABORT: the packet's sequence */
+    uint64_t epoch;         /* DATA and ABORT: its communicator's epoch */
 } NnpIclHeader;
 
 typedef struct QEMU_PACKED NnpIclHello {
@@ -131,7 +131,7 @@ static bool write_iov(int fd, struct iovec *iov, unsigned cnt)
     return true;
 }
 
-static bool write_frame(int fd, uint8_t type, uint64_t tag,
+static bool write_frame(int fd, uint8_t type, uint64_t epoch, uint32_t seq,
                         const void *data, size_t len)
 {
     NnpIclHeader h = {
@@ -139,7 +139,8 @@ static bool write_frame(int fd, uint8_t type, uint64_t tag,
         .version = NNP_ICL_VERSION,
         .type = type,
         .len = cpu_to_le32(len),
-        .tag = cpu_to_le64(tag),
+        .seq = cpu_to_le32(seq),
+        .epoch = cpu_to_le64(epoch),
     };
     struct iovec iov[2] = {
         { .iov_base = &h, .iov_len = sizeof(h) },
@@ -181,7 +182,8 @@ static bool read_frame(NnpIclLink *l, int fd, NnpIclHeader *h,
     }
     h->magic = le32_to_cpu(h->magic);
     h->len = le32_to_cpu(h->len);
-    h->tag = le64_to_cpu(h->tag);
+    h->seq = le32_to_cpu(h->seq);
+    h->epoch = le64_to_cpu(h->epoch);
     if (h->magic != NNP_ICL_MAGIC || h->version != NNP_ICL_VERSION) {
         *bad = "not an nnp ICL frame (magic or version)";
         return false;
@@ -198,8 +200,8 @@ static bool read_frame(NnpIclLink *l, int fd, NnpIclHeader *h,
 }
 
 /* Send a frame on @l's connection, if there is one; false if not sent. */
-static bool link_send(NnpIclLink *l, uint8_t type, uint64_t tag,
-                      const void *data, size_t len)
+static bool link_send(NnpIclLink *l, uint8_t type, uint64_t epoch,
+                      uint32_t seq, const void *data, size_t len)
 {
     bool ok = false;
     int fd;
@@ -209,7 +211,7 @@ static bool link_send(NnpIclLink *l, uint8_t type, uint64_t tag,
     fd = l->connected ? l->fd : -1;
     qemu_mutex_unlock(&l->lock);
     if (fd >= 0) {
-        ok = write_frame(fd, type, tag, data, len);
+        ok = write_frame(fd, type, epoch, seq, data, len);
     }
     qemu_mutex_unlock(&l->tx_lock);
     if (fd >= 0 && !ok) {
@@ -278,7 +280,7 @@ static bool link_hello(NnpIclLink *l, int fd)
     mine.up = l->admin_up;
     qemu_mutex_unlock(&l->lock);
     qemu_mutex_lock(&l->tx_lock);
-    ok = write_frame(fd, NNP_ICL_HELLO, 0, &mine, sizeof(mine));
+    ok = write_frame(fd, NNP_ICL_HELLO, 0, 0, &mine, sizeof(mine));
     qemu_mutex_unlock(&l->tx_lock);
     if (!ok) {
         return false;
@@ -333,7 +335,7 @@ static void link_receive(NnpIclLink *l, int fd)
         case NNP_ICL_DATA:
         case NNP_ICL_ABORT:
             /* A port that is down drops it (the firmware counts it). */
-            nnp_fw_icl_deliver(l->icl->fw, l->port, h.tag,
+            nnp_fw_icl_deliver(l->icl->fw, l->port, h.epoch, h.seq,
                                h.type == NNP_ICL_ABORT, l->rx_buf, h.len);
             break;
         case NNP_ICL_LINK_DOWN:
@@ -507,14 +509,15 @@ bool nnp_icl_sockets_has_port(NnpIclSockets *icl, unsigned port)
     return port < NNP_FW_MAX_PORTS && icl->links[port];
 }
 
-int nnp_icl_sockets_send(NnpIclSockets *icl, unsigned port, uint64_t tag,
-                         bool abort, const void *data, size_t len)
+int nnp_icl_sockets_send(NnpIclSockets *icl, unsigned port, uint64_t epoch,
+                         uint32_t seq, bool abort, const void *data,
+                         size_t len)
 {
     if (!nnp_icl_sockets_has_port(icl, port)) {
         return -1;
     }
     return link_send(icl->links[port], abort ? NNP_ICL_ABORT : NNP_ICL_DATA,
-                     tag, data, len) ? 0 : -1;
+                     epoch, seq, data, len) ? 0 : -1;
 }
 
 /*
@@ -530,7 +533,7 @@ void nnp_icl_sockets_set_link(NnpIclSockets *icl, unsigned port, bool up)
     link_update_locked(l);
     qemu_mutex_unlock(&l->lock);
     /* Not connected: the next hello tells the peer. */
-    link_send(l, up ? NNP_ICL_LINK_UP : NNP_ICL_LINK_DOWN, 0, NULL, 0);
+    link_send(l, up ? NNP_ICL_LINK_UP : NNP_ICL_LINK_DOWN, 0, 0, NULL, 0);
 }
 
 void nnp_icl_sockets_stop(NnpIclSockets *icl)

@@ -160,13 +160,20 @@ static void nnp_guest_error(void *opaque, const char *msg)
     qemu_log_mask(LOG_GUEST_ERROR, "nnp[chip %u]: %s\n", s->chip_id, msg);
 }
 
-static int nnp_icl_tx(void *opaque, unsigned int port, uint64_t tag,
-                      bool abort, const void *data, size_t len)
+static int nnp_icl_tx(void *opaque, unsigned int port, uint64_t epoch,
+                      uint32_t seq, bool abort, const void *data, size_t len)
 {
     NnpState *s = opaque;
 
-    return s->icl ? nnp_icl_sockets_send(s->icl, port, tag, abort, data, len)
+    return s->icl ? nnp_icl_sockets_send(s->icl, port, epoch, seq, abort,
+                                         data, len)
                   : -1;
+}
+
+/* A packet or a deadline for a parked command: the workers go on. */
+static void nnp_fw_kick(void *opaque, unsigned int what)
+{
+    nnp_kick(opaque, what);
 }
 
 /* ---- firmware thread ---- */
@@ -236,6 +243,7 @@ static void nnp_realize(PCIDevice *pdev, Error **errp)
         .now_ns = nnp_now_ns,
         .guest_error = nnp_guest_error,
         .icl_tx = nnp_icl_tx,
+        .kick = nnp_fw_kick,
     };
     struct nnp_fw_config cfg = {
         .chip_id = s->chip_id,

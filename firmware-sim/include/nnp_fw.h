@@ -19,8 +19,8 @@
 
 #include "nnp_hw.h"
 
-#define NNP_FW_VERSION_CURRENT	NNP_FW_VERSION(1, 0, 0)
-#define NNP_FW_BUILD_STRING	"nnp-fwsim 1.0.0"
+#define NNP_FW_VERSION_CURRENT	NNP_FW_VERSION(1, 1, 0)
+#define NNP_FW_BUILD_STRING	"nnp-fwsim 1.1.0"
 
 struct nnp_fw;
 
@@ -36,13 +36,20 @@ struct nnp_fw_host {
 	/* Report something the driver did wrong (one line, no newline). */
 	void (*guest_error)(void *opaque, const char *msg);
 	/*
-	 * Optional: carry a packet to the remote peer of @port (see
+	 * Optional: carry a packet, labelled with its communicator's @epoch
+	 * and its @seq, to the remote peer of @port (see
 	 * nnp_fw_link_attach_remote()); return 0 once it is on its way, -1 if
 	 * the link is lost. Called from the threads running user queues, with
 	 * no firmware lock held, so it may block.
 	 */
-	int (*icl_tx)(void *opaque, unsigned int port, uint64_t tag, bool abort,
-		      const void *data, size_t len);
+	int (*icl_tx)(void *opaque, unsigned int port, uint64_t epoch,
+		      uint32_t seq, bool abort, const void *data, size_t len);
+	/*
+	 * Optional: the firmware has work of NNP_FW_KICK_* kinds outside a
+	 * register write: a packet or a link change for a parked user command
+	 * (then any thread may call it, holding no firmware lock).
+	 */
+	void (*kick)(void *opaque, unsigned int what);
 };
 
 struct nnp_fw_config {
@@ -81,7 +88,11 @@ unsigned int nnp_fw_reg_write(struct nnp_fw *fw, uint32_t offset,
 void nnp_fw_run(struct nnp_fw *fw);
 /* Execute user queue commands until no queue has work left for us. */
 void nnp_fw_run_queues(struct nnp_fw *fw);
-/* Time (now_ns clock) at which nnp_fw_run() next has timed work. */
+/*
+ * Time (now_ns clock) at which nnp_fw_run() next has timed work: booting,
+ * the heartbeat, or the end of a parked user command's wait (it then
+ * kicks the queues).
+ */
 uint64_t nnp_fw_next_deadline_ns(struct nnp_fw *fw);
 
 /*
@@ -109,12 +120,15 @@ void nnp_fw_link_set(struct nnp_fw *fw, unsigned int port, bool up);
 int nnp_fw_link_attach_remote(struct nnp_fw *fw, unsigned int port,
 			      uint32_t peer_chip, unsigned int peer_port);
 /*
- * A packet the transport received for @port: queued for the collective
- * that waits for @tag. Returns 0, or -1 if the port is not remote, is
- * down, or the packet is too big (it is dropped and counted as an error).
+ * A packet the transport received for @port, labelled (@epoch, @seq):
+ * queued for the command of the communicator of @epoch that waits for it.
+ * Returns 0, or -1 if the port is not remote, is down, or the packet is
+ * too big (counted as an error), or is dropped and counted: the port holds
+ * its most already, or the packet is not for a communicator that receives
+ * on this port.
  */
-int nnp_fw_icl_deliver(struct nnp_fw *fw, unsigned int port, uint64_t tag,
-		       bool abort, const void *data, size_t len);
+int nnp_fw_icl_deliver(struct nnp_fw *fw, unsigned int port, uint64_t epoch,
+		       uint32_t seq, bool abort, const void *data, size_t len);
 
 /* Largest packet on a link; collectives send 64 KiB chunks. */
 #define NNP_FW_ICL_MAX_PACKET	(1u << 20)

@@ -216,6 +216,7 @@ static uint16_t admin_get_counters(struct nnp_fw *fw,
 	mtx_lock(&fw->lock);
 	c = fw->counters;
 	mtx_unlock(&fw->lock);
+	c.icl_held_bytes = nnp_fw_icl_held_bytes(fw);
 	if (fw->host.dma_write(fw->host.opaque, cmd->addr, &c, sizeof(c)))
 		return NNP_STATUS_DMA_ERROR;
 	*result = sizeof(c);

@@ -12,6 +12,11 @@
  * on, so every waiting rank ends within the collective timeout. After a
  * failure the ranks no longer agree on where they are: the communicator is
  * made again, with a new epoch, before it is used again (as NCCL's abort).
+ *
+ * A collective is a link command (nnp_fw_op): it parks whenever a packet
+ * it needs has not come, or the next chip has no room, and a later step
+ * goes on from where it stood: the cursor (stage, ring step, chunk offset,
+ * whether this chunk's first half is done) lives in struct coll.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,19 +27,30 @@
 #define CHUNK_BYTES (64u * 1024)
 
 struct coll {
+	struct nnp_fw_op link;	/* first: the queue's handle on it */
 	struct nnp_fw *fw;
 	uint32_t nranks;
 	uint32_t pos;		/* this chip's ring position */
 	uint32_t rank;
 	uint32_t send_port, recv_port;
 	uint32_t *order;	/* rank at each position (a copy), or NULL */
-	uint64_t tag;		/* epoch << 32 | sequence */
+	uint64_t epoch;
+	uint32_t seq;		/* the collective's number */
 	unsigned int opcode, dtype, op;
 	uint32_t root;
+	uint32_t comm;		/* its id, for messages */
 	size_t es;
 	uint64_t count;
 	uint8_t *src, *dst;	/* device memory; src NULL if unused */
 	uint8_t *tmp;		/* one received chunk */
+	uint8_t *acc;		/* reduce-scatter's result, or a scratch copy */
+	uint64_t local;		/* bytes copied within device memory */
+	/* Where the next step goes on. */
+	bool started;
+	uint32_t stage;		/* allreduce: 0 reduce-scatter, 1 allgather */
+	uint32_t s;		/* ring step */
+	uint64_t off;		/* chunk, in elements */
+	bool half;		/* this chunk's first half (send, or receive) is done */
 };
 
 /* The position @back steps before ours (@back < 2 * nranks). */
@@ -63,34 +79,48 @@ struct step {
 	const uint8_t *with;
 };
 
+static uint16_t send_chunk(struct coll *c, const uint8_t *p, uint64_t n)
+{
+	return nnp_fw_icl_send(c->fw, &c->link, c->send_port, c->epoch, c->seq,
+			       false, p, n * c->es);
+}
+
+static uint16_t recv_chunk(struct coll *c, uint8_t *p, uint64_t n)
+{
+	return nnp_fw_icl_recv(c->fw, &c->link, c->recv_port, c->epoch, c->seq,
+			       p, n * c->es);
+}
+
+/* The rest of one ring step, from the cursor; resets it when done. */
 static uint16_t ring_step(struct coll *c, const struct step *s)
 {
 	uint64_t chunk = CHUNK_BYTES / c->es;
-	uint64_t most = s->out_n > s->in_n ? s->out_n : s->in_n, off, n;
+	uint64_t most = s->out_n > s->in_n ? s->out_n : s->in_n, n;
 	uint16_t st;
 
-	for (off = 0; off < most; off += chunk) {
-		if (off < s->out_n) {
-			n = s->out_n - off < chunk ? s->out_n - off : chunk;
-			st = nnp_fw_icl_send(c->fw, c->send_port, c->tag, false,
-					     s->out + off * c->es, n * c->es);
+	for (; c->off < most; c->off += chunk, c->half = false) {
+		if (!c->half && c->off < s->out_n) {
+			n = s->out_n - c->off < chunk ? s->out_n - c->off : chunk;
+			st = send_chunk(c, s->out + c->off * c->es, n);
 			if (st)
 				return st;
 		}
-		if (off < s->in_n) {
-			uint8_t *at = s->in + off * c->es;
+		c->half = true;
+		if (c->off < s->in_n) {
+			uint8_t *at = s->in + c->off * c->es;
 
-			n = s->in_n - off < chunk ? s->in_n - off : chunk;
-			st = nnp_fw_icl_recv(c->fw, c->recv_port, c->tag,
-					     s->reduce ? c->tmp : at, n * c->es);
+			n = s->in_n - c->off < chunk ? s->in_n - c->off : chunk;
+			st = recv_chunk(c, s->reduce ? c->tmp : at, n);
 			if (st)
 				return st;
 			if (s->with)
-				memcpy(at, s->with + off * c->es, n * c->es);
+				memcpy(at, s->with + c->off * c->es, n * c->es);
 			if (s->reduce)
 				nnp_fw_reduce(c->dtype, c->op, at, c->tmp, n);
 		}
 	}
+	c->off = 0;
+	c->half = false;
 	return NNP_STATUS_SUCCESS;
 }
 
@@ -106,30 +136,36 @@ static uint8_t *seg(const struct coll *c, uint32_t k, uint64_t *n)
 
 static uint16_t allreduce(struct coll *c)
 {
-	uint32_t n = c->nranks, s;
+	uint32_t n = c->nranks;
 	struct step st = { .reduce = true };
-	uint16_t status = NNP_STATUS_SUCCESS;
+	uint16_t status;
 	uint64_t own_n;
 	uint8_t *own;
 
-	for (s = 0; s + 1 < n && !status; s++) {
-		st.out = seg(c, behind(c, s), &st.out_n);
-		st.in = seg(c, behind(c, s + 1), &st.in_n);
+	for (; c->stage == 0 && c->s + 1 < n; c->s++) {
+		st.out = seg(c, behind(c, c->s), &st.out_n);
+		st.in = seg(c, behind(c, c->s + 1), &st.in_n);
 		status = ring_step(c, &st);
+		if (status)
+			return status;
 	}
-	if (status)
-		return status;
-	/* This rank now holds the full reduction of one segment. */
-	own = seg(c, behind(c, n - 1), &own_n);
-	if (c->op == NNP_OP_AVG)
-		nnp_fw_divide(c->dtype, own, own_n, n);
+	if (c->stage == 0) {
+		/* This rank now holds the full reduction of one segment. */
+		own = seg(c, behind(c, n - 1), &own_n);
+		if (c->op == NNP_OP_AVG)
+			nnp_fw_divide(c->dtype, own, own_n, n);
+		c->stage = 1;
+		c->s = 0;
+	}
 	st.reduce = false;
-	for (s = 0; s + 1 < n && !status; s++) {
-		st.out = seg(c, behind(c, s + n - 1), &st.out_n);
-		st.in = seg(c, behind(c, s), &st.in_n);
+	for (; c->s + 1 < n; c->s++) {
+		st.out = seg(c, behind(c, c->s + n - 1), &st.out_n);
+		st.in = seg(c, behind(c, c->s), &st.in_n);
 		status = ring_step(c, &st);
+		if (status)
+			return status;
 	}
-	return status;
+	return NNP_STATUS_SUCCESS;
 }
 
 /* Rank @r's part of a per-rank layout at @base. */
@@ -141,15 +177,16 @@ static uint8_t *part(const struct coll *c, uint8_t *base, uint32_t r)
 static uint16_t allgather(struct coll *c)
 {
 	struct step st = { .out_n = c->count, .in_n = c->count };
-	uint16_t status = NNP_STATUS_SUCCESS;
-	uint32_t s;
+	uint16_t status;
 
-	for (s = 0; s + 1 < c->nranks && !status; s++) {
-		st.out = part(c, c->dst, rank_at(c, behind(c, s)));
-		st.in = part(c, c->dst, rank_at(c, behind(c, s + 1)));
+	for (; c->s + 1 < c->nranks; c->s++) {
+		st.out = part(c, c->dst, rank_at(c, behind(c, c->s)));
+		st.in = part(c, c->dst, rank_at(c, behind(c, c->s + 1)));
 		status = ring_step(c, &st);
+		if (status)
+			return status;
 	}
-	return status;
+	return NNP_STATUS_SUCCESS;
 }
 
 /*
@@ -157,27 +194,28 @@ static uint16_t allgather(struct coll *c)
  * positions back and folds this rank's input into the one arriving for
  * s + 2 back: after n - 1 steps the part arriving is this rank's own.
  */
-static uint16_t reduce_scatter(struct coll *c, uint8_t *acc)
+static uint16_t reduce_scatter(struct coll *c)
 {
 	struct step st = {
-		.out_n = c->count, .in = acc, .in_n = c->count, .reduce = true,
+		.out_n = c->count, .in = c->acc, .in_n = c->count, .reduce = true,
 	};
-	uint16_t status = NNP_STATUS_SUCCESS;
-	uint32_t s;
+	uint16_t status;
 
-	for (s = 0; s + 1 < c->nranks && !status; s++) {
-		st.out = s ? acc : part(c, c->src, rank_at(c, behind(c, 1)));
-		st.with = part(c, c->src, rank_at(c, behind(c, s + 2)));
+	for (; c->s + 1 < c->nranks; c->s++) {
+		st.out = c->s ? c->acc : part(c, c->src, rank_at(c, behind(c, 1)));
+		st.with = part(c, c->src, rank_at(c, behind(c, c->s + 2)));
 		status = ring_step(c, &st);
+		if (status)
+			return status;
 	}
-	if (!status && c->op == NNP_OP_AVG)
-		nnp_fw_divide(c->dtype, acc, c->count, c->nranks);
-	return status;
+	if (c->op == NNP_OP_AVG)
+		nnp_fw_divide(c->dtype, c->acc, c->count, c->nranks);
+	return NNP_STATUS_SUCCESS;
 }
 
 static uint16_t broadcast(struct coll *c)
 {
-	uint64_t chunk = CHUNK_BYTES / c->es, off, n;
+	uint64_t chunk = CHUNK_BYTES / c->es, n;
 	uint32_t root_pos = c->root, hops, p;
 	uint16_t st;
 
@@ -185,24 +223,24 @@ static uint16_t broadcast(struct coll *c)
 		if (c->order[p] == c->root)
 			root_pos = p;
 	hops = (c->pos + c->nranks - root_pos) % c->nranks;
-	for (off = 0; off < c->count; off += chunk) {
-		n = c->count - off < chunk ? c->count - off : chunk;
-		if (hops) {
-			st = nnp_fw_icl_recv(c->fw, c->recv_port, c->tag,
-					     c->dst + off * c->es, n * c->es);
+	for (; c->off < c->count; c->off += chunk, c->half = false) {
+		uint8_t *at = c->dst + c->off * c->es;
+
+		n = c->count - c->off < chunk ? c->count - c->off : chunk;
+		if (hops && !c->half) {
+			st = recv_chunk(c, at, n);
 			if (st)
 				return st;
 		}
+		c->half = true;
 		if (hops + 1 < c->nranks) {
-			st = nnp_fw_icl_send(c->fw, c->send_port, c->tag, false,
-					     c->dst + off * c->es, n * c->es);
+			st = send_chunk(c, at, n);
 			if (st)
 				return st;
 		}
 	}
 	return NNP_STATUS_SUCCESS;
 }
-
 /* Bytes the collective reads from src and writes to dst. */
 static bool coll_sizes(const struct coll *c, uint64_t *src, uint64_t *dst)
 {
@@ -259,7 +297,7 @@ static uint16_t coll_begin(struct nnp_fw *fw, uint32_t ctx,
 	uint16_t st = NNP_STATUS_SUCCESS;
 
 	*c = (struct coll){
-		.fw = fw, .opcode = cmd->opcode, .count = cmd->len,
+		.fw = fw, .opcode = cmd->opcode, .count = cmd->len, .comm = comm,
 		.dtype = NNP_COLL_DTYPE(cmd->value),
 		.op = NNP_COLL_OP(cmd->value), .root = NNP_COLL_ROOT(cmd->value),
 	};
@@ -279,7 +317,8 @@ static uint16_t coll_begin(struct nnp_fw *fw, uint32_t ctx,
 		c->rank = m->rank;
 		c->send_port = m->send_port;
 		c->recv_port = m->recv_port;
-		c->tag = nnp_fw_tag(m->epoch, fw->comms[comm].seq++, false);
+		c->epoch = m->epoch;
+		c->seq = nnp_fw_seq(fw->comms[comm].seq++, false);
 		if (m->order) {
 			c->order = malloc(m->nranks * sizeof(*m->order));
 			if (c->order)
@@ -299,12 +338,8 @@ static bool overlap(const uint8_t *a, uint64_t a_len, const uint8_t *b,
 	return a < b + b_len && b < a + a_len;
 }
 
-static uint16_t coll_ring(struct coll *c, uint64_t *local)
+static uint16_t coll_ring(struct coll *c)
 {
-	uint64_t bytes = c->count * c->es;
-	uint8_t *acc = c->dst;
-	uint16_t st;
-
 	switch (c->opcode) {
 	case NNP_CMD_ALLREDUCE:
 		return allreduce(c);
@@ -313,27 +348,14 @@ static uint16_t coll_ring(struct coll *c, uint64_t *local)
 	case NNP_CMD_ALLGATHER:
 		return allgather(c);
 	}
-	/* Reduce-scatter in place folds into a scratch copy of its part. */
-	if (overlap(c->dst, bytes, c->src, bytes * c->nranks))
-		acc = malloc(bytes);
-	if (!acc)
-		return NNP_STATUS_NO_RESOURCES;
-	st = reduce_scatter(c, acc);
-	if (acc != c->dst) {
-		if (!st) {
-			memcpy(c->dst, acc, bytes);
-			*local += bytes;
-		}
-		free(acc);
-	}
-	return st;
+	return reduce_scatter(c);
 }
 
-static uint16_t coll_run(struct coll *c, uint64_t *local)
+/* Before the ring: the local part, and the buffers the ring needs. */
+static uint16_t coll_start(struct coll *c)
 {
 	uint64_t bytes = c->count * c->es;
 	uint8_t *own = c->dst;
-	uint16_t st;
 
 	/* This rank's own input goes straight to its place in the output. */
 	if (c->opcode == NNP_CMD_ALLGATHER)
@@ -343,15 +365,42 @@ static uint16_t coll_run(struct coll *c, uint64_t *local)
 		own = NULL;
 	if (own && c->src && c->src != own && bytes) {
 		memmove(own, c->src, bytes);
-		*local += bytes;
+		c->local += bytes;
 	}
 	if (c->nranks == 1 || !bytes)
 		return NNP_STATUS_SUCCESS;
 
-	nnp_fw_icl_purge(c->fw, c->recv_port, c->tag >> 32, (uint32_t)c->tag);
+	nnp_fw_icl_purge(c->fw, c->recv_port, c->epoch, c->seq);
 	c->tmp = malloc(CHUNK_BYTES);
-	st = c->tmp ? coll_ring(c, local) : NNP_STATUS_NO_RESOURCES;
-	free(c->tmp);
+	if (!c->tmp)
+		return NNP_STATUS_NO_RESOURCES;
+	/* Reduce-scatter in place folds into a scratch copy of its part. */
+	c->acc = c->dst;
+	if (c->opcode == NNP_CMD_REDUCE_SCATTER &&
+	    overlap(c->dst, bytes, c->src, bytes * c->nranks))
+		c->acc = malloc(bytes);
+	return c->acc ? NNP_FW_PARKED : NNP_STATUS_NO_RESOURCES;
+}
+
+static uint16_t coll_step(struct nnp_fw *fw, struct nnp_fw_op *op)
+{
+	struct coll *c = (struct coll *)op;
+	uint64_t bytes = c->count * c->es;
+	uint16_t st;
+
+	(void)fw;
+	if (!c->started) {
+		c->started = true;
+		st = coll_start(c);
+		/* PARKED here: the ring is still to run. */
+		if (st != NNP_FW_PARKED)
+			return st;
+	}
+	st = coll_ring(c);
+	if (!st && c->acc && c->acc != c->dst) {
+		memcpy(c->dst, c->acc, bytes);
+		c->local += bytes;
+	}
 	return st;
 }
 
@@ -368,24 +417,45 @@ static const char *coll_name(unsigned int opcode)
 	return "allreduce";
 }
 
-uint16_t nnp_fw_collective(struct nnp_fw *fw, uint32_t ctx,
-			   const struct nnp_hw_queue_cmd *cmd, uint64_t *local)
+static void coll_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
 {
-	struct coll c;
-	uint16_t st;
+	struct coll *c = (struct coll *)op;
 
-	st = coll_begin(fw, ctx, cmd, &c);
-	if (!st)
-		st = coll_memory(&c, ctx, cmd);
-	if (!st)
-		st = coll_run(&c, local);
 	if (st && st != NNP_STATUS_ABORTED)
 		nnp_fw_guest_error(fw, "%s on comm %u failed: status 0x%x",
-				   coll_name(c.opcode),
-				   (unsigned int)NNP_COLL_COMM(cmd->value), st);
+				   coll_name(c->opcode), c->comm, st);
 	/* Pass the failure on so that the whole ring stops. */
-	if (st && c.nranks > 1)
-		nnp_fw_icl_send(fw, c.send_port, c.tag, true, NULL, 0);
-	free(c.order);
-	return st;
+	if (st && c->nranks > 1)
+		nnp_fw_icl_send(fw, NULL, c->send_port, c->epoch, c->seq, true,
+				NULL, 0);
+	nnp_fw_count_local(fw, c->local);
+	if (c->acc != c->dst)
+		free(c->acc);
+	free(c->tmp);
+	free(c->order);
+	free(c);
+}
+
+uint16_t nnp_fw_collective(struct nnp_fw *fw, uint32_t ctx,
+			   const struct nnp_hw_queue_cmd *cmd,
+			   struct nnp_fw_op **op)
+{
+	struct coll *c = malloc(sizeof(*c));
+	uint16_t st;
+
+	if (!c)
+		return NNP_STATUS_NO_RESOURCES;
+	st = coll_begin(fw, ctx, cmd, c);
+	if (!st)
+		st = coll_memory(c, ctx, cmd);
+	c->link.step = coll_step;
+	c->link.end = coll_end;
+	if (st) {
+		coll_end(fw, &c->link, st);
+		return st;
+	}
+	c->link.keys[0] = cmd->src_key;
+	c->link.keys[1] = cmd->dst_key;
+	*op = &c->link;
+	return NNP_STATUS_SUCCESS;
 }

@@ -2,7 +2,8 @@
 /*
  * Firmware simulator communicators: which rank this chip is, where it sits
  * on the ring the collectives run around, and the ports to its ring
- * neighbours. The epoch names the communicator on the links.
+ * neighbours. The epoch, the job's 64-bit secret, names the communicator
+ * on the links: no two communicators of a chip share one.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,38 @@ static uint16_t read_order(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd
 	return st;
 }
 
+struct nnp_fw_comm *nnp_fw_comm_by_epoch_locked(struct nnp_fw *fw, uint64_t epoch)
+{
+	uint32_t i;
+
+	for (i = 1; i < NNP_HW_MAX_COMMS; i++)
+		if (fw->comms[i].ctx && fw->comms[i].epoch == epoch)
+			return &fw->comms[i];
+	return NULL;
+}
+
+/*
+ * Collective packets of @epoch that came before their communicator, on a
+ * port other than its ring's @recv_port, are not for it: dropped.
+ */
+static void drop_off_ring(struct nnp_fw *fw, uint64_t epoch, uint32_t recv_port)
+{
+	uint32_t port;
+
+	for (port = 0; port < fw->cfg.num_ports; port++)
+		if (port != recv_port)
+			nnp_fw_icl_purge(fw, port, epoch, NNP_FW_SEQ_P2P);
+}
+
+/* What the links hold for the communicator of @epoch is never taken now. */
+static void purge_epoch(struct nnp_fw *fw, uint64_t epoch)
+{
+	uint32_t port;
+
+	for (port = 0; port < fw->cfg.num_ports; port++)
+		nnp_fw_icl_purge(fw, port, epoch, UINT64_MAX);
+}
+
 uint16_t nnp_fw_comm_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd)
 {
 	struct nnp_hw_comm_args a;
@@ -73,7 +106,7 @@ uint16_t nnp_fw_comm_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 	c = &fw->comms[a.comm];
 	if (!nnp_fw_ctx_valid_locked(fw, a.ctx)) {
 		status = NNP_STATUS_NOT_FOUND;
-	} else if (c->ctx) {
+	} else if (c->ctx || nnp_fw_comm_by_epoch_locked(fw, a.epoch)) {
 		status = NNP_STATUS_BUSY;
 	} else {
 		*c = (struct nnp_fw_comm){
@@ -85,6 +118,8 @@ uint16_t nnp_fw_comm_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 	}
 	mtx_unlock(&fw->lock);
 	free(order);
+	if (!status && a.nranks > 1)
+		drop_off_ring(fw, a.epoch, a.recv_port);
 	return status;
 }
 
@@ -97,29 +132,37 @@ static void comm_free_locked(struct nnp_fw_comm *c)
 uint16_t nnp_fw_comm_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd)
 {
 	uint32_t ctx = cmd->args[0], comm = cmd->args[1];
-	uint32_t port = 0, epoch = 0, nranks = 0;
 	uint16_t status = NNP_STATUS_NOT_FOUND;
+	uint64_t epoch = 0;
 
 	mtx_lock(&fw->lock);
 	if (comm && comm < NNP_HW_MAX_COMMS && ctx && fw->comms[comm].ctx == ctx) {
-		port = fw->comms[comm].recv_port;
 		epoch = fw->comms[comm].epoch;
-		nranks = fw->comms[comm].nranks;
 		comm_free_locked(&fw->comms[comm]);
 		status = NNP_STATUS_SUCCESS;
 	}
 	mtx_unlock(&fw->lock);
-	/* What a failed collective left queued for it is never taken now. */
-	if (!status && nranks > 1)
-		nnp_fw_icl_purge(fw, port, epoch, UINT32_MAX);
+	if (!status)
+		purge_epoch(fw, epoch);
 	return status;
 }
 
-void nnp_fw_comms_clear_locked(struct nnp_fw *fw, uint32_t ctx)
+void nnp_fw_comms_clear(struct nnp_fw *fw, uint32_t ctx)
 {
 	uint32_t i;
 
-	for (i = 1; i < NNP_HW_MAX_COMMS; i++)
-		if (fw->comms[i].ctx && (!ctx || fw->comms[i].ctx == ctx))
+	for (i = 1; i < NNP_HW_MAX_COMMS; i++) {
+		uint64_t epoch = 0;
+		bool mine;
+
+		mtx_lock(&fw->lock);
+		mine = fw->comms[i].ctx && (!ctx || fw->comms[i].ctx == ctx);
+		if (mine) {
+			epoch = fw->comms[i].epoch;
 			comm_free_locked(&fw->comms[i]);
+		}
+		mtx_unlock(&fw->lock);
+		if (mine)
+			purge_epoch(fw, epoch);
+	}
 }

@@ -100,10 +100,11 @@ static void reset_locked(struct nnp_fw *fw)
  */
 static void reset_cleanup(struct nnp_fw *fw)
 {
-	nnp_fw_queues_destroy_ctx(fw, 0);
+	nnp_fw_queues_destroy_ctx(fw, 0, false);
+	nnp_fw_comms_clear(fw, 0);
+	nnp_fw_icl_purge_all(fw);
 	mtx_lock(&fw->lock);
 	nnp_fw_keys_clear_locked(fw);
-	nnp_fw_comms_clear_locked(fw, 0);
 	memset(fw->ctx_used, 0, sizeof(fw->ctx_used));
 	fw->reset_pending = false;
 	mtx_unlock(&fw->lock);
@@ -310,11 +311,16 @@ static void run_timers(struct nnp_fw *fw)
 
 void nnp_fw_run(struct nnp_fw *fw)
 {
-	bool cleanup;
+	uint64_t now = fw->host.now_ns(fw->host.opaque);
+	bool cleanup, expired;
 
 	mtx_lock(&fw->lock);
 	cleanup = fw->reset_pending;
+	expired = nnp_fw_queues_expire_locked(fw, now);
 	mtx_unlock(&fw->lock);
+	/* A parked command's wait is over: a worker ends it. */
+	if (expired && fw->host.kick)
+		fw->host.kick(fw->host.opaque, NNP_FW_KICK_QUEUES);
 	if (cleanup)
 		reset_cleanup(fw);
 	run_timers(fw);
@@ -330,6 +336,8 @@ uint64_t nnp_fw_next_deadline_ns(struct nnp_fw *fw)
 		t = fw->boot_done_ns;
 	else if (fw->fw_status == NNP_FW_STATUS_READY)
 		t = fw->next_heartbeat_ns;
+	if (nnp_fw_queues_deadline_locked(fw) < t)
+		t = nnp_fw_queues_deadline_locked(fw);
 	mtx_unlock(&fw->lock);
 	return t;
 }

@@ -39,6 +39,7 @@ uint16_t nnp_fw_ctx_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd
 /* Free key slot @i, with fw->lock held. */
 static void key_free_locked(struct nnp_fw *fw, uint32_t i)
 {
+	fw->key_pages -= fw->keys[i].npages;
 	free(fw->keys[i].pages);
 	memset(&fw->keys[i], 0, sizeof(fw->keys[i]));
 }
@@ -50,24 +51,6 @@ void nnp_fw_keys_clear_locked(struct nnp_fw *fw)
 	for (i = 1; i < NNP_HW_MAX_KEYS; i++)
 		if (fw->keys[i].key)
 			key_free_locked(fw, i);
-}
-
-void nnp_fw_ctx_quiesce(struct nnp_fw *fw, uint32_t ctx)
-{
-	uint32_t q;
-
-	for (q = 0; q < NNP_HW_MAX_QUEUES; q++) {
-		bool mine;
-
-		mtx_lock(&fw->lock);
-		mine = fw->queues[q].ctx == ctx;
-		mtx_unlock(&fw->lock);
-		if (mine) {
-			/* A command that resolved a key holds this. */
-			mtx_lock(&fw->queues[q].exec);
-			mtx_unlock(&fw->queues[q].exec);
-		}
-	}
 }
 
 uint16_t nnp_fw_ctx_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd)
@@ -82,12 +65,12 @@ uint16_t nnp_fw_ctx_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 	if (!ok)
 		return NNP_STATUS_NOT_FOUND;
 
-	nnp_fw_queues_destroy_ctx(fw, ctx);
+	nnp_fw_queues_destroy_ctx(fw, ctx, true);
+	nnp_fw_comms_clear(fw, ctx);
 	mtx_lock(&fw->lock);
 	for (i = 1; i < NNP_HW_MAX_KEYS; i++)
 		if (fw->keys[i].key && fw->keys[i].ctx == ctx)
 			key_free_locked(fw, i);
-	nnp_fw_comms_clear_locked(fw, ctx);
 	fw->ctx_used[ctx] = false;
 	mtx_unlock(&fw->lock);
 	return NNP_STATUS_SUCCESS;
@@ -154,6 +137,9 @@ uint16_t nnp_fw_key_register(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *c
 	status = NNP_STATUS_NO_RESOURCES;
 	if (!nnp_fw_ctx_valid_locked(fw, a.ctx)) {
 		status = NNP_STATUS_NOT_FOUND;
+	} else if (npages > NNP_HW_MAX_KEY_PAGES - fw->key_pages) {
+		/* The page lists live in the embedder's heap: bounded. */
+		status = NNP_STATUS_NO_RESOURCES;
 	} else {
 		for (i = 1; i < NNP_HW_MAX_KEYS; i++) {
 			struct nnp_fw_key *k = &fw->keys[i];
@@ -172,6 +158,7 @@ uint16_t nnp_fw_key_register(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *c
 			k->page_offset = a.page_offset;
 			k->npages = npages;
 			k->pages = pages;
+			fw->key_pages += npages;
 			*key = k->key;
 			pages = NULL;
 			status = NNP_STATUS_SUCCESS;
@@ -206,8 +193,11 @@ uint16_t nnp_fw_key_unregister(struct nnp_fw *fw, const struct nnp_hw_admin_cmd 
 	mtx_unlock(&fw->lock);
 	if (!k)
 		return NNP_STATUS_NOT_FOUND;
-	/* Commands that resolved the key before it died finish first. */
-	nnp_fw_ctx_quiesce(fw, ctx);
+	/*
+	 * Commands that resolved the key before it died finish first; one
+	 * waiting on a link ends ABORTED, as its wait is the peer's to end.
+	 */
+	nnp_fw_queues_abort_key(fw, ctx, key);
 	mtx_lock(&fw->lock);
 	if (k->key == key)
 		key_free_locked(fw, KEY_INDEX(key));

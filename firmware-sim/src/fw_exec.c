@@ -242,8 +242,15 @@ static uint16_t exec_transfer(struct nnp_fw *fw, uint32_t ctx,
 	return NNP_STATUS_SUCCESS;
 }
 
+void nnp_fw_count_local(struct nnp_fw *fw, uint64_t bytes)
+{
+	mtx_lock(&fw->lock);
+	fw->counters.local_bytes += bytes;
+	mtx_unlock(&fw->lock);
+}
+
 uint16_t nnp_fw_exec(struct nnp_fw *fw, uint32_t ctx,
-		     const struct nnp_hw_queue_cmd *cmd)
+		     const struct nnp_hw_queue_cmd *cmd, struct nnp_fw_op **op)
 {
 	struct xfer x = { 0 };
 	uint16_t status;
@@ -262,11 +269,10 @@ uint16_t nnp_fw_exec(struct nnp_fw *fw, uint32_t ctx,
 
 	/* Links' commands depend on the communicator: they check their own. */
 	if (uses & USES_COLL)
-		status = nnp_fw_collective(fw, ctx, cmd, &x.local);
-	else if (uses & USES_P2P)
-		status = nnp_fw_p2p(fw, ctx, cmd);
-	else
-		status = exec_transfer(fw, ctx, cmd, uses, &x);
+		return nnp_fw_collective(fw, ctx, cmd, op);
+	if (uses & USES_P2P)
+		return nnp_fw_p2p(fw, ctx, cmd, op);
+	status = exec_transfer(fw, ctx, cmd, uses, &x);
 
 	mtx_lock(&fw->lock);
 	fw->counters.host_dma_bytes += x.host;

@@ -4,37 +4,68 @@
  * state, and a queue of packets received. Sending to a peer in this process
  * copies the payload into the peer's queue; a remote peer (another process)
  * is reached through the host's icl_tx, and what the host receives for us
- * comes in through nnp_fw_icl_deliver(). Receiving waits, bounded by the
- * collective timeout, for the packet with the wanted tag, and learns at
- * once when the link goes down.
+ * comes in through nnp_fw_icl_deliver().
+ *
+ * A packet is labelled with its communicator's epoch, the job's 64-bit
+ * secret, and is taken only by that communicator's command, only on the
+ * port it arrived on. On arrival a packet a communicator of this chip
+ * would never take from that port (a collective's, off its ring) is
+ * dropped and counted. One whose epoch no communicator here has yet is
+ * kept, as its receiver may not have made its communicator yet, but only
+ * for a collective timeout: the next arrival drops it and counts it.
+ *
+ * A port holds at most NNP_FW_PORT_RX_BYTES and NNP_FW_PORT_RX_PACKETS.
+ * An in-process sender finding its peer full waits (parked, see
+ * nnp_fw_op) until the receiver takes a packet: credits. Remote packets
+ * find no such flow control, so past the bound they are dropped and
+ * counted. Waiting for a packet parks the same way, bounded by the
+ * collective timeout on the host's monotonic clock, and learns at once
+ * when the link goes down.
+ *
+ * Locks: a chip's fw->lock may be held when taking one of its ports'
+ * locks, never the other way round, and never two chips' locks at once.
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "fw_internal.h"
 
 #define DEFAULT_COLL_TIMEOUT_MS 2000
+#define NS_PER_MS 1000000ull
 
 void nnp_fw_ports_init(struct nnp_fw *fw)
 {
 	unsigned int i;
 
-	for (i = 0; i < NNP_FW_MAX_PORTS; i++) {
+	for (i = 0; i < NNP_FW_MAX_PORTS; i++)
 		mtx_init(&fw->ports[i].lock, mtx_plain);
-		cnd_init(&fw->ports[i].cond);
-	}
+}
+
+/* Unlink the packet *@link (@prev before it), with p->lock held. */
+static struct nnp_fw_packet *unlink_at(struct nnp_fw_port *p,
+				       struct nnp_fw_packet **link,
+				       struct nnp_fw_packet *prev)
+{
+	struct nnp_fw_packet *pk = *link;
+
+	*link = pk->next;
+	if (p->rx_tail == pk)
+		p->rx_tail = prev;
+	p->held_bytes -= pk->len;
+	p->held_packets--;
+	return pk;
+}
+
+static void drop_at(struct nnp_fw_port *p, struct nnp_fw_packet **link,
+		    struct nnp_fw_packet *prev)
+{
+	free(unlink_at(p, link, prev));
 }
 
 static void free_packets(struct nnp_fw_port *p)
 {
-	while (p->rx_head) {
-		struct nnp_fw_packet *pk = p->rx_head;
-
-		p->rx_head = pk->next;
-		free(pk);
-	}
-	p->rx_tail = NULL;
+	while (p->rx_head)
+		drop_at(p, &p->rx_head, NULL);
 }
 
 void nnp_fw_ports_fini(struct nnp_fw *fw)
@@ -57,10 +88,9 @@ void nnp_fw_ports_fini(struct nnp_fw *fw)
 			mtx_lock(&peer->ports[pp].lock);
 			peer->ports[pp].peer = NULL;
 			peer->ports[pp].up = false;
-			cnd_broadcast(&peer->ports[pp].cond);
 			mtx_unlock(&peer->ports[pp].lock);
+			nnp_fw_icl_wake(peer, pp);
 		}
-		cnd_destroy(&p->cond);
 		mtx_destroy(&p->lock);
 	}
 }
@@ -116,17 +146,19 @@ int nnp_fw_link_attach_remote(struct nnp_fw *fw, unsigned int port,
 	p->peer_chip = peer_chip;
 	p->peer_port = peer_port;
 	p->up = false;
-	cnd_broadcast(&p->cond);
 	mtx_unlock(&p->lock);
+	nnp_fw_icl_wake(fw, port);
 	return 0;
 }
 
-static void port_set(struct nnp_fw_port *p, bool up)
+static void port_set(struct nnp_fw *fw, uint32_t port, bool up)
 {
+	struct nnp_fw_port *p = &fw->ports[port];
+
 	mtx_lock(&p->lock);
 	p->up = up && (p->peer || p->remote);
-	cnd_broadcast(&p->cond);
 	mtx_unlock(&p->lock);
+	nnp_fw_icl_wake(fw, port);
 }
 
 void nnp_fw_link_set(struct nnp_fw *fw, unsigned int port, bool up)
@@ -140,9 +172,9 @@ void nnp_fw_link_set(struct nnp_fw *fw, unsigned int port, bool up)
 	peer = fw->ports[port].peer;
 	pp = fw->ports[port].peer_port;
 	mtx_unlock(&fw->ports[port].lock);
-	port_set(&fw->ports[port], up);
+	port_set(fw, port, up);
 	if (peer)
-		port_set(&peer->ports[pp], up);
+		port_set(peer, pp, up);
 }
 
 static void count(struct nnp_fw *fw, uint64_t *counter, size_t len)
@@ -152,45 +184,201 @@ static void count(struct nnp_fw *fw, uint64_t *counter, size_t len)
 	mtx_unlock(&fw->lock);
 }
 
-static struct nnp_fw_packet *packet_new(uint64_t tag, bool abort,
-				       const void *data, size_t len)
+
+static uint64_t timeout_ns(const struct nnp_fw *fw)
+{
+	return (fw->cfg.coll_timeout_ms ? fw->cfg.coll_timeout_ms :
+		DEFAULT_COLL_TIMEOUT_MS) * NS_PER_MS;
+}
+
+/* Mark the ops parked on @port ready, with fw->lock held; true if any. */
+static bool wake_locked(struct nnp_fw *fw, uint32_t port)
+{
+	bool any = false;
+	uint32_t i;
+
+	fw->ports[port].wakes++;
+	for (i = 0; i < NNP_HW_MAX_QUEUES; i++) {
+		struct nnp_fw_op *op = fw->queues[i].op;
+
+		if (op && op->parked && op->wait_port == port) {
+			op->ready = true;
+			any = true;
+		}
+	}
+	return any;
+}
+
+static void kick_queues(struct nnp_fw *fw)
+{
+	if (fw->host.kick)
+		fw->host.kick(fw->host.opaque, NNP_FW_KICK_QUEUES);
+}
+
+void nnp_fw_icl_wake(struct nnp_fw *fw, uint32_t port)
+{
+	bool any;
+
+	mtx_lock(&fw->lock);
+	any = wake_locked(fw, port);
+	mtx_unlock(&fw->lock);
+	if (any)
+		kick_queues(fw);
+}
+
+/*
+ * Park @op until something happens on @port, with fw->lock held: its
+ * first wait starts the timeout, a wait past it ends PEER_TIMEOUT.
+ */
+static uint16_t park_locked(struct nnp_fw *fw, struct nnp_fw_op *op,
+			    uint32_t port)
+{
+	uint64_t now = fw->host.now_ns(fw->host.opaque);
+
+	if (op->aborted)
+		return NNP_STATUS_ABORTED;
+	if (!op->deadline_ns)
+		op->deadline_ns = now + timeout_ns(fw);
+	else if (now >= op->deadline_ns)
+		return NNP_STATUS_PEER_TIMEOUT;
+	op->parked = true;
+	op->ready = false;
+	op->wait_port = port;
+	return NNP_FW_PARKED;
+}
+
+static struct nnp_fw_packet *packet_new(uint64_t epoch, uint32_t seq,
+				       bool abort, const void *data, size_t len)
 {
 	struct nnp_fw_packet *pk = malloc(sizeof(*pk) + len);
 
 	if (!pk)
 		return NULL;
-	pk->next = NULL;
-	pk->tag = tag;
-	pk->abort = abort;
-	pk->len = len;
+	*pk = (struct nnp_fw_packet){
+		.epoch = epoch, .seq = seq, .abort = abort, .len = len,
+	};
 	if (len)
 		memcpy(pk->data, data, len);
 	return pk;
 }
 
-/* Queue @pk on @p, with p->lock held, and wake its waiters. */
-static void rx_queue_locked(struct nnp_fw_port *p, struct nnp_fw_packet *pk)
+/*
+ * Whether a communicator of this chip may take @pk from @port, with
+ * fw->lock held: a collective's packet only on its ring's receive port.
+ * A packet of no communicator here may be for one not made yet.
+ */
+static bool rx_wanted_locked(struct nnp_fw *fw, uint32_t port,
+			     const struct nnp_fw_packet *pk)
 {
-	if (p->rx_tail)
-		p->rx_tail->next = pk;
-	else
-		p->rx_head = pk;
-	p->rx_tail = pk;
-	p->rx_bytes += pk->len;
-	p->rx_packets++;
-	cnd_broadcast(&p->cond);
+	const struct nnp_fw_comm *m = nnp_fw_comm_by_epoch_locked(fw, pk->epoch);
+
+	return !m || (pk->seq & NNP_FW_SEQ_P2P) ||
+	       (m->nranks > 1 && m->recv_port == port);
+}
+
+static void count_drop_locked(struct nnp_fw *fw, struct nnp_fw_port *p)
+{
+	p->dropped++;
+	p->errors++;
+	fw->counters.icl_dropped++;
+}
+
+/*
+ * Drop the packets no communicator here has claimed within a collective
+ * timeout of their arrival, with fw->lock and p->lock held.
+ */
+static void drop_stale_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
+			      uint64_t now)
+{
+	struct nnp_fw_packet **link = &p->rx_head, *prev = NULL;
+
+	while (*link) {
+		struct nnp_fw_packet *pk = *link;
+
+		if (now - pk->arrived_ns >= timeout_ns(fw) &&
+		    !nnp_fw_comm_by_epoch_locked(fw, pk->epoch)) {
+			drop_at(p, link, prev);
+			count_drop_locked(fw, p);
+			continue;
+		}
+		prev = pk;
+		link = &pk->next;
+	}
+}
+
+static bool rx_fits(const struct nnp_fw_port *p, size_t len)
+{
+	return p->held_packets < NNP_FW_PORT_RX_PACKETS &&
+	       p->held_bytes + len <= NNP_FW_PORT_RX_BYTES;
+}
+
+static bool rx_room_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
+			   size_t len, uint64_t now)
+{
+	drop_stale_locked(fw, p, now);
+	return rx_fits(p, len);
+}
+
+/*
+ * A packet arrives on @port of @fw: queued for its receiver (SUCCESS),
+ * refused for want of room (NO_RESOURCES), or not for this chip (dropped,
+ * INVALID_FIELD). LINK_DOWN if the port is down, or for a @remote packet
+ * not remote. The caller keeps @pk unless it was queued.
+ */
+static uint16_t rx_arrive(struct nnp_fw *fw, uint32_t port,
+			  struct nnp_fw_packet *pk, bool remote)
+{
+	struct nnp_fw_port *p = &fw->ports[port];
+	uint16_t st = NNP_STATUS_SUCCESS;
+	bool woke = false;
+
+	pk->arrived_ns = fw->host.now_ns(fw->host.opaque);
+	mtx_lock(&fw->lock);
+	mtx_lock(&p->lock);
+	if (!p->up || (remote && !p->remote))
+		st = NNP_STATUS_LINK_DOWN;
+	else if (!rx_wanted_locked(fw, port, pk))
+		st = NNP_STATUS_INVALID_FIELD;
+	else if (!rx_room_locked(fw, p, pk->len, pk->arrived_ns))
+		st = NNP_STATUS_NO_RESOURCES;
+	if (!st) {
+		if (p->rx_tail)
+			p->rx_tail->next = pk;
+		else
+			p->rx_head = pk;
+		p->rx_tail = pk;
+		p->held_bytes += pk->len;
+		p->held_packets++;
+		p->rx_bytes += pk->len;
+		p->rx_packets++;
+		fw->counters.icl_rx_bytes += pk->len;
+		woke = wake_locked(fw, port);
+	} else if (st == NNP_STATUS_INVALID_FIELD ||
+		   (remote && st == NNP_STATUS_NO_RESOURCES)) {
+		count_drop_locked(fw, p);
+	} else if (remote) {
+		p->errors++;
+	}
+	/* An in-process sender refused room keeps its packet and waits. */
+	mtx_unlock(&p->lock);
+	mtx_unlock(&fw->lock);
+	if (woke)
+		kick_queues(fw);
+	return st;
 }
 
 /*
  * Hand a packet to the host's transport, with no lock held: it may block
  * until the bytes are on their way.
  */
-static uint16_t remote_send(struct nnp_fw *fw, uint32_t port, uint64_t tag,
-			    bool abort, const void *data, size_t len)
+static uint16_t remote_send(struct nnp_fw *fw, uint32_t port, uint64_t epoch,
+			    uint32_t seq, bool abort, const void *data,
+			    size_t len)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
 	bool ok = fw->host.icl_tx && len <= NNP_FW_ICL_MAX_PACKET &&
-		  !fw->host.icl_tx(fw->host.opaque, port, tag, abort, data, len);
+		  !fw->host.icl_tx(fw->host.opaque, port, epoch, seq, abort,
+				   data, len);
 
 	mtx_lock(&p->lock);
 	if (ok) {
@@ -206,131 +394,149 @@ static uint16_t remote_send(struct nnp_fw *fw, uint32_t port, uint64_t tag,
 	return NNP_STATUS_SUCCESS;
 }
 
-uint16_t nnp_fw_icl_send(struct nnp_fw *fw, uint32_t port, uint64_t tag,
+/* The wait of @op made progress: its next one gets a whole timeout. */
+static void op_progress(struct nnp_fw *fw, struct nnp_fw_op *op)
+{
+	if (!op)
+		return;
+	mtx_lock(&fw->lock);
+	op->deadline_ns = 0;
+	mtx_unlock(&fw->lock);
+}
+
+/* Not a status: room came at the peer before the sender could park. */
+#define SEND_AGAIN	(NNP_FW_PARKED - 1)
+
+/* Park @op on @port for room at the peer, unless a wake came since @wakes. */
+static uint16_t park_for_room(struct nnp_fw *fw, struct nnp_fw_op *op,
+			      uint32_t port, uint32_t wakes)
+{
+	uint16_t st = SEND_AGAIN;
+
+	mtx_lock(&fw->lock);
+	if (fw->ports[port].wakes == wakes)
+		st = park_locked(fw, op, port);
+	mtx_unlock(&fw->lock);
+	return st;
+}
+
+uint16_t nnp_fw_icl_send(struct nnp_fw *fw, struct nnp_fw_op *op,
+			 uint32_t port, uint64_t epoch, uint32_t seq,
 			 bool abort, const void *data, size_t len)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
-	struct nnp_fw_packet *pk;
-	struct nnp_fw *peer;
-	uint32_t pp;
-	bool up, remote;
+	uint16_t st = SEND_AGAIN;
 
-	mtx_lock(&p->lock);
-	peer = p->peer;
-	pp = p->peer_port;
-	up = p->up;
-	remote = p->remote && up;
-	if (up && peer) {
-		p->tx_bytes += len;
-		p->tx_packets++;
-	} else if (!remote) {
-		p->errors++;
-	}
-	mtx_unlock(&p->lock);
-	if (remote)
-		return remote_send(fw, port, tag, abort, data, len);
-	if (!up || !peer)
-		return NNP_STATUS_LINK_DOWN;
+	while (st == SEND_AGAIN) {
+		struct nnp_fw_packet *pk;
+		struct nnp_fw *peer;
+		uint32_t pp, wakes;
+		bool up, remote;
 
-	pk = packet_new(tag, abort, data, len);
-	if (!pk)
-		return NNP_STATUS_NO_RESOURCES;
-
-	p = &peer->ports[pp];
-	mtx_lock(&p->lock);
-	if (!p->up) {
+		mtx_lock(&fw->lock);
+		wakes = p->wakes;
+		mtx_unlock(&fw->lock);
+		mtx_lock(&p->lock);
+		peer = p->peer;
+		pp = p->peer_port;
+		up = p->up;
+		remote = p->remote && up;
+		if (!up)
+			p->errors++;
 		mtx_unlock(&p->lock);
-		free(pk);
-		return NNP_STATUS_LINK_DOWN;
+		if (remote)
+			return remote_send(fw, port, epoch, seq, abort, data, len);
+		if (!up || !peer)
+			return NNP_STATUS_LINK_DOWN;
+
+		pk = packet_new(epoch, seq, abort, data, len);
+		if (!pk)
+			return NNP_STATUS_NO_RESOURCES;
+		st = rx_arrive(peer, pp, pk, false);
+		if (st) {
+			free(pk);
+		} else {
+			mtx_lock(&p->lock);
+			p->tx_bytes += len;
+			p->tx_packets++;
+			mtx_unlock(&p->lock);
+			count(fw, &fw->counters.icl_tx_bytes, len);
+			op_progress(fw, op);
+		}
+		/* Dropped by the receiver: the link carried it all the same. */
+		if (st == NNP_STATUS_INVALID_FIELD)
+			st = NNP_STATUS_SUCCESS;
+		if (st == NNP_STATUS_NO_RESOURCES && op)
+			st = park_for_room(fw, op, port, wakes);
 	}
-	rx_queue_locked(p, pk);
-	mtx_unlock(&p->lock);
-	count(fw, &fw->counters.icl_tx_bytes, len);
-	count(peer, &peer->counters.icl_rx_bytes, len);
-	return NNP_STATUS_SUCCESS;
+	return st;
 }
 
-int nnp_fw_icl_deliver(struct nnp_fw *fw, unsigned int port, uint64_t tag,
-		       bool abort, const void *data, size_t len)
+int nnp_fw_icl_deliver(struct nnp_fw *fw, unsigned int port, uint64_t epoch,
+		       uint32_t seq, bool abort, const void *data, size_t len)
 {
 	struct nnp_fw_packet *pk = NULL;
-	struct nnp_fw_port *p;
 
 	if (port >= fw->cfg.num_ports)
 		return -1;
-	p = &fw->ports[port];
 	if (len <= NNP_FW_ICL_MAX_PACKET)
-		pk = packet_new(tag, abort, data, len);
-	mtx_lock(&p->lock);
-	if (!pk || !p->remote || !p->up) {
-		p->errors++;
-		mtx_unlock(&p->lock);
+		pk = packet_new(epoch, seq, abort, data, len);
+	if (!pk) {
+		mtx_lock(&fw->ports[port].lock);
+		fw->ports[port].errors++;
+		mtx_unlock(&fw->ports[port].lock);
+		return -1;
+	}
+	if (rx_arrive(fw, port, pk, true)) {
 		free(pk);
 		return -1;
 	}
-	rx_queue_locked(p, pk);
-	mtx_unlock(&p->lock);
-	count(fw, &fw->counters.icl_rx_bytes, len);
 	return 0;
 }
 
-/* Unlink and return the first packet tagged @tag, with p->lock held. */
-static struct nnp_fw_packet *take(struct nnp_fw_port *p, uint64_t tag)
+/* Unlink and return the packet (@epoch, @seq), with p->lock held. */
+static struct nnp_fw_packet *take(struct nnp_fw_port *p, uint64_t epoch,
+				  uint32_t seq)
 {
 	struct nnp_fw_packet **link = &p->rx_head, *prev = NULL;
 
 	while (*link) {
 		struct nnp_fw_packet *pk = *link;
 
-		if (pk->tag == tag) {
-			*link = pk->next;
-			if (p->rx_tail == pk)
-				p->rx_tail = prev;
-			return pk;
-		}
+		if (pk->epoch == epoch && pk->seq == seq)
+			return unlink_at(p, link, prev);
 		prev = pk;
 		link = &pk->next;
 	}
 	return NULL;
 }
 
-uint16_t nnp_fw_icl_recv(struct nnp_fw *fw, uint32_t port, uint64_t tag,
+uint16_t nnp_fw_icl_recv(struct nnp_fw *fw, struct nnp_fw_op *op,
+			 uint32_t port, uint64_t epoch, uint32_t seq,
 			 void *buf, size_t len)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
-	uint32_t ms = fw->cfg.coll_timeout_ms ? fw->cfg.coll_timeout_ms :
-		      DEFAULT_COLL_TIMEOUT_MS;
-	struct nnp_fw_packet *pk;
-	struct timespec deadline;
 	uint16_t status = NNP_STATUS_SUCCESS;
+	struct nnp_fw_packet *pk;
+	struct nnp_fw *peer;
+	uint32_t pp;
 
-	timespec_get(&deadline, TIME_UTC);
-	deadline.tv_sec += ms / 1000;
-	deadline.tv_nsec += (long)(ms % 1000) * 1000000;
-	if (deadline.tv_nsec >= 1000000000) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000;
-	}
-
+	mtx_lock(&fw->lock);
 	mtx_lock(&p->lock);
-	for (;;) {
-		pk = take(p, tag);
-		if (pk)
-			break;
-		if (!p->up) {
-			status = NNP_STATUS_LINK_DOWN;
-			break;
-		}
-		if (cnd_timedwait(&p->cond, &p->lock, &deadline) == thrd_timedout) {
-			pk = take(p, tag);
-			if (!pk)
-				status = NNP_STATUS_PEER_TIMEOUT;
-			break;
-		}
-	}
+	pk = take(p, epoch, seq);
+	if (pk)
+		op->deadline_ns = 0;
+	else
+		status = p->up ? park_locked(fw, op, port) : NNP_STATUS_LINK_DOWN;
+	peer = p->peer;
+	pp = p->peer_port;
 	mtx_unlock(&p->lock);
+	mtx_unlock(&fw->lock);
 	if (!pk)
 		return status;
+	/* Room at this end: a sender waiting for it goes on. */
+	if (peer)
+		nnp_fw_icl_wake(peer, pp);
 	if (pk->abort)
 		status = NNP_STATUS_ABORTED;
 	else if (pk->len != len)
@@ -365,7 +571,34 @@ void nnp_fw_icl_ports_info(struct nnp_fw *fw, struct nnp_hw_port_info *info)
 	}
 }
 
-void nnp_fw_icl_purge(struct nnp_fw *fw, uint32_t port, uint32_t epoch,
+uint64_t nnp_fw_icl_held_bytes(struct nnp_fw *fw)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < NNP_FW_MAX_PORTS; i++) {
+		mtx_lock(&fw->ports[i].lock);
+		n += fw->ports[i].held_bytes;
+		mtx_unlock(&fw->ports[i].lock);
+	}
+	return n;
+}
+
+/* Tell the peer of @port that this end has room again. */
+static void room_freed(struct nnp_fw *fw, uint32_t port)
+{
+	struct nnp_fw *peer;
+	uint32_t pp;
+
+	mtx_lock(&fw->ports[port].lock);
+	peer = fw->ports[port].peer;
+	pp = fw->ports[port].peer_port;
+	mtx_unlock(&fw->ports[port].lock);
+	if (peer)
+		nnp_fw_icl_wake(peer, pp);
+}
+
+void nnp_fw_icl_purge(struct nnp_fw *fw, uint32_t port, uint64_t epoch,
 		      uint64_t below)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
@@ -376,15 +609,25 @@ void nnp_fw_icl_purge(struct nnp_fw *fw, uint32_t port, uint32_t epoch,
 	while (*link) {
 		struct nnp_fw_packet *pk = *link;
 
-		if (pk->tag >> 32 == epoch && (uint32_t)pk->tag < below) {
-			*link = pk->next;
-			if (p->rx_tail == pk)
-				p->rx_tail = prev;
-			free(pk);
+		if (pk->epoch == epoch && pk->seq < below) {
+			drop_at(p, link, prev);
 			continue;
 		}
 		prev = pk;
 		link = &pk->next;
 	}
 	mtx_unlock(&p->lock);
+	room_freed(fw, port);
+}
+
+void nnp_fw_icl_purge_all(struct nnp_fw *fw)
+{
+	unsigned int i;
+
+	for (i = 0; i < NNP_FW_MAX_PORTS; i++) {
+		mtx_lock(&fw->ports[i].lock);
+		free_packets(&fw->ports[i]);
+		mtx_unlock(&fw->ports[i].lock);
+		room_freed(fw, i);
+	}
 }

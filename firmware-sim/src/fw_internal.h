@@ -10,6 +10,13 @@
 /* Pages a host key may span: 4 GiB. */
 #define NNP_FW_MAX_KEY_PAGES	(1u << 20)
 
+/* What a port holds for its receivers at most, payload and packets. */
+#define NNP_FW_PORT_RX_BYTES	(4u << 20)
+#define NNP_FW_PORT_RX_PACKETS	1024u
+
+/* Not a status: a link command waits, its queue parked (see nnp_fw_op). */
+#define NNP_FW_PARKED		0xffffu
+
 struct nnp_fw_ring {
 	uint64_t sq_base;
 	uint64_t cq_base;
@@ -40,9 +47,33 @@ struct nnp_fw_key {
 	bool dead;		/* unregistering: lookups fail */
 };
 
+/*
+ * A link command in flight: a collective, SEND or RECV (fw_coll.c,
+ * fw_p2p.c). It runs in steps on its queue's worker; when it must wait for
+ * a packet, or for room at the receiving end, the step parks it and
+ * returns the worker. The packet's arrival, room freed, a link change, its
+ * deadline or an abort make the queue runnable again, and a worker runs
+ * the next step. So a wait never holds a worker another queue needs.
+ */
+struct nnp_fw_op {
+	/* One step: NNP_STATUS_* once the command is done, or NNP_FW_PARKED. */
+	uint16_t (*step)(struct nnp_fw *fw, struct nnp_fw_op *op);
+	/* The command ended with @status: tell the peers if it failed; free. */
+	void (*end)(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t status);
+	uint32_t keys[2];	/* the keys it resolved (0: none) */
+	uint16_t cid;
+	/* Guarded by fw->lock: */
+	bool parked;		/* waiting; no worker runs it */
+	bool ready;		/* what it waits for may have come */
+	bool aborted;		/* torn down: the next wait ends ABORTED */
+	uint32_t wait_port;
+	uint64_t deadline_ns;	/* of the current wait (now_ns clock); 0: none */
+};
+
 struct nnp_fw_queue {
-	/* Held by the worker for the whole of one command, DMA included. */
+	/* Held by the worker for each step of a command, DMA included. */
 	mtx_t exec;
+	struct nnp_fw_op *op;	/* the link command in flight, or NULL */
 	struct nnp_fw_ring ring;
 	uint32_t ctx;		/* 0: queue not created */
 	uint32_t vector;
@@ -55,8 +86,10 @@ struct nnp_fw_queue {
 /* A message on an inter-chip link. */
 struct nnp_fw_packet {
 	struct nnp_fw_packet *next;
-	uint64_t tag;		/* epoch << 32 | collective sequence */
+	uint64_t epoch;		/* the communicator's secret */
+	uint32_t seq;		/* nnp_fw_seq() */
 	bool abort;		/* the sender's part failed */
+	uint64_t arrived_ns;
 	size_t len;
 	uint8_t data[];
 };
@@ -72,8 +105,13 @@ struct nnp_fw_port {
 	bool up;
 	struct nnp_fw_packet *rx_head;
 	struct nnp_fw_packet *rx_tail;
+	uint64_t held_bytes;	/* payload queued, at most NNP_FW_PORT_RX_BYTES */
+	uint32_t held_packets;
 	/* tx_* counted by this port's sends, rx_* by its peer's (or deliveries) */
 	uint64_t tx_bytes, rx_bytes, tx_packets, rx_packets, errors;
+	uint64_t dropped;	/* arrivals refused: full, or not for us */
+	/* Bumped, under fw->lock (not this lock), by every nnp_fw_icl_wake(). */
+	uint32_t wakes;
 };
 
 struct nnp_fw_comm {
@@ -84,22 +122,22 @@ struct nnp_fw_comm {
 	uint32_t *order;	/* rank at each position; NULL: rank order */
 	uint32_t send_port;	/* to the next position */
 	uint32_t recv_port;	/* from the previous position */
-	uint32_t epoch;		/* names the communicator on the links */
+	uint64_t epoch;		/* names the communicator on the links */
 	uint32_t seq;		/* collectives started; the same on every rank */
 	uint32_t p2p_sent[NNP_FW_MAX_PORTS];	/* messages, by port */
 	uint32_t p2p_received[NNP_FW_MAX_PORTS];
 };
 
 /*
- * A packet's tag: the communicator's epoch, then the sequence number of
- * its collective, or with NNP_FW_TAG_P2P of its message on that port.
+ * A packet is labelled with its communicator's epoch and a sequence
+ * number: of its collective, or with NNP_FW_SEQ_P2P of its message on
+ * that port.
  */
-#define NNP_FW_TAG_P2P		0x80000000u
+#define NNP_FW_SEQ_P2P		0x80000000u
 
-static inline uint64_t nnp_fw_tag(uint32_t epoch, uint32_t seq, bool p2p)
+static inline uint32_t nnp_fw_seq(uint32_t seq, bool p2p)
 {
-	return (uint64_t)epoch << 32 | (p2p ? NNP_FW_TAG_P2P : 0) |
-	       (seq & ~NNP_FW_TAG_P2P);
+	return (p2p ? NNP_FW_SEQ_P2P : 0) | (seq & ~NNP_FW_SEQ_P2P);
 }
 
 struct nnp_fw {
@@ -127,6 +165,7 @@ struct nnp_fw {
 
 	bool ctx_used[NNP_HW_MAX_CONTEXTS];
 	struct nnp_fw_key keys[NNP_HW_MAX_KEYS];
+	uint32_t key_pages;	/* pages of all host keys */
 	uint16_t key_gen[NNP_HW_MAX_KEYS];
 	struct nnp_fw_queue queues[NNP_HW_MAX_QUEUES];
 	uint32_t next_queue;	/* round-robin start for workers */
@@ -166,8 +205,6 @@ uint16_t nnp_fw_key_register(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *c
 uint16_t nnp_fw_key_unregister(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
 /* Drop every key (reset), with fw->lock held. */
 void nnp_fw_keys_clear_locked(struct nnp_fw *fw);
-/* Wait until no command of context @ctx is executing. */
-void nnp_fw_ctx_quiesce(struct nnp_fw *fw, uint32_t ctx);
 
 /*
  * A key resolved for one access: a copy of its descriptor, valid while the
@@ -190,8 +227,20 @@ uint16_t nnp_fw_key_resolve(struct nnp_fw *fw, uint32_t ctx, uint32_t key,
 uint16_t nnp_fw_queue_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
 uint16_t nnp_fw_queue_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
 uint16_t nnp_fw_queue_reset(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
-/* Stop and forget queues of @ctx (0: all); waits for commands in flight. */
-void nnp_fw_queues_destroy_ctx(struct nnp_fw *fw, uint32_t ctx);
+/*
+ * Stop and forget queues of @ctx (0: all, for a reset). A command in
+ * flight ends ABORTED, its completion posted unless it is a reset.
+ */
+void nnp_fw_queues_destroy_ctx(struct nnp_fw *fw, uint32_t ctx, bool post);
+/*
+ * Wait for the commands of @ctx in flight on a worker, and end ABORTED
+ * those waiting on a link that resolved @key.
+ */
+void nnp_fw_queues_abort_key(struct nnp_fw *fw, uint32_t ctx, uint32_t key);
+/* The earliest end of a parked command's wait, with fw->lock held. */
+uint64_t nnp_fw_queues_deadline_locked(struct nnp_fw *fw);
+/* Make the parked commands whose wait is over runnable; true if any. */
+bool nnp_fw_queues_expire_locked(struct nnp_fw *fw, uint64_t now);
 bool nnp_fw_is_doorbell(uint32_t offset);
 uint32_t nnp_fw_db_read_locked(struct nnp_fw *fw, uint32_t offset);
 unsigned int nnp_fw_db_write_locked(struct nnp_fw *fw, uint32_t offset,
@@ -200,43 +249,65 @@ unsigned int nnp_fw_db_write_locked(struct nnp_fw *fw, uint32_t offset,
 /* Inter-chip links (fw_icl.c) */
 void nnp_fw_ports_init(struct nnp_fw *fw);
 void nnp_fw_ports_fini(struct nnp_fw *fw);
-/* Send @len bytes on @port tagged @tag; NNP_STATUS_*. */
-uint16_t nnp_fw_icl_send(struct nnp_fw *fw, uint32_t port, uint64_t tag,
+/*
+ * Send @len bytes on @port labelled (@epoch, @seq); NNP_STATUS_*. If the
+ * receiving end is full, @op parks (NNP_FW_PARKED) until it has room, or
+ * without @op the packet is dropped (NO_RESOURCES).
+ */
+uint16_t nnp_fw_icl_send(struct nnp_fw *fw, struct nnp_fw_op *op,
+			 uint32_t port, uint64_t epoch, uint32_t seq,
 			 bool abort, const void *data, size_t len);
 /*
- * Receive the packet tagged @tag on @port into @buf (exactly @len bytes),
- * waiting up to the collective timeout; NNP_STATUS_ABORTED if the sender
- * gave up instead.
+ * Take the packet (@epoch, @seq) on @port into @buf (exactly @len bytes);
+ * NNP_STATUS_ABORTED if the sender gave up instead. If it has not come,
+ * @op parks (NNP_FW_PARKED), or ends PEER_TIMEOUT once its wait passed
+ * the collective timeout.
  */
-uint16_t nnp_fw_icl_recv(struct nnp_fw *fw, uint32_t port, uint64_t tag,
+uint16_t nnp_fw_icl_recv(struct nnp_fw *fw, struct nnp_fw_op *op,
+			 uint32_t port, uint64_t epoch, uint32_t seq,
 			 void *buf, size_t len);
+/* Something @op's port waits for happened: runnable queues, host kicked. */
+void nnp_fw_icl_wake(struct nnp_fw *fw, uint32_t port);
 /* Fill @info for every port: GET_PORTS. */
 void nnp_fw_icl_ports_info(struct nnp_fw *fw, struct nnp_hw_port_info *info);
+/* Payload the ports hold now. */
+uint64_t nnp_fw_icl_held_bytes(struct nnp_fw *fw);
 /*
  * Drop what is queued on @port for the communicator of @epoch from
- * collectives numbered below @below: leftovers of a failed one.
+ * collectives numbered below @below (point-to-point messages too when
+ * @below is above every number): leftovers of a failed one.
  */
-void nnp_fw_icl_purge(struct nnp_fw *fw, uint32_t port, uint32_t epoch,
+void nnp_fw_icl_purge(struct nnp_fw *fw, uint32_t port, uint64_t epoch,
 		      uint64_t below);
+/* Drop every packet queued on any port (reset). */
+void nnp_fw_icl_purge_all(struct nnp_fw *fw);
 
 /* Communicators (fw_comm.c) and collectives (fw_coll.c) */
 uint16_t nnp_fw_comm_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
 uint16_t nnp_fw_comm_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
-/* Forget communicators of @ctx (0: all), with fw->lock held. */
-void nnp_fw_comms_clear_locked(struct nnp_fw *fw, uint32_t ctx);
+/* Forget communicators of @ctx (0: all) and what the links hold for them. */
+void nnp_fw_comms_clear(struct nnp_fw *fw, uint32_t ctx);
+/* The communicator named @epoch on this chip, with fw->lock held; NULL if none. */
+struct nnp_fw_comm *nnp_fw_comm_by_epoch_locked(struct nnp_fw *fw, uint64_t epoch);
 /*
- * Run collective @cmd (ALLREDUCE, BROADCAST, ALLGATHER, REDUCE_SCATTER) of
- * context @ctx; bytes copied within device memory are added to *@local.
+ * Start collective @cmd (ALLREDUCE, BROADCAST, ALLGATHER, REDUCE_SCATTER)
+ * of context @ctx: *@op to run, or a status if it cannot start.
  */
 uint16_t nnp_fw_collective(struct nnp_fw *fw, uint32_t ctx,
-			   const struct nnp_hw_queue_cmd *cmd, uint64_t *local);
+			   const struct nnp_hw_queue_cmd *cmd,
+			   struct nnp_fw_op **op);
 
-/* SEND or RECV @cmd (fw_p2p.c) of context @ctx. */
+/* Start SEND or RECV @cmd (fw_p2p.c) of context @ctx, as above. */
 uint16_t nnp_fw_p2p(struct nnp_fw *fw, uint32_t ctx,
-		    const struct nnp_hw_queue_cmd *cmd);
+		    const struct nnp_hw_queue_cmd *cmd, struct nnp_fw_op **op);
 
-/* Command execution (fw_exec.c): returns NNP_STATUS_*. */
+/*
+ * Command execution (fw_exec.c): returns NNP_STATUS_*, or for a link
+ * command sets *@op for the queue to run.
+ */
 uint16_t nnp_fw_exec(struct nnp_fw *fw, uint32_t ctx,
-		     const struct nnp_hw_queue_cmd *cmd);
+		     const struct nnp_hw_queue_cmd *cmd, struct nnp_fw_op **op);
+/* Add device-memory bytes a command moved to the counters. */
+void nnp_fw_count_local(struct nnp_fw *fw, uint64_t bytes);
 
 #endif /* NNP_FW_INTERNAL_H */

@@ -2,9 +2,10 @@
 /*
  * Firmware simulator point-to-point messages between the chips of one job:
  * device memory out of one ICL port, into device memory at the other end,
- * in 64 KiB packets tagged with the communicator's epoch and the message's
- * number on that port, so that both ends count the same messages and
- * nothing of another job is ever taken.
+ * in 64 KiB packets labelled with the communicator's epoch and the
+ * message's number on that port, so that both ends count the same
+ * messages and nothing of another job is ever taken. A message runs as a
+ * link command (nnp_fw_op): one packet a step, parked while it waits.
  */
 #include <stdlib.h>
 
@@ -12,64 +13,104 @@
 
 #define CHUNK_BYTES (64u * 1024)
 
+struct p2p {
+	struct nnp_fw_op op;
+	bool send;
+	uint32_t port;
+	uint64_t epoch;
+	uint32_t seq;
+	uint8_t *mem;		/* device memory */
+	uint64_t len;
+	uint64_t off;		/* bytes done */
+};
+
 /* Take the message's number on its port; NNP_STATUS_* if @cmd is bad. */
 static uint16_t p2p_begin(struct nnp_fw *fw, uint32_t ctx,
-			  const struct nnp_hw_queue_cmd *cmd, uint64_t *tag)
+			  const struct nnp_hw_queue_cmd *cmd, struct p2p *p)
 {
-	uint32_t comm = NNP_P2P_COMM(cmd->value), port = NNP_P2P_PORT(cmd->value);
+	uint32_t comm = NNP_P2P_COMM(cmd->value);
 	struct nnp_fw_comm *m = &fw->comms[comm];
 	uint16_t st = NNP_STATUS_SUCCESS;
 
-	if (port >= fw->cfg.num_ports)
+	if (p->port >= fw->cfg.num_ports)
 		return NNP_STATUS_INVALID_FIELD;
 	mtx_lock(&fw->lock);
-	if (!comm || comm >= NNP_HW_MAX_COMMS || m->ctx != ctx)
+	if (!comm || comm >= NNP_HW_MAX_COMMS || m->ctx != ctx) {
 		st = NNP_STATUS_NOT_FOUND;
-	else if (cmd->opcode == NNP_CMD_SEND)
-		*tag = nnp_fw_tag(m->epoch, m->p2p_sent[port]++, true);
-	else
-		*tag = nnp_fw_tag(m->epoch, m->p2p_received[port]++, true);
+	} else {
+		p->epoch = m->epoch;
+		p->seq = nnp_fw_seq(p->send ? m->p2p_sent[p->port]++ :
+				    m->p2p_received[p->port]++, true);
+	}
 	mtx_unlock(&fw->lock);
 	return st;
 }
 
-uint16_t nnp_fw_p2p(struct nnp_fw *fw, uint32_t ctx,
-		    const struct nnp_hw_queue_cmd *cmd)
+/* Every message is at least one packet, so the ends count alike. */
+static uint16_t p2p_step(struct nnp_fw *fw, struct nnp_fw_op *op)
 {
-	bool send = cmd->opcode == NNP_CMD_SEND;
-	uint32_t port = NNP_P2P_PORT(cmd->value);
+	struct p2p *p = (struct p2p *)op;
+
+	for (;;) {
+		uint64_t n = p->len - p->off < CHUNK_BYTES ? p->len - p->off :
+			     CHUNK_BYTES;
+		uint16_t st = p->send ?
+			nnp_fw_icl_send(fw, op, p->port, p->epoch, p->seq, false,
+					p->mem + p->off, n) :
+			nnp_fw_icl_recv(fw, op, p->port, p->epoch, p->seq,
+					p->mem + p->off, n);
+
+		if (st)
+			return st;
+		p->off += n;
+		if (p->off >= p->len)
+			return NNP_STATUS_SUCCESS;
+	}
+}
+
+static void p2p_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
+{
+	struct p2p *p = (struct p2p *)op;
+
+	if (st && st != NNP_STATUS_ABORTED)
+		nnp_fw_guest_error(fw, "%s on port %u failed: status 0x%x",
+				   p->send ? "send" : "receive", p->port, st);
+	/* The receiver learns at once that this message will not come. */
+	if (st && p->send && p->seq)
+		nnp_fw_icl_send(fw, NULL, p->port, p->epoch, p->seq, true, NULL, 0);
+	free(p);
+}
+
+uint16_t nnp_fw_p2p(struct nnp_fw *fw, uint32_t ctx,
+		    const struct nnp_hw_queue_cmd *cmd, struct nnp_fw_op **op)
+{
+	struct p2p *p = calloc(1, sizeof(*p));
 	struct nnp_fw_span span;
-	uint64_t tag, off = 0;
-	uint8_t *mem;
 	uint16_t st;
 
-	st = p2p_begin(fw, ctx, cmd, &tag);
-	if (st)
-		return st;
-	st = send ? nnp_fw_key_resolve(fw, ctx, cmd->src_key, cmd->src_off,
-				       cmd->len, NNP_KEY_READ, &span) :
-		    nnp_fw_key_resolve(fw, ctx, cmd->dst_key, cmd->dst_off,
-				       cmd->len, NNP_KEY_WRITE, &span);
+	if (!p)
+		return NNP_STATUS_NO_RESOURCES;
+	p->op.step = p2p_step;
+	p->op.end = p2p_end;
+	p->send = cmd->opcode == NNP_CMD_SEND;
+	p->port = NNP_P2P_PORT(cmd->value);
+	p->len = cmd->len;
+	st = p2p_begin(fw, ctx, cmd, p);
+	if (!st)
+		st = p->send ?
+		     nnp_fw_key_resolve(fw, ctx, cmd->src_key, cmd->src_off,
+					cmd->len, NNP_KEY_READ, &span) :
+		     nnp_fw_key_resolve(fw, ctx, cmd->dst_key, cmd->dst_off,
+					cmd->len, NNP_KEY_WRITE, &span);
 	/* Device memory to device memory only: never through the host. */
 	if (!st && span.type != NNP_KEY_TYPE_DEVICE)
 		st = NNP_STATUS_INVALID_FIELD;
-	/* Every message is at least one packet, so the ends count alike. */
-	if (!st) {
-		mem = (uint8_t *)fw->cfg.mem + span.dev_base + span.start;
-		do {
-			uint64_t n = cmd->len - off < CHUNK_BYTES ?
-				     cmd->len - off : CHUNK_BYTES;
-
-			st = send ? nnp_fw_icl_send(fw, port, tag, false, mem + off, n) :
-				    nnp_fw_icl_recv(fw, port, tag, mem + off, n);
-			off += n;
-		} while (!st && off < cmd->len);
+	if (st) {
+		p2p_end(fw, &p->op, st);
+		return st;
 	}
-	if (st && st != NNP_STATUS_ABORTED)
-		nnp_fw_guest_error(fw, "%s on port %u failed: status 0x%x",
-				   send ? "send" : "receive", port, st);
-	/* The receiver learns at once that this message will not come. */
-	if (st && send)
-		nnp_fw_icl_send(fw, port, tag, true, NULL, 0);
-	return st;
+	p->mem = (uint8_t *)fw->cfg.mem + span.dev_base + span.start;
+	p->op.keys[0] = p->send ? cmd->src_key : cmd->dst_key;
+	*op = &p->op;
+	return NNP_STATUS_SUCCESS;
 }

@@ -7,6 +7,12 @@
  * queue at a time, so one queue's commands run in order while different
  * queues run in parallel. A failed command stops its queue (error state,
  * visible in the doorbell page) until the driver resets it.
+ *
+ * A link command parks its queue while it waits (see nnp_fw_op): the
+ * worker moves on, and the queue is runnable again once the op is ready,
+ * aborted or past its deadline. Admin commands that tear a queue down
+ * therefore wait for one step at most, never for another chip's data: the
+ * command in flight ends ABORTED.
  */
 #include <string.h>
 
@@ -64,13 +70,113 @@ uint16_t nnp_fw_queue_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *c
 	return status;
 }
 
-/* Stop @q, wait for its command in flight, forget it. */
-static void queue_destroy(struct nnp_fw *fw, struct nnp_fw_queue *q)
+static void queue_fail_locked(struct nnp_fw_queue *q, uint16_t cid,
+			      uint16_t status)
+{
+	q->error = true;
+	q->error_info = (uint32_t)cid << 16 | status;
+}
+
+/* Write the completion of the command at @r's head; false on a DMA fault. */
+static bool post_cqe(struct nnp_fw *fw, const struct nnp_fw_ring *r,
+		     uint16_t cid, uint16_t status)
+{
+	struct nnp_hw_cqe cqe = {
+		.cid = cid, .status = status,
+		.sq_head = (uint16_t)((r->sq_head + 1) % r->depth),
+		.phase = r->phase,
+	};
+
+	return !fw->host.dma_write(fw->host.opaque,
+				   r->cq_base + (uint64_t)r->cq_tail * CQE_SIZE,
+				   &cqe, sizeof(cqe));
+}
+
+/* Account a command's end, with fw->lock held; true if it was posted. */
+static bool queue_done_locked(struct nnp_fw *fw, struct nnp_fw_queue *q,
+			      bool posted, uint16_t cid, uint16_t status)
+{
+	if (!posted) {
+		nnp_fw_guest_error(fw, "queue %u: ring unreachable by DMA",
+				   (unsigned int)(q - fw->queues));
+		queue_fail_locked(q, 0xffff, NNP_STATUS_DMA_ERROR);
+		return false;
+	}
+	nnp_fw_ring_advance(&q->ring);
+	if (status == NNP_STATUS_SUCCESS) {
+		fw->counters.cmds_completed++;
+	} else {
+		fw->counters.cmds_failed++;
+		queue_fail_locked(q, cid, status);
+	}
+	return true;
+}
+
+/* Mark @q's link command aborted if @key is 0 or it uses @key; fw->lock held. */
+static bool op_abort_locked(struct nnp_fw_queue *q, uint32_t key)
+{
+	struct nnp_fw_op *op = q->op;
+
+	if (!op || (key && op->keys[0] != key && op->keys[1] != key))
+		return false;
+	op->aborted = true;
+	return true;
+}
+
+/*
+ * With @q->exec held, so that no worker runs it: end @q's link command in
+ * flight ABORTED, posting its completion if @post, and stop the queue as
+ * after any failed command.
+ */
+static void queue_abort_op(struct nnp_fw *fw, struct nnp_fw_queue *q,
+			   uint32_t key, bool post)
+{
+	struct nnp_fw_op *op = NULL;
+	struct nnp_fw_ring r;
+	uint32_t vector;
+	bool irq = false;
+	uint16_t cid;
+
+	mtx_lock(&fw->lock);
+	if (op_abort_locked(q, key)) {
+		op = q->op;
+		q->op = NULL;
+	}
+	r = q->ring;
+	vector = q->vector;
+	mtx_unlock(&fw->lock);
+	if (!op)
+		return;
+	cid = op->cid;
+	op->end(fw, op, NNP_STATUS_ABORTED);
+	if (!post)
+		return;
+	post = post_cqe(fw, &r, cid, NNP_STATUS_ABORTED);
+	mtx_lock(&fw->lock);
+	irq = queue_done_locked(fw, q, post, cid, NNP_STATUS_ABORTED);
+	mtx_unlock(&fw->lock);
+	if (irq)
+		fw->host.raise_irq(fw->host.opaque, vector);
+}
+
+/*
+ * Stop @q and take it from the workers: a step in flight finishes, a link
+ * command ends ABORTED. Returns with @q->exec held.
+ */
+static void queue_stop(struct nnp_fw *fw, struct nnp_fw_queue *q, bool post)
 {
 	mtx_lock(&fw->lock);
 	q->enabled = false;
+	op_abort_locked(q, 0);
 	mtx_unlock(&fw->lock);
 	mtx_lock(&q->exec);
+	queue_abort_op(fw, q, 0, post);
+}
+
+/* Stop @q, end its command in flight, forget it. */
+static void queue_destroy(struct nnp_fw *fw, struct nnp_fw_queue *q, bool post)
+{
+	queue_stop(fw, q, post);
 	mtx_lock(&fw->lock);
 	memset(&q->ring, 0, sizeof(q->ring));
 	q->ctx = 0;
@@ -80,7 +186,7 @@ static void queue_destroy(struct nnp_fw *fw, struct nnp_fw_queue *q)
 	mtx_unlock(&q->exec);
 }
 
-void nnp_fw_queues_destroy_ctx(struct nnp_fw *fw, uint32_t ctx)
+void nnp_fw_queues_destroy_ctx(struct nnp_fw *fw, uint32_t ctx, bool post)
 {
 	uint32_t i;
 
@@ -91,7 +197,29 @@ void nnp_fw_queues_destroy_ctx(struct nnp_fw *fw, uint32_t ctx)
 		match = fw->queues[i].ctx && (!ctx || fw->queues[i].ctx == ctx);
 		mtx_unlock(&fw->lock);
 		if (match)
-			queue_destroy(fw, &fw->queues[i]);
+			queue_destroy(fw, &fw->queues[i], post);
+	}
+}
+
+void nnp_fw_queues_abort_key(struct nnp_fw *fw, uint32_t ctx, uint32_t key)
+{
+	uint32_t i;
+
+	for (i = 0; i < NNP_HW_MAX_QUEUES; i++) {
+		struct nnp_fw_queue *q = &fw->queues[i];
+		bool mine;
+
+		mtx_lock(&fw->lock);
+		mine = q->ctx == ctx;
+		if (mine)
+			op_abort_locked(q, key);
+		mtx_unlock(&fw->lock);
+		if (mine) {
+			/* A command that resolved the key holds this. */
+			mtx_lock(&q->exec);
+			queue_abort_op(fw, q, key, true);
+			mtx_unlock(&q->exec);
+		}
 	}
 }
 
@@ -104,7 +232,7 @@ uint16_t nnp_fw_queue_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *
 	mtx_unlock(&fw->lock);
 	if (!q)
 		return NNP_STATUS_NOT_FOUND;
-	queue_destroy(fw, q);
+	queue_destroy(fw, q, true);
 	return NNP_STATUS_SUCCESS;
 }
 
@@ -115,12 +243,10 @@ uint16_t nnp_fw_queue_reset(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 
 	mtx_lock(&fw->lock);
 	q = queue_of_locked(fw, cmd->args[0], cmd->args[1]);
-	if (q)
-		q->enabled = false;
 	mtx_unlock(&fw->lock);
 	if (!q)
 		return NNP_STATUS_NOT_FOUND;
-	mtx_lock(&q->exec);
+	queue_stop(fw, q, true);
 	mtx_lock(&fw->lock);
 	nnp_fw_ring_start(&q->ring);
 	q->error = false;
@@ -142,13 +268,6 @@ bool nnp_fw_is_doorbell(uint32_t offset)
 static struct nnp_fw_queue *db_queue(struct nnp_fw *fw, uint32_t offset)
 {
 	return &fw->queues[(offset - NNP_REG_DOORBELL_BASE) / NNP_REG_DOORBELL_STRIDE];
-}
-
-static void queue_fail_locked(struct nnp_fw_queue *q, uint16_t cid,
-			      uint16_t status)
-{
-	q->error = true;
-	q->error_info = (uint32_t)cid << 16 | status;
 }
 
 uint32_t nnp_fw_db_read_locked(struct nnp_fw *fw, uint32_t offset)
@@ -204,14 +323,52 @@ unsigned int nnp_fw_db_write_locked(struct nnp_fw *fw, uint32_t offset,
 
 /* ---- workers ---- */
 
-static bool queue_runnable_locked(const struct nnp_fw_queue *q)
+static bool op_runnable_locked(const struct nnp_fw_op *op, uint64_t now)
 {
-	return q->enabled && !q->error && nnp_fw_ring_has_work(&q->ring);
+	return !op || !op->parked || op->ready || op->aborted ||
+	       now >= op->deadline_ns;
+}
+
+static bool queue_runnable_locked(const struct nnp_fw_queue *q, uint64_t now)
+{
+	return q->enabled && !q->error && nnp_fw_ring_has_work(&q->ring) &&
+	       op_runnable_locked(q->op, now);
+}
+
+uint64_t nnp_fw_queues_deadline_locked(struct nnp_fw *fw)
+{
+	uint64_t t = UINT64_MAX;
+	uint32_t i;
+
+	for (i = 0; i < NNP_HW_MAX_QUEUES; i++) {
+		const struct nnp_fw_op *op = fw->queues[i].op;
+
+		if (op && op->parked && !op->ready && op->deadline_ns < t)
+			t = op->deadline_ns;
+	}
+	return t;
+}
+
+bool nnp_fw_queues_expire_locked(struct nnp_fw *fw, uint64_t now)
+{
+	bool any = false;
+	uint32_t i;
+
+	for (i = 0; i < NNP_HW_MAX_QUEUES; i++) {
+		struct nnp_fw_op *op = fw->queues[i].op;
+
+		if (op && op->parked && !op->ready && now >= op->deadline_ns) {
+			op->ready = true;
+			any = true;
+		}
+	}
+	return any;
 }
 
 /* Claim a queue with work, round-robin; NULL if there is none. */
 static struct nnp_fw_queue *queue_claim(struct nnp_fw *fw)
 {
+	uint64_t now = fw->host.now_ns(fw->host.opaque);
 	struct nnp_fw_queue *found = NULL;
 	uint32_t i;
 
@@ -220,7 +377,7 @@ static struct nnp_fw_queue *queue_claim(struct nnp_fw *fw)
 		struct nnp_fw_queue *q =
 			&fw->queues[(fw->next_queue + i) % NNP_HW_MAX_QUEUES];
 
-		if (!q->claimed && queue_runnable_locked(q)) {
+		if (!q->claimed && queue_runnable_locked(q, now)) {
 			q->claimed = true;
 			found = q;
 		}
@@ -232,64 +389,86 @@ static struct nnp_fw_queue *queue_claim(struct nnp_fw *fw)
 }
 
 /*
- * Run one command of @q; false when the queue has nothing runnable. The
- * exec lock is held for the whole command, so destroying the queue or
- * unregistering a key waits for it.
+ * Start the command at @r's head: a status, or for a link command its op,
+ * made @q's. *@cid gets the command's id; false on a DMA fault.
+ */
+static bool queue_fetch(struct nnp_fw *fw, struct nnp_fw_queue *q,
+			const struct nnp_fw_ring *r, uint32_t ctx,
+			uint16_t *cid, uint16_t *status)
+{
+	struct nnp_hw_queue_cmd cmd;
+	struct nnp_fw_op *op = NULL;
+
+	if (fw->host.dma_read(fw->host.opaque,
+			      r->sq_base + (uint64_t)r->sq_head * SQE_SIZE,
+			      &cmd, sizeof(cmd)))
+		return false;
+	*cid = cmd.cid;
+	*status = nnp_fw_exec(fw, ctx, &cmd, &op);
+	if (op) {
+		op->cid = cmd.cid;
+		mtx_lock(&fw->lock);
+		q->op = op;
+		mtx_unlock(&fw->lock);
+	}
+	return true;
+}
+
+/*
+ * Run one step of @q's command in flight; false when the queue has
+ * nothing runnable (or the command parked). The exec lock is held for the
+ * step, so destroying the queue or unregistering a key waits for it.
  */
 static bool queue_step(struct nnp_fw *fw, struct nnp_fw_queue *q, bool *posted)
 {
-	struct nnp_hw_queue_cmd cmd;
-	struct nnp_hw_cqe cqe = { 0 };
+	uint64_t now = fw->host.now_ns(fw->host.opaque);
+	uint16_t cid = 0xffff, status = NNP_STATUS_SUCCESS;
+	struct nnp_fw_op *op;
 	struct nnp_fw_ring r;
+	bool ok = true;
 	uint32_t ctx;
-	bool fault = false;
 
 	mtx_lock(&q->exec);
 	mtx_lock(&fw->lock);
-	if (!queue_runnable_locked(q)) {
+	if (!queue_runnable_locked(q, now)) {
 		mtx_unlock(&fw->lock);
 		mtx_unlock(&q->exec);
 		return false;
 	}
 	r = q->ring;
 	ctx = q->ctx;
+	op = q->op;
+	if (op)
+		op->parked = false;
 	fw->executing++;
 	mtx_unlock(&fw->lock);
 
-	if (fw->host.dma_read(fw->host.opaque, r.sq_base + (uint64_t)r.sq_head * SQE_SIZE,
-			      &cmd, sizeof(cmd))) {
-		fault = true;
-	} else {
-		cqe.status = nnp_fw_exec(fw, ctx, &cmd);
-		cqe.cid = cmd.cid;
-		cqe.sq_head = (uint16_t)((r.sq_head + 1) % r.depth);
-		cqe.phase = r.phase;
-		fault = fw->host.dma_write(fw->host.opaque,
-					   r.cq_base + (uint64_t)r.cq_tail * CQE_SIZE,
-					   &cqe, sizeof(cqe)) != 0;
+	if (!op)
+		ok = queue_fetch(fw, q, &r, ctx, &cid, &status);
+	mtx_lock(&fw->lock);
+	op = q->op;
+	mtx_unlock(&fw->lock);
+	if (op) {
+		status = op->step(fw, op);
+		cid = op->cid;
+		if (status != NNP_FW_PARKED) {
+			op->end(fw, op, status);
+			mtx_lock(&fw->lock);
+			q->op = NULL;
+			mtx_unlock(&fw->lock);
+		}
 	}
+	if (ok && status != NNP_FW_PARKED)
+		ok = post_cqe(fw, &r, cid, status);
 
 	mtx_lock(&fw->lock);
 	fw->executing--;
-	if (fault) {
-		nnp_fw_guest_error(fw, "queue %u: ring unreachable by DMA",
-				   (unsigned int)(q - fw->queues));
-		queue_fail_locked(q, 0xffff, NNP_STATUS_DMA_ERROR);
-	} else {
-		nnp_fw_ring_advance(&q->ring);
-		*posted = true;
-		if (cqe.status == NNP_STATUS_SUCCESS) {
-			fw->counters.cmds_completed++;
-		} else {
-			fw->counters.cmds_failed++;
-			queue_fail_locked(q, cmd.cid, cqe.status);
-		}
-	}
+	if (status != NNP_FW_PARKED)
+		*posted |= queue_done_locked(fw, q, ok, cid, status);
 	mtx_unlock(&fw->lock);
 	mtx_unlock(&q->exec);
-	return !fault && cqe.status == NNP_STATUS_SUCCESS;
+	return ok && status == NNP_STATUS_SUCCESS;
 }
-
 void nnp_fw_run_queues(struct nnp_fw *fw)
 {
 	struct nnp_fw_queue *q;

@@ -53,7 +53,13 @@ static void h_raise_irq(void *opaque, unsigned int vector)
 
 static uint64_t h_now_ns(void *opaque)
 {
-	return ((struct fw_harness *)opaque)->now_ns;
+	struct fw_harness *h = opaque;
+	struct timespec t;
+
+	if (!h->real_clock)
+		return h->now_ns;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
 static void h_guest_error(void *opaque, const char *msg)
@@ -64,12 +70,23 @@ static void h_guest_error(void *opaque, const char *msg)
 	snprintf(h->last_error, sizeof(h->last_error), "%s", msg);
 }
 
-static int h_icl_tx(void *opaque, unsigned int port, uint64_t tag, bool abort,
-		    const void *data, size_t len)
+static int h_icl_tx(void *opaque, unsigned int port, uint64_t epoch,
+		    uint32_t seq, bool abort, const void *data, size_t len)
 {
 	struct fw_harness *h = opaque;
 
-	return h->icl_tx ? h->icl_tx(h, port, tag, abort, data, len) : -1;
+	return h->icl_tx ? h->icl_tx(h, port, epoch, seq, abort, data, len) : -1;
+}
+
+static void h_kick(void *opaque, unsigned int what)
+{
+	struct fw_harness *h = opaque;
+
+	(void)what;
+	mtx_lock(&h->kick_lock);
+	h->kicks++;
+	cnd_broadcast(&h->kicked);
+	mtx_unlock(&h->kick_lock);
 }
 
 void fw_harness_advance_ms(struct fw_harness *h, uint64_t ms)
@@ -88,6 +105,7 @@ static void create(void **state, uint32_t chip_id)
 		.now_ns = h_now_ns,
 		.guest_error = h_guest_error,
 		.icl_tx = h_icl_tx,
+		.kick = h_kick,
 	};
 	struct nnp_fw_config cfg = {
 		.chip_id = chip_id,
@@ -99,6 +117,8 @@ static void create(void **state, uint32_t chip_id)
 	};
 
 	assert_non_null(h);
+	mtx_init(&h->kick_lock, mtx_plain);
+	cnd_init(&h->kicked);
 	h->dev_mem = calloc(1, DEV_MEM_SIZE);
 	assert_non_null(h->dev_mem);
 	h->now_ns = 1000;
@@ -134,6 +154,8 @@ int fw_harness_teardown(void **state)
 	struct fw_harness *h = *state;
 
 	nnp_fw_destroy(h->fw);
+	cnd_destroy(&h->kicked);
+	mtx_destroy(&h->kick_lock);
 	free(h->dev_mem);
 	free(h);
 	return 0;
@@ -267,6 +289,32 @@ uint32_t fw_harness_post(struct fw_harness *h, uint32_t q,
 	return slot;
 }
 
+/*
+ * Run @h's queues until nothing is runnable, then wait for a kick: a
+ * packet for a parked command. A parked command's deadline comes without
+ * one, so the wait is short.
+ */
+void fw_harness_run_queues(struct fw_harness *h)
+{
+	struct timespec t;
+	unsigned int seen;
+
+	mtx_lock(&h->kick_lock);
+	seen = h->kicks;
+	mtx_unlock(&h->kick_lock);
+	nnp_fw_run_queues(h->fw);
+	timespec_get(&t, TIME_UTC);
+	t.tv_nsec += 5 * 1000000;
+	if (t.tv_nsec >= 1000000000) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000;
+	}
+	mtx_lock(&h->kick_lock);
+	if (h->kicks == seen)
+		cnd_timedwait(&h->kicked, &h->kick_lock, &t);
+	mtx_unlock(&h->kick_lock);
+}
+
 static int chip_main(void *arg)
 {
 	struct fw_chip *c = arg;
@@ -274,7 +322,7 @@ static int chip_main(void *arg)
 	time_t end = time(NULL) + 5;
 
 	while ((cq[c->slot].phase & 1) != c->phase && time(NULL) < end)
-		nnp_fw_run_queues(c->h->fw);
+		fw_harness_run_queues(c->h);
 	c->status = (cq[c->slot].phase & 1) == c->phase ? cq[c->slot].status : 0xffff;
 	/* Consumed: the completion slot is free again. */
 	nnp_fw_reg_write(c->h->fw, NNP_DOORBELL(0) + NNP_DB_CQ_HEAD,
@@ -286,6 +334,7 @@ void fw_chip_start(struct fw_chip *c, struct nnp_hw_queue_cmd cmd)
 {
 	struct nnp_hw_cqe *cq = fw_harness_host_ptr(c->h, H_QCQ(0));
 
+	c->h->real_clock = true;
 	c->slot = c->h->q_tail[0];
 	c->phase = (c->posted++ / H_QDEPTH) % 2 ? 0 : 1;
 	memset(&cq[c->slot], 0, sizeof(cq[0]));

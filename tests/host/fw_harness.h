@@ -40,8 +40,14 @@ struct fw_harness {
 	uint32_t aq_slot;	/* fw_harness_admin()'s next SQ slot */
 	uint32_t q_tail[NNP_HW_MAX_QUEUES];	/* user queues' next SQ slots */
 	/* The firmware's icl_tx goes here (remote links); NULL: fails. */
-	int (*icl_tx)(struct fw_harness *h, unsigned int port, uint64_t tag,
-		      bool abort, const void *data, size_t len);
+	int (*icl_tx)(struct fw_harness *h, unsigned int port, uint64_t epoch,
+		      uint32_t seq, bool abort, const void *data, size_t len);
+	/* now_ns is the host's monotonic clock, not now_ns above. */
+	bool real_clock;
+	/* The firmware's kicks: counted, and waited for by fw_chip threads. */
+	mtx_t kick_lock;
+	cnd_t kicked;
+	unsigned int kicks;
 };
 
 /* CMocka setup/teardown: *state becomes a struct fw_harness, booted. */
@@ -95,7 +101,13 @@ struct fw_chip {
 	thrd_t thread;
 };
 
-/* Post @cmd on @c's queue 0 and run it to completion on a new thread. */
+/* One worker's turn: run the queues, then wait (briefly) for a kick. */
+void fw_harness_run_queues(struct fw_harness *h);
+
+/*
+ * Post @cmd on @c's queue 0 and run it to completion on a new thread;
+ * the chip's clock becomes the real one, for the links' timeouts.
+ */
 void fw_chip_start(struct fw_chip *c, struct nnp_hw_queue_cmd cmd);
 /* Wait for it: c->status then holds its completion status. */
 void fw_chip_join(struct fw_chip *c);

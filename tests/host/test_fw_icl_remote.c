@@ -56,14 +56,15 @@ static unsigned int index_of(struct fw_harness *h)
  * The transport: like a socket, it reports only its own failure; a far end
  * that is down drops the packet (and counts it) without the sender knowing.
  */
-static int transport_tx(struct fw_harness *h, unsigned int port, uint64_t tag,
-			bool abort, const void *data, size_t len)
+static int transport_tx(struct fw_harness *h, unsigned int port, uint64_t epoch,
+			uint32_t seq, bool abort, const void *data, size_t len)
 {
 	struct wire *w = &wires[index_of(h)][port];
 
 	if (!w->used || atomic_load(&w->cut))
 		return -1;
-	nnp_fw_icl_deliver(chips[w->chip].h->fw, w->port, tag, abort, data, len);
+	nnp_fw_icl_deliver(chips[w->chip].h->fw, w->port, epoch, seq, abort, data,
+			   len);
 	return 0;
 }
 
@@ -334,6 +335,7 @@ static void test_remote_send_deliver_counters(void **state)
 	struct nnp_hw_port_info pa[4], pb[4];
 	struct nnp_hw_counters ca, cb;
 	struct fw_harness *a, *b;
+	struct nnp_fw_op op = { 0 };	/* receives here never wait */
 	unsigned int i;
 
 	(void)state;
@@ -345,24 +347,24 @@ static void test_remote_send_deliver_counters(void **state)
 	join(0, 3, 1, 2);
 
 	/* Out of order tags: each receive takes its own. */
-	assert_int_equal(nnp_fw_icl_send(a->fw, 3, 0x100000001ull, false, out, 3000),
+	assert_int_equal(nnp_fw_icl_send(a->fw, NULL, 3, 1, 1, false, out, 3000),
 			 NNP_STATUS_SUCCESS);
-	assert_int_equal(nnp_fw_icl_send(a->fw, 3, 0x100000002ull, false, out, 10),
+	assert_int_equal(nnp_fw_icl_send(a->fw, NULL, 3, 1, 2, false, out, 10),
 			 NNP_STATUS_SUCCESS);
-	assert_int_equal(nnp_fw_icl_send(a->fw, 3, 0x100000003ull, true, NULL, 0),
+	assert_int_equal(nnp_fw_icl_send(a->fw, NULL, 3, 1, 3, true, NULL, 0),
 			 NNP_STATUS_SUCCESS);
-	assert_int_equal(nnp_fw_icl_recv(b->fw, 2, 0x100000002ull, in, 10),
+	assert_int_equal(nnp_fw_icl_recv(b->fw, &op, 2, 1, 2, in, 10),
 			 NNP_STATUS_SUCCESS);
 	assert_memory_equal(in, out, 10);
-	assert_int_equal(nnp_fw_icl_recv(b->fw, 2, 0x100000001ull, in, 3000),
+	assert_int_equal(nnp_fw_icl_recv(b->fw, &op, 2, 1, 1, in, 3000),
 			 NNP_STATUS_SUCCESS);
 	assert_memory_equal(in, out, 3000);
-	assert_int_equal(nnp_fw_icl_recv(b->fw, 2, 0x100000003ull, in, 0),
+	assert_int_equal(nnp_fw_icl_recv(b->fw, &op, 2, 1, 3, in, 0),
 			 NNP_STATUS_ABORTED);
 	/* And the other way. */
-	assert_int_equal(nnp_fw_icl_send(b->fw, 2, 7, false, out + 1, 64),
+	assert_int_equal(nnp_fw_icl_send(b->fw, NULL, 2, 0, 7, false, out + 1, 64),
 			 NNP_STATUS_SUCCESS);
-	assert_int_equal(nnp_fw_icl_recv(a->fw, 3, 7, in, 64), NNP_STATUS_SUCCESS);
+	assert_int_equal(nnp_fw_icl_recv(a->fw, &op, 3, 0, 7, in, 64), NNP_STATUS_SUCCESS);
 	assert_memory_equal(in, out + 1, 64);
 
 	fw_harness_ports(a, pa);
@@ -388,28 +390,28 @@ static void test_remote_send_deliver_counters(void **state)
 
 	/* The far end down: the packet is dropped there and counted. */
 	nnp_fw_link_set(b->fw, 2, false);
-	assert_int_equal(nnp_fw_icl_send(a->fw, 3, 9, false, out, 100),
+	assert_int_equal(nnp_fw_icl_send(a->fw, NULL, 3, 0, 9, false, out, 100),
 			 NNP_STATUS_SUCCESS);
 	fw_harness_ports(b, pb);
 	assert_int_equal(pb[2].rx_packets, 3);
 	assert_int_equal(pb[2].errors, 1);
 	/* This end down: the send fails here. */
 	nnp_fw_link_set(a->fw, 3, false);
-	assert_int_equal(nnp_fw_icl_send(a->fw, 3, 9, false, out, 100),
+	assert_int_equal(nnp_fw_icl_send(a->fw, NULL, 3, 0, 9, false, out, 100),
 			 NNP_STATUS_LINK_DOWN);
-	assert_int_equal(nnp_fw_icl_recv(a->fw, 3, 9, in, 100), NNP_STATUS_LINK_DOWN);
+	assert_int_equal(nnp_fw_icl_recv(a->fw, &op, 3, 0, 9, in, 100), NNP_STATUS_LINK_DOWN);
 	/* Up, but the transport lost the connection. */
 	link_set_both(0, 3, true);
 	atomic_store(&wires[0][3].cut, true);
-	assert_int_equal(nnp_fw_icl_send(a->fw, 3, 9, false, out, 100),
+	assert_int_equal(nnp_fw_icl_send(a->fw, NULL, 3, 0, 9, false, out, 100),
 			 NNP_STATUS_LINK_DOWN);
 	/* Too big for a link. */
 	atomic_store(&wires[0][3].cut, false);
-	assert_int_equal(nnp_fw_icl_deliver(b->fw, 2, 1, false, out,
+	assert_int_equal(nnp_fw_icl_deliver(b->fw, 2, 0, 1, false, out,
 					    NNP_FW_ICL_MAX_PACKET + 1), -1);
 	/* Deliveries only reach remote ports that are up. */
-	assert_int_equal(nnp_fw_icl_deliver(b->fw, 0, 1, false, out, 1), -1);
-	assert_int_equal(nnp_fw_icl_deliver(b->fw, 4, 1, false, out, 1), -1);
+	assert_int_equal(nnp_fw_icl_deliver(b->fw, 0, 0, 1, false, out, 1), -1);
+	assert_int_equal(nnp_fw_icl_deliver(b->fw, 4, 0, 1, false, out, 1), -1);
 	fw_harness_ports(a, pa);
 	fw_harness_ports(b, pb);
 	/* Sent (and lost at the far end) counts as sent; failed sends do not. */

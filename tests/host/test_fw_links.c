@@ -1,0 +1,501 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Firmware simulator: what one job on the links may cost the others. Bounds
+ * on what a port holds, packets freed with their context, waits that never
+ * hold the workers other contexts need, teardown that never waits for a
+ * peer, epochs that separate jobs, and the bound on host page lists.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <threads.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "fw_harness.h"
+#include "fw_internal.h"
+
+#define CTX	1
+#define CTX_B	2
+#define COMM	5
+#define EPOCH	0x5eed000000000001ull
+#define CHUNK	(64u * 1024)
+
+static struct fw_chip chips[2];
+
+static double ms_since(const struct timespec *a)
+{
+	struct timespec b;
+
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (b.tv_sec - a->tv_sec) * 1e3 + (b.tv_nsec - a->tv_nsec) / 1e6;
+}
+
+static void nap_ms(long ms)
+{
+	struct timespec t = { ms / 1000, (ms % 1000) * 1000000 };
+
+	thrd_sleep(&t, NULL);
+}
+
+static uint16_t comm_create(struct fw_harness *h, uint32_t ctx, uint32_t comm,
+			    uint32_t rank, uint64_t epoch)
+{
+	struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_COMM_CREATE };
+	struct nnp_hw_comm_args a = {
+		.ctx = ctx, .comm = comm, .nranks = 2, .rank = rank,
+		.send_port = 0, .recv_port = 1, .epoch = epoch,
+	};
+
+	memcpy(c.args, &a, sizeof(a));
+	return fw_harness_admin(h, c, NULL);
+}
+
+/* Chip 0 port 0 to chip 1 port 1 and back; one communicator of CTX. */
+static void pair_up(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		void *st;
+
+		fw_harness_setup_aq(&st);
+		chips[i].h = st;
+		chips[i].posted = 0;
+		chips[i].h->real_clock = true;
+		fw_harness_ctx_create(chips[i].h, CTX);
+		fw_harness_queue_create(chips[i].h, CTX, 0);
+	}
+	assert_int_equal(nnp_fw_link_connect(chips[0].h->fw, 0, chips[1].h->fw, 1), 0);
+	assert_int_equal(nnp_fw_link_connect(chips[1].h->fw, 0, chips[0].h->fw, 1), 0);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(comm_create(chips[i].h, CTX, COMM, i, EPOCH),
+				 NNP_STATUS_SUCCESS);
+}
+
+static void pair_down(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		void *st = chips[i].h;
+
+		fw_harness_teardown(&st);
+	}
+}
+
+/* Packets @port of @h holds now. */
+static unsigned int held(struct fw_harness *h, unsigned int port)
+{
+	struct nnp_fw_port *p = &h->fw->ports[port];
+	struct nnp_fw_packet *pk;
+	unsigned int n = 0;
+
+	mtx_lock(&p->lock);
+	for (pk = p->rx_head; pk; pk = pk->next)
+		n++;
+	mtx_unlock(&p->lock);
+	return n;
+}
+
+/* The device's worker pool: two threads running the queues. */
+struct pool {
+	struct fw_harness *h;
+	atomic_bool stop;
+	thrd_t t[2];
+};
+
+static int pool_main(void *arg)
+{
+	struct pool *p = arg;
+
+	while (!atomic_load(&p->stop))
+		fw_harness_run_queues(p->h);
+	return 0;
+}
+
+static void pool_start(struct pool *p, struct fw_harness *h)
+{
+	unsigned int i;
+
+	p->h = h;
+	atomic_store(&p->stop, false);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(thrd_create(&p->t[i], pool_main, p), thrd_success);
+}
+
+static void pool_stop(struct pool *p)
+{
+	unsigned int i;
+
+	atomic_store(&p->stop, true);
+	for (i = 0; i < 2; i++)
+		thrd_join(p->t[i], NULL);
+}
+
+/* Status of the completion in @slot of queue @q, or 0xffff: none in @ms. */
+static uint16_t wait_cqe(struct fw_harness *h, uint32_t q, uint32_t slot,
+			 long ms)
+{
+	volatile struct nnp_hw_cqe *cq = fw_harness_host_ptr(h, H_QCQ(q));
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!(cq[slot].phase & NNP_CQE_PHASE) && ms_since(&t0) < ms)
+		nap_ms(1);
+	return cq[slot].phase & NNP_CQE_PHASE ? cq[slot].status : 0xffff;
+}
+
+static struct nnp_hw_queue_cmd recv_cmd(uint32_t key, uint64_t len,
+					uint32_t port)
+{
+	return (struct nnp_hw_queue_cmd){
+		.opcode = NNP_CMD_RECV, .dst_key = key, .len = len,
+		.value = NNP_P2P_VALUE(COMM, port),
+	};
+}
+
+/*
+ * Context A keeps two RECVs waiting, one per worker of the chip: context
+ * B's NOP still completes at once.
+ */
+static void test_recvs_do_not_starve_other_contexts(void **state)
+{
+	struct fw_harness *b;
+	struct timespec t0;
+	struct pool pool;
+	uint32_t key, slot;
+	double ms;
+
+	(void)state;
+	pair_up();
+	b = chips[1].h;
+	key = fw_harness_dev_key(b, CTX, 0, 1 << 20, NNP_KEY_WRITE);
+	fw_harness_queue_create(b, CTX, 1);
+	fw_harness_ctx_create(b, CTX_B);
+	fw_harness_queue_create(b, CTX_B, 2);
+	fw_harness_post(b, 0, recv_cmd(key, 64, 1));
+	fw_harness_post(b, 1, recv_cmd(key, 64, 1));
+	pool_start(&pool, b);
+	nap_ms(50);
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	slot = fw_harness_post(b, 2, (struct nnp_hw_queue_cmd){ .opcode = NNP_CMD_NOP });
+	assert_int_equal(wait_cqe(b, 2, slot, 5000), NNP_STATUS_SUCCESS);
+	ms = ms_since(&t0);
+	print_message("  NOP of context B: %.1f ms\n", ms);
+	assert_true(ms < 200);
+	/* The RECVs still end, at their timeout. */
+	assert_int_equal(wait_cqe(b, 0, 0, 5000), NNP_STATUS_PEER_TIMEOUT);
+	assert_int_equal(wait_cqe(b, 1, 0, 5000), NNP_STATUS_PEER_TIMEOUT);
+	pool_stop(&pool);
+	pair_down();
+}
+
+/* Sends to a chip where nobody receives: the port holds 4 MiB at most. */
+static void test_sends_to_idle_peer_are_bounded(void **state)
+{
+	struct nnp_hw_queue_cmd send = {
+		.opcode = NNP_CMD_SEND, .len = 4u << 20,
+		.value = NNP_P2P_VALUE(COMM, 0),
+	};
+	struct nnp_hw_port_info p[4];
+	struct nnp_hw_counters c;
+
+	(void)state;
+	pair_up();
+	send.src_key = fw_harness_dev_key(chips[0].h, CTX, 0, 4u << 20, NNP_KEY_READ);
+	fw_chip_start(&chips[0], send);
+	fw_chip_join(&chips[0]);
+	assert_int_equal(chips[0].status, NNP_STATUS_SUCCESS);
+	assert_int_equal(held(chips[1].h, 1), 64);
+	/* The next one finds no room, and waits no longer than a timeout. */
+	fw_chip_start(&chips[0], send);
+	fw_chip_join(&chips[0]);
+	print_message("  second SEND: status 0x%x, %u packets held\n",
+		      chips[0].status, held(chips[1].h, 1));
+	assert_int_equal(chips[0].status, NNP_STATUS_PEER_TIMEOUT);
+	/* The 64 chunks, and the empty packet saying the second SEND failed. */
+	assert_int_equal(held(chips[1].h, 1), 65);
+	c = fw_harness_counters(chips[1].h);
+	assert_int_equal(c.icl_held_bytes, 4u << 20);
+	assert_int_equal(c.icl_rx_bytes, 4u << 20);
+	assert_int_equal(c.icl_dropped, 0);
+	fw_harness_ports(chips[0].h, p);
+	assert_int_equal(p[0].tx_bytes, 4u << 20);
+	assert_int_equal(p[0].tx_packets, 65);
+	pair_down();
+}
+
+/* What a context's communicator has queued goes with the context. */
+static void test_context_destroy_and_reset_free_packets(void **state)
+{
+	struct nnp_hw_queue_cmd send = {
+		.opcode = NNP_CMD_SEND, .len = 100, .value = NNP_P2P_VALUE(COMM, 0),
+	};
+	struct nnp_hw_admin_cmd d = { .opcode = NNP_ADMIN_CTX_DESTROY };
+	unsigned int i;
+
+	(void)state;
+	pair_up();
+	send.src_key = fw_harness_dev_key(chips[0].h, CTX, 0, 4096, NNP_KEY_READ);
+	for (i = 0; i < 3; i++) {
+		fw_chip_start(&chips[0], send);
+		fw_chip_join(&chips[0]);
+		assert_int_equal(chips[0].status, NNP_STATUS_SUCCESS);
+	}
+	assert_int_equal(held(chips[1].h, 1), 3);
+	d.args[0] = CTX;
+	assert_int_equal(fw_harness_admin(chips[1].h, d, NULL), NNP_STATUS_SUCCESS);
+	assert_int_equal(held(chips[1].h, 1), 0);
+	assert_int_equal(fw_harness_counters(chips[1].h).icl_held_bytes, 0);
+
+	/* No communicator takes them now; a reset drops them all the same. */
+	for (i = 0; i < 2; i++) {
+		fw_chip_start(&chips[0], send);
+		fw_chip_join(&chips[0]);
+	}
+	assert_int_equal(held(chips[1].h, 1), 2);
+	nnp_fw_reset(chips[1].h->fw);
+	nnp_fw_run(chips[1].h->fw);
+	assert_int_equal(held(chips[1].h, 1), 0);
+	pair_down();
+}
+
+/* ---- teardown while a peer keeps a RECV going ---- */
+
+#define FEED_CHUNKS	40
+
+struct feeder {
+	struct fw_harness *h;
+	atomic_bool stop;
+	thrd_t t;
+};
+
+/* One chunk of the RECV's message every 50 ms, on remote port 2. */
+static int feed_main(void *arg)
+{
+	static uint8_t chunk[CHUNK];
+	struct feeder *f = arg;
+	unsigned int i;
+
+	for (i = 0; i < FEED_CHUNKS && !atomic_load(&f->stop); i++) {
+		nnp_fw_icl_deliver(f->h->fw, 2, EPOCH, nnp_fw_seq(0, true), false,
+				   chunk, CHUNK);
+		nap_ms(50);
+	}
+	return 0;
+}
+
+static void teardown_case(uint8_t opcode)
+{
+	struct nnp_hw_admin_cmd a = { .opcode = opcode };
+	struct fw_harness *b;
+	struct feeder feed;
+	struct pool pool;
+	struct timespec t0;
+	uint32_t key;
+	double ms;
+
+	pair_up();
+	b = chips[1].h;
+	assert_int_equal(nnp_fw_link_attach_remote(b->fw, 2, 9, 0), 0);
+	nnp_fw_link_set(b->fw, 2, true);
+	key = fw_harness_dev_key(b, CTX, 0, FEED_CHUNKS * CHUNK, NNP_KEY_WRITE);
+	fw_harness_post(b, 0, recv_cmd(key, FEED_CHUNKS * CHUNK, 2));
+	pool_start(&pool, b);
+	feed.h = b;
+	atomic_store(&feed.stop, false);
+	assert_int_equal(thrd_create(&feed.t, feed_main, &feed), thrd_success);
+	nap_ms(300);
+
+	a.args[0] = CTX;
+	a.args[1] = opcode == NNP_ADMIN_KEY_UNREGISTER ? key : 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(fw_harness_admin(b, a, NULL), NNP_STATUS_SUCCESS);
+	ms = ms_since(&t0);
+	print_message("  admin 0x%x: %.1f ms\n", opcode, ms);
+	assert_true(ms < 100);
+	assert_int_equal(wait_cqe(b, 0, 0, 0), NNP_STATUS_ABORTED);
+	atomic_store(&feed.stop, true);
+	thrd_join(feed.t, NULL);
+	pool_stop(&pool);
+	pair_down();
+}
+
+static void test_queue_destroy_aborts_recv(void **state)
+{
+	(void)state;
+	teardown_case(NNP_ADMIN_QUEUE_DESTROY);
+}
+
+static void test_queue_reset_aborts_recv(void **state)
+{
+	(void)state;
+	teardown_case(NNP_ADMIN_QUEUE_RESET);
+}
+
+static void test_ctx_destroy_aborts_recv(void **state)
+{
+	(void)state;
+	teardown_case(NNP_ADMIN_CTX_DESTROY);
+}
+
+static void test_key_unregister_aborts_recv(void **state)
+{
+	(void)state;
+	teardown_case(NNP_ADMIN_KEY_UNREGISTER);
+}
+
+/* ---- epochs ---- */
+
+static void test_epoch_is_one_communicator_per_chip(void **state)
+{
+	struct fw_harness *b;
+
+	(void)state;
+	pair_up();
+	b = chips[1].h;
+	fw_harness_ctx_create(b, CTX_B);
+	/* Another context may not join the job by naming its epoch. */
+	assert_int_equal(comm_create(b, CTX_B, COMM + 1, 1, EPOCH), NNP_STATUS_BUSY);
+	/* All 64 bits name it: the same low word is another epoch. */
+	assert_int_equal(comm_create(b, CTX_B, COMM + 1, 1, EPOCH ^ (1ull << 40)),
+			 NNP_STATUS_SUCCESS);
+	pair_down();
+}
+
+/*
+ * A receiver takes a packet only from its communicator (all 64 bits of
+ * the epoch) and only from the port that communicator receives on.
+ */
+static void test_packets_checked_against_receiver(void **state)
+{
+	struct nnp_hw_queue_cmd ar = {
+		.opcode = NNP_CMD_ALLREDUCE, .len = 4,
+		.value = NNP_COLL_VALUE(NNP_DTYPE_I32, NNP_OP_SUM, COMM, 0),
+	};
+	uint32_t data[4] = { 1, 2, 3, 4 };
+	struct nnp_hw_port_info p[4];
+	struct fw_harness *b;
+	uint32_t key;
+
+	(void)state;
+	pair_up();
+	b = chips[1].h;
+	assert_int_equal(nnp_fw_link_attach_remote(b->fw, 2, 9, 0), 0);
+	nnp_fw_link_set(b->fw, 2, true);
+	/* Collective 0's packet, right epoch, on a port off the ring. */
+	assert_int_equal(nnp_fw_icl_deliver(b->fw, 2, EPOCH, 0, false, data, 8), -1);
+	fw_harness_ports(b, p);
+	assert_int_equal(p[2].errors, 1);
+	assert_int_equal(p[2].rx_packets, 0);
+	assert_int_equal(held(b, 2), 0);
+	assert_int_equal(fw_harness_counters(b).icl_dropped, 1);
+
+	/*
+	 * A packet of another epoch with the same low word, queued on the
+	 * ring's port: the allreduce does not take it, and times out.
+	 */
+	key = fw_harness_dev_key(b, CTX, 0, 4096, NNP_KEY_READ | NNP_KEY_WRITE);
+	ar.src_key = ar.dst_key = key;
+	nnp_fw_icl_send(chips[0].h->fw, NULL, 0, EPOCH ^ (1ull << 40), 0, false,
+			data, 8);
+	assert_int_equal(held(b, 1), 1);
+	fw_chip_start(&chips[1], ar);
+	fw_chip_join(&chips[1]);
+	assert_true(chips[1].status == NNP_STATUS_PEER_TIMEOUT);
+	/* Unclaimed past a timeout: the next arrival drops and counts it. */
+	nnp_fw_icl_send(chips[0].h->fw, NULL, 0, EPOCH ^ (1ull << 40), 1, false,
+			data, 8);
+	assert_int_equal(held(b, 1), 1);
+	assert_int_equal(fw_harness_counters(b).icl_dropped, 2);
+	pair_down();
+}
+
+/* ---- host page lists ---- */
+
+/* Host keys of 256 Ki pages (1 GiB, a 2 MiB list) until the chip says no. */
+static void test_host_page_lists_are_bounded(void **state)
+{
+	struct fw_harness *h = *state;
+	const uint32_t npages = 1u << 18, list = HOST_MEM_BASE + 0x100000;
+	struct nnp_hw_key_args a = {
+		.ctx = CTX, .type = NNP_KEY_TYPE_HOST, .rights = NNP_KEY_READ,
+		.length = (uint64_t)npages * NNP_HW_PAGE_SIZE,
+	};
+	struct nnp_hw_admin_cmd u = { .opcode = NNP_ADMIN_KEY_UNREGISTER };
+	uint64_t *pages = fw_harness_host_ptr(h, list);
+	uint32_t key = 0, first = 0, i;
+	uint16_t st = NNP_STATUS_SUCCESS;
+
+	fw_harness_ctx_create(h, CTX);
+	for (i = 0; i < npages; i++)
+		pages[i] = HOST_MEM_BASE;
+	for (i = 0; i < 64 && !st; i++) {
+		st = fw_harness_key_register(h, a, list, npages * 8, &key);
+		if (!i)
+			first = key;
+	}
+	print_message("  registered %u keys of %u pages, then 0x%x\n", i - 1,
+		      npages, st);
+	assert_int_equal(st, NNP_STATUS_NO_RESOURCES);
+	assert_int_equal(i - 1, NNP_HW_MAX_KEY_PAGES / npages);
+	/* Unregistering gives the pages back. */
+	u.args[0] = CTX;
+	u.args[1] = first;
+	assert_int_equal(fw_harness_admin(h, u, NULL), NNP_STATUS_SUCCESS);
+	assert_int_equal(fw_harness_key_register(h, a, list, npages * 8, &key),
+			 NNP_STATUS_SUCCESS);
+}
+
+/* The wait is measured on the host's monotonic clock (now_ns). */
+static void test_recv_timeout_follows_host_clock(void **state)
+{
+	struct fw_harness *b;
+	struct timespec t0;
+	uint32_t key;
+
+	(void)state;
+	pair_up();
+	b = chips[1].h;
+	b->real_clock = false;
+	key = fw_harness_dev_key(b, CTX, 0, 4096, NNP_KEY_WRITE);
+	fw_harness_post(b, 0, recv_cmd(key, 64, 1));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	nnp_fw_run_queues(b->fw);
+	assert_true(ms_since(&t0) < COLL_TIMEOUT_MS / 2);
+	b->now_ns += (COLL_TIMEOUT_MS - 1) * 1000000ull;
+	nnp_fw_run_queues(b->fw);
+	assert_int_equal(wait_cqe(b, 0, 0, 0), 0xffff);
+	b->now_ns += 1000000ull;
+	nnp_fw_run_queues(b->fw);
+	assert_int_equal(wait_cqe(b, 0, 0, 0), NNP_STATUS_PEER_TIMEOUT);
+	pair_down();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_recvs_do_not_starve_other_contexts),
+		cmocka_unit_test(test_sends_to_idle_peer_are_bounded),
+		cmocka_unit_test(test_context_destroy_and_reset_free_packets),
+		cmocka_unit_test(test_queue_destroy_aborts_recv),
+		cmocka_unit_test(test_queue_reset_aborts_recv),
+		cmocka_unit_test(test_ctx_destroy_aborts_recv),
+		cmocka_unit_test(test_key_unregister_aborts_recv),
+		cmocka_unit_test(test_epoch_is_one_communicator_per_chip),
+		cmocka_unit_test(test_packets_checked_against_receiver),
+		cmocka_unit_test_setup_teardown(test_host_page_lists_are_bounded,
+						fw_harness_setup_aq,
+						fw_harness_teardown),
+		cmocka_unit_test(test_recv_timeout_follows_host_clock),
+	};
+
+	return cmocka_run_group_tests_name("fw_links", tests, NULL, NULL);
+}
