@@ -57,7 +57,7 @@ int nnp_ioctl_comm_create(struct drm_device *drm, void *data,
 	};
 	int id, ret;
 
-	if (args->flags || args->reserved || args->comm || !args->nranks ||
+	if (args->flags || args->comm || !args->nranks ||
 	    args->nranks > 0xffff || args->rank >= args->nranks ||
 	    (args->nranks > 1 && (args->send_port >= ndev->id.num_ports ||
 				  args->recv_port >= ndev->id.num_ports)))

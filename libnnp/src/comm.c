@@ -68,7 +68,7 @@ static void comm_free(nnp_comm_t *m)
 /* Make @dev rank @rank of the planned @ring; *@comm on success. */
 static nnp_result_t comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
 			      const struct nnp_rank_info *all,
-			      const struct nnp_ring *ring, uint32_t epoch,
+			      const struct nnp_ring *ring, uint64_t epoch,
 			      nnp_comm_t **comm)
 {
 	struct drm_nnp_comm_create c = {

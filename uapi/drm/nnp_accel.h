@@ -338,14 +338,17 @@ struct drm_nnp_queue_wait {
  * (0: the ring follows rank order). This chip sends to the next position
  * through port @send_port and receives from the previous one on port
  * @recv_port. Every rank of one communicator passes the same @ring and
- * @epoch (from the job's unique id); a communicator made again after a
- * failure needs a new epoch. The id returned is named in the collective
- * commands of this file's queues.
+ * @epoch: the job's random 64-bit secret from its rendezvous, which names
+ * the communicator on the links (the device takes a packet only for the
+ * communicator its epoch names, from the port it expects). A communicator
+ * made again after a failure needs a new epoch. The id returned is named
+ * in the collective commands of this file's queues.
  *
  * Errors: %EINVAL for @rank >= @nranks, @nranks 0, a port past the
- * device's, nonzero @flags or @reserved, a @ring that is not a permutation
- * of the ranks; %EFAULT if @ring cannot be read; %ENOSPC when the device
- * has no free communicator.
+ * device's, nonzero @flags, a @ring that is not a permutation of the
+ * ranks; %EFAULT if @ring cannot be read; %ENOSPC when the device has no
+ * free communicator; %EBUSY when a communicator on the device already has
+ * @epoch.
  */
 struct drm_nnp_comm_create {
 	/** @nranks: in: ranks in the communicator. */
@@ -356,14 +359,12 @@ struct drm_nnp_comm_create {
 	__u32 send_port;
 	/** @recv_port: in: port from the previous ring position. */
 	__u32 recv_port;
-	/** @epoch: in: the same on every rank of this communicator. */
-	__u32 epoch;
 	/** @flags: in: none defined, must be zero. */
 	__u32 flags;
 	/** @comm: out: communicator id. */
 	__u32 comm;
-	/** @reserved: must be zero. */
-	__u32 reserved;
+	/** @epoch: in: the job's secret, the same on every rank. */
+	__u64 epoch;
 	/** @ring: in: user pointer to the ring order, or 0 for rank order. */
 	__u64 ring;
 };
