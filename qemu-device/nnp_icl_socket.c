@@ -17,8 +17,8 @@
  * payload. Both ends start with HELLO (chip id, port, whether the sender's
  * end is up); the link comes up once both are exchanged, unless either end
  * was taken down. DATA and ABORT carry the firmware's packets with their
- * epoch and sequence number; LINK_DOWN and LINK_UP carry the monitor's link-down and link-up to
- * the other end. A lost connection takes the link down; the connecting
+ * epoch and sequence number; LINK_DOWN and LINK_UP carry the monitor's
+ * link-down and link-up to the other end. A lost connection takes the link down; the connecting
  * side connects again, so a restarted peer comes back. Anything malformed
  * from the peer is logged and drops the connection.
  *

@@ -22,6 +22,6 @@ static inline uint64_t guest_env_u64(const char *name)
 /* Properties every nnp device in the test VM has. */
 #define GUEST_ICL_PORTS		4
 #define GUEST_NUM_QUEUES	64
-#define GUEST_FW_BUILD		"nnp-fwsim 1.0.0"
+#define GUEST_FW_BUILD		"nnp-fwsim 1.1.0"
 
 #endif /* NNP_GUEST_ENV_H */
