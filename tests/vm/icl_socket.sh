@@ -143,14 +143,14 @@ def talk(data):
     return got
 
 
-hello = hdr.pack(magic, 1, 1, 0, 8, 0, 0) + struct.pack("<IHBB", 9, 3, 1, 0)
+hello = hdr.pack(magic, 2, 1, 0, 8, 0, 0) + struct.pack("<IHBB", 9, 3, 1, 0)
 talk(b"\0" * hdr.size)                                  # not a frame
-talk(hello + hdr.pack(magic, 1, 2, 0, 1 << 30, 0, 0))  # far too long
-talk(hello + hdr.pack(magic, 1, 99, 0, 0, 0, 0))       # unknown type
+talk(hello + hdr.pack(magic, 2, 2, 0, 1 << 30, 0, 0))  # far too long
+talk(hello + hdr.pack(magic, 2, 99, 0, 0, 0, 0))       # unknown type
 got = talk(hello)                                      # and a good one
 m, v, t, _, n, _, _ = hdr.unpack(got[:hdr.size])
 chip, p, up, _ = struct.unpack("<IHBB", got[hdr.size:hdr.size + 8])
-assert (m, v, t, n, chip, p) == (magic, 1, 1, 8, 2, 0), (m, v, t, n, chip, p)
+assert (m, v, t, n, chip, p) == (magic, 2, 1, 8, 2, 0), (m, v, t, n, chip, p)
 PY
 }
 tap_check "malformed frames: logged, connection dropped, QEMU keeps serving" \
