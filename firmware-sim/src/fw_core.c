@@ -92,17 +92,36 @@ static void reset_locked(struct nnp_fw *fw)
 }
 
 /*
- * A reset drops every context, key and queue. Queues stop at once, but
- * user commands in flight finish first (each holds its queue's exec lock),
- * so the keys they use are freed only after them; until that cleanup is
- * done the firmware stays BOOTING and AQ_STATUS.BUSY is set. The cleanup
- * waits, so it runs in nnp_fw_run(), never in a register write.
+ * Zero device memory, so that nothing a previous owner left there reaches
+ * the next driver or process. Pages that already read as zero are not
+ * written, so memory nobody touched stays untouched (and, in QEMU,
+ * unallocated on the host).
+ */
+static void mem_clear(uint8_t *mem, uint64_t size)
+{
+	static const uint8_t zero[4096];
+	uint64_t off;
+
+	/* mem_size is a power of two of at least 1 MiB: whole chunks. */
+	for (off = 0; off < size; off += sizeof(zero))
+		if (memcmp(mem + off, zero, sizeof(zero)))
+			memset(mem + off, 0, sizeof(zero));
+}
+
+/*
+ * A reset drops every context, key and queue and zeroes device memory.
+ * Queues stop at once, but user commands in flight finish first (each
+ * holds its queue's exec lock), so the keys they use are freed and the
+ * memory cleared only after them; until that cleanup is done the firmware
+ * stays BOOTING and AQ_STATUS.BUSY is set. The cleanup waits, so it runs
+ * in nnp_fw_run(), never in a register write.
  */
 static void reset_cleanup(struct nnp_fw *fw)
 {
 	nnp_fw_queues_destroy_ctx(fw, 0, false);
 	nnp_fw_comms_clear(fw, 0);
 	nnp_fw_icl_purge_all(fw);
+	mem_clear(fw->cfg.mem, fw->cfg.mem_size);
 	mtx_lock(&fw->lock);
 	nnp_fw_keys_clear_locked(fw);
 	memset(fw->ctx_used, 0, sizeof(fw->ctx_used));

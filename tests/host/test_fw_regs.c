@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -93,6 +94,22 @@ static void test_reset_reboots(void **state)
 			 NNP_FW_STATUS_READY);
 }
 
+/* Nothing a previous owner left in device memory survives a reset. */
+static void test_reset_zeroes_device_memory(void **state)
+{
+	struct fw_harness *h = *state;
+	uint64_t i, dirty = 0;
+
+	memset(h->dev_mem, 0x5a, DEV_MEM_SIZE);
+	nnp_fw_reg_write(h->fw, NNP_REG_DEV_CTRL, NNP_DEV_CTRL_RESET);
+	fw_harness_advance_ms(h, BOOT_MS);
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_FW_STATUS),
+			 NNP_FW_STATUS_READY);
+	for (i = 0; i < DEV_MEM_SIZE; i++)
+		dirty += h->dev_mem[i] != 0;
+	assert_int_equal(dirty, 0);
+}
+
 static void test_bad_access_is_logged_and_ignored(void **state)
 {
 	struct fw_harness *h = *state;
@@ -157,6 +174,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_heartbeat, fw_harness_setup,
 						fw_harness_teardown),
 		cmocka_unit_test_setup_teardown(test_reset_reboots,
+						fw_harness_setup,
+						fw_harness_teardown),
+		cmocka_unit_test_setup_teardown(test_reset_zeroes_device_memory,
 						fw_harness_setup,
 						fw_harness_teardown),
 		cmocka_unit_test_setup_teardown(test_bad_access_is_logged_and_ignored,
