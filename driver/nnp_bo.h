@@ -10,6 +10,7 @@
 #include <drm/drm_mm.h>
 
 struct nnp_device;
+struct nnp_file;
 
 enum nnp_bo_kind {
 	NNP_BO_KIND_DEVICE,	/* a range of BAR2 */
@@ -26,6 +27,10 @@ struct nnp_bo {
 	u32 key;
 	u32 ctx;
 	bool read_only;
+	/* The file whose max_keys_per_file the key counts against. */
+	struct nnp_file *owner;
+	/* USERPTR: the mm whose pinned_vm (RLIMIT_MEMLOCK) the pin is charged to. */
+	struct mm_struct *pin_mm;
 
 	struct drm_mm_node node;	/* DEVICE */
 	struct page **pages;		/* HOST, USERPTR */

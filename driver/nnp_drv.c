@@ -92,6 +92,7 @@ static int nnp_open(struct drm_device *drm, struct drm_file *file)
 		ida_free(&ndev->ctx_ida, ctx);
 		goto err_user;
 	}
+	kref_init(&nf->ref);
 	nf->ctx = ctx;
 	file->driver_priv = nf;
 	drm_dev_exit(idx);
@@ -102,6 +103,16 @@ err:
 	kfree(nf);
 	drm_dev_exit(idx);
 	return ret == -ENOSPC ? -EMFILE : ret;
+}
+
+static void nnp_file_free(struct kref *ref)
+{
+	kfree(container_of(ref, struct nnp_file, ref));
+}
+
+void nnp_file_put(struct nnp_file *nf)
+{
+	kref_put(&nf->ref, nnp_file_free);
 }
 
 /*
@@ -124,7 +135,7 @@ static void nnp_postclose(struct drm_device *drm, struct drm_file *file)
 	}
 	ida_free(&ndev->ctx_ida, nf->ctx);
 	nnp_user_close(nf);
-	kfree(nf);
+	nnp_file_put(nf);
 }
 
 DEFINE_DRM_ACCEL_FOPS(nnp_fops);

@@ -12,6 +12,7 @@
 #include <linux/idr.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
+#include <linux/kref.h>
 #include <linux/pci.h>
 
 #include "nnp_hw.h"
@@ -56,13 +57,20 @@ struct nnp_device {
 	struct list_head users;
 };
 
-/* Per open file: one device context. */
+/*
+ * Per open file: one device context. Its memory objects hold a reference,
+ * since they may outlive the file (in a mapping) and give their key back
+ * to @keys when freed.
+ */
 struct nnp_file {
+	struct kref ref;
 	struct nnp_device *ndev;
 	u32 ctx;
 	/* The user it is charged to; opened with CAP_SYS_RESOURCE: no limits. */
 	struct nnp_user *user;
 	bool unlimited;
+	/* Memory keys this file's objects hold: max_keys_per_file at most. */
+	atomic_t keys;
 	/* Communicator ids this file made. */
 	DECLARE_BITMAP(comms, NNP_HW_MAX_COMMS);
 };
@@ -84,6 +92,9 @@ static inline void nnp_wr(struct nnp_device *ndev, u32 reg, u32 val)
 
 /* Milliseconds to wait for the firmware: boot, admin commands, quiesce. */
 extern unsigned int nnp_fw_timeout_ms;
+
+/* nnp_drv.c */
+void nnp_file_put(struct nnp_file *nf);
 
 /* nnp_fw.c */
 int nnp_fw_boot(struct nnp_device *ndev);

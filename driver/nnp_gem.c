@@ -8,6 +8,10 @@
  * pinned user memory as a list of page DMA addresses that only the kernel
  * and the firmware see. Freeing an object unregisters its key first; the
  * firmware answers only after every command using it has finished.
+ *
+ * What an object costs is charged to whoever made it: pinned user pages to
+ * the caller's RLIMIT_MEMLOCK, host pages to its memory cgroup, and its key
+ * to the file's max_keys_per_file, since the device's key table is shared.
  */
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
@@ -16,7 +20,11 @@
 #include <drm/drm_vma_manager.h>
 #include <linux/dma-mapping.h>
 #include <linux/highmem.h>
+#include <linux/capability.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -24,8 +32,31 @@
 #include "nnp_bo.h"
 #include "nnp_accel.h"
 
-/* Largest host object: what the firmware's page lists allow. */
-#define NNP_BO_HOST_MAX		(4ull << 30)
+/*
+ * Largest host or user object. The firmware takes a key's page list in one
+ * coherent DMA block, 8 bytes a page, and the largest block the page
+ * allocator makes (4 MiB) holds the list of 2 GiB. A queue's rings are one
+ * such block too.
+ */
+#define NNP_BO_HOST_MAX		(2ull << 30)
+static_assert(NNP_BO_HOST_MAX / PAGE_SIZE * sizeof(__le64) <=
+	      PAGE_SIZE << MAX_PAGE_ORDER);
+static_assert(NNP_HW_QUEUE_DEPTH_MAX * (sizeof(struct nnp_hw_queue_cmd) +
+					sizeof(struct nnp_hw_cqe)) <=
+	      PAGE_SIZE << MAX_PAGE_ORDER);
+
+/*
+ * Host pages and page arrays: charged to the caller's memory cgroup, and a
+ * request the host cannot meet fails with -ENOMEM, without a warning and
+ * without sending the OOM killer after somebody else.
+ */
+#define NNP_GFP_HOST	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+
+static unsigned int nnp_max_keys_per_file = 1024;
+module_param_named(max_keys_per_file, nnp_max_keys_per_file, uint, 0644);
+MODULE_PARM_DESC(max_keys_per_file,
+		 "Memory objects one open file may hold at once (the device has "
+		 __stringify(NNP_HW_MAX_KEYS) " keys for all)");
 
 /* Every object is gone by now: drm_mm warns about any range still held. */
 static void nnp_mem_fini(struct drm_device *drm, void *data)
@@ -88,6 +119,55 @@ static void nnp_bo_free_pages(struct nnp_device *ndev, struct nnp_bo *bo)
 	kvfree(bo->pages);
 }
 
+/*
+ * Count @bo's key against @nf's max_keys_per_file: the device's key table
+ * is shared by every process, so one file must not take all of it.
+ */
+static int nnp_bo_charge_key(struct nnp_bo *bo, struct nnp_file *nf)
+{
+	if (atomic_inc_return(&nf->keys) > READ_ONCE(nnp_max_keys_per_file)) {
+		atomic_dec(&nf->keys);
+		return -EMFILE;
+	}
+	kref_get(&nf->ref);
+	bo->owner = nf;
+	return 0;
+}
+
+/*
+ * Charge @npages pages about to be pinned to the caller's RLIMIT_MEMLOCK,
+ * in mm->pinned_vm as RDMA's ib_umem_get() does: pinned pages can be
+ * neither swapped nor reclaimed. CAP_IPC_LOCK lifts the limit, not the
+ * charge. The mm is kept, since the object may be freed by another task.
+ */
+static int nnp_bo_charge_pin(struct nnp_bo *bo, unsigned long npages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	struct mm_struct *mm = current->mm;
+
+	if (atomic64_add_return(npages, &mm->pinned_vm) > limit &&
+	    !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(npages, &mm->pinned_vm);
+		return -ENOMEM;
+	}
+	mmgrab(mm);
+	bo->pin_mm = mm;
+	return 0;
+}
+
+/* Give back what nnp_bo_charge_key() and nnp_bo_charge_pin() took. */
+static void nnp_bo_uncharge(struct nnp_bo *bo)
+{
+	if (bo->pin_mm) {
+		atomic64_sub(bo->base.size >> PAGE_SHIFT, &bo->pin_mm->pinned_vm);
+		mmdrop(bo->pin_mm);
+	}
+	if (bo->owner) {
+		atomic_dec(&bo->owner->keys);
+		nnp_file_put(bo->owner);
+	}
+}
+
 static void nnp_bo_free(struct drm_gem_object *obj)
 {
 	struct nnp_device *ndev = to_nnp(obj->dev);
@@ -139,6 +219,7 @@ static void nnp_bo_free(struct drm_gem_object *obj)
 	case NNP_BO_KIND_DOORBELL:
 		break;
 	}
+	nnp_bo_uncharge(bo);
 	atomic64_dec(&ndev->mem_objects);
 	drm_gem_object_release(obj);
 	kfree(bo);
@@ -236,7 +317,7 @@ struct nnp_bo *nnp_bo_create_ring(struct nnp_device *ndev, size_t size)
 	if (IS_ERR(bo))
 		return bo;
 	bo->vaddr = dma_alloc_coherent(&ndev->pdev->dev, size, &bo->ring_dma,
-				       GFP_KERNEL);
+				       GFP_KERNEL | __GFP_NOWARN);
 	if (!bo->vaddr) {
 		drm_gem_object_put(&bo->base);
 		return ERR_PTR(-ENOMEM);
@@ -259,7 +340,7 @@ static int nnp_bo_map_pages(struct nnp_device *ndev, struct nnp_bo *bo)
 	struct device *dev = &ndev->pdev->dev;
 	unsigned int i;
 
-	bo->dma = kvcalloc(bo->npages, sizeof(*bo->dma), GFP_KERNEL);
+	bo->dma = kvcalloc(bo->npages, sizeof(*bo->dma), NNP_GFP_HOST);
 	if (!bo->dma)
 		return -ENOMEM;
 	for (i = 0; i < bo->npages; i++) {
@@ -293,7 +374,8 @@ static int nnp_bo_register(struct nnp_device *ndev, struct nnp_bo *bo,
 		a.type = NNP_KEY_TYPE_HOST;
 		a.page_offset = bo->page_offset;
 		list_len = bo->npages * sizeof(*list);
-		list = dma_alloc_coherent(dev, list_len, &list_dma, GFP_KERNEL);
+		list = dma_alloc_coherent(dev, list_len, &list_dma,
+					  GFP_KERNEL | __GFP_NOWARN);
 		if (!list)
 			return -ENOMEM;
 		for (i = 0; i < bo->npages; i++)
@@ -329,11 +411,11 @@ static int nnp_bo_alloc_host(struct nnp_device *ndev, struct nnp_bo *bo)
 	unsigned int i;
 
 	bo->npages = bo->base.size >> PAGE_SHIFT;
-	bo->pages = kvcalloc(bo->npages, sizeof(*bo->pages), GFP_KERNEL);
+	bo->pages = kvcalloc(bo->npages, sizeof(*bo->pages), NNP_GFP_HOST);
 	if (!bo->pages)
 		return -ENOMEM;
 	for (i = 0; i < bo->npages; i++) {
-		bo->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		bo->pages[i] = alloc_page(NNP_GFP_HOST | __GFP_ZERO);
 		if (!bo->pages[i])
 			return -ENOMEM;
 	}
@@ -373,9 +455,10 @@ int nnp_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *fil
 	if (IS_ERR(bo))
 		return PTR_ERR(bo);
 	bo->read_only = args->flags & DRM_NNP_BO_READ_ONLY;
-	if (place == DRM_NNP_BO_DEVICE)
+	ret = nnp_bo_charge_key(bo, nf);
+	if (!ret && place == DRM_NNP_BO_DEVICE)
 		ret = nnp_bo_alloc_device(ndev, bo);
-	else
+	else if (!ret)
 		ret = nnp_bo_alloc_host(ndev, bo);
 	if (!ret)
 		ret = nnp_bo_register(ndev, bo, nf->ctx, size);
@@ -404,9 +487,12 @@ int nnp_ioctl_bo_userptr(struct drm_device *drm, void *data, struct drm_file *fi
 	if (args->reserved || !args->size ||
 	    (args->flags & ~DRM_NNP_BO_READ_ONLY))
 		return -EINVAL;
+	/* The pages the range touches; size alone cannot overflow here. */
 	if (args->size > NNP_BO_HOST_MAX)
 		return -E2BIG;
 	span = PAGE_ALIGN(offset + args->size);
+	if (span > NNP_BO_HOST_MAX)
+		return -E2BIG;
 	if (!access_ok((void __user *)start, span))
 		return -EFAULT;
 
@@ -415,7 +501,12 @@ int nnp_ioctl_bo_userptr(struct drm_device *drm, void *data, struct drm_file *fi
 		return PTR_ERR(bo);
 	bo->read_only = args->flags & DRM_NNP_BO_READ_ONLY;
 	bo->page_offset = offset;
-	bo->pages = kvcalloc(span >> PAGE_SHIFT, sizeof(*bo->pages), GFP_KERNEL);
+	ret = nnp_bo_charge_key(bo, nf);
+	if (!ret)
+		ret = nnp_bo_charge_pin(bo, span >> PAGE_SHIFT);
+	if (ret)
+		goto err;
+	bo->pages = kvcalloc(span >> PAGE_SHIFT, sizeof(*bo->pages), NNP_GFP_HOST);
 	if (!bo->pages) {
 		ret = -ENOMEM;
 		goto err;

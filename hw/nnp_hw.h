@@ -177,7 +177,11 @@
 #define NNP_HW_MAX_CONTEXTS		256
 #define NNP_HW_MAX_KEYS			4096
 #define NNP_HW_QUEUE_DEPTH_MIN		2
-#define NNP_HW_QUEUE_DEPTH_MAX		65536	/* a power of two */
+/*
+ * A power of two. The rings of the deepest queue (2.5 MiB) must fit in one
+ * coherent block of host memory, which a host kernel allocates up to 4 MiB.
+ */
+#define NNP_HW_QUEUE_DEPTH_MAX		32768
 #define NNP_HW_PAGE_SIZE		4096	/* host page-list granule */
 
 /* Submission entry: 64 bytes. Every field not used by an opcode must be 0. */

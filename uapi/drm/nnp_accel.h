@@ -205,15 +205,19 @@ struct drm_nnp_ports {
  * struct drm_nnp_bo_create - allocate a memory object
  *
  * Device memory comes from the device's BAR and is scrubbed when freed;
- * host memory is zeroed pages. Either is mapped with mmap() at @mmap_offset
- * (device memory write-combined) by this file only, and named in queue
- * commands by @key, which only this file's queues may use. Closing the
- * handle (DRM_IOCTL_GEM_CLOSE) or the file frees it once unmapped.
+ * host memory is zeroed pages, charged to the caller's memory cgroup.
+ * Either is mapped with mmap() at @mmap_offset (device memory
+ * write-combined) by this file only, and named in queue commands by @key,
+ * which only this file's queues may use. Closing the handle
+ * (DRM_IOCTL_GEM_CLOSE) or the file frees it once unmapped.
  *
  * Errors: %EINVAL for flags other than exactly one of DEVICE and HOST
  * (plus READ_ONLY), nonzero @reserved, or @size 0; %E2BIG for @size past
- * the device memory (DEVICE) or 4 GiB (HOST); %ENOSPC when the device memory
- * has no free range that large; %ENOMEM when the host has no memory.
+ * the device memory (DEVICE) or 2 GiB (HOST); %EMFILE when this file
+ * already holds max_keys_per_file objects (a module parameter, default
+ * 1024); %ENOSPC when the device memory has no free range that large, or
+ * the device has no free key; %ENOMEM when the host has no memory or the
+ * caller's memory cgroup reached its limit.
  */
 struct drm_nnp_bo_create {
 	/** @size: in: bytes, rounded up to whole pages. */
@@ -234,12 +238,17 @@ struct drm_nnp_bo_create {
  * struct drm_nnp_bo_userptr - register existing user memory
  *
  * Pins the pages under [@user_ptr, @user_ptr + @size) (any alignment) until
- * the handle is closed, and makes them a key. The memory stays mapped where
- * it is; there is no mmap offset.
+ * the object is freed, and makes them a key. The memory stays mapped where
+ * it is; there is no mmap offset. The pinned pages are charged to the
+ * caller's RLIMIT_MEMLOCK (VmPin in /proc/PID/status) until then, as RDMA
+ * does; CAP_IPC_LOCK lifts the limit.
  *
  * Errors: %EINVAL for unknown flags, nonzero @reserved or @size 0;
- * %E2BIG past 4 GiB; %EFAULT if the range is not mapped (writable, unless
- * READ_ONLY) in the caller.
+ * %E2BIG when the pages the range touches exceed 2 GiB; %EMFILE as for
+ * DRM_NNP_BO_CREATE; %ENOMEM when the pages would take the caller past
+ * RLIMIT_MEMLOCK, or the host has no memory; %EFAULT if the range is not
+ * mapped (writable, unless READ_ONLY) in the caller; %ENOSPC when the
+ * device has no free key.
  */
 struct drm_nnp_bo_userptr {
 	/** @user_ptr: in: start of the range. */
@@ -267,8 +276,9 @@ struct drm_nnp_bo_userptr {
  * either. Commands, completions and the doorbell protocol are those of the
  * hardware interface.
  *
- * Errors: %EINVAL for @depth not a power of two in 2..65536, nonzero
- * @flags or @reserved; %EBUSY when every hardware queue is taken.
+ * Errors: %EINVAL for @depth not a power of two in 2..32768, nonzero
+ * @flags or @reserved; %EBUSY when every hardware queue is taken; %ENOMEM
+ * when the host has no contiguous memory for the rings (2.5 MiB at 32768).
  */
 struct drm_nnp_queue_create {
 	/** @depth: in: ring entries. */

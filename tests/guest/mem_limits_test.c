@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What memory objects cost and who pays: pinned user memory against
+ * RLIMIT_MEMLOCK, host objects against the memory cgroup, keys against the
+ * per-file cap; and the largest documented sizes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nnp/nnp.h>
+#include <nnp_accel.h>
+
+#include "guest_env.h"
+#include "kselftest_harness.h"
+
+#define MiB		(1ull << 20)
+#define GiB		(1ull << 30)
+#define HOST_MAX	(2 * GiB)	/* docs/uapi.md, Limits */
+#define PARAMS		"/sys/module/nnp/parameters/"
+#define CGROUP		"/sys/fs/cgroup"
+#define TEST_CGROUP	CGROUP "/nnp-mem-test"
+
+static int xioctl(int fd, unsigned long req, void *arg)
+{
+	return ioctl(fd, req, arg) ? -errno : 0;
+}
+
+/* A file of its own on device @index: a context of its own. */
+static int open_dev(int index)
+{
+	nnp_device_t *dev;
+	int fd;
+
+	if (nnp_device_open(index, &dev) != NNP_SUCCESS)
+		return -1;
+	fd = dup(nnp_device_fd(dev));
+	nnp_device_close(dev);
+	return fd;
+}
+
+static int bo_create(int fd, uint32_t flags, uint64_t size,
+		     struct drm_nnp_bo_create *out)
+{
+	struct drm_nnp_bo_create c = { .size = size, .flags = flags };
+	int ret = xioctl(fd, DRM_IOCTL_NNP_BO_CREATE, &c);
+
+	if (out)
+		*out = c;
+	return ret;
+}
+
+static int userptr(int fd, const void *p, uint64_t size, uint32_t *handle)
+{
+	struct drm_nnp_bo_userptr u = { .user_ptr = (uintptr_t)p, .size = size };
+	int ret = xioctl(fd, DRM_IOCTL_NNP_BO_USERPTR, &u);
+
+	if (handle)
+		*handle = u.handle;
+	return ret;
+}
+
+static int gem_close(int fd, uint32_t handle)
+{
+	struct drm_gem_close c = { .handle = handle };
+
+	return xioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
+}
+
+static uint64_t mem_objects(int fd)
+{
+	struct drm_nnp_counters c = { 0 };
+	struct drm_nnp_query q = {
+		.query = DRM_NNP_QUERY_COUNTERS, .size = sizeof(c),
+		.data = (uintptr_t)&c,
+	};
+
+	return ioctl(fd, DRM_IOCTL_NNP_QUERY, &q) ? ~0ull : c.mem_objects;
+}
+
+/* The "Key:  N kB" line of /proc/self/status, or -1. */
+static long status_kb(const char *key)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	size_t n = strlen(key);
+	char line[256];
+	long kb = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':')
+			kb = strtol(line + n + 1, NULL, 10);
+	fclose(f);
+	return kb;
+}
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -errno;
+}
+
+/* The first number in @path (after @key, if given), or ~0 if none. */
+static uint64_t read_u64(const char *path, const char *key)
+{
+	FILE *f = fopen(path, "r");
+	uint64_t v = ~0ull;
+	char line[256];
+
+	if (!f)
+		return v;
+	while (fgets(line, sizeof(line), f)) {
+		if (!key) {
+			v = strtoull(line, NULL, 0);
+			break;
+		}
+		if (!strncmp(line, key, strlen(key)) && line[strlen(key)] == ' ') {
+			v = strtoull(line + strlen(key) + 1, NULL, 0);
+			break;
+		}
+	}
+	fclose(f);
+	return v;
+}
+
+static uint64_t param(const char *name, uint64_t dflt)
+{
+	char path[128];
+	uint64_t v;
+
+	snprintf(path, sizeof(path), PARAMS "%s", name);
+	v = read_u64(path, NULL);
+	return v == ~0ull ? dflt : v;
+}
+
+/* Become nobody, with RLIMIT_MEMLOCK @limit and no capabilities. */
+static int drop_to_nobody(rlim_t limit)
+{
+	struct rlimit r = { .rlim_cur = limit, .rlim_max = limit };
+
+	if (setrlimit(RLIMIT_MEMLOCK, &r) || setgid(65534) || setuid(65534))
+		return -errno;
+	return 0;
+}
+
+/* ---- pinned user memory and RLIMIT_MEMLOCK ---- */
+
+TEST(userptr_pins_count_against_memlock)
+{
+	int fd = open_dev(0), fd2 = open_dev(0);
+	uint32_t h, h2;
+	uint8_t *buf;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_GE(fd2, 0);
+	buf = mmap(NULL, 4 * MiB, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	memset(buf, 1, 4 * MiB);
+	ASSERT_EQ(0, drop_to_nobody(MiB));
+	ASSERT_EQ(0, status_kb("VmPin"));
+
+	/* Up to the limit works, and shows as pinned. */
+	ASSERT_EQ(0, userptr(fd, buf, MiB, &h));
+	EXPECT_EQ(1024, status_kb("VmPin"));
+	/* One byte more is a page more. */
+	EXPECT_EQ(-ENOMEM, userptr(fd, buf + MiB, 1, NULL));
+	/* Unaligned, 1 MiB touches 257 pages. */
+	ASSERT_EQ(0, gem_close(fd, h));
+	EXPECT_EQ(0, status_kb("VmPin"));
+	EXPECT_EQ(-ENOMEM, userptr(fd, buf + 100, MiB, NULL));
+	EXPECT_EQ(0, status_kb("VmPin"));
+
+	/* Freeing gave the charge back; so does closing the file. */
+	ASSERT_EQ(0, userptr(fd, buf, MiB, &h));
+	EXPECT_EQ(-ENOMEM, userptr(fd2, buf + MiB, 4096, NULL));
+	close(fd);
+	EXPECT_EQ(0, status_kb("VmPin"));
+	ASSERT_EQ(0, userptr(fd2, buf + MiB, MiB, &h2));
+	EXPECT_EQ(1024, status_kb("VmPin"));
+	ASSERT_EQ(0, gem_close(fd2, h2));
+	close(fd2);
+	munmap(buf, 4 * MiB);
+}
+
+/* A process killed with pins held gives its objects back. */
+TEST(userptr_pins_freed_when_killed)
+{
+	int fd = open_dev(0), sync[2], status;
+	uint64_t before;
+	pid_t pid;
+	char c;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, pipe(sync));
+	before = mem_objects(fd);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		int own = open_dev(0);
+		uint8_t *buf = mmap(NULL, MiB, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (own < 0 || buf == MAP_FAILED || drop_to_nobody(MiB) ||
+		    userptr(own, buf, MiB, NULL) || status_kb("VmPin") != 1024)
+			_exit(1);
+		write(sync[1], "p", 1);
+		pause();
+		_exit(2);
+	}
+	close(sync[1]);
+	ASSERT_EQ(1, read(sync[0], &c, 1));
+	EXPECT_EQ(before + 1, mem_objects(fd));
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(SIGKILL, WTERMSIG(status));
+	EXPECT_EQ(before, mem_objects(fd));
+	close(sync[0]);
+	close(fd);
+}
+
+/* ---- host objects and the memory cgroup ---- */
+
+static void leave_test_cgroup(void)
+{
+	char pid[32];
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	write_str(CGROUP "/cgroup.procs", pid);
+	rmdir(TEST_CGROUP);
+}
+
+TEST(host_objects_charged_to_memcg)
+{
+	int fd = open_dev(0);
+	uint64_t before, after;
+	struct drm_nnp_bo_create c;
+	char pid[32];
+
+	ASSERT_GE(fd, 0);
+	if (access(CGROUP "/cgroup.controllers", F_OK))
+		ASSERT_EQ(0, mount("cgroup2", CGROUP, "cgroup2", 0, NULL));
+	ASSERT_EQ(0, write_str(CGROUP "/cgroup.subtree_control", "+memory"));
+	rmdir(TEST_CGROUP);
+	ASSERT_EQ(0, mkdir(TEST_CGROUP, 0755));
+	ASSERT_EQ(0, write_str(TEST_CGROUP "/memory.max", "16777216"));
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	ASSERT_EQ(0, write_str(TEST_CGROUP "/cgroup.procs", pid));
+
+	/* 4 MiB of pages is charged here, page arrays and all. */
+	before = read_u64(TEST_CGROUP "/memory.current", NULL);
+	EXPECT_EQ(0, bo_create(fd, DRM_NNP_BO_HOST, 4 * MiB, &c));
+	after = read_u64(TEST_CGROUP "/memory.current", NULL);
+	EXPECT_LE(before + 4 * MiB, after);
+	EXPECT_GT(before + 5 * MiB, after);
+	EXPECT_EQ(0, gem_close(fd, c.handle));
+
+	/* Past the cgroup's limit: ENOMEM, not the OOM killer. */
+	ASSERT_EQ(-ENOMEM, bo_create(fd, DRM_NNP_BO_HOST, 32 * MiB, NULL));
+	/* The largest host object is refused the same way. */
+	EXPECT_EQ(-ENOMEM, bo_create(fd, DRM_NNP_BO_HOST, HOST_MAX, NULL));
+	EXPECT_EQ(0, read_u64(TEST_CGROUP "/memory.events", "oom_kill"));
+	/* The pages were given back (slab pages may linger a little). */
+	EXPECT_GT(before + MiB, read_u64(TEST_CGROUP "/memory.current", NULL));
+	close(fd);
+	leave_test_cgroup();
+}
+
+/* ---- the largest documented sizes ---- */
+
+TEST(largest_documented_sizes)
+{
+	struct drm_nnp_queue_create q = { .depth = 32768 };
+	struct drm_nnp_queue_op d = { 0 };
+	struct drm_nnp_bo_create c;
+	int fd = open_dev(0);
+	uint8_t *va;
+
+	ASSERT_GE(fd, 0);
+	/* All of device memory is one object; a byte more is too big. */
+	ASSERT_EQ(0, bo_create(fd, DRM_NNP_BO_DEVICE, GUEST_MEM_SIZE, &c));
+	EXPECT_EQ(0, gem_close(fd, c.handle));
+	EXPECT_EQ(-E2BIG, bo_create(fd, DRM_NNP_BO_DEVICE, GUEST_MEM_SIZE + 1, NULL));
+
+	/* User objects: the pages the range touches, 2 GiB at most. */
+	va = mmap(NULL, HOST_MAX + 2 * 4096, PROT_NONE,
+		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	ASSERT_NE(MAP_FAILED, va);
+	ASSERT_EQ(-E2BIG, userptr(fd, va, HOST_MAX + 1, NULL));
+	EXPECT_EQ(-E2BIG, userptr(fd, va + 1, HOST_MAX, NULL));
+	EXPECT_EQ(-E2BIG, userptr(fd, va + 4095, HOST_MAX - 4094, NULL));
+
+	/* Host objects: 2 GiB at most (the OOM-safe refusal is above). */
+	EXPECT_EQ(-E2BIG, bo_create(fd, DRM_NNP_BO_HOST, HOST_MAX + 1, NULL));
+	EXPECT_EQ(-E2BIG, bo_create(fd, DRM_NNP_BO_HOST, 4 * GiB, NULL));
+
+	/* The deepest queue's rings (2.5 MiB) are allocated; deeper is refused. */
+	ASSERT_EQ(0, xioctl(fd, DRM_IOCTL_NNP_QUEUE_CREATE, &q));
+	EXPECT_EQ(2 * MiB + MiB / 2, q.ring_size);
+	EXPECT_EQ(2 * MiB, q.cq_offset);
+	d.qid = q.qid;
+	EXPECT_EQ(0, xioctl(fd, DRM_IOCTL_NNP_QUEUE_DESTROY, &d));
+	q = (struct drm_nnp_queue_create){ .depth = 65536 };
+	EXPECT_EQ(-EINVAL, xioctl(fd, DRM_IOCTL_NNP_QUEUE_CREATE, &q));
+
+	/* An unprivileged caller's 2 GiB is refused before any pinning. */
+	ASSERT_EQ(0, drop_to_nobody(MiB));
+	EXPECT_EQ(-ENOMEM, userptr(fd, va + 4096, HOST_MAX, NULL));
+	munmap(va, HOST_MAX + 2 * 4096);
+	close(fd);
+}
+
+/* ---- keys per file ---- */
+
+TEST(keys_capped_per_file)
+{
+	uint64_t cap = param("max_keys_per_file", 1024), i;
+	int fd = open_dev(0), other = open_dev(0);
+	struct drm_nnp_bo_create c, last = { 0 };
+	uint8_t *map, page[4096] __attribute__((aligned(4096)));
+
+	ASSERT_GE(fd, 0);
+	ASSERT_GE(other, 0);
+	for (i = 0; i < cap; i++)
+		ASSERT_EQ(0, bo_create(fd, DRM_NNP_BO_HOST, 4096, &last));
+	EXPECT_EQ(-EMFILE, bo_create(fd, DRM_NNP_BO_HOST, 4096, NULL));
+	EXPECT_EQ(-EMFILE, bo_create(fd, DRM_NNP_BO_DEVICE, 4096, NULL));
+	EXPECT_EQ(-EMFILE, userptr(fd, page, sizeof(page), NULL));
+	/* Another file has its own. */
+	EXPECT_EQ(0, bo_create(other, DRM_NNP_BO_HOST, 4096, NULL));
+
+	/* An object still mapped holds its key after its handle is closed. */
+	map = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		   last.mmap_offset);
+	ASSERT_NE(MAP_FAILED, map);
+	ASSERT_EQ(0, gem_close(fd, last.handle));
+	EXPECT_EQ(-EMFILE, bo_create(fd, DRM_NNP_BO_HOST, 4096, NULL));
+	munmap(map, 4096);
+	EXPECT_EQ(0, bo_create(fd, DRM_NNP_BO_HOST, 4096, &c));
+	EXPECT_EQ(-EMFILE, bo_create(fd, DRM_NNP_BO_HOST, 4096, NULL));
+	close(other);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
