@@ -58,11 +58,23 @@ MODULE_PARM_DESC(max_keys_per_file,
 		 "Memory objects one open file may hold at once (the device has "
 		 __stringify(NNP_HW_MAX_KEYS) " keys for all)");
 
-/* Every object is gone by now: drm_mm warns about any range still held. */
+/*
+ * Every object is gone by now, except those nnp_bo_free() leaked because
+ * the device did not give their key back. The device was reset when it was
+ * unbound, and the next probe resets it again (which zeroes its memory), so
+ * their ranges go with the allocator rather than trip drm_mm's warning.
+ */
 static void nnp_mem_fini(struct drm_device *drm, void *data)
 {
 	struct nnp_device *ndev = data;
+	struct drm_mm_node *node, *next;
 
+	drm_mm_for_each_node_safe(node, next, &ndev->mm) {
+		drm_info(&ndev->drm,
+			 "dropping leaked device memory 0x%llx+0x%llx\n",
+			 node->start, node->size);
+		drm_mm_remove_node(node);
+	}
 	drm_mm_takedown(&ndev->mm);
 }
 
@@ -185,7 +197,10 @@ static void nnp_bo_free(struct drm_gem_object *obj)
 				 "key 0x%x not released by the device: leaking %zu bytes\n",
 				 bo->key, obj->size);
 			drm_dev_exit(idx);
-			/* The object (and any drm_mm node in it) stays. */
+			/*
+			 * The object stays, with its pages, charges and
+			 * drm_mm node (nnp_mem_fini() drops that).
+			 */
 			atomic64_dec(&ndev->mem_objects);
 			drm_gem_object_release(obj);
 			return;
@@ -256,8 +271,17 @@ static int nnp_bo_remap(struct nnp_bo *bo, struct vm_area_struct *vma)
 static int nnp_bo_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
 {
 	unsigned long fake = vma->vm_pgoff;
-	int ret;
+	int ret, idx;
 
+	/*
+	 * An exported dma-buf outlives the binding that made the object, and
+	 * after an unbind and rebind its range of BAR2 belongs to objects of
+	 * the new binding. drm_gem_mmap() checks for this on the device node,
+	 * but mmap() of the dma-buf comes here directly. The unbind waits for
+	 * a mapping made here, then zaps it with every other.
+	 */
+	if (!drm_dev_enter(obj->dev, &idx))
+		return -ENODEV;
 	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	/*
 	 * The remap helpers want the page offset within the object, but the
@@ -268,6 +292,7 @@ static int nnp_bo_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
 	vma->vm_pgoff -= drm_vma_node_start(&obj->vma_node);
 	ret = nnp_bo_remap(to_nnp_bo(obj), vma);
 	vma->vm_pgoff = fake;
+	drm_dev_exit(idx);
 	return ret;
 }
 

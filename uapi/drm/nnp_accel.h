@@ -209,7 +209,10 @@ struct drm_nnp_ports {
  * Either is mapped with mmap() at @mmap_offset (device memory
  * write-combined) by this file only, and named in queue commands by @key,
  * which only this file's queues may use. Closing the handle
- * (DRM_IOCTL_GEM_CLOSE) or the file frees it once unmapped.
+ * (DRM_IOCTL_GEM_CLOSE) or the file frees it once unmapped. A dma-buf
+ * exported from it (DRM_IOCTL_PRIME_HANDLE_TO_FD) can be mapped only while
+ * the driver stays bound: after an unbind mmap() of it fails with %ENODEV
+ * and its mappings fault with SIGBUS; other devices cannot attach it.
  *
  * Errors: %EINVAL for flags other than exactly one of DEVICE and HOST
  * (plus READ_ONLY), nonzero @reserved, or @size 0; %E2BIG for @size past
