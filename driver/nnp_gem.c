@@ -211,6 +211,10 @@ static void nnp_bo_free(struct drm_gem_object *obj)
 			memset_io(ndev->mem + bo->node.start, 0, bo->node.size);
 		drm_dev_exit(idx);
 	}
+	/*
+	 * Once unbound, the device was reset, and is again at the next
+	 * probe: a reset zeroes device memory, so no scrub is needed here.
+	 */
 
 	switch (bo->kind) {
 	case NNP_BO_KIND_DEVICE:

@@ -3,8 +3,8 @@
  * What memory objects cost and who pays: pinned user memory against
  * RLIMIT_MEMLOCK, host objects against the memory cgroup, keys against the
  * per-file cap; the largest documented sizes; and what survives an unbind:
- * dma-bufs of the old binding no longer mappable, and a key the device
- * kept leaked without a warning.
+ * device memory zeroed for the next binding, dma-bufs of the old one no
+ * longer mappable, and a key the device kept leaked without a warning.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -430,6 +430,52 @@ static int rebind(const char *addr)
 		usleep(100 * 1000);
 	}
 	return ret ? ret : -ETIMEDOUT;
+}
+
+static size_t dirty_pages(const uint8_t *p, size_t len)
+{
+	static const uint8_t zero[4096];
+	size_t off, n = 0;
+
+	for (off = 0; off < len; off += sizeof(zero))
+		n += memcmp(p + off, zero, sizeof(zero)) != 0;
+	return n;
+}
+
+TEST(device_memory_zero_after_unbind_with_open_file)
+{
+	const size_t size = 64 * MiB;
+	struct drm_nnp_bo_create c;
+	char addr[64];
+	uint8_t *p;
+	int fd;
+
+	last_pci_addr(addr, sizeof(addr));
+	ASSERT_NE(0, addr[0]);
+	fd = open_dev(GUEST_CHIPS - 1);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, bo_create(fd, DRM_NNP_BO_DEVICE, size, &c));
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 c.mmap_offset);
+	ASSERT_NE(MAP_FAILED, p);
+	memset(p, 0x5a, size);
+	ASSERT_EQ(size / 4096, dirty_pages(p, size));
+
+	/* The object is freed after the unbind, with nobody to scrub it. */
+	ASSERT_EQ(0, unbind(addr));
+	munmap(p, size);
+	close(fd);
+	ASSERT_EQ(0, rebind(addr));
+
+	fd = open_dev(GUEST_CHIPS - 1);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, bo_create(fd, DRM_NNP_BO_DEVICE, size, &c));
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 c.mmap_offset);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(0, dirty_pages(p, size));
+	munmap(p, size);
+	close(fd);
 }
 
 static sigjmp_buf fault_jmp;

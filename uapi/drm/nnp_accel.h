@@ -204,8 +204,9 @@ struct drm_nnp_ports {
 /**
  * struct drm_nnp_bo_create - allocate a memory object
  *
- * Device memory comes from the device's BAR and is scrubbed when freed;
- * host memory is zeroed pages, charged to the caller's memory cgroup.
+ * Device memory comes from the device's BAR and is scrubbed when freed,
+ * and zeroed by the device reset at every unbind and bind; host memory is
+ * zeroed pages, charged to the caller's memory cgroup.
  * Either is mapped with mmap() at @mmap_offset (device memory
  * write-combined) by this file only, and named in queue commands by @key,
  * which only this file's queues may use. Closing the handle
