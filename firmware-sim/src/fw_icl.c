@@ -37,8 +37,10 @@ void nnp_fw_ports_init(struct nnp_fw *fw)
 {
 	unsigned int i;
 
-	for (i = 0; i < NNP_FW_MAX_PORTS; i++)
+	for (i = 0; i < NNP_FW_MAX_PORTS; i++) {
 		mtx_init(&fw->ports[i].lock, mtx_plain);
+		cnd_init(&fw->ports[i].tx_idle);
+	}
 }
 
 /* Unlink the packet *@link (@prev before it), with p->lock held. */
@@ -68,6 +70,18 @@ static void free_packets(struct nnp_fw_port *p)
 		drop_at(p, &p->rx_head, NULL);
 }
 
+/*
+ * Unwire @p, with p->lock held, and wait for the sends that took its peer
+ * before: after this nothing sent on @p touches the peer any more.
+ */
+static void port_unwire_locked(struct nnp_fw_port *p)
+{
+	p->peer = NULL;
+	p->up = false;
+	while (p->tx_busy)
+		cnd_wait(&p->tx_idle, &p->lock);
+}
+
 void nnp_fw_ports_fini(struct nnp_fw *fw)
 {
 	unsigned int i;
@@ -80,17 +94,17 @@ void nnp_fw_ports_fini(struct nnp_fw *fw)
 		mtx_lock(&p->lock);
 		peer = p->peer;
 		pp = p->peer_port;
-		p->peer = NULL;
-		p->up = false;
+		port_unwire_locked(p);
 		free_packets(p);
 		mtx_unlock(&p->lock);
+		/* The peer's senders may be on their way into @p: wait for them. */
 		if (peer) {
 			mtx_lock(&peer->ports[pp].lock);
-			peer->ports[pp].peer = NULL;
-			peer->ports[pp].up = false;
+			port_unwire_locked(&peer->ports[pp]);
 			mtx_unlock(&peer->ports[pp].lock);
 			nnp_fw_icl_wake(peer, pp);
 		}
+		cnd_destroy(&p->tx_idle);
 		mtx_destroy(&p->lock);
 	}
 }
@@ -443,6 +457,8 @@ uint16_t nnp_fw_icl_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 		remote = p->remote && up;
 		if (!up)
 			p->errors++;
+		else if (peer)
+			p->tx_busy++;	/* @peer stays until we are out of it */
 		mtx_unlock(&p->lock);
 		if (remote)
 			return remote_send(fw, port, epoch, seq, abort, data, len);
@@ -450,9 +466,13 @@ uint16_t nnp_fw_icl_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 			return NNP_STATUS_LINK_DOWN;
 
 		pk = packet_new(epoch, seq, abort, data, len);
+		st = pk ? rx_arrive(peer, pp, pk, false) : NNP_STATUS_NO_RESOURCES;
+		mtx_lock(&p->lock);
+		if (!--p->tx_busy)
+			cnd_broadcast(&p->tx_idle);	/* port_unwire_locked() */
+		mtx_unlock(&p->lock);
 		if (!pk)
 			return NNP_STATUS_NO_RESOURCES;
-		st = rx_arrive(peer, pp, pk, false);
 		if (st) {
 			free(pk);
 		} else {

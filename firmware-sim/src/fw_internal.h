@@ -103,6 +103,8 @@ struct nnp_fw_port {
 	uint32_t peer_chip;	/* the remote peer's chip id */
 	uint32_t peer_port;
 	bool up;
+	unsigned int tx_busy;	/* sends on their way into the in-process peer */
+	cnd_t tx_idle;		/* tx_busy fell to 0 */
 	struct nnp_fw_packet *rx_head;
 	struct nnp_fw_packet *rx_tail;
 	uint64_t held_bytes;	/* payload queued, at most NNP_FW_PORT_RX_BYTES */
