@@ -4,46 +4,61 @@
  * the port has a peer (chip, port), a state, and counters kept by the
  * firmware, and the monitor takes both ends down or up.
  *
- * -device nnp,...,remote=PORT:listen:HOST:TCPPORT   (or PORT:connect:...;
- *   several links separated by ';'; unix:PATH instead of HOST:TCPPORT)
+ * -object secret,id=SEC,file=PATH
+ * -device nnp,...,icl-secret=SEC,remote=PORT-CHIP.PPORT:listen:HOST:TCPPORT
+ *   (or :connect:...; several links separated by ';'; unix:PATH instead of
+ *   HOST:TCPPORT): our PORT links to port PPORT of chip CHIP, and both
+ *   ends must hold the job's secret SEC.
  *
  * Each link has a thread that makes the connection (accepting, or
  * connecting and retrying until the peer is there), reads frames and hands
  * packets to the firmware. Packets are sent by the firmware's own threads,
- * one frame at a time under the link's tx_lock, with a blocking send
- * bounded by a timeout.
+ * one frame at a time under the link's tx_lock. Every read of a frame and
+ * every write has a deadline, so a peer that stalls mid-frame or stops
+ * reading loses its connection instead of holding a thread or the lock.
  *
  * On the wire, every frame is a 24-byte little-endian header and a
- * payload. Both ends start with HELLO (chip id, port, whether the sender's
- * end is up); the link comes up once both are exchanged, unless either end
- * was taken down. DATA and ABORT carry the firmware's packets with their
- * epoch and sequence number; LINK_DOWN and LINK_UP carry the monitor's
- * link-down and link-up to the other end. A lost connection takes the link down; the connecting
- * side connects again, so a restarted peer comes back. Anything malformed
+ * payload. Both ends start with HELLO (chip id and port, the chip and port
+ * the sender expects at the far end, whether the sender's end is up, and a
+ * random nonce), then AUTH: HMAC-SHA256 under the secret of the sender's
+ * hello followed by the receiver's. The link comes up once each end has
+ * checked the other's AUTH and that the peer is the one it expects, and
+ * stays down if either end was taken down. DATA and ABORT carry the
+ * firmware's packets with their epoch and sequence number; LINK_DOWN and
+ * LINK_UP carry the monitor's link-down and link-up to the other end. A
+ * lost connection takes the link down; the connecting side connects again,
+ * so a restarted peer comes back. Anything malformed or unauthenticated
  * from the peer is logged and drops the connection.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
 #include "qemu/osdep.h"
+#include "crypto/hmac.h"
+#include "crypto/random.h"
+#include "crypto/secret_common.h"
 #include "qemu/bswap.h"
 #include "qemu/cutils.h"
 #include "qemu/error-report.h"
+#include "qemu/event_notifier.h"
 #include "qemu/iov.h"
 #include "qemu/log.h"
 #include "qemu/sockets.h"
 #include "qemu/thread.h"
+#include "qemu/timer.h"
 #include "qapi/error.h"
 
 #include "nnp_fw.h"
 #include "nnp_icl_socket.h"
 
 #define NNP_ICL_MAGIC       0x4c43494eu     /* "NICL" */
-#define NNP_ICL_VERSION     2
-/* A peer that does not say hello in this long is not one of ours. */
+#define NNP_ICL_VERSION     3
+/* A peer that has not authenticated in this long is not one of ours. */
 #define NNP_ICL_HELLO_MS    5000
-/* A peer that does not take a frame in this long is gone. */
-#define NNP_ICL_SEND_MS     5000
+/* A peer that does not send or take a whole frame in this long is gone. */
+#define NNP_ICL_FRAME_MS    5000
+#define NNP_ICL_NONCE_LEN   32
+#define NNP_ICL_MAC_LEN     32      /* HMAC-SHA256 */
 /* How often the connecting side tries again. */
 #define NNP_ICL_RETRY_MS    200
 
@@ -53,6 +68,7 @@ enum {
     NNP_ICL_ABORT = 3,
     NNP_ICL_LINK_DOWN = 4,
     NNP_ICL_LINK_UP = 5,
+    NNP_ICL_AUTH = 6,
 };
 
 typedef struct QEMU_PACKED NnpIclHeader {
@@ -69,12 +85,18 @@ typedef struct QEMU_PACKED NnpIclHello {
     uint32_t chip_id;
     uint16_t port;
     uint8_t up;             /* the sender's end has not been taken down */
-    uint8_t rsvd;
+    uint8_t rsvd0;
+    uint32_t want_chip;     /* the chip and port the sender links to */
+    uint16_t want_port;
+    uint16_t rsvd1;
+    uint8_t nonce[NNP_ICL_NONCE_LEN];
 } NnpIclHello;
 
 typedef struct NnpIclLink {
     NnpIclSockets *icl;
     unsigned port;
+    uint32_t want_chip;     /* the peer we link to */
+    unsigned want_port;
     bool listen;
     SocketAddress *addr;
     int listen_fd;
@@ -83,8 +105,14 @@ typedef struct NnpIclLink {
     uint8_t *rx_buf;        /* the thread's */
     size_t rx_size;
 
+    /*
+     * Tells the thread to send our link state to the peer: the monitor
+     * (under the BQL) must not wait for tx_lock, which a peer that reads
+     * slowly holds until the send deadline.
+     */
+    EventNotifier state_changed;
     QemuMutex tx_lock;      /* one frame at a time; taken before lock */
-    QemuMutex lock;         /* guards what follows */
+    QemuMutex lock;         /* guards what follows; never held across I/O */
     QemuCond cond;          /* wakes the connect retry wait */
     int fd;                 /* the connection, -1 if none */
     bool connected;         /* hellos exchanged */
@@ -95,11 +123,19 @@ typedef struct NnpIclLink {
 struct NnpIclSockets {
     struct nnp_fw *fw;
     uint32_t chip_id;
+    uint8_t *key;           /* the job's secret */
+    size_t key_len;
     NnpIclLink *links[NNP_FW_MAX_PORTS];
 };
 
-static void link_log(NnpIclLink *l, const char *what)
+static void G_GNUC_PRINTF(2, 3) link_log(NnpIclLink *l, const char *fmt, ...)
 {
+    g_autofree char *what = NULL;
+    va_list ap;
+
+    va_start(ap, fmt);
+    what = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
     qemu_log_mask(LOG_GUEST_ERROR,
                   "nnp[chip %u] port %u: %s; dropping the connection\n",
                   l->icl->chip_id, l->port, what);
@@ -113,24 +149,44 @@ static void link_update_locked(NnpIclLink *l)
 
 /* ---- frames ---- */
 
-/* Send @iov whole, with tx_lock held: false if the connection failed. */
-static bool write_iov(int fd, struct iovec *iov, unsigned cnt)
+/*
+ * Wait until @fd is ready for @events, at most until @deadline (ms on the
+ * realtime clock): false on timeout or error.
+ */
+static bool wait_fd(int fd, short events, int64_t deadline)
+{
+    GPollFD pfd = { .fd = fd, .events = events };
+    int64_t left = deadline - qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+
+    return left > 0 && g_poll(&pfd, 1, left) == 1;
+}
+
+/* Send @iov whole before @deadline: false if the connection failed. */
+static bool write_iov(int fd, struct iovec *iov, unsigned cnt,
+                      int64_t deadline)
 {
     while (cnt) {
         struct msghdr msg = { .msg_iov = iov, .msg_iovlen = cnt };
-        ssize_t n = sendmsg(fd, &msg, MSG_NOSIGNAL);
+        ssize_t n = sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
 
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            if (!wait_fd(fd, G_IO_OUT, deadline)) {
+                return false;
+            }
+            continue;
+        }
         if (n < 0 && errno == EINTR) {
             continue;
         }
         if (n <= 0) {
-            return false;   /* also the send timeout (EAGAIN) */
+            return false;
         }
         iov_discard_front(&iov, &cnt, n);
     }
     return true;
 }
 
+/* One frame, sent whole within NNP_ICL_FRAME_MS or not at all. */
 static bool write_frame(int fd, uint8_t type, uint64_t epoch, uint32_t seq,
                         const void *data, size_t len)
 {
@@ -147,37 +203,52 @@ static bool write_frame(int fd, uint8_t type, uint64_t epoch, uint32_t seq,
         { .iov_base = (void *)data, .iov_len = len },
     };
 
-    return write_iov(fd, iov, len ? 2 : 1);
+    return write_iov(fd, iov, len ? 2 : 1,
+                     qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
+                     NNP_ICL_FRAME_MS);
 }
 
-/* Read exactly @len bytes: false on end of file or error. */
-static bool read_full(int fd, void *buf, size_t len)
+/*
+ * Read exactly @len bytes before @deadline: 0, -ETIMEDOUT, or -EPIPE if
+ * the connection ended or failed.
+ */
+static int read_full(int fd, void *buf, size_t len, int64_t deadline)
 {
     uint8_t *p = buf;
 
     while (len) {
-        ssize_t n = recv(fd, p, len, 0);
+        ssize_t n = recv(fd, p, len, MSG_DONTWAIT);
 
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            if (!wait_fd(fd, G_IO_IN, deadline)) {
+                return -ETIMEDOUT;
+            }
+            continue;
+        }
         if (n < 0 && errno == EINTR) {
             continue;
         }
         if (n <= 0) {
-            return false;
+            return -EPIPE;
         }
         p += n;
         len -= n;
     }
-    return true;
+    return 0;
 }
 
 /*
- * Read one frame into *@h and l->rx_buf. False if the connection ended
- * or the frame is malformed (@bad then says why).
+ * Read one frame into *@h and l->rx_buf, whole before @deadline. False if
+ * the connection ended or the frame is malformed or late (@bad then says
+ * why).
  */
 static bool read_frame(NnpIclLink *l, int fd, NnpIclHeader *h,
-                       const char **bad)
+                       int64_t deadline, const char **bad)
 {
-    if (!read_full(fd, h, sizeof(*h))) {
+    int ret = read_full(fd, h, sizeof(*h), deadline);
+
+    if (ret) {
+        *bad = ret == -ETIMEDOUT ? "no whole frame in time" : NULL;
         return false;
     }
     h->magic = le32_to_cpu(h->magic);
@@ -196,7 +267,12 @@ static bool read_frame(NnpIclLink *l, int fd, NnpIclHeader *h,
         l->rx_buf = g_realloc(l->rx_buf, h->len);
         l->rx_size = h->len;
     }
-    return read_full(fd, l->rx_buf, h->len);
+    ret = read_full(fd, l->rx_buf, h->len, deadline);
+    if (ret) {
+        *bad = ret == -ETIMEDOUT ? "no whole frame in time" : NULL;
+        return false;
+    }
+    return true;
 }
 
 /* Send a frame on @l's connection, if there is one; false if not sent. */
@@ -212,16 +288,16 @@ static bool link_send(NnpIclLink *l, uint8_t type, uint64_t epoch,
     qemu_mutex_unlock(&l->lock);
     if (fd >= 0) {
         ok = write_frame(fd, type, epoch, seq, data, len);
-    }
-    qemu_mutex_unlock(&l->tx_lock);
-    if (fd >= 0 && !ok) {
-        /* A half-sent frame: the receiving thread sees the end. */
-        qemu_mutex_lock(&l->lock);
-        if (l->fd == fd) {
+        if (!ok) {
+            /*
+             * A half-sent frame: end the connection, the link's thread
+             * sees it. Under tx_lock, as link_close() closes @fd only
+             * after taking it: @fd cannot be a recycled number here.
+             */
             shutdown(fd, SHUT_RDWR);
         }
-        qemu_mutex_unlock(&l->lock);
     }
+    qemu_mutex_unlock(&l->tx_lock);
     return ok;
 }
 
@@ -264,49 +340,116 @@ static int link_open(NnpIclLink *l)
     return -1;
 }
 
-/* Exchange hellos; false if the peer is not a well-behaved nnp link. */
+/*
+ * The MAC that the end which sent @from proves the secret with:
+ * HMAC(secret, @from's hello, @to's hello). Each end's nonce makes it
+ * fresh, and the order makes it useless to reflect.
+ */
+static bool hello_mac(NnpIclLink *l, const NnpIclHello *from,
+                      const NnpIclHello *to, uint8_t mac[NNP_ICL_MAC_LEN])
+{
+    struct iovec iov[2] = {
+        { .iov_base = (void *)from, .iov_len = sizeof(*from) },
+        { .iov_base = (void *)to, .iov_len = sizeof(*to) },
+    };
+    /* One use each: some backends cannot reset an HMAC once read. */
+    g_autoptr(QCryptoHmac) hmac = qcrypto_hmac_new(QCRYPTO_HASH_ALGO_SHA256,
+                                                   l->icl->key,
+                                                   l->icl->key_len, NULL);
+    g_autofree uint8_t *res = NULL;
+    size_t len = 0;
+
+    if (!hmac || qcrypto_hmac_bytesv(hmac, iov, 2, &res, &len, NULL) ||
+        len != NNP_ICL_MAC_LEN) {
+        return false;
+    }
+    memcpy(mac, res, len);
+    return true;
+}
+
+/* Compare MACs in constant time: no timing hints about the secret. */
+static bool mac_equal(const uint8_t *a, const uint8_t *b)
+{
+    uint8_t diff = 0;
+    unsigned i;
+
+    for (i = 0; i < NNP_ICL_MAC_LEN; i++) {
+        diff |= a[i] ^ b[i];
+    }
+    return !diff;
+}
+
+/* Read the one frame of @type and @len the hello expects into @buf. */
+static bool hello_read(NnpIclLink *l, int fd, uint8_t type, void *buf,
+                       size_t len, int64_t deadline)
+{
+    const char *bad = NULL;
+    NnpIclHeader h;
+
+    if (!read_frame(l, fd, &h, deadline, &bad)) {
+        link_log(l, "%s", bad ? bad : "the peer left during the hello");
+        return false;
+    }
+    if (h.type != type || h.len != len) {
+        link_log(l, "the peer did not follow the hello protocol");
+        return false;
+    }
+    memcpy(buf, l->rx_buf, len);
+    return true;
+}
+
+/*
+ * Exchange hellos and MACs, all within NNP_ICL_HELLO_MS: false unless the
+ * peer holds the secret and is the chip and port we link to, and expects
+ * us.
+ */
 static bool link_hello(NnpIclLink *l, int fd)
 {
+    int64_t deadline = qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
+                       NNP_ICL_HELLO_MS;
     NnpIclHello mine = {
         .chip_id = cpu_to_le32(l->icl->chip_id),
         .port = cpu_to_le16(l->port),
+        .want_chip = cpu_to_le32(l->want_chip),
+        .want_port = cpu_to_le16(l->want_port),
     }, peer;
-    GPollFD pfd = { .fd = fd, .events = G_IO_IN };
-    const char *bad = NULL;
-    NnpIclHeader h;
-    bool ok;
+    uint8_t mac[NNP_ICL_MAC_LEN], peer_mac[NNP_ICL_MAC_LEN];
+    uint32_t peer_chip;
+    unsigned peer_port;
 
+    if (qcrypto_random_bytes(mine.nonce, sizeof(mine.nonce), NULL)) {
+        return false;
+    }
     qemu_mutex_lock(&l->lock);
     mine.up = l->admin_up;
     qemu_mutex_unlock(&l->lock);
-    qemu_mutex_lock(&l->tx_lock);
-    ok = write_frame(fd, NNP_ICL_HELLO, 0, 0, &mine, sizeof(mine));
-    qemu_mutex_unlock(&l->tx_lock);
-    if (!ok) {
+    /* Not connected yet: no sender writes on @fd, so no tx_lock. */
+    if (!write_frame(fd, NNP_ICL_HELLO, 0, 0, &mine, sizeof(mine)) ||
+        !hello_read(l, fd, NNP_ICL_HELLO, &peer, sizeof(peer), deadline) ||
+        !hello_mac(l, &mine, &peer, mac) ||
+        !write_frame(fd, NNP_ICL_AUTH, 0, 0, mac, sizeof(mac)) ||
+        !hello_read(l, fd, NNP_ICL_AUTH, peer_mac, sizeof(peer_mac),
+                    deadline) ||
+        !hello_mac(l, &peer, &mine, mac)) {
         return false;
     }
-    if (g_poll(&pfd, 1, NNP_ICL_HELLO_MS) != 1) {
-        link_log(l, "no hello from the peer");
+    if (!mac_equal(mac, peer_mac)) {
+        link_log(l, "the peer failed authentication (not the job's secret)");
         return false;
     }
-    if (!read_frame(l, fd, &h, &bad)) {
-        if (bad) {
-            link_log(l, bad);
-        }
+    peer_chip = le32_to_cpu(peer.chip_id);
+    peer_port = le16_to_cpu(peer.port);
+    if (peer_chip != l->want_chip || peer_port != l->want_port ||
+        le32_to_cpu(peer.want_chip) != l->icl->chip_id ||
+        le16_to_cpu(peer.want_port) != l->port) {
+        link_log(l, "the peer is chip %u port %u linking to chip %u port %u, "
+                 "not chip %u port %u linking to us", peer_chip, peer_port,
+                 le32_to_cpu(peer.want_chip), le16_to_cpu(peer.want_port),
+                 l->want_chip, l->want_port);
         return false;
     }
-    if (h.type != NNP_ICL_HELLO || h.len != sizeof(peer)) {
-        link_log(l, "the peer did not start with a hello");
-        return false;
-    }
-    memcpy(&peer, l->rx_buf, sizeof(peer));
-    if (le16_to_cpu(peer.port) >= NNP_FW_MAX_PORTS) {
-        link_log(l, "the peer's port is out of range");
-        return false;
-    }
-    if (nnp_fw_link_attach_remote(l->icl->fw, l->port,
-                                  le32_to_cpu(peer.chip_id),
-                                  le16_to_cpu(peer.port))) {
+    if (nnp_fw_link_attach_remote(l->icl->fw, l->port, peer_chip,
+                                  peer_port)) {
         /* Only the command line can fix this: stop trying. */
         error_report("nnp[chip %u]: port %u is also in the fabric; "
                      "its remote link is off", l->icl->chip_id, l->port);
@@ -324,13 +467,52 @@ static bool link_hello(NnpIclLink *l, int fd)
     return true;
 }
 
+/* Tell the peer our link state, as the monitor left it. */
+static bool link_send_state(NnpIclLink *l)
+{
+    bool up;
+
+    qemu_mutex_lock(&l->lock);
+    up = l->admin_up;
+    qemu_mutex_unlock(&l->lock);
+    return link_send(l, up ? NNP_ICL_LINK_UP : NNP_ICL_LINK_DOWN, 0, 0, NULL,
+                     0);
+}
+
+/*
+ * Wait, without a bound (an idle link is fine), until a frame starts on
+ * @fd or our link state changed: false if the connection is over.
+ */
+static bool link_wait(NnpIclLink *l, int fd)
+{
+    GPollFD pfd[2] = {
+        { .fd = fd, .events = G_IO_IN },
+        { .fd = event_notifier_get_fd(&l->state_changed), .events = G_IO_IN },
+    };
+
+    for (;;) {
+        if (g_poll(pfd, 2, -1) < 0 && errno != EINTR) {
+            return false;
+        }
+        if (pfd[1].revents && event_notifier_test_and_clear(&l->state_changed)
+            && !link_send_state(l)) {
+            return false;
+        }
+        if (pfd[0].revents) {
+            return true;
+        }
+    }
+}
+
 /* Frames until the connection ends or goes wrong. */
 static void link_receive(NnpIclLink *l, int fd)
 {
     const char *bad = NULL;
     NnpIclHeader h;
 
-    while (read_frame(l, fd, &h, &bad)) {
+    while (link_wait(l, fd) &&
+           read_frame(l, fd, &h, qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
+                      NNP_ICL_FRAME_MS, &bad)) {
         switch (h.type) {
         case NNP_ICL_DATA:
         case NNP_ICL_ABORT:
@@ -355,7 +537,7 @@ static void link_receive(NnpIclLink *l, int fd)
         }
     }
     if (bad) {
-        link_log(l, bad);
+        link_log(l, "%s", bad);
     }
 }
 
@@ -381,15 +563,8 @@ static void *link_thread(void *opaque)
     int fd;
 
     while ((fd = link_open(l)) >= 0) {
-        struct timeval send_timeout = {
-            .tv_sec = NNP_ICL_SEND_MS / 1000,
-            .tv_usec = (NNP_ICL_SEND_MS % 1000) * 1000,
-        };
-
         /* Collectives wait on every chunk: no Nagle delay. */
         socket_set_nodelay(fd);
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_timeout,
-                   sizeof(send_timeout));
         if (link_hello(l, fd)) {
             link_receive(l, fd);
         }
@@ -408,6 +583,7 @@ static void link_free(NnpIclLink *l)
         close(l->listen_fd);
     }
     qapi_free_SocketAddress(l->addr);
+    event_notifier_cleanup(&l->state_changed);
     qemu_cond_destroy(&l->cond);
     qemu_mutex_destroy(&l->lock);
     qemu_mutex_destroy(&l->tx_lock);
@@ -419,17 +595,26 @@ static NnpIclLink *link_new(NnpIclSockets *icl, const char *item,
 {
     ERRP_GUARD();
     g_auto(GStrv) f = g_strsplit(item, ":", 3);
+    unsigned port, want_chip, want_port;
     NnpIclLink *l;
-    unsigned port;
+    char end;
+    int ret;
 
     if (g_strv_length(f) != 3 ||
+        sscanf(f[0], "%u-%u.%u%c", &port, &want_chip, &want_port, &end) != 3 ||
         (strcmp(f[1], "listen") && strcmp(f[1], "connect"))) {
-        error_setg(errp, "nnp: bad remote link '%s' (want PORT:listen:ADDR "
-                   "or PORT:connect:ADDR)", item);
+        error_setg(errp, "nnp: bad remote link '%s' (want "
+                   "PORT-CHIP.PORT:listen:ADDR or PORT-CHIP.PORT:connect:ADDR)",
+                   item);
         return NULL;
     }
-    if (qemu_strtoui(f[0], NULL, 10, &port) || port >= num_ports) {
-        error_setg(errp, "nnp: remote link '%s': no port %s", item, f[0]);
+    if (port >= num_ports) {
+        error_setg(errp, "nnp: remote link '%s': no port %u", item, port);
+        return NULL;
+    }
+    if (want_port >= NNP_FW_MAX_PORTS) {
+        error_setg(errp, "nnp: remote link '%s': no port %u on any chip",
+                   item, want_port);
         return NULL;
     }
     if (icl->links[port]) {
@@ -439,6 +624,8 @@ static NnpIclLink *link_new(NnpIclSockets *icl, const char *item,
     l = g_new0(NnpIclLink, 1);
     l->icl = icl;
     l->port = port;
+    l->want_chip = want_chip;
+    l->want_port = want_port;
     l->listen = !strcmp(f[1], "listen");
     l->listen_fd = -1;
     l->fd = -1;
@@ -446,6 +633,12 @@ static NnpIclLink *link_new(NnpIclSockets *icl, const char *item,
     qemu_mutex_init(&l->tx_lock);
     qemu_mutex_init(&l->lock);
     qemu_cond_init(&l->cond);
+    ret = event_notifier_init(&l->state_changed, false);
+    if (ret) {
+        error_setg_errno(errp, -ret, "nnp: remote link '%s'", item);
+        link_free(l);
+        return NULL;
+    }
     l->addr = socket_parse(f[2], errp);
     if (!l->addr) {
         error_prepend(errp, "nnp: remote link '%s': ", item);
@@ -470,9 +663,30 @@ static NnpIclLink *link_new(NnpIclSockets *icl, const char *item,
     return l;
 }
 
-NnpIclSockets *nnp_icl_sockets_new(const char *spec, struct nnp_fw *fw,
-                                   uint32_t chip_id, unsigned num_ports,
-                                   Error **errp)
+/* Into icl->key, the secret of the secret object @secret_id (not empty). */
+static bool secret_load(NnpIclSockets *icl, const char *secret_id,
+                        Error **errp)
+{
+    if (!secret_id) {
+        error_setg(errp, "nnp: remote links need icl-secret, the id of a "
+                   "secret object holding the job's secret");
+        return false;
+    }
+    if (qcrypto_secret_lookup(secret_id, &icl->key, &icl->key_len, errp)) {
+        return false;
+    }
+    if (!icl->key_len ||
+        !qcrypto_hmac_supports(QCRYPTO_HASH_ALGO_SHA256)) {
+        error_setg(errp, "nnp: the ICL secret '%s' is empty, or this QEMU "
+                   "has no HMAC-SHA256", secret_id);
+        return false;
+    }
+    return true;
+}
+
+NnpIclSockets *nnp_icl_sockets_new(const char *spec, const char *secret_id,
+                                   struct nnp_fw *fw, uint32_t chip_id,
+                                   unsigned num_ports, Error **errp)
 {
     NnpIclSockets *icl = g_new0(NnpIclSockets, 1);
     g_auto(GStrv) items = g_strsplit(spec, ";", -1);
@@ -481,6 +695,10 @@ NnpIclSockets *nnp_icl_sockets_new(const char *spec, struct nnp_fw *fw,
 
     icl->fw = fw;
     icl->chip_id = chip_id;
+    if (!secret_load(icl, secret_id, errp)) {
+        nnp_icl_sockets_free(icl);
+        return NULL;
+    }
     for (p = items; *p; p++) {
         NnpIclLink *l;
 
@@ -521,8 +739,8 @@ int nnp_icl_sockets_send(NnpIclSockets *icl, unsigned port, uint64_t epoch,
 }
 
 /*
- * Under the BQL, from the monitor: may wait for a frame a firmware thread
- * is sending, at most the send timeout.
+ * Under the BQL, from the monitor: never waits for the network. The link's
+ * thread tells the peer (or the next hello does, if not connected).
  */
 void nnp_icl_sockets_set_link(NnpIclSockets *icl, unsigned port, bool up)
 {
@@ -532,8 +750,7 @@ void nnp_icl_sockets_set_link(NnpIclSockets *icl, unsigned port, bool up)
     l->admin_up = up;
     link_update_locked(l);
     qemu_mutex_unlock(&l->lock);
-    /* Not connected: the next hello tells the peer. */
-    link_send(l, up ? NNP_ICL_LINK_UP : NNP_ICL_LINK_DOWN, 0, 0, NULL, 0);
+    event_notifier_set(&l->state_changed);
 }
 
 void nnp_icl_sockets_stop(NnpIclSockets *icl)
@@ -578,6 +795,10 @@ void nnp_icl_sockets_free(NnpIclSockets *icl)
         if (icl->links[i]) {
             link_free(icl->links[i]);
         }
+    }
+    if (icl->key) {
+        explicit_bzero(icl->key, icl->key_len);
+        g_free(icl->key);
     }
     g_free(icl);
 }

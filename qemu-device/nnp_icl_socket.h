@@ -12,13 +12,15 @@ typedef struct NnpIclSockets NnpIclSockets;
 
 /*
  * Make the ports named in @spec links to a chip in another process, a
- * thread each: "PORT:listen:ADDR;PORT:connect:ADDR;..." with ADDR either
- * HOST:TCPPORT or unix:PATH. Listening sockets are open on return, so a
- * peer may connect as soon as realize is done.
+ * thread each: "PORT-CHIP.PPORT:listen:ADDR;PORT-CHIP.PPORT:connect:ADDR;..."
+ * (our PORT to port PPORT of chip CHIP) with ADDR either HOST:TCPPORT or
+ * unix:PATH. Peers authenticate with the secret in the secret object
+ * @secret_id. Listening sockets are open on return, so a peer may connect
+ * as soon as realize is done.
  */
-NnpIclSockets *nnp_icl_sockets_new(const char *spec, struct nnp_fw *fw,
-                                   uint32_t chip_id, unsigned num_ports,
-                                   Error **errp);
+NnpIclSockets *nnp_icl_sockets_new(const char *spec, const char *secret_id,
+                                   struct nnp_fw *fw, uint32_t chip_id,
+                                   unsigned num_ports, Error **errp);
 bool nnp_icl_sockets_has_port(NnpIclSockets *icl, unsigned port);
 /* The firmware's icl_tx: 0 once the packet is sent, -1 if not connected. */
 int nnp_icl_sockets_send(NnpIclSockets *icl, unsigned port, uint64_t epoch,

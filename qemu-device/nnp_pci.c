@@ -10,7 +10,7 @@
  *
  * -device nnp,chip-id=N,mem-size=SIZE[,num-ports=P][,fw-boot-ms=MS]
  *        [,fabric=TOPOLOGY]   (inter-chip links: see nnp_fabric.c)
- *        [,remote=PORT:listen|connect:ADDR;...]
+ *        [,icl-secret=SECRET-ID,remote=PORT-CHIP.PORT:listen|connect:ADDR;...]
  *                             (links to other QEMUs: see nnp_icl_socket.c)
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -65,6 +65,7 @@ struct NnpState {
     /* properties */
     char *fabric;
     char *remote;
+    char *icl_secret;        /* id of the secret object for remote links */
     uint32_t chip_id;
     uint64_t mem_size;
     uint16_t num_ports;
@@ -298,8 +299,8 @@ static void nnp_realize(PCIDevice *pdev, Error **errp)
         return;
     }
     if (s->remote) {
-        s->icl = nnp_icl_sockets_new(s->remote, s->fw, s->chip_id,
-                                     s->num_ports, errp);
+        s->icl = nnp_icl_sockets_new(s->remote, s->icl_secret, s->fw,
+                                     s->chip_id, s->num_ports, errp);
         if (!s->icl) {
             if (s->fabric) {
                 nnp_fabric_leave(s->fw);
@@ -371,6 +372,7 @@ static void nnp_reset(DeviceState *dev)
 static const Property nnp_props[] = {
     DEFINE_PROP_STRING("fabric", NnpState, fabric),
     DEFINE_PROP_STRING("remote", NnpState, remote),
+    DEFINE_PROP_STRING("icl-secret", NnpState, icl_secret),
     DEFINE_PROP_UINT32("chip-id", NnpState, chip_id, 0),
     DEFINE_PROP_SIZE("mem-size", NnpState, mem_size, 256 * MiB),
     DEFINE_PROP_UINT16("num-ports", NnpState, num_ports, 4),

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# ICL links between two QEMU processes over a TCP socket on 127.0.0.1:
-# two VMs of one chip each (chip ids 0 and 1) see port 0 up towards each
-# other; link-down from one side's monitor takes both ends down and
-# link-up from the other side's brings both back; when one QEMU goes away
-# the other's port goes down, and a QEMU started in its place (as chip 2)
-# is linked again without the surviving guest doing anything; malformed
-# frames from the socket are logged and never stop QEMU.
+# ICL links between two QEMU processes over a TCP socket on 127.0.0.1,
+# both holding the job's secret: two VMs of one chip each (chip ids 0 and
+# 1) see port 0 up towards each other; link-down from one side's monitor
+# takes both ends down and link-up from the other side's brings both back;
+# when one QEMU goes away the other's port goes down, and a QEMU started in
+# its place (the same chip 0) is linked again without the surviving guest
+# doing anything; malformed frames from the socket are logged and never
+# stop QEMU. Hostile peers: icl_socket_peers.sh.
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)
@@ -13,6 +14,7 @@ tmp=$(mktemp -d)
 tap_plan 7
 
 port=$(free_port)
+printf "job-secret-%s" "$$" >"$tmp/secret"
 
 # In each guest: print the ports as JSON each time port 0 of our chip
 # changes state, through the phases the host drives.
@@ -33,7 +35,8 @@ for phase in up down up2 lost back; do
 	[ -n "${LAST_PHASE:-}" ] && [ "$phase" = "$LAST_PHASE" ] && exit 0
 done'
 
-vm=("$root/tools/nnp-vm" --chips 1 --mem-size 16M --timeout 300)
+vm=("$root/tools/nnp-vm" --chips 1 --mem-size 16M --timeout 300
+	--icl-secret "$tmp/secret")
 
 # wait_phase PHASE FILE...: until every FILE shows PHASE (or 200 s pass)
 wait_phase() {
@@ -82,9 +85,9 @@ if got != want:
 PY
 }
 
-vm_start a "${vm[@]}" --remote "0.0=listen:127.0.0.1:$port" --monitor "$tmp/mon-a" \
+vm_start a "${vm[@]}" --remote "0.0-1.0=listen:127.0.0.1:$port" --monitor "$tmp/mon-a" \
 	--env LAST_PHASE=none -- sh -c "$guest"
-vm_start b "${vm[@]}" --chip-base 1 --remote "1.0=connect:127.0.0.1:$port" \
+vm_start b "${vm[@]}" --chip-base 1 --remote "1.0-0.0=connect:127.0.0.1:$port" \
 	--monitor "$tmp/mon-b" --env LAST_PHASE=back -- sh -c "$guest"
 
 wait_phase up "$tmp/a" "$tmp/b"
@@ -107,14 +110,14 @@ wait "$pid_a" 2>/dev/null
 wait_phase lost "$tmp/b"
 tap_check "the peer's QEMU gone: the port is down" check "$tmp/b" lost 1 down 0.0
 
-# A QEMU without a guest takes its place, as chip 2: chip 1 reconnects.
+# A QEMU without a guest takes its place, as chip 0: chip 1 reconnects.
 vm_start c "$root/build/qemu/qemu-system-x86_64" -machine q35 -accel tcg \
 	-nodefaults -nographic -S -bios /usr/share/qemu/qboot.rom -L /usr/share/qemu \
-	-d guest_errors -D "$tmp/c-log" \
-	-device "nnp,id=nnp2,chip-id=2,remote=0:listen:127.0.0.1:$port"
+	-d guest_errors -D "$tmp/c-log" -object "secret,id=icl,file=$tmp/secret" \
+	-device "nnp,id=nnp0,chip-id=0,icl-secret=icl,remote=0-1.0:listen:127.0.0.1:$port"
 wait_phase back "$tmp/b"
-tap_check "a new peer on the same address: linked again, to chip 2" \
-	check "$tmp/b" back 1 up 2.0
+tap_check "a new peer on the same address: linked again" \
+	check "$tmp/b" back 1 up 0.0
 
 wait "$pid_b"
 status=$?
@@ -123,35 +126,15 @@ tap_check "chip 1's VM ends cleanly (driver unloads, no WARN)" [ "$status" = 0 ]
 # Whatever comes in on the socket, QEMU logs it, drops that connection and
 # serves the next one.
 garbage() {
-	python3 - "$port" <<'PY'
-import socket, struct, sys
-port = int(sys.argv[1])
-hdr = struct.Struct("<IBBHIIQ")
-magic = 0x4c43494e
-
-
-def talk(data):
-    s = socket.create_connection(("127.0.0.1", port), timeout=10)
-    s.sendall(data)
-    got = b""
-    while len(got) < hdr.size + 8:
-        c = s.recv(4096)
-        if not c:
-            break
-        got += c
-    s.close()
-    return got
-
-
-hello = hdr.pack(magic, 2, 1, 0, 8, 0, 0) + struct.pack("<IHBB", 9, 3, 1, 0)
-talk(b"\0" * hdr.size)                                  # not a frame
-talk(hello + hdr.pack(magic, 2, 2, 0, 1 << 30, 0, 0))  # far too long
-talk(hello + hdr.pack(magic, 2, 99, 0, 0, 0, 0))       # unknown type
-got = talk(hello)                                      # and a good one
-m, v, t, _, n, _, _ = hdr.unpack(got[:hdr.size])
-chip, p, up, _ = struct.unpack("<IHBB", got[hdr.size:hdr.size + 8])
-assert (m, v, t, n, chip, p) == (magic, 2, 1, 8, 2, 0), (m, v, t, n, chip, p)
-PY
+	local peer=(python3 "$root/tests/vm/icl_peer.py") addr=127.0.0.1:$port
+	local secret
+	secret=$(cat "$tmp/secret")
+	"${peer[@]}" raw "$addr" --frame "$(printf '0%.0s' {1..48})" &&
+	"${peer[@]}" garbage "$addr" --secret "$secret" \
+		--frame 4e49434c0302000000000040000000000000000000000000 &&	# far too long
+	"${peer[@]}" garbage "$addr" --secret "$secret" \
+		--frame 4e49434c0363000000000000000000000000000000000000 &&	# unknown type
+	"${peer[@]}" link "$addr" --secret "$secret"			# and a good one
 }
 tap_check "malformed frames: logged, connection dropped, QEMU keeps serving" \
 	eval 'garbage && kill -0 "$pid_c" &&

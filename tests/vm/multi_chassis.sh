@@ -15,18 +15,20 @@ tmp=$(mktemp -d)
 tap_plan 4
 
 icl_a=$(free_port) icl_b=$(free_port) lan=$(free_port)
-secret=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+secret=$(od -An -N16 -tx1 /dev/urandom | tr -d ' 
+')
+printf %s "$secret" >"$tmp/secret"	# the ICL links' copy
 job=(--env NNP_COMM_ID=10.0.0.1:29500 --env "NNP_COMM_SECRET=$secret"
-	--env NNP_COMM_TIMEOUT_S=120)
+	--env NNP_COMM_TIMEOUT_S=120 --icl-secret "$tmp/secret")
 run='mpirun -np 2 coll_mpi; rc=$?; nnptool links; exit $rc'
 
 vm_start a "$root/tools/nnp-vm" --chips 2 --chip-base 0 --mem-size 64M --guest-mem 1024 \
-	--fabric 'links:0.0-1.1' --remote "1.2=listen:127.0.0.1:$icl_a" \
-	--remote "0.3=listen:127.0.0.1:$icl_b" --lan "listen:$lan:10.0.0.1/24" \
+	--fabric 'links:0.0-1.1' --remote "1.2-2.2=listen:127.0.0.1:$icl_a" \
+	--remote "0.3-3.3=listen:127.0.0.1:$icl_b" --lan "listen:$lan:10.0.0.1/24" \
 	"${job[@]}" --env NNP_JOB=0:4 -- sh -c "$run"
 vm_start b "$root/tools/nnp-vm" --chips 2 --chip-base 2 --mem-size 64M --guest-mem 1024 \
-	--fabric 'links:2.0-3.1' --remote "2.2=connect:127.0.0.1:$icl_a" \
-	--remote "3.3=connect:127.0.0.1:$icl_b" --lan "connect:$lan:10.0.0.2/24" \
+	--fabric 'links:2.0-3.1' --remote "2.2-1.2=connect:127.0.0.1:$icl_a" \
+	--remote "3.3-0.3=connect:127.0.0.1:$icl_b" --lan "connect:$lan:10.0.0.2/24" \
 	"${job[@]}" --env NNP_JOB=2:4 -- sh -c "$run"
 wait "$pid_a"
 echo "vm-status=$?" >>"$tmp/a"

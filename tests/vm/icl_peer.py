@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""A stand-in for the far end of an nnp ICL socket link, well-behaved or
+hostile, for the tests in tests/vm (see qemu-device/nnp_icl_socket.c for the
+protocol). Usage: icl_peer.py SCENARIO ADDR [OPTIONS], ADDR being
+HOST:TCPPORT or unix:PATH; exit status 0 if QEMU behaved as SCENARIO wants,
+else 1 with the reason on stderr.
+
+  link            hello and AUTH with --secret as chip --chip, port --port
+                  (to chip --want-chip port --want-port); QEMU must prove the
+                  secret and keep the connection; with --monitor, a link-down
+                  from there must reach us as a LINK_DOWN frame
+  refused         the same, and QEMU must drop us within --within seconds
+  stall           one byte of a hello, then nothing: QEMU must drop us within
+                  --within seconds
+  no-read         link, then never read while --toggles link-down/link-up
+                  pairs go through --monitor: each must return within
+                  --within seconds, and the monitor must still answer
+  garbage         link, then send --frame (hex) after the handshake: QEMU
+                  must drop us
+  raw             send --frame (hex) instead of a hello: QEMU must drop us
+"""
+import argparse
+import hashlib
+import hmac
+import os
+import select
+import socket
+import struct
+import sys
+import time
+
+HDR = struct.Struct("<IBBHIIQ")
+HELLO = struct.Struct("<IHBBIHH32s")
+MAGIC = 0x4C43494E
+VERSION = 3
+T_HELLO, T_DATA, T_ABORT, T_LINK_DOWN, T_LINK_UP, T_AUTH = 1, 2, 3, 4, 5, 6
+
+
+def fail(why):
+    print("icl_peer: " + why, file=sys.stderr)
+    sys.exit(1)
+
+
+def connect(addr):
+    if addr.startswith("unix:"):
+        s = socket.socket(socket.AF_UNIX)
+        target = addr[5:]
+    else:
+        host, port = addr.rsplit(":", 1)
+        s = socket.socket()
+        target = (host, int(port))
+    end = time.time() + 30
+    while True:
+        try:
+            s.connect(target)
+            return s
+        except OSError:
+            if time.time() > end:
+                raise
+            time.sleep(0.1)
+
+
+def frame(ftype, payload=b"", tag=0):
+    return HDR.pack(MAGIC, VERSION, ftype, 0, len(payload), 0, tag) + payload
+
+
+def recv_exact(s, n, timeout):
+    """n bytes, or None if the connection ended (or timed out)."""
+    s.settimeout(timeout)
+    got = b""
+    try:
+        while len(got) < n:
+            c = s.recv(n - len(got))
+            if not c:
+                return None
+            got += c
+    except (socket.timeout, ConnectionResetError):
+        return None
+    return got
+
+
+def recv_frame(s, timeout=10):
+    h = recv_exact(s, HDR.size, timeout)
+    if h is None:
+        return None, None
+    magic, ver, ftype, _, n, _, _ = HDR.unpack(h)
+    if (magic, ver) != (MAGIC, VERSION):
+        fail("QEMU sent a bad frame header %r" % h)
+    return ftype, recv_exact(s, n, timeout) if n else b""
+
+
+def closed_within(s, secs):
+    """True if QEMU ends the connection within secs (data is discarded)."""
+    end = time.time() + secs
+    while time.time() < end:
+        r, _, _ = select.select([s], [], [], max(0, end - time.time()))
+        if r:
+            try:
+                if not s.recv(65536):
+                    return True
+            except ConnectionResetError:
+                return True
+    return False
+
+
+def handshake(s, a):
+    """Hello and AUTH; returns whether QEMU's AUTH proves our secret."""
+    mine = HELLO.pack(a.chip, a.port, 1, 0, a.want_chip, a.want_port, 0,
+                      os.urandom(32))
+    s.sendall(frame(T_HELLO, mine))
+    t, theirs = recv_frame(s)
+    if t != T_HELLO or len(theirs) != HELLO.size:
+        fail("no hello from QEMU (got type %r)" % t)
+    key = a.secret.encode()
+    s.sendall(frame(T_AUTH, hmac.new(key, mine + theirs, hashlib.sha256).digest()))
+    t, mac = recv_frame(s)
+    if t != T_AUTH:
+        fail("no AUTH from QEMU (got type %r)" % t)
+    return hmac.compare_digest(mac, hmac.new(key, theirs + mine,
+                                             hashlib.sha256).digest())
+
+
+class Monitor:
+    """HMP over a unix socket, one command at a time, timed; the last
+    command's output in .last."""
+
+    def __init__(self, path):
+        self.s = socket.socket(socket.AF_UNIX)
+        self.s.connect(path)
+        self.buf = b""
+        if not self.read_prompt(10):
+            fail("no monitor prompt")
+
+    def read_prompt(self, timeout):
+        end = time.time() + timeout
+        while b"(qemu) " not in self.buf:
+            left = end - time.time()
+            if left <= 0 or not select.select([self.s], [], [], left)[0]:
+                return False
+            c = self.s.recv(65536)
+            if not c:
+                return False
+            self.buf += c
+        self.last, self.buf = self.buf.split(b"(qemu) ", 1)
+        return True
+
+    def cmd(self, line, timeout):
+        """Seconds the command took, or None if no prompt in timeout."""
+        t0 = time.time()
+        self.s.sendall(line.encode() + b"\n")
+        return time.time() - t0 if self.read_prompt(timeout) else None
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("scenario")
+    p.add_argument("addr")
+    p.add_argument("--secret", default="")
+    p.add_argument("--chip", type=int, default=1)
+    p.add_argument("--port", type=int, default=0)
+    p.add_argument("--want-chip", type=int, default=0)
+    p.add_argument("--want-port", type=int, default=0)
+    p.add_argument("--within", type=float, default=8)
+    p.add_argument("--monitor")
+    p.add_argument("--device", default="nnp0")
+    p.add_argument("--toggles", type=int, default=1000)
+    p.add_argument("--frame", default="")
+    a = p.parse_args()
+
+    if a.scenario == "stall":
+        s = connect(a.addr)
+        s.sendall(b"N")
+        t0 = time.time()
+        if not closed_within(s, a.within):
+            fail("still connected %.1f s after a 1-byte hello" % a.within)
+        print("dropped after %.1f s" % (time.time() - t0))
+        return
+
+    if a.scenario == "raw":
+        s = connect(a.addr)
+        s.sendall(bytes.fromhex(a.frame))
+        if not closed_within(s, a.within):
+            fail("QEMU kept the connection after a bad frame")
+        return
+
+    s = connect(a.addr)
+    proved = handshake(s, a)
+    if a.scenario == "refused":
+        if not closed_within(s, a.within):
+            fail("QEMU kept a peer it should refuse")
+        return
+    if not proved:
+        fail("QEMU's AUTH does not prove the secret")
+    if a.scenario == "garbage":
+        s.sendall(bytes.fromhex(a.frame))
+        if not closed_within(s, a.within):
+            fail("QEMU kept the connection after a bad frame")
+        return
+    if closed_within(s, 1):
+        fail("QEMU dropped an authenticated peer")
+    if a.scenario == "link":
+        if a.monitor:
+            m = Monitor(a.monitor)
+            m.cmd("qom-set /machine/peripheral/%s link-down 0" % a.device, 10)
+            t, _ = recv_frame(s)
+            if t != T_LINK_DOWN:
+                fail("no LINK_DOWN frame after link-down (got %r)" % t)
+            m.cmd("qom-set /machine/peripheral/%s link-up 0" % a.device, 10)
+        return
+    if a.scenario == "no-read":
+        m = Monitor(a.monitor)
+        worst = 0
+        for i in range(a.toggles):
+            for state in ("down", "up"):
+                took = m.cmd("qom-set /machine/peripheral/%s link-%s 0"
+                             % (a.device, state), a.within)
+                if took is None:
+                    fail("link-%s %d did not return within %.1f s"
+                         % (state, i, a.within))
+                worst = max(worst, took)
+        if m.cmd("info version", a.within) is None:
+            fail("the monitor does not answer")
+        print("worst link-down/up %.3f s" % worst)
+        return
+    fail("unknown scenario " + a.scenario)
+
+
+if __name__ == "__main__":
+    main()
