@@ -242,6 +242,9 @@ static int nnp_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = drmm_mutex_init(&ndev->drm, &ndev->queue_lock);
 	if (ret)
 		return ret;
+	ret = drmm_add_action_or_reset(&ndev->drm, nnp_queues_fini, ndev);
+	if (ret)
+		return ret;
 	ret = drmm_mutex_init(&ndev->drm, &ndev->users_lock);
 	if (ret)
 		return ret;

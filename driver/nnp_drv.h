@@ -117,6 +117,7 @@ int nnp_ioctl_queue_wait(struct drm_device *drm, void *data,
 void nnp_queues_release(struct nnp_file *nf);
 void nnp_queues_wake_all(struct nnp_device *ndev);
 void nnp_queues_detach_irqs(struct nnp_device *ndev);
+void nnp_queues_fini(struct drm_device *drm, void *data);
 
 /* nnp_limits.c: what one user may hold of each device-wide table. */
 enum nnp_limit {

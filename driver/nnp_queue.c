@@ -466,6 +466,23 @@ void nnp_queues_wake_all(struct nnp_device *ndev)
 }
 
 /*
+ * The device is gone and was reset: the queues it never confirmed
+ * destroyed (kept with their rings and ids) can go now, and must, since
+ * their objects hold mmap offsets that the DRM core takes down next.
+ */
+void nnp_queues_fini(struct drm_device *drm, void *data)
+{
+	struct nnp_device *ndev = data;
+	unsigned int i;
+
+	for (i = 0; i < NNP_HW_MAX_QUEUES; i++) {
+		if (ndev->queues[i])
+			nnp_queue_put(ndev->queues[i]);
+		ndev->queues[i] = NULL;
+	}
+}
+
+/*
  * remove(), after unplugging: the MSI-X vectors go with the binding, so
  * queues whose files are still open give their interrupts back now.
  */
