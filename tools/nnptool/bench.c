@@ -140,12 +140,8 @@ int cmd_bench(const struct nnptool_opts *o, int argc, char **argv)
 	nnp_device_t *dev;
 	int i, ret;
 
-	if (argc >= 1 && !strcmp(argv[0], "allreduce"))
-		return cmd_bench_allreduce(argc - 1, argv + 1);
-	if (argc < 1 || strcmp(argv[0], "copy")) {
-		fprintf(stderr, "usage: nnptool bench copy|allreduce [OPTIONS]\n");
-		return NNPTOOL_EXIT_USAGE;
-	}
+	if (argc < 1 || strcmp(argv[0], "copy"))
+		return cmd_bench_coll(argc, argv);
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--max") && i + 1 < argc) {
 			if (parse_size(argv[++i], &max) || max < MIN_SIZE) {

@@ -22,7 +22,8 @@ int cmd_info(const struct nnptool_opts *o, int argc, char **argv);
 int cmd_memtest(const struct nnptool_opts *o, int argc, char **argv);
 int cmd_bench(const struct nnptool_opts *o, int argc, char **argv);
 int cmd_links(const struct nnptool_opts *o, int argc, char **argv);
-int cmd_bench_allreduce(int argc, char **argv);
+/* nnptool bench allreduce|broadcast|allgather|reduce_scatter [OPTIONS] */
+int cmd_bench_coll(int argc, char **argv);
 
 /* "64M", "4096", "1G": bytes; returns 0, or -1 if not a size. */
 int parse_size(const char *s, size_t *out);

@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nnptool bench allreduce|broadcast|allgather|reduce_scatter [--min SIZE]
+ * [--max SIZE] [--step F] [--iters N] [--bytes SIZE]: one float collective
+ * across every device of this host, device memory to device memory over
+ * the links, timed by size in nccl-tests' columns, out of place and in
+ * place; every result is checked and wrong elements counted.
+ *
+ * As in nccl-tests, SIZE is the larger of a rank's input and output (the
+ * output of allgather, the input of reduce-scatter, which hold nranks
+ * parts of `count` elements), and busbw = algbw * 2(n-1)/n for allreduce,
+ * (n-1)/n for allgather and reduce-scatter, 1 for broadcast (root 0).
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nnptool.h"
+
+#define MAXDEV 64
+
+enum coll { ALLREDUCE, BROADCAST, ALLGATHER, REDUCE_SCATTER, NCOLL };
+
+static const char *const coll_name[NCOLL] = {
+	"allreduce", "broadcast", "allgather", "reduce_scatter",
+};
+
+struct ar {
+	enum coll coll;
+	int n;
+	nnp_device_t *dev[MAXDEV];
+	nnp_stream_t *s[MAXDEV];
+	nnp_comm_t *comm[MAXDEV];
+	nnp_mem_t *send[MAXDEV], *recv[MAXDEV];
+	/* Host memory: every rank's inputs, written once; results read back. */
+	nnp_mem_t *in[MAXDEV], *out[MAXDEV];
+	float *want;		/* the whole expected output, all ranks' parts */
+};
+
+/* One size: the collective's count and each rank's input and output. */
+struct shape {
+	size_t count, in_n, out_n;
+	bool in_place;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static float input(int rank, size_t i)
+{
+	return (float)((i * 3 + (size_t)rank) % 5);
+}
+
+static struct shape shape_of(const struct ar *a, size_t size, bool in_place)
+{
+	bool parts = a->coll == ALLGATHER || a->coll == REDUCE_SCATTER;
+	size_t count = size / sizeof(float) / (parts ? (size_t)a->n : 1);
+	struct shape sh = { count, count, count, in_place };
+
+	if (a->coll == ALLGATHER)
+		sh.out_n *= a->n;
+	if (a->coll == REDUCE_SCATTER)
+		sh.in_n *= a->n;
+	return sh;
+}
+
+/*
+ * Rank @k's input and output, in bytes into its buffers. In place, both
+ * are in recv, in NCCL's layouts: the input (allgather) or the output
+ * (reduce-scatter) is the rank's part of the other.
+ */
+static size_t in_off(const struct ar *a, const struct shape *sh, int k)
+{
+	if (sh->in_place && a->coll == ALLGATHER)
+		return k * sh->count * sizeof(float);
+	return 0;
+}
+
+static size_t out_off(const struct ar *a, const struct shape *sh, int k)
+{
+	if (sh->in_place && a->coll == REDUCE_SCATTER)
+		return k * sh->count * sizeof(float);
+	return 0;
+}
+
+static nnp_result_t issue(struct ar *a, const struct shape *sh, int k)
+{
+	nnp_mem_t *src = sh->in_place ? a->recv[k] : a->send[k];
+	size_t so = in_off(a, sh, k), ro = out_off(a, sh, k);
+
+	switch (a->coll) {
+	case ALLREDUCE:
+		return nnp_allreduce(src, so, a->recv[k], ro, sh->count, NNP_FLOAT32,
+				     NNP_SUM, a->comm[k], a->s[k]);
+	case BROADCAST:
+		return nnp_broadcast(src, so, a->recv[k], ro, sh->count, NNP_FLOAT32,
+				     0, a->comm[k], a->s[k]);
+	case ALLGATHER:
+		return nnp_allgather(src, so, a->recv[k], ro, sh->count, NNP_FLOAT32,
+				     a->comm[k], a->s[k]);
+	default:
+		return nnp_reduce_scatter(src, so, a->recv[k], ro, sh->count,
+					  NNP_FLOAT32, NNP_SUM, a->comm[k], a->s[k]);
+	}
+}
+
+/* @reps collectives on every rank; seconds per collective. */
+static double run(struct ar *a, const struct shape *sh, unsigned int reps,
+		  nnp_result_t *r)
+{
+	double t0 = now_s();
+	unsigned int i;
+	int k;
+
+	for (i = 0; i < reps && *r == NNP_SUCCESS; i++) {
+		for (k = 0; k < a->n && *r == NNP_SUCCESS; k++)
+			*r = issue(a, sh, k);
+		for (k = 0; k < a->n && *r == NNP_SUCCESS; k++)
+			*r = nnp_stream_synchronize(a->s[k]);
+	}
+	return (now_s() - t0) / reps;
+}
+
+/* Inputs into every rank's device memory, by DMA from its host buffer. */
+static nnp_result_t load(struct ar *a, const struct shape *sh)
+{
+	nnp_result_t r = NNP_SUCCESS;
+	int k;
+
+	for (k = 0; k < a->n && r == NNP_SUCCESS; k++) {
+		nnp_mem_t *dst = sh->in_place ? a->recv[k] : a->send[k];
+
+		r = nnp_memcpy_async(a->s[k], dst, in_off(a, sh, k), a->in[k], 0,
+				     sh->in_n * sizeof(float));
+		if (r == NNP_SUCCESS)
+			r = nnp_stream_synchronize(a->s[k]);
+	}
+	return r;
+}
+
+/* a->want: the output of all ranks together (each rank's part for RS). */
+static void expect(struct ar *a, const struct shape *sh)
+{
+	size_t len = a->coll == ALLREDUCE || a->coll == BROADCAST ?
+		     sh->count : sh->count * a->n;
+	size_t i;
+	int j;
+
+	for (i = 0; i < len; i++) {
+		float sum = 0;
+
+		switch (a->coll) {
+		case BROADCAST:
+			a->want[i] = input(0, i);
+			break;
+		case ALLGATHER:
+			a->want[i] = input((int)(i / sh->count), i % sh->count);
+			break;
+		default:
+			for (j = 0; j < a->n; j++)
+				sum += input(j, i);
+			a->want[i] = sum;
+		}
+	}
+}
+
+/* Wrong elements in the output of every rank. */
+static long check(struct ar *a, const struct shape *sh, nnp_result_t *r)
+{
+	long wrong = 0;
+	int k;
+
+	for (k = 0; k < a->n && *r == NNP_SUCCESS; k++) {
+		const float *want = a->want;
+		float *got;
+		size_t i;
+
+		if (a->coll == REDUCE_SCATTER)
+			want += k * sh->count;
+		*r = nnp_memcpy_async(a->s[k], a->out[k], 0, a->recv[k],
+				      out_off(a, sh, k), sh->out_n * sizeof(float));
+		if (*r == NNP_SUCCESS)
+			*r = nnp_stream_synchronize(a->s[k]);
+		if (*r == NNP_SUCCESS)
+			*r = nnp_mem_map(a->out[k], (void **)&got);
+		for (i = 0; i < sh->out_n && *r == NNP_SUCCESS; i++)
+			wrong += got[i] != want[i];
+	}
+	return wrong;
+}
+
+/*
+ * Load, run once (the warm-up) and check, then time @reps more: in place
+ * those reduce the results again, which costs the same.
+ */
+static double measure(struct ar *a, const struct shape *sh, unsigned int reps,
+		      long *wrong, nnp_result_t *r)
+{
+	*r = load(a, sh);
+	if (*r == NNP_SUCCESS)
+		run(a, sh, 1, r);
+	*wrong = check(a, sh, r);
+	return *r == NNP_SUCCESS ? run(a, sh, reps, r) : 0;
+}
+
+static void row_part(size_t bytes, double t, double bus, long wrong)
+{
+	double algbw = bytes / t / 1e9;
+
+	printf("  %8.1f %7.3f %7.3f %7ld", t * 1e6, algbw, algbw * bus, wrong);
+}
+
+struct sizes {
+	size_t min, max, bytes;
+	unsigned long step, iters;
+};
+
+/* Iterations at @size: --iters, or fewer so each size moves about --bytes. */
+static unsigned int reps_for(const struct sizes *z, size_t size)
+{
+	size_t reps = z->bytes ? z->bytes / size : z->iters;
+
+	if (reps > z->iters)
+		reps = z->iters;
+	return reps ? (unsigned int)reps : 1;
+}
+
+static int bench(struct ar *a, const struct sizes *z)
+{
+	bool reduces = a->coll == ALLREDUCE || a->coll == REDUCE_SCATTER;
+	double bus = a->coll == BROADCAST ? 1 : (double)(a->n - 1) / a->n;
+	nnp_result_t r = NNP_SUCCESS;
+	long total_wrong = 0;
+	size_t size;
+
+	if (a->coll == ALLREDUCE)
+		bus *= 2;
+	printf("# nnptool bench %s: %d devices, float%s, %lu iterations",
+	       coll_name[a->coll], a->n, reduces ? " sum" : "", z->iters);
+	if (z->bytes)
+		printf(" (fewer above %zu B: about %zu B per size)",
+		       z->bytes / z->iters, z->bytes);
+	printf("\n");
+	printf("#%57s%34s\n", "out-of-place", "in-place");
+	printf("# %10s %12s %6s %6s  %8s %7s %7s %7s  %8s %7s %7s %7s\n", "size",
+	       "count", "type", "redop", "time", "algbw", "busbw", "#wrong",
+	       "time", "algbw", "busbw", "#wrong");
+	printf("# %10s %12s %6s %6s  %8s %7s %7s %7s  %8s %7s %7s %7s\n", "(B)",
+	       "(elements)", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)",
+	       "(GB/s)", "(GB/s)", "");
+	for (size = z->min; size <= z->max && r == NNP_SUCCESS; size *= z->step) {
+		struct shape sh = shape_of(a, size, false);
+		size_t bytes = (sh.in_n > sh.out_n ? sh.in_n : sh.out_n) * sizeof(float);
+		unsigned int reps = reps_for(z, size);
+		int pass;
+
+		if (!sh.count)
+			continue;
+		expect(a, &sh);
+		printf("  %10zu %12zu %6s %6s", bytes, bytes / sizeof(float), "float",
+		       reduces ? "sum" : "none");
+		for (pass = 0; pass < 2 && r == NNP_SUCCESS; pass++) {
+			double t;
+			long wrong;
+
+			sh.in_place = pass;
+			t = measure(a, &sh, reps, &wrong, &r);
+			total_wrong += wrong;
+			row_part(bytes, t, bus, wrong);
+		}
+		printf("\n");
+		fflush(stdout);
+	}
+	if (r != NNP_SUCCESS)
+		return nnptool_fail(coll_name[a->coll], r);
+	printf("# Out of bounds values : %ld %s\n", total_wrong,
+	       total_wrong ? "FAILED" : "OK");
+	return total_wrong ? NNPTOOL_EXIT_ERROR : NNPTOOL_EXIT_OK;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: nnptool bench copy|allreduce|broadcast|allgather|"
+		"reduce_scatter [OPTIONS]\n"
+		"  collectives: [--min SIZE] [--max SIZE] [--step F] [--iters N] "
+		"[--bytes SIZE]\n");
+	return NNPTOOL_EXIT_USAGE;
+}
+
+static int parse(int argc, char **argv, struct sizes *z)
+{
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		const char *o = argv[i];
+		size_t *to = !strcmp(o, "--min") ? &z->min : !strcmp(o, "--max") ?
+			     &z->max : !strcmp(o, "--bytes") ? &z->bytes : NULL;
+		unsigned long *num = !strcmp(o, "--step") ? &z->step :
+				     !strcmp(o, "--iters") ? &z->iters : NULL;
+
+		if ((!to && !num) || i + 1 == argc)
+			return usage();
+		i++;
+		if (to && (parse_size(argv[i], to) || *to < sizeof(float))) {
+			fprintf(stderr, "nnptool: bad size '%s'\n", argv[i]);
+			return NNPTOOL_EXIT_USAGE;
+		}
+		if (num) {
+			unsigned long least = num == &z->step ? 2 : 1;
+
+			*num = strtoul(argv[i], NULL, 0);
+			if (*num < least || *num > 100000) {
+				fprintf(stderr, "nnptool: bad %s\n", o);
+				return NNPTOOL_EXIT_USAGE;
+			}
+		}
+	}
+	return NNPTOOL_EXIT_OK;
+}
+
+static nnp_result_t setup(struct ar *a, size_t max)
+{
+	nnp_result_t r = nnp_device_count(&a->n);
+	int k;
+
+	if (r == NNP_SUCCESS && a->n > MAXDEV)
+		a->n = MAXDEV;
+	a->want = malloc(max);
+	if (!a->want)
+		return NNP_ERROR_OUT_OF_MEMORY;
+	for (k = 0; k < a->n && r == NNP_SUCCESS; k++) {
+		float *h;
+		size_t i;
+
+		r = nnp_device_open(k, &a->dev[k]);
+		if (r == NNP_SUCCESS)
+			r = nnp_stream_create(a->dev[k], &a->s[k]);
+		if (r == NNP_SUCCESS)
+			r = nnp_mem_alloc(a->dev[k], NNP_MEM_DEVICE, max, 0, &a->send[k]);
+		if (r == NNP_SUCCESS)
+			r = nnp_mem_alloc(a->dev[k], NNP_MEM_DEVICE, max, 0, &a->recv[k]);
+		if (r == NNP_SUCCESS)
+			r = nnp_mem_alloc(a->dev[k], NNP_MEM_HOST, max, 0, &a->in[k]);
+		if (r == NNP_SUCCESS)
+			r = nnp_mem_alloc(a->dev[k], NNP_MEM_HOST, max, 0, &a->out[k]);
+		if (r == NNP_SUCCESS)
+			r = nnp_mem_map(a->in[k], (void **)&h);
+		for (i = 0; r == NNP_SUCCESS && i < max / sizeof(float); i++)
+			h[i] = input(k, i);
+	}
+	if (r == NNP_SUCCESS)
+		r = nnp_comm_init_all(a->dev, a->n, a->comm);
+	return r;
+}
+
+int cmd_bench_coll(int argc, char **argv)
+{
+	struct sizes z = { 8, 4u << 20, 0, 2, 5 };
+	struct ar a = { 0 };
+	nnp_result_t r;
+	int k, ret;
+
+	for (a.coll = 0; argc > 0 && a.coll < NCOLL; a.coll++)
+		if (!strcmp(argv[0], coll_name[a.coll]))
+			break;
+	if (argc < 1 || a.coll == NCOLL)
+		return usage();
+	ret = parse(argc - 1, argv + 1, &z);
+	if (ret)
+		return ret;
+	r = setup(&a, z.max);
+	ret = r == NNP_SUCCESS ? bench(&a, &z) : nnptool_fail(coll_name[a.coll], r);
+	for (k = 0; k < a.n; k++) {
+		nnp_comm_destroy(a.comm[k]);
+		nnp_mem_free(a.out[k]);
+		nnp_mem_free(a.in[k]);
+		nnp_mem_free(a.recv[k]);
+		nnp_mem_free(a.send[k]);
+		nnp_stream_destroy(a.s[k]);
+		nnp_device_close(a.dev[k]);
+	}
+	free(a.want);
+	return ret;
+}
