@@ -1,6 +1,7 @@
 # nnp: top-level build. `make` installs what is missing, fetches QEMU's and
 # the guest kernel's sources/packages from Debian, and builds everything;
-# `make check` runs the host and guest tests; `make demo` boots 4 devices.
+# `make check` runs the host and guest tests; `make demo` boots 4 devices;
+# `make bench` measures the devices against the host (not part of check).
 # A second `make` rebuilds only what changed.
 
 BUILD := build
@@ -47,7 +48,7 @@ NNP_KO := nnp.ko
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps qemu module userspace examples tests initramfs check check-fresh demo clean distclean checkpatch install reduce-bench
+.PHONY: all deps qemu module userspace examples tests initramfs check check-fresh demo bench clean distclean checkpatch install reduce-bench
 
 all: qemu module userspace examples tests initramfs
 
@@ -163,7 +164,7 @@ $(NNPTOOL): $(NNPTOOL_SRCS) tools/nnptool/nnptool.h $(LIBNNP_SO)
 MPICC := mpicc
 DIST_MNIST := $(BINDIR)/dist_mnist_mlp
 DIST_MNIST_SRCS := $(wildcard examples/dist_mnist_mlp/*.c)
-MPI_TESTS := $(TESTDIR)/guest/mpi_hello $(TESTDIR)/guest/coll_mpi $(TESTDIR)/guest/mpi_allreduce
+MPI_TESTS := $(TESTDIR)/guest/mpi_hello $(TESTDIR)/guest/coll_mpi
 
 examples: $(DIST_MNIST)
 
@@ -181,11 +182,6 @@ $(TESTDIR)/guest/coll_mpi: tests/guest/coll_mpi.c tests/guest/coll_data.h tests/
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS_COMMON) -Ilibnnp/include -Iuapi/drm $(DRM_CFLAGS) -Itests/guest \
 		-o $@ $< -L$(LIBDIR) -lnnp -lm
-
-# The baseline of tests/bench/allreduce_vs_mpi.sh.
-$(TESTDIR)/guest/mpi_allreduce: tests/bench/mpi_allreduce.c
-	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS_COMMON) -o $@ $<
 
 # The guest gets the first MNIST_TRAIN / MNIST_TEST images of Fashion-MNIST
 # (2 MB instead of 30 MB in every boot's initramfs).
@@ -259,13 +255,37 @@ check: all
 demo: all
 	tools/nnp-vm --chips 4 -- nnp-demo
 
+# ---- benchmarks: not tests, not part of check -----------------------------
+# One run of tests/bench/run.sh: the host's roofline, memcpy and Open MPI
+# natively, then the devices in one VM per ring size; tables on stdout,
+# $(BENCH)/results.json and $(BENCH)/busbw.png. Only the plot needs a
+# package more than the build: gnuplot, installed here, not for everyone.
+BENCH := $(BUILD)/bench
+BENCH_DEPS_STAMP := $(BENCH)/.deps-installed
+
+$(BENCH_DEPS_STAMP): tests/bench/install-deps.sh | $(DEPS_STAMP)
+	bash tests/bench/install-deps.sh
+	@mkdir -p $(BENCH) && touch $@
+
+$(BENCH)/host_bw: tests/bench/host_bw.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) -pthread -o $@ $<
+
+$(BENCH)/mpi_coll: tests/bench/mpi_coll.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS_COMMON) -o $@ $<
+
+bench: all $(BENCH_DEPS_STAMP) $(BENCH)/host_bw $(BENCH)/mpi_coll
+	bash tests/bench/run.sh
+
 # Both commands above, from a clean clone in a clean Debian 12 root.
 check-fresh:
 	bash scripts/check-fresh.sh
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(ROOT) clean 2>/dev/null
-	rm -rf $(BUILD)/obj $(LIBDIR) $(BINDIR) $(TESTDIR) $(BUILD)/data $(INITRAMFS)
+	rm -rf $(BUILD)/obj $(LIBDIR) $(BINDIR) $(TESTDIR) $(BUILD)/data $(INITRAMFS) \
+		$(BENCH)/host_bw $(BENCH)/mpi_coll
 
 distclean: clean
 	rm -rf $(BUILD)

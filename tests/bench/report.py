@@ -1,0 +1,354 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The report of `make bench`: reads the raw outputs tests/bench/run.sh
+left in OUT/raw, prints a table per ring size with the device's busbw
+next to Open MPI's and the roofline, and their ratios, for every size;
+writes OUT/results.json (every number, the date, the host, the commit)
+OUT/busbw.png (gnuplot) and OUT/summary.md (the README's table).
+Exits 1 if any result was wrong.
+
+The roofline: chips of one QEMU share one host memory, so a ring
+allreduce of S bytes over n chips moves at least 5(n-1)S bytes of memory
+(reduce-scatter reads the incoming chunk and reads and writes its own;
+allgather reads and writes), and busbw = 2(n-1)/n * S/t <= 2B/(5n), with
+B the read+write copy bandwidth of all the host's cores.
+usage: report.py OUT
+"""
+import datetime
+import json
+import os
+import subprocess
+import sys
+
+COLLS = ["allreduce", "broadcast", "allgather", "reduce_scatter"]
+
+
+def numeric_rows(lines, width):
+    """Rows of @width fields whose first field is a number."""
+    for line in lines:
+        f = line.split()
+        if len(f) == width and f[0].isdigit():
+            yield f
+
+
+def sections(path):
+    """{name: [lines]} of a device log split at its '## name' lines."""
+    out, name = {}, None
+    with open(path) as fh:
+        for line in fh:
+            if line.startswith("## "):
+                name = line.split()[1]
+                out[name] = []
+            elif name:
+                out[name].append(line)
+    return out
+
+
+def timing(coll, n, size, time_us, wrong):
+    """A row's numbers, bandwidths from the time (the printed ones are
+    rounded to 1 MB/s), with nccl-tests' busbw factors."""
+    bus = {"allreduce": 2 * (n - 1) / n, "broadcast": 1}.get(coll, (n - 1) / n)
+    algbw = size / time_us / 1e3
+    return {"time_us": time_us, "algbw_gbps": algbw, "busbw_gbps": algbw * bus,
+            "wrong": wrong}
+
+
+def mpi_rows(path, coll, n):
+    """Open MPI's rows: {size: {...}}."""
+    with open(path) as fh:
+        return {int(f[0]): timing(coll, n, int(f[0]), float(f[2]), int(f[5]))
+                for f in numeric_rows(fh, 6)}
+
+
+def device_rows(lines, coll, n):
+    """nnptool bench rows: {size: {"out_of_place": {...}, "in_place": {...}}}."""
+    return {int(f[0]): {"out_of_place": timing(coll, n, int(f[0]), float(f[4]), int(f[7])),
+                        "in_place": timing(coll, n, int(f[0]), float(f[8]), int(f[11]))}
+            for f in numeric_rows(lines, 12)}
+
+
+def host_info(root):
+    cpu = "unknown"
+    with open("/proc/cpuinfo") as fh:
+        for line in fh:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    git = ["git", "-C", root]
+    commit = subprocess.run(git + ["rev-parse", "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
+    dirty = subprocess.run(git + ["status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    return {"cpu_model": cpu, "cores": os.cpu_count(),
+            "git_commit": commit + ("-dirty" if dirty else "")}
+
+
+def load(out):
+    raw = os.path.join(out, "raw")
+    res = {"date": datetime.datetime.now(datetime.timezone.utc)
+           .strftime("%Y-%m-%dT%H:%M:%SZ")}
+    res.update(host_info(os.path.dirname(os.path.dirname(os.path.abspath(out)))))
+    for when in ("start", "end"):
+        with open(os.path.join(raw, "load-%s.txt" % when)) as fh:
+            res["load_average_" + when] = fh.read().split("load average:")[1].strip()
+    memcpy = {}
+    with open(os.path.join(raw, "host_bw.txt")) as fh:
+        for line in fh:
+            f = line.split()
+            if f[0] == "roofline":
+                res["roofline"] = {"threads": int(f[1]), "bytes_per_thread": int(f[2]),
+                                   "B_gbps": float(f[3]), "allreduce_busbw_gbps": {}}
+            else:
+                memcpy[int(f[1])] = float(f[3])
+    res["n"] = {}
+    copy_rows = None
+    ns = sorted(int(name.split("-")[1][:-4]) for name in os.listdir(raw)
+                if name.startswith("device-"))
+    for n in ns:
+        dev = sections(os.path.join(raw, "device-%d.txt" % n))
+        lat_dev = device_rows(dev["latency"], "allreduce", n)[8]
+        lat_mpi = mpi_rows(os.path.join(raw, "mpi-%d-latency.txt" % n), "allreduce", n)[8]
+        roof = 2 * res["roofline"]["B_gbps"] / (5 * n)
+        res["roofline"]["allreduce_busbw_gbps"][str(n)] = round(roof, 4)
+        per = {"latency_8B_us": {"device": lat_dev["out_of_place"]["time_us"],
+                                 "openmpi": lat_mpi["time_us"]},
+               "device": {}, "openmpi": {}}
+        for c in COLLS:
+            per["device"][c] = device_rows(dev[c], c, n)
+            per["openmpi"][c] = mpi_rows(os.path.join(raw, "mpi-%d-%s.txt" % (n, c)), c, n)
+        # The 8-byte runs are the allreduce's 8 B rows.
+        per["device"]["allreduce"][8] = lat_dev
+        per["openmpi"]["allreduce"][8] = lat_mpi
+        res["n"][str(n)] = per
+        if "copy" in dev:
+            copy_rows = list(numeric_rows(dev["copy"], 6))
+    res["copy"] = [{"size": int(f[0]), "reps": int(f[1]), "h2d_gbps": float(f[2]),
+                    "d2h_gbps": float(f[3]), "d2d_gbps": float(f[4]),
+                    "guest_memcpy_gbps": float(f[5]),
+                    "host_memcpy_gbps": memcpy.get(int(f[0]))} for f in copy_rows or []]
+    res["host_memcpy_gbps"] = {str(k): v for k, v in sorted(memcpy.items())}
+    return res
+
+
+def ratio(a, b):
+    return a / b if b else float("nan")
+
+
+def human(size):
+    for unit, shift in (("M", 20), ("K", 10)):
+        if size >= 1 << shift and size % (1 << shift) == 0:
+            return "%d%s" % (size >> shift, unit)
+    return str(size)
+
+
+def wrong_results(res):
+    bad = []
+    for n, per in res["n"].items():
+        for who in ("device", "openmpi"):
+            for c, rows in per[who].items():
+                for size, row in rows.items():
+                    parts = row.values() if who == "device" else [row]
+                    if any(p["wrong"] for p in parts):
+                        bad.append("%s %s n=%s %d B" % (who, c, n, size))
+    return bad
+
+
+def targets(res):
+    """The issue's targets P1-P3, as met or not by this run."""
+    p1, p1_mpi = [], []
+    for n, per in res["n"].items():
+        roof = res["roofline"]["allreduce_busbw_gbps"][n]
+        dev, mpi = per["device"]["allreduce"], per["openmpi"]["allreduce"]
+        for size in sorted(dev):
+            bus = dev[size]["out_of_place"]["busbw_gbps"]
+            if size >= 16 << 20:
+                p1.append(ratio(bus, roof))
+            if size >= 256 << 10 and size in mpi:
+                p1_mpi.append(ratio(bus, mpi[size]["busbw_gbps"]))
+    lat4 = res["n"].get("4", {}).get("latency_8B_us", {}).get("device")
+    p3 = [min(ratio(r["h2d_gbps"], r["host_memcpy_gbps"]),
+              ratio(r["d2h_gbps"], r["host_memcpy_gbps"]))
+          for r in res["copy"] if r["size"] >= 4 << 20 and r["host_memcpy_gbps"]]
+    return {
+        "P1_min_device_over_roofline_from_16M": min(p1) if p1 else None,
+        "P1_min_device_over_openmpi_from_256K": min(p1_mpi) if p1_mpi else None,
+        "P2_allreduce_8B_4_chips_us": lat4,
+        "P3_min_copy_over_memcpy_from_4M": min(p3) if p3 else None,
+        "met": {
+            "P1": bool(p1) and min(p1) >= 0.8 and bool(p1_mpi) and min(p1_mpi) >= 1,
+            "P2": lat4 is not None and lat4 <= 50,
+            "P3": bool(p3) and min(p3) >= 0.8,
+        },
+    }
+
+
+def print_tables(res):
+    roof = res["roofline"]
+    print("# make bench, %s, %s (%d cores), commit %s" % (
+        res["date"], res["cpu_model"], res["cores"], res["git_commit"]))
+    print("# load average at start: %s; at end: %s" % (
+        res["load_average_start"], res["load_average_end"]))
+    print("# roofline: B = %.2f GB/s (copy, read+write, %d threads); "
+          "allreduce busbw <= 2B/(5n) = %s" % (
+              roof["B_gbps"], roof["threads"], ", ".join(
+                  "%.2f (n=%s)" % (v, n) for n, v in roof["allreduce_busbw_gbps"].items())))
+    for n, per in res["n"].items():
+        r = roof["allreduce_busbw_gbps"][n]
+        dev, mpi = per["device"]["allreduce"], per["openmpi"]["allreduce"]
+        lat = per["latency_8B_us"]
+        print("\n## n = %s: allreduce, float sum, busbw in GB/s (roofline %.3f)" % (n, r))
+        print("%8s %9s %9s %9s %9s %8s %8s" % ("size", "device", "in place", "Open MPI",
+                                             "roofline", "dev/roof", "dev/MPI"))
+        for size in sorted(dev):
+            d = dev[size]["out_of_place"]["busbw_gbps"]
+            m = mpi.get(size, {}).get("busbw_gbps", float("nan"))
+            print("%8s %9.4f %9.4f %9.4f %9.3f %7.3fx %7.3fx" % (
+                human(size), d, dev[size]["in_place"]["busbw_gbps"], m, r,
+                ratio(d, r), ratio(d, m)))
+        print("8-byte allreduce: device %.1f us, Open MPI %.1f us (device/Open MPI time %.1fx)"
+              % (lat["device"], lat["openmpi"], ratio(lat["device"], lat["openmpi"])))
+        print("\n## n = %s: other collectives, busbw in GB/s, device / Open MPI (ratio)" % n)
+        others = COLLS[1:]
+        print("%8s" % "size" + "".join(" %26s" % c for c in others))
+        sizes = sorted(set().union(*(per["device"][c] for c in others)))
+        for size in sizes:
+            cells = []
+            for c in others:
+                d = per["device"][c].get(size, {}).get("out_of_place", {}).get("busbw_gbps")
+                m = per["openmpi"][c].get(size, {}).get("busbw_gbps")
+                cells.append("%7.4f /%7.4f (%6.3fx)" % (d, m, ratio(d, m))
+                             if d is not None and m is not None else "-")
+            print("%8s" % human(size) + "".join(" %26s" % c for c in cells))
+    if res["copy"]:
+        print("\n## host<->device copies (n = %s VM), GB/s copied once, "
+              "against one host thread's memcpy" % next(iter(res["n"])))
+        print("%8s %9s %9s %9s %9s %8s %8s" % ("size", "h2d", "d2h", "d2d", "memcpy",
+                                             "h2d/mc", "d2h/mc"))
+        for row in res["copy"]:
+            mc = row["host_memcpy_gbps"] or float("nan")
+            print("%8s %9.3f %9.3f %9.3f %9.3f %7.2fx %7.2fx" % (
+                human(row["size"]), row["h2d_gbps"], row["d2h_gbps"], row["d2d_gbps"],
+                mc, ratio(row["h2d_gbps"], mc), ratio(row["d2h_gbps"], mc)))
+    t = res["targets"]
+
+    def fmt(v, spec):
+        return "n/a" if v is None else spec % v
+    print("\n## issue 8 targets")
+    print("P1 %s: device/roofline from 16M, lowest %s (want >= 0.80x); "
+          "device/Open MPI from 256K, lowest %s (want >= 1.00x)" % (
+              "met" if t["met"]["P1"] else "NOT met",
+              fmt(t["P1_min_device_over_roofline_from_16M"], "%.2fx"),
+              fmt(t["P1_min_device_over_openmpi_from_256K"], "%.2fx")))
+    print("P2 %s: 8-byte allreduce on 4 chips %s (want <= 50 us)" % (
+        "met" if t["met"]["P2"] else "NOT met", fmt(t["P2_allreduce_8B_4_chips_us"], "%.1f us")))
+    print("P3 %s: copies/memcpy from 4M, lowest %s (want >= 0.80x)" % (
+        "met" if t["met"]["P3"] else "NOT met",
+        fmt(t["P3_min_copy_over_memcpy_from_4M"], "%.2fx")))
+
+
+def summary(res):
+    """The README's table in Markdown: one row per n, and the copies."""
+    roof = res["roofline"]
+    lines = ["%s, %s (%d cores), commit %s; load average %s at the start." % (
+                 res["date"][:10], res["cpu_model"], res["cores"], res["git_commit"][:12],
+                 res["load_average_start"].split(",")[0]),
+             "B = %.1f GB/s (copy, read+write, all cores)." % roof["B_gbps"], "",
+             "| n | roofline 2B/(5n) | device busbw at 16 MiB | of roofline "
+             "| Open MPI at 16 MiB | device / Open MPI, 256 KiB..64 MiB "
+             "| 8-byte allreduce, device / Open MPI |",
+             "|---|---|---|---|---|---|---|"]
+    for n, per in res["n"].items():
+        r = roof["allreduce_busbw_gbps"][n]
+        dev, mpi = per["device"]["allreduce"], per["openmpi"]["allreduce"]
+        d16 = dev.get(16 << 20, {}).get("out_of_place", {}).get("busbw_gbps")
+        m16 = mpi.get(16 << 20, {}).get("busbw_gbps")
+        rs = [ratio(dev[z]["out_of_place"]["busbw_gbps"], mpi[z]["busbw_gbps"])
+              for z in dev if z >= 256 << 10 and z in mpi]
+        lat = per["latency_8B_us"]
+        lines.append("| %s | %.2f GB/s | %s | %s | %s | %s | %.0f us / %.1f us |" % (
+            n, r, "-" if d16 is None else "%.2f GB/s" % d16,
+            "-" if d16 is None else "%.0f%%" % (100 * d16 / r),
+            "-" if m16 is None else "%.2f GB/s" % m16,
+            "%.2fx .. %.2fx" % (min(rs), max(rs)) if rs else "-",
+            lat["device"], lat["openmpi"]))
+    big = [row for row in res["copy"] if row["size"] >= 4 << 20]
+    if big:
+        lines += ["", "Host<->device copies from 4 MiB up, against one host thread's "
+                  "memcpy: " + "; ".join(
+                      "%s h2d %.2f, d2h %.2f, memcpy %.2f GB/s" % (
+                          human(row["size"]), row["h2d_gbps"], row["d2h_gbps"],
+                          row["host_memcpy_gbps"]) for row in big) + "."]
+    return "\n".join(lines) + "\n"
+
+
+def plot(res, out):
+    """busbw.png: allreduce busbw against size, one panel per n."""
+    ns = list(res["n"])
+    top = {}
+    script = ["set terminal pngcairo size %d,520 font 'sans,11'" % (480 * len(ns)),
+              "set output '%s'" % os.path.join(out, "busbw.png"),
+              "set multiplot layout 1,%d title 'allreduce busbw, %s (%d cores), %s'"
+              % (len(ns), res["cpu_model"], res["cores"], res["date"][:10]),
+              "set logscale x 2", "set grid", "set key top left box opaque",
+              "set xlabel 'size (bytes)'", "set ylabel 'busbw (GB/s)'",
+              "set xtics (%s)" % ", ".join('"%s" %d' % (human(1 << k), 1 << k)
+                                          for k in range(4, 27, 4))]
+    for n in ns:
+        per = res["n"][n]
+        dat = os.path.join(out, "busbw-%s.dat" % n)
+        with open(dat, "w") as fh:
+            fh.write("# size device device_in_place openmpi\n")
+            dev, mpi = per["device"]["allreduce"], per["openmpi"]["allreduce"]
+            # Room above the data and the roofline for the key.
+            top[n] = 1.5 * max([res["roofline"]["allreduce_busbw_gbps"][n]] +
+                               [r["busbw_gbps"] for r in mpi.values()] +
+                               [p["busbw_gbps"] for r in dev.values() for p in r.values()])
+            for size in sorted(dev):
+                fh.write("%d %.4f %.4f %s\n" % (
+                    size, dev[size]["out_of_place"]["busbw_gbps"],
+                    dev[size]["in_place"]["busbw_gbps"],
+                    mpi[size]["busbw_gbps"] if size in mpi else "NaN"))
+        roof = res["roofline"]["allreduce_busbw_gbps"][n]
+        script += ["set title 'n = %s chips / ranks'" % n, "set yrange [0:%f]" % top[n],
+                   "plot '%s' u 1:2 w lp lw 2 pt 7 t 'device', "
+                   "'' u 1:3 w lp lw 1 dt 2 pt 6 t 'device in place', "
+                   "'' u 1:4 w lp lw 2 pt 5 t 'host Open MPI', "
+                   "%f w l lw 2 dt 3 lc rgb 'black' t 'roofline 2B/(5n)'" % (dat, roof)]
+    script.append("unset multiplot")
+    subprocess.run(["gnuplot"], input="\n".join(script), text=True, check=True)
+
+
+def as_json(res):
+    """@res with each {size: row} table as a list of rows by size."""
+    doc = dict(res, n={})
+    for n, per in res["n"].items():
+        doc["n"][n] = dict(per, **{who: {c: [dict(size=size, **rows[size])
+                                             for size in sorted(rows)]
+                                         for c, rows in per[who].items()}
+                                   for who in ("device", "openmpi")})
+    return doc
+
+
+def main():
+    out = sys.argv[1]
+    res = load(out)
+    res["targets"] = targets(res)
+    bad = wrong_results(res)
+    res["wrong"] = bad
+    with open(os.path.join(out, "results.json"), "w") as fh:
+        json.dump(as_json(res), fh, indent=1)
+        fh.write("\n")
+    with open(os.path.join(out, "summary.md"), "w") as fh:
+        fh.write(summary(res))
+    print_tables(res)
+    plot(res, out)
+    print("\nwrote %s, %s and %s" % tuple(os.path.join(out, f) for f in (
+        "results.json", "busbw.png", "summary.md")))
+    if bad:
+        print("bench: wrong results: %s" % "; ".join(bad), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

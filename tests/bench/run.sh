@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# make bench: one run, every ratio. Measures, one after the other so they
+# do not compete for the cores:
+#   - natively on the host: B, the copy bandwidth of all cores (the
+#     roofline), one thread's memcpy by size (host_bw), and Open MPI's
+#     collectives between N processes, btl self,vader (mpi_coll);
+#   - the devices, in one VM of N chips on a ring per N: nnptool bench
+#     allreduce, broadcast, allgather and reduce_scatter, and (in the first
+#     VM) nnptool bench copy;
+# for N in $NNP_BENCH_CHIPS (default "2 4 8"), sizes 16 B to $NNP_BENCH_MAX
+# (default 64M) in powers of 4, plus an 8-byte allreduce timed over many
+# iterations (the latency, and the 8 B row). The raw outputs go to
+# build/bench/raw/; tests/bench/report.py turns them into the tables on
+# stdout, build/bench/results.json and build/bench/busbw.png.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=$root/build/bench
+raw=$out/raw
+chips=${NNP_BENCH_CHIPS:-2 4 8}
+max=${NNP_BENCH_MAX:-64M}
+max_bytes=$(numfmt --from=iec "$max")
+colls="allreduce broadcast allgather reduce_scatter"
+# Per size the best of 3 timings (the machine is shared) of at most 10
+# iterations, fewer from 8 MiB up so each timing moves about 64 MiB; the
+# 8-byte latency over many more.
+sweep="--min 16 --max $max_bytes --step 4 --iters 10 --bytes $((64 << 20)) --trials 3"
+lat_iters=500
+mem=$(((max_bytes < 4 << 20 ? 4 << 20 : max_bytes) * 4 >> 20))M
+
+rm -rf "$raw"
+mkdir -p "$raw"
+stamp() { echo "bench: $(date +%T) $*" >&2; }
+
+uptime >"$raw/load-start.txt"
+stamp "host memory: roofline and memcpy"
+"$out/host_bw" --max "$max_bytes" >"$raw/host_bw.txt"
+
+for n in $chips; do
+	stamp "host Open MPI, $n ranks"
+	mpi=(mpirun --allow-run-as-root --oversubscribe -np "$n" --mca btl self,vader
+	     "$out/mpi_coll")
+	"${mpi[@]}" --coll allreduce --min 8 --max 8 --iters $((lat_iters * 4)) \
+		--trials 3 >"$raw/mpi-$n-latency.txt"
+	for c in $colls; do
+		# shellcheck disable=SC2086 # $sweep is a list of options
+		"${mpi[@]}" --coll "$c" $sweep >"$raw/mpi-$n-$c.txt"
+	done
+done
+
+first=1
+for n in $chips; do
+	stamp "devices: $n chips on a ring (one VM)"
+	cmd="echo '## latency'; nnptool bench allreduce --min 8 --max 8 --iters $lat_iters --trials 3"
+	for c in $colls; do
+		cmd+="; echo '## $c'; nnptool bench $c $sweep"
+	done
+	if [ "$first" = 1 ]; then
+		cmd+="; echo '## copy'; nnptool bench copy --max $max_bytes"
+	fi
+	first=0
+	# Per chip: send and receive buffers of $max (and copy's two); the
+	# guest: host buffers of 2 x $max per chip (inputs, results) and more.
+	if ! "$root/tools/nnp-vm" --chips "$n" --fabric ring --mem-size "$mem" \
+		--guest-mem $((1024 + 3 * n * max_bytes / 1048576)) \
+		-- sh -c "$cmd" >"$raw/device-$n.txt" 2>&1; then
+		cat "$raw/device-$n.txt" >&2
+		echo "bench: the $n-chip VM failed" >&2
+		exit 1
+	fi
+done
+uptime >"$raw/load-end.txt"
+
+stamp "report"
+python3 "$root/tests/bench/report.py" "$out"
