@@ -32,15 +32,22 @@ struct sender {
 	uint16_t last;		/* the status that ended the loop */
 };
 
-/* Send on port 0 until the link is gone. */
+/*
+ * Send on port 0 until the link is gone. A full receiver (the port's
+ * bound) refuses a packet without waiting here (no command to park): try
+ * again, which still reaches into the peer every time.
+ */
 static int send_loop(void *arg)
 {
 	struct sender *s = arg;
 	uint16_t st;
 
-	while ((st = nnp_fw_icl_send(s->fw, NULL, 0, 1, s->sent, false, payload,
-				     PACKET)) == NNP_STATUS_SUCCESS)
-		atomic_fetch_add(&s->sent, 1);
+	do {
+		st = nnp_fw_icl_send(s->fw, NULL, 0, 1, s->sent, false, payload,
+				     PACKET);
+		if (st == NNP_STATUS_SUCCESS)
+			atomic_fetch_add(&s->sent, 1);
+	} while (st == NNP_STATUS_SUCCESS || st == NNP_STATUS_NO_RESOURCES);
 	s->last = st;
 	return 0;
 }
