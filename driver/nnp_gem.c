@@ -325,7 +325,10 @@ static struct nnp_bo *nnp_bo_alloc(struct nnp_device *ndev,
 	return bo;
 }
 
-/* Let @file (and no other) mmap @bo; returns the offset to map at. */
+/*
+ * Let @file (and no other) mmap @bo, an object with no handle (a queue's
+ * ring or doorbell): returns the offset to map at. The queue revokes it.
+ */
 int nnp_bo_allow(struct nnp_bo *bo, struct drm_file *file, u64 *mmap_offset)
 {
 	int ret = drm_gem_create_mmap_offset(&bo->base);
@@ -491,12 +494,14 @@ int nnp_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *fil
 		ret = nnp_bo_alloc_host(ndev, bo);
 	if (!ret)
 		ret = nnp_bo_register(ndev, bo, nf->ctx, size);
+	/* The handle lets @file map it (and revokes that when closed). */
 	if (!ret)
-		ret = nnp_bo_allow(bo, file, &args->mmap_offset);
+		ret = drm_gem_create_mmap_offset(&bo->base);
 	if (ret) {
 		drm_gem_object_put(&bo->base);
 		return ret;
 	}
+	args->mmap_offset = drm_vma_node_offset_addr(&bo->base.vma_node);
 	args->key = bo->key;
 	return nnp_bo_publish(bo, file, &args->handle);
 }
