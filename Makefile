@@ -30,6 +30,14 @@ BINDIR := $(BUILD)/bin
 TESTDIR := $(BUILD)/tests
 INITRAMFS := $(BUILD)/initramfs.cpio.gz
 
+# The debug guest kernel (KASAN, lockdep, kmemleak, ...), its nnp.ko and
+# initramfs: `make check-debug`, `tools/nnp-vm --kernel debug`.
+DEBUG_SYSROOT := $(BUILD)/debug-sysroot
+DEBUG_KREL_FILE := $(DEBUG_SYSROOT)/kernel-release
+DEBUG_MODDIR := $(BUILD)/debug-module
+DEBUG_NNP_KO := $(DEBUG_MODDIR)/nnp.ko
+DEBUG_INITRAMFS := $(BUILD)/initramfs-debug.cpio.gz
+
 # ---- sources ---------------------------------------------------------------
 FW_SRCS := $(wildcard firmware-sim/src/*.c)
 FW_HDRS := $(wildcard firmware-sim/include/*.h firmware-sim/src/*.h) hw/nnp_hw.h
@@ -48,7 +56,8 @@ NNP_KO := nnp.ko
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps qemu module userspace examples tests initramfs check check-fresh demo bench clean distclean checkpatch install reduce-bench
+.PHONY: all deps qemu module userspace examples tests initramfs check check-fresh demo bench clean distclean checkpatch install \
+	reduce-bench debug-kernel debug-module debug-initramfs
 
 all: qemu module userspace examples tests initramfs
 
@@ -71,6 +80,15 @@ deps: $(DEPS_STAMP)
 
 $(KREL_FILE): scripts/fetch-kernel.sh | $(DEPS_STAMP)
 	bash scripts/fetch-kernel.sh $(SYSROOT)
+
+# Cached under build/debug-kernel/ by the hash of the fragment and the
+# source's version; the script relinks $(DEBUG_SYSROOT) to a cached build
+# when there is one.
+$(DEBUG_KREL_FILE): scripts/build-debug-kernel.sh scripts/debug-kernel.config \
+		/usr/src/linux-source-6.12.tar.xz | $(DEPS_STAMP)
+	bash scripts/build-debug-kernel.sh $(DEBUG_SYSROOT)
+
+debug-kernel: $(DEBUG_KREL_FILE)
 
 $(QEMU_SRC)/.nnp-fetched: scripts/fetch-qemu.sh | $(DEPS_STAMP)
 	bash scripts/fetch-qemu.sh $(QEMU_SRC)
@@ -109,6 +127,15 @@ module: $(NNP_KO)
 
 $(NNP_KO): $(DRIVER_SRCS) $(KREL_FILE)
 	$(MAKE) -C $(KDIR) M=$(ROOT) modules
+
+# The same sources built against the debug kernel, in a copy of their own:
+# kbuild puts the objects beside the sources, where the stock build's are.
+debug-module: $(DEBUG_NNP_KO)
+
+$(DEBUG_NNP_KO): $(DRIVER_SRCS) $(DEBUG_KREL_FILE)
+	rm -rf $(DEBUG_MODDIR) && mkdir -p $(DEBUG_MODDIR)
+	cp --parents $(DRIVER_SRCS) $(DEBUG_MODDIR)/
+	$(MAKE) -C $(DEBUG_SYSROOT)/build M=$(ROOT)/$(DEBUG_MODDIR) modules
 
 checkpatch: $(CHECKPATCH)
 	perl $(CHECKPATCH) --strict --no-tree --terse -f driver/*.c driver/*.h
@@ -240,13 +267,22 @@ reduce-bench: $(REDUCE_BENCH)
 # ---- guest initramfs ----------------------------------------------------------
 initramfs: $(INITRAMFS)
 
-$(INITRAMFS): scripts/mkinitramfs.sh scripts/guest-init.sh scripts/nnp-load scripts/nnp-demo \
-		scripts/guest-openmpi-mca-params.conf \
-		$(wildcard tests/guest/*.sh) tests/lib/tap.sh $(NNP_KO) $(NNPTOOL) $(LIBNNP_SO) \
-		$(GUEST_C_TESTS) $(MPI_TESTS) $(DIST_MNIST) $(MNIST_STAMP) $(KREL_FILE)
-	bash scripts/mkinitramfs.sh $@ $(SYSROOT) $(NNP_KO) $(LIBDIR) $(NNPTOOL) \
-		--bin $(DIST_MNIST) --data $(MNIST_DIR) /usr/share/nnp \
-		$(GUEST_C_TESTS) $(MPI_TESTS) $(wildcard tests/guest/*.sh) tests/lib/tap.sh
+# What either initramfs holds besides the kernel's modules and nnp.ko.
+INITRAMFS_DEPS := scripts/mkinitramfs.sh scripts/guest-init.sh scripts/nnp-load scripts/nnp-demo \
+	scripts/guest-openmpi-mca-params.conf \
+	$(wildcard tests/guest/*.sh) tests/lib/tap.sh $(NNPTOOL) $(LIBNNP_SO) \
+	$(GUEST_C_TESTS) $(MPI_TESTS) $(DIST_MNIST) $(MNIST_STAMP)
+INITRAMFS_ARGS = $(LIBDIR) $(NNPTOOL) \
+	--bin $(DIST_MNIST) --data $(MNIST_DIR) /usr/share/nnp \
+	$(GUEST_C_TESTS) $(MPI_TESTS) $(wildcard tests/guest/*.sh) tests/lib/tap.sh
+
+$(INITRAMFS): $(INITRAMFS_DEPS) $(NNP_KO) $(KREL_FILE)
+	bash scripts/mkinitramfs.sh $@ $(SYSROOT) $(NNP_KO) $(INITRAMFS_ARGS)
+
+debug-initramfs: $(DEBUG_INITRAMFS)
+
+$(DEBUG_INITRAMFS): $(INITRAMFS_DEPS) $(DEBUG_NNP_KO) $(DEBUG_KREL_FILE)
+	bash scripts/mkinitramfs.sh $@ $(DEBUG_SYSROOT) $(DEBUG_NNP_KO) $(INITRAMFS_ARGS)
 
 # ---- the two README commands ------------------------------------------------
 check: all
@@ -285,7 +321,7 @@ check-fresh:
 clean:
 	-$(MAKE) -C $(KDIR) M=$(ROOT) clean 2>/dev/null
 	rm -rf $(BUILD)/obj $(LIBDIR) $(BINDIR) $(TESTDIR) $(BUILD)/data $(INITRAMFS) \
-		$(BENCH)/host_bw $(BENCH)/mpi_coll
+		$(BENCH)/host_bw $(BENCH)/mpi_coll $(DEBUG_MODDIR) $(DEBUG_INITRAMFS)
 
 distclean: clean
 	rm -rf $(BUILD)
