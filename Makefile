@@ -57,7 +57,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 
 .PHONY: all deps qemu module userspace examples tests initramfs check check-fresh demo bench clean distclean checkpatch install \
-	reduce-bench debug-kernel debug-module debug-initramfs
+	reduce-bench debug-kernel debug-module debug-initramfs check-debug
 
 all: qemu module userspace examples tests initramfs
 
@@ -287,6 +287,11 @@ $(DEBUG_INITRAMFS): $(INITRAMFS_DEPS) $(DEBUG_NNP_KO) $(DEBUG_KREL_FILE)
 # ---- the two README commands ------------------------------------------------
 check: all
 	bash tests/run-tests.sh
+
+# The guest suite and every VM scenario on the debug kernel: any KASAN,
+# lockdep, kmemleak, UBSAN, WARN or BUG report fails the run.
+check-debug: qemu $(DEBUG_INITRAMFS)
+	NNP_VM_KERNEL=debug bash tests/run-tests.sh
 
 demo: all
 	tools/nnp-vm --chips 4 -- nnp-demo
