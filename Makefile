@@ -226,7 +226,7 @@ $(MNIST_STAMP): scripts/mnist-subset.sh | $(DEPS_STAMP)
 # ---- tests -------------------------------------------------------------------
 tests: $(HOST_TESTS) $(GUEST_C_TESTS) $(MPI_TESTS)
 
-$(TESTDIR)/host/test_fw_%: tests/host/test_fw_%.c tests/host/fw_harness.c tests/host/fw_harness.h $(FW_SRCS) $(FW_HDRS) | $(DEPS_STAMP)
+$(TESTDIR)/host/test_fw_%: tests/host/test_fw_%.c tests/host/fw_harness.c tests/host/fw_harness.h tests/lib/reduce_ref.h $(FW_SRCS) $(FW_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) -Ihw -Ifirmware-sim/include -Ifirmware-sim/src -Itests/host \
 		-o $@ $< tests/host/fw_harness.c $(FW_SRCS) -lcmocka -lm
@@ -257,7 +257,7 @@ $(TESTDIR)/guest/%_test: tests/guest/%_test.c tests/guest/guest_env.h tests/gues
 # host memcpy, at -O2 (QEMU's level) like the host tests.
 REDUCE_BENCH := $(BUILD)/bench/reduce_bench
 
-$(REDUCE_BENCH): tests/bench/reduce_bench.c firmware-sim/src/fw_reduce.c firmware-sim/src/fw_reduce.h hw/nnp_hw.h
+$(REDUCE_BENCH): tests/bench/reduce_bench.c tests/lib/reduce_ref.h firmware-sim/src/fw_reduce.c firmware-sim/src/fw_reduce.h hw/nnp_hw.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) -Ihw -Ifirmware-sim/src -o $@ $< firmware-sim/src/fw_reduce.c -lm
 
