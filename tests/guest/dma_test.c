@@ -270,18 +270,6 @@ FIXTURE(raw) {
 	uint32_t tail;
 };
 
-static int open_dev(void)
-{
-	nnp_device_t *dev;
-	int fd;
-
-	if (nnp_device_open(0, &dev) != NNP_SUCCESS)
-		return -1;
-	fd = dup(nnp_device_fd(dev));
-	nnp_device_close(dev);
-	return fd;
-}
-
 static uint32_t bo(int fd, uint32_t flags, uint64_t size, uint8_t **map)
 {
 	struct drm_nnp_bo_create c = { .size = size, .flags = flags };
@@ -296,8 +284,8 @@ static uint32_t bo(int fd, uint32_t flags, uint64_t size, uint8_t **map)
 
 FIXTURE_SETUP(raw)
 {
-	self->fd = open_dev();
-	self->other = open_dev();
+	self->fd = guest_open_fd(0);
+	self->other = guest_open_fd(0);
 	ASSERT_GE(self->fd, 0);
 	ASSERT_GE(self->other, 0);
 	self->qc = (struct drm_nnp_queue_create){ .depth = 8 };
@@ -553,7 +541,7 @@ TEST_F(raw, second_process_is_locked_out)
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
-		int fd = open_dev();
+		int fd = guest_open_fd(0);
 		struct _test_data_raw child = { .fd = fd };
 		int bad = 0;
 
@@ -613,7 +601,7 @@ TEST_F(raw, destroyed_queue_doorbell_is_revoked)
  */
 TEST(kill_9_mid_dma_gives_everything_back)
 {
-	int fd = open_dev();
+	int fd = guest_open_fd(0);
 	struct drm_nnp_counters base, after;
 	int pipefd[2], status, round;
 

@@ -8,6 +8,9 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
+
+#include <nnp/nnp.h>
 
 static inline uint64_t guest_env_u64(const char *name)
 {
@@ -23,5 +26,21 @@ static inline uint64_t guest_env_u64(const char *name)
 #define GUEST_ICL_PORTS		4
 #define GUEST_NUM_QUEUES	64
 #define GUEST_FW_BUILD		"nnp-fwsim 1.1.0"
+
+/*
+ * A file of its own on device @index (a context of its own), for raw
+ * ioctls: the device found as libnnp finds it; -1 if it cannot be opened.
+ */
+static inline int guest_open_fd(int index)
+{
+	nnp_device_t *dev;
+	int fd;
+
+	if (nnp_device_open(index, &dev) != NNP_SUCCESS)
+		return -1;
+	fd = dup(nnp_device_fd(dev));
+	nnp_device_close(dev);
+	return fd;
+}
 
 #endif /* NNP_GUEST_ENV_H */

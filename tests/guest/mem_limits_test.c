@@ -41,18 +41,6 @@ static int xioctl(int fd, unsigned long req, void *arg)
 }
 
 /* A file of its own on device @index: a context of its own. */
-static int open_dev(int index)
-{
-	nnp_device_t *dev;
-	int fd;
-
-	if (nnp_device_open(index, &dev) != NNP_SUCCESS)
-		return -1;
-	fd = dup(nnp_device_fd(dev));
-	nnp_device_close(dev);
-	return fd;
-}
-
 static int bo_create(int fd, uint32_t flags, uint64_t size,
 		     struct drm_nnp_bo_create *out)
 {
@@ -194,7 +182,7 @@ static int drop_to_nobody(rlim_t limit)
 
 TEST(userptr_pins_count_against_memlock)
 {
-	int fd = open_dev(0), fd2 = open_dev(0);
+	int fd = guest_open_fd(0), fd2 = guest_open_fd(0);
 	uint32_t h, h2;
 	uint8_t *buf;
 
@@ -233,7 +221,7 @@ TEST(userptr_pins_count_against_memlock)
 /* A process killed with pins held gives its objects back. */
 TEST(userptr_pins_freed_when_killed)
 {
-	int fd = open_dev(0), sync[2], status;
+	int fd = guest_open_fd(0), sync[2], status;
 	uint64_t before;
 	pid_t pid;
 	char c;
@@ -244,7 +232,7 @@ TEST(userptr_pins_freed_when_killed)
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
-		int own = open_dev(0);
+		int own = guest_open_fd(0);
 		uint8_t *buf = mmap(NULL, MiB, PROT_READ | PROT_WRITE,
 				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
@@ -279,7 +267,7 @@ static void leave_test_cgroup(void)
 
 TEST(host_objects_charged_to_memcg)
 {
-	int fd = open_dev(0);
+	int fd = guest_open_fd(0);
 	uint64_t before, after;
 	struct drm_nnp_bo_create c;
 	char pid[32];
@@ -320,7 +308,7 @@ TEST(largest_documented_sizes)
 	struct drm_nnp_queue_create q = { .depth = 32768 };
 	struct drm_nnp_queue_op d = { 0 };
 	struct drm_nnp_bo_create c;
-	int fd = open_dev(0);
+	int fd = guest_open_fd(0);
 	uint8_t *va;
 
 	ASSERT_GE(fd, 0);
@@ -362,7 +350,7 @@ TEST(largest_documented_sizes)
 TEST(keys_capped_per_file)
 {
 	uint64_t cap = param("max_keys_per_file", 1024), i;
-	int fd = open_dev(0), other = open_dev(0);
+	int fd = guest_open_fd(0), other = guest_open_fd(0);
 	struct drm_nnp_bo_create c, last = { 0 };
 	uint8_t *map, page[4096] __attribute__((aligned(4096)));
 
@@ -452,7 +440,7 @@ TEST(device_memory_zero_after_unbind_with_open_file)
 
 	last_pci_addr(addr, sizeof(addr));
 	ASSERT_NE(0, addr[0]);
-	fd = open_dev(GUEST_CHIPS - 1);
+	fd = guest_open_fd(GUEST_CHIPS - 1);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(0, bo_create(fd, DRM_NNP_BO_DEVICE, size, &c));
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
@@ -467,7 +455,7 @@ TEST(device_memory_zero_after_unbind_with_open_file)
 	close(fd);
 	ASSERT_EQ(0, rebind(addr));
 
-	fd = open_dev(GUEST_CHIPS - 1);
+	fd = guest_open_fd(GUEST_CHIPS - 1);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(0, bo_create(fd, DRM_NNP_BO_DEVICE, size, &c));
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
@@ -510,7 +498,7 @@ TEST(dmabuf_of_device_memory_dies_with_its_binding)
 
 	last_pci_addr(addr, sizeof(addr));
 	ASSERT_NE(0, addr[0]);
-	fd = open_dev(GUEST_CHIPS - 1);
+	fd = guest_open_fd(GUEST_CHIPS - 1);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(0, bo_create(fd, DRM_NNP_BO_DEVICE, MiB, &c));
 	ph.handle = c.handle;
@@ -532,7 +520,7 @@ TEST(dmabuf_of_device_memory_dies_with_its_binding)
 	ASSERT_EQ(0, rebind(addr));
 
 	/* The same range of BAR2 now holds a new binding's object. */
-	fd = open_dev(GUEST_CHIPS - 1);
+	fd = guest_open_fd(GUEST_CHIPS - 1);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(0, bo_create(fd, DRM_NNP_BO_DEVICE, MiB, &c));
 	p = mmap(NULL, MiB, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
@@ -606,7 +594,7 @@ TEST(unreleased_key_leaked_without_warning)
 	EXPECT_LE(1, dmesg_count("dropping leaked device memory"));
 
 	/* The new binding has all of the memory, and its admin queue. */
-	fd = open_dev(GUEST_CHIPS - 1);
+	fd = guest_open_fd(GUEST_CHIPS - 1);
 	ASSERT_GE(fd, 0);
 	EXPECT_EQ(0, bo_create(fd, DRM_NNP_BO_DEVICE, GUEST_MEM_SIZE, NULL));
 	close(fd);

@@ -30,18 +30,6 @@ static int xioctl(int fd, unsigned long req, void *arg)
 	return ioctl(fd, req, arg) ? -errno : 0;
 }
 
-static int open_dev(void)
-{
-	nnp_device_t *dev;
-	int fd;
-
-	if (nnp_device_open(0, &dev) != NNP_SUCCESS)
-		return -1;
-	fd = dup(nnp_device_fd(dev));
-	nnp_device_close(dev);
-	return fd;
-}
-
 static int queue_create(int fd, struct drm_nnp_queue_create *qc)
 {
 	*qc = (struct drm_nnp_queue_create){ .depth = 8 };
@@ -155,7 +143,7 @@ FIXTURE(race) {
 FIXTURE_SETUP(race)
 {
 	memset(&self->r, 0, sizeof(self->r));
-	self->r.fd = open_dev();
+	self->r.fd = guest_open_fd(0);
 	ASSERT_GE(self->r.fd, 0);
 }
 
@@ -206,7 +194,7 @@ TEST_F_TIMEOUT(race, create_destroy_on_one_file, 120)
 TEST(destroyed_queue_cannot_be_mapped_again)
 {
 	struct drm_nnp_queue_create qc;
-	int fd = open_dev();
+	int fd = guest_open_fd(0);
 	void *db, *ring;
 
 	ASSERT_GE(fd, 0);
@@ -235,7 +223,7 @@ TEST(destroyed_queue_cannot_be_mapped_again)
 TEST(doorbell_mapping_must_be_shared)
 {
 	struct drm_nnp_queue_create qc;
-	int fd = open_dev();
+	int fd = guest_open_fd(0);
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(0, queue_create(fd, &qc));
@@ -278,7 +266,7 @@ TEST(old_doorbell_cannot_ring_the_ids_next_owner)
 {
 	struct drm_nnp_queue_create qc, victim;
 	volatile uint32_t *old_db, *victim_db;
-	int fd = open_dev(), other = open_dev();
+	int fd = guest_open_fd(0), other = guest_open_fd(0);
 	void *again;
 
 	ASSERT_GE(fd, 0);
