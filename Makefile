@@ -57,7 +57,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 
 .PHONY: all deps qemu module userspace examples tests initramfs check check-fresh demo bench clean distclean checkpatch install \
-	reduce-bench debug-kernel debug-module debug-initramfs check-debug
+	reduce-bench debug-kernel debug-module debug-initramfs check-debug fuzz
 
 all: qemu module userspace examples tests initramfs
 
@@ -224,7 +224,7 @@ $(MNIST_STAMP): scripts/mnist-subset.sh | $(DEPS_STAMP)
 	touch $@
 
 # ---- tests -------------------------------------------------------------------
-tests: $(HOST_TESTS) $(GUEST_C_TESTS) $(MPI_TESTS)
+tests: $(HOST_TESTS) $(GUEST_C_TESTS) $(MPI_TESTS) $(FUZZERS)
 
 $(TESTDIR)/host/test_fw_%: tests/host/test_fw_%.c tests/host/fw_harness.c tests/host/fw_harness.h tests/lib/reduce_ref.h $(FW_SRCS) $(FW_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
@@ -237,6 +237,35 @@ $(TESTDIR)/host/test_fw_lifetime: CFLAGS_COMMON += -fsanitize=address -fno-omit-
 $(TESTDIR)/host/test_libnnp_%: tests/host/test_libnnp_%.c $(LIBNNP_A) $(LIBNNP_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) -Ilibnnp/include -Ilibnnp/src -o $@ $< $(LIBNNP_A) $(DRM_LIBS) -lcmocka
+
+# ---- fuzzers (libFuzzer, ASan, UBSan): tests/fuzz/ ---------------------------
+# The device model's inputs (user queue commands, admin commands, ICL
+# packets) and libnnp's ring planner. `make check` runs each for 20 s;
+# `make fuzz FUZZ_TIME=SECONDS` for longer. The fuzzing host itself is not
+# instrumented for coverage: only the code under test steers the fuzzer.
+FUZZ := $(BUILD)/fuzz
+FUZZ_TIME ?= 300
+FUZZ_CC := clang
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror \
+	-fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_FW_INC := -Ihw -Ifirmware-sim/include -Ifirmware-sim/src -Itests/fuzz
+FUZZERS := $(FUZZ)/fuzz_queue $(FUZZ)/fuzz_admin $(FUZZ)/fuzz_icl $(FUZZ)/fuzz_ring_plan
+
+$(FUZZ)/fuzz_dev.o: tests/fuzz/fuzz_dev.c tests/fuzz/fuzz_dev.h $(FW_HDRS) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_FW_INC) -c -o $@ $<
+
+$(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ)/fuzz_dev.o $(FW_SRCS) $(FW_HDRS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_FW_INC) -o $@ $< \
+		$(FUZZ)/fuzz_dev.o $(FW_SRCS) -lm
+
+$(FUZZ)/fuzz_ring_plan: tests/fuzz/fuzz_ring_plan.c libnnp/src/ring_plan.c libnnp/src/ring_plan.h | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Ilibnnp/include -Ilibnnp/src -o $@ \
+		$< libnnp/src/ring_plan.c
+
+fuzz: $(FUZZERS)
+	bash tests/fuzz/run.sh $(FUZZ_TIME)
 
 # Guest tests use the kernel's kselftest harness: GNU C (statement
 # expressions), and its macros compare mixed signedness, leave a fixture
@@ -326,7 +355,8 @@ check-fresh:
 clean:
 	-$(MAKE) -C $(KDIR) M=$(ROOT) clean 2>/dev/null
 	rm -rf $(BUILD)/obj $(LIBDIR) $(BINDIR) $(TESTDIR) $(BUILD)/data $(INITRAMFS) \
-		$(BENCH)/host_bw $(BENCH)/mpi_coll $(DEBUG_MODDIR) $(DEBUG_INITRAMFS)
+		$(BENCH)/host_bw $(BENCH)/mpi_coll $(DEBUG_MODDIR) $(DEBUG_INITRAMFS) \
+		$(FUZZERS) $(FUZZ)/fuzz_dev.o
 
 distclean: clean
 	rm -rf $(BUILD)

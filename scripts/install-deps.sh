@@ -9,7 +9,7 @@ PKGS=(
 	dwarves bc flex bison libelf-dev libssl-dev
 	libdrm-dev libcmocka-dev busybox-static
 	libglib2.0-dev libpixman-1-dev libfdt-dev ninja-build python3-venv
-	ccache
+	ccache clang libclang-rt-14-dev
 	linux-source-6.12
 	openmpi-bin libopenmpi-dev zlib1g-dev dataset-fashion-mnist
 )

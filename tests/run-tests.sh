@@ -40,6 +40,7 @@ if [ "$NNP_VM_KERNEL" = stock ]; then
 	done
 	run_suite host-uapi-padding bash "$root/tests/host/check-uapi-padding.sh"
 	run_suite host-syz-description bash "$root/tests/host/check-syz-description.sh"
+	run_suite host-fuzz bash "$root/tests/fuzz/run.sh" 20
 	run_suite host-checkpatch bash "$root/tests/host/checkpatch.sh"
 	run_suite host-install bash "$root/tests/host/check-install.sh"
 fi

@@ -293,7 +293,7 @@ static uint16_t coll_begin(struct nnp_fw *fw, uint32_t ctx,
 			   const struct nnp_hw_queue_cmd *cmd, struct coll *c)
 {
 	uint32_t comm = NNP_COLL_COMM(cmd->value);
-	const struct nnp_fw_comm *m = &fw->comms[comm];
+	struct nnp_fw_comm *m;
 	uint16_t st = NNP_STATUS_SUCCESS;
 
 	*c = (struct coll){
@@ -307,7 +307,8 @@ static uint16_t coll_begin(struct nnp_fw *fw, uint32_t ctx,
 	     c->op))
 		return NNP_STATUS_INVALID_FIELD;
 	mtx_lock(&fw->lock);
-	if (!comm || comm >= NNP_HW_MAX_COMMS || m->ctx != ctx) {
+	m = nnp_fw_comm_of_locked(fw, ctx, comm);
+	if (!m) {
 		st = NNP_STATUS_NOT_FOUND;
 	} else if (c->root >= m->nranks) {
 		st = NNP_STATUS_INVALID_FIELD;
@@ -318,7 +319,7 @@ static uint16_t coll_begin(struct nnp_fw *fw, uint32_t ctx,
 		c->send_port = m->send_port;
 		c->recv_port = m->recv_port;
 		c->epoch = m->epoch;
-		c->seq = nnp_fw_seq(fw->comms[comm].seq++, false);
+		c->seq = nnp_fw_seq(m->seq++, false);
 		if (m->order) {
 			c->order = malloc(m->nranks * sizeof(*m->order));
 			if (c->order)

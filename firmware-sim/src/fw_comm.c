@@ -54,6 +54,15 @@ static uint16_t read_order(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd
 	return st;
 }
 
+struct nnp_fw_comm *nnp_fw_comm_of_locked(struct nnp_fw *fw, uint32_t ctx,
+					  uint32_t comm)
+{
+	/* Bounds first: not even the address of a slot past the table. */
+	if (!comm || comm >= NNP_HW_MAX_COMMS || !ctx || fw->comms[comm].ctx != ctx)
+		return NULL;
+	return &fw->comms[comm];
+}
+
 struct nnp_fw_comm *nnp_fw_comm_by_epoch_locked(struct nnp_fw *fw, uint64_t epoch)
 {
 	uint32_t i;
@@ -131,14 +140,15 @@ static void comm_free_locked(struct nnp_fw_comm *c)
 
 uint16_t nnp_fw_comm_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd)
 {
-	uint32_t ctx = cmd->args[0], comm = cmd->args[1];
 	uint16_t status = NNP_STATUS_NOT_FOUND;
+	struct nnp_fw_comm *m;
 	uint64_t epoch = 0;
 
 	mtx_lock(&fw->lock);
-	if (comm && comm < NNP_HW_MAX_COMMS && ctx && fw->comms[comm].ctx == ctx) {
-		epoch = fw->comms[comm].epoch;
-		comm_free_locked(&fw->comms[comm]);
+	m = nnp_fw_comm_of_locked(fw, cmd->args[0], cmd->args[1]);
+	if (m) {
+		epoch = m->epoch;
+		comm_free_locked(m);
 		status = NNP_STATUS_SUCCESS;
 	}
 	mtx_unlock(&fw->lock);

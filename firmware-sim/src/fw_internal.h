@@ -289,6 +289,12 @@ uint16_t nnp_fw_comm_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 uint16_t nnp_fw_comm_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
 /* Forget communicators of @ctx (0: all) and what the links hold for them. */
 void nnp_fw_comms_clear(struct nnp_fw *fw, uint32_t ctx);
+/*
+ * Communicator @comm (a command's field: any value) of context @ctx, with
+ * fw->lock held; NULL if it is no communicator of @ctx.
+ */
+struct nnp_fw_comm *nnp_fw_comm_of_locked(struct nnp_fw *fw, uint32_t ctx,
+					  uint32_t comm);
 /* The communicator named @epoch on this chip, with fw->lock held; NULL if none. */
 struct nnp_fw_comm *nnp_fw_comm_by_epoch_locked(struct nnp_fw *fw, uint64_t epoch);
 /*

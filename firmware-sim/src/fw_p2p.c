@@ -28,14 +28,14 @@ struct p2p {
 static uint16_t p2p_begin(struct nnp_fw *fw, uint32_t ctx,
 			  const struct nnp_hw_queue_cmd *cmd, struct p2p *p)
 {
-	uint32_t comm = NNP_P2P_COMM(cmd->value);
-	struct nnp_fw_comm *m = &fw->comms[comm];
+	struct nnp_fw_comm *m;
 	uint16_t st = NNP_STATUS_SUCCESS;
 
 	if (p->port >= fw->cfg.num_ports)
 		return NNP_STATUS_INVALID_FIELD;
 	mtx_lock(&fw->lock);
-	if (!comm || comm >= NNP_HW_MAX_COMMS || m->ctx != ctx) {
+	m = nnp_fw_comm_of_locked(fw, ctx, NNP_P2P_COMM(cmd->value));
+	if (!m) {
 		st = NNP_STATUS_NOT_FOUND;
 	} else {
 		p->epoch = m->epoch;

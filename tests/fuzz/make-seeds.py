@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Write the fuzzers' seed corpora into tests/fuzz/corpus/<target>/.
+
+Each seed is a well-formed input that reaches deep into its target (keys
+registered, commands that succeed, packets a collective waits for), so
+that mutation starts from there. The layouts are those the fuzz targets'
+comments describe; run this again after changing one.
+"""
+import os
+import struct
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+HOST_BASE = 0x100000
+PAGE = 4096
+
+# hw/nnp_hw.h
+ADMIN = dict(NOP=0, IDENTIFY=1, CTX_CREATE=2, CTX_DESTROY=3, KEY_REGISTER=4,
+             KEY_UNREGISTER=5, QUEUE_CREATE=6, QUEUE_DESTROY=7, QUEUE_RESET=8,
+             GET_COUNTERS=9, COMM_CREATE=10, COMM_DESTROY=11, GET_PORTS=12)
+CMD = dict(NOP=0, COPY=1, FILL=2, TIMESTAMP=3, BARRIER=4, ALLREDUCE=5,
+           BROADCAST=6, ALLGATHER=7, REDUCE_SCATTER=8, SEND=9, RECV=10)
+KEY_DEVICE, KEY_HOST, RW = 1, 2, 3
+
+
+def coll_value(dtype, op, comm, root=0):
+    return dtype | op << 8 | comm << 16 | root << 32
+
+
+def queue_cmd(opcode, src_key=0, dst_key=0, src_off=0, dst_off=0, length=0, value=0):
+    return struct.pack("<BBHIIIQQQQQQ", opcode, 0, 0, 0, src_key, dst_key,
+                       src_off, dst_off, length, value, 0, 0)
+
+
+def admin_cmd(opcode, addr=0, length=0, args=b""):
+    return struct.pack("<BBHIQII", opcode, 0, 0, 0, addr, length, 0) + \
+        args.ljust(40, b"\0")
+
+
+def write(target, name, data):
+    d = os.path.join(ROOT, "corpus", target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def queue_seeds():
+    # Three device keys (page, length / 16, rights) and a host key of 4 pages.
+    setup = b"".join(struct.pack("<BHB", page, 0x10000 // 16, RW) for page in (0, 16, 32))
+    setup += bytes([4, 0, 1, 2, 3, 0, 0, 0, 0]) + struct.pack("<HIB", 0, 4 * PAGE, RW)
+    setup = setup.ljust(32, b"\0")
+    post = lambda c: b"\0" + c  # noqa: E731
+    # Key fields 1..8 pick a slot: device keys 1-3, host key 4, theirs 5.
+    copies = [
+        queue_cmd(CMD["COPY"], 1, 2, 0, 0x100, 0x1000),
+        queue_cmd(CMD["FILL"], 0, 3, 0, 0x10, 0x2000, 0xab),
+        queue_cmd(CMD["COPY"], 1, 4, 0x80, 0x10, 0x3000),
+        queue_cmd(CMD["COPY"], 4, 2, 0x7, 0x0, 0x1001),
+        queue_cmd(CMD["TIMESTAMP"], 0, 1, 0, 0x40, 0),
+        queue_cmd(CMD["BARRIER"]),
+    ]
+    write("queue", "copies", setup + b"".join(post(c) for c in copies))
+    colls = [
+        queue_cmd(CMD["ALLREDUCE"], 1, 2, 0, 0, 256, coll_value(0, 0, 1)),
+        queue_cmd(CMD["REDUCE_SCATTER"], 1, 3, 0, 0, 64, coll_value(4, 4, 1)),
+        queue_cmd(CMD["ALLGATHER"], 2, 3, 0, 0, 64, coll_value(3, 0, 1)),
+        queue_cmd(CMD["BROADCAST"], 1, 2, 0, 0, 64, coll_value(2, 0, 1)),
+        queue_cmd(CMD["ALLREDUCE"], 1, 2, 0, 0, 256, coll_value(0, 0, 2)),
+        queue_cmd(CMD["SEND"], 1, 0, 0, 0, 128, 2 << 16),
+    ]
+    drain, reset = b"\x05" + bytes(64), b"\x07" + bytes(64)
+    # The last two fail (a link that is not wired): drain, reset, go on.
+    write("queue", "collectives", setup + b"".join(post(c) for c in colls) +
+          drain + reset + post(copies[0]))
+    # Another context's key (slot 5), an unregister (op 6), a drain (op 5).
+    theirs = queue_cmd(CMD["COPY"], 5, 1, 0, 0, 0x100)
+    write("queue", "isolation", setup + post(theirs) + drain + reset +
+          b"\x06" + struct.pack("<BBH", 0, 0, 1).ljust(64, b"\0") + post(copies[1]))
+
+
+def admin_seeds():
+    data = struct.pack("<QQ", HOST_BASE + 8 * PAGE, HOST_BASE + 9 * PAGE).ljust(64, b"\0")
+    data += struct.pack("<II", 1, 0).ljust(448, b"\0")
+    key = lambda t, ln, base=0, off=0: struct.pack(  # noqa: E731
+        "<IIIIQQ", 1, t, RW, off, ln, base)
+    cmds = [
+        admin_cmd(ADMIN["NOP"]),
+        admin_cmd(ADMIN["IDENTIFY"], 0x100, 64),
+        admin_cmd(ADMIN["CTX_CREATE"], args=struct.pack("<I", 1)),
+        admin_cmd(ADMIN["KEY_REGISTER"], 0, 16, key(KEY_HOST, 2 * PAGE - 8, off=8)),
+        admin_cmd(ADMIN["KEY_REGISTER"], 0, 0, key(KEY_DEVICE, 0x10000, 0x20000)),
+        admin_cmd(ADMIN["QUEUE_CREATE"], args=struct.pack(
+            "<IIIIQQ", 1, 0, 16, 1, HOST_BASE + 10 * PAGE, HOST_BASE + 11 * PAGE)),
+        admin_cmd(ADMIN["GET_COUNTERS"], 0x200, 64),
+        admin_cmd(ADMIN["GET_PORTS"], 0x400, 4 * 48),
+        admin_cmd(ADMIN["COMM_CREATE"], 64, 8, struct.pack("<IIIIIIQ", 1, 1, 2, 0, 0, 1, 7)),
+        admin_cmd(ADMIN["COMM_DESTROY"], args=struct.pack("<II", 1, 1)),
+        admin_cmd(ADMIN["QUEUE_RESET"], args=struct.pack("<II", 1, 0)),
+        admin_cmd(ADMIN["QUEUE_DESTROY"], args=struct.pack("<II", 1, 0)),
+        admin_cmd(ADMIN["KEY_UNREGISTER"], args=struct.pack("<II", 1, 1)),
+        admin_cmd(ADMIN["CTX_DESTROY"], args=struct.pack("<I", 1)),
+    ]
+    write("admin", "lifecycle", data + b"".join(cmds))
+
+
+def icl_seeds():
+    def command(kind, dtype, op, count, comm_root, src_page, dst_page):
+        return bytes([kind, dtype, op, count & 0xff, count >> 8, comm_root,
+                      src_page, dst_page])
+
+    def packet(port, epoch, seq, payload, abort=0):
+        return struct.pack("<BBIBH", port, epoch, seq, abort, len(payload)) + payload
+
+    nop = command(5, 0, 0, 0, 0, 0, 0)  # a RECV of 0 bytes on comm 1 port 0
+    # Rank 0 of 3 (comm 1) receives on port 1: segments of 1024 floats.
+    allreduce = command(0, 0, 0, 1024, 0, 0, 1) + nop * 3
+    segs = [1368, 1364, 1364, 1368]
+    write("icl", "allreduce", allreduce + b"".join(
+        packet(1, 0, 0, bytes([i + 1]) * n) for i, n in enumerate(segs)))
+    write("icl", "aborted", allreduce + packet(1, 0, 0, b"", abort=1))
+    # Rank 1 of 2 (comm 2) receives on port 0: a RECV of 100 bytes.
+    recv = command(5, 0, 0, 100, 1, 0, 2) + nop * 3
+    write("icl", "recv", recv + packet(0, 1, 0x80000000, b"\x5a" * 100) +
+          packet(0, 2, 0, b"stranger"))
+
+
+def ring_seeds():
+    def rank(chip, ports):
+        b = bytes([chip, len(ports)])
+        for state, peer_chip, peer_port in ports:
+            b += bytes([state, peer_chip, peer_port])
+        return b.ljust(2 + 16 * 3, b"\0")
+
+    n = 4
+    ring = bytes([n]) + b"".join(
+        rank(c, [(3, (c + 1) % n, 1), (3, (c - 1) % n, 0)]) for c in range(n))
+    write("ring_plan", "rank-order", ring)
+    # Chips wired 0-2-1-3-0: the planner must search.
+    wires = {0: (2, 3), 1: (3, 2), 2: (1, 0), 3: (0, 1)}
+    write("ring_plan", "search", bytes([n]) + b"".join(
+        rank(c, [(3, wires[c][0], 1), (3, wires[c][1], 0)]) for c in range(n)))
+    write("ring_plan", "same-chip", bytes([2]) + rank(5, [(3, 5, 0)]) * 2)
+
+
+if __name__ == "__main__":
+    queue_seeds()
+    admin_seeds()
+    icl_seeds()
+    ring_seeds()

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Run each fuzzer for SECONDS (default 20) from its checked-in seeds and
+# what earlier runs found (build/fuzz/corpus/<target>); TAP, one test per
+# target: ok if it ran the whole time without a crash. A crash leaves its
+# input in build/fuzz/crash-<target>-* and the report in the TAP output.
+# Usage: run.sh [SECONDS] [TARGET...]
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/lib/tap.sh"
+out=$root/build/fuzz
+secs=${1:-20}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(queue admin icl ring_plan)
+
+tap_plan ${#targets[@]}
+for t in "${targets[@]}"; do
+	mkdir -p "$out/corpus/$t"
+	log=$out/fuzz_$t.log
+	"$out/fuzz_$t" -max_total_time="$secs" -max_len=8192 -timeout=10 \
+		-print_final_stats=1 -artifact_prefix="$out/crash-$t-" \
+		"$out/corpus/$t" "$root/tests/fuzz/corpus/$t" >"$log" 2>&1
+	status=$?
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+	counts=$(grep -E "^fuzz_$t: " "$log" | tail -n 1 | sed "s/^fuzz_$t: //")
+	if [ "$status" = 0 ]; then
+		tap_ok "fuzz_$t: ${runs:-0} inputs in ${secs} s, ${counts:-no count}, no crash"
+	else
+		grep -E '^(fuzz_dev|fuzz_|==[0-9]+==|SUMMARY|artifact_prefix|    #[0-9] )' \
+			"$log" | head -n 40 | sed 's/^/# /'
+		tap_not_ok "fuzz_$t: crashed after ${runs:-?} inputs (log: $log)"
+	fi
+done
+tap_done
