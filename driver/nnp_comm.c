@@ -54,14 +54,18 @@ int nnp_ioctl_comm_create(struct drm_device *drm, void *data,
 		.send_port = args->send_port,
 		.recv_port = args->recv_port,
 		.epoch = args->epoch,
+		.timeout_ms = args->timeout_ms,
 	};
 	int id, ret;
 
-	if (args->flags || args->comm || !args->nranks ||
+	if (args->flags || args->pad || args->comm || !args->nranks ||
 	    args->nranks > 0xffff || args->rank >= args->nranks ||
 	    (args->nranks > 1 && (args->send_port >= ndev->id.num_ports ||
 				  args->recv_port >= ndev->id.num_ports)))
 		return -EINVAL;
+	/* Before 1.4 the device takes the word for a reserved one. */
+	if (args->timeout_ms && (ndev->id.hw_version & 0xffff) < 4)
+		return -EOPNOTSUPP;
 	ret = nnp_user_charge(nf, NNP_LIMIT_COMMS);
 	if (ret)
 		return ret;

@@ -38,7 +38,7 @@
 
 /* Interface version: the driver refuses a major it does not know. */
 #define NNP_HW_VERSION_MAJOR		1
-#define NNP_HW_VERSION_MINOR		3
+#define NNP_HW_VERSION_MINOR		4
 #define NNP_HW_VERSION			((NNP_HW_VERSION_MAJOR << 16) | NNP_HW_VERSION_MINOR)
 #define NNP_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
 
@@ -252,6 +252,13 @@ struct nnp_hw_queue_args {
  * communicator receives on (@recv_port for collectives, the port a RECV
  * names); any other is dropped and counted (the port's errors and the
  * chip's icl_dropped).
+ *
+ * @timeout_ms (v1.4) bounds each wait of the communicator's collectives,
+ * SENDs and RECVs for a peer (PEER_TIMEOUT past it): 0 is the device's
+ * default, 2 s, as before 1.4; NNP_HW_COMM_TIMEOUT_NEVER waits until the
+ * packet comes, the link goes down, an abort arrives or the command is
+ * torn down. A late peer is not a dead one: a dead link or chip is found
+ * by link-down and the aborts, not by this timer.
  */
 struct nnp_hw_comm_args {
 	uint32_t ctx;
@@ -261,9 +268,11 @@ struct nnp_hw_comm_args {
 	uint32_t send_port;
 	uint32_t recv_port;
 	uint64_t epoch;		/* v1.2: 32 bits, the high word zero */
-	uint32_t rsvd[2];
+	uint32_t timeout_ms;	/* v1.4: ms, 0 the default, or _NEVER */
+	uint32_t rsvd;
 };
 
+#define NNP_HW_COMM_TIMEOUT_NEVER	0xffffffffu
 #define NNP_HW_MAX_COMMS		64
 
 /* GET_COUNTERS data, totals since the last reset. */
@@ -358,8 +367,8 @@ struct nnp_hw_cqe {
  * and sends them out of the port; RECV writes the next message of the same
  * communicator arriving on the port to dst, which must be exactly as long
  * (else INVALID_FIELD). Messages on one port of one communicator arrive in
- * the order sent; a RECV waits up to the collective timeout for its own,
- * and a SEND as long for room: a port holds at most 4 MiB for its
+ * the order sent; a RECV waits up to its communicator's timeout for its
+ * own, and a SEND as long for room: a port holds at most 4 MiB for its
  * receivers. The command never holds the device's workers while it waits:
  * other queues run meanwhile. Destroying or resetting its queue or its
  * context, or unregistering a key it uses, ends it ABORTED at once.

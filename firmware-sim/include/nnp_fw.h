@@ -19,8 +19,8 @@
 
 #include "nnp_hw.h"
 
-#define NNP_FW_VERSION_CURRENT	NNP_FW_VERSION(1, 1, 0)
-#define NNP_FW_BUILD_STRING	"nnp-fwsim 1.1.0"
+#define NNP_FW_VERSION_CURRENT	NNP_FW_VERSION(1, 2, 0)
+#define NNP_FW_BUILD_STRING	"nnp-fwsim 1.2.0"
 
 struct nnp_fw;
 
@@ -59,7 +59,11 @@ struct nnp_fw_config {
 	uint16_t num_ports;
 	uint32_t boot_time_ms;	/* from reset to READY */
 	uint32_t heartbeat_ms;	/* heartbeat period */
-	uint32_t coll_timeout_ms; /* longest a collective waits for a peer; 0: 2000 */
+	/*
+	 * A communicator's wait for a peer when COMM_CREATE names none, and
+	 * how long a packet no communicator claims is kept; 0: 2000.
+	 */
+	uint32_t coll_timeout_ms;
 };
 
 /* Most ICL ports a chip may have. */

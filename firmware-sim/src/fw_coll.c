@@ -9,7 +9,7 @@
  * they arrive. Allreduce is a reduce-scatter then an allgather: each rank
  * sends 2(n-1) of n segments. Broadcast is a pipelined chain from the root.
  * A rank whose part fails tells the next rank, which fails and passes it
- * on, so every waiting rank ends within the collective timeout. After a
+ * on, so every waiting rank ends once the first one fails. After a
  * failure the ranks no longer agree on where they are: the communicator is
  * made again, with a new epoch, before it is used again (as NCCL's abort).
  *
@@ -319,6 +319,7 @@ static uint16_t coll_begin(struct nnp_fw *fw, uint32_t ctx,
 		c->send_port = m->send_port;
 		c->recv_port = m->recv_port;
 		c->epoch = m->epoch;
+		c->link.timeout_ns = m->timeout_ns;
 		c->seq = nnp_fw_seq(m->seq++, false);
 		if (m->order) {
 			c->order = malloc(m->nranks * sizeof(*m->order));

@@ -10,6 +10,19 @@
 
 #include "fw_internal.h"
 
+#define DEFAULT_TIMEOUT_MS 2000
+#define NS_PER_MS 1000000ull
+
+uint64_t nnp_fw_comm_timeout_ns(const struct nnp_fw *fw, uint32_t ms)
+{
+	if (ms == NNP_HW_COMM_TIMEOUT_NEVER)
+		return UINT64_MAX;
+	if (!ms)
+		ms = fw->cfg.coll_timeout_ms ? fw->cfg.coll_timeout_ms :
+		     DEFAULT_TIMEOUT_MS;
+	return ms * NS_PER_MS;
+}
+
 /*
  * Read and check the ring order (rank at each position) of @cmd: a
  * permutation of 0..nranks-1 holding @rank. *@order stays NULL for rank
@@ -122,6 +135,7 @@ uint16_t nnp_fw_comm_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 			.ctx = a.ctx, .nranks = a.nranks, .rank = a.rank,
 			.pos = pos, .order = order, .send_port = a.send_port,
 			.recv_port = a.recv_port, .epoch = a.epoch,
+			.timeout_ns = nnp_fw_comm_timeout_ns(fw, a.timeout_ms),
 		};
 		order = NULL;
 	}

@@ -12,15 +12,19 @@
  * would never take from that port (a collective's, off its ring) is
  * dropped and counted. One whose epoch no communicator here has yet is
  * kept, as its receiver may not have made its communicator yet, but only
- * for a collective timeout: the next arrival drops it and counts it.
+ * for the device's default timeout (cfg.coll_timeout_ms, whatever the
+ * communicators' own): the next arrival drops it and counts it. That wait
+ * covers the ranks of one job making their communicators after the same
+ * rendezvous answer, not a peer late to a collective, and the port's room
+ * it holds is every job's, so no one job's timeout may stretch it.
  *
  * A port holds at most NNP_FW_PORT_RX_BYTES and NNP_FW_PORT_RX_PACKETS.
  * An in-process sender finding its peer full waits (parked, see
  * nnp_fw_op) until the receiver takes a packet: credits. Remote packets
  * find no such flow control, so past the bound they are dropped and
  * counted. Waiting for a packet parks the same way, bounded by the
- * collective timeout on the host's monotonic clock, and learns at once
- * when the link goes down.
+ * communicator's timeout on the host's monotonic clock, and learns at
+ * once when the link goes down.
  *
  * Locks: a chip's fw->lock may be held when taking one of its ports'
  * locks, never the other way round, and never two chips' locks at once.
@@ -29,9 +33,6 @@
 #include <string.h>
 
 #include "fw_internal.h"
-
-#define DEFAULT_COLL_TIMEOUT_MS 2000
-#define NS_PER_MS 1000000ull
 
 void nnp_fw_ports_init(struct nnp_fw *fw)
 {
@@ -198,13 +199,6 @@ static void count(struct nnp_fw *fw, uint64_t *counter, size_t len)
 	mtx_unlock(&fw->lock);
 }
 
-
-static uint64_t timeout_ns(const struct nnp_fw *fw)
-{
-	return (fw->cfg.coll_timeout_ms ? fw->cfg.coll_timeout_ms :
-		DEFAULT_COLL_TIMEOUT_MS) * NS_PER_MS;
-}
-
 /* Mark the ops parked on @port ready, with fw->lock held; true if any. */
 static bool wake_locked(struct nnp_fw *fw, uint32_t port)
 {
@@ -242,7 +236,7 @@ void nnp_fw_icl_wake(struct nnp_fw *fw, uint32_t port)
 
 /*
  * Park @op until something happens on @port, with fw->lock held: its
- * first wait starts the timeout, a wait past it ends PEER_TIMEOUT.
+ * first wait starts its timeout, a wait past it ends PEER_TIMEOUT.
  */
 static uint16_t park_locked(struct nnp_fw *fw, struct nnp_fw_op *op,
 			    uint32_t port)
@@ -252,7 +246,8 @@ static uint16_t park_locked(struct nnp_fw *fw, struct nnp_fw_op *op,
 	if (op->aborted)
 		return NNP_STATUS_ABORTED;
 	if (!op->deadline_ns)
-		op->deadline_ns = now + timeout_ns(fw);
+		op->deadline_ns = op->timeout_ns == UINT64_MAX ? UINT64_MAX :
+				  now + op->timeout_ns;
 	else if (now >= op->deadline_ns)
 		return NNP_STATUS_PEER_TIMEOUT;
 	op->parked = true;
@@ -298,8 +293,8 @@ static void count_drop_locked(struct nnp_fw *fw, struct nnp_fw_port *p)
 }
 
 /*
- * Drop the packets no communicator here has claimed within a collective
- * timeout of their arrival, with fw->lock and p->lock held.
+ * Drop the packets no communicator here has claimed within the device's
+ * default timeout of their arrival, with fw->lock and p->lock held.
  */
 static void drop_stale_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
 			      uint64_t now)
@@ -309,7 +304,7 @@ static void drop_stale_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
 	while (*link) {
 		struct nnp_fw_packet *pk = *link;
 
-		if (now - pk->arrived_ns >= timeout_ns(fw) &&
+		if (now - pk->arrived_ns >= nnp_fw_comm_timeout_ns(fw, 0) &&
 		    !nnp_fw_comm_by_epoch_locked(fw, pk->epoch)) {
 			drop_at(p, link, prev);
 			count_drop_locked(fw, p);

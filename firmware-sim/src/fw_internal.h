@@ -68,6 +68,8 @@ struct nnp_fw_op {
 	bool aborted;		/* torn down: the next wait ends ABORTED */
 	uint32_t wait_port;
 	uint64_t deadline_ns;	/* of the current wait (now_ns clock); 0: none */
+	/* Longest one wait may be: its communicator's; UINT64_MAX: never. */
+	uint64_t timeout_ns;
 };
 
 struct nnp_fw_queue {
@@ -125,6 +127,7 @@ struct nnp_fw_comm {
 	uint32_t send_port;	/* to the next position */
 	uint32_t recv_port;	/* from the previous position */
 	uint64_t epoch;		/* names the communicator on the links */
+	uint64_t timeout_ns;	/* each wait of its commands; UINT64_MAX: never */
 	uint32_t seq;		/* collectives started; the same on every rank */
 	uint32_t p2p_sent[NNP_FW_MAX_PORTS];	/* messages, by port */
 	uint32_t p2p_received[NNP_FW_MAX_PORTS];
@@ -263,7 +266,7 @@ uint16_t nnp_fw_icl_send(struct nnp_fw *fw, struct nnp_fw_op *op,
  * Take the packet (@epoch, @seq) on @port into @buf (exactly @len bytes);
  * NNP_STATUS_ABORTED if the sender gave up instead. If it has not come,
  * @op parks (NNP_FW_PARKED), or ends PEER_TIMEOUT once its wait passed
- * the collective timeout.
+ * op->timeout_ns.
  */
 uint16_t nnp_fw_icl_recv(struct nnp_fw *fw, struct nnp_fw_op *op,
 			 uint32_t port, uint64_t epoch, uint32_t seq,
@@ -295,6 +298,11 @@ void nnp_fw_comms_clear(struct nnp_fw *fw, uint32_t ctx);
  */
 struct nnp_fw_comm *nnp_fw_comm_of_locked(struct nnp_fw *fw, uint32_t ctx,
 					  uint32_t comm);
+/*
+ * A wait of @ms (COMM_CREATE's timeout_ms) in ns: 0 is the device's
+ * default, NNP_HW_COMM_TIMEOUT_NEVER UINT64_MAX.
+ */
+uint64_t nnp_fw_comm_timeout_ns(const struct nnp_fw *fw, uint32_t ms);
 /* The communicator named @epoch on this chip, with fw->lock held; NULL if none. */
 struct nnp_fw_comm *nnp_fw_comm_by_epoch_locked(struct nnp_fw *fw, uint64_t epoch);
 /*

@@ -39,6 +39,7 @@ static uint16_t p2p_begin(struct nnp_fw *fw, uint32_t ctx,
 		st = NNP_STATUS_NOT_FOUND;
 	} else {
 		p->epoch = m->epoch;
+		p->op.timeout_ns = m->timeout_ns;
 		p->seq = nnp_fw_seq(p->send ? m->p2p_sent[p->port]++ :
 				    m->p2p_received[p->port]++, true);
 	}

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <xf86drm.h>
 #include <nnp_accel.h>
@@ -13,6 +14,35 @@
 #include "bootstrap.h"
 #include "comm.h"
 #include "internal.h"
+
+/*
+ * A rank that is late (rank 0 writing a checkpoint, a slow data loader)
+ * is not dead: a collective waits this long for it. Dead links and chips
+ * are found by link-down and the aborts, not by this timer.
+ */
+#define DEFAULT_COLL_TIMEOUT_S	(30u * 60)
+
+/*
+ * Each wait of a communicator's commands for a peer, in ms, from
+ * NNP_COLL_TIMEOUT_S (whole seconds): 0 waits for ever, for a runtime
+ * whose own watchdog calls nnp_comm_abort(), as with NCCL; past what the
+ * device counts (49 days), its longest; anything else, the default.
+ */
+static uint32_t coll_timeout_ms(void)
+{
+	const uint32_t most = (DRM_NNP_COMM_TIMEOUT_NEVER - 1) / 1000;
+	const char *s = getenv("NNP_COLL_TIMEOUT_S");
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s || strspn(s, "0123456789") != strlen(s))
+		return DEFAULT_COLL_TIMEOUT_S * 1000;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (!v && !errno)
+		return DRM_NNP_COMM_TIMEOUT_NEVER;
+	return (errno || v > most ? most : (uint32_t)v) * 1000;
+}
 
 static nnp_result_t rank_info(nnp_device_t *dev, struct nnp_rank_info *ri)
 {
@@ -76,8 +106,10 @@ static nnp_result_t comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
 		.send_port = ring->send_port[rank],
 		.recv_port = ring->recv_port[rank],
 		.ring = (uintptr_t)ring->order,
+		.timeout_ms = coll_timeout_ms(),
 	};
 	nnp_comm_t *m = calloc(1, sizeof(*m));
+	int ret;
 
 	if (!m)
 		return NNP_ERROR_OUT_OF_MEMORY;
@@ -88,7 +120,13 @@ static nnp_result_t comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
 		comm_free(m);
 		return NNP_ERROR_OUT_OF_MEMORY;
 	}
-	if (drmIoctl(dev->fd, DRM_IOCTL_NNP_COMM_CREATE, &c)) {
+	ret = drmIoctl(dev->fd, DRM_IOCTL_NNP_COMM_CREATE, &c);
+	/* A device before interface 1.4 keeps its own timeout (2 s). */
+	if (ret && errno == EOPNOTSUPP && c.timeout_ms) {
+		c.timeout_ms = 0;
+		ret = drmIoctl(dev->fd, DRM_IOCTL_NNP_COMM_CREATE, &c);
+	}
+	if (ret) {
 		int err = errno;
 
 		comm_free(m);

@@ -25,7 +25,7 @@ static inline uint64_t guest_env_u64(const char *name)
 /* Properties every nnp device in the test VM has. */
 #define GUEST_ICL_PORTS		4
 #define GUEST_NUM_QUEUES	64
-#define GUEST_FW_BUILD		"nnp-fwsim 1.1.0"
+#define GUEST_FW_BUILD		"nnp-fwsim 1.2.0"
 
 /*
  * A file of its own on device @index (a context of its own), for raw

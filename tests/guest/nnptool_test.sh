@@ -22,7 +22,7 @@ tap_check "list --json has $n devices with distinct chip ids" \
 tap_check "--json before the command works too" runs 0 --json list
 tap_check "info 0 exits 0" runs 0 info 0
 tap_check "info shows firmware and memory" sh -c \
-	"grep -q '^firmware: *1.1.0 (nnp-fwsim 1.1.0)$' $out && grep -q \"^memory: *$NNP_VM_MEM_SIZE bytes\" $out"
+	"grep -q '^firmware: *1.2.0 (nnp-fwsim 1.2.0)$' $out && grep -q \"^memory: *$NNP_VM_MEM_SIZE bytes\" $out"
 tap_check "info by path, as JSON" sh -c \
 	"nnptool info --json /dev/accel/accel0 | grep -q '\"capabilities\": \[\"admin-queue\", \"user-queues\"\]'"
 tap_check "info on a missing device exits 1 with a message" sh -c \

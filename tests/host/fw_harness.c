@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +60,8 @@ static uint64_t h_now_ns(void *opaque)
 	if (!h->real_clock)
 		return h->now_ns;
 	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec +
+	       atomic_load(&h->skew_ns);
 }
 
 static void h_guest_error(void *opaque, const char *msg)
@@ -91,7 +93,10 @@ static void h_kick(void *opaque, unsigned int what)
 
 void fw_harness_advance_ms(struct fw_harness *h, uint64_t ms)
 {
-	h->now_ns += ms * 1000000ull;
+	if (h->real_clock)
+		atomic_fetch_add(&h->skew_ns, ms * 1000000ull);
+	else
+		h->now_ns += ms * 1000000ull;
 	nnp_fw_run(h->fw);
 }
 

@@ -42,8 +42,10 @@ struct fw_harness {
 	/* The firmware's icl_tx goes here (remote links); NULL: fails. */
 	int (*icl_tx)(struct fw_harness *h, unsigned int port, uint64_t epoch,
 		      uint32_t seq, bool abort, const void *data, size_t len);
-	/* now_ns is the host's monotonic clock, not now_ns above. */
+	/* now_ns is the host's monotonic clock, not now_ns above... */
 	bool real_clock;
+	/* ...plus this: fw_harness_advance_ms() moves a running chip on. */
+	_Atomic uint64_t skew_ns;
 	/* The firmware's kicks: counted, and waited for by fw_chip threads. */
 	mtx_t kick_lock;
 	cnd_t kicked;
@@ -56,6 +58,7 @@ int fw_harness_setup(void **state);
 int fw_harness_setup_unbooted(void **state);
 int fw_harness_teardown(void **state);
 
+/* Move @h's clock (the hand-moved or the real one) on and run its timers. */
 void fw_harness_advance_ms(struct fw_harness *h, uint64_t ms);
 void *fw_harness_host_ptr(struct fw_harness *h, uint64_t addr);
 

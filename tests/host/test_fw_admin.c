@@ -69,7 +69,7 @@ static void test_identify_fills_buffer(void **state)
 	assert_int_equal(cqe(h, 0)->result, NNP_HW_IDENTIFY_SIZE);
 	memcpy(&id, data, sizeof(id));
 	assert_int_equal(id.magic, NNP_HW_ID_MAGIC);
-	assert_int_equal(id.hw_version, 0x10003);
+	assert_int_equal(id.hw_version, 0x10004);
 	assert_int_equal(id.fw_version, 0x10100);
 	assert_int_equal(id.chip_id, 7);
 	assert_int_equal(id.mem_size, DEV_MEM_SIZE);
@@ -79,7 +79,7 @@ static void test_identify_fills_buffer(void **state)
 	assert_int_equal(id.num_queues, 64);
 	assert_int_equal(id.num_vectors, 65);
 	assert_string_equal(id.serial, "NNPSIM-00000007");
-	assert_string_equal(id.fw_build, "nnp-fwsim 1.1.0");
+	assert_string_equal(id.fw_build, "nnp-fwsim 1.2.0");
 	/* Not one byte past the structure. */
 	assert_int_equal(data[NNP_HW_IDENTIFY_SIZE], 0xa5);
 	assert_int_equal(data[4095], 0xa5);

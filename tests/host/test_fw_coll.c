@@ -7,6 +7,8 @@
  * exactly the ring's; a link lost mid-collective failing every rank.
  * Broadcast, allgather and reduce-scatter the same way, also on a ring
  * whose order is not rank order; point-to-point messages through a port.
+ * A communicator's own timeout: a rank 5 s late completing exactly, a
+ * short one failing with PEER_TIMEOUT.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -112,6 +114,9 @@ static struct fw_chip chips[MAX_CHIPS];
 /* Rank of the chip at each ring position; rank order unless changed. */
 static uint32_t rank_of[MAX_CHIPS] = { 0, 1, 2, 3, 4, 5, 6, 7 };
 
+/* COMM_CREATE's timeout_ms for the next ring_up(); 0 (the default) unless set. */
+static uint32_t comm_timeout_ms;
+
 static bool in_rank_order(unsigned int n)
 {
 	unsigned int i;
@@ -131,6 +136,7 @@ static void comm_create(unsigned int n, uint32_t epoch)
 		struct nnp_hw_comm_args a = {
 			.ctx = CTX, .comm = COMM, .nranks = n, .rank = rank_of[i],
 			.send_port = 0, .recv_port = 1, .epoch = epoch,
+			.timeout_ms = comm_timeout_ms,
 		};
 
 		memcpy(c.args, &a, sizeof(a));
@@ -179,6 +185,7 @@ static void ring_down(unsigned int n)
 
 	for (i = 0; i < MAX_CHIPS; i++)
 		rank_of[i] = i;
+	comm_timeout_ms = 0;
 
 	for (i = 0; i < n; i++) {
 		void *st = chips[i].h;
@@ -788,6 +795,115 @@ static void test_link_down_mid_collective(void **state)
 	ring_down(n);
 }
 
+/*
+ * An i32 sum of @count elements on the n chips of the ring, the last chip
+ * @late_ms late: the others start and wait, every chip's clock jumps
+ * @late_ms (the test does not wait that long), then the last one starts.
+ * Each chip's status is in chips[].status; *@exact says whether every
+ * chip holds the exact sum.
+ */
+static void late_allreduce(unsigned int n, uint64_t count, uint64_t late_ms,
+			   bool *exact)
+{
+	struct nnp_hw_queue_cmd cmd = {
+		.opcode = NNP_CMD_ALLREDUCE, .len = count,
+		.value = NNP_COLL_VALUE(NNP_DTYPE_I32, NNP_OP_SUM, COMM, 0),
+	};
+	struct timespec nap = { 0, 100 * 1000000 };
+	uint32_t key[MAX_CHIPS];
+	unsigned int c;
+	uint8_t want[8];
+	uint64_t i;
+
+	for (c = 0; c < n; c++) {
+		key[c] = fw_harness_dev_key(chips[c].h, CTX, DATA, count * 4,
+					    NNP_KEY_READ | NNP_KEY_WRITE);
+		for (i = 0; i < count; i++)
+			store(NNP_DTYPE_I32, chips[c].h->dev_mem + DATA, i,
+			      input(c, i, NNP_OP_SUM));
+		chips[c].h->real_clock = true;
+	}
+	for (c = 0; c + 1 < n; c++) {
+		cmd.src_key = cmd.dst_key = key[c];
+		run_on(c, c + 1, cmd);
+	}
+	thrd_sleep(&nap, NULL);
+	for (c = 0; c < n; c++)
+		fw_harness_advance_ms(chips[c].h, late_ms);
+	thrd_sleep(&nap, NULL);
+	cmd.src_key = cmd.dst_key = key[n - 1];
+	run_on(n - 1, n, cmd);
+	join(0, n);
+	*exact = true;
+	for (c = 0; c < n; c++)
+		for (i = 0; i < count; i++) {
+			expect(NNP_DTYPE_I32, NNP_OP_SUM, n, i, want);
+			if (memcmp(chips[c].h->dev_mem + DATA + i * 4, want, 4))
+				*exact = false;
+		}
+}
+
+/*
+ * A rank 5 s late is not dead: the others wait for it with a communicator
+ * timeout of 10 s, or none, and the allreduce is exact on every chip. The
+ * device's default timeout (COLL_TIMEOUT_MS here) gives up on it.
+ */
+static void test_late_rank_is_not_dead(void **state)
+{
+	const uint32_t timeouts[] = { 10000, NNP_HW_COMM_TIMEOUT_NEVER };
+	const uint64_t late[] = { 5000, 24 * 3600 * 1000 };
+	unsigned int k, c;
+	bool exact;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		comm_timeout_ms = timeouts[k];
+		ring_up(3);
+		late_allreduce(3, 40000, late[k], &exact);
+		for (c = 0; c < 3; c++)
+			assert_int_equal(chips[c].status, NNP_STATUS_SUCCESS);
+		assert_true(exact);
+		ring_down(3);
+	}
+	ring_up(3);
+	late_allreduce(3, 40000, 5000, &exact);
+	assert_true(chips[0].status == NNP_STATUS_PEER_TIMEOUT ||
+		    chips[1].status == NNP_STATUS_PEER_TIMEOUT);
+	for (c = 0; c < 3; c++)
+		assert_true(chips[c].status == NNP_STATUS_PEER_TIMEOUT ||
+			    chips[c].status == NNP_STATUS_ABORTED);
+	ring_down(3);
+}
+
+/* A communicator's timeout shorter than the device's is the one kept. */
+static void test_short_comm_timeout_fires(void **state)
+{
+	struct nnp_hw_queue_cmd cmd = {
+		.opcode = NNP_CMD_ALLREDUCE, .len = 1000,
+		.value = NNP_COLL_VALUE(NNP_DTYPE_I32, NNP_OP_SUM, COMM, 0),
+	};
+	struct timespec a, b;
+	double secs;
+
+	(void)state;
+	comm_timeout_ms = 100;
+	ring_up(2);
+	cmd.src_key = fw_harness_dev_key(chips[0].h, CTX, DATA, 4096,
+					 NNP_KEY_READ | NNP_KEY_WRITE);
+	cmd.dst_key = cmd.src_key;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	run_on(0, 1, cmd);
+	join(0, 1);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	secs = (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+	print_message("  alone on the ring: PEER_TIMEOUT after %.3f s\n", secs);
+	assert_int_equal(chips[0].status, NNP_STATUS_PEER_TIMEOUT);
+	assert_int_equal(nnp_fw_reg_read(chips[0].h->fw, NNP_DOORBELL(0) + NNP_DB_ERROR),
+			 NNP_STATUS_PEER_TIMEOUT);
+	assert_true(secs >= 0.1 && secs < COLL_TIMEOUT_MS / 1000.0 - 0.05);
+	ring_down(2);
+}
+
 static void test_collective_checks(void **state)
 {
 	struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_COMM_CREATE };
@@ -820,6 +936,11 @@ static void test_collective_checks(void **state)
 	a.send_port = 4;	/* the harness chip has 4 ports */
 	memcpy(c.args, &a, sizeof(a));
 	assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_INVALID_FIELD);
+	a.send_port = 0;
+	a.rsvd = 1;		/* the word after timeout_ms stays reserved */
+	memcpy(c.args, &a, sizeof(a));
+	assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_INVALID_FIELD);
+	a.rsvd = 0;
 
 	dk = fw_harness_dev_key(h, CTX, DATA, 4096, NNP_KEY_READ | NNP_KEY_WRITE);
 	list = fw_harness_host_ptr(h, H_AQ_DATA);
@@ -891,6 +1012,8 @@ int main(void)
 		cmocka_unit_test(test_point_to_point),
 		cmocka_unit_test(test_point_to_point_checks),
 		cmocka_unit_test(test_link_down_mid_collective),
+		cmocka_unit_test(test_late_rank_is_not_dead),
+		cmocka_unit_test(test_short_comm_timeout_fires),
 		cmocka_unit_test(test_port_info),
 	};
 

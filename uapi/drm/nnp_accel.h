@@ -358,11 +358,19 @@ struct drm_nnp_queue_wait {
  * made again after a failure needs a new epoch. The id returned is named
  * in the collective commands of this file's queues.
  *
+ * Each wait of the communicator's commands for a peer (a packet, or room
+ * at the far end) lasts at most @timeout_ms, then the command fails with
+ * PEER_TIMEOUT: 0 is the device's default (2 s, and what a caller that
+ * predates the field gets), %DRM_NNP_COMM_TIMEOUT_NEVER no limit. A peer
+ * that is late is not dead: a link that goes down or a rank that fails
+ * ends the command at once whatever the timeout.
+ *
  * Errors: %EINVAL for @rank >= @nranks, @nranks 0, a port past the
- * device's, nonzero @flags, a @ring that is not a permutation of the
- * ranks; %EFAULT if @ring cannot be read; %ENOSPC when the device has no
- * free communicator; %EBUSY when a communicator on the device already has
- * @epoch.
+ * device's, nonzero @flags or @pad, a @ring that is not a permutation of
+ * the ranks; %EOPNOTSUPP for a nonzero @timeout_ms on a device older than
+ * hardware interface 1.4; %EFAULT if @ring cannot be read; %ENOSPC when
+ * the device has no free communicator; %EBUSY when a communicator on the
+ * device already has @epoch.
  */
 struct drm_nnp_comm_create {
 	/** @nranks: in: ranks in the communicator. */
@@ -381,7 +389,13 @@ struct drm_nnp_comm_create {
 	__u64 epoch;
 	/** @ring: in: user pointer to the ring order, or 0 for rank order. */
 	__u64 ring;
+	/** @timeout_ms: in: longest wait for a peer, 0: the default. */
+	__u32 timeout_ms;
+	/** @pad: in: must be zero. */
+	__u32 pad;
 };
+
+#define DRM_NNP_COMM_TIMEOUT_NEVER	0xffffffffu
 
 /**
  * struct drm_nnp_comm_destroy - forget a communicator of this file

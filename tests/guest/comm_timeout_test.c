@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A late peer is not a dead peer (tests/vm/comm_timeout.sh, a ring of 3):
+ * one rank reaching an allreduce 5 s after the others, longer than the
+ * device's old fixed 2 s, completes it exactly on every rank under the
+ * default NNP_COLL_TIMEOUT_S. A short NNP_COLL_TIMEOUT_S still fires, with
+ * PEER_TIMEOUT (0x14) on the ranks left waiting. The ioctl's new words are
+ * checked raw: pad must be zero, DRM_NNP_COMM_TIMEOUT_NEVER is taken.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+#include <nnp/nnp.h>
+#include <nnp_accel.h>
+
+#include "coll_data.h"
+#include "guest_env.h"
+#include "kselftest_harness.h"
+
+#define MAXDEV	8
+#define COUNT	(256u << 10)	/* 1 MiB of f32 */
+#define LATE_S	5
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+FIXTURE(ring) {
+	int n;
+	nnp_device_t *dev[MAXDEV];
+	nnp_stream_t *s[MAXDEV];
+	nnp_comm_t *comm[MAXDEV];
+	nnp_mem_t *buf[MAXDEV], *host[MAXDEV];
+};
+
+FIXTURE_SETUP(ring)
+{
+	int r;
+
+	self->n = GUEST_CHIPS;
+	ASSERT_GE(self->n, 2);
+	ASSERT_LE(self->n, MAXDEV);
+	for (r = 0; r < self->n; r++) {
+		float *h;
+		size_t i;
+
+		ASSERT_EQ(NNP_SUCCESS, nnp_device_open(r, &self->dev[r]));
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_create(self->dev[r], &self->s[r]));
+		ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[r], NNP_MEM_DEVICE,
+						     COUNT * 4, 0, &self->buf[r]));
+		ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[r], NNP_MEM_HOST,
+						     COUNT * 4, 0, &self->host[r]));
+		ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(self->host[r], (void **)&h));
+		for (i = 0; i < COUNT; i++)
+			h[i] = (float)input(r, i, NNP_SUM);
+		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->buf[r], 0,
+							self->host[r], 0, COUNT * 4));
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
+	}
+}
+
+FIXTURE_TEARDOWN(ring)
+{
+	int r;
+
+	for (r = 0; r < self->n; r++) {
+		nnp_comm_destroy(self->comm[r]);
+		nnp_mem_free(self->buf[r]);
+		nnp_mem_free(self->host[r]);
+		nnp_stream_destroy(self->s[r]);
+		nnp_device_close(self->dev[r]);
+	}
+}
+
+static nnp_result_t allreduce(struct _test_data_ring *self, int r)
+{
+	return nnp_allreduce(self->buf[r], 0, self->buf[r], 0, COUNT, NNP_FLOAT32,
+			     NNP_SUM, self->comm[r], self->s[r]);
+}
+
+TEST_F_TIMEOUT(ring, rank_5s_late_completes_exactly, 120)
+{
+	int n = self->n, r;
+	double t0;
+
+	unsetenv("NNP_COLL_TIMEOUT_S");
+	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(self->dev, n, self->comm));
+	for (r = 1; r < n; r++)
+		ASSERT_EQ(NNP_SUCCESS, allreduce(self, r));
+	t0 = now_s();
+	sleep(LATE_S);		/* rank 0 writes its checkpoint */
+	ASSERT_EQ(NNP_SUCCESS, allreduce(self, 0));
+	for (r = 0; r < n; r++) {
+		size_t i, bad = 0;
+		float *h;
+
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]))
+			TH_LOG("rank %d", r);
+		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->host[r], 0,
+							self->buf[r], 0, COUNT * 4));
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
+		nnp_mem_map(self->host[r], (void **)&h);
+		for (i = 0; i < COUNT; i++)
+			bad += memcmp(&h[i], &(float){ (float)reduced(NNP_SUM, n, i) }, 4) != 0;
+		EXPECT_EQ(0, bad) TH_LOG("rank %d", r);
+	}
+	TH_LOG("rank 0 %d s late: %d ranks exact after %.2f s", LATE_S, n, now_s() - t0);
+}
+
+/* NNP_COLL_TIMEOUT_S=1: the ranks left waiting fail after 1 s, not 2 s. */
+TEST_F_TIMEOUT(ring, short_timeout_fires_peer_timeout, 120)
+{
+	int n = self->n, r, timeouts = 0;
+	double t0, took = 0;
+
+	setenv("NNP_COLL_TIMEOUT_S", "1", 1);
+	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(self->dev, n, self->comm));
+	unsetenv("NNP_COLL_TIMEOUT_S");
+	t0 = now_s();
+	for (r = 1; r < n; r++)
+		ASSERT_EQ(NNP_SUCCESS, allreduce(self, r));
+	for (r = 1; r < n; r++) {
+		struct nnp_stream_error e;
+
+		ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_synchronize(self->s[r]));
+		took = now_s() - t0;
+		ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_error(self->s[r], &e));
+		TH_LOG("rank %d: %s (status 0x%x) after %.2f s", r, e.what, e.status, took);
+		/* PEER_TIMEOUT, or ABORTED passed on by the rank that timed out */
+		EXPECT_TRUE(e.status == 0x14 || e.status == 0x15);
+		timeouts += e.status == 0x14;
+	}
+	EXPECT_GE(timeouts, 1);
+	EXPECT_GE(took, 1.0);
+	EXPECT_LT(took, 10.0);
+}
+
+TEST(comm_create_timeout_words)
+{
+	int fd = guest_open_fd(0);
+	struct drm_nnp_comm_create c = {
+		.nranks = 1, .epoch = 0x7ee1, .timeout_ms = 1000, .pad = 1,
+	};
+	struct drm_nnp_comm_destroy d = { 0 };
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, drmIoctl(fd, DRM_IOCTL_NNP_COMM_CREATE, &c));
+	EXPECT_EQ(EINVAL, errno);
+	c.pad = 0;
+	c.timeout_ms = DRM_NNP_COMM_TIMEOUT_NEVER;
+	ASSERT_EQ(0, drmIoctl(fd, DRM_IOCTL_NNP_COMM_CREATE, &c));
+	d.comm = c.comm;
+	EXPECT_EQ(0, drmIoctl(fd, DRM_IOCTL_NNP_COMM_DESTROY, &d));
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
