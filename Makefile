@@ -223,21 +223,6 @@ $(MNIST_STAMP): scripts/mnist-subset.sh | $(DEPS_STAMP)
 		$(MNIST_TRAIN) $(MNIST_TEST)
 	touch $@
 
-# ---- tests -------------------------------------------------------------------
-tests: $(HOST_TESTS) $(GUEST_C_TESTS) $(MPI_TESTS) $(FUZZERS)
-
-$(TESTDIR)/host/test_fw_%: tests/host/test_fw_%.c tests/host/fw_harness.c tests/host/fw_harness.h tests/lib/reduce_ref.h $(FW_SRCS) $(FW_HDRS) | $(DEPS_STAMP)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) -Ihw -Ifirmware-sim/include -Ifirmware-sim/src -Itests/host \
-		-o $@ $< tests/host/fw_harness.c $(FW_SRCS) -lcmocka -lm
-
-# A use after free between chips must abort the test, not pass unseen.
-$(TESTDIR)/host/test_fw_lifetime: CFLAGS_COMMON += -fsanitize=address -fno-omit-frame-pointer
-
-$(TESTDIR)/host/test_libnnp_%: tests/host/test_libnnp_%.c $(LIBNNP_A) $(LIBNNP_HDRS)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) -Ilibnnp/include -Ilibnnp/src -o $@ $< $(LIBNNP_A) $(DRM_LIBS) -lcmocka
-
 # ---- fuzzers (libFuzzer, ASan, UBSan): tests/fuzz/ ---------------------------
 # The device model's inputs (user queue commands, admin commands, ICL
 # packets) and libnnp's ring planner. `make check` runs each for 20 s;
@@ -266,6 +251,21 @@ $(FUZZ)/fuzz_ring_plan: tests/fuzz/fuzz_ring_plan.c libnnp/src/ring_plan.c libnn
 
 fuzz: $(FUZZERS)
 	bash tests/fuzz/run.sh $(FUZZ_TIME)
+
+# ---- tests -------------------------------------------------------------------
+tests: $(HOST_TESTS) $(GUEST_C_TESTS) $(MPI_TESTS) $(FUZZERS)
+
+$(TESTDIR)/host/test_fw_%: tests/host/test_fw_%.c tests/host/fw_harness.c tests/host/fw_harness.h tests/lib/reduce_ref.h $(FW_SRCS) $(FW_HDRS) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) -Ihw -Ifirmware-sim/include -Ifirmware-sim/src -Itests/host \
+		-o $@ $< tests/host/fw_harness.c $(FW_SRCS) -lcmocka -lm
+
+# A use after free between chips must abort the test, not pass unseen.
+$(TESTDIR)/host/test_fw_lifetime: CFLAGS_COMMON += -fsanitize=address -fno-omit-frame-pointer
+
+$(TESTDIR)/host/test_libnnp_%: tests/host/test_libnnp_%.c $(LIBNNP_A) $(LIBNNP_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) -Ilibnnp/include -Ilibnnp/src -o $@ $< $(LIBNNP_A) $(DRM_LIBS) -lcmocka
 
 # Guest tests use the kernel's kselftest harness: GNU C (statement
 # expressions), and its macros compare mixed signedness, leave a fixture
