@@ -192,8 +192,16 @@ MPICC := mpicc
 DIST_MNIST := $(BINDIR)/dist_mnist_mlp
 DIST_MNIST_SRCS := $(wildcard examples/dist_mnist_mlp/*.c)
 MPI_TESTS := $(TESTDIR)/guest/mpi_hello $(TESTDIR)/guest/coll_mpi
+RING_ALLREDUCE := $(BINDIR)/ring_allreduce
 
-examples: $(DIST_MNIST)
+examples: $(DIST_MNIST) $(RING_ALLREDUCE)
+
+# Built as a user would (examples/ring_allreduce.c says how), with the uapi
+# header where `make install` puts it: <drm/nnp_accel.h>.
+$(RING_ALLREDUCE): examples/ring_allreduce.c $(LIBNNP_SO) $(LIBNNP_HDRS)
+	@mkdir -p $(BINDIR)
+	$(CC) $(CFLAGS_COMMON) -Ilibnnp/include -Iuapi $(DRM_CFLAGS) -o $@ $< \
+		-L$(LIBDIR) -lnnp -Wl,-rpath,'$$ORIGIN/../lib'
 
 $(DIST_MNIST): $(DIST_MNIST_SRCS) $(wildcard examples/dist_mnist_mlp/*.h) $(LIBNNP_SO) libnnp/include/nnp/nnp.h
 	@mkdir -p $(BINDIR)
@@ -300,9 +308,9 @@ initramfs: $(INITRAMFS)
 INITRAMFS_DEPS := scripts/mkinitramfs.sh scripts/guest-init.sh scripts/nnp-load scripts/nnp-demo \
 	scripts/guest-openmpi-mca-params.conf \
 	$(wildcard tests/guest/*.sh) tests/lib/tap.sh $(NNPTOOL) $(LIBNNP_SO) \
-	$(GUEST_C_TESTS) $(MPI_TESTS) $(DIST_MNIST) $(MNIST_STAMP)
+	$(GUEST_C_TESTS) $(MPI_TESTS) $(DIST_MNIST) $(RING_ALLREDUCE) $(MNIST_STAMP)
 INITRAMFS_ARGS = $(LIBDIR) $(NNPTOOL) \
-	--bin $(DIST_MNIST) --data $(MNIST_DIR) /usr/share/nnp \
+	--bin $(DIST_MNIST) --bin $(RING_ALLREDUCE) --data $(MNIST_DIR) /usr/share/nnp \
 	$(GUEST_C_TESTS) $(MPI_TESTS) $(wildcard tests/guest/*.sh) tests/lib/tap.sh
 
 $(INITRAMFS): $(INITRAMFS_DEPS) $(NNP_KO) $(KREL_FILE)
@@ -323,7 +331,7 @@ check-debug: qemu $(DEBUG_INITRAMFS)
 	NNP_VM_KERNEL=debug bash tests/run-tests.sh
 
 demo: all
-	tools/nnp-vm --chips 4 -- nnp-demo
+	tools/nnp-vm --chips 4 --fabric ring --mem-size 64M -- nnp-demo
 
 # ---- benchmarks: not tests, not part of check -----------------------------
 # One run of tests/bench/run.sh: the host's roofline, memcpy and Open MPI
