@@ -25,8 +25,8 @@ KSFT_HARNESS := $(LINUX_SRC)/tools/testing/selftests/kselftest_harness.h
 CHECKPATCH := $(LINUX_SRC)/scripts/checkpatch.pl
 
 DEPS_STAMP := $(BUILD)/.deps-installed
-LIBDIR := $(BUILD)/lib
-BINDIR := $(BUILD)/bin
+OUT_LIB := $(BUILD)/lib
+OUT_BIN := $(BUILD)/bin
 TESTDIR := $(BUILD)/tests
 INITRAMFS := $(BUILD)/initramfs.cpio.gz
 
@@ -48,15 +48,15 @@ DRIVER_SRCS := Kbuild $(wildcard driver/*.c driver/*.h) hw/nnp_hw.h uapi/drm/nnp
 HOST_TESTS := $(patsubst tests/host/%.c,$(TESTDIR)/host/%,$(wildcard tests/host/test_*.c))
 GUEST_C_TESTS := $(patsubst tests/guest/%.c,$(TESTDIR)/guest/%,$(wildcard tests/guest/*_test.c))
 
-LIBNNP_SO := $(LIBDIR)/libnnp.so.$(VERSION)
-LIBNNP_A := $(LIBDIR)/libnnp.a
-NNPTOOL := $(BINDIR)/nnptool
+LIBNNP_SO := $(OUT_LIB)/libnnp.so.$(VERSION)
+LIBNNP_A := $(OUT_LIB)/libnnp.a
+NNPTOOL := $(OUT_BIN)/nnptool
 NNP_KO := nnp.ko
 
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps qemu module userspace examples tests initramfs check check-fresh demo bench clean distclean checkpatch install \
+.PHONY: all deps qemu module userspace examples tests initramfs check check-fresh demo bench clean distclean checkpatch install install-dkms \
 	reduce-bench debug-kernel debug-module debug-initramfs check-debug fuzz
 
 all: qemu module userspace examples tests initramfs
@@ -141,82 +141,120 @@ checkpatch: $(CHECKPATCH)
 	perl $(CHECKPATCH) --strict --no-tree --terse -f driver/*.c driver/*.h
 
 # ---- libnnp and nnptool ----------------------------------------------------
-userspace: $(LIBNNP_SO) $(LIBNNP_A) $(NNPTOOL) $(LIBDIR)/pkgconfig/nnp.pc
+userspace: $(LIBNNP_SO) $(LIBNNP_A) $(NNPTOOL) $(OUT_LIB)/pkgconfig/nnp.pc
 
 LIBNNP_CFLAGS := $(CFLAGS_COMMON) -Ilibnnp/include -Iuapi/drm -Ihw
 
 $(BUILD)/obj/libnnp/%.o: libnnp/src/%.c $(LIBNNP_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(LIBNNP_CFLAGS) $(DRM_CFLAGS) -fPIC -c $< -o $@
+	$(CC) $(LIBNNP_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(DRM_CFLAGS) -fPIC -c $< -o $@
 
 LIBNNP_OBJS := $(patsubst libnnp/src/%.c,$(BUILD)/obj/libnnp/%.o,$(LIBNNP_SRCS))
 
 $(LIBNNP_SO): $(LIBNNP_OBJS) libnnp/libnnp.map
-	@mkdir -p $(LIBDIR)
-	$(CC) -shared -Wl,-soname,libnnp.so.$(SOVERSION) \
+	@mkdir -p $(OUT_LIB)
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libnnp.so.$(SOVERSION) \
 		-Wl,--version-script=libnnp/libnnp.map -Wl,-z,defs \
 		-o $@ $(LIBNNP_OBJS) $(DRM_LIBS)
-	ln -sf libnnp.so.$(VERSION) $(LIBDIR)/libnnp.so.$(SOVERSION)
-	ln -sf libnnp.so.$(SOVERSION) $(LIBDIR)/libnnp.so
+	ln -sf libnnp.so.$(VERSION) $(OUT_LIB)/libnnp.so.$(SOVERSION)
+	ln -sf libnnp.so.$(SOVERSION) $(OUT_LIB)/libnnp.so
 
 $(LIBNNP_A): $(LIBNNP_OBJS)
-	@mkdir -p $(LIBDIR)
+	@mkdir -p $(OUT_LIB)
 	rm -f $@ && ar rcs $@ $^
 
-$(LIBDIR)/pkgconfig/nnp.pc: libnnp/nnp.pc.in Makefile
-	@mkdir -p $(dir $@)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< >$@
+# nnp.pc for the install directories below.
+PC_SUBST = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' libnnp/nnp.pc.in
 
-# libnnp (shared, static, headers, pkg-config) and nnptool under PREFIX.
-install: userspace
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/nnp \
-		$(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 libnnp/include/nnp/*.h $(DESTDIR)$(PREFIX)/include/nnp/
-	install -m 755 $(LIBNNP_SO) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf libnnp.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libnnp.so.$(SOVERSION)
-	ln -sf libnnp.so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/libnnp.so
-	install -m 644 $(LIBNNP_A) $(DESTDIR)$(PREFIX)/lib/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' libnnp/nnp.pc.in \
-		>$(DESTDIR)$(PREFIX)/lib/pkgconfig/nnp.pc
-	install -m 755 $(NNPTOOL) $(DESTDIR)$(PREFIX)/bin/
+$(OUT_LIB)/pkgconfig/nnp.pc: libnnp/nnp.pc.in Makefile
+	@mkdir -p $(dir $@)
+	$(PC_SUBST) >$@
+
+# ---- install -------------------------------------------------------------
+# `make install`: libnnp (shared, static, headers with the driver's uapi
+# header <drm/nnp_accel.h>, nnp.pc), nnptool and the man pages.
+# `make install-dkms`: the module's source and dkms.conf under /usr/src for
+# DKMS, and the udev rule for its device nodes. Both honour DESTDIR; the
+# directories are the usual variables. LIBDIR is Debian's multiarch
+# directory (lib/x86_64-linux-gnu) where dpkg-architecture or the compiler
+# names one: ld.so and pkg-config look there under /usr and /usr/local.
+MULTIARCH ?= $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || $(CC) -print-multiarch)
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib$(if $(MULTIARCH),/$(MULTIARCH))
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DKMSDIR ?= /usr/src/nnp-$(VERSION)
+UDEVRULESDIR ?= /lib/udev/rules.d
+MAN_PAGES := docs/man/nnptool.1 docs/man/libnnp.3
+
+# nnptool as installed: found libnnp in LIBDIR, no rpath into the build tree.
+NNPTOOL_INSTALL := $(BUILD)/install/nnptool
+
+$(NNPTOOL_INSTALL): $(NNPTOOL_SRCS) tools/nnptool/nnptool.h $(LIBNNP_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) $(CPPFLAGS) $(CFLAGS) -Ilibnnp/include -o $@ $(NNPTOOL_SRCS) \
+		$(LDFLAGS) -L$(OUT_LIB) -lnnp
+
+install: $(LIBNNP_SO) $(LIBNNP_A) $(NNPTOOL_INSTALL)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR)/nnp $(DESTDIR)$(INCLUDEDIR)/drm \
+		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(MANDIR)/man3
+	install -m 644 libnnp/include/nnp/*.h $(DESTDIR)$(INCLUDEDIR)/nnp/
+	install -m 644 uapi/drm/nnp_accel.h $(DESTDIR)$(INCLUDEDIR)/drm/
+	install -m 644 $(LIBNNP_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf libnnp.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libnnp.so.$(SOVERSION)
+	ln -sf libnnp.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libnnp.so
+	install -m 644 $(LIBNNP_A) $(DESTDIR)$(LIBDIR)/
+	$(PC_SUBST) >$(DESTDIR)$(PKGCONFIGDIR)/nnp.pc
+	install -m 755 $(NNPTOOL_INSTALL) $(DESTDIR)$(BINDIR)/
+	install -m 644 docs/man/nnptool.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 docs/man/libnnp.3 $(DESTDIR)$(MANDIR)/man3/
+
+install-dkms:
+	install -d $(DESTDIR)$(DKMSDIR) $(DESTDIR)$(UDEVRULESDIR)
+	cp --parents $(DRIVER_SRCS) $(DESTDIR)$(DKMSDIR)/
+	sed 's|#MODULE_VERSION#|$(VERSION)|' dkms.conf >$(DESTDIR)$(DKMSDIR)/dkms.conf
+	install -m 644 udev/60-nnp.rules $(DESTDIR)$(UDEVRULESDIR)/
 
 $(NNPTOOL): $(NNPTOOL_SRCS) tools/nnptool/nnptool.h $(LIBNNP_SO)
-	@mkdir -p $(BINDIR)
+	@mkdir -p $(OUT_BIN)
 	$(CC) $(CFLAGS_COMMON) -Ilibnnp/include -o $@ $(NNPTOOL_SRCS) \
-		-L$(LIBDIR) -lnnp -Wl,-rpath,'$$ORIGIN/../lib'
+		-L$(OUT_LIB) -lnnp -Wl,-rpath,'$$ORIGIN/../lib'
 
 # ---- MPI programs: the training example, the guest's MPI smoke test ----------
 # Open MPI's compiler wrapper around $(CC). The example's loops are meant to
 # be vectorized, which GCC does at -O3 (4x faster, and the same results).
 MPICC := mpicc
-DIST_MNIST := $(BINDIR)/dist_mnist_mlp
+DIST_MNIST := $(OUT_BIN)/dist_mnist_mlp
 DIST_MNIST_SRCS := $(wildcard examples/dist_mnist_mlp/*.c)
 MPI_TESTS := $(TESTDIR)/guest/mpi_hello $(TESTDIR)/guest/coll_mpi
-RING_ALLREDUCE := $(BINDIR)/ring_allreduce
+RING_ALLREDUCE := $(OUT_BIN)/ring_allreduce
 
 examples: $(DIST_MNIST) $(RING_ALLREDUCE)
 
 # Built as a user would (examples/ring_allreduce.c says how), with the uapi
 # header where `make install` puts it: <drm/nnp_accel.h>.
 $(RING_ALLREDUCE): examples/ring_allreduce.c $(LIBNNP_SO) $(LIBNNP_HDRS)
-	@mkdir -p $(BINDIR)
+	@mkdir -p $(OUT_BIN)
 	$(CC) $(CFLAGS_COMMON) -Ilibnnp/include -Iuapi $(DRM_CFLAGS) -o $@ $< \
-		-L$(LIBDIR) -lnnp -Wl,-rpath,'$$ORIGIN/../lib'
+		-L$(OUT_LIB) -lnnp -Wl,-rpath,'$$ORIGIN/../lib'
 
 $(DIST_MNIST): $(DIST_MNIST_SRCS) $(wildcard examples/dist_mnist_mlp/*.h) $(LIBNNP_SO) libnnp/include/nnp/nnp.h
-	@mkdir -p $(BINDIR)
+	@mkdir -p $(OUT_BIN)
 	$(MPICC) $(CFLAGS_COMMON) -O3 -Ilibnnp/include -o $@ $(DIST_MNIST_SRCS) \
-		-L$(LIBDIR) -lnnp -lz -lm -Wl,-rpath,'$$ORIGIN/../lib'
+		-L$(OUT_LIB) -lnnp -lz -lm -Wl,-rpath,'$$ORIGIN/../lib'
 
 $(TESTDIR)/guest/mpi_hello: tests/guest/mpi_hello.c $(LIBNNP_SO) libnnp/include/nnp/nnp.h
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS_COMMON) -Ilibnnp/include -o $@ $< -L$(LIBDIR) -lnnp
+	$(MPICC) $(CFLAGS_COMMON) -Ilibnnp/include -o $@ $< -L$(OUT_LIB) -lnnp
 
 $(TESTDIR)/guest/coll_mpi: tests/guest/coll_mpi.c tests/guest/coll_data.h tests/guest/device_counters.h \
 		$(LIBNNP_SO) $(LIBNNP_HDRS)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS_COMMON) -Ilibnnp/include -Iuapi/drm $(DRM_CFLAGS) -Itests/guest \
-		-o $@ $< -L$(LIBDIR) -lnnp -lm
+		-o $@ $< -L$(OUT_LIB) -lnnp -lm
 
 # The guest gets the first MNIST_TRAIN / MNIST_TEST images of Fashion-MNIST
 # (2 MB instead of 30 MB in every boot's initramfs).
@@ -287,7 +325,7 @@ $(TESTDIR)/guest/%_test: tests/guest/%_test.c tests/guest/guest_env.h tests/gues
 		tests/guest/device_counters.h \
 		$(KSFT_HARNESS) $(LIBNNP_SO) $(LIBNNP_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(GUEST_CFLAGS) -Itests/guest -o $@ $< -L$(LIBDIR) -lnnp $(DRM_LIBS) -lm
+	$(CC) $(GUEST_CFLAGS) -Itests/guest -o $@ $< -L$(OUT_LIB) -lnnp $(DRM_LIBS) -lm
 
 # ---- benchmarks (not tests: make check does not run them) ------------------
 # The firmware's reduction kernels against the scalar loop they replaced and
@@ -309,7 +347,7 @@ INITRAMFS_DEPS := scripts/mkinitramfs.sh scripts/guest-init.sh scripts/nnp-load 
 	scripts/guest-openmpi-mca-params.conf \
 	$(wildcard tests/guest/*.sh) tests/lib/tap.sh $(NNPTOOL) $(LIBNNP_SO) \
 	$(GUEST_C_TESTS) $(MPI_TESTS) $(DIST_MNIST) $(RING_ALLREDUCE) $(MNIST_STAMP)
-INITRAMFS_ARGS = $(LIBDIR) $(NNPTOOL) \
+INITRAMFS_ARGS = $(OUT_LIB) $(NNPTOOL) \
 	--bin $(DIST_MNIST) --bin $(RING_ALLREDUCE) --data $(MNIST_DIR) /usr/share/nnp \
 	$(GUEST_C_TESTS) $(MPI_TESTS) $(wildcard tests/guest/*.sh) tests/lib/tap.sh
 
@@ -362,7 +400,7 @@ check-fresh:
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(ROOT) clean 2>/dev/null
-	rm -rf $(BUILD)/obj $(LIBDIR) $(BINDIR) $(TESTDIR) $(BUILD)/data $(INITRAMFS) \
+	rm -rf $(BUILD)/obj $(BUILD)/install $(OUT_LIB) $(OUT_BIN) $(TESTDIR) $(BUILD)/data $(INITRAMFS) \
 		$(BENCH)/host_bw $(BENCH)/mpi_coll $(DEBUG_MODDIR) $(DEBUG_INITRAMFS) \
 		$(FUZZERS) $(FUZZ)/fuzz_dev.o
 

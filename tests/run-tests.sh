@@ -43,6 +43,7 @@ if [ "$NNP_VM_KERNEL" = stock ]; then
 	run_suite host-fuzz bash "$root/tests/fuzz/run.sh" 20
 	run_suite host-checkpatch bash "$root/tests/host/checkpatch.sh"
 	run_suite host-install bash "$root/tests/host/check-install.sh"
+	run_suite host-dkms bash "$root/tests/host/check-dkms.sh"
 fi
 run_suite guest "$root/tools/nnp-vm" --chips 2 --mem-size 512M --guest-mem 2048 \
 	-- run-guest-tests.sh

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The module as DKMS builds it on an operator's machine: `make install-dkms`
+# lays out /usr/src/nnp-VERSION (in a scratch DESTDIR), then dkms itself
+# adds and builds it against the guest kernel's 6.12 headers in
+# build/sysroot, in a DKMS tree of its own (nothing of the host's DKMS
+# state is touched). The nnp.ko it makes must be for that kernel.
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/lib/tap.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+version=$(sed -n 's/^VERSION := //p' "$root/Makefile")
+kver=$(cat "$root/build/sysroot/kernel-release")
+kdir=$(realpath "$root/build/sysroot/build")
+dkms_args=(--sourcetree "$tmp/dest/usr/src" --dkmstree "$tmp/dkms" -m nnp -v "$version")
+tap_plan 4
+
+make -s -C "$root" install-dkms DESTDIR="$tmp/dest" >"$tmp/log" 2>&1
+mkdir -p "$tmp/dkms"
+tap_context=$tmp/log tap_check "dkms add nnp/$version" \
+	sh -c "dkms add ${dkms_args[*]} >>'$tmp/log' 2>&1"
+start=$(date +%s)
+tap_context=$tmp/log tap_check "dkms build nnp/$version for $kver against build/sysroot's headers" \
+	sh -c "dkms build ${dkms_args[*]} -k '$kver' --kernelsourcedir '$kdir' >>'$tmp/log' 2>&1"
+echo "# dkms build: $(($(date +%s) - start)) s"
+ko=$tmp/dkms/nnp/$version/$kver/$(uname -m)/module/nnp.ko
+tap_check "DKMS made nnp.ko for $kver" sh -c \
+	"modinfo -F vermagic '$ko' | grep -q '^$kver '"
+tap_check "dkms status: nnp/$version built for $kver" sh -c \
+	"dkms status ${dkms_args[*]} -k '$kver' | grep -q ': built$'"
+tap_done
