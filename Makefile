@@ -56,7 +56,7 @@ NNP_KO := nnp.ko
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps qemu module userspace examples tests initramfs check check-fresh demo bench clean distclean checkpatch install install-dkms \
+.PHONY: all deps qemu module userspace examples tests initramfs check check-fresh demo bench clean distclean checkpatch install install-files install-dkms deb check-deb \
 	reduce-bench debug-kernel debug-module debug-initramfs check-debug fuzz
 
 all: qemu module userspace examples tests initramfs
@@ -67,14 +67,24 @@ all: qemu module userspace examples tests initramfs
 # reading this file again. So nothing evaluated while reading it ($(shell
 # pkg-config ...), := assignments) ever sees the machine as it was before
 # the packages went in. `clean`, `distclean` and `check-fresh` install
-# nothing here.
-ifneq ($(filter-out clean distclean check-fresh,$(or $(MAKECMDGOALS),all)),)
+# nothing here; `deb` and `check-deb` install what they need themselves
+# (scripts/install-deb-deps.sh).
+#
+# NNP_DEPS=none: the caller has installed what the build needs (a Debian
+# package build: debian/control's Build-Depends), run no apt.
+ifneq ($(NNP_DEPS),none)
+ifneq ($(filter-out clean distclean check-fresh deb check-deb,$(or $(MAKECMDGOALS),all)),)
 include $(DEPS_STAMP)
+endif
 endif
 
 $(DEPS_STAMP): scripts/install-deps.sh
+ifeq ($(NNP_DEPS),none)
+	@:
+else
 	bash scripts/install-deps.sh
 	@mkdir -p $(BUILD) && echo '# scripts/install-deps.sh ran' >$@
+endif
 
 deps: $(DEPS_STAMP)
 
@@ -197,7 +207,10 @@ $(NNPTOOL_INSTALL): $(NNPTOOL_SRCS) tools/nnptool/nnptool.h $(LIBNNP_SO)
 	$(CC) $(CFLAGS_COMMON) $(CPPFLAGS) $(CFLAGS) -Ilibnnp/include -o $@ $(NNPTOOL_SRCS) \
 		$(LDFLAGS) -L$(OUT_LIB) -lnnp
 
-install: $(LIBNNP_SO) $(LIBNNP_A) $(NNPTOOL_INSTALL)
+# What `make install` copies, built (debian/rules builds this first).
+install-files: $(LIBNNP_SO) $(LIBNNP_A) $(NNPTOOL_INSTALL)
+
+install: install-files
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR)/nnp $(DESTDIR)$(INCLUDEDIR)/drm \
 		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man3
@@ -348,7 +361,8 @@ INITRAMFS_DEPS := scripts/mkinitramfs.sh scripts/guest-init.sh scripts/nnp-load 
 	$(wildcard tests/guest/*.sh) tests/lib/tap.sh $(NNPTOOL) $(LIBNNP_SO) \
 	$(GUEST_C_TESTS) $(MPI_TESTS) $(DIST_MNIST) $(RING_ALLREDUCE) $(MNIST_STAMP)
 INITRAMFS_ARGS = $(OUT_LIB) $(NNPTOOL) \
-	--bin $(DIST_MNIST) --bin $(RING_ALLREDUCE) --data $(MNIST_DIR) /usr/share/nnp \
+	--bin $(DIST_MNIST) --bin $(RING_ALLREDUCE) \
+	--data $(MNIST_DIR) /usr/share/nnp \
 	$(GUEST_C_TESTS) $(MPI_TESTS) $(wildcard tests/guest/*.sh) tests/lib/tap.sh
 
 $(INITRAMFS): $(INITRAMFS_DEPS) $(NNP_KO) $(KREL_FILE)
@@ -393,6 +407,19 @@ $(BENCH)/mpi_coll: tests/bench/mpi_coll.c | $(DEPS_STAMP)
 
 bench: all $(BENCH_DEPS_STAMP) $(BENCH)/host_bw $(BENCH)/mpi_coll
 	bash tests/bench/run.sh
+
+# ---- Debian packages -------------------------------------------------------
+# nnp-dkms, libnnp0, libnnp-dev and nnptool from debian/, built by
+# dpkg-buildpackage in a copy of the checkout's files, into $(DEB_DIR).
+# check-deb: lintian, then the packages installed in a clean Debian 12
+# root, where the module builds by DKMS and the examples by pkg-config.
+DEB_DIR := $(BUILD)/deb
+
+deb:
+	bash scripts/build-deb.sh $(DEB_DIR)
+
+check-deb: deb $(KREL_FILE)
+	bash scripts/check-deb.sh $(DEB_DIR)
 
 # Both commands above, from a clean clone in a clean Debian 12 root.
 check-fresh:

@@ -11,45 +11,22 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(realpath -m "${1:-$repo/build/fresh}")
 root=$work/root
-mirror=http://deb.debian.org/debian
-mounts=(proc sys dev dev/pts)
+. "$repo/scripts/lib/debian-root.sh"
 
 log() { printf '%s check-fresh: %s\n' "$(date +%T)" "$*"; }
 
-unmount_all() {
-	local i
-	for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
-		mountpoint -q "$root/${mounts[i]}" && umount -l "$root/${mounts[i]}"
-	done
-	return 0
-}
-trap unmount_all EXIT
+trap 'debian_root_unmount "$root"' EXIT
 
 [ "$(id -u)" = 0 ] || { echo "check-fresh: needs root (debootstrap, chroot)" >&2; exit 1; }
-command -v debootstrap >/dev/null ||
-	{ apt-get update -qq && apt-get install -y -qq debootstrap >/dev/null; }
 
-unmount_all
-rm -rf "$root"
 mkdir -p "$work"
 start=$SECONDS
 log "debootstrap bookworm into $root"
-debootstrap --variant=minbase --include=make,gcc,git,ca-certificates \
-	bookworm "$root" "$mirror" >"$work/debootstrap.log" 2>&1 ||
-	{ tail -n 20 "$work/debootstrap.log"; exit 1; }
-cat >"$root/etc/apt/sources.list" <<EOF
-deb $mirror bookworm main
-deb $mirror bookworm-updates main
-deb http://deb.debian.org/debian-security bookworm-security main
-EOF
-cp /etc/resolv.conf "$root/etc/resolv.conf"
+debian_root_create "$root" "$work/debootstrap.log" make,gcc,git,ca-certificates
 log "root ready after $((SECONDS - start)) s"
 
 git clone -q --no-local "$repo" "$root/root/nnp"
-mount -t proc proc "$root/proc"
-mount -t sysfs sys "$root/sys"
-mount --bind /dev "$root/dev"
-mount --bind /dev/pts "$root/dev/pts"
+debian_root_mount "$root"
 
 status=0
 for cmd in demo check; do

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# make check-deb: the packages `make deb` built, checked as a user meets
+# them. lintian on the host (no errors allowed); then, in a clean Debian 12
+# root (debootstrap minbase, cached in build/check-deb/base, a fresh copy
+# per run), apt installs the four packages with the guest kernel's 6.12
+# headers, a compiler and udev: DKMS must build and install nnp.ko for that
+# kernel, examples/list_devices.c and ring_allreduce.c must build with
+# pkg-config against libnnp-dev, they and nnptool must say that the driver
+# is not loaded, and udev must parse the rule without a complaint. TAP.
+# Usage: check-deb.sh DEBDIR   (needs root)
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+debs=$(realpath "$1")
+work=$repo/build/check-deb
+base=$work/base root=$work/root
+kver=$(cat "$repo/build/sysroot/kernel-release")
+version=$(sed -n 's/^VERSION := //p' "$repo/Makefile")
+. "$repo/scripts/lib/debian-root.sh"
+. "$repo/tests/lib/tap.sh"
+trap 'debian_root_unmount "$root"; umount "$root/var/cache/apt/archives" 2>/dev/null' EXIT
+[ "$(id -u)" = 0 ] || { echo "check-deb: needs root (debootstrap, chroot)" >&2; exit 1; }
+# INITRD=No: the kernel image the headers depend on needs no initramfs here.
+in_root() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+	LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive INITRD=No "$@"; }
+start=$SECONDS
+tap_plan 10
+
+mkdir -p "$work"
+lintian --fail-on error "$debs"/*.changes >"$work/lintian.log" 2>&1
+lint=$?
+tap_context=$work/lintian.log tap_check "lintian: no errors in the four packages" \
+	test "$lint" = 0 -a "$(ls "$debs"/*.deb | grep -vc dbgsym)" = 4
+
+if [ ! -f "$base/.nnp-base" ]; then
+	echo "# debootstrap bookworm into $base (once; cached)"
+	debian_root_create "$base" "$work/debootstrap.log" ca-certificates || exit 1
+	touch "$base/.nnp-base"
+fi
+debian_root_unmount "$root"
+rm -rf "$root"
+cp -a "$base" "$root"
+mkdir -p "$work/apt-archives" "$root/tmp/debs"
+mount --bind "$work/apt-archives" "$root/var/cache/apt/archives"
+debian_root_mount "$root"
+cp "$debs"/nnp-dkms_*.deb "$debs"/libnnp0_*.deb "$debs"/libnnp-dev_*.deb \
+	"$debs"/nnptool_*.deb "$root/tmp/debs/"
+echo "# root ready after $((SECONDS - start)) s; apt install (log: $work/apt.log)"
+# shellcheck disable=SC2046
+in_root sh -c "apt-get update -q && apt-get install -y -q --no-install-recommends \
+	/tmp/debs/*.deb linux-headers-$kver gcc libc6-dev pkg-config udev" \
+	>"$work/apt.log" 2>&1
+in_root dpkg-query -W -f='${Status}\n' nnp-dkms libnnp0 libnnp-dev nnptool \
+	"linux-headers-$kver" | grep -vq '^install ok installed$' && false || true
+in_root dpkg-query -W -f='${Status}\n' nnp-dkms libnnp0 libnnp-dev nnptool \
+	"linux-headers-$kver" >"$work/status" 2>&1
+tap_context=$work/apt.log tap_check "apt installs nnp-dkms, libnnp0, libnnp-dev, nnptool, linux-headers-$kver" sh -c \
+	"test \$(grep -cx 'install ok installed' '$work/status') = 5"
+echo "# apt install, DKMS build included: done after $((SECONDS - start)) s"
+
+in_root dkms status >"$work/dkms.log" 2>&1
+tap_context=$work/dkms.log tap_grep "DKMS built and installed nnp/$version for $kver" \
+	"$work/dkms.log" "^nnp/$version, ${kver//+/\\+}, $(uname -m): installed"
+tap_check "modinfo: nnp.ko for $kver where modprobe finds it" sh -c \
+	"chroot '$root' modinfo -k '$kver' -F vermagic nnp | grep -q '^$kver '"
+
+cp "$repo/examples/list_devices.c" "$repo/examples/ring_allreduce.c" "$root/tmp/"
+in_root sh -c 'cd /tmp && cc -Wall -Wextra -Werror -o list_devices list_devices.c \
+	$(pkg-config --cflags --libs nnp) && cc -Wall -Wextra -Werror -o ring_allreduce \
+	ring_allreduce.c $(pkg-config --cflags --libs nnp)' >"$work/cc.log" 2>&1
+tap_context=$work/cc.log tap_check "list_devices.c and ring_allreduce.c build with pkg-config nnp" \
+	test -x "$root/tmp/list_devices" -a -x "$root/tmp/ring_allreduce"
+in_root /tmp/list_devices >"$work/run.log" 2>&1
+echo "status=$?" >>"$work/run.log"
+tap_check "list_devices: 'nnp driver not loaded', exit 1" sh -c \
+	"grep -q '^no nnp devices: nnp driver not loaded' '$work/run.log' && grep -qx status=1 '$work/run.log'"
+in_root nnptool list >"$work/tool.log" 2>&1
+echo "status=$?" >>"$work/tool.log"
+tap_check "nnptool list: 'nnp driver not loaded', exit 1" sh -c \
+	"grep -q '^nnptool: list: nnp driver not loaded' '$work/tool.log' && grep -qx status=1 '$work/tool.log'"
+tap_check "libnnp.so.0 resolves from the multiarch directory" sh -c \
+	"chroot '$root' ldd /usr/bin/nnptool | grep -q 'libnnp.so.0 => /lib/x86_64-linux-gnu/libnnp.so.0\|libnnp.so.0 => /usr/lib/x86_64-linux-gnu/libnnp.so.0'"
+
+# udev's own parser: every rule file is read for any device's test run.
+in_root udevadm test /sys/devices/virtual/mem/null >"$work/udev.log" 2>&1
+tap_check "udevadm reads 60-nnp.rules and has nothing to say about it" sh -c \
+	"grep -q 'Reading rules file: /lib/udev/rules.d/60-nnp.rules\|60-nnp.rules' '$work/udev.log' &&
+	 ! grep '60-nnp.rules' '$work/udev.log' | grep -qiE 'invalid|error|unknown|ignor|fail'"
+tap_check "group render exists for the rule" sh -c "chroot '$root' getent group render >/dev/null"
+
+echo "# check-deb: $((SECONDS - start)) s"
+tap_done
