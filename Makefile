@@ -359,9 +359,11 @@ initramfs: $(INITRAMFS)
 INITRAMFS_DEPS := scripts/mkinitramfs.sh scripts/guest-init.sh scripts/nnp-load scripts/nnp-demo \
 	scripts/guest-openmpi-mca-params.conf \
 	$(wildcard tests/guest/*.sh) tests/lib/tap.sh $(NNPTOOL) $(LIBNNP_SO) \
-	$(GUEST_C_TESTS) $(MPI_TESTS) $(DIST_MNIST) $(RING_ALLREDUCE) $(MNIST_STAMP)
+	$(GUEST_C_TESTS) $(MPI_TESTS) $(DIST_MNIST) $(RING_ALLREDUCE) $(MNIST_STAMP) \
+	udev/60-nnp.rules
 INITRAMFS_ARGS = $(OUT_LIB) $(NNPTOOL) \
 	--bin $(DIST_MNIST) --bin $(RING_ALLREDUCE) \
+	--bin /bin/udevadm --data udev/60-nnp.rules /lib/udev/rules.d \
 	--data $(MNIST_DIR) /usr/share/nnp \
 	$(GUEST_C_TESTS) $(MPI_TESTS) $(wildcard tests/guest/*.sh) tests/lib/tap.sh
 

@@ -130,7 +130,8 @@ cp /etc/openmpi/openmpi-default-hostfile "$stage/etc/openmpi/"
 cp "$here/guest-openmpi-mca-params.conf" "$stage/etc/openmpi/openmpi-mca-params.conf"
 # Who and where we are: Open MPI looks up the user and the host name.
 echo 'root:x:0:0:root:/root:/bin/sh' >"$stage/etc/passwd"
-echo 'root:x:0:' >"$stage/etc/group"
+# render: the group udev/60-nnp.rules gives the accel nodes to.
+printf 'root:x:0:\nrender:x:105:\n' >"$stage/etc/group"
 printf '127.0.0.1\tlocalhost nnp-vm\n::1\tlocalhost ip6-localhost\n' >"$stage/etc/hosts"
 
 # Shared libraries of every dynamic executable and library staged so far,
