@@ -6,7 +6,7 @@
 
 BUILD := build
 ROOT := $(CURDIR)
-VERSION := 0.1.0
+VERSION := 0.2.0
 SOVERSION := 0
 
 CC ?= gcc

@@ -12,6 +12,15 @@
 #include "nnp_accel.h"
 
 /*
+ * Whether the device knows interface 1.4's communicator words (timeout,
+ * abort, status): before it, it takes them for reserved ones.
+ */
+static bool nnp_comm_v14(const struct nnp_device *ndev)
+{
+	return (ndev->id.hw_version & 0xffff) >= 4;
+}
+
+/*
  * Run COMM_CREATE with the ring order, copied from user space into memory
  * the device reads (the device checks it is a permutation of the ranks).
  */
@@ -63,8 +72,7 @@ int nnp_ioctl_comm_create(struct drm_device *drm, void *data,
 	    (args->nranks > 1 && (args->send_port >= ndev->id.num_ports ||
 				  args->recv_port >= ndev->id.num_ports)))
 		return -EINVAL;
-	/* Before 1.4 the device takes the word for a reserved one. */
-	if (args->timeout_ms && (ndev->id.hw_version & 0xffff) < 4)
+	if (args->timeout_ms && !nnp_comm_v14(ndev))
 		return -EOPNOTSUPP;
 	ret = nnp_user_charge(nf, NNP_LIMIT_COMMS);
 	if (ret)
@@ -92,10 +100,14 @@ int nnp_ioctl_comm_destroy(struct drm_device *drm, void *data,
 	struct nnp_device *ndev = to_nnp(drm);
 	struct nnp_file *nf = file->driver_priv;
 	struct drm_nnp_comm_destroy *args = data;
-	u32 a[2] = { nf->ctx, args->comm };
+	u32 a[3] = { nf->ctx, args->comm, 0 };
 
-	if (args->flags)
+	if (args->flags & ~DRM_NNP_COMM_DESTROY_ABORT)
 		return -EINVAL;
+	if (args->flags && !nnp_comm_v14(ndev))
+		return -EOPNOTSUPP;
+	if (args->flags & DRM_NNP_COMM_DESTROY_ABORT)
+		a[2] = NNP_HW_COMM_DESTROY_ABORT;
 	if (args->comm >= NNP_HW_MAX_COMMS ||
 	    !test_and_clear_bit(args->comm, nf->comms))
 		return -ENOENT;
@@ -103,6 +115,24 @@ int nnp_ioctl_comm_destroy(struct drm_device *drm, void *data,
 	ida_free(&ndev->comm_ida, args->comm);
 	nnp_user_uncharge(nf, NNP_LIMIT_COMMS);
 	return 0;
+}
+
+int nnp_ioctl_comm_status(struct drm_device *drm, void *data,
+			  struct drm_file *file)
+{
+	struct nnp_device *ndev = to_nnp(drm);
+	struct nnp_file *nf = file->driver_priv;
+	struct drm_nnp_comm_status *args = data;
+	u32 a[2] = { nf->ctx, args->comm };
+
+	if (args->flags || args->pad)
+		return -EINVAL;
+	if (args->comm >= NNP_HW_MAX_COMMS || !test_bit(args->comm, nf->comms))
+		return -ENOENT;
+	if (!nnp_comm_v14(ndev))
+		return -EOPNOTSUPP;
+	return nnp_admin_run(ndev, NNP_ADMIN_COMM_STATUS, a, sizeof(a), 0, 0,
+			     &args->status);
 }
 
 /* The file is closing: the firmware drops its communicators with its context. */

@@ -49,6 +49,7 @@ NNP_GUARDED_IOCTL(queue_reset)
 NNP_GUARDED_IOCTL(queue_wait)
 NNP_GUARDED_IOCTL(comm_create)
 NNP_GUARDED_IOCTL(comm_destroy)
+NNP_GUARDED_IOCTL(comm_status)
 
 static const struct drm_ioctl_desc nnp_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(NNP_QUERY, nnp_guarded_query, 0),
@@ -60,6 +61,7 @@ static const struct drm_ioctl_desc nnp_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(NNP_QUEUE_WAIT, nnp_guarded_queue_wait, 0),
 	DRM_IOCTL_DEF_DRV(NNP_COMM_CREATE, nnp_guarded_comm_create, 0),
 	DRM_IOCTL_DEF_DRV(NNP_COMM_DESTROY, nnp_guarded_comm_destroy, 0),
+	DRM_IOCTL_DEF_DRV(NNP_COMM_STATUS, nnp_guarded_comm_status, 0),
 };
 
 /* One device context per open file. */

@@ -170,8 +170,21 @@
 #define NNP_ADMIN_QUEUE_RESET		0x08	/* args: ctx, qid */
 #define NNP_ADMIN_GET_COUNTERS		0x09	/* addr/len: struct nnp_hw_counters */
 #define NNP_ADMIN_COMM_CREATE		0x0a	/* see struct nnp_hw_comm_args */
-#define NNP_ADMIN_COMM_DESTROY		0x0b	/* args: ctx, comm */
+#define NNP_ADMIN_COMM_DESTROY		0x0b	/* args: ctx, comm, flags (v1.4) */
 #define NNP_ADMIN_GET_PORTS		0x0c	/* addr/len: struct nnp_hw_port_info[] */
+#define NNP_ADMIN_COMM_STATUS		0x0d	/* v1.4, args: ctx, comm */
+
+/*
+ * COMM_DESTROY flags (v1.4). ABORT: the communicator's commands in flight
+ * end ABORTED at their next wait, and pass the abort down the ring, so
+ * that every rank's stops (NCCL's ncclCommAbort). Without it a command in
+ * flight runs on to its end.
+ */
+#define NNP_HW_COMM_DESTROY_ABORT	(1u << 0)
+/*
+ * COMM_STATUS's result: the status of the communicator's first command
+ * that failed (0: none), for a watchdog polling it (ncclCommGetAsyncError).
+ */
 
 /* Contexts are numbered 1..NNP_HW_MAX_CONTEXTS - 1 by the driver. */
 #define NNP_HW_MAX_CONTEXTS		256

@@ -257,8 +257,10 @@ static size_t args_used(uint8_t opcode)
 	case NNP_ADMIN_KEY_UNREGISTER:
 	case NNP_ADMIN_QUEUE_DESTROY:
 	case NNP_ADMIN_QUEUE_RESET:
-	case NNP_ADMIN_COMM_DESTROY:
+	case NNP_ADMIN_COMM_STATUS:
 		return 2;
+	case NNP_ADMIN_COMM_DESTROY:
+		return 3;
 	case NNP_ADMIN_COMM_CREATE:
 		return offsetof(struct nnp_hw_comm_args, rsvd) / 4;
 	case NNP_ADMIN_KEY_REGISTER:
@@ -308,6 +310,8 @@ static uint16_t admin_execute(struct nnp_fw *fw,
 		return nnp_fw_comm_create(fw, cmd);
 	case NNP_ADMIN_COMM_DESTROY:
 		return nnp_fw_comm_destroy(fw, cmd);
+	case NNP_ADMIN_COMM_STATUS:
+		return nnp_fw_comm_status(fw, cmd, result);
 	case NNP_ADMIN_GET_PORTS:
 		return admin_get_ports(fw, cmd, result);
 	}

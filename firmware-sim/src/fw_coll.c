@@ -320,6 +320,7 @@ static uint16_t coll_begin(struct nnp_fw *fw, uint32_t ctx,
 		c->recv_port = m->recv_port;
 		c->epoch = m->epoch;
 		c->link.timeout_ns = m->timeout_ns;
+		c->link.comm = comm;
 		c->seq = nnp_fw_seq(m->seq++, false);
 		if (m->order) {
 			c->order = malloc(m->nranks * sizeof(*m->order));
@@ -426,6 +427,8 @@ static void coll_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
 	if (st && st != NNP_STATUS_ABORTED)
 		nnp_fw_guest_error(fw, "%s on comm %u failed: status 0x%x",
 				   coll_name(c->opcode), c->comm, st);
+	if (c->nranks)
+		nnp_fw_comm_ended(fw, c->comm, c->epoch, st);
 	/* Pass the failure on so that the whole ring stops. */
 	if (st && c->nranks > 1)
 		nnp_fw_icl_send(fw, NULL, c->send_port, c->epoch, c->seq, true,

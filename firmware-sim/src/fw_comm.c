@@ -152,23 +152,81 @@ static void comm_free_locked(struct nnp_fw_comm *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/*
+ * Mark the commands of @comm of @ctx in flight aborted, with fw->lock
+ * held: each ends ABORTED at its next wait (a parked one is made runnable
+ * for it) and passes the abort on. True if there was any.
+ */
+static bool abort_commands_locked(struct nnp_fw *fw, uint32_t ctx, uint32_t comm)
+{
+	bool any = false;
+	uint32_t i;
+
+	for (i = 0; i < NNP_HW_MAX_QUEUES; i++) {
+		struct nnp_fw_op *op = fw->queues[i].op;
+
+		if (op && fw->queues[i].ctx == ctx && op->comm == comm) {
+			op->aborted = true;
+			op->ready = true;
+			any = true;
+		}
+	}
+	return any;
+}
+
 uint16_t nnp_fw_comm_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd)
 {
+	uint32_t ctx = cmd->args[0], comm = cmd->args[1], flags = cmd->args[2];
 	uint16_t status = NNP_STATUS_NOT_FOUND;
 	struct nnp_fw_comm *m;
 	uint64_t epoch = 0;
+	bool kick = false;
+
+	if (flags & ~NNP_HW_COMM_DESTROY_ABORT)
+		return NNP_STATUS_INVALID_FIELD;
+	mtx_lock(&fw->lock);
+	m = nnp_fw_comm_of_locked(fw, ctx, comm);
+	if (m) {
+		epoch = m->epoch;
+		comm_free_locked(m);
+		if (flags & NNP_HW_COMM_DESTROY_ABORT)
+			kick = abort_commands_locked(fw, ctx, comm);
+		status = NNP_STATUS_SUCCESS;
+	}
+	mtx_unlock(&fw->lock);
+	if (kick && fw->host.kick)
+		fw->host.kick(fw->host.opaque, NNP_FW_KICK_QUEUES);
+	if (!status)
+		purge_epoch(fw, epoch);
+	return status;
+}
+
+uint16_t nnp_fw_comm_status(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd,
+			    uint32_t *result)
+{
+	uint16_t status = NNP_STATUS_NOT_FOUND;
+	struct nnp_fw_comm *m;
 
 	mtx_lock(&fw->lock);
 	m = nnp_fw_comm_of_locked(fw, cmd->args[0], cmd->args[1]);
 	if (m) {
-		epoch = m->epoch;
-		comm_free_locked(m);
+		*result = m->error;
 		status = NNP_STATUS_SUCCESS;
 	}
 	mtx_unlock(&fw->lock);
-	if (!status)
-		purge_epoch(fw, epoch);
 	return status;
+}
+
+void nnp_fw_comm_ended(struct nnp_fw *fw, uint32_t comm, uint64_t epoch,
+		       uint16_t status)
+{
+	struct nnp_fw_comm *m = &fw->comms[comm];
+
+	mtx_lock(&fw->lock);
+	/* Not a communicator made since in the same slot. */
+	if (status && m->ctx && m->epoch == epoch && !m->error)
+		m->error = status;
+	mtx_unlock(&fw->lock);
 }
 
 void nnp_fw_comms_clear(struct nnp_fw *fw, uint32_t ctx)

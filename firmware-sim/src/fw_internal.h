@@ -61,6 +61,7 @@ struct nnp_fw_op {
 	/* The command ended with @status: tell the peers if it failed; free. */
 	void (*end)(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t status);
 	uint32_t keys[2];	/* the keys it resolved (0: none) */
+	uint32_t comm;		/* its communicator, for COMM_DESTROY's abort */
 	uint16_t cid;
 	/* Guarded by fw->lock: */
 	bool parked;		/* waiting; no worker runs it */
@@ -129,6 +130,7 @@ struct nnp_fw_comm {
 	uint64_t epoch;		/* names the communicator on the links */
 	uint64_t timeout_ns;	/* each wait of its commands; UINT64_MAX: never */
 	uint32_t seq;		/* collectives started; the same on every rank */
+	uint16_t error;		/* the first failure of its commands: COMM_STATUS */
 	uint32_t p2p_sent[NNP_FW_MAX_PORTS];	/* messages, by port */
 	uint32_t p2p_received[NNP_FW_MAX_PORTS];
 };
@@ -290,6 +292,11 @@ void nnp_fw_icl_purge_all(struct nnp_fw *fw);
 /* Communicators (fw_comm.c) and collectives (fw_coll.c) */
 uint16_t nnp_fw_comm_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
 uint16_t nnp_fw_comm_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
+uint16_t nnp_fw_comm_status(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd,
+			    uint32_t *result);
+/* A command of communicator @comm (@epoch) ended with @status. */
+void nnp_fw_comm_ended(struct nnp_fw *fw, uint32_t comm, uint64_t epoch,
+		       uint16_t status);
 /* Forget communicators of @ctx (0: all) and what the links hold for them. */
 void nnp_fw_comms_clear(struct nnp_fw *fw, uint32_t ctx);
 /*

@@ -40,6 +40,7 @@ static uint16_t p2p_begin(struct nnp_fw *fw, uint32_t ctx,
 	} else {
 		p->epoch = m->epoch;
 		p->op.timeout_ns = m->timeout_ns;
+		p->op.comm = NNP_P2P_COMM(cmd->value);
 		p->seq = nnp_fw_seq(p->send ? m->p2p_sent[p->port]++ :
 				    m->p2p_received[p->port]++, true);
 	}
@@ -76,6 +77,8 @@ static void p2p_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
 	if (st && st != NNP_STATUS_ABORTED)
 		nnp_fw_guest_error(fw, "%s on port %u failed: status 0x%x",
 				   p->send ? "send" : "receive", p->port, st);
+	if (p->op.comm)
+		nnp_fw_comm_ended(fw, p->op.comm, p->epoch, st);
 	/* The receiver learns at once that this message will not come. */
 	if (st && p->send && p->seq)
 		nnp_fw_icl_send(fw, NULL, p->port, p->epoch, p->seq, true, NULL, 0);

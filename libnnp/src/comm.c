@@ -218,6 +218,38 @@ void nnp_comm_destroy(nnp_comm_t *comm)
 	comm_free(comm);
 }
 
+nnp_result_t nnp_comm_abort(nnp_comm_t *comm)
+{
+	struct drm_nnp_comm_destroy d;
+	nnp_result_t res = NNP_SUCCESS;
+
+	if (!comm)
+		return NNP_ERROR_INVALID_ARGUMENT;
+	d = (struct drm_nnp_comm_destroy){
+		.comm = comm->id, .flags = DRM_NNP_COMM_DESTROY_ABORT,
+	};
+	if (drmIoctl(comm->dev->fd, DRM_IOCTL_NNP_COMM_DESTROY, &d)) {
+		res = nnp_result_from_errno(errno);
+		nnp_comm_destroy(comm);
+		return res;
+	}
+	comm_free(comm);
+	return res;
+}
+
+nnp_result_t nnp_comm_get_async_error(nnp_comm_t *comm, nnp_result_t *async_error)
+{
+	struct drm_nnp_comm_status st;
+
+	if (!comm || !async_error)
+		return NNP_ERROR_INVALID_ARGUMENT;
+	st = (struct drm_nnp_comm_status){ .comm = comm->id };
+	if (drmIoctl(comm->dev->fd, DRM_IOCTL_NNP_COMM_STATUS, &st))
+		return nnp_result_from_errno(errno);
+	*async_error = st.status ? NNP_ERROR_COMM_FAILED : NNP_SUCCESS;
+	return NNP_SUCCESS;
+}
+
 int nnp_comm_rank(const nnp_comm_t *comm)
 {
 	return comm ? comm->rank : -1;

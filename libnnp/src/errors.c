@@ -37,6 +37,8 @@ const char *nnp_strerror(nnp_result_t result)
 		return "every queue of the device is in use";
 	case NNP_ERROR_NO_PATH:
 		return "the chips are not connected by a usable inter-chip link";
+	case NNP_ERROR_COMM_FAILED:
+		return "a collective of the communicator failed; abort it and make a new one";
 	}
 	return "unknown nnp result code";
 }

@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * A late peer is not a dead peer (tests/vm/comm_timeout.sh, a ring of 3):
+ * Communicator faults on a ring of 3 (tests/vm/comm_fault.sh).
+ *
+ * A late peer is not a dead peer:
  * one rank reaching an allreduce 5 s after the others, longer than the
  * device's old fixed 2 s, completes it exactly on every rank under the
  * default NNP_COLL_TIMEOUT_S. A short NNP_COLL_TIMEOUT_S still fires, with
  * PEER_TIMEOUT (0x14) on the ranks left waiting. The ioctl's new words are
  * checked raw: pad must be zero, DRM_NNP_COMM_TIMEOUT_NEVER is taken.
+ *
+ * nnp_comm_abort() from another thread unblocks ranks blocked in an
+ * allreduce a peer never joins, nnp_comm_get_async_error() tells a
+ * watchdog of it, and a new communicator over the same chips is exact.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +49,47 @@ FIXTURE(ring) {
 	nnp_mem_t *buf[MAXDEV], *host[MAXDEV];
 };
 
+/* Put every rank's input in its buffer. */
+static void stage_inputs(struct __test_metadata *_metadata,
+			 struct _test_data_ring *self)
+{
+	int r;
+
+	for (r = 0; r < self->n; r++) {
+		float *h;
+		size_t i;
+
+		ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(self->host[r], (void **)&h));
+		for (i = 0; i < COUNT; i++)
+			h[i] = (float)input(r, i, NNP_SUM);
+		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->buf[r], 0,
+							self->host[r], 0, COUNT * 4));
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
+	}
+}
+
+/* Every rank's allreduce ends well and its buffer holds the exact sum. */
+static void expect_exact(struct __test_metadata *_metadata,
+			 struct _test_data_ring *self)
+{
+	int n = self->n, r;
+
+	for (r = 0; r < n; r++) {
+		size_t i, bad = 0;
+		float *h;
+
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]))
+			TH_LOG("rank %d", r);
+		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->host[r], 0,
+							self->buf[r], 0, COUNT * 4));
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
+		nnp_mem_map(self->host[r], (void **)&h);
+		for (i = 0; i < COUNT; i++)
+			bad += memcmp(&h[i], &(float){ (float)reduced(NNP_SUM, n, i) }, 4) != 0;
+		EXPECT_EQ(0, bad) TH_LOG("rank %d", r);
+	}
+}
+
 FIXTURE_SETUP(ring)
 {
 	int r;
@@ -50,22 +98,14 @@ FIXTURE_SETUP(ring)
 	ASSERT_GE(self->n, 2);
 	ASSERT_LE(self->n, MAXDEV);
 	for (r = 0; r < self->n; r++) {
-		float *h;
-		size_t i;
-
 		ASSERT_EQ(NNP_SUCCESS, nnp_device_open(r, &self->dev[r]));
 		ASSERT_EQ(NNP_SUCCESS, nnp_stream_create(self->dev[r], &self->s[r]));
 		ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[r], NNP_MEM_DEVICE,
 						     COUNT * 4, 0, &self->buf[r]));
 		ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[r], NNP_MEM_HOST,
 						     COUNT * 4, 0, &self->host[r]));
-		ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(self->host[r], (void **)&h));
-		for (i = 0; i < COUNT; i++)
-			h[i] = (float)input(r, i, NNP_SUM);
-		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->buf[r], 0,
-							self->host[r], 0, COUNT * 4));
-		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
 	}
+	stage_inputs(_metadata, self);
 }
 
 FIXTURE_TEARDOWN(ring)
@@ -99,20 +139,7 @@ TEST_F_TIMEOUT(ring, rank_5s_late_completes_exactly, 120)
 	t0 = now_s();
 	sleep(LATE_S);		/* rank 0 writes its checkpoint */
 	ASSERT_EQ(NNP_SUCCESS, allreduce(self, 0));
-	for (r = 0; r < n; r++) {
-		size_t i, bad = 0;
-		float *h;
-
-		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]))
-			TH_LOG("rank %d", r);
-		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->host[r], 0,
-							self->buf[r], 0, COUNT * 4));
-		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
-		nnp_mem_map(self->host[r], (void **)&h);
-		for (i = 0; i < COUNT; i++)
-			bad += memcmp(&h[i], &(float){ (float)reduced(NNP_SUM, n, i) }, 4) != 0;
-		EXPECT_EQ(0, bad) TH_LOG("rank %d", r);
-	}
+	expect_exact(_metadata, self);
 	TH_LOG("rank 0 %d s late: %d ranks exact after %.2f s", LATE_S, n, now_s() - t0);
 }
 
@@ -142,6 +169,83 @@ TEST_F_TIMEOUT(ring, short_timeout_fires_peer_timeout, 120)
 	EXPECT_GE(timeouts, 1);
 	EXPECT_GE(took, 1.0);
 	EXPECT_LT(took, 10.0);
+}
+
+struct blocked {
+	nnp_stream_t *s;
+	nnp_result_t res;
+	double at;
+};
+
+static void *synchronize(void *arg)
+{
+	struct blocked *b = arg;
+
+	b->res = nnp_stream_synchronize(b->s);
+	b->at = now_s();
+	return NULL;
+}
+
+/*
+ * Ranks 1..n-1 block in an allreduce rank 0 never joins, under the
+ * default 30-minute timeout. A watchdog sees no error yet, aborts rank 1's
+ * communicator from its own thread: every blocked rank returns within 2 s
+ * with ABORTED, and the async error of the ranks that failed says so.
+ */
+TEST_F_TIMEOUT(ring, abort_unblocks_blocked_ranks, 120)
+{
+	struct blocked b[MAXDEV] = { 0 };
+	pthread_t t[MAXDEV];
+	nnp_result_t async;
+	int n = self->n, r;
+	double t0;
+
+	unsetenv("NNP_COLL_TIMEOUT_S");
+	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(self->dev, n, self->comm));
+	for (r = 1; r < n; r++) {
+		ASSERT_EQ(NNP_SUCCESS, allreduce(self, r));
+		b[r].s = self->s[r];
+		ASSERT_EQ(0, pthread_create(&t[r], NULL, synchronize, &b[r]));
+	}
+	sleep(1);
+	for (r = 0; r < n; r++) {
+		ASSERT_EQ(NNP_SUCCESS, nnp_comm_get_async_error(self->comm[r], &async));
+		EXPECT_EQ(NNP_SUCCESS, async) TH_LOG("rank %d before the abort", r);
+	}
+	t0 = now_s();
+	ASSERT_EQ(NNP_SUCCESS, nnp_comm_abort(self->comm[1]));
+	self->comm[1] = NULL;
+	for (r = 1; r < n; r++) {
+		struct nnp_stream_error e;
+
+		pthread_join(t[r], NULL);
+		ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, b[r].res) TH_LOG("rank %d", r);
+		ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_error(self->s[r], &e));
+		TH_LOG("rank %d: %s (status 0x%x) %.3f s after the abort", r, e.what,
+		       e.status, b[r].at - t0);
+		EXPECT_EQ(0x15, e.status);	/* ABORTED */
+		EXPECT_LT(b[r].at - t0, 2.0);
+	}
+	for (r = 2; r < n; r++) {
+		ASSERT_EQ(NNP_SUCCESS, nnp_comm_get_async_error(self->comm[r], &async));
+		EXPECT_EQ(NNP_ERROR_COMM_FAILED, async) TH_LOG("rank %d", r);
+	}
+	ASSERT_EQ(NNP_SUCCESS, nnp_comm_get_async_error(self->comm[0], &async));
+	EXPECT_EQ(NNP_SUCCESS, async);	/* rank 0 never started it */
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_comm_get_async_error(NULL, &async));
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_comm_abort(NULL));
+
+	/* Streams reset, a new communicator over the same chips: exact. */
+	for (r = 0; r < n; r++) {
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_reset(self->s[r]));
+		nnp_comm_destroy(self->comm[r]);
+		self->comm[r] = NULL;
+	}
+	stage_inputs(_metadata, self);
+	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(self->dev, n, self->comm));
+	for (r = 0; r < n; r++)
+		ASSERT_EQ(NNP_SUCCESS, allreduce(self, r));
+	expect_exact(_metadata, self);
 }
 
 TEST(comm_create_timeout_words)

@@ -8,7 +8,8 @@
  * Broadcast, allgather and reduce-scatter the same way, also on a ring
  * whose order is not rank order; point-to-point messages through a port.
  * A communicator's own timeout: a rank 5 s late completing exactly, a
- * short one failing with PEER_TIMEOUT.
+ * short one failing with PEER_TIMEOUT. COMM_DESTROY with ABORT stopping
+ * every waiting rank at once, and COMM_STATUS telling of it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -904,6 +905,85 @@ static void test_short_comm_timeout_fires(void **state)
 	ring_down(2);
 }
 
+static uint32_t comm_status(unsigned int chip, uint16_t *status)
+{
+	struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_COMM_STATUS };
+	uint32_t result = 0xdead;
+
+	c.args[0] = CTX;
+	c.args[1] = COMM;
+	*status = fw_harness_admin(chips[chip].h, c, &result);
+	return result;
+}
+
+/*
+ * Chips 0 and 1 wait in an allreduce chip 2 never joins, with no timeout:
+ * COMM_DESTROY with ABORT on chip 0 ends its command and, passed down the
+ * ring, chip 1's, at once. COMM_STATUS says ABORTED on chip 1, nothing on
+ * chip 2 (its abort waits for its next collective); the destroyed
+ * communicator is NOT_FOUND. Remade, the ring works.
+ */
+static void test_comm_abort(void **state)
+{
+	struct nnp_hw_admin_cmd d = { .opcode = NNP_ADMIN_COMM_DESTROY };
+	struct nnp_hw_queue_cmd cmd = {
+		.opcode = NNP_CMD_ALLREDUCE, .len = 100000,
+		.value = NNP_COLL_VALUE(NNP_DTYPE_I32, NNP_OP_SUM, COMM, 0),
+	};
+	struct timespec nap = { 0, 200 * 1000000 }, a, b;
+	uint16_t st;
+	unsigned int c;
+	double secs;
+
+	(void)state;
+	comm_timeout_ms = NNP_HW_COMM_TIMEOUT_NEVER;
+	ring_up(3);
+	for (c = 0; c < 2; c++) {
+		cmd.src_key = fw_harness_dev_key(chips[c].h, CTX, DATA, 400000,
+						 NNP_KEY_READ | NNP_KEY_WRITE);
+		cmd.dst_key = cmd.src_key;
+		run_on(c, c + 1, cmd);
+	}
+	thrd_sleep(&nap, NULL);
+	assert_int_equal(comm_status(0, &st), 0);
+	assert_int_equal(st, NNP_STATUS_SUCCESS);
+	d.args[0] = CTX;
+	d.args[1] = COMM;
+	d.args[2] = 2;		/* no such flag */
+	assert_int_equal(fw_harness_admin(chips[0].h, d, NULL), NNP_STATUS_INVALID_FIELD);
+	d.args[2] = NNP_HW_COMM_DESTROY_ABORT;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	assert_int_equal(fw_harness_admin(chips[0].h, d, NULL), NNP_STATUS_SUCCESS);
+	join(0, 2);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	secs = (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+	print_message("  both waiting ranks ABORTED %.3f s after the abort\n", secs);
+	assert_int_equal(chips[0].status, NNP_STATUS_ABORTED);
+	assert_int_equal(chips[1].status, NNP_STATUS_ABORTED);
+	assert_true(secs < 0.5);
+	comm_status(0, &st);
+	assert_int_equal(st, NNP_STATUS_NOT_FOUND);
+	assert_int_equal(comm_status(1, &st), NNP_STATUS_ABORTED);
+	assert_int_equal(st, NNP_STATUS_SUCCESS);
+	assert_int_equal(comm_status(2, &st), 0);
+	assert_int_equal(st, NNP_STATUS_SUCCESS);
+
+	for (c = 0; c < 3; c++) {
+		struct nnp_hw_admin_cmd r = { .opcode = NNP_ADMIN_QUEUE_RESET };
+
+		r.args[0] = CTX;
+		assert_int_equal(fw_harness_admin(chips[c].h, r, NULL), NNP_STATUS_SUCCESS);
+		d.args[2] = 0;
+		assert_int_equal(fw_harness_admin(chips[c].h, d, NULL),
+				 c == 0 ? NNP_STATUS_NOT_FOUND : NNP_STATUS_SUCCESS);
+		chips[c].h->q_tail[0] = 0;
+		chips[c].posted = 0;
+	}
+	comm_create(3, 2);
+	allreduce_case(3, NNP_DTYPE_F32, NNP_OP_SUM, 5000, false);
+	ring_down(3);
+}
+
 static void test_collective_checks(void **state)
 {
 	struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_COMM_CREATE };
@@ -1014,6 +1094,7 @@ int main(void)
 		cmocka_unit_test(test_link_down_mid_collective),
 		cmocka_unit_test(test_late_rank_is_not_dead),
 		cmocka_unit_test(test_short_comm_timeout_fires),
+		cmocka_unit_test(test_comm_abort),
 		cmocka_unit_test(test_port_info),
 	};
 

@@ -29,6 +29,7 @@ extern "C" {
 #define DRM_NNP_QUEUE_WAIT		0x06
 #define DRM_NNP_COMM_CREATE		0x07
 #define DRM_NNP_COMM_DESTROY		0x08
+#define DRM_NNP_COMM_STATUS		0x09
 
 #define DRM_IOCTL_NNP_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NNP_QUERY, struct drm_nnp_query)
@@ -48,6 +49,8 @@ extern "C" {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NNP_COMM_CREATE, struct drm_nnp_comm_create)
 #define DRM_IOCTL_NNP_COMM_DESTROY \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_NNP_COMM_DESTROY, struct drm_nnp_comm_destroy)
+#define DRM_IOCTL_NNP_COMM_STATUS \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NNP_COMM_STATUS, struct drm_nnp_comm_status)
 
 /*
  * DRM_NNP_QUERY_DEVICE_INFO - identity and basics of the device,
@@ -400,13 +403,45 @@ struct drm_nnp_comm_create {
 /**
  * struct drm_nnp_comm_destroy - forget a communicator of this file
  *
- * Errors: %ENOENT if @comm is not this file's; %EINVAL for nonzero @flags.
+ * Without flags a command of the communicator in flight runs on to its
+ * end. With %DRM_NNP_COMM_DESTROY_ABORT (NCCL's ncclCommAbort) such a
+ * command ends ABORTED at its next wait, and passes the abort down the
+ * ring to the ranks waiting on it; a caller blocked on its stream returns.
+ *
+ * Errors: %ENOENT if @comm is not this file's; %EINVAL for an unknown
+ * flag; %EOPNOTSUPP for %DRM_NNP_COMM_DESTROY_ABORT on a device older
+ * than hardware interface 1.4 (nothing is destroyed then).
  */
 struct drm_nnp_comm_destroy {
 	/** @comm: in: communicator id. */
 	__u32 comm;
+	/** @flags: in: 0 or %DRM_NNP_COMM_DESTROY_ABORT. */
+	__u32 flags;
+};
+
+#define DRM_NNP_COMM_DESTROY_ABORT	(1u << 0)
+
+/**
+ * struct drm_nnp_comm_status - has a command of the communicator failed?
+ *
+ * For a watchdog thread polling a communicator while others wait on its
+ * streams (NCCL's ncclCommGetAsyncError): @status is the device status of
+ * the first of its collectives or messages that failed, 0 if none (a peer
+ * timing out, a link going down, an abort from another rank: 0x14, 0x13,
+ * 0x15, see docs/hw-interface.md).
+ *
+ * Errors: %ENOENT if @comm is not this file's; %EINVAL for nonzero
+ * @flags; %EOPNOTSUPP on a device older than hardware interface 1.4.
+ */
+struct drm_nnp_comm_status {
+	/** @comm: in: communicator id. */
+	__u32 comm;
 	/** @flags: in: none defined, must be zero. */
 	__u32 flags;
+	/** @status: out: the first failure's device status, or 0. */
+	__u32 status;
+	/** @pad: in: must be zero. */
+	__u32 pad;
 };
 
 #if defined(__cplusplus)

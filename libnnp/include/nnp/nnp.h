@@ -32,6 +32,7 @@ typedef enum nnp_result {
 	NNP_ERROR_COMMAND_FAILED,	/* the device refused a queued command */
 	NNP_ERROR_BUSY,			/* every device queue is in use */
 	NNP_ERROR_NO_PATH,		/* chips not joined by a usable link */
+	NNP_ERROR_COMM_FAILED,		/* a collective or message of the communicator failed */
 } nnp_result_t;
 
 /* A static, human-readable description of @result (never NULL). */
@@ -224,7 +225,35 @@ nnp_result_t nnp_comm_init_rank(nnp_comm_t **comm, int nranks,
 
 /* One process driving @n devices: comms[i] is rank i on devs[i]. */
 nnp_result_t nnp_comm_init_all(nnp_device_t **devs, int n, nnp_comm_t **comms);
+/*
+ * Free @comm. A collective or message of it still on the device runs on
+ * to its end: synchronize its streams first, or abort it instead.
+ */
 void nnp_comm_destroy(nnp_comm_t *comm);
+/*
+ * NCCL's ncclCommAbort: free @comm and end its collectives and messages
+ * in flight on the device at once (their streams stop with ABORTED, see
+ * nnp_stream_error()); the abort is passed down the ring, so the ranks
+ * waiting on this one stop too, and a rank that has yet to start the
+ * collective fails it when it does. It may be called from another thread
+ * while one is blocked in nnp_stream_synchronize() (or an event wait) on
+ * a stream the communicator uses: that call returns
+ * NNP_ERROR_COMMAND_FAILED. Not while another thread is inside a call
+ * that takes @comm itself. To go on, reset the streams and make a new
+ * communicator (every rank: nnp_comm_init_rank() with a new id).
+ * NNP_ERROR_NOT_SUPPORTED if the device predates it (@comm is freed
+ * anyway, as by nnp_comm_destroy()).
+ */
+nnp_result_t nnp_comm_abort(nnp_comm_t *comm);
+/*
+ * NCCL's ncclCommGetAsyncError, for a watchdog thread polling while
+ * others wait: *@async_error becomes NNP_SUCCESS while no collective or
+ * message of @comm has failed, NNP_ERROR_COMM_FAILED once one has (a peer
+ * past NNP_COLL_TIMEOUT_S, a link down, another rank's failure or abort;
+ * nnp_stream_error() on its stream says which). Safe to call from any
+ * thread while @comm lives. Returns the call's own result.
+ */
+nnp_result_t nnp_comm_get_async_error(nnp_comm_t *comm, nnp_result_t *async_error);
 int nnp_comm_rank(const nnp_comm_t *comm);
 int nnp_comm_count(const nnp_comm_t *comm);
 
