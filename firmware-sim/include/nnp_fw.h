@@ -29,6 +29,17 @@ struct nnp_fw_host {
 	/* Copy between host memory and the firmware; return 0, or -1 on a fault. */
 	int (*dma_read)(void *opaque, uint64_t addr, void *buf, size_t len);
 	int (*dma_write)(void *opaque, uint64_t addr, const void *buf, size_t len);
+	/*
+	 * Optional (both or neither): host memory at @addr for the firmware
+	 * to access directly, for reading or (@write) writing, up to *@len
+	 * bytes; *@len gets how much was mapped, which may be less. NULL if
+	 * none of it can be mapped directly (not RAM): the firmware then uses
+	 * dma_read/dma_write, which report faults. A mapping is given back
+	 * with dma_unmap, @len as mapped and @done the bytes accessed.
+	 */
+	void *(*dma_map)(void *opaque, uint64_t addr, uint64_t *len, bool write);
+	void (*dma_unmap)(void *opaque, void *ptr, uint64_t len, bool write,
+			  uint64_t done);
 	/* Signal MSI-X vector @vector. */
 	void (*raise_irq)(void *opaque, unsigned int vector);
 	/* Monotonic time in nanoseconds. */

@@ -49,6 +49,8 @@ struct nnp_fw *nnp_fw_create(const struct nnp_fw_config *cfg,
 	else if (!host->dma_read || !host->dma_write || !host->raise_irq ||
 		 !host->now_ns)
 		why = "host callbacks missing";
+	else if (!host->dma_map != !host->dma_unmap)
+		why = "dma_map without dma_unmap, or the other way round";
 	if (why) {
 		if (err)
 			*err = why;

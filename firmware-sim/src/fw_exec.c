@@ -5,18 +5,25 @@
  *
  * Every access is resolved through the context's key table first (owner,
  * rights, bounds), so a command either touches exactly the memory its keys
- * name or fails before touching anything. Host memory is reached page by
- * page through the key's page list; device memory directly.
+ * name or fails before touching anything. Device memory is reached
+ * directly; host memory through the key's page list, in runs of pages
+ * that are contiguous in host memory, each mapped for a plain memcpy when
+ * the host allows it (dma_map), else copied by dma_read/dma_write.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "fw_internal.h"
 
-/* Bounce buffer for host-to-host copies and host fills. */
+/* Bounce buffer for host-to-host copies and host fills that cannot map. */
 #define BOUNCE_SIZE (64u * 1024)
+/* Most bytes one mapping covers: bounds the walk along the page list. */
+#define RUN_MAX (4u << 20)
 
-/* The contiguous piece of @s at byte @pos: device pointer or host address. */
+/*
+ * The contiguous piece of @s at byte @pos: device pointer, or host address
+ * and the run of pages from there that follow each other in host memory.
+ */
 struct piece {
 	uint8_t *ptr;		/* device memory, or NULL for host */
 	uint64_t dma;		/* host DMA address */
@@ -34,12 +41,19 @@ static struct piece span_piece(struct nnp_fw *fw, const struct nnp_fw_span *s,
 		p.len = s->len - pos;
 	} else {
 		uint64_t byte = s->page_offset + at;
+		uint64_t page = byte / NNP_HW_PAGE_SIZE;
 		uint64_t in_page = byte % NNP_HW_PAGE_SIZE;
+		uint64_t left = s->len - pos;
 
-		p.dma = s->pages[byte / NNP_HW_PAGE_SIZE] + in_page;
+		p.dma = s->pages[page] + in_page;
 		p.len = NNP_HW_PAGE_SIZE - in_page;
-		if (p.len > s->len - pos)
-			p.len = s->len - pos;
+		while (p.len < left && p.len < RUN_MAX &&
+		       s->pages[page + 1] == s->pages[page] + NNP_HW_PAGE_SIZE) {
+			page++;
+			p.len += NNP_HW_PAGE_SIZE;
+		}
+		if (p.len > left)
+			p.len = left;
 	}
 	return p;
 }
@@ -51,15 +65,79 @@ static uint64_t min3(uint64_t a, uint64_t b, uint64_t c)
 	return m < c ? m : c;
 }
 
+/*
+ * A pointer to @p for direct access: device memory, or host memory mapped
+ * for at most *@n bytes (*@n shrinks to what was mapped); NULL if the host
+ * memory cannot be mapped.
+ */
+static uint8_t *piece_map(struct nnp_fw *fw, const struct piece *p,
+			  uint64_t *n, bool write)
+{
+	if (p->ptr)
+		return p->ptr;
+	if (!fw->host.dma_map)
+		return NULL;
+	return fw->host.dma_map(fw->host.opaque, p->dma, n, write);
+}
+
+static void piece_unmap(struct nnp_fw *fw, const struct piece *p, void *m,
+			uint64_t n, bool write, uint64_t done)
+{
+	if (m && !p->ptr)
+		fw->host.dma_unmap(fw->host.opaque, m, n, write, done);
+}
+
 struct xfer {
 	uint64_t host;		/* bytes read from or written to host memory */
 	uint64_t local;		/* bytes moved within device memory */
 };
 
+/*
+ * Copy up to @n bytes from @s to @d by mapping the host side(s); returns
+ * the bytes copied, 0 if a host side would not map.
+ */
+static uint64_t copy_mapped(struct nnp_fw *fw, const struct piece *s,
+			    const struct piece *d, uint64_t n)
+{
+	uint64_t sn = n, dn;
+	uint8_t *sp = piece_map(fw, s, &sn, false);
+	uint8_t *dp = NULL;
+
+	dn = sn;
+	if (sp)
+		dp = piece_map(fw, d, &dn, true);
+	if (dp)
+		memmove(dp, sp, dn);
+	else
+		dn = 0;
+	piece_unmap(fw, d, dp, dn, true, dn);
+	piece_unmap(fw, s, sp, sn, false, dn);
+	return dn;
+}
+
+/* Copy up to @n bytes from @s to @d by dma_read/dma_write; a DMA status. */
+static uint16_t copy_dma(struct nnp_fw *fw, const struct piece *s,
+			 const struct piece *d, uint64_t n, uint8_t **bounce)
+{
+	void *o = fw->host.opaque;
+
+	if (s->ptr)
+		return fw->host.dma_write(o, d->dma, s->ptr, n) ?
+		       NNP_STATUS_DMA_ERROR : NNP_STATUS_SUCCESS;
+	if (d->ptr)
+		return fw->host.dma_read(o, s->dma, d->ptr, n) ?
+		       NNP_STATUS_DMA_ERROR : NNP_STATUS_SUCCESS;
+	if (!*bounce && !(*bounce = malloc(BOUNCE_SIZE)))
+		return NNP_STATUS_NO_RESOURCES;
+	if (fw->host.dma_read(o, s->dma, *bounce, n) ||
+	    fw->host.dma_write(o, d->dma, *bounce, n))
+		return NNP_STATUS_DMA_ERROR;
+	return NNP_STATUS_SUCCESS;
+}
+
 static uint16_t copy_spans(struct nnp_fw *fw, const struct nnp_fw_span *src,
 			   const struct nnp_fw_span *dst, struct xfer *x)
 {
-	void *o = fw->host.opaque;
 	uint8_t *bounce = NULL;
 	uint64_t pos = 0;
 	uint16_t status = NNP_STATUS_SUCCESS;
@@ -74,23 +152,14 @@ static uint16_t copy_spans(struct nnp_fw *fw, const struct nnp_fw_span *src,
 	while (pos < src->len && !status) {
 		struct piece s = span_piece(fw, src, pos);
 		struct piece d = span_piece(fw, dst, pos);
-		uint64_t n = min3(s.len, d.len, BOUNCE_SIZE);
+		uint64_t n = copy_mapped(fw, &s, &d, s.len < d.len ? s.len : d.len);
 
-		if (s.ptr) {
-			if (fw->host.dma_write(o, d.dma, s.ptr, n))
-				status = NNP_STATUS_DMA_ERROR;
-		} else if (d.ptr) {
-			if (fw->host.dma_read(o, s.dma, d.ptr, n))
-				status = NNP_STATUS_DMA_ERROR;
-		} else {
-			if (!bounce && !(bounce = malloc(BOUNCE_SIZE)))
-				return NNP_STATUS_NO_RESOURCES;
-			if (fw->host.dma_read(o, s.dma, bounce, n) ||
-			    fw->host.dma_write(o, d.dma, bounce, n))
-				status = NNP_STATUS_DMA_ERROR;
-			x->host += n;	/* read, and written below */
+		if (!n) {
+			n = min3(s.len, d.len, BOUNCE_SIZE);
+			status = copy_dma(fw, &s, &d, n, &bounce);
 		}
-		x->host += n;
+		/* Read from or written to host memory, or both. */
+		x->host += (s.ptr ? 0 : n) + (d.ptr ? 0 : n);
 		pos += n;
 	}
 	free(bounce);
@@ -111,16 +180,23 @@ static uint16_t fill_span(struct nnp_fw *fw, const struct nnp_fw_span *dst,
 	}
 	while (pos < dst->len && !status) {
 		struct piece d = span_piece(fw, dst, pos);
-		uint64_t n = d.len < BOUNCE_SIZE ? d.len : BOUNCE_SIZE;
+		uint64_t n = d.len;
+		uint8_t *m = piece_map(fw, &d, &n, true);
 
-		if (!pattern) {
-			pattern = malloc(BOUNCE_SIZE);
-			if (!pattern)
-				return NNP_STATUS_NO_RESOURCES;
-			memset(pattern, byte, BOUNCE_SIZE);
+		if (m) {
+			memset(m, byte, n);
+			piece_unmap(fw, &d, m, n, true, n);
+		} else {
+			n = d.len < BOUNCE_SIZE ? d.len : BOUNCE_SIZE;
+			if (!pattern) {
+				pattern = malloc(BOUNCE_SIZE);
+				if (!pattern)
+					return NNP_STATUS_NO_RESOURCES;
+				memset(pattern, byte, BOUNCE_SIZE);
+			}
+			if (fw->host.dma_write(fw->host.opaque, d.dma, pattern, n))
+				status = NNP_STATUS_DMA_ERROR;
 		}
-		if (fw->host.dma_write(fw->host.opaque, d.dma, pattern, n))
-			status = NNP_STATUS_DMA_ERROR;
 		x->host += n;
 		pos += n;
 	}

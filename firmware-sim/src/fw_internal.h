@@ -192,6 +192,7 @@ bool nnp_fw_int_latch_locked(struct nnp_fw *fw, uint32_t bits);
 bool nnp_fw_ring_setup_ok(const struct nnp_fw_ring *r, uint32_t min_depth,
 			  uint32_t max_depth);
 void nnp_fw_ring_start(struct nnp_fw_ring *r);
+bool nnp_fw_ring_cq_has_room(const struct nnp_fw_ring *r);
 bool nnp_fw_ring_has_work(const struct nnp_fw_ring *r);
 /* Account one consumed command and posted completion. */
 void nnp_fw_ring_advance(struct nnp_fw_ring *r);

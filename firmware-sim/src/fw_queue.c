@@ -296,6 +296,7 @@ unsigned int nnp_fw_db_write_locked(struct nnp_fw *fw, uint32_t offset,
 	struct nnp_fw_queue *q = db_queue(fw, offset);
 	uint32_t reg = offset % NNP_REG_DOORBELL_STRIDE;
 	uint32_t qid = (uint32_t)(q - fw->queues);
+	bool full;
 
 	if (reg != NNP_DB_SQ_TAIL && reg != NNP_DB_CQ_HEAD) {
 		nnp_fw_guest_error(fw, "write 0x%x to %s doorbell register 0x%x",
@@ -314,11 +315,17 @@ unsigned int nnp_fw_db_write_locked(struct nnp_fw *fw, uint32_t offset,
 		queue_fail_locked(q, 0xffff, NNP_STATUS_INVALID_FIELD);
 		return 0;
 	}
-	if (reg == NNP_DB_SQ_TAIL)
+	if (reg == NNP_DB_SQ_TAIL) {
 		q->ring.sq_tail = value;
-	else
-		q->ring.cq_head = value;
-	return NNP_FW_KICK_QUEUES;
+		return NNP_FW_KICK_QUEUES;
+	}
+	/*
+	 * Owners write CQ_HEAD lazily, most often while the queue still has
+	 * room: only a write that frees a full CQ lets a stopped queue go on.
+	 */
+	full = !nnp_fw_ring_cq_has_room(&q->ring);
+	q->ring.cq_head = value;
+	return full && nnp_fw_ring_has_work(&q->ring) ? NNP_FW_KICK_QUEUES : 0;
 }
 
 /* ---- workers ---- */

@@ -22,11 +22,16 @@ void nnp_fw_ring_start(struct nnp_fw_ring *r)
 	r->phase = NNP_CQE_PHASE;
 }
 
+/* The CQ can take one more completion (one slot always stays free). */
+bool nnp_fw_ring_cq_has_room(const struct nnp_fw_ring *r)
+{
+	return (r->cq_tail + 1) % r->depth != r->cq_head;
+}
+
 /* A command is waiting and its completion has a free slot to go to. */
 bool nnp_fw_ring_has_work(const struct nnp_fw_ring *r)
 {
-	return r->sq_head != r->sq_tail &&
-	       (r->cq_tail + 1) % r->depth != r->cq_head;
+	return r->sq_head != r->sq_tail && nnp_fw_ring_cq_has_room(r);
 }
 
 void nnp_fw_ring_advance(struct nnp_fw_ring *r)

@@ -44,6 +44,33 @@ static int h_dma_write(void *opaque, uint64_t addr, const void *buf, size_t len)
 	return 0;
 }
 
+static void *h_dma_map(void *opaque, uint64_t addr, uint64_t *len, bool write)
+{
+	struct fw_harness *h = opaque;
+	uint64_t n = *len < h->map_max ? *len : h->map_max;
+
+	(void)write;
+	if (!n || !in_window(addr, 1))
+		return NULL;
+	if (!in_window(addr, n))
+		n = HOST_MEM_BASE + HOST_MEM_SIZE - addr;
+	*len = n;
+	h->maps++;
+	h->mapped++;
+	return h->host_mem + (addr - HOST_MEM_BASE);
+}
+
+static void h_dma_unmap(void *opaque, void *ptr, uint64_t len, bool write,
+			uint64_t done)
+{
+	struct fw_harness *h = opaque;
+
+	(void)write;
+	assert_true(ptr >= (void *)h->host_mem && done <= len);
+	assert_true(len <= HOST_MEM_SIZE - (uint64_t)((uint8_t *)ptr - h->host_mem));
+	h->mapped--;
+}
+
 static void h_raise_irq(void *opaque, unsigned int vector)
 {
 	struct fw_harness *h = opaque;
@@ -106,6 +133,8 @@ static void create(void **state, uint32_t chip_id)
 	struct nnp_fw_host host = {
 		.dma_read = h_dma_read,
 		.dma_write = h_dma_write,
+		.dma_map = h_dma_map,
+		.dma_unmap = h_dma_unmap,
 		.raise_irq = h_raise_irq,
 		.now_ns = h_now_ns,
 		.guest_error = h_guest_error,
@@ -127,6 +156,7 @@ static void create(void **state, uint32_t chip_id)
 	h->dev_mem = calloc(1, DEV_MEM_SIZE);
 	assert_non_null(h->dev_mem);
 	h->now_ns = 1000;
+	h->map_max = UINT64_MAX;
 	host.opaque = h;
 	cfg.mem = h->dev_mem;
 	h->fw = nnp_fw_create(&cfg, &host, NULL);
@@ -159,6 +189,8 @@ int fw_harness_teardown(void **state)
 	struct fw_harness *h = *state;
 
 	nnp_fw_destroy(h->fw);
+	/* The firmware gave back every mapping of host memory it took. */
+	assert_int_equal(h->mapped, 0);
 	cnd_destroy(&h->kicked);
 	mtx_destroy(&h->kick_lock);
 	free(h->dev_mem);

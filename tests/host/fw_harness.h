@@ -7,6 +7,7 @@
 #ifndef NNP_FW_HARNESS_H
 #define NNP_FW_HARNESS_H
 
+#include <stdatomic.h>
 #include <threads.h>
 
 #include "nnp_fw.h"
@@ -42,6 +43,14 @@ struct fw_harness {
 	/* The firmware's icl_tx goes here (remote links); NULL: fails. */
 	int (*icl_tx)(struct fw_harness *h, unsigned int port, uint64_t epoch,
 		      uint32_t seq, bool abort, const void *data, size_t len);
+	/*
+	 * dma_map maps at most this many bytes of the window at once (0:
+	 * maps nothing, so the firmware falls back to dma_read/dma_write);
+	 * maps counts mappings, mapped those not given back yet.
+	 */
+	uint64_t map_max;
+	atomic_uint maps;
+	atomic_int mapped;
 	/* now_ns is the host's monotonic clock, not now_ns above... */
 	bool real_clock;
 	/* ...plus this: fw_harness_advance_ms() moves a running chip on. */

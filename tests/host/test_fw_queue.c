@@ -216,9 +216,9 @@ static void test_queue_create_checks(void **state)
 
 /* ---- data movement ---- */
 
-static void test_copy_every_direction_byte_exact(void **state)
+/* Copies in every direction, with the harness's dma_map set as @map_max. */
+static void copy_every_direction(struct fw_harness *h, uint64_t map_max)
 {
-	struct fw_harness *h = *state;
 	/* Odd sizes and offsets, across page boundaries. */
 	static const struct { uint64_t off; uint64_t len; } cases[] = {
 		{ 0, 1 }, { 1, 3 }, { 4095, 2 }, { 13, 4096 }, { 777, 3 * 4096 + 5 },
@@ -237,6 +237,7 @@ static void test_copy_every_direction_byte_exact(void **state)
 	uint64_t host_bytes = 0, local_bytes = 0;
 	size_t i;
 
+	h->map_max = map_max;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint64_t off = cases[i].off, len = cases[i].len;
 		struct nnp_hw_queue_cmd cp = { .opcode = NNP_CMD_COPY, .len = len };
@@ -276,6 +277,164 @@ static void test_copy_every_direction_byte_exact(void **state)
 	assert_int_equal(c1.local_bytes - c0.local_bytes, local_bytes);
 	assert_int_equal(c1.cmds_completed - c0.cmds_completed, 4 * i);
 	assert_int_equal(c1.cmds_failed, c0.cmds_failed);
+	assert_int_equal(h->mapped, 0);
+}
+
+/* Host pages that follow each other are copied in one mapping. */
+static void test_copy_every_direction_byte_exact(void **state)
+{
+	struct fw_harness *h = *state;
+
+	copy_every_direction(h, UINT64_MAX);
+	/* 6 sizes x 4 host sides, each one run of contiguous pages. */
+	assert_int_equal(h->maps, 24);
+}
+
+/* A host that cannot map: every byte through dma_read/dma_write. */
+static void test_copy_without_mapping_byte_exact(void **state)
+{
+	struct fw_harness *h = *state;
+
+	copy_every_direction(h, 0);
+	assert_int_equal(h->maps, 0);
+}
+
+/* Mappings shorter than asked, ending mid-page: the copy goes on after. */
+static void test_copy_with_partial_mappings_byte_exact(void **state)
+{
+	struct fw_harness *h = *state;
+
+	copy_every_direction(h, 1000);
+	assert_true(h->maps > 24);
+}
+
+/*
+ * A device-to-host copy whose third page is outside host memory: the
+ * first two (one mapping) are written, then the fault fails the command
+ * with DMA_ERROR and stops the queue, as without mapping.
+ */
+static void dma_fault_after_two_pages(struct fw_harness *h, uint64_t map_max)
+{
+	uint64_t *list = fw_harness_host_ptr(h, PAGE_LIST);
+	uint8_t *buf = fw_harness_host_ptr(h, BUF);
+	struct nnp_hw_key_args a = {
+		.ctx = CTX, .type = NNP_KEY_TYPE_HOST,
+		.rights = NNP_KEY_READ | NNP_KEY_WRITE, .length = 3 * 4096,
+	};
+	uint32_t dk = fw_harness_dev_key(h, CTX, 0, 3 * 4096, NNP_KEY_READ);
+	struct nnp_hw_queue_cmd cp = {
+		.opcode = NNP_CMD_COPY, .src_key = dk, .len = 3 * 4096,
+	};
+	struct nnp_hw_counters c0 = fw_harness_counters(h), c1;
+
+	h->map_max = map_max;
+	list[0] = BUF;
+	list[1] = BUF + 4096;
+	list[2] = HOST_MEM_BASE + HOST_MEM_SIZE;	/* right after the window */
+	assert_int_equal(fw_harness_key_register(h, a, PAGE_LIST, 24, &cp.dst_key),
+			 NNP_STATUS_SUCCESS);
+	fill_pattern(h->dev_mem, 3 * 4096, 3);
+	memset(buf, GUARD, 3 * 4096);
+	assert_int_equal(run(h, cp), NNP_STATUS_DMA_ERROR);
+	assert_memory_equal(buf, h->dev_mem, 2 * 4096);
+	assert_all(buf + 2 * 4096, 4096, GUARD);
+	assert_int_equal(db_read(h, 0, NNP_DB_STATUS),
+			 NNP_QUEUE_STATUS_ENABLED | NNP_QUEUE_STATUS_ERROR);
+	assert_int_equal(db_read(h, 0, NNP_DB_ERROR) & 0xffff, NNP_STATUS_DMA_ERROR);
+	c1 = fw_harness_counters(h);
+	assert_int_equal(c1.cmds_failed - c0.cmds_failed, 1);
+	assert_int_equal(h->mapped, 0);
+}
+
+static void test_dma_fault_mapped(void **state)
+{
+	struct fw_harness *h = *state;
+
+	dma_fault_after_two_pages(h, UINT64_MAX);
+	assert_int_equal(h->maps, 1);
+}
+
+static void test_dma_fault_unmapped(void **state)
+{
+	dma_fault_after_two_pages(*state, 0);
+}
+
+/* A host fill goes through a mapping too, and stays inside its key. */
+static void test_fill_mapped_byte_exact(void **state)
+{
+	struct fw_harness *h = *state;
+	uint32_t k = host_key(h, CTX, BUF + 10, 3 * 4096, NNP_KEY_WRITE, NULL);
+	uint8_t *buf = fw_harness_host_ptr(h, BUF);
+	struct nnp_hw_queue_cmd f = {
+		.opcode = NNP_CMD_FILL, .dst_key = k, .dst_off = 5,
+		.len = 3 * 4096 - 7, .value = 0x5a,
+	};
+
+	memset(buf, GUARD, 4 * 4096);
+	assert_int_equal(run(h, f), NNP_STATUS_SUCCESS);
+	assert_all(buf, 15, GUARD);
+	assert_all(buf + 15, 3 * 4096 - 7, 0x5a);
+	assert_all(buf + 15 + 3 * 4096 - 7, 4 * 4096 - 15 - (3 * 4096 - 7), GUARD);
+	assert_int_equal(h->maps, 1);
+}
+
+static uint32_t cq_head_write(struct fw_harness *h, uint32_t head)
+{
+	return nnp_fw_reg_write(h->fw, NNP_DOORBELL(0) + NNP_DB_CQ_HEAD, head);
+}
+
+/*
+ * CQ_HEAD written lazily: a write that leaves room kicks nothing; the
+ * queue stops with its CQ full (depth - 1 unread) and the write that frees
+ * a slot restarts it. Every completion lands once, in order, with its cid
+ * and phase.
+ */
+static void test_lazy_cq_head_and_full_cq(void **state)
+{
+	struct fw_harness *h = *state;
+	struct nnp_hw_cqe *cq = fw_harness_host_ptr(h, H_QCQ(0));
+	struct nnp_hw_queue_cmd nop = { .opcode = NNP_CMD_NOP };
+	uint16_t cid = 100;
+	uint32_t i;
+
+	memset(cq, 0, H_QDEPTH * sizeof(*cq));
+	/* Fill the CQ to exactly its depth - 1 without moving CQ_HEAD. */
+	for (i = 0; i < H_QDEPTH - 1; i++) {
+		nop.cid = cid++;
+		fw_harness_post(h, 0, nop);
+	}
+	nnp_fw_run_queues(h->fw);
+	for (i = 0; i < H_QDEPTH - 1; i++) {
+		assert_int_equal(cq[i].cid, 100 + i);
+		assert_int_equal(cq[i].phase & NNP_CQE_PHASE, 1);
+		assert_int_equal(cq[i].status, NNP_STATUS_SUCCESS);
+	}
+	/* Full: freeing no slot, or with nothing to run, kicks nothing. */
+	assert_int_equal(cq_head_write(h, 0), 0);
+	nop.cid = cid++;
+	fw_harness_post(h, 0, nop);
+	nnp_fw_run_queues(h->fw);
+	assert_int_equal(cq[H_QDEPTH - 1].cid, 0);
+	/* One slot freed on a full CQ with work waiting: the queue goes on. */
+	assert_int_equal(cq_head_write(h, 1), NNP_FW_KICK_QUEUES);
+	nnp_fw_run_queues(h->fw);
+	assert_int_equal(cq[H_QDEPTH - 1].cid, 100 + H_QDEPTH - 1);
+	assert_int_equal(cq[H_QDEPTH - 1].phase & NNP_CQE_PHASE, 1);
+	/* Full again (tail 0, head 1), nothing waiting: no kick. */
+	assert_int_equal(cq_head_write(h, 8), 0);
+	/* Not full: a lazy write kicks nothing; the ring wraps to phase 0. */
+	for (i = 0; i < 3; i++) {
+		nop.cid = cid++;
+		fw_harness_post(h, 0, nop);
+	}
+	nnp_fw_run_queues(h->fw);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(cq[i].cid, 100 + H_QDEPTH + i);
+		assert_int_equal(cq[i].phase & NNP_CQE_PHASE, 0);
+	}
+	assert_int_equal(cq_head_write(h, 12), 0);
+	assert_int_equal(db_read(h, 0, NNP_DB_STATUS), NNP_QUEUE_STATUS_ENABLED);
+	assert_int_equal(fw_harness_counters(h).cmds_completed, H_QDEPTH + 3);
 }
 
 static void test_host_pages_follow_the_list(void **state)
@@ -608,6 +767,12 @@ int main(void)
 		QTEST(test_key_register_checks),
 		QTEST(test_queue_create_checks),
 		QTEST(test_copy_every_direction_byte_exact),
+		QTEST(test_copy_without_mapping_byte_exact),
+		QTEST(test_copy_with_partial_mappings_byte_exact),
+		QTEST(test_dma_fault_mapped),
+		QTEST(test_dma_fault_unmapped),
+		QTEST(test_fill_mapped_byte_exact),
+		QTEST(test_lazy_cq_head_and_full_cq),
 		QTEST(test_host_pages_follow_the_list),
 		QTEST(test_overlapping_device_copy_is_memmove),
 		QTEST(test_fill_nop_barrier_timestamp),

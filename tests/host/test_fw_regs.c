@@ -163,6 +163,52 @@ static void test_create_rejects_bad_config(void **state)
 	assert_string_equal(err, "host callbacks missing");
 }
 
+static void *no_map(void *opaque, uint64_t addr, uint64_t *len, bool write)
+{
+	(void)opaque, (void)addr, (void)len, (void)write;
+	return NULL;
+}
+
+static int no_dma(void *opaque, uint64_t addr, void *buf, size_t len)
+{
+	(void)opaque, (void)addr, (void)buf, (void)len;
+	return -1;
+}
+
+static int no_dma_write(void *opaque, uint64_t addr, const void *buf, size_t len)
+{
+	(void)opaque, (void)addr, (void)buf, (void)len;
+	return -1;
+}
+
+static void no_irq(void *opaque, unsigned int vector)
+{
+	(void)opaque, (void)vector;
+}
+
+static uint64_t no_time(void *opaque)
+{
+	(void)opaque;
+	return 0;
+}
+
+/* dma_map comes with dma_unmap: a mapping must be given back. */
+static void test_create_refuses_map_without_unmap(void **state)
+{
+	struct fw_harness *h = *state;
+	struct nnp_fw_host host = {
+		.dma_read = no_dma, .dma_write = no_dma_write,
+		.raise_irq = no_irq, .now_ns = no_time, .dma_map = no_map,
+	};
+	struct nnp_fw_config cfg = {
+		.mem_size = 1 << 20, .mem = h->dev_mem, .heartbeat_ms = 1,
+	};
+	const char *err = NULL;
+
+	assert_null(nnp_fw_create(&cfg, &host, &err));
+	assert_string_equal(err, "dma_map without dma_unmap, or the other way round");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -183,6 +229,9 @@ int main(void)
 						fw_harness_setup,
 						fw_harness_teardown),
 		cmocka_unit_test_setup_teardown(test_create_rejects_bad_config,
+						fw_harness_setup,
+						fw_harness_teardown),
+		cmocka_unit_test_setup_teardown(test_create_refuses_map_without_unmap,
 						fw_harness_setup,
 						fw_harness_teardown),
 	};
