@@ -3,7 +3,10 @@
  * libnnp streams: one device queue each. Commands go straight into the
  * mapped submission ring and the doorbell page; completions are read from
  * the mapped completion ring by their phase tag. The only system call is
- * the wait ioctl, when there is nothing to do but sleep.
+ * the wait ioctl, when a bounded spin on the ring (NNP_SPIN_US) has not
+ * seen the completion. Each doorbell write is an exit to the device
+ * model, so CQ_HEAD is written only once half the ring has been consumed:
+ * the device never runs out of completion slots while we wait.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -24,6 +27,9 @@
 #define STREAM_SYNC_TIMEOUT_NS	(60ll * 1000000000)
 /* The wait ioctl is called in slices so that a deadline is kept. */
 #define WAIT_SLICE_NS		(1000ll * 1000000)
+/* How long a wait spins on the ring before it sleeps, unless NNP_SPIN_US. */
+#define SPIN_DEFAULT_US		50
+#define SPIN_MAX_US		10000
 
 struct nnp_stream {
 	nnp_device_t *dev;
@@ -39,6 +45,8 @@ struct nnp_stream {
 	uint16_t phase;		/* phase tag a fresh completion at head has */
 	uint64_t submitted;	/* commands submitted; the next one's seq */
 	uint64_t completed;	/* completions consumed */
+	uint64_t acked;		/* completions consumed when CQ_HEAD was written */
+	int64_t spin_ns;	/* how long a wait polls the ring before sleeping */
 	bool failed;
 	struct nnp_stream_error err;
 };
@@ -72,6 +80,21 @@ const char *nnp_status_text(uint16_t status)
 		return "another rank's part of the collective failed";
 	}
 	return "device error";
+}
+
+/* NNP_SPIN_US: 0 (never spin) to SPIN_MAX_US, else the default. */
+static long spin_us(void)
+{
+	const char *e = getenv("NNP_SPIN_US");
+	char *end;
+	long v;
+
+	if (!e || !*e)
+		return SPIN_DEFAULT_US;
+	v = strtol(e, &end, 10);
+	if (*end || v < 0 || v > SPIN_MAX_US)
+		return SPIN_DEFAULT_US;
+	return v;
 }
 
 nnp_result_t nnp_stream_create(nnp_device_t *dev, nnp_stream_t **stream)
@@ -117,8 +140,14 @@ nnp_result_t nnp_stream_create(nnp_device_t *dev, nnp_stream_t **stream)
 	s->cq = (const volatile struct nnp_hw_cqe *)((char *)s->ring + qc.cq_offset);
 	s->db = db;
 	s->phase = NNP_CQE_PHASE;
+	s->spin_ns = spin_us() * 1000;
 	*stream = s;
 	return NNP_SUCCESS;
+}
+
+static bool cqe_arrived(const nnp_stream_t *s)
+{
+	return (s->cq[s->head].phase & NNP_CQE_PHASE) == s->phase;
 }
 
 /* Consume every completion that has arrived; true if any did. */
@@ -126,7 +155,7 @@ static bool reap(nnp_stream_t *s)
 {
 	bool any = false;
 
-	while ((s->cq[s->head].phase & NNP_CQE_PHASE) == s->phase) {
+	while (cqe_arrived(s)) {
 		uint16_t status;
 
 		atomic_thread_fence(memory_order_acquire);
@@ -143,8 +172,15 @@ static bool reap(nnp_stream_t *s)
 		s->completed++;
 		any = true;
 	}
-	if (any)
+	/*
+	 * The device stops when its view of the CQ is full (depth - 1
+	 * unread). Written at half the depth, the lag stays below that, so
+	 * the completion a wait is for always has a slot.
+	 */
+	if (s->completed - s->acked >= s->depth / 2) {
 		s->db[NNP_DB_CQ_HEAD / 4] = s->head;
+		s->acked = s->completed;
+	}
 	return any;
 }
 
@@ -169,10 +205,29 @@ static int64_t now_ns(void)
 	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/* Poll the ring for the next completion until @until; true if it came. */
+static bool spin_until(const nnp_stream_t *s, int64_t until)
+{
+	do {
+		if (cqe_arrived(s))
+			return true;
+		cpu_relax();
+	} while (now_ns() < until);
+	return false;
+}
+
 /* Wait until @seq commands have completed; @timeout_ns < 0: no limit. */
 static nnp_result_t wait_for(nnp_stream_t *s, uint64_t seq, int64_t timeout_ns)
 {
 	int64_t deadline = timeout_ns < 0 ? -1 : now_ns() + timeout_ns;
+	int64_t spin_end = -1;
 
 	for (;;) {
 		struct drm_nnp_queue_wait w = { .qid = s->qid };
@@ -189,6 +244,13 @@ static nnp_result_t wait_for(nnp_stream_t *s, uint64_t seq, int64_t timeout_ns)
 				return NNP_ERROR_TIMEOUT;
 			if (left > WAIT_SLICE_NS)
 				left = WAIT_SLICE_NS;
+		}
+		/* What comes within spin_ns of the wait's start costs no sleep. */
+		if (s->spin_ns) {
+			if (spin_end < 0)
+				spin_end = now_ns() + (left < s->spin_ns ? left : s->spin_ns);
+			if (now_ns() < spin_end && spin_until(s, spin_end))
+				continue;
 		}
 		w.cq_index = s->head;
 		w.phase = s->phase;
@@ -297,6 +359,7 @@ nnp_result_t nnp_stream_reset(nnp_stream_t *s)
 	s->head = 0;
 	s->phase = NNP_CQE_PHASE;
 	s->completed = s->submitted;
+	s->acked = s->completed;
 	s->failed = false;
 	memset(&s->err, 0, sizeof(s->err));
 	return NNP_SUCCESS;

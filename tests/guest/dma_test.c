@@ -215,6 +215,52 @@ TEST_F(lib, fills_and_events)
 	nnp_mem_free(h);
 }
 
+/*
+ * Several times the ring's depth of commands, never synchronized: submit
+ * waits for room, CQ_HEAD is written lazily, and the device, stopped on a
+ * full completion ring, must start again. Each fill writes its own byte,
+ * so a lost, repeated or reordered command shows in the result. Once with
+ * the wait's spin (the default) and once sleeping at once (NNP_SPIN_US=0).
+ */
+static void many_fills_in_order(struct __test_metadata *_metadata,
+				nnp_device_t *dev, const char *spin_us)
+{
+	const size_t n = 3 * 256 + 7;
+	nnp_stream_t *s;
+	nnp_mem_t *d, *h;
+	uint8_t *hp;
+	size_t i;
+
+	ASSERT_EQ(0, setenv("NNP_SPIN_US", spin_us, 1));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_create(dev, &s));
+	ASSERT_EQ(0, unsetenv("NNP_SPIN_US"));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(dev, NNP_MEM_DEVICE, n, 0, &d));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(dev, NNP_MEM_HOST, n, 0, &h));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(h, (void **)&hp));
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(s, d, i, (uint8_t)(i * 7 + 1), 1));
+	/* Every byte again, overwritten in order: the last fill wins. */
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(s, d, i, (uint8_t)(i * 13 + 5), 1));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(s, h, 0, d, 0, n));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(s));
+	for (i = 0; i < n; i++)
+		ASSERT_EQ((uint8_t)(i * 13 + 5), hp[i]) TH_LOG("byte %zu", i);
+	nnp_mem_free(h);
+	nnp_mem_free(d);
+	nnp_stream_destroy(s);
+}
+
+TEST_F(lib, many_commands_in_order_spinning)
+{
+	many_fills_in_order(_metadata, self->dev, "50");
+}
+
+TEST_F(lib, many_commands_in_order_sleeping)
+{
+	many_fills_in_order(_metadata, self->dev, "0");
+}
+
 /* Fills straight into host and registered user memory, across pages. */
 TEST_F(lib, fills_host_and_user_memory)
 {
