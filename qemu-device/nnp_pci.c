@@ -28,6 +28,7 @@
 #include "hw/pci/pci_device.h"
 #include "hw/pci/pcie.h"
 #include "hw/pci/msix.h"
+#include "system/dma.h"
 #include "hw/qdev-properties.h"
 #include "migration/vmstate.h"
 #include "qom/object.h"
@@ -81,8 +82,12 @@ static void nnp_kick(NnpState *s, unsigned int what)
         qemu_cond_signal(&s->cond);
     }
     if (what & NNP_FW_KICK_QUEUES) {
+        /*
+         * One worker is enough: it runs every runnable queue before it
+         * sleeps again, and a busy one sees queue_kick when it is done.
+         */
         s->queue_kick = true;
-        qemu_cond_broadcast(&s->queue_cond);
+        qemu_cond_signal(&s->queue_cond);
     }
     qemu_mutex_unlock(&s->lock);
 }
@@ -135,6 +140,51 @@ static int nnp_dma_write(void *opaque, uint64_t addr, const void *buf,
     NnpState *s = opaque;
 
     return pci_dma_write(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ? 0 : -1;
+}
+
+/*
+ * Guest RAM for a copy to use in place, instead of a bounce through
+ * dma_read/dma_write. Anything else (MMIO, a hole, bus mastering off) is
+ * refused before it is touched, so that the firmware's fallback through
+ * dma_read/dma_write reports the fault, and no MMIO read happens twice.
+ */
+static void *nnp_dma_map(void *opaque, uint64_t addr, uint64_t *len,
+                         bool write)
+{
+    PCIDevice *pdev = PCI_DEVICE(opaque);
+    AddressSpace *as = pci_get_address_space(pdev);
+    DMADirection dir = write ? DMA_DIRECTION_FROM_DEVICE
+                             : DMA_DIRECTION_TO_DEVICE;
+    dma_addr_t mapped = *len;
+    hwaddr xlat, plen = *len;
+    ram_addr_t ram_offset;
+    MemoryRegion *mr;
+    void *p;
+
+    RCU_READ_LOCK_GUARD();
+    mr = address_space_translate(as, addr, &xlat, &plen, write,
+                                 MEMTXATTRS_UNSPECIFIED);
+    if (!memory_access_is_direct(mr, write, MEMTXATTRS_UNSPECIFIED)) {
+        return NULL;
+    }
+    p = pci_dma_map(pdev, addr, &mapped, dir);
+    if (p && !memory_region_from_host(p, &ram_offset)) {
+        /* The memory map changed under us: a bounce buffer, not RAM. */
+        pci_dma_unmap(pdev, p, mapped, dir, 0);
+        p = NULL;
+    }
+    if (p) {
+        *len = mapped;
+    }
+    return p;
+}
+
+static void nnp_dma_unmap(void *opaque, void *ptr, uint64_t len, bool write,
+                          uint64_t done)
+{
+    pci_dma_unmap(PCI_DEVICE(opaque), ptr, len,
+                  write ? DMA_DIRECTION_FROM_DEVICE : DMA_DIRECTION_TO_DEVICE,
+                  done);
 }
 
 static void nnp_raise_irq(void *opaque, unsigned int vector)
@@ -240,6 +290,8 @@ static void nnp_realize(PCIDevice *pdev, Error **errp)
         .opaque = s,
         .dma_read = nnp_dma_read,
         .dma_write = nnp_dma_write,
+        .dma_map = nnp_dma_map,
+        .dma_unmap = nnp_dma_unmap,
         .raise_irq = nnp_raise_irq,
         .now_ns = nnp_now_ns,
         .guest_error = nnp_guest_error,
