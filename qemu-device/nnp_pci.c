@@ -76,20 +76,31 @@ struct NnpState {
 
 static void nnp_kick(NnpState *s, unsigned int what)
 {
+    bool admin = false, queues = false;
+
     qemu_mutex_lock(&s->lock);
     if (what & NNP_FW_KICK_ADMIN) {
+        admin = !s->kick;
         s->kick = true;
-        qemu_cond_signal(&s->cond);
     }
     if (what & NNP_FW_KICK_QUEUES) {
-        /*
-         * One worker is enough: it runs every runnable queue before it
-         * sleeps again, and a busy one sees queue_kick when it is done.
-         */
+        /* Already set: a woken or running thread has yet to clear it. */
+        queues = !s->queue_kick;
         s->queue_kick = true;
-        qemu_cond_signal(&s->queue_cond);
     }
     qemu_mutex_unlock(&s->lock);
+    /*
+     * Signalled once the lock is free, so that the woken thread does not
+     * block on it at once; the caller may be a vCPU holding the BQL. One
+     * queue worker is enough: it runs every runnable queue before it
+     * sleeps again, and a busy one sees queue_kick when it is done.
+     */
+    if (admin) {
+        qemu_cond_signal(&s->cond);
+    }
+    if (queues) {
+        qemu_cond_signal(&s->queue_cond);
+    }
 }
 
 static uint64_t nnp_regs_read(void *opaque, hwaddr addr, unsigned size)
