@@ -68,17 +68,41 @@ static bool covers(const struct fuzz_named *n, uint64_t addr, uint64_t len,
 	return false;
 }
 
-/* The device touches host memory: only what was named to it, as named. */
-static void check_dma(struct fuzz_dev *d, uint64_t addr, size_t len,
-		      unsigned int right)
+static bool named(const struct fuzz_dev *d, uint64_t addr, uint64_t len,
+		  unsigned int right)
 {
 	unsigned int i;
 
-	if (!len || (d->aq_len && within(addr, len, d->aq_addr, d->aq_len)))
-		return;
+	if (d->aq_len && within(addr, len, d->aq_addr, d->aq_len))
+		return true;
 	for (i = 0; i < d->nnamed; i++)
 		if (covers(&d->named[i], addr, len, right))
-			return;
+			return true;
+	return false;
+}
+
+/*
+ * The device touches host memory: only what was named to it, as named.
+ * One access may span pages that follow each other in host memory: each
+ * page's part must be named.
+ */
+static void check_dma(struct fuzz_dev *d, uint64_t addr, size_t len,
+		      unsigned int right)
+{
+	uint64_t done = 0;
+
+	while (done < len) {
+		uint64_t at = addr + done;
+		uint64_t n = NNP_HW_PAGE_SIZE - at % NNP_HW_PAGE_SIZE;
+
+		if (n > len - done)
+			n = len - done;
+		if (!named(d, at, n, right))
+			break;
+		done += n;
+	}
+	if (done >= len)
+		return;
 	fuzz_fail("the device %s %zu bytes at 0x%llx, not named to it for that",
 		  right == FUZZ_W ? "wrote" : "read", len,
 		  (unsigned long long)addr);
@@ -108,6 +132,35 @@ static int dma_write(void *opaque, uint64_t addr, const void *buf, size_t len)
 		return -1;
 	memcpy(p, buf, len);
 	return 0;
+}
+
+/*
+ * Whole ranges of fuzz host memory only: the rest falls back to
+ * dma_read/dma_write, which fault. A mapping is checked as if all of it
+ * were accessed.
+ */
+static void *dma_map(void *opaque, uint64_t addr, uint64_t *len, bool write)
+{
+	struct fuzz_dev *d = opaque;
+	uint8_t *p = host_at(d, addr, *len);
+
+	if (!p)
+		return NULL;
+	check_dma(d, addr, *len, write ? FUZZ_W : FUZZ_R);
+	d->mapped++;
+	return p;
+}
+
+static void dma_unmap(void *opaque, void *ptr, uint64_t len, bool write,
+		      uint64_t done)
+{
+	struct fuzz_dev *d = opaque;
+
+	(void)ptr, (void)write;
+	if (done > len || !d->mapped--)
+		fuzz_fail("unmapped %llu of %llu bytes, %d mappings left",
+			  (unsigned long long)done, (unsigned long long)len,
+			  d->mapped);
 }
 
 static void raise_irq(void *opaque, unsigned int vector)
@@ -182,6 +235,7 @@ void fuzz_dev_init(struct fuzz_dev *d, uint16_t ports)
 	static uint8_t *host, *dev, *host_ref, *dev_ref;
 	struct nnp_fw_host h = {
 		.opaque = d, .dma_read = dma_read, .dma_write = dma_write,
+		.dma_map = dma_map, .dma_unmap = dma_unmap,
 		.raise_irq = raise_irq, .now_ns = now_ns, .icl_tx = icl_tx,
 	};
 	struct nnp_fw_config cfg = {
@@ -358,6 +412,8 @@ void fuzz_dev_fini(struct fuzz_dev *d)
 			     FUZZ_DEV_SIZE);
 	}
 	nnp_fw_destroy(d->fw);
+	if (d->mapped)
+		fuzz_fail("%d mappings of host memory never given back", d->mapped);
 	for (i = 0; i < d->nnamed; i++)
 		free(d->named[i].pages);
 }

@@ -62,6 +62,7 @@ struct fuzz_dev {
 	uint8_t *host;		/* FUZZ_HOST_SIZE bytes at FUZZ_HOST_BASE */
 	uint8_t *dev;		/* FUZZ_DEV_SIZE bytes */
 	uint64_t now_ns;
+	int mapped;		/* dma_map calls not yet given back */
 	struct fuzz_named named[FUZZ_NAMED_MAX];
 	unsigned int nnamed;
 	/* The admin command running: its buffer is named meanwhile. */
