@@ -7,8 +7,9 @@
  * rights, bounds), so a command either touches exactly the memory its keys
  * name or fails before touching anything. Device memory is reached
  * directly; host memory through the key's page list, in runs of pages
- * that are contiguous in host memory, each mapped for a plain memcpy when
- * the host allows it (dma_map), else copied by dma_read/dma_write.
+ * that are contiguous in host memory, each run of more than a page mapped
+ * for a plain memcpy when the host allows it (dma_map), else copied by
+ * dma_read/dma_write.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,11 @@
 #define BOUNCE_SIZE (64u * 1024)
 /* Most bytes one mapping covers: bounds the walk along the page list. */
 #define RUN_MAX (4u << 20)
+/*
+ * Fewest bytes worth a mapping: up to a page, dma_read/dma_write cost one
+ * translation as a mapping does, without the mapping's bookkeeping.
+ */
+#define MAP_MIN (NNP_HW_PAGE_SIZE + 1)
 
 /*
  * The contiguous piece of @s at byte @pos: device pointer, or host address
@@ -68,14 +74,14 @@ static uint64_t min3(uint64_t a, uint64_t b, uint64_t c)
 /*
  * A pointer to @p for direct access: device memory, or host memory mapped
  * for at most *@n bytes (*@n shrinks to what was mapped); NULL if the host
- * memory cannot be mapped.
+ * memory cannot be mapped, or is not worth it.
  */
 static uint8_t *piece_map(struct nnp_fw *fw, const struct piece *p,
 			  uint64_t *n, bool write)
 {
 	if (p->ptr)
 		return p->ptr;
-	if (!fw->host.dma_map)
+	if (!fw->host.dma_map || *n < MAP_MIN)
 		return NULL;
 	return fw->host.dma_map(fw->host.opaque, p->dma, n, write);
 }
