@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nnp hardware interface, version 1.3.
+ * nnp hardware interface, version 1.5.
  *
  * The one definition of what the device looks like from the bus: PCI
  * identity, BAR layout, BAR0 registers, admin queue entries, status codes.
@@ -38,7 +38,7 @@
 
 /* Interface version: the driver refuses a major it does not know. */
 #define NNP_HW_VERSION_MAJOR		1
-#define NNP_HW_VERSION_MINOR		4
+#define NNP_HW_VERSION_MINOR		5
 #define NNP_HW_VERSION			((NNP_HW_VERSION_MAJOR << 16) | NNP_HW_VERSION_MINOR)
 #define NNP_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
 
@@ -97,6 +97,7 @@
 #define NNP_DB_CQ_HEAD			0x4	/* RW: next CQ slot to read */
 #define NNP_DB_STATUS			0x8	/* RO: NNP_QUEUE_STATUS_* */
 #define NNP_DB_ERROR			0xc	/* RO: cid << 16 | status of the failure */
+#define NNP_DB_SQ_HEAD			0x10	/* v1.5, RO: next SQ slot the device takes */
 
 #define NNP_DOORBELL(q)			(NNP_REG_DOORBELL_BASE + (q) * NNP_REG_DOORBELL_STRIDE)
 
@@ -104,6 +105,11 @@
 #define NNP_QUEUE_STATUS_ENABLED	(1u << 0)
 #define NNP_QUEUE_STATUS_ERROR		(1u << 1)	/* stopped after a failed command */
 #define NNP_QUEUE_STATUS_BUSY		(1u << 2)	/* executing a command */
+/*
+ * v1.5: the command in flight waits on a link for another chip (a packet,
+ * or room at the far end): the queue is healthy however long that takes.
+ */
+#define NNP_QUEUE_STATUS_WAITING	(1u << 3)
 
 /* NNP_REG_CAPS bits */
 #define NNP_CAP_ADMIN_QUEUE		(1u << 0)

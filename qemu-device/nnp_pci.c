@@ -10,6 +10,7 @@
  *
  * -device nnp,chip-id=N,mem-size=SIZE[,num-ports=P][,fw-boot-ms=MS]
  *        [,fabric=TOPOLOGY]   (inter-chip links: see nnp_fabric.c)
+ * Monitor: qom-set ID link-down|link-up PORT, qom-set ID fault SPEC.
  *        [,icl-secret=SECRET-ID,remote=PORT-CHIP.PORT:listen|connect:ADDR;...]
  *                             (links to other QEMUs: see nnp_icl_socket.c)
  *
@@ -471,6 +472,36 @@ static void nnp_set_link_up(Object *obj, const char *value, Error **errp)
     nnp_set_link(obj, value, true, errp);
 }
 
+/*
+ * Monitor: qom-set /machine/peripheral/ID fault SPEC, a fault on demand
+ * (hang, die, queue-stuck=Q, msix-lost=N, dma-fail=N, link-drop=P,
+ * link-delay=P:MS, none; see docs/hw-interface.md).
+ */
+static void nnp_set_fault(Object *obj, const char *value, Error **errp)
+{
+    NnpState *s = NNP_PCI(obj);
+    enum nnp_fw_fault fault;
+    unsigned int port;
+
+    if (!s->fw) {
+        error_setg(errp, "nnp: faults can be set on a running device only");
+        return;
+    }
+    if (nnp_fw_fault_parse(s->fw, value, &fault)) {
+        error_setg(errp, "nnp: bad fault '%s'", value);
+        return;
+    }
+    if (fault == NNP_FW_FAULT_DIE && s->icl) {
+        /* The firmware took its ports down; the far ends must hear of it. */
+        for (port = 0; port < s->num_ports; port++) {
+            if (nnp_icl_sockets_has_port(s->icl, port)) {
+                nnp_icl_sockets_set_link(s->icl, port, false);
+            }
+        }
+    }
+    nnp_kick(s, NNP_FW_KICK_ADMIN | NNP_FW_KICK_QUEUES);
+}
+
 static const VMStateDescription nnp_vmstate = {
     .name = "nnp",
     .unmigratable = 1,
@@ -495,6 +526,7 @@ static void nnp_class_init(ObjectClass *oc, void *data)
     device_class_set_legacy_reset(dc, nnp_reset);
     object_class_property_add_str(oc, "link-down", NULL, nnp_set_link_down);
     object_class_property_add_str(oc, "link-up", NULL, nnp_set_link_up);
+    object_class_property_add_str(oc, "fault", NULL, nnp_set_fault);
 }
 
 static const TypeInfo nnp_info = {

@@ -145,6 +145,35 @@ int nnp_fw_link_attach_remote(struct nnp_fw *fw, unsigned int port,
 int nnp_fw_icl_deliver(struct nnp_fw *fw, unsigned int port, uint64_t epoch,
 		       uint32_t seq, bool abort, const void *data, size_t len);
 
+/*
+ * Faults on demand, for tests and the QEMU monitor (docs/hw-interface.md
+ * says what the driver sees of each). A reset (DEV_CTRL or
+ * nnp_fw_reset()) clears HANG, DIE and QUEUE_STUCK and brings back up the
+ * links DIE took down; the others last until NONE.
+ */
+enum nnp_fw_fault {
+	NNP_FW_FAULT_NONE,		/* clear every fault */
+	NNP_FW_FAULT_HANG,		/* no heartbeat, no admin or queue work */
+	NNP_FW_FAULT_QUEUE_STUCK,	/* @arg: the queue no worker takes */
+	NNP_FW_FAULT_MSIX_LOST,		/* @arg: the next @arg interrupts are lost */
+	NNP_FW_FAULT_DMA_FAIL,		/* @arg: the next @arg DMA transfers fail */
+	NNP_FW_FAULT_DIE,		/* HANG, and every link that is up goes down */
+	NNP_FW_FAULT_LINK_DROP,		/* @arg: port whose arrivals are lost */
+	NNP_FW_FAULT_LINK_DELAY,	/* @arg: port << 16 | ms each arrival waits */
+};
+
+#define NNP_FW_FAULT_MAX_DELAY_MS	10000
+
+/* Returns 0, or -1 if @arg is out of range. Any thread, any time. */
+int nnp_fw_fault_set(struct nnp_fw *fw, enum nnp_fw_fault fault, uint32_t arg);
+/*
+ * The same from text: "none", "hang", "die", "queue-stuck=Q",
+ * "msix-lost=N", "dma-fail=N", "link-drop=PORT", "link-delay=PORT:MS".
+ * *@fault (if set) gets which; returns -1 for a bad @spec.
+ */
+int nnp_fw_fault_parse(struct nnp_fw *fw, const char *spec,
+		       enum nnp_fw_fault *fault);
+
 /* Largest packet on a link; collectives send 64 KiB chunks. */
 #define NNP_FW_ICL_MAX_PACKET	(1u << 20)
 

@@ -68,7 +68,7 @@ struct nnp_fw *nnp_fw_create(const struct nnp_fw_config *cfg,
 		mtx_init(&fw->queues[i].exec, mtx_plain);
 	nnp_fw_ports_init(fw);
 	fw->cfg = *cfg;
-	fw->host = *host;
+	nnp_fw_faults_init(fw, host);
 	nnp_fw_reset(fw);
 	return fw;
 }
@@ -79,6 +79,7 @@ static void reset_locked(struct nnp_fw *fw)
 	int i;
 
 	fw->generation++;
+	nnp_fw_faults_reset(fw);
 	fw->fw_status = NNP_FW_STATUS_BOOTING;
 	fw->fw_error = NNP_FW_ERR_NONE;
 	fw->heartbeat = 0;
@@ -342,8 +343,13 @@ void nnp_fw_run(struct nnp_fw *fw)
 	/* A parked command's wait is over: a worker ends it. */
 	if (expired && fw->host.kick)
 		fw->host.kick(fw->host.opaque, NNP_FW_KICK_QUEUES);
-	if (cleanup)
+	if (cleanup) {
 		reset_cleanup(fw);
+		nnp_fw_faults_revive(fw);
+	}
+	/* A hung firmware: no heartbeat, the admin queue is never read. */
+	if (nnp_fw_fault_hung(fw))
+		return;
 	run_timers(fw);
 	nnp_fw_aq_process(fw);
 }

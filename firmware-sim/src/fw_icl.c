@@ -338,6 +338,7 @@ static uint16_t rx_arrive(struct nnp_fw *fw, uint32_t port,
 			  struct nnp_fw_packet *pk, bool remote)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
+	bool lost = nnp_fw_fault_rx(fw, port);	/* an injected fault */
 	uint16_t st = NNP_STATUS_SUCCESS;
 	bool woke = false;
 
@@ -346,7 +347,7 @@ static uint16_t rx_arrive(struct nnp_fw *fw, uint32_t port,
 	mtx_lock(&p->lock);
 	if (!p->up || (remote && !p->remote))
 		st = NNP_STATUS_LINK_DOWN;
-	else if (!rx_wanted_locked(fw, port, pk))
+	else if (lost || !rx_wanted_locked(fw, port, pk))
 		st = NNP_STATUS_INVALID_FIELD;
 	else if (!rx_room_locked(fw, p, pk->len, pk->arrived_ns))
 		st = NNP_STATUS_NO_RESOURCES;

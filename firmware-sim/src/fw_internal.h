@@ -3,6 +3,7 @@
 #ifndef NNP_FW_INTERNAL_H
 #define NNP_FW_INTERNAL_H
 
+#include <stdatomic.h>
 #include <threads.h>
 
 #include "nnp_fw.h"
@@ -147,9 +148,23 @@ static inline uint32_t nnp_fw_seq(uint32_t seq, bool p2p)
 	return (p2p ? NNP_FW_SEQ_P2P : 0) | (seq & ~NNP_FW_SEQ_P2P);
 }
 
+/* Faults set by nnp_fw_fault_set() (fw_fault.c). */
+struct nnp_fw_faults {
+	atomic_bool hang;
+	atomic_uint stuck_queue;	/* qid + 1; 0: none */
+	atomic_uint msix_lost;		/* interrupts still to lose */
+	atomic_uint dma_fail;		/* transfers still to fail */
+	atomic_uint drop_ports;		/* ports whose arrivals are lost */
+	atomic_uint died_ports;		/* ports DIE took down */
+	atomic_uint delay_ms[NNP_FW_MAX_PORTS];
+};
+
 struct nnp_fw {
 	struct nnp_fw_config cfg;
+	/* The embedder's callbacks, through fw_fault.c's wrappers. */
 	struct nnp_fw_host host;
+	struct nnp_fw_host embedder;
+	struct nnp_fw_faults faults;
 
 	/*
 	 * Guards everything below but the queues' exec locks. Held only for
@@ -333,5 +348,17 @@ uint16_t nnp_fw_exec(struct nnp_fw *fw, uint32_t ctx,
 		     const struct nnp_hw_queue_cmd *cmd, struct nnp_fw_op **op);
 /* Add device-memory bytes a command moved to the counters. */
 void nnp_fw_count_local(struct nnp_fw *fw, uint64_t bytes);
+
+/* Faults on demand (fw_fault.c) */
+/* Route @host through the fault wrappers into fw->host. */
+void nnp_fw_faults_init(struct nnp_fw *fw, const struct nnp_fw_host *host);
+bool nnp_fw_fault_hung(struct nnp_fw *fw);
+bool nnp_fw_fault_queue_stuck(struct nnp_fw *fw, uint32_t qid);
+/* A packet arrives on @port: wait the injected delay; true if it is lost. */
+bool nnp_fw_fault_rx(struct nnp_fw *fw, uint32_t port);
+/* A reset: the chip's own faults end (any thread, fw->lock may be held). */
+void nnp_fw_faults_reset(struct nnp_fw *fw);
+/* After a reset's cleanup, no lock held: links DIE took down come back. */
+void nnp_fw_faults_revive(struct nnp_fw *fw);
 
 #endif /* NNP_FW_INTERNAL_H */

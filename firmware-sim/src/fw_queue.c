@@ -282,9 +282,12 @@ uint32_t nnp_fw_db_read_locked(struct nnp_fw *fw, uint32_t offset)
 	case NNP_DB_STATUS:
 		return (q->enabled ? NNP_QUEUE_STATUS_ENABLED : 0) |
 		       (q->error ? NNP_QUEUE_STATUS_ERROR : 0) |
-		       (q->claimed ? NNP_QUEUE_STATUS_BUSY : 0);
+		       (q->claimed ? NNP_QUEUE_STATUS_BUSY : 0) |
+		       (q->op && q->op->parked ? NNP_QUEUE_STATUS_WAITING : 0);
 	case NNP_DB_ERROR:
 		return q->error_info;
+	case NNP_DB_SQ_HEAD:
+		return q->ring.sq_head;
 	}
 	nnp_fw_guest_error(fw, "read of unknown doorbell register 0x%x", offset);
 	return 0;
@@ -384,7 +387,8 @@ static struct nnp_fw_queue *queue_claim(struct nnp_fw *fw)
 		struct nnp_fw_queue *q =
 			&fw->queues[(fw->next_queue + i) % NNP_HW_MAX_QUEUES];
 
-		if (!q->claimed && queue_runnable_locked(q, now)) {
+		if (!q->claimed && queue_runnable_locked(q, now) &&
+		    !nnp_fw_fault_queue_stuck(fw, (uint32_t)(q - fw->queues))) {
 			q->claimed = true;
 			found = q;
 		}
@@ -480,7 +484,7 @@ void nnp_fw_run_queues(struct nnp_fw *fw)
 {
 	struct nnp_fw_queue *q;
 
-	while ((q = queue_claim(fw))) {
+	while (!nnp_fw_fault_hung(fw) && (q = queue_claim(fw))) {
 		bool posted = false;
 		uint32_t vector;
 		int n;

@@ -635,7 +635,7 @@ static void test_doorbell_misuse(void **state)
 	assert_int_equal(h->guest_errors, errors + 1);
 	assert_int_equal(nnp_fw_reg_write(h->fw, NNP_DOORBELL(0) + NNP_DB_STATUS, 0), 0);
 	assert_int_equal(h->guest_errors, errors + 2);
-	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_DOORBELL(0) + 0x10), 0);
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_DOORBELL(0) + 0x14), 0);
 	assert_int_equal(h->guest_errors, errors + 3);
 	assert_int_equal(nnp_fw_reg_write(h->fw, NNP_DOORBELL(0) + NNP_DB_SQ_TAIL,
 					  H_QDEPTH), 0);

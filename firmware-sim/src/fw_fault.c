@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Firmware simulator faults on demand: what a real chip does when its
+ * firmware locks up, a queue engine stops, an interrupt or a DMA is lost,
+ * the chip dies, or a link loses or delays packets. Tests and the QEMU
+ * monitor set them at run time; docs/hw-interface.md says what the driver
+ * sees of each.
+ *
+ * Lost interrupts and failed DMA are injected between the firmware and its
+ * embedder: nnp_fw_create() hands the firmware wrappers of the host's
+ * callbacks, so no other file knows about them. The others are one check
+ * each where the firmware would do the work.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fw_internal.h"
+
+/* Take one from a "next N" counter; true if it was nonzero. */
+static bool take_one(atomic_uint *n)
+{
+	unsigned int v = atomic_load(n);
+
+	while (v && !atomic_compare_exchange_weak(n, &v, v - 1))
+		;
+	return v != 0;
+}
+
+static int wrap_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
+{
+	struct nnp_fw *fw = opaque;
+
+	if (take_one(&fw->faults.dma_fail))
+		return -1;
+	return fw->embedder.dma_read(fw->embedder.opaque, addr, buf, len);
+}
+
+static int wrap_dma_write(void *opaque, uint64_t addr, const void *buf,
+			  size_t len)
+{
+	struct nnp_fw *fw = opaque;
+
+	if (take_one(&fw->faults.dma_fail))
+		return -1;
+	return fw->embedder.dma_write(fw->embedder.opaque, addr, buf, len);
+}
+
+static void wrap_raise_irq(void *opaque, unsigned int vector)
+{
+	struct nnp_fw *fw = opaque;
+
+	if (!take_one(&fw->faults.msix_lost))
+		fw->embedder.raise_irq(fw->embedder.opaque, vector);
+}
+
+static uint64_t wrap_now_ns(void *opaque)
+{
+	struct nnp_fw *fw = opaque;
+
+	return fw->embedder.now_ns(fw->embedder.opaque);
+}
+
+static void wrap_guest_error(void *opaque, const char *msg)
+{
+	struct nnp_fw *fw = opaque;
+
+	fw->embedder.guest_error(fw->embedder.opaque, msg);
+}
+
+static int wrap_icl_tx(void *opaque, unsigned int port, uint64_t epoch,
+		       uint32_t seq, bool abort, const void *data, size_t len)
+{
+	struct nnp_fw *fw = opaque;
+
+	return fw->embedder.icl_tx(fw->embedder.opaque, port, epoch, seq, abort,
+				   data, len);
+}
+
+static void wrap_kick(void *opaque, unsigned int what)
+{
+	struct nnp_fw *fw = opaque;
+
+	fw->embedder.kick(fw->embedder.opaque, what);
+}
+
+void nnp_fw_faults_init(struct nnp_fw *fw, const struct nnp_fw_host *host)
+{
+	fw->embedder = *host;
+	fw->host = (struct nnp_fw_host){
+		.opaque = fw,
+		.dma_read = wrap_dma_read,
+		.dma_write = wrap_dma_write,
+		.raise_irq = wrap_raise_irq,
+		.now_ns = wrap_now_ns,
+		/* The optional ones stay absent when the embedder has none. */
+		.guest_error = host->guest_error ? wrap_guest_error : NULL,
+		.icl_tx = host->icl_tx ? wrap_icl_tx : NULL,
+		.kick = host->kick ? wrap_kick : NULL,
+	};
+}
+
+bool nnp_fw_fault_hung(struct nnp_fw *fw)
+{
+	return atomic_load(&fw->faults.hang);
+}
+
+bool nnp_fw_fault_queue_stuck(struct nnp_fw *fw, uint32_t qid)
+{
+	return atomic_load(&fw->faults.stuck_queue) == qid + 1;
+}
+
+bool nnp_fw_fault_rx(struct nnp_fw *fw, uint32_t port)
+{
+	unsigned int ms = atomic_load(&fw->faults.delay_ms[port]);
+
+	if (ms) {
+		struct timespec ts = {
+			.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000,
+		};
+
+		thrd_sleep(&ts, NULL);
+	}
+	return atomic_load(&fw->faults.drop_ports) >> port & 1;
+}
+
+/* Take every link of the chip down, remembering which were up. */
+static void die(struct nnp_fw *fw)
+{
+	struct nnp_hw_port_info info[NNP_FW_MAX_PORTS];
+	unsigned int i, downed = 0;
+
+	nnp_fw_icl_ports_info(fw, info);
+	for (i = 0; i < fw->cfg.num_ports; i++) {
+		if (info[i].state & NNP_PORT_UP) {
+			downed |= 1u << i;
+			nnp_fw_link_set(fw, i, false);
+		}
+	}
+	atomic_fetch_or(&fw->faults.died_ports, downed);
+}
+
+void nnp_fw_faults_reset(struct nnp_fw *fw)
+{
+	atomic_store(&fw->faults.hang, false);
+	atomic_store(&fw->faults.stuck_queue, 0);
+}
+
+void nnp_fw_faults_revive(struct nnp_fw *fw)
+{
+	unsigned int ports = atomic_exchange(&fw->faults.died_ports, 0);
+	unsigned int i;
+
+	for (i = 0; i < fw->cfg.num_ports; i++)
+		if (ports >> i & 1)
+			nnp_fw_link_set(fw, i, true);
+}
+
+int nnp_fw_fault_set(struct nnp_fw *fw, enum nnp_fw_fault fault, uint32_t arg)
+{
+	switch (fault) {
+	case NNP_FW_FAULT_NONE:
+		nnp_fw_faults_reset(fw);
+		atomic_store(&fw->faults.msix_lost, 0);
+		atomic_store(&fw->faults.dma_fail, 0);
+		atomic_store(&fw->faults.drop_ports, 0);
+		for (unsigned int i = 0; i < NNP_FW_MAX_PORTS; i++)
+			atomic_store(&fw->faults.delay_ms[i], 0);
+		return 0;
+	case NNP_FW_FAULT_HANG:
+		atomic_store(&fw->faults.hang, true);
+		return 0;
+	case NNP_FW_FAULT_QUEUE_STUCK:
+		if (arg >= NNP_HW_MAX_QUEUES)
+			return -1;
+		atomic_store(&fw->faults.stuck_queue, arg + 1);
+		return 0;
+	case NNP_FW_FAULT_MSIX_LOST:
+		atomic_store(&fw->faults.msix_lost, arg);
+		return 0;
+	case NNP_FW_FAULT_DMA_FAIL:
+		atomic_store(&fw->faults.dma_fail, arg);
+		return 0;
+	case NNP_FW_FAULT_DIE:
+		atomic_store(&fw->faults.hang, true);
+		die(fw);
+		return 0;
+	case NNP_FW_FAULT_LINK_DROP:
+		if (arg >= fw->cfg.num_ports)
+			return -1;
+		atomic_fetch_or(&fw->faults.drop_ports, 1u << arg);
+		return 0;
+	case NNP_FW_FAULT_LINK_DELAY:
+		if ((arg >> 16) >= fw->cfg.num_ports ||
+		    (arg & 0xffff) > NNP_FW_FAULT_MAX_DELAY_MS)
+			return -1;
+		atomic_store(&fw->faults.delay_ms[arg >> 16], arg & 0xffff);
+		return 0;
+	}
+	return -1;
+}
+
+/* "NAME" or "NAME=N" (or "link-delay=PORT:MS") of nnp_fw_fault_parse(). */
+static const struct {
+	const char *name;
+	enum nnp_fw_fault fault;
+	bool has_arg;
+} fault_names[] = {
+	{ "none", NNP_FW_FAULT_NONE, false },
+	{ "hang", NNP_FW_FAULT_HANG, false },
+	{ "die", NNP_FW_FAULT_DIE, false },
+	{ "queue-stuck", NNP_FW_FAULT_QUEUE_STUCK, true },
+	{ "msix-lost", NNP_FW_FAULT_MSIX_LOST, true },
+	{ "dma-fail", NNP_FW_FAULT_DMA_FAIL, true },
+	{ "link-drop", NNP_FW_FAULT_LINK_DROP, true },
+	{ "link-delay", NNP_FW_FAULT_LINK_DELAY, true },
+};
+
+static bool parse_u32(const char *s, char stop, uint32_t *v, const char **end)
+{
+	char *e;
+	unsigned long n;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	n = strtoul(s, &e, 10);
+	if (*e != stop || n > UINT32_MAX)
+		return false;
+	*v = (uint32_t)n;
+	*end = e;
+	return true;
+}
+
+int nnp_fw_fault_parse(struct nnp_fw *fw, const char *spec,
+		       enum nnp_fw_fault *fault)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(fault_names) / sizeof(fault_names[0]); i++) {
+		size_t n = strlen(fault_names[i].name);
+		const char *end;
+		uint32_t arg = 0, ms;
+
+		if (strncmp(spec, fault_names[i].name, n))
+			continue;
+		if (!fault_names[i].has_arg) {
+			if (spec[n])
+				return -1;
+		} else if (spec[n] != '=') {
+			return -1;
+		} else if (fault_names[i].fault == NNP_FW_FAULT_LINK_DELAY) {
+			if (!parse_u32(spec + n + 1, ':', &arg, &end) ||
+			    !parse_u32(end + 1, '\0', &ms, &end) ||
+			    arg > 0xffff || ms > 0xffff)
+				return -1;
+			arg = arg << 16 | ms;
+		} else if (!parse_u32(spec + n + 1, '\0', &arg, &end)) {
+			return -1;
+		}
+		if (fault)
+			*fault = fault_names[i].fault;
+		return nnp_fw_fault_set(fw, fault_names[i].fault, arg);
+	}
+	return -1;
+}
