@@ -56,7 +56,7 @@ NNP_KO := nnp.ko
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps qemu module userspace examples tests initramfs check check-fresh demo bench clean distclean checkpatch install install-files install-dkms deb check-deb \
+.PHONY: all deps qemu module userspace examples tests initramfs check check-fresh demo stress bench clean distclean checkpatch install install-files install-dkms deb check-deb \
 	reduce-bench debug-kernel debug-module debug-initramfs check-debug fuzz
 
 all: qemu module userspace examples tests initramfs
@@ -386,6 +386,12 @@ check-debug: qemu $(DEBUG_INITRAMFS)
 
 demo: all
 	tools/nnp-vm --chips 4 --fabric ring --mem-size 64M -- nnp-demo
+
+# A soak run, not part of check: COUNT random faults with recovery, and
+# COUNT loops of kill -9 with unbind/rebind and rmmod/reload (docs/testing.md).
+COUNT ?= 10
+stress: all
+	bash tests/stress/run.sh $(COUNT)
 
 # ---- benchmarks: not tests, not part of check -----------------------------
 # One run of tests/bench/run.sh: the host's roofline, memcpy and Open MPI

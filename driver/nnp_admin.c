@@ -54,22 +54,14 @@ void nnp_admin_wait_quiesced(struct nnp_device *ndev)
 	wait_for_completion(&ndev->aq.quiesced);
 }
 
-int nnp_admin_init(struct nnp_device *ndev)
+/* Program the rings (empty, from slot 0) and enable the queue. */
+static int nnp_admin_start(struct nnp_device *ndev)
 {
 	struct nnp_admin_queue *aq = &ndev->aq;
-	struct device *dev = &ndev->pdev->dev;
 	u32 status;
-	int ret;
 
-	mutex_init(&aq->lock);
-	init_waitqueue_head(&aq->wq);
-	init_completion(&aq->quiesced);
-	aq->sq = dmam_alloc_coherent(dev, NNP_AQ_DEPTH * sizeof(*aq->sq),
-				     &aq->sq_dma, GFP_KERNEL);
-	aq->cq = dmam_alloc_coherent(dev, NNP_AQ_DEPTH * sizeof(*aq->cq),
-				     &aq->cq_dma, GFP_KERNEL);
-	if (!aq->sq || !aq->cq)
-		return -ENOMEM;
+	memset(aq->sq, 0, NNP_AQ_DEPTH * sizeof(*aq->sq));
+	memset(aq->cq, 0, NNP_AQ_DEPTH * sizeof(*aq->cq));
 	aq->sq_tail = 0;
 	aq->cq_head = 0;
 	aq->phase = NNP_CQE_PHASE;
@@ -84,19 +76,62 @@ int nnp_admin_init(struct nnp_device *ndev)
 	nnp_wr(ndev, NNP_REG_INT_ENABLE, NNP_INT_ADMIN_CQ);
 	nnp_wr(ndev, NNP_REG_AQ_CTRL, NNP_AQ_CTRL_ENABLE);
 
-	/* From here on the device may DMA into the rings: undo on unbind. */
-	ret = devm_add_action_or_reset(dev, nnp_admin_quiesce, ndev);
-	if (ret)
-		return ret;
-
 	status = nnp_rd(ndev, NNP_REG_AQ_STATUS);
 	if (!(status & NNP_AQ_STATUS_READY)) {
 		drm_err(&ndev->drm,
 			"admin queue did not start: status 0x%x, fw error %u\n",
 			status, nnp_rd(ndev, NNP_REG_FW_ERROR));
+		aq->broken = true;
 		return -EIO;
 	}
 	return 0;
+}
+
+int nnp_admin_init(struct nnp_device *ndev)
+{
+	struct nnp_admin_queue *aq = &ndev->aq;
+	struct device *dev = &ndev->pdev->dev;
+	int ret;
+
+	mutex_init(&aq->lock);
+	init_waitqueue_head(&aq->wq);
+	init_completion(&aq->quiesced);
+	aq->sq = dmam_alloc_coherent(dev, NNP_AQ_DEPTH * sizeof(*aq->sq),
+				     &aq->sq_dma, GFP_KERNEL);
+	aq->cq = dmam_alloc_coherent(dev, NNP_AQ_DEPTH * sizeof(*aq->cq),
+				     &aq->cq_dma, GFP_KERNEL);
+	if (!aq->sq || !aq->cq)
+		return -ENOMEM;
+
+	/* From here on the device may DMA into the rings: undo on unbind. */
+	ret = devm_add_action_or_reset(dev, nnp_admin_quiesce, ndev);
+	if (ret)
+		return ret;
+	return nnp_admin_start(ndev);
+}
+
+/*
+ * Reset the device and start the admin queue again on the same rings,
+ * with ndev->resetting set: a submitter waiting for the device leaves at
+ * once and lets go of the lock. The reset stops every user queue and the
+ * device drops all contexts, keys and queues and zeroes its memory.
+ */
+int nnp_admin_reset(struct nnp_device *ndev)
+{
+	struct nnp_admin_queue *aq = &ndev->aq;
+	int ret;
+
+	mutex_lock(&aq->lock);
+	nnp_wr(ndev, NNP_REG_INT_ENABLE, 0);
+	nnp_wr(ndev, NNP_REG_AQ_CTRL, 0);
+	/* READY comes only once the device has finished its reset. */
+	ret = nnp_fw_boot(ndev);
+	if (!ret)
+		ret = nnp_admin_start(ndev);
+	else
+		aq->broken = true;
+	mutex_unlock(&aq->lock);
+	return ret;
 }
 
 static int nnp_admin_status_to_errno(u16 status)
@@ -120,11 +155,18 @@ static int nnp_admin_status_to_errno(u16 status)
 	}
 }
 
+/* A completion to read, or a reset that makes the wait pointless. */
+static bool nnp_admin_wait_over(struct nnp_device *ndev)
+{
+	return nnp_admin_cqe_ready(&ndev->aq) || READ_ONCE(ndev->resetting);
+}
+
 /*
  * Run @cmd (its cid is assigned here) and wait for its completion, which is
  * copied to @cqe. Returns 0, the errno for the completion's error status,
- * -ETIMEDOUT if the firmware does not answer in time, or -EIO once the
- * queue is broken.
+ * -ETIMEDOUT if the firmware does not answer in time, -EIO once the queue
+ * is broken, or -ECANCELED if a reset came first: then it returns only
+ * once the reset is over, so the device holds nothing of the command.
  */
 static int nnp_admin_submit(struct nnp_device *ndev,
 			    struct nnp_hw_admin_cmd *cmd,
@@ -135,6 +177,10 @@ static int nnp_admin_submit(struct nnp_device *ndev,
 	int ret;
 
 	mutex_lock(&aq->lock);
+	if (READ_ONCE(ndev->resetting)) {
+		ret = -ECANCELED;
+		goto out;
+	}
 	if (aq->broken) {
 		ret = -EIO;
 		goto out;
@@ -145,8 +191,12 @@ static int nnp_admin_submit(struct nnp_device *ndev,
 	/* writel orders the ring update before the doorbell. */
 	nnp_wr(ndev, NNP_REG_AQ_SQ_TAIL, aq->sq_tail);
 
-	left = wait_event_timeout(aq->wq, nnp_admin_cqe_ready(aq),
+	left = wait_event_timeout(aq->wq, nnp_admin_wait_over(ndev),
 				  msecs_to_jiffies(nnp_fw_timeout_ms));
+	if (!nnp_admin_cqe_ready(aq) && READ_ONCE(ndev->resetting)) {
+		ret = -ECANCELED;
+		goto out;
+	}
 	if (!left) {
 		aq->broken = true;
 		drm_err(&ndev->drm,
@@ -173,6 +223,8 @@ static int nnp_admin_submit(struct nnp_device *ndev,
 	ret = nnp_admin_status_to_errno(cqe->status);
 out:
 	mutex_unlock(&aq->lock);
+	if (ret == -ECANCELED)
+		wait_event(ndev->reset_wq, !READ_ONCE(ndev->resetting));
 	return ret;
 }
 

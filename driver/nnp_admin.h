@@ -41,6 +41,7 @@ int nnp_admin_run(struct nnp_device *ndev, u8 opcode, const void *args,
 int nnp_admin_read(struct nnp_device *ndev, u8 opcode, void *out, u32 len,
 		   u32 *result);
 void nnp_admin_irq(struct nnp_device *ndev);
+int nnp_admin_reset(struct nnp_device *ndev);
 void nnp_admin_wait_quiesced(struct nnp_device *ndev);
 
 #endif /* __NNP_ADMIN_H__ */

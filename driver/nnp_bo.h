@@ -41,6 +41,7 @@ struct nnp_bo {
 	dma_addr_t ring_dma;		/* RING */
 	u32 qid;			/* DOORBELL */
 	bool revoked;			/* DOORBELL: its queue is gone */
+	bool lost;			/* DOORBELL: to a reset: a dummy page */
 };
 
 static inline struct nnp_bo *to_nnp_bo(struct drm_gem_object *obj)

@@ -25,7 +25,8 @@ MODULE_PARM_DESC(fw_timeout_ms,
 
 /*
  * Every ioctl runs inside drm_dev_enter(), so unbinding waits for those in
- * flight and later ones fail with -ENODEV.
+ * flight and later ones fail with -ENODEV. A file whose context a reset
+ * took gets -ECANCELED for everything (docs/uapi.md, "Resets").
  */
 #define NNP_GUARDED_IOCTL(name)						\
 static int nnp_guarded_##name(struct drm_device *drm, void *data,	\
@@ -35,7 +36,10 @@ static int nnp_guarded_##name(struct drm_device *drm, void *data,	\
 									\
 	if (!drm_dev_enter(drm, &idx))					\
 		return -ENODEV;						\
-	ret = nnp_ioctl_##name(drm, data, file);			\
+	if (nnp_file_lost(file->driver_priv))				\
+		ret = -ECANCELED;					\
+	else								\
+		ret = nnp_ioctl_##name(drm, data, file);		\
 	drm_dev_exit(idx);						\
 	return ret;							\
 }
@@ -64,6 +68,28 @@ static const struct drm_ioctl_desc nnp_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(NNP_COMM_STATUS, nnp_guarded_comm_status, 0),
 };
 
+/*
+ * Make device context @ctx; *@resets gets the reset count it belongs to.
+ * A reset racing it loses the context: make it again (a reset is over
+ * when the admin queue says so), so that an open never fails for a reset.
+ */
+static int nnp_ctx_create(struct nnp_device *ndev, u32 ctx, int *resets)
+{
+	int tries, ret = -ECANCELED;
+
+	for (tries = 0; tries < 3 && ret == -ECANCELED; tries++) {
+		*resets = atomic_read(&ndev->resets);
+		ret = nnp_admin_run(ndev, NNP_ADMIN_CTX_CREATE, &ctx,
+				    sizeof(ctx), 0, 0, NULL);
+		if (!ret && *resets != atomic_read(&ndev->resets)) {
+			nnp_admin_run(ndev, NNP_ADMIN_CTX_DESTROY, &ctx,
+				      sizeof(ctx), 0, 0, NULL);
+			ret = -ECANCELED;
+		}
+	}
+	return ret == -ECANCELED ? -EAGAIN : ret;
+}
+
 /* One device context per open file. */
 static int nnp_open(struct drm_device *drm, struct drm_file *file)
 {
@@ -88,8 +114,7 @@ static int nnp_open(struct drm_device *drm, struct drm_file *file)
 	if (ret < 0)
 		goto err_user;
 	ctx = ret;
-	ret = nnp_admin_run(ndev, NNP_ADMIN_CTX_CREATE, &ctx, sizeof(ctx), 0, 0,
-			    NULL);
+	ret = nnp_ctx_create(ndev, ctx, &nf->resets);
 	if (ret) {
 		ida_free(&ndev->ctx_ida, ctx);
 		goto err_user;
@@ -140,7 +165,21 @@ static void nnp_postclose(struct drm_device *drm, struct drm_file *file)
 	nnp_file_put(nf);
 }
 
-DEFINE_DRM_ACCEL_FOPS(nnp_fops);
+/* mmap() of a file a reset took fails like its ioctls. */
+static int nnp_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	struct drm_file *file = filp->private_data;
+
+	if (nnp_file_lost(file->driver_priv))
+		return -ECANCELED;
+	return drm_gem_mmap(filp, vma);
+}
+
+static const struct file_operations nnp_fops = {
+	.owner = THIS_MODULE,
+	DRM_ACCEL_FOPS,
+	.mmap = nnp_mmap,
+};
 
 /* Memory objects are GEM objects; mmap() goes through their fake offsets. */
 static const struct drm_driver nnp_drm_driver = {
@@ -251,6 +290,9 @@ static int nnp_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		return ret;
 	INIT_LIST_HEAD(&ndev->users);
+	ret = nnp_reset_init(ndev);
+	if (ret)
+		return ret;
 
 	ret = nnp_pci_init(ndev);
 	if (ret)
@@ -278,6 +320,7 @@ static int nnp_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	drm_info(&ndev->drm, "chip %u, %llu MiB, %u ICL ports, %u queues, firmware %s\n",
 		 ndev->id.chip_id, ndev->id.mem_size >> 20, ndev->id.num_ports,
 		 ndev->num_queues, ndev->id.fw_build);
+	nnp_reset_start(ndev);
 	return 0;
 }
 
@@ -290,6 +333,7 @@ static void nnp_remove(struct pci_dev *pdev)
 	nnp_queues_wake_all(ndev);
 	/* Waits for ioctls in flight; later ones get -ENODEV. */
 	drm_dev_unplug(&ndev->drm);
+	nnp_reset_fini(ndev);
 	nnp_queues_detach_irqs(ndev);
 }
 

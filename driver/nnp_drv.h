@@ -14,6 +14,7 @@
 #include <linux/io.h>
 #include <linux/kref.h>
 #include <linux/pci.h>
+#include <linux/workqueue.h>
 
 #include "nnp_hw.h"
 #include "nnp_admin.h"
@@ -55,6 +56,20 @@ struct nnp_device {
 	/* What each user holds (nnp_limits.c). */
 	struct mutex users_lock;
 	struct list_head users;
+
+	/* Reset and recovery (nnp_reset.c). */
+	struct mutex reset_lock;	/* one reset at a time */
+	/* Resets so far: a file opened before the last one is lost. */
+	atomic_t resets;
+	u32 last_reset_reason;		/* DRM_NNP_RESET_* */
+	/* A reset is under way: admin waiters leave, then wait on reset_wq. */
+	bool resetting;
+	wait_queue_head_t reset_wq;
+	struct delayed_work watchdog;
+	/* Where a lost file's doorbell mappings point after a reset. */
+	struct page *dummy_page;
+	u32 last_heartbeat;
+	unsigned long heartbeat_seen;	/* jiffies when it last moved */
 };
 
 /*
@@ -73,7 +88,15 @@ struct nnp_file {
 	atomic_t keys;
 	/* Communicator ids this file made. */
 	DECLARE_BITMAP(comms, NNP_HW_MAX_COMMS);
+	/* ndev->resets when the context was made: any other value, lost. */
+	int resets;
 };
+
+/* A reset took the file's context: every call fails with -ECANCELED. */
+static inline bool nnp_file_lost(struct nnp_file *nf)
+{
+	return nf->resets != atomic_read(&nf->ndev->resets);
+}
 
 static inline struct nnp_device *to_nnp(struct drm_device *drm)
 {
@@ -118,6 +141,15 @@ void nnp_queues_release(struct nnp_file *nf);
 void nnp_queues_wake_all(struct nnp_device *ndev);
 void nnp_queues_detach_irqs(struct nnp_device *ndev);
 void nnp_queues_fini(struct drm_device *drm, void *data);
+void nnp_queues_lost(struct nnp_device *ndev);
+int nnp_queues_find_stuck(struct nnp_device *ndev, unsigned long timeout);
+
+/* nnp_reset.c */
+int nnp_reset_init(struct nnp_device *ndev);
+void nnp_reset_start(struct nnp_device *ndev);
+void nnp_reset_fini(struct nnp_device *ndev);
+int nnp_reset(struct nnp_device *ndev, u32 reason);
+const char *nnp_reset_reason_name(u32 reason);
 
 /* nnp_limits.c: what one user may hold of each device-wide table. */
 enum nnp_limit {

@@ -99,7 +99,8 @@ int nnp_mem_init(struct nnp_device *ndev)
 /*
  * Take the key back from the device; false if the device did not confirm
  * it is done with the memory (it does so only after the commands using it
- * have finished). ENOENT is fine: the context went first, keys and all.
+ * have finished). ENOENT is fine: the context went first, keys and all;
+ * so is ECANCELED: a reset dropped every key, and is over.
  */
 static bool nnp_bo_unregister(struct nnp_device *ndev, struct nnp_bo *bo)
 {
@@ -108,7 +109,7 @@ static bool nnp_bo_unregister(struct nnp_device *ndev, struct nnp_bo *bo)
 
 	ret = nnp_admin_run(ndev, NNP_ADMIN_KEY_UNREGISTER, args, sizeof(args),
 			    0, 0, NULL);
-	return !ret || ret == -ENOENT;
+	return !ret || ret == -ENOENT || ret == -ECANCELED;
 }
 
 static void nnp_bo_free_pages(struct nnp_device *ndev, struct nnp_bo *bo)

@@ -8,7 +8,7 @@
 #include "nnp_drv.h"
 #include "nnp_accel.h"
 
-static_assert(sizeof(struct drm_nnp_device_info) == DRM_NNP_DEVICE_INFO_SIZE_V1);
+static_assert(sizeof(struct drm_nnp_device_info) == DRM_NNP_DEVICE_INFO_SIZE_V2);
 static_assert(sizeof(struct drm_nnp_counters) == DRM_NNP_COUNTERS_SIZE_V1);
 static_assert(sizeof(struct drm_nnp_ports) == DRM_NNP_PORTS_SIZE_V1);
 
@@ -60,6 +60,8 @@ static int nnp_query_device_info(struct nnp_device *ndev,
 		.num_queues = id->num_queues,
 	};
 	info.fw_heartbeat = nnp_rd(ndev, NNP_REG_FW_HEARTBEAT);
+	info.reset_count = atomic_read(&ndev->resets);
+	info.last_reset_reason = READ_ONCE(ndev->last_reset_reason);
 
 	strscpy(info.serial, id->serial, sizeof(info.serial));
 	strscpy(info.fw_build, id->fw_build, sizeof(info.fw_build));

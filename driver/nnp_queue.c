@@ -36,6 +36,9 @@ struct nnp_queue {
 	/* The firmware has (or may have) the queue: destroy it there first. */
 	bool fw_owned;
 	bool dead;		/* destroyed: waiters leave */
+	/* The job timeout's view (watchdog only): SQ head, since when. */
+	u32 wd_head;
+	unsigned long wd_since;
 };
 
 static irqreturn_t nnp_queue_irq(int irq, void *data)
@@ -79,7 +82,10 @@ static void nnp_queue_put(struct nnp_queue *q)
  * fault runs only on a mapping that drm_vma_node_unmap() can find, and
  * checks the page's revoked flag under queue_lock. So once a destroy has
  * set the flag and unmapped, no mapping of it rings anything again, even
- * one whose mmap() raced the destroy.
+ * one whose mmap() raced the destroy. A page a reset took is replaced by
+ * the device's dummy page instead: the owner did nothing wrong, and DRM's
+ * reset and unplug contract says its loads and stores must still complete
+ * (Documentation/gpu/drm-uapi.rst); its calls say ECANCELED.
  */
 static vm_fault_t nnp_doorbell_fault(struct vm_fault *vmf)
 {
@@ -92,7 +98,10 @@ static vm_fault_t nnp_doorbell_fault(struct vm_fault *vmf)
 	if (!drm_dev_enter(&ndev->drm, &idx))
 		return VM_FAULT_SIGBUS;
 	mutex_lock(&ndev->queue_lock);
-	if (!bo->revoked)
+	if (bo->lost)
+		ret = vmf_insert_pfn(vma, vma->vm_start,
+				     page_to_pfn(ndev->dummy_page));
+	else if (!bo->revoked)
 		ret = vmf_insert_pfn(vma, vma->vm_start,
 				     (pci_resource_start(ndev->pdev, NNP_BAR_REGS) +
 				      NNP_DOORBELL(bo->qid)) >> PAGE_SHIFT);
@@ -159,7 +168,8 @@ static bool nnp_queue_fw_release(struct nnp_queue *q)
 	ret = nnp_admin_run(ndev, NNP_ADMIN_QUEUE_DESTROY, args, sizeof(args),
 			    0, 0, NULL);
 	drm_dev_exit(idx);
-	if (!ret || ret == -ENOENT)
+	/* ECANCELED: a reset dropped it, and is over. */
+	if (!ret || ret == -ENOENT || ret == -ECANCELED)
 		return true;
 	drm_err(&ndev->drm,
 		"queue %u not released by the device (%d): keeping its rings and id\n",
@@ -292,6 +302,7 @@ int nnp_ioctl_queue_create(struct drm_device *drm, void *data,
 	q->owner = file->driver_priv;
 	q->file = file;
 	q->depth = args->depth;
+	q->wd_since = jiffies;
 	init_waitqueue_head(&q->wq);
 	ret = nnp_queue_alloc_id(ndev, q);
 	if (ret) {
@@ -390,7 +401,8 @@ static bool nnp_queue_wait_over(struct nnp_queue *q,
 				const struct drm_nnp_queue_wait *w)
 {
 	return nnp_queue_done(q, w->cq_index, w->phase) || nnp_queue_stopped(q) ||
-	       READ_ONCE(q->dead) || READ_ONCE(q->ndev->unplugging);
+	       READ_ONCE(q->dead) || READ_ONCE(q->ndev->unplugging) ||
+	       nnp_file_lost(q->owner);
 }
 
 int nnp_ioctl_queue_wait(struct drm_device *drm, void *data,
@@ -417,7 +429,9 @@ int nnp_ioctl_queue_wait(struct drm_device *drm, void *data,
 	left = wait_event_interruptible_timeout(q->wq,
 						nnp_queue_wait_over(q, args),
 						timeout);
-	if (nnp_queue_done(q, args->cq_index, args->phase))
+	if (nnp_file_lost(q->owner))
+		ret = -ECANCELED;
+	else if (nnp_queue_done(q, args->cq_index, args->phase))
 		ret = 0;
 	else if (READ_ONCE(q->ndev->unplugging))
 		ret = -ENODEV;
@@ -463,6 +477,69 @@ void nnp_queues_wake_all(struct nnp_device *ndev)
 		if (ndev->queues[i])
 			wake_up_all(&ndev->queues[i]->wq);
 	mutex_unlock(&ndev->queue_lock);
+}
+
+/*
+ * A reset dropped every queue in the device: none is the firmware's any
+ * more, and their owners (lost files) can map neither doorbell nor ring
+ * again, and their doorbell mappings ring nothing (a dummy page); the
+ * rings stay mapped, host memory the device no longer reads. Each queue
+ * goes when its file is closed.
+ */
+void nnp_queues_lost(struct nnp_device *ndev)
+{
+	unsigned int i;
+
+	for (i = 0; i < ndev->num_queues; i++) {
+		struct nnp_queue *q;
+
+		mutex_lock(&ndev->queue_lock);
+		q = ndev->queues[i];
+		if (q) {
+			kref_get(&q->ref);
+			q->fw_owned = false;
+			if (q->doorbell)
+				q->doorbell->lost = true;
+		}
+		mutex_unlock(&ndev->queue_lock);
+		if (!q)
+			continue;
+		nnp_queue_revoke(q);
+		wake_up_all(&q->wq);
+		nnp_queue_put(q);
+	}
+}
+
+/*
+ * The job timeout, from the watchdog: the first queue that has work (SQ
+ * head behind the tail), is neither stopped nor waiting on a link, and
+ * whose SQ head has not moved for @timeout; -1 if none.
+ */
+int nnp_queues_find_stuck(struct nnp_device *ndev, unsigned long timeout)
+{
+	int stuck = -1;
+	unsigned int i;
+
+	mutex_lock(&ndev->queue_lock);
+	for (i = 0; i < ndev->num_queues && stuck < 0; i++) {
+		struct nnp_queue *q = ndev->queues[i];
+		u32 db = NNP_DOORBELL(i), head, st;
+
+		if (!q || !q->ready || !q->fw_owned)
+			continue;
+		head = nnp_rd(ndev, db + NNP_DB_SQ_HEAD);
+		st = nnp_rd(ndev, db + NNP_DB_STATUS);
+		if (head == nnp_rd(ndev, db + NNP_DB_SQ_TAIL) ||
+		    head != q->wd_head || !(st & NNP_QUEUE_STATUS_ENABLED) ||
+		    (st & (NNP_QUEUE_STATUS_ERROR | NNP_QUEUE_STATUS_WAITING))) {
+			q->wd_head = head;
+			q->wd_since = jiffies;
+		} else if (time_after(jiffies, q->wd_since + timeout)) {
+			stuck = i;
+		}
+	}
+	mutex_unlock(&ndev->queue_lock);
+	return stuck;
 }
 
 /*

@@ -3,10 +3,13 @@
  * nnp.ko sysfs attributes on the PCI device, the basics of the info ioctl
  * for scripts: /sys/class/accel/accelN/device/{chip_id,...}.
  */
+#include <drm/drm_drv.h>
+#include <linux/capability.h>
 #include <linux/device.h>
 #include <linux/sysfs.h>
 
 #include "nnp_drv.h"
+#include "nnp_accel.h"
 
 static struct nnp_device *dev_to_nnp(struct device *dev)
 {
@@ -68,6 +71,42 @@ static ssize_t fw_heartbeat_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(fw_heartbeat);
 
+static ssize_t reset_count_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&dev_to_nnp(dev)->resets));
+}
+static DEVICE_ATTR_RO(reset_count);
+
+static ssize_t last_reset_reason_show(struct device *dev,
+				      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  nnp_reset_reason_name(READ_ONCE(dev_to_nnp(dev)->last_reset_reason)));
+}
+static DEVICE_ATTR_RO(last_reset_reason);
+
+/* Writing 1 resets the device (root: CAP_SYS_ADMIN); returns once it is up. */
+static ssize_t reset_store(struct device *dev, struct device_attribute *attr,
+			   const char *buf, size_t count)
+{
+	struct nnp_device *ndev = dev_to_nnp(dev);
+	bool yes;
+	int idx, ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = kstrtobool(buf, &yes);
+	if (ret || !yes)
+		return -EINVAL;
+	if (!drm_dev_enter(&ndev->drm, &idx))
+		return -ENODEV;
+	ret = nnp_reset(ndev, DRM_NNP_RESET_USER);
+	drm_dev_exit(idx);
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_WO(reset);
+
 static struct attribute *nnp_dev_attrs[] = {
 	&dev_attr_chip_id.attr,
 	&dev_attr_mem_size.attr,
@@ -76,6 +115,9 @@ static struct attribute *nnp_dev_attrs[] = {
 	&dev_attr_fw_version.attr,
 	&dev_attr_serial.attr,
 	&dev_attr_fw_heartbeat.attr,
+	&dev_attr_reset_count.attr,
+	&dev_attr_last_reset_reason.attr,
+	&dev_attr_reset.attr,
 	NULL,
 };
 

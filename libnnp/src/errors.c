@@ -56,6 +56,7 @@ nnp_result_t nnp_result_from_errno(int err)
 	case ENXIO:
 		return NNP_ERROR_NO_DEVICE;
 	case ENODEV:
+	case ECANCELED:	/* a reset took the file's context */
 		return NNP_ERROR_DEVICE_LOST;
 	case EACCES:
 	case EPERM:

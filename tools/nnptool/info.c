@@ -16,7 +16,14 @@ static const struct {
 
 #define NCAPS (sizeof(caps) / sizeof(caps[0]))
 
-static void print_text(const struct nnp_device_info *in, const char *fw)
+/* What nnptool shows of a device's resets. */
+struct resets {
+	uint32_t count;
+	const char *last;
+};
+
+static void print_text(const struct nnp_device_info *in, const char *fw,
+		       const struct resets *rs)
 {
 	size_t i;
 	int n = 0;
@@ -32,6 +39,7 @@ static void print_text(const struct nnp_device_info *in, const char *fw)
 	       in->hw_version & 0xffff);
 	printf("firmware:      %s (%s)\n", fw, in->fw_build);
 	printf("heartbeat:     %" PRIu32 "\n", in->fw_heartbeat);
+	printf("resets:        %" PRIu32 " (last: %s)\n", rs->count, rs->last);
 	printf("capabilities:");
 	for (i = 0; i < NCAPS; i++)
 		if (in->caps & caps[i].bit)
@@ -39,7 +47,8 @@ static void print_text(const struct nnp_device_info *in, const char *fw)
 	printf("%s\n", n ? "" : " none");
 }
 
-static void print_json(const struct nnp_device_info *in, const char *fw)
+static void print_json(const struct nnp_device_info *in, const char *fw,
+		       const struct resets *rs)
 {
 	size_t i;
 	int n = 0;
@@ -56,8 +65,9 @@ static void print_json(const struct nnp_device_info *in, const char *fw)
 	json_string(stdout, fw);
 	printf(", \"fw_build\": ");
 	json_string(stdout, in->fw_build);
-	printf(", \"fw_heartbeat\": %" PRIu32 ", \"capabilities\": [",
-	       in->fw_heartbeat);
+	printf(", \"fw_heartbeat\": %" PRIu32 ", \"resets\": %" PRIu32
+	       ", \"last_reset_reason\": \"%s\", \"capabilities\": [",
+	       in->fw_heartbeat, rs->count, rs->last);
 	for (i = 0; i < NCAPS; i++)
 		if (in->caps & caps[i].bit)
 			printf("%s\"%s\"", n++ ? ", " : "", caps[i].name);
@@ -67,6 +77,7 @@ static void print_json(const struct nnp_device_info *in, const char *fw)
 int cmd_info(const struct nnptool_opts *o, int argc, char **argv)
 {
 	struct nnp_device_info in;
+	struct resets rs;
 	nnp_device_t *dev;
 	nnp_result_t r;
 	char fw[16];
@@ -78,13 +89,43 @@ int cmd_info(const struct nnptool_opts *o, int argc, char **argv)
 	if (nnptool_open(argv[0], &dev))
 		return NNPTOOL_EXIT_ERROR;
 	r = nnp_device_get_info(dev, &in);
+	if (r == NNP_SUCCESS)
+		r = nnp_device_get_resets(dev, &rs.count, &rs.last);
 	nnp_device_close(dev);
 	if (r != NNP_SUCCESS)
 		return nnptool_fail("info", r);
 	fw_version_str(in.fw_version, fw, sizeof(fw));
 	if (o->json)
-		print_json(&in, fw);
+		print_json(&in, fw, &rs);
 	else
-		print_text(&in, fw);
+		print_text(&in, fw, &rs);
+	return NNPTOOL_EXIT_OK;
+}
+
+/* nnptool reset DEV: reset the device now (root only). */
+int cmd_reset(int argc, char **argv)
+{
+	struct resets rs;
+	nnp_device_t *dev;
+	nnp_result_t r;
+
+	if (argc != 1) {
+		fprintf(stderr, "usage: nnptool reset DEV\n");
+		return NNPTOOL_EXIT_USAGE;
+	}
+	if (nnptool_open(argv[0], &dev))
+		return NNPTOOL_EXIT_ERROR;
+	r = nnp_device_reset(dev);
+	nnp_device_close(dev);
+	if (r != NNP_SUCCESS)
+		return nnptool_fail("reset", r);
+	/* The handle that asked is lost with the reset: ask a new one. */
+	if (nnptool_open(argv[0], &dev))
+		return NNPTOOL_EXIT_ERROR;
+	r = nnp_device_get_resets(dev, &rs.count, &rs.last);
+	nnp_device_close(dev);
+	if (r != NNP_SUCCESS)
+		return nnptool_fail("reset", r);
+	printf("reset %s: %" PRIu32 " resets\n", argv[0], rs.count);
 	return NNPTOOL_EXIT_OK;
 }

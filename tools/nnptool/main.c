@@ -12,6 +12,7 @@ static void usage(FILE *f)
 	      "commands:\n"
 	      "  list        one line per nnp device\n"
 	      "  info DEV    everything about one device (DEV: index or /dev/accel/accelN)\n"
+	      "  reset DEV   reset the device now (root only); its open contexts are lost\n"
 	      "  links       inter-chip link ports of every device: state, peer, counters\n"
 	      "  memtest [DEV] [--size SIZE]\n"
 	      "              write and verify patterns through every memory path\n"
@@ -65,6 +66,8 @@ int main(int argc, char **argv)
 		return cmd_list(&o, argc - i - 1, argv + i + 1);
 	if (!strcmp(argv[i], "info"))
 		return cmd_info(&o, argc - i - 1, argv + i + 1);
+	if (!strcmp(argv[i], "reset"))
+		return cmd_reset(argc - i - 1, argv + i + 1);
 	if (!strcmp(argv[i], "links"))
 		return cmd_links(&o, argc - i - 1, argv + i + 1);
 	if (!strcmp(argv[i], "memtest"))

@@ -19,6 +19,7 @@ struct nnptool_opts {
 
 int cmd_list(const struct nnptool_opts *o, int argc, char **argv);
 int cmd_info(const struct nnptool_opts *o, int argc, char **argv);
+int cmd_reset(int argc, char **argv);
 int cmd_memtest(const struct nnptool_opts *o, int argc, char **argv);
 int cmd_bench(const struct nnptool_opts *o, int argc, char **argv);
 int cmd_links(const struct nnptool_opts *o, int argc, char **argv);

@@ -128,9 +128,26 @@ struct drm_nnp_device_info {
 	char serial[16];
 	/** @fw_build: the firmware's build string, NUL-terminated. */
 	char fw_build[32];
+	/** @reset_count: v2: device resets since the driver bound to it. */
+	__u32 reset_count;
+	/** @last_reset_reason: v2: DRM_NNP_RESET_* of the last one (NONE: none). */
+	__u32 last_reset_reason;
 };
 
 #define DRM_NNP_DEVICE_INFO_SIZE_V1	88
+#define DRM_NNP_DEVICE_INFO_SIZE_V2	96
+
+/*
+ * Why the device was reset (drm_nnp_device_info.last_reset_reason, sysfs
+ * last_reset_reason, the uevent's NNP_RESET_REASON). Every context open
+ * at a reset is lost: its ioctls and mmap() fail with ECANCELED.
+ */
+#define DRM_NNP_RESET_NONE		0
+#define DRM_NNP_RESET_HEARTBEAT		1	/* firmware heartbeat stopped */
+#define DRM_NNP_RESET_JOB_TIMEOUT	2	/* a queue made no progress */
+#define DRM_NNP_RESET_ADMIN		3	/* admin queue timed out or failed */
+#define DRM_NNP_RESET_FW_HALTED		4	/* firmware reported HALTED */
+#define DRM_NNP_RESET_USER		5	/* asked for: sysfs reset, nnptool reset */
 
 /**
  * struct drm_nnp_counters - answer to DRM_NNP_QUERY_COUNTERS

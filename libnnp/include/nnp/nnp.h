@@ -94,6 +94,20 @@ struct nnp_port_info {
 nnp_result_t nnp_device_get_ports(nnp_device_t *dev, struct nnp_port_info *ports,
 				  unsigned int max, unsigned int *count);
 
+/*
+ * Device resets since the driver bound to it, and the last one's reason:
+ * "none", "heartbeat", "job-timeout", "admin", "fw-halted" or "user". A
+ * reset loses every context open at the time: every later call through
+ * those handles returns NNP_ERROR_DEVICE_LOST; open the device again.
+ */
+nnp_result_t nnp_device_get_resets(nnp_device_t *dev, uint32_t *count,
+				   const char **last_reason);
+/*
+ * Reset the device now (root only: NNP_ERROR_PERMISSION otherwise);
+ * returns once it is up again. @dev itself is then lost.
+ */
+nnp_result_t nnp_device_reset(nnp_device_t *dev);
+
 /* The device's file descriptor, for poll() and for the driver's ioctls. */
 int nnp_device_fd(const nnp_device_t *dev);
 

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * nnp.ko hang detection, reset and recovery.
+ *
+ * A watchdog runs every watchdog_ms / 4: it resets the device when the
+ * firmware heartbeat has not moved for watchdog_ms, the firmware reports
+ * HALTED, the admin queue failed or timed out, or a user queue with work
+ * made no progress for job_timeout_ms (while not waiting on a link for
+ * another chip). Each tick also wakes every waiter, so a lost interrupt
+ * costs one tick, not a hang.
+ *
+ * A reset (nnp_reset()) marks every open context lost, gets the waiters
+ * out, resets the device and starts its admin queue again; the queues of
+ * the lost contexts have their doorbell and ring mappings revoked. From
+ * then on the lost files' ioctls and mmap() fail with -ECANCELED until they
+ * are closed, and new opens work at once. Files close as usual.
+ */
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_managed.h>
+#include <linux/gfp.h>
+#include <linux/kobject.h>
+#include <linux/module.h>
+
+#include "nnp_drv.h"
+#include "nnp_accel.h"
+
+static unsigned int nnp_watchdog_ms = 1000;
+module_param_named(watchdog_ms, nnp_watchdog_ms, uint, 0644);
+MODULE_PARM_DESC(watchdog_ms,
+		 "Reset a device whose firmware heartbeat stops for this long (ms, 0: no watchdog, default 1000)");
+
+static unsigned int nnp_job_timeout_ms = 10000;
+module_param_named(job_timeout_ms, nnp_job_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(job_timeout_ms,
+		 "Reset a device one of whose queues has work but makes no progress for this long (ms, 0: never, default 10000)");
+
+/* The watchdog's tick: a quarter of its bound, at least 10 ms. */
+static unsigned long nnp_watchdog_period(void)
+{
+	return msecs_to_jiffies(max(READ_ONCE(nnp_watchdog_ms) / 4, 10u));
+}
+
+const char *nnp_reset_reason_name(u32 reason)
+{
+	switch (reason) {
+	case DRM_NNP_RESET_NONE:
+		return "none";
+	case DRM_NNP_RESET_HEARTBEAT:
+		return "heartbeat";
+	case DRM_NNP_RESET_JOB_TIMEOUT:
+		return "job-timeout";
+	case DRM_NNP_RESET_ADMIN:
+		return "admin";
+	case DRM_NNP_RESET_FW_HALTED:
+		return "fw-halted";
+	case DRM_NNP_RESET_USER:
+		return "user";
+	}
+	return "unknown";
+}
+
+/* The heartbeat bound starts over: after probe and after each reset. */
+static void nnp_heartbeat_rearm(struct nnp_device *ndev)
+{
+	ndev->last_heartbeat = nnp_rd(ndev, NNP_REG_FW_HEARTBEAT);
+	ndev->heartbeat_seen = jiffies;
+}
+
+static void nnp_reset_uevent(struct nnp_device *ndev, u32 reason, int count)
+{
+	char reason_env[48], count_env[32];
+	char *envp[4];
+
+	envp[0] = "NNP_RESET=1";
+	envp[1] = reason_env;
+	envp[2] = count_env;
+	envp[3] = NULL;
+	snprintf(reason_env, sizeof(reason_env), "NNP_RESET_REASON=%s",
+		 nnp_reset_reason_name(reason));
+	snprintf(count_env, sizeof(count_env), "NNP_RESET_COUNT=%d", count);
+	kobject_uevent_env(&ndev->drm.accel->kdev->kobj, KOBJ_CHANGE, envp);
+}
+
+/*
+ * Reset the device for @reason and bring it up again; call inside
+ * drm_dev_enter(). Returns 0, or the errno of a device that did not come
+ * back (its admin queue then stays broken: every command fails -EIO).
+ */
+int nnp_reset(struct nnp_device *ndev, u32 reason)
+{
+	unsigned long start = jiffies;
+	int count, ret;
+
+	mutex_lock(&ndev->reset_lock);
+	WRITE_ONCE(ndev->resetting, true);
+	/* Every file open now is lost from here on. */
+	count = atomic_inc_return(&ndev->resets);
+	wake_up_all(&ndev->aq.wq);
+	nnp_queues_wake_all(ndev);
+
+	ret = nnp_admin_reset(ndev);
+	nnp_queues_lost(ndev);
+	ndev->last_reset_reason = reason;
+	nnp_heartbeat_rearm(ndev);
+	WRITE_ONCE(ndev->resetting, false);
+	wake_up_all(&ndev->reset_wq);
+	mutex_unlock(&ndev->reset_lock);
+
+	if (ret)
+		drm_err(&ndev->drm, "reset %d (%s) failed: %d\n", count,
+			nnp_reset_reason_name(reason), ret);
+	else
+		drm_info(&ndev->drm, "reset %d (%s) done in %u ms\n", count,
+			 nnp_reset_reason_name(reason),
+			 jiffies_to_msecs(jiffies - start));
+	nnp_reset_uevent(ndev, reason, count);
+	return ret;
+}
+
+/* What, if anything, calls for a reset now. */
+static u32 nnp_watchdog_check(struct nnp_device *ndev)
+{
+	unsigned int job_ms = READ_ONCE(nnp_job_timeout_ms);
+	u32 hb = nnp_rd(ndev, NNP_REG_FW_HEARTBEAT);
+	int qid;
+
+	if (nnp_rd(ndev, NNP_REG_FW_STATUS) == NNP_FW_STATUS_HALTED)
+		return DRM_NNP_RESET_FW_HALTED;
+	if (READ_ONCE(ndev->aq.broken) ||
+	    (nnp_rd(ndev, NNP_REG_AQ_STATUS) & NNP_AQ_STATUS_ERROR))
+		return DRM_NNP_RESET_ADMIN;
+	if (hb != ndev->last_heartbeat) {
+		ndev->last_heartbeat = hb;
+		ndev->heartbeat_seen = jiffies;
+	} else if (time_after(jiffies, ndev->heartbeat_seen +
+			      msecs_to_jiffies(READ_ONCE(nnp_watchdog_ms)))) {
+		return DRM_NNP_RESET_HEARTBEAT;
+	}
+	if (job_ms) {
+		qid = nnp_queues_find_stuck(ndev, msecs_to_jiffies(job_ms));
+		if (qid >= 0) {
+			drm_err(&ndev->drm, "queue %d made no progress in %u ms\n",
+				qid, job_ms);
+			return DRM_NNP_RESET_JOB_TIMEOUT;
+		}
+	}
+	return DRM_NNP_RESET_NONE;
+}
+
+static void nnp_watchdog_work(struct work_struct *work)
+{
+	struct nnp_device *ndev = container_of(to_delayed_work(work),
+					       struct nnp_device, watchdog);
+	u32 reason;
+	int idx;
+
+	if (!drm_dev_enter(&ndev->drm, &idx))
+		return;
+	if (READ_ONCE(nnp_watchdog_ms)) {
+		/* An interrupt the device lost must not leave anyone asleep. */
+		wake_up_all(&ndev->aq.wq);
+		nnp_queues_wake_all(ndev);
+		reason = nnp_watchdog_check(ndev);
+		if (reason) {
+			drm_err(&ndev->drm, "%s: resetting the device\n",
+				nnp_reset_reason_name(reason));
+			nnp_reset(ndev, reason);
+		}
+	} else {
+		nnp_heartbeat_rearm(ndev);
+	}
+	schedule_delayed_work(&ndev->watchdog, nnp_watchdog_period());
+	drm_dev_exit(idx);
+}
+
+static void nnp_dummy_page_free(struct drm_device *drm, void *data)
+{
+	__free_page(data);
+}
+
+int nnp_reset_init(struct nnp_device *ndev)
+{
+	init_waitqueue_head(&ndev->reset_wq);
+	INIT_DELAYED_WORK(&ndev->watchdog, nnp_watchdog_work);
+	ndev->dummy_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!ndev->dummy_page)
+		return -ENOMEM;
+	/* Mappings hold the device: the page goes with the last of them. */
+	if (drmm_add_action_or_reset(&ndev->drm, nnp_dummy_page_free,
+				     ndev->dummy_page))
+		return -ENOMEM;
+	return drmm_mutex_init(&ndev->drm, &ndev->reset_lock);
+}
+
+/* Probe is done: the watchdog starts. */
+void nnp_reset_start(struct nnp_device *ndev)
+{
+	nnp_heartbeat_rearm(ndev);
+	schedule_delayed_work(&ndev->watchdog, nnp_watchdog_period());
+}
+
+/* remove(), once unplugged: the watchdog stops for good. */
+void nnp_reset_fini(struct nnp_device *ndev)
+{
+	cancel_delayed_work_sync(&ndev->watchdog);
+}

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libnnp device resets: how many the driver did and why (the info query),
+ * and a reset on demand through the device's sysfs "reset" file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include "internal.h"
+#include "nnp_accel.h"
+
+static const char *reason_name(uint32_t reason)
+{
+	static const char *const names[] = {
+		[DRM_NNP_RESET_NONE] = "none",
+		[DRM_NNP_RESET_HEARTBEAT] = "heartbeat",
+		[DRM_NNP_RESET_JOB_TIMEOUT] = "job-timeout",
+		[DRM_NNP_RESET_ADMIN] = "admin",
+		[DRM_NNP_RESET_FW_HALTED] = "fw-halted",
+		[DRM_NNP_RESET_USER] = "user",
+	};
+
+	return reason < sizeof(names) / sizeof(names[0]) ? names[reason] : "unknown";
+}
+
+nnp_result_t nnp_device_get_resets(nnp_device_t *dev, uint32_t *count,
+				   const char **last_reason)
+{
+	struct drm_nnp_device_info di;
+	struct drm_nnp_query q = {
+		.query = DRM_NNP_QUERY_DEVICE_INFO,
+		.size = sizeof(di),
+		.data = (uintptr_t)&di,
+	};
+
+	if (!dev || !count || !last_reason)
+		return NNP_ERROR_INVALID_ARGUMENT;
+	memset(&di, 0, sizeof(di));
+	if (drmIoctl(dev->fd, DRM_IOCTL_NNP_QUERY, &q))
+		return nnp_result_from_errno(errno);
+	/* A driver older than the counter has none to tell. */
+	if (q.size < DRM_NNP_DEVICE_INFO_SIZE_V2)
+		return NNP_ERROR_NOT_SUPPORTED;
+	*count = di.reset_count;
+	*last_reason = reason_name(di.last_reset_reason);
+	return NNP_SUCCESS;
+}
+
+nnp_result_t nnp_device_reset(nnp_device_t *dev)
+{
+	const char *node;
+	char path[128];
+	int fd, err = 0;
+
+	if (!dev)
+		return NNP_ERROR_INVALID_ARGUMENT;
+	node = strrchr(dev->path, '/');
+	snprintf(path, sizeof(path), "/sys/class/accel/%s/device/reset",
+		 node ? node + 1 : dev->path);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return nnp_result_from_errno(errno);
+	if (write(fd, "1", 1) != 1)
+		err = errno;
+	close(fd);
+	return nnp_result_from_errno(err);
+}
