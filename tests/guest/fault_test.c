@@ -205,9 +205,9 @@ static void stream_under_fault(const char *spec, nnp_result_t want,
 		return;
 	}
 	fault(0, spec);
+	t0 = now_ms();
 	/* Let the monitor's command land before the work goes in. */
 	usleep(700 * 1000);
-	t0 = now_ms();
 	r = nnp_memcpy_async(s, h, 0, d, 0, BUF);
 	if (!r)
 		r = nnp_stream_synchronize(s);
@@ -583,7 +583,7 @@ int main(int argc, char **argv)
 	waitpid(other, &status, 0);
 	check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	      "another process's copies on device 1: all exact");
-	printf("# worst detection (fault in to the waiter's DEVICE_LOST): %ld ms\n",
+	printf("# worst detection (fault asked to the waiter's DEVICE_LOST): %ld ms\n",
 	       worst_ms);
 	printf("1..%d\n", checks);
 	printf("FAULTTEST %s\n", failures ? "failed" : "passed");

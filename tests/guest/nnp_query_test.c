@@ -100,7 +100,7 @@ TEST(every_device_reports_its_identity)
 		memset(&in, GUARD, sizeof(in));
 		ASSERT_EQ(0, query(fd, DRM_NNP_QUERY_DEVICE_INFO, 0, 0, &in, &size));
 		close(fd);
-		EXPECT_EQ(DRM_NNP_DEVICE_INFO_SIZE_V1, size);
+		EXPECT_EQ(DRM_NNP_DEVICE_INFO_SIZE_V2, size);
 		ASSERT_LT(in.chip_id, (uint32_t)GUEST_CHIPS);
 		EXPECT_FALSE(seen & (1u << in.chip_id));
 		seen |= 1u << in.chip_id;
@@ -167,13 +167,26 @@ TEST_F(dev, size_zero_asks_for_the_size)
 
 	ASSERT_EQ(0, query(self->fd, DRM_NNP_QUERY_DEVICE_INFO, 0, 0,
 			   self->buf, &size));
-	EXPECT_EQ(DRM_NNP_DEVICE_INFO_SIZE_V1, size);
+	EXPECT_EQ(DRM_NNP_DEVICE_INFO_SIZE_V2, size);
 	EXPECT_EQ(GUARD, self->buf[0]);
 }
 
-TEST_F(dev, larger_buffer_gets_v1_and_nothing_past_it)
+TEST_F(dev, larger_buffer_gets_v2_and_nothing_past_it)
 {
 	uint32_t size = sizeof(self->buf);
+	int i;
+
+	ASSERT_EQ(0, query(self->fd, DRM_NNP_QUERY_DEVICE_INFO, 0, 0,
+			   self->buf, &size));
+	EXPECT_EQ(DRM_NNP_DEVICE_INFO_SIZE_V2, size);
+	for (i = DRM_NNP_DEVICE_INFO_SIZE_V2; i < (int)sizeof(self->buf); i++)
+		ASSERT_EQ(GUARD, self->buf[i]);
+}
+
+/* A caller built before the reset fields gets exactly what it knows. */
+TEST_F(dev, v1_caller_gets_v1)
+{
+	uint32_t size = DRM_NNP_DEVICE_INFO_SIZE_V1;
 	int i;
 
 	ASSERT_EQ(0, query(self->fd, DRM_NNP_QUERY_DEVICE_INFO, 0, 0,
