@@ -319,8 +319,9 @@ $(TESTDIR)/host/test_fw_%: tests/host/test_fw_%.c tests/host/fw_harness.c tests/
 	$(CC) $(CFLAGS_COMMON) -Ihw -Ifirmware-sim/include -Ifirmware-sim/src -Itests/host \
 		-o $@ $< tests/host/fw_harness.c $(FW_SRCS) -lcmocka -lm
 
-# A use after free between chips must abort the test, not pass unseen.
-$(TESTDIR)/host/test_fw_lifetime: CFLAGS_COMMON += -fsanitize=address -fno-omit-frame-pointer
+# A use after free between chips, or a read of memory no longer lent,
+# must abort the test, not pass unseen.
+$(TESTDIR)/host/test_fw_lifetime $(TESTDIR)/host/test_fw_lend: CFLAGS_COMMON += -fsanitize=address -fno-omit-frame-pointer
 
 $(TESTDIR)/host/test_libnnp_%: tests/host/test_libnnp_%.c $(LIBNNP_A) $(LIBNNP_HDRS)
 	@mkdir -p $(dir $@)

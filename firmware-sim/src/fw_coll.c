@@ -8,6 +8,16 @@
  * overlap across chips; received chunks are reduced into device memory as
  * they arrive. Allreduce is a reduce-scatter then an allgather: each rank
  * sends 2(n-1) of n segments. Broadcast is a pipelined chain from the root.
+ *
+ * Chunks are lent, not copied, to a chip of this process (see fw_icl.c):
+ * the next chip reduces or copies straight out of this chip's memory. A
+ * sender lends up to WINDOW chunks ahead of its receives, so a chunk's
+ * wake-up latency is not paid in lock-step, and the chunk grows with the
+ * message (CHUNK_MIN .. CHUNK_MAX) so that per-chunk costs amortize. Lent
+ * memory is not written until it came back: reduce-scatter folds into the
+ * chunk it just lent only once the next chip has read it, allreduce's
+ * allgather overwrites the segments its reduce-scatter lent only after all
+ * came back, and no collective ends before everything it lent came back.
  * A rank whose part fails tells the next rank, which fails and passes it
  * on, so every waiting rank ends once the first one fails. After a
  * failure the ranks no longer agree on where they are: the communicator is
@@ -24,7 +34,13 @@
 #include "fw_internal.h"
 #include "fw_reduce.h"
 
-#define CHUNK_BYTES (64u * 1024)
+#define CHUNK_MIN	(64u << 10)
+/* The largest packet a remote link carries: chunks cross it as copies. */
+#define CHUNK_MAX	NNP_FW_ICL_MAX_PACKET
+/* A ring step is cut into at least this many chunks, to pipeline. */
+#define CHUNKS_PER_STEP	8
+/* Chunks lent ahead of the receives; fits NNP_FW_PORT_RX_BYTES. */
+#define WINDOW		4
 
 struct coll {
 	struct nnp_fw_op link;	/* first: the queue's handle on it */
@@ -42,15 +58,19 @@ struct coll {
 	size_t es;
 	uint64_t count;
 	uint8_t *src, *dst;	/* device memory; src NULL if unused */
-	uint8_t *tmp;		/* one received chunk */
 	uint8_t *acc;		/* reduce-scatter's result, or a scratch copy */
+	uint8_t *acc2;		/* reduce-scatter's other partial sums (fold_buf) */
 	uint64_t local;		/* bytes copied within device memory */
+	uint64_t chunk;		/* in elements; the same on every rank */
 	/* Where the next step goes on. */
 	bool started;
 	uint32_t stage;		/* allreduce: 0 reduce-scatter, 1 allgather */
 	uint32_t s;		/* ring step */
-	uint64_t off;		/* chunk, in elements */
-	bool half;		/* this chunk's first half (send, or receive) is done */
+	uint64_t off;		/* received, in elements */
+	uint64_t sent;		/* lent (ring steps), in elements */
+	uint32_t step_lent;	/* link.lent when this ring step began */
+	uint32_t prev_step_lent;	/* and when the one before it began */
+	bool half;		/* broadcast: this chunk's receive is done */
 };
 
 /* The position @back steps before ours (@back < 2 * nranks). */
@@ -77,50 +97,74 @@ struct step {
 	uint64_t in_n;
 	bool reduce;
 	const uint8_t *with;
+	bool in_lent_before;	/* @in was the previous step's @out */
 };
 
 static uint16_t send_chunk(struct coll *c, const uint8_t *p, uint64_t n)
 {
-	return nnp_fw_icl_send(c->fw, &c->link, c->send_port, c->epoch, c->seq,
-			       false, p, n * c->es);
-}
-
-static uint16_t recv_chunk(struct coll *c, uint8_t *p, uint64_t n)
-{
-	return nnp_fw_icl_recv(c->fw, &c->link, c->recv_port, c->epoch, c->seq,
+	return nnp_fw_icl_lend(c->fw, &c->link, c->send_port, c->epoch, c->seq,
 			       p, n * c->es);
 }
 
-/* The rest of one ring step, from the cursor; resets it when done. */
+static uint16_t recv_chunk(struct coll *c, const struct nnp_fw_rx_into *into,
+			   uint64_t n)
+{
+	return nnp_fw_icl_recv_into(c->fw, &c->link, c->recv_port, c->epoch,
+				    c->seq, into, n * c->es);
+}
+
+/* Wait until the first @want chunks lent came back. */
+static uint16_t lent_back(struct coll *c, uint32_t want)
+{
+	return nnp_fw_icl_wait_returned(c->fw, &c->link, c->send_port, want);
+}
+
+static uint64_t min_n(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * The rest of one ring step, from the cursor; resets it when done. Sends
+ * run up to WINDOW chunks ahead of the receives (all of them once every
+ * receive is done).
+ */
 static uint16_t ring_step(struct coll *c, const struct step *s)
 {
-	uint64_t chunk = CHUNK_BYTES / c->es;
-	uint64_t most = s->out_n > s->in_n ? s->out_n : s->in_n, n;
+	uint64_t chunk = c->chunk, n;
 	uint16_t st;
 
-	for (; c->off < most; c->off += chunk, c->half = false) {
-		if (!c->half && c->off < s->out_n) {
-			n = s->out_n - c->off < chunk ? s->out_n - c->off : chunk;
-			st = send_chunk(c, s->out + c->off * c->es, n);
+	for (;;) {
+		while (c->sent < s->out_n &&
+		       (c->off >= s->in_n || c->sent < c->off + WINDOW * chunk)) {
+			n = min_n(s->out_n - c->sent, chunk);
+			st = send_chunk(c, s->out + c->sent * c->es, n);
+			if (st)
+				return st;
+			c->sent += n;
+		}
+		if (c->off >= s->in_n)
+			break;
+		n = min_n(s->in_n - c->off, chunk);
+		/* Writing over the chunk the last step lent: once it was read. */
+		if (s->in_lent_before) {
+			st = lent_back(c, c->prev_step_lent + c->off / chunk + 1);
 			if (st)
 				return st;
 		}
-		c->half = true;
-		if (c->off < s->in_n) {
-			uint8_t *at = s->in + c->off * c->es;
-
-			n = s->in_n - c->off < chunk ? s->in_n - c->off : chunk;
-			st = recv_chunk(c, s->reduce ? c->tmp : at, n);
-			if (st)
-				return st;
-			if (s->with)
-				memcpy(at, s->with + c->off * c->es, n * c->es);
-			if (s->reduce)
-				nnp_fw_reduce(c->dtype, c->op, at, c->tmp, n);
-		}
+		st = recv_chunk(c, &(struct nnp_fw_rx_into){
+			.buf = s->in + c->off * c->es,
+			.with = s->with ? s->with + c->off * c->es : NULL,
+			.reduce = s->reduce, .dtype = c->dtype, .op = c->op,
+		}, n);
+		if (st)
+			return st;
+		c->off += n;
 	}
 	c->off = 0;
-	c->half = false;
+	c->sent = 0;
+	c->prev_step_lent = c->step_lent;
+	c->step_lent = c->link.lent;
 	return NNP_STATUS_SUCCESS;
 }
 
@@ -150,6 +194,10 @@ static uint16_t allreduce(struct coll *c)
 			return status;
 	}
 	if (c->stage == 0) {
+		/* The allgather writes over the segments lent so far. */
+		status = lent_back(c, c->link.lent);
+		if (status)
+			return status;
 		/* This rank now holds the full reduction of one segment. */
 		own = seg(c, behind(c, n - 1), &own_n);
 		if (c->op == NNP_OP_AVG)
@@ -190,6 +238,17 @@ static uint16_t allgather(struct coll *c)
 }
 
 /*
+ * Where reduce-scatter's step @s folds: acc for the last, a second buffer
+ * and acc in turn before it. The partial sum lent in one step is thus
+ * written over two steps later, not in the next while the next chip may
+ * still be reading it (which would make every chip wait for the next).
+ */
+static uint8_t *fold_buf(const struct coll *c, uint32_t s)
+{
+	return (c->nranks - 2 - s) % 2 ? c->acc2 : c->acc;
+}
+
+/*
  * Step s sends the partial sum of the part belonging to the rank s + 1
  * positions back and folds this rank's input into the one arriving for
  * s + 2 back: after n - 1 steps the part arriving is this rank's own.
@@ -197,25 +256,27 @@ static uint16_t allgather(struct coll *c)
 static uint16_t reduce_scatter(struct coll *c)
 {
 	struct step st = {
-		.out_n = c->count, .in = c->acc, .in_n = c->count, .reduce = true,
+		.out_n = c->count, .in_n = c->count, .reduce = true,
 	};
 	uint16_t status;
 
 	for (; c->s + 1 < c->nranks; c->s++) {
-		st.out = c->s ? c->acc : part(c, c->src, rank_at(c, behind(c, 1)));
+		st.out = c->s ? fold_buf(c, c->s - 1) :
+			 part(c, c->src, rank_at(c, behind(c, 1)));
+		st.in = fold_buf(c, c->s);
+		st.in_lent_before = c->s > 1;
 		st.with = part(c, c->src, rank_at(c, behind(c, c->s + 2)));
 		status = ring_step(c, &st);
 		if (status)
 			return status;
 	}
-	if (c->op == NNP_OP_AVG)
-		nnp_fw_divide(c->dtype, c->acc, c->count, c->nranks);
 	return NNP_STATUS_SUCCESS;
 }
 
+/* Broadcast: each chunk received is passed on from where it landed. */
 static uint16_t broadcast(struct coll *c)
 {
-	uint64_t chunk = CHUNK_BYTES / c->es, n;
+	uint64_t chunk = c->chunk, n;
 	uint32_t root_pos = c->root, hops, p;
 	uint16_t st;
 
@@ -226,9 +287,9 @@ static uint16_t broadcast(struct coll *c)
 	for (; c->off < c->count; c->off += chunk, c->half = false) {
 		uint8_t *at = c->dst + c->off * c->es;
 
-		n = c->count - c->off < chunk ? c->count - c->off : chunk;
+		n = min_n(c->count - c->off, chunk);
 		if (hops && !c->half) {
-			st = recv_chunk(c, at, n);
+			st = recv_chunk(c, &(struct nnp_fw_rx_into){ .buf = at }, n);
 			if (st)
 				return st;
 		}
@@ -354,6 +415,22 @@ static uint16_t coll_ring(struct coll *c)
 	return reduce_scatter(c);
 }
 
+/*
+ * Elements per chunk: CHUNKS_PER_STEP to a ring step at least, within
+ * CHUNK_MIN .. CHUNK_MAX bytes, from the command alone so that every rank
+ * cuts alike.
+ */
+static uint64_t chunk_elems(const struct coll *c)
+{
+	uint64_t step = c->count * c->es, bytes = CHUNK_MIN;
+
+	if (c->opcode == NNP_CMD_ALLREDUCE)
+		step /= c->nranks;
+	while (bytes < CHUNK_MAX && bytes * CHUNKS_PER_STEP < step)
+		bytes *= 2;
+	return bytes / c->es;
+}
+
 /* Before the ring: the local part, and the buffers the ring needs. */
 static uint16_t coll_start(struct coll *c)
 {
@@ -374,14 +451,17 @@ static uint16_t coll_start(struct coll *c)
 		return NNP_STATUS_SUCCESS;
 
 	nnp_fw_icl_purge(c->fw, c->recv_port, c->epoch, c->seq);
-	c->tmp = malloc(CHUNK_BYTES);
-	if (!c->tmp)
-		return NNP_STATUS_NO_RESOURCES;
+	c->chunk = chunk_elems(c);
 	/* Reduce-scatter in place folds into a scratch copy of its part. */
 	c->acc = c->dst;
 	if (c->opcode == NNP_CMD_REDUCE_SCATTER &&
 	    overlap(c->dst, bytes, c->src, bytes * c->nranks))
 		c->acc = malloc(bytes);
+	if (c->opcode == NNP_CMD_REDUCE_SCATTER && c->nranks > 2) {
+		c->acc2 = malloc(bytes);
+		if (!c->acc2)
+			return NNP_STATUS_NO_RESOURCES;
+	}
 	return c->acc ? NNP_FW_PARKED : NNP_STATUS_NO_RESOURCES;
 }
 
@@ -400,11 +480,19 @@ static uint16_t coll_step(struct nnp_fw *fw, struct nnp_fw_op *op)
 			return st;
 	}
 	st = coll_ring(c);
-	if (!st && c->acc && c->acc != c->dst) {
+	/* What follows writes over lent memory; so may the next command. */
+	if (!st)
+		st = lent_back(c, c->link.lent);
+	if (st)
+		return st;
+	if (c->opcode == NNP_CMD_REDUCE_SCATTER && c->op == NNP_OP_AVG &&
+	    c->nranks > 1)
+		nnp_fw_divide(c->dtype, c->acc, c->count, c->nranks);
+	if (c->acc && c->acc != c->dst) {
 		memcpy(c->dst, c->acc, bytes);
 		c->local += bytes;
 	}
-	return st;
+	return NNP_STATUS_SUCCESS;
 }
 
 static const char *coll_name(unsigned int opcode)
@@ -427,6 +515,9 @@ static void coll_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
 	if (st && st != NNP_STATUS_ABORTED)
 		nnp_fw_guest_error(fw, "%s on comm %u failed: status 0x%x",
 				   coll_name(c->opcode), c->comm, st);
+	/* The next chip must not read this one's memory any more. */
+	if (c->nranks > 1)
+		nnp_fw_icl_reclaim(fw, op, c->send_port);
 	if (c->nranks)
 		nnp_fw_comm_ended(fw, c->comm, c->epoch, st);
 	/* Pass the failure on so that the whole ring stops. */
@@ -436,7 +527,7 @@ static void coll_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
 	nnp_fw_count_local(fw, c->local);
 	if (c->acc != c->dst)
 		free(c->acc);
-	free(c->tmp);
+	free(c->acc2);
 	free(c->order);
 	free(c);
 }

@@ -1,10 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
  * Firmware simulator inter-chip links: each port has a peer (chip, port), a
- * state, and a queue of packets received. Sending to a peer in this process
- * copies the payload into the peer's queue; a remote peer (another process)
+ * state, and a queue of packets received. A remote peer (another process)
  * is reached through the host's icl_tx, and what the host receives for us
- * comes in through nnp_fw_icl_deliver().
+ * comes in through nnp_fw_icl_deliver(): the payload is copied.
+ *
+ * A peer in this process gets copies too for point-to-point messages, but
+ * a collective's chunk crosses as a descriptor: where the chunk lies in the
+ * sender's device memory, taken from a fixed pool of the receiving port
+ * (no allocation), and the receiver reduces or copies straight from there
+ * into its own memory. The sender's link command (nnp_fw_op) counts what
+ * it lent and what came back; it must not write over a lent chunk, nor end,
+ * before the chunk came back (nnp_fw_icl_wait_returned()), and when it
+ * ends early it takes back what was not read (nnp_fw_icl_reclaim()), so no
+ * descriptor outlives the command, its keys or a reset. Dropping a
+ * descriptor returns it like reading it.
  *
  * A packet is labelled with its communicator's epoch, the job's 64-bit
  * secret, and is taken only by that communicator's command, only on the
@@ -33,6 +43,7 @@
 #include <string.h>
 
 #include "fw_internal.h"
+#include "fw_reduce.h"
 
 void nnp_fw_ports_init(struct nnp_fw *fw)
 {
@@ -41,7 +52,25 @@ void nnp_fw_ports_init(struct nnp_fw *fw)
 	for (i = 0; i < NNP_FW_MAX_PORTS; i++) {
 		mtx_init(&fw->ports[i].lock, mtx_plain);
 		cnd_init(&fw->ports[i].tx_idle);
+		cnd_init(&fw->ports[i].lent_back);
 	}
+}
+
+/*
+ * Done with @pk, with p->lock held: a descriptor goes back to the pool and
+ * to its lender (who may wait for it: lent_back), a copy is freed.
+ */
+static void packet_release(struct nnp_fw_port *p, struct nnp_fw_packet *pk)
+{
+	if (!pk->owner) {
+		free(pk);
+		return;
+	}
+	atomic_fetch_add(&pk->owner->returned, 1);
+	pk->owner = NULL;
+	pk->next = p->desc_free;
+	p->desc_free = pk;
+	cnd_broadcast(&p->lent_back);
 }
 
 /* Unlink the packet *@link (@prev before it), with p->lock held. */
@@ -62,7 +91,7 @@ static struct nnp_fw_packet *unlink_at(struct nnp_fw_port *p,
 static void drop_at(struct nnp_fw_port *p, struct nnp_fw_packet **link,
 		    struct nnp_fw_packet *prev)
 {
-	free(unlink_at(p, link, prev));
+	packet_release(p, unlink_at(p, link, prev));
 }
 
 static void free_packets(struct nnp_fw_port *p)
@@ -105,6 +134,8 @@ void nnp_fw_ports_fini(struct nnp_fw *fw)
 			mtx_unlock(&peer->ports[pp].lock);
 			nnp_fw_icl_wake(peer, pp);
 		}
+		free(p->desc_pool);
+		cnd_destroy(&p->lent_back);
 		cnd_destroy(&p->tx_idle);
 		mtx_destroy(&p->lock);
 	}
@@ -122,8 +153,20 @@ static bool port_free(struct nnp_fw *fw, unsigned int port)
 	return ok;
 }
 
+/* The descriptor slots of a port that will have an in-process peer. */
+static struct nnp_fw_packet *desc_pool_new(void)
+{
+	struct nnp_fw_packet *pool = calloc(NNP_FW_PORT_RX_PACKETS,
+					    sizeof(*pool));
+	uint32_t i;
+
+	for (i = 0; pool && i + 1 < NNP_FW_PORT_RX_PACKETS; i++)
+		pool[i].next = &pool[i + 1];
+	return pool;
+}
+
 static void port_wire(struct nnp_fw *fw, unsigned int port, struct nnp_fw *peer,
-		      unsigned int peer_port)
+		      unsigned int peer_port, struct nnp_fw_packet *pool)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
 
@@ -131,16 +174,29 @@ static void port_wire(struct nnp_fw *fw, unsigned int port, struct nnp_fw *peer,
 	p->peer = peer;
 	p->peer_port = peer_port;
 	p->up = true;
+	/* Kept, all slots free, when a peer destroyed left the port free. */
+	if (pool)
+		p->desc_pool = p->desc_free = pool;
 	mtx_unlock(&p->lock);
 }
 
 int nnp_fw_link_connect(struct nnp_fw *a, unsigned int pa, struct nnp_fw *b,
 			unsigned int pb)
 {
+	struct nnp_fw_packet *pool_a, *pool_b;
+
 	if ((a == b && pa == pb) || !port_free(a, pa) || !port_free(b, pb))
 		return -1;
-	port_wire(a, pa, b, pb);
-	port_wire(b, pb, a, pa);
+	pool_a = a->ports[pa].desc_pool ? NULL : desc_pool_new();
+	pool_b = b->ports[pb].desc_pool ? NULL : desc_pool_new();
+	if ((!pool_a && !a->ports[pa].desc_pool) ||
+	    (!pool_b && !b->ports[pb].desc_pool)) {
+		free(pool_a);
+		free(pool_b);
+		return -1;
+	}
+	port_wire(a, pa, b, pb, pool_a);
+	port_wire(b, pb, a, pa, pool_b);
 	return 0;
 }
 
@@ -256,6 +312,7 @@ static uint16_t park_locked(struct nnp_fw *fw, struct nnp_fw_op *op,
 	return NNP_FW_PARKED;
 }
 
+/* A copy of @data, its payload right after the header. */
 static struct nnp_fw_packet *packet_new(uint64_t epoch, uint32_t seq,
 				       bool abort, const void *data, size_t len)
 {
@@ -265,9 +322,10 @@ static struct nnp_fw_packet *packet_new(uint64_t epoch, uint32_t seq,
 		return NULL;
 	*pk = (struct nnp_fw_packet){
 		.epoch = epoch, .seq = seq, .abort = abort, .len = len,
+		.data = (const uint8_t *)(pk + 1),
 	};
 	if (len)
-		memcpy(pk->data, data, len);
+		memcpy(pk + 1, data, len);
 	return pk;
 }
 
@@ -332,7 +390,8 @@ static bool rx_room_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
  * A packet arrives on @port of @fw: queued for its receiver (SUCCESS),
  * refused for want of room (NO_RESOURCES), or not for this chip (dropped,
  * INVALID_FIELD). LINK_DOWN if the port is down, or for a @remote packet
- * not remote. The caller keeps @pk unless it was queued.
+ * not remote. A descriptor (@pk->owner) is queued as a copy of @pk in a
+ * slot of the port's pool; the caller keeps a copy @pk unless it was queued.
  */
 static uint16_t rx_arrive(struct nnp_fw *fw, uint32_t port,
 			  struct nnp_fw_packet *pk, bool remote)
@@ -349,9 +408,18 @@ static uint16_t rx_arrive(struct nnp_fw *fw, uint32_t port,
 		st = NNP_STATUS_LINK_DOWN;
 	else if (lost || !rx_wanted_locked(fw, port, pk))
 		st = NNP_STATUS_INVALID_FIELD;
-	else if (!rx_room_locked(fw, p, pk->len, pk->arrived_ns))
+	else if (!rx_room_locked(fw, p, pk->len, pk->arrived_ns) ||
+		 (pk->owner && !p->desc_free))
 		st = NNP_STATUS_NO_RESOURCES;
 	if (!st) {
+		if (pk->owner) {
+			struct nnp_fw_packet *slot = p->desc_free;
+
+			p->desc_free = slot->next;
+			*slot = *pk;
+			pk = slot;
+		}
+		pk->next = NULL;
 		if (p->rx_tail)
 			p->rx_tail->next = pk;
 		else
@@ -430,15 +498,25 @@ static uint16_t park_for_room(struct nnp_fw *fw, struct nnp_fw_op *op,
 	return st;
 }
 
-uint16_t nnp_fw_icl_send(struct nnp_fw *fw, struct nnp_fw_op *op,
-			 uint32_t port, uint64_t epoch, uint32_t seq,
-			 bool abort, const void *data, size_t len)
+/* A chunk @op lent that is free again at once: copied, or dropped. */
+static void lent_and_back(struct nnp_fw_op *op)
+{
+	op->lent++;
+	atomic_fetch_add(&op->returned, 1);
+}
+
+/*
+ * Send on @port: a copy of @tpl's payload, or for a @tpl with an owner a
+ * descriptor of it. See nnp_fw_icl_send() and nnp_fw_icl_lend().
+ */
+static uint16_t send_packet(struct nnp_fw *fw, struct nnp_fw_op *op,
+			    uint32_t port, const struct nnp_fw_packet *tpl)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
 	uint16_t st = SEND_AGAIN;
 
 	while (st == SEND_AGAIN) {
-		struct nnp_fw_packet *pk;
+		struct nnp_fw_packet desc = *tpl, *pk = &desc;
 		struct nnp_fw *peer;
 		uint32_t pp, wakes;
 		bool up, remote;
@@ -456,12 +534,20 @@ uint16_t nnp_fw_icl_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 		else if (peer)
 			p->tx_busy++;	/* @peer stays until we are out of it */
 		mtx_unlock(&p->lock);
-		if (remote)
-			return remote_send(fw, port, epoch, seq, abort, data, len);
+		if (remote) {
+			st = remote_send(fw, port, tpl->epoch, tpl->seq,
+					 tpl->abort, tpl->data, tpl->len);
+			/* A copy leaves a lent chunk free at once. */
+			if (!st && tpl->owner)
+				lent_and_back(tpl->owner);
+			return st;
+		}
 		if (!up || !peer)
 			return NNP_STATUS_LINK_DOWN;
 
-		pk = packet_new(epoch, seq, abort, data, len);
+		if (!tpl->owner)
+			pk = packet_new(tpl->epoch, tpl->seq, tpl->abort,
+					tpl->data, tpl->len);
 		st = pk ? rx_arrive(peer, pp, pk, false) : NNP_STATUS_NO_RESOURCES;
 		mtx_lock(&p->lock);
 		if (!--p->tx_busy)
@@ -469,23 +555,51 @@ uint16_t nnp_fw_icl_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 		mtx_unlock(&p->lock);
 		if (!pk)
 			return NNP_STATUS_NO_RESOURCES;
-		if (st) {
+		if (st && !tpl->owner) {
 			free(pk);
-		} else {
+		} else if (!st) {
+			if (tpl->owner)
+				tpl->owner->lent++;
 			mtx_lock(&p->lock);
-			p->tx_bytes += len;
+			p->tx_bytes += tpl->len;
 			p->tx_packets++;
 			mtx_unlock(&p->lock);
-			count(fw, &fw->counters.icl_tx_bytes, len);
+			count(fw, &fw->counters.icl_tx_bytes, tpl->len);
 			op_progress(fw, op);
 		}
 		/* Dropped by the receiver: the link carried it all the same. */
-		if (st == NNP_STATUS_INVALID_FIELD)
+		if (st == NNP_STATUS_INVALID_FIELD) {
 			st = NNP_STATUS_SUCCESS;
+			if (tpl->owner)
+				lent_and_back(tpl->owner);
+		}
 		if (st == NNP_STATUS_NO_RESOURCES && op)
 			st = park_for_room(fw, op, port, wakes);
 	}
 	return st;
+}
+
+uint16_t nnp_fw_icl_send(struct nnp_fw *fw, struct nnp_fw_op *op,
+			 uint32_t port, uint64_t epoch, uint32_t seq,
+			 bool abort, const void *data, size_t len)
+{
+	const struct nnp_fw_packet tpl = {
+		.epoch = epoch, .seq = seq, .abort = abort, .len = len,
+		.data = data,
+	};
+
+	return send_packet(fw, op, port, &tpl);
+}
+
+uint16_t nnp_fw_icl_lend(struct nnp_fw *fw, struct nnp_fw_op *op,
+			 uint32_t port, uint64_t epoch, uint32_t seq,
+			 const void *data, size_t len)
+{
+	const struct nnp_fw_packet tpl = {
+		.epoch = epoch, .seq = seq, .len = len, .data = data, .owner = op,
+	};
+
+	return send_packet(fw, op, port, &tpl);
 }
 
 int nnp_fw_icl_deliver(struct nnp_fw *fw, unsigned int port, uint64_t epoch,
@@ -527,9 +641,24 @@ static struct nnp_fw_packet *take(struct nnp_fw_port *p, uint64_t epoch,
 	return NULL;
 }
 
-uint16_t nnp_fw_icl_recv(struct nnp_fw *fw, struct nnp_fw_op *op,
-			 uint32_t port, uint64_t epoch, uint32_t seq,
-			 void *buf, size_t len)
+/* Put the payload @data of @len bytes where @into says. */
+static void rx_consume(const struct nnp_fw_rx_into *into, const uint8_t *data,
+		       size_t len)
+{
+	if (!len)
+		return;
+	if (into->with)
+		memcpy(into->buf, into->with, len);
+	if (into->reduce)
+		nnp_fw_reduce(into->dtype, into->op, into->buf, data,
+			      len / nnp_fw_dtype_size(into->dtype));
+	else
+		memcpy(into->buf, data, len);
+}
+
+uint16_t nnp_fw_icl_recv_into(struct nnp_fw *fw, struct nnp_fw_op *op,
+			      uint32_t port, uint64_t epoch, uint32_t seq,
+			      const struct nnp_fw_rx_into *into, size_t len)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
 	uint16_t status = NNP_STATUS_SUCCESS;
@@ -550,17 +679,96 @@ uint16_t nnp_fw_icl_recv(struct nnp_fw *fw, struct nnp_fw_op *op,
 	mtx_unlock(&fw->lock);
 	if (!pk)
 		return status;
-	/* Room at this end: a sender waiting for it goes on. */
-	if (peer)
-		nnp_fw_icl_wake(peer, pp);
+	/*
+	 * Taken, a descriptor stays out of the pool and unreturned while we
+	 * read the sender's memory: its command waits for that to end.
+	 */
 	if (pk->abort)
 		status = NNP_STATUS_ABORTED;
 	else if (pk->len != len)
 		status = NNP_STATUS_INVALID_FIELD;	/* ranks disagree on the call */
 	else
-		memcpy(buf, pk->data, len);
-	free(pk);
+		rx_consume(into, pk->data, len);
+	mtx_lock(&p->lock);
+	packet_release(p, pk);
+	mtx_unlock(&p->lock);
+	/* Room at this end, a lent chunk back: a sender waiting goes on. */
+	if (peer)
+		nnp_fw_icl_wake(peer, pp);
 	return status;
+}
+
+uint16_t nnp_fw_icl_recv(struct nnp_fw *fw, struct nnp_fw_op *op,
+			 uint32_t port, uint64_t epoch, uint32_t seq,
+			 void *buf, size_t len)
+{
+	const struct nnp_fw_rx_into into = { .buf = buf };
+
+	return nnp_fw_icl_recv_into(fw, op, port, epoch, seq, &into, len);
+}
+
+uint16_t nnp_fw_icl_wait_returned(struct nnp_fw *fw, struct nnp_fw_op *op,
+				  uint32_t port, uint32_t want)
+{
+	struct nnp_fw_port *p = &fw->ports[port];
+	uint16_t status = NNP_STATUS_SUCCESS;
+	uint32_t back;
+
+	/* A return after this check wakes us only after we parked: fw->lock. */
+	mtx_lock(&fw->lock);
+	back = atomic_load(&op->returned);
+	if (back < want) {
+		/* Every chunk the receiver read is progress. */
+		if (back != op->returned_seen)
+			op->deadline_ns = 0;
+		op->returned_seen = back;
+		mtx_lock(&p->lock);
+		status = p->up ? park_locked(fw, op, port) : NNP_STATUS_LINK_DOWN;
+		mtx_unlock(&p->lock);
+	}
+	mtx_unlock(&fw->lock);
+	return status;
+}
+
+void nnp_fw_icl_reclaim(struct nnp_fw *fw, struct nnp_fw_op *op, uint32_t port)
+{
+	struct nnp_fw_port *p = &fw->ports[port], *q;
+	struct nnp_fw_packet **link, *prev = NULL;
+	struct nnp_fw *peer;
+	uint32_t pp;
+
+	if (atomic_load(&op->returned) == op->lent)
+		return;
+	mtx_lock(&p->lock);
+	peer = p->peer;
+	pp = p->peer_port;
+	if (peer)
+		p->tx_busy++;
+	mtx_unlock(&p->lock);
+	/* Unwired: the peer's ports_fini dropped all it held, and reads none. */
+	if (!peer)
+		return;
+	q = &peer->ports[pp];
+	mtx_lock(&q->lock);
+	link = &q->rx_head;
+	while (*link) {
+		struct nnp_fw_packet *pk = *link;
+
+		if (pk->owner == op) {
+			drop_at(q, link, prev);
+			continue;
+		}
+		prev = pk;
+		link = &pk->next;
+	}
+	/* The rest is being read now: a copy or reduction, it ends soon. */
+	while (atomic_load(&op->returned) != op->lent)
+		cnd_wait(&q->lent_back, &q->lock);
+	mtx_unlock(&q->lock);
+	mtx_lock(&p->lock);
+	if (!--p->tx_busy)
+		cnd_broadcast(&p->tx_idle);
+	mtx_unlock(&p->lock);
 }
 
 void nnp_fw_icl_ports_info(struct nnp_fw *fw, struct nnp_hw_port_info *info)

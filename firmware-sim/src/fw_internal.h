@@ -72,6 +72,14 @@ struct nnp_fw_op {
 	uint64_t deadline_ns;	/* of the current wait (now_ns clock); 0: none */
 	/* Longest one wait may be: its communicator's; UINT64_MAX: never. */
 	uint64_t timeout_ns;
+	/*
+	 * Chunks of this chip's memory lent to an in-process peer
+	 * (nnp_fw_icl_lend()), and how many of them it has finished reading
+	 * or dropped: while they differ, the peer may still read the memory.
+	 */
+	uint32_t lent;
+	atomic_uint returned;
+	uint32_t returned_seen;	/* at its last wait for them: progress */
 };
 
 struct nnp_fw_queue {
@@ -87,7 +95,12 @@ struct nnp_fw_queue {
 	uint32_t error_info;	/* cid << 16 | status of the failure */
 };
 
-/* A message on an inter-chip link. */
+/*
+ * A message on an inter-chip link: a copy of the payload (remote links,
+ * point-to-point messages), or a descriptor naming a chunk of the in-process
+ * sender's device memory, lent by the link command @owner until the
+ * receiver has read it (a slot of the receiving port's pool).
+ */
 struct nnp_fw_packet {
 	struct nnp_fw_packet *next;
 	uint64_t epoch;		/* the communicator's secret */
@@ -95,7 +108,8 @@ struct nnp_fw_packet {
 	bool abort;		/* the sender's part failed */
 	uint64_t arrived_ns;
 	size_t len;
-	uint8_t data[];
+	const uint8_t *data;	/* the copy after this header, or the lent chunk */
+	struct nnp_fw_op *owner;	/* a descriptor's lender; NULL: a copy */
 };
 
 struct nnp_fw_port {
@@ -111,6 +125,10 @@ struct nnp_fw_port {
 	cnd_t tx_idle;		/* tx_busy fell to 0 */
 	struct nnp_fw_packet *rx_head;
 	struct nnp_fw_packet *rx_tail;
+	/* Descriptor slots, NNP_FW_PORT_RX_PACKETS, for an in-process peer. */
+	struct nnp_fw_packet *desc_pool;
+	struct nnp_fw_packet *desc_free;
+	cnd_t lent_back;	/* a lent chunk was read: nnp_fw_icl_reclaim() */
 	uint64_t held_bytes;	/* payload queued, at most NNP_FW_PORT_RX_BYTES */
 	uint32_t held_packets;
 	/* tx_* counted by this port's sends, rx_* by its peer's (or deliveries) */
@@ -281,11 +299,48 @@ uint16_t nnp_fw_icl_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 			 uint32_t port, uint64_t epoch, uint32_t seq,
 			 bool abort, const void *data, size_t len);
 /*
- * Take the packet (@epoch, @seq) on @port into @buf (exactly @len bytes);
+ * As nnp_fw_icl_send(), but zero-copy to an in-process peer: the packet
+ * names the @len bytes of this chip's device memory at @data, which the
+ * receiver reads in place later. Every chunk counts in op->lent, and in
+ * op->returned once the memory is free again: at once for a copy (remote
+ * peer), when the receiver has read or dropped it for a descriptor.
+ */
+uint16_t nnp_fw_icl_lend(struct nnp_fw *fw, struct nnp_fw_op *op,
+			 uint32_t port, uint64_t epoch, uint32_t seq,
+			 const void *data, size_t len);
+/*
+ * Whether the first @want chunks @op lent on @port came back: SUCCESS, or
+ * @op parks until the receiver returns one (LINK_DOWN once the link is,
+ * PEER_TIMEOUT after a collective timeout without one).
+ */
+uint16_t nnp_fw_icl_wait_returned(struct nnp_fw *fw, struct nnp_fw_op *op,
+				  uint32_t port, uint32_t want);
+/*
+ * Before @op ends: take back the chunks it lent on @port that the peer has
+ * not read, and wait for reads in progress. Then nothing refers to its
+ * memory any more.
+ */
+void nnp_fw_icl_reclaim(struct nnp_fw *fw, struct nnp_fw_op *op, uint32_t port);
+
+/* What a receiver makes of a payload of @len bytes. */
+struct nnp_fw_rx_into {
+	uint8_t *buf;		/* where it goes */
+	const uint8_t *with;	/* copied to buf first; NULL: none */
+	bool reduce;		/* buf = buf @op payload; else buf = payload */
+	unsigned int dtype, op;
+};
+
+/*
+ * Take the packet (@epoch, @seq) on @port into @into (exactly @len bytes),
+ * straight from the sender's memory for a descriptor;
  * NNP_STATUS_ABORTED if the sender gave up instead. If it has not come,
  * @op parks (NNP_FW_PARKED), or ends PEER_TIMEOUT once its wait passed
  * op->timeout_ns.
  */
+uint16_t nnp_fw_icl_recv_into(struct nnp_fw *fw, struct nnp_fw_op *op,
+			      uint32_t port, uint64_t epoch, uint32_t seq,
+			      const struct nnp_fw_rx_into *into, size_t len);
+/* nnp_fw_icl_recv_into() a copy into @buf. */
 uint16_t nnp_fw_icl_recv(struct nnp_fw *fw, struct nnp_fw_op *op,
 			 uint32_t port, uint64_t epoch, uint32_t seq,
 			 void *buf, size_t len);

@@ -358,8 +358,13 @@ static int chip_main(void *arg)
 	struct nnp_hw_cqe *cq = fw_harness_host_ptr(c->h, H_QCQ(0));
 	time_t end = time(NULL) + 5;
 
-	while ((cq[c->slot].phase & 1) != c->phase && time(NULL) < end)
+	while ((cq[c->slot].phase & 1) != c->phase && time(NULL) < end) {
+		struct timespec nap = { 0, c->nap_us * 1000l };
+
 		fw_harness_run_queues(c->h);
+		if (c->nap_us)
+			thrd_sleep(&nap, NULL);
+	}
 	c->status = (cq[c->slot].phase & 1) == c->phase ? cq[c->slot].status : 0xffff;
 	/* Consumed: the completion slot is free again. */
 	nnp_fw_reg_write(c->h->fw, NNP_DOORBELL(0) + NNP_DB_CQ_HEAD,
@@ -383,6 +388,19 @@ void fw_chip_start(struct fw_chip *c, struct nnp_hw_queue_cmd cmd)
 void fw_chip_join(struct fw_chip *c)
 {
 	thrd_join(c->thread, NULL);
+}
+
+uint16_t fw_harness_comm_pair(struct fw_harness *h, uint32_t ctx, uint32_t comm,
+			      uint32_t rank, uint64_t epoch)
+{
+	struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_COMM_CREATE };
+	struct nnp_hw_comm_args a = {
+		.ctx = ctx, .comm = comm, .nranks = 2, .rank = rank,
+		.send_port = 0, .recv_port = 1, .epoch = epoch,
+	};
+
+	memcpy(c.args, &a, sizeof(a));
+	return fw_harness_admin(h, c, NULL);
 }
 
 void fw_harness_ports(struct fw_harness *h, struct nnp_hw_port_info *info)

@@ -94,6 +94,9 @@ uint32_t fw_harness_dev_key(struct fw_harness *h, uint32_t ctx, uint64_t base,
 /* Queue @qid of depth H_QDEPTH with rings at H_QSQ(qid) and H_QCQ(qid). */
 void fw_harness_queue_create(struct fw_harness *h, uint32_t ctx, uint32_t qid);
 struct nnp_hw_counters fw_harness_counters(struct fw_harness *h);
+/* COMM_CREATE of a ring of two, sending on port 0, receiving on port 1. */
+uint16_t fw_harness_comm_pair(struct fw_harness *h, uint32_t ctx, uint32_t comm,
+			      uint32_t rank, uint64_t epoch);
 /* GET_PORTS into @info, asserting the harness chip's 4 ports come back. */
 void fw_harness_ports(struct fw_harness *h, struct nnp_hw_port_info *info);
 /* Put @cmd in queue @q's next slot and ring its doorbell; returns the slot. */
@@ -110,6 +113,7 @@ struct fw_chip {
 	uint32_t slot;
 	uint16_t phase;		/* the completion's expected phase tag */
 	uint64_t posted;	/* commands posted since the queue started */
+	unsigned int nap_us;	/* a slow chip: sleeps this long between turns */
 	thrd_t thread;
 };
 

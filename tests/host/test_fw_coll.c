@@ -541,6 +541,43 @@ static void test_collectives_8_chips(void **state)
 }
 
 /*
+ * Chunks cross to the next chip as descriptors of this chip's memory: a
+ * sender must not write over a chunk (reduce-scatter folds into the buffer
+ * it lent two steps before, allreduce's allgather overwrites what its
+ * reduce-scatter lent) nor end before a slow next chip has read it. Many
+ * chunks a step, a full send window, each chip slow in turn: byte-exact.
+ */
+#define SLOW_COUNT	(160u << 10)	/* floats a rank: 5 chunks a step */
+#define SLOW_NAP_US	300
+
+static void test_slow_receiver(void **state)
+{
+	unsigned int n, slow;
+
+	(void)state;
+	for (n = 3; n <= 4; n++) {
+		ring_up(n);
+		for (slow = 0; slow < n; slow++) {
+			bool in_place = slow & 1;
+
+			chips[slow].nap_us = SLOW_NAP_US;
+			allreduce_case(n, NNP_DTYPE_F32, NNP_OP_SUM, SLOW_COUNT,
+				       in_place);
+			coll_case(n, NNP_CMD_REDUCE_SCATTER, NNP_DTYPE_F32,
+				  NNP_OP_SUM, SLOW_COUNT, in_place, 0);
+			coll_case(n, NNP_CMD_REDUCE_SCATTER, NNP_DTYPE_I32,
+				  NNP_OP_AVG, SLOW_COUNT, !in_place, 0);
+			coll_case(n, NNP_CMD_ALLGATHER, NNP_DTYPE_F32, 0,
+				  SLOW_COUNT, in_place, 0);
+			coll_case(n, NNP_CMD_BROADCAST, NNP_DTYPE_F32, 0,
+				  SLOW_COUNT, in_place, (slow + 1) % n);
+			chips[slow].nap_us = 0;
+		}
+		ring_down(n);
+	}
+}
+
+/*
  * The ring is wired chip 0 -> 1 -> 2 -> 3 -> 4 but the ranks sit on it in
  * another order: results follow ranks, not positions.
  */
@@ -1087,6 +1124,7 @@ int main(void)
 		cmocka_unit_test(test_collectives_2_chips),
 		cmocka_unit_test(test_collectives_3_chips),
 		cmocka_unit_test(test_collectives_8_chips),
+		cmocka_unit_test(test_slow_receiver),
 		cmocka_unit_test(test_ring_not_in_rank_order),
 		cmocka_unit_test(test_comm_order_checks),
 		cmocka_unit_test(test_point_to_point),

@@ -43,19 +43,6 @@ static void nap_ms(long ms)
 	thrd_sleep(&t, NULL);
 }
 
-static uint16_t comm_create(struct fw_harness *h, uint32_t ctx, uint32_t comm,
-			    uint32_t rank, uint64_t epoch)
-{
-	struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_COMM_CREATE };
-	struct nnp_hw_comm_args a = {
-		.ctx = ctx, .comm = comm, .nranks = 2, .rank = rank,
-		.send_port = 0, .recv_port = 1, .epoch = epoch,
-	};
-
-	memcpy(c.args, &a, sizeof(a));
-	return fw_harness_admin(h, c, NULL);
-}
-
 /* Chip 0 port 0 to chip 1 port 1 and back; one communicator of CTX. */
 static void pair_up(void)
 {
@@ -74,7 +61,7 @@ static void pair_up(void)
 	assert_int_equal(nnp_fw_link_connect(chips[0].h->fw, 0, chips[1].h->fw, 1), 0);
 	assert_int_equal(nnp_fw_link_connect(chips[1].h->fw, 0, chips[0].h->fw, 1), 0);
 	for (i = 0; i < 2; i++)
-		assert_int_equal(comm_create(chips[i].h, CTX, COMM, i, EPOCH),
+		assert_int_equal(fw_harness_comm_pair(chips[i].h, CTX, COMM, i, EPOCH),
 				 NNP_STATUS_SUCCESS);
 }
 
@@ -363,9 +350,9 @@ static void test_epoch_is_one_communicator_per_chip(void **state)
 	b = chips[1].h;
 	fw_harness_ctx_create(b, CTX_B);
 	/* Another context may not join the job by naming its epoch. */
-	assert_int_equal(comm_create(b, CTX_B, COMM + 1, 1, EPOCH), NNP_STATUS_BUSY);
+	assert_int_equal(fw_harness_comm_pair(b, CTX_B, COMM + 1, 1, EPOCH), NNP_STATUS_BUSY);
 	/* All 64 bits name it: the same low word is another epoch. */
-	assert_int_equal(comm_create(b, CTX_B, COMM + 1, 1, EPOCH ^ (1ull << 40)),
+	assert_int_equal(fw_harness_comm_pair(b, CTX_B, COMM + 1, 1, EPOCH ^ (1ull << 40)),
 			 NNP_STATUS_SUCCESS);
 	pair_down();
 }
