@@ -62,6 +62,7 @@ struct coll {
 	uint8_t *acc2;		/* reduce-scatter's other partial sums (fold_buf) */
 	uint64_t local;		/* bytes copied within device memory */
 	uint64_t chunk;		/* in elements; the same on every rank */
+	bool fold_src;		/* allreduce reads src in its ring, no copy first */
 	/* Where the next step goes on. */
 	bool started;
 	uint32_t stage;		/* allreduce: 0 reduce-scatter, 1 allgather */
@@ -168,14 +169,15 @@ static uint16_t ring_step(struct coll *c, const struct step *s)
 	return NNP_STATUS_SUCCESS;
 }
 
-/* Allreduce splits the buffer into one segment per ring position. */
-static uint8_t *seg(const struct coll *c, uint32_t k, uint64_t *n)
+/* Allreduce splits the buffer at @base into one segment per ring position. */
+static uint8_t *seg(const struct coll *c, uint8_t *base, uint32_t k,
+		    uint64_t *n)
 {
 	uint64_t start = (unsigned __int128)c->count * k / c->nranks;
 	uint64_t end = (unsigned __int128)c->count * (k + 1) / c->nranks;
 
 	*n = end - start;
-	return c->dst + start * c->es;
+	return base + start * c->es;
 }
 
 static uint16_t allreduce(struct coll *c)
@@ -183,12 +185,19 @@ static uint16_t allreduce(struct coll *c)
 	uint32_t n = c->nranks;
 	struct step st = { .reduce = true };
 	uint16_t status;
-	uint64_t own_n;
+	uint64_t own_n, with_n;
 	uint8_t *own;
 
+	/*
+	 * Out of place, the input is read where it lies: step 0 sends it, and
+	 * each step folds it with what arrives into the output.
+	 */
 	for (; c->stage == 0 && c->s + 1 < n; c->s++) {
-		st.out = seg(c, behind(c, c->s), &st.out_n);
-		st.in = seg(c, behind(c, c->s + 1), &st.in_n);
+		st.out = seg(c, c->s || !c->fold_src ? c->dst : c->src,
+			     behind(c, c->s), &st.out_n);
+		st.in = seg(c, c->dst, behind(c, c->s + 1), &st.in_n);
+		st.with = c->fold_src ?
+			  seg(c, c->src, behind(c, c->s + 1), &with_n) : NULL;
 		status = ring_step(c, &st);
 		if (status)
 			return status;
@@ -199,16 +208,17 @@ static uint16_t allreduce(struct coll *c)
 		if (status)
 			return status;
 		/* This rank now holds the full reduction of one segment. */
-		own = seg(c, behind(c, n - 1), &own_n);
+		own = seg(c, c->dst, behind(c, n - 1), &own_n);
 		if (c->op == NNP_OP_AVG)
 			nnp_fw_divide(c->dtype, own, own_n, n);
 		c->stage = 1;
 		c->s = 0;
 	}
 	st.reduce = false;
+	st.with = NULL;
 	for (; c->s + 1 < n; c->s++) {
-		st.out = seg(c, behind(c, c->s + n - 1), &st.out_n);
-		st.in = seg(c, behind(c, c->s), &st.in_n);
+		st.out = seg(c, c->dst, behind(c, c->s + n - 1), &st.out_n);
+		st.in = seg(c, c->dst, behind(c, c->s), &st.in_n);
 		status = ring_step(c, &st);
 		if (status)
 			return status;
@@ -442,6 +452,11 @@ static uint16_t coll_start(struct coll *c)
 		own = part(c, c->dst, c->rank);
 	/* Reduce-scatter's input reaches its output only through the ring. */
 	if (c->opcode == NNP_CMD_REDUCE_SCATTER && c->nranks > 1)
+		own = NULL;
+	/* So does allreduce's, but for one that overlaps the output. */
+	c->fold_src = c->opcode == NNP_CMD_ALLREDUCE && c->nranks > 1 &&
+		      c->src && !overlap(c->src, bytes, c->dst, bytes);
+	if (c->fold_src)
 		own = NULL;
 	if (own && c->src && c->src != own && bytes) {
 		memmove(own, c->src, bytes);

@@ -302,6 +302,13 @@ static void allreduce_case(unsigned int n, unsigned int dtype, unsigned int op,
 					 (unsigned long long)i, mem[dst_off + i * es + 1],
 					 mem[dst_off + i * es], want[1], want[0]);
 		}
+		/* Out of place the ring reads the input in place: unchanged. */
+		for (i = 0; i < count && !in_place; i++) {
+			store(dtype, want, 0, input(c, i, op));
+			if (memcmp(mem + src_off + i * es, want, es))
+				fail_msg("n=%u: chip %u input element %llu changed",
+					 n, c, (unsigned long long)i);
+		}
 		assert_int_equal(mem[dst_off - 1], GUARD);
 		assert_int_equal(mem[dst_off + bytes], GUARD);
 		after = fw_harness_counters(chips[c].h);
