@@ -47,6 +47,28 @@ static int wrap_dma_write(void *opaque, uint64_t addr, const void *buf,
 	return fw->embedder.dma_write(fw->embedder.opaque, addr, buf, len);
 }
 
+/*
+ * A failing DMA is never mapped: the firmware falls back to dma_read or
+ * dma_write, which takes the failure from the count.
+ */
+static void *wrap_dma_map(void *opaque, uint64_t addr, uint64_t *len,
+			  bool write)
+{
+	struct nnp_fw *fw = opaque;
+
+	if (atomic_load(&fw->faults.dma_fail))
+		return NULL;
+	return fw->embedder.dma_map(fw->embedder.opaque, addr, len, write);
+}
+
+static void wrap_dma_unmap(void *opaque, void *ptr, uint64_t len, bool write,
+			   uint64_t done)
+{
+	struct nnp_fw *fw = opaque;
+
+	fw->embedder.dma_unmap(fw->embedder.opaque, ptr, len, write, done);
+}
+
 static void wrap_raise_irq(void *opaque, unsigned int vector)
 {
 	struct nnp_fw *fw = opaque;
@@ -95,6 +117,8 @@ void nnp_fw_faults_init(struct nnp_fw *fw, const struct nnp_fw_host *host)
 		.raise_irq = wrap_raise_irq,
 		.now_ns = wrap_now_ns,
 		/* The optional ones stay absent when the embedder has none. */
+		.dma_map = host->dma_map ? wrap_dma_map : NULL,
+		.dma_unmap = host->dma_unmap ? wrap_dma_unmap : NULL,
 		.guest_error = host->guest_error ? wrap_guest_error : NULL,
 		.icl_tx = host->icl_tx ? wrap_icl_tx : NULL,
 		.kick = host->kick ? wrap_kick : NULL,
