@@ -87,8 +87,9 @@ static ssize_t last_reset_reason_show(struct device *dev,
 static DEVICE_ATTR_RO(last_reset_reason);
 
 /* Writing 1 resets the device (root: CAP_SYS_ADMIN); returns once it is up. */
-static ssize_t reset_store(struct device *dev, struct device_attribute *attr,
-			   const char *buf, size_t count)
+static ssize_t reset_device_store(struct device *dev,
+				  struct device_attribute *attr,
+				  const char *buf, size_t count)
 {
 	struct nnp_device *ndev = dev_to_nnp(dev);
 	bool yes;
@@ -105,7 +106,7 @@ static ssize_t reset_store(struct device *dev, struct device_attribute *attr,
 	drm_dev_exit(idx);
 	return ret ? ret : count;
 }
-static DEVICE_ATTR_WO(reset);
+static DEVICE_ATTR_WO(reset_device);
 
 static struct attribute *nnp_dev_attrs[] = {
 	&dev_attr_chip_id.attr,
@@ -117,7 +118,7 @@ static struct attribute *nnp_dev_attrs[] = {
 	&dev_attr_fw_heartbeat.attr,
 	&dev_attr_reset_count.attr,
 	&dev_attr_last_reset_reason.attr,
-	&dev_attr_reset.attr,
+	&dev_attr_reset_device.attr,
 	NULL,
 };
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * libnnp device resets: how many the driver did and why (the info query),
- * and a reset on demand through the device's sysfs "reset" file.
+ * and a reset on demand through the device's sysfs "reset_device" file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -60,7 +60,7 @@ nnp_result_t nnp_device_reset(nnp_device_t *dev)
 	if (!dev)
 		return NNP_ERROR_INVALID_ARGUMENT;
 	node = strrchr(dev->path, '/');
-	snprintf(path, sizeof(path), "/sys/class/accel/%s/device/reset",
+	snprintf(path, sizeof(path), "/sys/class/accel/%s/device/reset_device",
 		 node ? node + 1 : dev->path);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)

@@ -253,7 +253,7 @@ static void expect_resets(uint32_t want, const char *reason, const char *what)
 /* Reset device 0 through sysfs, as nnptool reset does. */
 static void sysfs_reset(void)
 {
-	write_file("/sys/class/accel/accel0/device/reset", "1");
+	write_file("/sys/class/accel/accel0/device/reset_device", "1");
 }
 
 /* ---- hostile: threads of one fd racing a reset ---- */
@@ -565,7 +565,7 @@ int main(int argc, char **argv)
 
 		if (setuid(65534))
 			exit(2);
-		fd = open("/sys/class/accel/accel0/device/reset", O_WRONLY);
+		fd = open("/sys/class/accel/accel0/device/reset_device", O_WRONLY);
 		exit(fd < 0 && errno == EACCES ? 0 : 1);
 	}
 	wait(&status);
