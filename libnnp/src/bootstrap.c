@@ -8,11 +8,7 @@
  * NNP_COMM_TIMEOUT_S. The wire format is in bootstrap.h.
  * Both ends are the same build of libnnp on machines of one byte order.
  */
-#include <arpa/inet.h>
 #include <errno.h>
-#include <ifaddrs.h>
-#include <net/if.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -28,6 +24,7 @@
 
 #include "bootstrap.h"
 #include "internal.h"
+#include "log.h"
 
 #define ID_MAGIC	"nnpjob2"
 #define DEFAULT_TIMEOUT_S 60
@@ -68,12 +65,18 @@ static int64_t now_ms(void)
 	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-static int64_t deadline_ms(void)
+/* NNP_COMM_TIMEOUT_S, in seconds. */
+static long timeout_s(void)
 {
 	const char *s = getenv("NNP_COMM_TIMEOUT_S");
 	long v = s ? strtol(s, NULL, 10) : 0;
 
-	return now_ms() + (v > 0 ? v : DEFAULT_TIMEOUT_S) * 1000;
+	return v > 0 ? v : DEFAULT_TIMEOUT_S;
+}
+
+static int64_t deadline_ms(void)
+{
+	return now_ms() + timeout_s() * 1000;
 }
 
 /* Wait for @events on @fd until @deadline: 1 ready, 0 timed out, -1 error. */
@@ -171,6 +174,7 @@ struct member {
 
 struct root {
 	int listen_fd;
+	char where[NNP_SOCKADDR_TEXT];	/* its address, for messages */
 	uint8_t secret[NNP_BOOTSTRAP_SECRET_BYTES];
 	uint64_t epoch;		/* for every rank, never 0 */
 	int64_t deadline;
@@ -180,10 +184,12 @@ struct root {
 	uint32_t nranks, joined;
 };
 
-static void answer(int fd, nnp_result_t status, uint64_t epoch,
+static void answer(int fd, nnp_result_t status, uint64_t epoch, uint32_t missing,
 		   const struct nnp_rank_info *table, uint32_t n, int64_t deadline)
 {
-	struct nnp_boot_reply r = { .status = status, .epoch = epoch };
+	struct nnp_boot_reply r = {
+		.status = status, .missing = missing, .epoch = epoch,
+	};
 
 	if (send_msg(fd, &r, sizeof(r), deadline) == NNP_SUCCESS && !status)
 		send_msg(fd, table, n * (uint32_t)sizeof(*table), deadline);
@@ -192,7 +198,7 @@ static void answer(int fd, nnp_result_t status, uint64_t epoch,
 /* Tell a rank of the job why it cannot join, and let it go. */
 static void refuse(int fd, nnp_result_t status)
 {
-	answer(fd, status, 0, NULL, 0, now_ms() + ANSWER_MS);
+	answer(fd, status, 0, 0, NULL, 0, now_ms() + ANSWER_MS);
 	close(fd);
 }
 
@@ -236,9 +242,15 @@ static void admit(struct root *rt, struct conn *c)
 			rt->m[i].fd = -1;
 	}
 	if (st != NNP_SUCCESS) {
+		nnp_log(NNP_LOG_WARN, "rendezvous at %s: refused rank %u of %u (job of %u ranks%s)",
+			rt->where, h->rank, h->nranks, rt->nranks,
+			rt->m && h->rank < rt->nranks && rt->m[h->rank].fd >= 0 ?
+			", rank taken" : "");
 		refuse(c->fd, st);
 		return;
 	}
+	nnp_log(NNP_LOG_TRACE, "rendezvous at %s: rank %u of %u in", rt->where,
+		h->rank, h->nranks);
 	rt->m[h->rank].fd = c->fd;
 	rt->m[h->rank].info = h->info;
 	rt->joined++;
@@ -355,13 +367,31 @@ static void gather(struct root *rt)
 	}
 }
 
+/* The first rank that never joined (nranks if all did). */
+static uint32_t first_missing(const struct root *rt)
+{
+	uint32_t i;
+
+	for (i = 0; i < rt->nranks && rt->m[i].fd >= 0; i++)
+		;
+	return i;
+}
+
 static void *root_main(void *arg)
 {
 	struct root *rt = arg;
 	struct nnp_rank_info *table = NULL;
-	uint32_t i;
+	uint32_t i, missing = 0;
 
 	gather(rt);
+	if (rt->m)
+		missing = first_missing(rt);
+	if (rt->m && missing < rt->nranks)
+		nnp_log(NNP_LOG_WARN, "rendezvous at %s: %u of %u ranks in after %ld s, rank %u never joined",
+			rt->where, rt->joined, rt->nranks, timeout_s(), missing);
+	else if (rt->m)
+		nnp_log(NNP_LOG_INFO, "rendezvous at %s: all %u ranks in, epoch %#llx",
+			rt->where, rt->nranks, (unsigned long long)rt->epoch);
 	while (rt->npending)
 		close(rt->pending[--rt->npending].fd);
 	if (rt->m && rt->joined == rt->nranks)
@@ -376,7 +406,7 @@ static void *root_main(void *arg)
 		if (rt->m[i].fd < 0)
 			continue;
 		answer(rt->m[i].fd, table ? NNP_SUCCESS : NNP_ERROR_TIMEOUT, rt->epoch,
-		       table, rt->nranks, now_ms() + ANSWER_MS);
+		       missing, table, rt->nranks, now_ms() + ANSWER_MS);
 		close(rt->m[i].fd);
 	}
 	free(table);
@@ -401,80 +431,47 @@ static nnp_result_t new_epoch(uint64_t *epoch)
  * Listen on @addr, that address only (port 0: any free one, set here), and
  * serve one job from a detached thread.
  */
-static nnp_result_t root_start(struct sockaddr_in *addr, const uint8_t *secret)
+static nnp_result_t root_start(union nnp_sockaddr *addr, const uint8_t *secret)
 {
-	struct sockaddr_in bound = *addr;
-	socklen_t len = sizeof(bound);
+	union nnp_sockaddr bound = *addr;
+	socklen_t len = nnp_sockaddr_len(&bound);
 	struct root *rt = calloc(1, sizeof(*rt));
 	pthread_t thread;
 	int one = 1;
 
 	if (!rt)
-		return NNP_ERROR_OUT_OF_MEMORY;
+		return nnp_fail(NNP_ERROR_OUT_OF_MEMORY, "no memory for a rendezvous");
 	if (new_epoch(&rt->epoch) != NNP_SUCCESS) {
 		free(rt);
-		return NNP_ERROR_IO;
+		return nnp_fail(NNP_ERROR_IO, "no random bits for the job's epoch");
 	}
 	memcpy(rt->secret, secret, sizeof(rt->secret));
 	rt->deadline = deadline_ms();
-	rt->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	rt->listen_fd = socket(bound.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (rt->listen_fd < 0 ||
 	    setsockopt(rt->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(rt->listen_fd, (struct sockaddr *)&bound, sizeof(bound)) ||
+	    bind(rt->listen_fd, &bound.sa, len) ||
 	    listen(rt->listen_fd, 128) ||
-	    getsockname(rt->listen_fd, (struct sockaddr *)&bound, &len) ||
+	    getsockname(rt->listen_fd, &bound.sa, &len) ||
 	    pthread_create(&thread, NULL, root_main, rt)) {
 		int err = errno;
+		char where[NNP_SOCKADDR_TEXT];
 
 		if (rt->listen_fd >= 0)
 			close(rt->listen_fd);
 		free(rt);
-		return nnp_result_from_errno(err);
+		return nnp_fail(nnp_result_from_errno(err),
+				"cannot serve the rendezvous at %s: %s",
+				nnp_sockaddr_text(addr, where), strerror(err));
 	}
+	nnp_sockaddr_text(&bound, rt->where);
+	nnp_log(NNP_LOG_INFO, "serving the rendezvous at %s", rt->where);
 	pthread_detach(thread);
-	addr->sin_port = bound.sin_port;
+	nnp_sockaddr_set_port(addr, nnp_sockaddr_port(&bound));
 	return NNP_SUCCESS;
 }
 
 /* ---- ids ---- */
-
-/* An address other machines can reach us at: the first up IPv4 interface. */
-static struct in_addr our_address(void)
-{
-	struct in_addr a = { .s_addr = htonl(INADDR_LOOPBACK) };
-	struct ifaddrs *list, *i;
-
-	if (getifaddrs(&list))
-		return a;
-	for (i = list; i; i = i->ifa_next) {
-		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET &&
-		    (i->ifa_flags & IFF_UP) && !(i->ifa_flags & IFF_LOOPBACK)) {
-			a = ((struct sockaddr_in *)i->ifa_addr)->sin_addr;
-			break;
-		}
-	}
-	freeifaddrs(list);
-	return a;
-}
-
-/* NNP_COMM_ID=host:port, resolved to an IPv4 address. */
-static nnp_result_t parse_comm_id(const char *s, struct sockaddr_in *addr)
-{
-	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
-	struct addrinfo *res;
-	char host[256];
-	const char *colon = strrchr(s, ':');
-
-	if (!colon || colon == s || (size_t)(colon - s) >= sizeof(host))
-		return NNP_ERROR_INVALID_ARGUMENT;
-	memcpy(host, s, (size_t)(colon - s));
-	host[colon - s] = '\0';
-	if (getaddrinfo(host, colon + 1, &hints, &res))
-		return NNP_ERROR_INVALID_ARGUMENT;
-	memcpy(addr, res->ai_addr, sizeof(*addr));
-	freeaddrinfo(res);
-	return addr->sin_port ? NNP_SUCCESS : NNP_ERROR_INVALID_ARGUMENT;
-}
 
 /*
  * NNP_COMM_ID's ranks share NNP_COMM_SECRET into @secret: without one
@@ -486,9 +483,11 @@ static nnp_result_t secret_from_env(uint8_t *secret)
 	size_t len = s ? strlen(s) : 0;
 
 	if (len < NNP_BOOTSTRAP_MIN_SECRET || len > NNP_BOOTSTRAP_SECRET_BYTES) {
-		fprintf(stderr,
-			"libnnp: NNP_COMM_ID needs NNP_COMM_SECRET, the job's secret of %d to %d characters, the same on every rank\n",
-			NNP_BOOTSTRAP_MIN_SECRET, NNP_BOOTSTRAP_SECRET_BYTES);
+		nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+			 "NNP_COMM_ID needs NNP_COMM_SECRET, the job's secret of %d to %d characters (not %zu), the same on every rank",
+			 NNP_BOOTSTRAP_MIN_SECRET, NNP_BOOTSTRAP_SECRET_BYTES, len);
+		/* On stderr even without NNP_DEBUG: a setup mistake to fix. */
+		fprintf(stderr, "libnnp: %s\n", nnp_get_last_error());
 		return NNP_ERROR_INVALID_ARGUMENT;
 	}
 	memcpy(secret, s, len);
@@ -497,19 +496,24 @@ static nnp_result_t secret_from_env(uint8_t *secret)
 
 nnp_result_t nnp_bootstrap_new_id(nnp_unique_id_t *id)
 {
-	struct nnp_job_id j = { .magic = ID_MAGIC, .root.sin_family = AF_INET };
+	struct nnp_job_id j = { .magic = ID_MAGIC };
 	const char *env = getenv("NNP_COMM_ID");
+	char where[NNP_SOCKADDR_TEXT];
 	nnp_result_t res;
 
 	if (env) {
 		/* Every process makes this same id itself. */
 		res = secret_from_env(j.secret);
 		if (res == NNP_SUCCESS)
-			res = parse_comm_id(env, &j.root);
+			res = nnp_parse_host_port(env, &j.root);
+		if (res == NNP_SUCCESS)
+			nnp_log(NNP_LOG_INFO, "job rendezvous at NNP_COMM_ID=%s (%s), served by rank 0",
+				env, nnp_sockaddr_text(&j.root, where));
 		j.rank0_serves = 1;
 	} else {
-		j.root.sin_addr = our_address();
-		res = random_fill(j.secret, sizeof(j.secret));
+		res = nnp_pick_address(&j.root);
+		if (res == NNP_SUCCESS && random_fill(j.secret, sizeof(j.secret)))
+			res = nnp_fail(NNP_ERROR_IO, "no random bits for the job's secret");
 		if (res == NNP_SUCCESS)
 			res = root_start(&j.root, j.secret);
 	}
@@ -521,22 +525,42 @@ nnp_result_t nnp_bootstrap_new_id(nnp_unique_id_t *id)
 
 /* ---- ranks ---- */
 
-static int connect_root(const struct sockaddr_in *root, int64_t deadline)
+static int connect_root(const union nnp_sockaddr *root, int64_t deadline)
 {
 	struct timespec nap = { 0, 50 * 1000000 };
 
 	/* The root may not be listening yet: keep trying until the deadline. */
 	do {
-		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		int fd = socket(root->sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 		if (fd < 0)
 			return -1;
-		if (!connect(fd, (const struct sockaddr *)root, sizeof(*root)))
+		if (!connect(fd, &root->sa, nnp_sockaddr_len(root)))
 			return fd;
 		close(fd);
 		nanosleep(&nap, NULL);
 	} while (now_ms() < deadline);
 	return -1;
+}
+
+/* Say why rank @rank could not join at @where, the root's answer @r. */
+static nnp_result_t join_failed(nnp_result_t res, int rank, int nranks,
+				const char *where, const struct nnp_boot_reply *r)
+{
+	if (r && res == NNP_ERROR_TIMEOUT)
+		return nnp_fail(res, "rank %u never joined the rendezvous at %s after %ld s",
+				r->missing, where, timeout_s());
+	if (r && res == NNP_ERROR_INVALID_ARGUMENT)
+		return nnp_fail(res, "rank %d: the rendezvous at %s refused rank %d of %d (taken already, or not the job's size)",
+				rank, where, rank, nranks);
+	if (res == NNP_ERROR_TIMEOUT)
+		return nnp_fail(res, "rank %d: no answer from the rendezvous at %s within %ld s",
+				rank, where, timeout_s());
+	if (r)
+		return nnp_fail(res, "rank %d: the rendezvous at %s answered: %s",
+				rank, where, nnp_strerror(res));
+	return nnp_fail(res, "rank %d: the rendezvous at %s dropped the connection (not this job's secret?)",
+			rank, where);
 }
 
 nnp_result_t nnp_bootstrap_join(const nnp_unique_id_t *id, int nranks, int rank,
@@ -547,6 +571,7 @@ nnp_result_t nnp_bootstrap_join(const nnp_unique_id_t *id, int nranks, int rank,
 		.nranks = (uint32_t)nranks, .rank = (uint32_t)rank, .info = *mine,
 	};
 	int64_t deadline = deadline_ms();
+	char where[NNP_SOCKADDR_TEXT];
 	struct nnp_boot_reply r;
 	struct nnp_job_id j;
 	nnp_result_t res;
@@ -554,9 +579,14 @@ nnp_result_t nnp_bootstrap_join(const nnp_unique_id_t *id, int nranks, int rank,
 
 	memcpy(&j, id->internal, sizeof(j));
 	if (memcmp(j.magic, ID_MAGIC, sizeof(j.magic)))
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"rank %d: the unique id was not made by nnp_get_unique_id()",
+				rank);
+	nnp_sockaddr_text(&j.root, where);
+	nnp_log(NNP_LOG_INFO, "rank %d of %d joining the rendezvous at %s", rank,
+		nranks, where);
 	if (j.rank0_serves && rank == 0) {
-		struct sockaddr_in at = j.root;
+		union nnp_sockaddr at = j.root;
 
 		res = root_start(&at, j.secret);
 		if (res != NNP_SUCCESS)
@@ -564,14 +594,23 @@ nnp_result_t nnp_bootstrap_join(const nnp_unique_id_t *id, int nranks, int rank,
 	}
 	fd = connect_root(&j.root, deadline);
 	if (fd < 0)
-		return NNP_ERROR_TIMEOUT;
+		return nnp_fail(NNP_ERROR_TIMEOUT,
+				"rank %d could not reach the rendezvous at %s in %ld s",
+				rank, where, timeout_s());
 	res = xfer(fd, j.secret, sizeof(j.secret), true, deadline);
 	if (res == NNP_SUCCESS)
 		res = send_msg(fd, &h, sizeof(h), deadline);
+	/*
+	 * The root tells every rank the outcome at its own deadline, which
+	 * may be a little after ours: wait for its word (who is missing).
+	 */
 	if (res == NNP_SUCCESS)
-		res = recv_msg(fd, &r, sizeof(r), deadline);
-	if (res == NNP_SUCCESS)
-		res = (nnp_result_t)r.status;
+		res = recv_msg(fd, &r, sizeof(r), deadline + ANSWER_MS);
+	if (res != NNP_SUCCESS) {
+		close(fd);
+		return join_failed(res, rank, nranks, where, NULL);
+	}
+	res = (nnp_result_t)r.status;
 	if (res == NNP_SUCCESS) {
 		*all = calloc((size_t)nranks, sizeof(**all));
 		res = *all ? recv_msg(fd, *all, (uint32_t)nranks * (uint32_t)sizeof(**all),
@@ -579,10 +618,13 @@ nnp_result_t nnp_bootstrap_join(const nnp_unique_id_t *id, int nranks, int rank,
 		if (res != NNP_SUCCESS) {
 			free(*all);
 			*all = NULL;
+			close(fd);
+			return join_failed(res, rank, nranks, where, NULL);
 		}
 	}
-	if (res == NNP_SUCCESS)
-		*epoch = r.epoch;
 	close(fd);
-	return res;
+	if (res != NNP_SUCCESS)
+		return join_failed(res, rank, nranks, where, &r);
+	*epoch = r.epoch;
+	return NNP_SUCCESS;
 }

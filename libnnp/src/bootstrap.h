@@ -8,8 +8,7 @@
 #ifndef NNP_BOOTSTRAP_H
 #define NNP_BOOTSTRAP_H
 
-#include <netinet/in.h>
-
+#include "netif.h"
 #include "ring_plan.h"
 
 /* The most ranks a job may have (as nnp_comm_init_rank() allows). */
@@ -26,7 +25,7 @@
 struct nnp_job_id {
 	char magic[8];
 	uint8_t secret[NNP_BOOTSTRAP_SECRET_BYTES];
-	struct sockaddr_in root;
+	union nnp_sockaddr root;	/* IPv4 or IPv6 */
 	uint8_t rank0_serves;	/* NNP_COMM_ID: rank 0 starts the root */
 };
 
@@ -54,7 +53,7 @@ struct nnp_boot_hello {
 
 struct nnp_boot_reply {
 	uint32_t status;	/* nnp_result_t */
-	uint32_t rsvd;
+	uint32_t missing;	/* NNP_ERROR_TIMEOUT: the first rank not in */
 	uint64_t epoch;
 };
 

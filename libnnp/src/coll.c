@@ -7,6 +7,7 @@
 #include "nnp_hw.h"
 
 #include "comm.h"
+#include "log.h"
 
 /* The collectives pass our enums to the device as they are. */
 _Static_assert(NNP_FLOAT32 == NNP_DTYPE_F32 && NNP_FLOAT16 == NNP_DTYPE_F16 &&
@@ -66,7 +67,9 @@ static nnp_result_t coll_submit(const struct coll_args *a, nnp_comm_t *comm,
 	    (a->send && !device_range_ok(stream, a->send, a->send_off,
 					 a->send_count, es)) ||
 	    comm->dev != a->recv->dev)
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"collective of %zu elements of type %d, op %d, root %d: no comm or stream, an unknown type, op or root, or a buffer that is not device memory of the communicator's device or too small",
+				a->count, (int)a->dtype, (int)a->op, a->root);
 	if (a->send) {
 		c.src_key = a->send->key;
 		c.src_off = a->send_off;
@@ -97,7 +100,7 @@ nnp_result_t nnp_allreduce(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
 	};
 
 	if (!send)
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "collective: send is NULL");
 	return coll_submit(&a, comm, stream);
 }
 
@@ -115,7 +118,7 @@ nnp_result_t nnp_broadcast(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
 	if (comm && comm->rank != root)
 		a.send = NULL;
 	else if (!send)
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_broadcast: the root's send is NULL");
 	return coll_submit(&a, comm, stream);
 }
 
@@ -131,7 +134,7 @@ nnp_result_t nnp_allgather(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
 	};
 
 	if (!send)
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "collective: send is NULL");
 	return coll_submit(&a, comm, stream);
 }
 
@@ -148,7 +151,7 @@ nnp_result_t nnp_reduce_scatter(nnp_mem_t *send, size_t send_off,
 	};
 
 	if (!send)
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "collective: send is NULL");
 	return coll_submit(&a, comm, stream);
 }
 
@@ -164,10 +167,15 @@ static nnp_result_t p2p(uint8_t opcode, nnp_mem_t *mem, size_t off, size_t count
 	if (!comm || !stream || !es || peer < 0 || peer >= comm->nranks ||
 	    peer == comm->rank || !device_range_ok(stream, mem, off, count, es) ||
 	    comm->dev != mem->dev)
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"%s of %zu elements with peer %d: no comm or stream, an unknown type, the peer is not another rank, or the buffer is not device memory of the communicator's device or too small",
+				opcode == NNP_CMD_SEND ? "nnp_send" : "nnp_recv", count, peer);
 	port = opcode == NNP_CMD_SEND ? comm->send_port[peer] : comm->recv_port[peer];
 	if (port < 0)
-		return NNP_ERROR_NO_PATH;
+		return nnp_fail(NNP_ERROR_NO_PATH,
+				"rank %d: no up link %s rank %d for %s", comm->rank,
+				opcode == NNP_CMD_SEND ? "to" : "from", peer,
+				opcode == NNP_CMD_SEND ? "nnp_send" : "nnp_recv");
 	if (opcode == NNP_CMD_SEND) {
 		c.src_key = mem->key;
 		c.src_off = off;

@@ -5,6 +5,7 @@
  * links that are up, and make each chip its rank on that ring.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@
 #include "bootstrap.h"
 #include "comm.h"
 #include "internal.h"
+#include "log.h"
 
 /*
  * A rank that is late (rank 0 writing a checkpoint, a slow data loader)
@@ -88,6 +90,57 @@ static int links_to_peers(nnp_comm_t *m, const struct nnp_rank_info *all)
 	return 0;
 }
 
+/*
+ * Say why @n ranks of @all have no ring: a rank with too few up links to
+ * be in one, else where rank order breaks (and no search found another).
+ */
+static nnp_result_t no_ring(const struct nnp_rank_info *all, uint32_t n)
+{
+	uint32_t r, p, q;
+
+	for (r = 0; r < n; r++) {
+		uint32_t peers = 0;
+
+		for (q = 0; q < n; q++)
+			peers += q != r && nnp_rank_port_to(all, r, q) >= 0;
+		if (peers < (n > 2 ? 2u : 1u))
+			return nnp_fail(NNP_ERROR_NO_PATH,
+					"no ring over the %u ranks: rank %u (chip %u) has an up link to %u other rank%s, a ring needs %u",
+					n, r, all[r].chip, peers, peers == 1 ? "" : "s",
+					n > 2 ? 2u : 1u);
+	}
+	for (r = 0; r < n && nnp_rank_port_to(all, r, (r + 1) % n) >= 0; r++)
+		;
+	p = (r + 1) % n;
+	return nnp_fail(NNP_ERROR_NO_PATH,
+			"no ring over the %u ranks: no up link from rank %u (chip %u) to rank %u (chip %u), and no other ring found",
+			n, r % n, all[r % n].chip, p, all[p].chip);
+}
+
+/* At INFO: the ring every rank agreed on, hop by hop with its ports. */
+static void log_ring(const struct nnp_rank_info *all, const struct nnp_ring *ring,
+		     uint32_t n, uint64_t epoch)
+{
+	char text[1024];
+	size_t len = 0;
+	uint32_t pos;
+
+	if (!nnp_log_enabled(NNP_LOG_INFO))
+		return;
+	for (pos = 0; pos < n && len < sizeof(text); pos++) {
+		uint32_t a = ring->order[pos], b = ring->order[(pos + 1) % n];
+
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+					"%s%u(chip %u) -port %u->", pos ? " " : "", a,
+					all[a].chip, ring->send_port[a]);
+		if (pos + 1 == n && len < sizeof(text))
+			snprintf(text + len, sizeof(text) - len, " %u(port %u)", b,
+				 ring->recv_port[b]);
+	}
+	nnp_log(NNP_LOG_INFO, "ring of %u ranks, epoch %#llx: %s", n,
+		(unsigned long long)epoch, n > 1 ? text : "one rank, no links");
+}
+
 static void comm_free(nnp_comm_t *m)
 {
 	free(m->send_port);
@@ -112,13 +165,13 @@ static nnp_result_t comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
 	int ret;
 
 	if (!m)
-		return NNP_ERROR_OUT_OF_MEMORY;
+		return nnp_fail(NNP_ERROR_OUT_OF_MEMORY, "no host memory for a communicator");
 	*m = (struct nnp_comm){
 		.dev = dev, .rank = (int)rank, .nranks = (int)nranks,
 	};
 	if (links_to_peers(m, all)) {
 		comm_free(m);
-		return NNP_ERROR_OUT_OF_MEMORY;
+		return nnp_fail(NNP_ERROR_OUT_OF_MEMORY, "no host memory for a communicator");
 	}
 	ret = drmIoctl(dev->fd, DRM_IOCTL_NNP_COMM_CREATE, &c);
 	/* A device before interface 1.4 keeps its own timeout (2 s). */
@@ -130,17 +183,41 @@ static nnp_result_t comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
 		int err = errno;
 
 		comm_free(m);
-		return err == ENOSPC ? NNP_ERROR_BUSY : nnp_result_from_errno(err);
+		if (err == ENOSPC)
+			return nnp_fail(NNP_ERROR_BUSY, "rank %u: %s has no free communicator",
+					rank, dev->path);
+		return nnp_fail(nnp_result_from_errno(err),
+				"rank %u: %s refused the communicator (send port %u, receive port %u, epoch %#llx): %s",
+				rank, dev->path, c.send_port, c.recv_port,
+				(unsigned long long)epoch, strerror(err));
 	}
+	nnp_log(NNP_LOG_INFO, "rank %u of %u on %s: communicator %u, sends on port %u, receives on port %u, epoch %#llx",
+		rank, nranks, dev->path, c.comm, c.send_port, c.recv_port,
+		(unsigned long long)epoch);
 	m->id = c.comm;
 	*comm = m;
+	return NNP_SUCCESS;
+}
+
+nnp_result_t nnp_comm_plan(const struct nnp_rank_info *all, uint32_t n,
+			   uint64_t epoch, struct nnp_ring *ring)
+{
+	nnp_result_t res = nnp_ring_plan(all, n, ring);
+
+	if (res == NNP_ERROR_NO_PATH)
+		return no_ring(all, n);
+	if (res == NNP_ERROR_INVALID_ARGUMENT)
+		return nnp_fail(res, "two of the %u ranks are on the same chip", n);
+	if (res != NNP_SUCCESS)
+		return nnp_fail(res, "no host memory to plan a ring of %u ranks", n);
+	log_ring(all, ring, n, epoch);
 	return NNP_SUCCESS;
 }
 
 nnp_result_t nnp_get_unique_id(nnp_unique_id_t *id)
 {
 	if (!id)
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_get_unique_id: id is NULL");
 	return nnp_bootstrap_new_id(id);
 }
 
@@ -155,20 +232,23 @@ nnp_result_t nnp_comm_init_rank(nnp_comm_t **comm, int nranks,
 
 	if (!comm || !id || !dev || nranks < 1 || nranks > 0xffff || rank < 0 ||
 	    rank >= nranks)
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"nnp_comm_init_rank: rank %d of %d (1 to 65535 ranks), or no comm, id or device",
+				rank, nranks);
 	*comm = NULL;
+	nnp_log_set_rank(rank);
 	res = rank_info(dev, &mine);
 	if (res == NNP_SUCCESS)
 		res = nnp_bootstrap_join(id, nranks, rank, &mine, &all, &epoch);
-	if (res != NNP_SUCCESS)
-		return res;
-	res = nnp_ring_plan(all, (uint32_t)nranks, &ring);
+	if (res == NNP_SUCCESS)
+		res = nnp_comm_plan(all, (uint32_t)nranks, epoch, &ring);
 	if (res == NNP_SUCCESS) {
 		res = comm_make(dev, (uint32_t)nranks, (uint32_t)rank, all, &ring,
 				epoch, comm);
 		nnp_ring_free(&ring);
 	}
 	free(all);
+	nnp_log_set_rank(-1);
 	return res;
 }
 
@@ -181,19 +261,21 @@ nnp_result_t nnp_comm_init_all(nnp_device_t **devs, int n, nnp_comm_t **comms)
 	int r;
 
 	if (!devs || !comms || n < 1 || n > 0xffff)
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"nnp_comm_init_all: %d devices (1 to 65535), or no devices or comms", n);
 	for (r = 0; r < n; r++) {
 		if (!devs[r])
-			return NNP_ERROR_INVALID_ARGUMENT;
+			return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+					"nnp_comm_init_all: device %d is NULL", r);
 		comms[r] = NULL;
 	}
 	info = calloc((size_t)n, sizeof(*info));
 	if (!info)
-		return NNP_ERROR_OUT_OF_MEMORY;
+		return nnp_fail(NNP_ERROR_OUT_OF_MEMORY, "no host memory for %d ranks", n);
 	for (r = 0; r < n && res == NNP_SUCCESS; r++)
 		res = rank_info(devs[r], &info[r]);
 	if (res == NNP_SUCCESS)
-		res = nnp_ring_plan(info, (uint32_t)n, &ring);
+		res = nnp_comm_plan(info, (uint32_t)n, epoch, &ring);
 	for (r = 0; r < n && res == NNP_SUCCESS; r++)
 		res = comm_make(devs[r], (uint32_t)n, (uint32_t)r, info, &ring,
 				epoch, &comms[r]);
@@ -224,12 +306,12 @@ nnp_result_t nnp_comm_abort(nnp_comm_t *comm)
 	nnp_result_t res = NNP_SUCCESS;
 
 	if (!comm)
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_comm_abort: comm is NULL");
 	d = (struct drm_nnp_comm_destroy){
 		.comm = comm->id, .flags = DRM_NNP_COMM_DESTROY_ABORT,
 	};
 	if (drmIoctl(comm->dev->fd, DRM_IOCTL_NNP_COMM_DESTROY, &d)) {
-		res = nnp_result_from_errno(errno);
+		res = nnp_ioctl_failed(comm->dev, "aborting a communicator", errno);
 		nnp_comm_destroy(comm);
 		return res;
 	}
@@ -242,10 +324,11 @@ nnp_result_t nnp_comm_get_async_error(nnp_comm_t *comm, nnp_result_t *async_erro
 	struct drm_nnp_comm_status st;
 
 	if (!comm || !async_error)
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"nnp_comm_get_async_error: no comm or no async_error");
 	st = (struct drm_nnp_comm_status){ .comm = comm->id };
 	if (drmIoctl(comm->dev->fd, DRM_IOCTL_NNP_COMM_STATUS, &st))
-		return nnp_result_from_errno(errno);
+		return nnp_ioctl_failed(comm->dev, "the communicator status", errno);
 	*async_error = st.status ? NNP_ERROR_COMM_FAILED : NNP_SUCCESS;
 	return NNP_SUCCESS;
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "ring_plan.h"
 
 struct nnp_comm {
 	nnp_device_t *dev;
@@ -16,5 +17,13 @@ struct nnp_comm {
 	int *send_port;
 	int *recv_port;
 };
+
+/*
+ * Plan the ring of @n ranks described by @all (nnp_ring_plan()); when
+ * there is none, the last error says which rank or link is missing. At
+ * NNP_DEBUG=INFO the ring is printed hop by hop, with @epoch.
+ */
+nnp_result_t nnp_comm_plan(const struct nnp_rank_info *all, uint32_t n,
+			   uint64_t epoch, struct nnp_ring *ring);
 
 #endif /* NNP_COMM_H */

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * libnnp devices: find nnp accel nodes (libdrm tells us the driver behind
- * each node), open them, and query what they are.
+ * libnnp devices: find nnp accel devices (sysfs names the driver behind
+ * each, so no node is opened to look), open them, and query what they are.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,19 +18,7 @@
 #include <nnp_accel.h>
 
 #include "internal.h"
-
-/* Is the node open on @fd driven by nnp.ko? */
-static int is_nnp_node(int fd)
-{
-	drmVersionPtr ver = drmGetVersion(fd);
-	int yes;
-
-	if (!ver)
-		return 0;
-	yes = ver->name && strcmp(ver->name, DRM_NNP_DRIVER_NAME) == 0;
-	drmFreeVersion(ver);
-	return yes;
-}
+#include "log.h"
 
 static int accel_minor(const char *name)
 {
@@ -41,24 +31,44 @@ static int accel_minor(const char *name)
 	return *end || n < 0 || n > 255 ? -1 : (int)n;
 }
 
+/* Is accel device @minor bound to nnp.ko? sysfs's driver link says. */
+static bool driven_by_nnp(const char *sysfs, int minor)
+{
+	char link[PATH_MAX], target[PATH_MAX];
+	const char *base;
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "%s/class/accel/accel%d/device/driver",
+		 sysfs, minor);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0)
+		return false;
+	target[n] = '\0';
+	base = strrchr(target, '/');
+	return !strcmp(base ? base + 1 : target, DRM_NNP_DRIVER_NAME);
+}
+
 static int cmp_int(const void *a, const void *b)
 {
 	return *(const int *)a - *(const int *)b;
 }
 
-/* Accel minors present under /dev/accel, ascending. */
-static int list_minors(int *minors, int max)
+/* Minors of the accel devices nnp.ko drives, ascending. */
+static int list_nnp_minors(const char *sysfs, int *minors, int max)
 {
-	DIR *d = opendir(NNP_ACCEL_DIR);
+	char dir[PATH_MAX];
 	struct dirent *de;
 	int n = 0;
+	DIR *d;
 
+	snprintf(dir, sizeof(dir), "%s/class/accel", sysfs);
+	d = opendir(dir);
 	if (!d)
 		return 0;
 	while ((de = readdir(d)) && n < max) {
 		int m = accel_minor(de->d_name);
 
-		if (m >= 0)
+		if (m >= 0 && driven_by_nnp(sysfs, m))
 			minors[n++] = m;
 	}
 	closedir(d);
@@ -66,35 +76,77 @@ static int list_minors(int *minors, int max)
 	return n;
 }
 
-nnp_result_t nnp_enumerate(char (*paths)[64], int max, int *count)
+/*
+ * Keep the @n devices of @paths that NNP_VISIBLE_DEVICES lists, in its
+ * order; returns how many. The list ends at its first bad entry.
+ */
+static int pick_visible(char (*paths)[64], int n)
+{
+	const char *list = getenv("NNP_VISIBLE_DEVICES"), *s = list;
+	char picked[NNP_MAX_DEVICES][64];
+	bool taken[NNP_MAX_DEVICES] = { false };
+	int k = 0;
+
+	if (!list)
+		return n;
+	while (*s) {
+		char *end = (char *)s;
+		long i = -1;
+
+		if (*s >= '0' && *s <= '9')
+			i = strtol(s, &end, 10);
+		if (i < 0 || i >= n || (*end && *end != ',') || taken[i]) {
+			nnp_log(NNP_LOG_WARN,
+				"NNP_VISIBLE_DEVICES=%s: '%.*s' is not the index of one of the %d devices, nor a new one; the list ends before it",
+				list, (int)strcspn(s, ","), s, n);
+			break;
+		}
+		taken[i] = true;
+		memcpy(picked[k++], paths[i], sizeof(picked[0]));
+		s = end + (*end == ',');
+	}
+	memcpy(paths, picked, (size_t)k * sizeof(picked[0]));
+	return k;
+}
+
+nnp_result_t nnp_enumerate_at(const char *sysfs, const char *devdir,
+			      char (*paths)[64], int max, int *count)
 {
 	int minors[NNP_MAX_DEVICES];
-	int n = list_minors(minors, NNP_MAX_DEVICES);
-	int denied = 0;
+	int n = list_nnp_minors(sysfs, minors, NNP_MAX_DEVICES);
+	char module[PATH_MAX];
 	int i;
 
-	*count = 0;
-	for (i = 0; i < n && *count < max; i++) {
-		char path[64];
-		int fd;
-
-		snprintf(path, sizeof(path), NNP_ACCEL_DIR "/accel%d", minors[i]);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0) {
-			denied |= errno == EACCES || errno == EPERM;
-			continue;
-		}
-		if (is_nnp_node(fd))
-			memcpy(paths[(*count)++], path, sizeof(path));
-		close(fd);
-	}
+	for (i = 0; i < n; i++)
+		snprintf(paths[i], sizeof(paths[i]), "%s/accel%d", devdir, minors[i]);
+	n = pick_visible(paths, n);
+	*count = n < max ? n : max;
 	if (*count)
 		return NNP_SUCCESS;
-	if (denied)
-		return NNP_ERROR_PERMISSION;
-	if (access("/sys/module/nnp", F_OK) != 0)
-		return NNP_ERROR_NO_DRIVER;
-	return NNP_ERROR_NO_DEVICE;
+	snprintf(module, sizeof(module), "%s/module/" DRM_NNP_DRIVER_NAME, sysfs);
+	if (access(module, F_OK) != 0)
+		return nnp_fail(NNP_ERROR_NO_DRIVER,
+				"the nnp driver is not loaded (no %s)", module);
+	return nnp_fail(NNP_ERROR_NO_DEVICE, "no nnp device%s",
+			getenv("NNP_VISIBLE_DEVICES") ?
+			" that NNP_VISIBLE_DEVICES lets through" : "");
+}
+
+nnp_result_t nnp_enumerate(char (*paths)[64], int max, int *count)
+{
+	return nnp_enumerate_at(NNP_SYSFS_DIR, NNP_ACCEL_DIR, paths, max, count);
+}
+
+nnp_result_t nnp_check_driver_version(const char *path, int major, int minor)
+{
+	if (major == DRM_NNP_DRIVER_MAJOR && minor >= NNP_DRIVER_MINOR_NEEDED)
+		return NNP_SUCCESS;
+	return nnp_fail(NNP_ERROR_VERSION,
+			"%s: the nnp driver's interface is %d.%d, libnnp %d.%d.%d needs %d.%d or a later %d.x",
+			path, major, minor, NNP_VERSION_MAJOR(NNP_VERSION_CODE),
+			NNP_VERSION_MINOR(NNP_VERSION_CODE),
+			NNP_VERSION_PATCH(NNP_VERSION_CODE), DRM_NNP_DRIVER_MAJOR,
+			NNP_DRIVER_MINOR_NEEDED, DRM_NNP_DRIVER_MAJOR);
 }
 
 nnp_result_t nnp_device_count(int *count)
@@ -102,29 +154,57 @@ nnp_result_t nnp_device_count(int *count)
 	char paths[NNP_MAX_DEVICES][64];
 
 	if (!count)
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_device_count: count is NULL");
 	return nnp_enumerate(paths, NNP_MAX_DEVICES, count);
+}
+
+/* Is the node open on @fd driven by nnp.ko, at an interface we speak? */
+static nnp_result_t check_node(int fd, const char *path)
+{
+	drmVersionPtr ver = drmGetVersion(fd);
+	nnp_result_t res;
+
+	if (!ver || !ver->name || strcmp(ver->name, DRM_NNP_DRIVER_NAME)) {
+		res = nnp_fail(NNP_ERROR_NO_DEVICE, "%s is not an nnp device (driver %s)",
+			       path, ver && ver->name ? ver->name : "none");
+	} else {
+		res = nnp_check_driver_version(path, ver->version_major,
+					       ver->version_minor);
+		nnp_log(NNP_LOG_TRACE, "%s: nnp driver interface %d.%d.%d", path,
+			ver->version_major, ver->version_minor,
+			ver->version_patchlevel);
+	}
+	drmFreeVersion(ver);
+	return res;
 }
 
 nnp_result_t nnp_device_open_path(const char *path, nnp_device_t **dev)
 {
 	struct nnp_device *d;
+	nnp_result_t res;
 	int fd;
 
 	if (!path || !dev || strlen(path) >= sizeof(d->path))
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"nnp_device_open_path: no device, or a path of %zu or more characters",
+				sizeof(d->path));
 	*dev = NULL;
 	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return nnp_result_from_errno(errno);
-	if (!is_nnp_node(fd)) {
+	if (fd < 0) {
+		int err = errno;
+
+		return nnp_fail(nnp_result_from_errno(err), "cannot open %s: %s",
+				path, strerror(err));
+	}
+	res = check_node(fd, path);
+	if (res != NNP_SUCCESS) {
 		close(fd);
-		return NNP_ERROR_NO_DEVICE;
+		return res;
 	}
 	d = calloc(1, sizeof(*d));
 	if (!d) {
 		close(fd);
-		return NNP_ERROR_OUT_OF_MEMORY;
+		return nnp_fail(NNP_ERROR_OUT_OF_MEMORY, "no memory to open %s", path);
 	}
 	d->fd = fd;
 	snprintf(d->path, sizeof(d->path), "%s", path);
@@ -139,13 +219,15 @@ nnp_result_t nnp_device_open(int index, nnp_device_t **dev)
 	int count;
 
 	if (!dev || index < 0)
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"nnp_device_open: index %d, or no place for the device", index);
 	*dev = NULL;
 	r = nnp_enumerate(paths, NNP_MAX_DEVICES, &count);
 	if (r != NNP_SUCCESS)
 		return r;
 	if (index >= count)
-		return NNP_ERROR_NO_DEVICE;
+		return nnp_fail(NNP_ERROR_NO_DEVICE, "no nnp device %d: there are %d",
+				index, count);
 	return nnp_device_open_path(paths[index], dev);
 }
 
@@ -173,10 +255,11 @@ nnp_result_t nnp_device_get_info(nnp_device_t *dev,
 	};
 
 	if (!dev || !info)
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"nnp_device_get_info: no device or no info");
 	memset(&di, 0, sizeof(di));
 	if (drmIoctl(dev->fd, DRM_IOCTL_NNP_QUERY, &q))
-		return nnp_result_from_errno(errno);
+		return nnp_ioctl_failed(dev, "the device info query", errno);
 
 	memset(info, 0, sizeof(*info));
 	snprintf(info->path, sizeof(info->path), "%s", dev->path);
@@ -207,9 +290,10 @@ nnp_result_t nnp_device_get_ports(nnp_device_t *dev, struct nnp_port_info *ports
 	unsigned int i;
 
 	if (!dev || !count || (max && !ports))
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"nnp_device_get_ports: no device, count or ports");
 	if (drmIoctl(dev->fd, DRM_IOCTL_NNP_QUERY, &q))
-		return nnp_result_from_errno(errno);
+		return nnp_ioctl_failed(dev, "the ports query", errno);
 	*count = p.num_ports;
 	for (i = 0; i < p.num_ports && i < max; i++) {
 		const struct drm_nnp_port *o = &p.port[i];

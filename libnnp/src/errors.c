@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* libnnp result codes as text, and errno to result code. */
 #include <errno.h>
+#include <string.h>
 
 #include "internal.h"
+#include "log.h"
 
 const char *nnp_strerror(nnp_result_t result)
 {
@@ -39,6 +41,8 @@ const char *nnp_strerror(nnp_result_t result)
 		return "the chips are not connected by a usable inter-chip link";
 	case NNP_ERROR_COMM_FAILED:
 		return "a collective of the communicator failed; abort it and make a new one";
+	case NNP_ERROR_VERSION:
+		return "the nnp driver's interface version is not one this libnnp speaks";
 	}
 	return "unknown nnp result code";
 }
@@ -73,4 +77,10 @@ nnp_result_t nnp_result_from_errno(int err)
 	default:
 		return NNP_ERROR_IO;
 	}
+}
+
+nnp_result_t nnp_ioctl_failed(const nnp_device_t *dev, const char *what, int err)
+{
+	return nnp_fail(nnp_result_from_errno(err), "%s: %s failed: %s", dev->path,
+			what, strerror(err));
 }

@@ -6,7 +6,15 @@
 #include "nnp/nnp.h"
 
 #define NNP_ACCEL_DIR	"/dev/accel"
+#define NNP_SYSFS_DIR	"/sys"
 #define NNP_MAX_DEVICES	256
+
+/*
+ * The driver interface libnnp speaks: DRM_NNP_DRIVER_MAJOR exactly, and
+ * at least this minor (docs/uapi.md: a minor only adds). Raise it when
+ * libnnp starts to rely on an addition it cannot do without.
+ */
+#define NNP_DRIVER_MINOR_NEEDED	0
 
 struct nnp_device {
 	int fd;
@@ -25,6 +33,11 @@ struct nnp_mem {
 };
 
 nnp_result_t nnp_result_from_errno(int err);
+/*
+ * @dev's ioctl @what failed with @err: its result, with the device, @what
+ * and @err in the last error.
+ */
+nnp_result_t nnp_ioctl_failed(const nnp_device_t *dev, const char *what, int err);
 /* Queue @cmd (its cid is set here) on @s; no system call. */
 struct nnp_hw_queue_cmd;
 nnp_result_t nnp_stream_submit(nnp_stream_t *s, struct nnp_hw_queue_cmd *cmd);
@@ -34,7 +47,24 @@ int nnp_stream_range_ok(const nnp_stream_t *s, const nnp_mem_t *m, size_t off,
 /* The text of a device status code (NNP_STATUS_*). */
 const char *nnp_status_text(uint16_t status);
 
-/* Paths of the nnp device nodes, in node order; returns their number. */
+/*
+ * Paths of the nnp device nodes as the caller sees them: in node order,
+ * then as NNP_VISIBLE_DEVICES picks and orders them.
+ */
 nnp_result_t nnp_enumerate(char (*paths)[64], int max, int *count);
+/*
+ * The same, from sysfs at @sysfs and nodes under @devdir (the tests'
+ * fake trees; nnp_enumerate() passes "/sys" and "/dev/accel").
+ */
+nnp_result_t nnp_enumerate_at(const char *sysfs, const char *devdir,
+			      char (*paths)[64], int max, int *count);
+/*
+ * May libnnp use the driver at @path that calls its interface
+ * @major.@minor? NNP_ERROR_VERSION (and why) if not.
+ */
+nnp_result_t nnp_check_driver_version(const char *path, int major, int minor);
+
+/* The CPU's page size: what the driver maps and rounds objects to. */
+size_t nnp_page_size(void);
 
 #endif /* NNP_INTERNAL_H */

@@ -4,20 +4,30 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <xf86drm.h>
 #include <nnp_accel.h>
 
 #include "internal.h"
+#include "log.h"
+
+size_t nnp_page_size(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	return page > 0 ? (size_t)page : 4096;
+}
 
 static nnp_result_t mem_new(nnp_device_t *dev, enum nnp_mem_kind kind,
 			    size_t size, nnp_mem_t **mem)
 {
 	if (!dev || !mem || !size)
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"memory of %zu bytes, no device or nowhere to put it", size);
 	*mem = calloc(1, sizeof(**mem));
 	if (!*mem)
-		return NNP_ERROR_OUT_OF_MEMORY;
+		return nnp_fail(NNP_ERROR_OUT_OF_MEMORY, "no host memory for a handle");
 	(*mem)->dev = dev;
 	(*mem)->kind = kind;
 	(*mem)->size = size;
@@ -32,7 +42,8 @@ nnp_result_t nnp_mem_alloc(nnp_device_t *dev, enum nnp_mem_kind kind,
 
 	if ((kind != NNP_MEM_DEVICE && kind != NNP_MEM_HOST) ||
 	    (flags & ~NNP_MEM_READ_ONLY))
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"nnp_mem_alloc: kind %d or flags %#x unknown", (int)kind, flags);
 	r = mem_new(dev, kind, size, mem);
 	if (r != NNP_SUCCESS)
 		return r;
@@ -44,9 +55,13 @@ nnp_result_t nnp_mem_alloc(nnp_device_t *dev, enum nnp_mem_kind kind,
 		free(*mem);
 		*mem = NULL;
 		if (err == ENOSPC)
-			return NNP_ERROR_OUT_OF_DEVICE_MEMORY;
-		return err == E2BIG ? NNP_ERROR_INVALID_ARGUMENT :
-		       nnp_result_from_errno(err);
+			return nnp_fail(NNP_ERROR_OUT_OF_DEVICE_MEMORY,
+					"%s: no free range of %zu bytes of %s memory",
+					dev->path, size, kind == NNP_MEM_DEVICE ? "device" : "host");
+		return err == E2BIG ?
+		       nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "%s: %zu bytes is more than one object may hold",
+				dev->path, size) :
+		       nnp_ioctl_failed(dev, "allocating memory", err);
 	}
 	(*mem)->handle = c.handle;
 	(*mem)->key = c.key;
@@ -65,7 +80,8 @@ nnp_result_t nnp_mem_register(nnp_device_t *dev, void *ptr, size_t size,
 	nnp_result_t r;
 
 	if (!ptr || (flags & ~NNP_MEM_READ_ONLY))
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"nnp_mem_register: no memory, or flags %#x unknown", flags);
 	r = mem_new(dev, NNP_MEM_USER, size, mem);
 	if (r != NNP_SUCCESS)
 		return r;
@@ -74,8 +90,11 @@ nnp_result_t nnp_mem_register(nnp_device_t *dev, void *ptr, size_t size,
 
 		free(*mem);
 		*mem = NULL;
-		return err == EFAULT || err == E2BIG ? NNP_ERROR_INVALID_ARGUMENT :
-		       nnp_result_from_errno(err);
+		return err == EFAULT || err == E2BIG ?
+		       nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"%s: cannot register %zu bytes at %p: %s", dev->path,
+				size, ptr, strerror(err)) :
+		       nnp_ioctl_failed(dev, "registering memory", err);
 	}
 	(*mem)->handle = u.handle;
 	(*mem)->key = u.key;
@@ -102,17 +121,45 @@ nnp_result_t nnp_mem_map(nnp_mem_t *mem, void **ptr)
 	void *p;
 
 	if (!mem || !ptr)
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_mem_map: no memory or no pointer");
 	if (!mem->map) {
-		len = (mem->size + 4095) & ~(size_t)4095;
+		size_t page = nnp_page_size();
+
+		len = (mem->size + page - 1) / page * page;
 		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
 			 mem->dev->fd, (off_t)mem->mmap_offset);
 		if (p == MAP_FAILED)
-			return nnp_result_from_errno(errno);
+			return nnp_ioctl_failed(mem->dev, "mapping memory", errno);
 		mem->map = p;
 		mem->map_len = len;
 	}
 	*ptr = mem->map;
+	return NNP_SUCCESS;
+}
+
+nnp_result_t nnp_mem_get_info(nnp_device_t *dev, uint64_t *free_bytes,
+			      uint64_t *total_bytes)
+{
+	struct drm_nnp_device_info di = { 0 };
+	struct drm_nnp_counters c = { 0 };
+	struct drm_nnp_query q = {
+		.query = DRM_NNP_QUERY_DEVICE_INFO, .size = sizeof(di),
+		.data = (uintptr_t)&di,
+	};
+
+	if (!dev || !free_bytes || !total_bytes)
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"nnp_mem_get_info: no device, free or total");
+	if (drmIoctl(dev->fd, DRM_IOCTL_NNP_QUERY, &q))
+		return nnp_ioctl_failed(dev, "the device info query", errno);
+	q = (struct drm_nnp_query){
+		.query = DRM_NNP_QUERY_COUNTERS, .size = sizeof(c),
+		.data = (uintptr_t)&c,
+	};
+	if (drmIoctl(dev->fd, DRM_IOCTL_NNP_QUERY, &q))
+		return nnp_ioctl_failed(dev, "the counters query", errno);
+	*total_bytes = di.mem_size;
+	*free_bytes = c.mem_used < di.mem_size ? di.mem_size - c.mem_used : 0;
 	return NNP_SUCCESS;
 }
 

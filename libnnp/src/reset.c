@@ -12,6 +12,7 @@
 #include <xf86drm.h>
 
 #include "internal.h"
+#include "log.h"
 #include "nnp_accel.h"
 
 static const char *reason_name(uint32_t reason)
@@ -39,13 +40,15 @@ nnp_result_t nnp_device_get_resets(nnp_device_t *dev, uint32_t *count,
 	};
 
 	if (!dev || !count || !last_reason)
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"nnp_device_get_resets: no device, count or last_reason");
 	memset(&di, 0, sizeof(di));
 	if (drmIoctl(dev->fd, DRM_IOCTL_NNP_QUERY, &q))
-		return nnp_result_from_errno(errno);
+		return nnp_ioctl_failed(dev, "the device info query", errno);
 	/* A driver older than the counter has none to tell. */
 	if (q.size < DRM_NNP_DEVICE_INFO_SIZE_V2)
-		return NNP_ERROR_NOT_SUPPORTED;
+		return nnp_fail(NNP_ERROR_NOT_SUPPORTED,
+				"%s: the driver does not count resets", dev->path);
 	*count = di.reset_count;
 	*last_reason = reason_name(di.last_reset_reason);
 	return NNP_SUCCESS;
@@ -58,15 +61,19 @@ nnp_result_t nnp_device_reset(nnp_device_t *dev)
 	int fd, err = 0;
 
 	if (!dev)
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_device_reset: dev is NULL");
 	node = strrchr(dev->path, '/');
 	snprintf(path, sizeof(path), "/sys/class/accel/%s/device/reset_device",
 		 node ? node + 1 : dev->path);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
-		return nnp_result_from_errno(errno);
-	if (write(fd, "1", 1) != 1)
 		err = errno;
-	close(fd);
-	return nnp_result_from_errno(err);
+	else if (write(fd, "1", 1) != 1)
+		err = errno;
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		return nnp_fail(nnp_result_from_errno(err), "cannot reset %s through %s: %s",
+				dev->path, path, strerror(err));
+	return NNP_SUCCESS;
 }

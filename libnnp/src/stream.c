@@ -21,6 +21,7 @@
 #include "nnp_hw.h"
 
 #include "internal.h"
+#include "log.h"
 
 #define STREAM_DEPTH		256
 /* Longest nnp_stream_synchronize() waits for a device that does nothing. */
@@ -105,28 +106,32 @@ nnp_result_t nnp_stream_create(nnp_device_t *dev, nnp_stream_t **stream)
 	void *db;
 
 	if (!dev || !stream)
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"nnp_stream_create: no device or no stream");
 	*stream = NULL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
-		return NNP_ERROR_OUT_OF_MEMORY;
+		return nnp_fail(NNP_ERROR_OUT_OF_MEMORY, "no host memory for a stream");
 	if (drmIoctl(dev->fd, DRM_IOCTL_NNP_QUEUE_CREATE, &qc)) {
-		nnp_result_t r = nnp_result_from_errno(errno);
+		nnp_result_t r = errno == EBUSY ?
+			nnp_fail(NNP_ERROR_BUSY, "%s: every queue is in use", dev->path) :
+			nnp_ioctl_failed(dev, "creating a queue", errno);
 
 		free(s);
 		return r;
 	}
+	/* The doorbell is one of the driver's pages: PAGE_SIZE, ours too. */
 	s->ring = mmap(NULL, qc.ring_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		       dev->fd, (off_t)qc.ring_mmap_offset);
-	db = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, dev->fd,
+	db = mmap(NULL, nnp_page_size(), PROT_READ | PROT_WRITE, MAP_SHARED, dev->fd,
 		  (off_t)qc.doorbell_mmap_offset);
 	if (s->ring == MAP_FAILED || db == MAP_FAILED) {
-		nnp_result_t r = nnp_result_from_errno(errno);
+		nnp_result_t r = nnp_ioctl_failed(dev, "mapping a queue", errno);
 
 		if (s->ring != MAP_FAILED)
 			munmap(s->ring, qc.ring_size);
 		if (db != MAP_FAILED)
-			munmap(db, 4096);
+			munmap(db, nnp_page_size());
 		qd.qid = qc.qid;
 		drmIoctl(dev->fd, DRM_IOCTL_NNP_QUEUE_DESTROY, &qd);
 		free(s);
@@ -272,16 +277,30 @@ static nnp_result_t wait_for(nnp_stream_t *s, uint64_t seq, int64_t timeout_ns)
 	}
 }
 
+/* What a wait of @s for command @seq ended with, said as the last error. */
+static nnp_result_t wait_result(const nnp_stream_t *s, uint64_t seq, nnp_result_t res)
+{
+	if (res == NNP_ERROR_COMMAND_FAILED && s->failed)
+		return nnp_fail(res, "%s: stream command %llu failed: %s (status %#x)",
+				s->dev->path, (unsigned long long)s->err.seq,
+				s->err.what, s->err.status);
+	if (res != NNP_SUCCESS)
+		return nnp_fail(res, "%s: waiting for stream command %llu, %llu done",
+				s->dev->path, (unsigned long long)seq,
+				(unsigned long long)s->completed);
+	return res;
+}
+
 nnp_result_t nnp_stream_submit(nnp_stream_t *s, struct nnp_hw_queue_cmd *cmd)
 {
 	if (s->failed)
-		return NNP_ERROR_COMMAND_FAILED;
+		return wait_result(s, s->submitted, NNP_ERROR_COMMAND_FAILED);
 	/* One slot stays free: the device never fills the last CQ slot. */
 	if (s->submitted - s->completed >= s->depth - 1) {
 		nnp_result_t r = wait_for(s, s->completed + 1, STREAM_SYNC_TIMEOUT_NS);
 
 		if (r != NNP_SUCCESS)
-			return r;
+			return wait_result(s, s->completed + 1, r);
 	}
 	cmd->cid = (uint16_t)s->submitted;
 	s->sq[s->tail] = *cmd;
@@ -305,7 +324,9 @@ nnp_result_t nnp_memcpy_async(nnp_stream_t *s, nnp_mem_t *dst, size_t dst_off,
 	struct nnp_hw_queue_cmd c = { .opcode = NNP_CMD_COPY };
 
 	if (!s || !nnp_stream_range_ok(s, dst, dst_off, len) || !nnp_stream_range_ok(s, src, src_off, len))
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"nnp_memcpy_async of %zu bytes: no stream, or a buffer not of its device or too small",
+				len);
 	c.src_key = src->key;
 	c.src_off = src_off;
 	c.dst_key = dst->key;
@@ -320,7 +341,9 @@ nnp_result_t nnp_memset_async(nnp_stream_t *s, nnp_mem_t *dst, size_t off,
 	struct nnp_hw_queue_cmd c = { .opcode = NNP_CMD_FILL };
 
 	if (!s || !nnp_stream_range_ok(s, dst, off, len))
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"nnp_memset_async of %zu bytes: no stream, or a buffer not of its device or too small",
+				len);
 	c.dst_key = dst->key;
 	c.dst_off = off;
 	c.len = len;
@@ -331,14 +354,14 @@ nnp_result_t nnp_memset_async(nnp_stream_t *s, nnp_mem_t *dst, size_t off,
 nnp_result_t nnp_stream_synchronize(nnp_stream_t *s)
 {
 	if (!s)
-		return NNP_ERROR_INVALID_ARGUMENT;
-	return wait_for(s, s->submitted, STREAM_SYNC_TIMEOUT_NS);
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_stream_synchronize: stream is NULL");
+	return wait_result(s, s->submitted, wait_for(s, s->submitted, STREAM_SYNC_TIMEOUT_NS));
 }
 
 nnp_result_t nnp_stream_error(const nnp_stream_t *s, struct nnp_stream_error *err)
 {
 	if (!s || !err)
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_stream_error: no stream or no err");
 	if (!s->failed)
 		return NNP_SUCCESS;
 	*err = s->err;
@@ -350,10 +373,10 @@ nnp_result_t nnp_stream_reset(nnp_stream_t *s)
 	struct drm_nnp_queue_op op;
 
 	if (!s)
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_stream_reset: stream is NULL");
 	op = (struct drm_nnp_queue_op){ .qid = s->qid };
 	if (drmIoctl(s->dev->fd, DRM_IOCTL_NNP_QUEUE_RESET, &op))
-		return nnp_result_from_errno(errno);
+		return nnp_ioctl_failed(s->dev, "resetting a queue", errno);
 	/* The driver cleared the completion ring; what was queued is dropped. */
 	s->tail = 0;
 	s->head = 0;
@@ -373,7 +396,7 @@ void nnp_stream_destroy(nnp_stream_t *s)
 		return;
 	wait_for(s, s->submitted, STREAM_SYNC_TIMEOUT_NS);
 	munmap(s->ring, s->ring_len);
-	munmap((void *)s->db, 4096);
+	munmap((void *)s->db, nnp_page_size());
 	op = (struct drm_nnp_queue_op){ .qid = s->qid };
 	drmIoctl(s->dev->fd, DRM_IOCTL_NNP_QUEUE_DESTROY, &op);
 	free(s);
@@ -382,7 +405,7 @@ void nnp_stream_destroy(nnp_stream_t *s)
 nnp_result_t nnp_event_record(nnp_stream_t *s, nnp_event_t *ev)
 {
 	if (!s || !ev)
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_event_record: no stream or no event");
 	ev->stream = s;
 	ev->seq = s->submitted;
 	return NNP_SUCCESS;
@@ -391,16 +414,17 @@ nnp_result_t nnp_event_record(nnp_stream_t *s, nnp_event_t *ev)
 nnp_result_t nnp_event_query(const nnp_event_t *ev)
 {
 	if (!ev || !ev->stream)
-		return NNP_ERROR_INVALID_ARGUMENT;
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_event_query: no event or not recorded");
 	reap(ev->stream);
 	if (ev->stream->failed && ev->stream->err.seq < ev->seq)
-		return NNP_ERROR_COMMAND_FAILED;
+		return wait_result(ev->stream, ev->seq, NNP_ERROR_COMMAND_FAILED);
 	return ev->stream->completed >= ev->seq ? NNP_SUCCESS : NNP_ERROR_NOT_READY;
 }
 
 nnp_result_t nnp_event_synchronize(const nnp_event_t *ev, int64_t timeout_ns)
 {
 	if (!ev || !ev->stream)
-		return NNP_ERROR_INVALID_ARGUMENT;
-	return wait_for(ev->stream, ev->seq, timeout_ns);
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"nnp_event_synchronize: no event or not recorded");
+	return wait_result(ev->stream, ev->seq, wait_for(ev->stream, ev->seq, timeout_ns));
 }

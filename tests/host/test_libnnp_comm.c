@@ -2,8 +2,9 @@
 /*
  * libnnp communicator setup without devices: ring planning over ring,
  * torus and broken topologies, and the job rendezvous over TCP between
- * threads standing in for ranks (own root, NNP_COMM_ID, bad ranks,
- * a missing rank timing out) and strangers at the root's port.
+ * threads standing in for ranks (own root, NNP_COMM_ID, IPv4 and IPv6,
+ * bad ranks, a missing rank timing out) and strangers at the root's
+ * port; what the last error says about each failure.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -17,11 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
 #include <sys/socket.h>
 
 #include <cmocka.h>
 
 #include "bootstrap.h"
+#include "comm.h"
 #include "ring_plan.h"
 
 #define MAXN 16
@@ -112,11 +115,14 @@ static void test_no_ring(void **state)
 	struct nnp_ring ring;
 
 	(void)state;
-	/* A line 0-1-2: no way back. */
+	/* A line 0-1-2: no way back; the last error names an end. */
 	chips(3);
 	wire(0, 0, 1, 1);
 	wire(1, 0, 2, 1);
 	assert_int_equal(nnp_ring_plan(info, 3, &ring), NNP_ERROR_NO_PATH);
+	assert_int_equal(nnp_comm_plan(info, 3, 7, &ring), NNP_ERROR_NO_PATH);
+	assert_string_equal(nnp_get_last_error(),
+			    "no ring over the 3 ranks: rank 0 (chip 100) has an up link to 1 other rank, a ring needs 2");
 	/* A ring with one link down. */
 	wire(2, 0, 0, 1);
 	info[2].ports[0].state = NNP_LINK_WIRED;
@@ -152,6 +158,7 @@ struct rank_thread {
 	nnp_result_t res;
 	struct nnp_rank_info *all;
 	uint64_t epoch;
+	char error[256];	/* the rank's nnp_get_last_error() */
 };
 
 static int rank_main(void *arg)
@@ -161,6 +168,7 @@ static int rank_main(void *arg)
 
 	r->res = nnp_bootstrap_join(r->id, r->nranks, r->rank, &mine, &r->all,
 				    &r->epoch);
+	snprintf(r->error, sizeof(r->error), "%s", nnp_get_last_error());
 	return 0;
 }
 
@@ -217,11 +225,11 @@ static void nap_ms(long ms)
 }
 
 /* A TCP connection to @addr, or -1 with errno set. */
-static int dial(const struct sockaddr_in *addr)
+static int dial(const union nnp_sockaddr *addr)
 {
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = socket(addr->sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
-	if (fd >= 0 && connect(fd, (const struct sockaddr *)addr, sizeof(*addr))) {
+	if (fd >= 0 && connect(fd, &addr->sa, nnp_sockaddr_len(addr))) {
 		int err = errno;
 
 		close(fd);
@@ -231,7 +239,7 @@ static int dial(const struct sockaddr_in *addr)
 	return fd;
 }
 
-static struct sockaddr_in root_of(const nnp_unique_id_t *id)
+static union nnp_sockaddr root_of(const nnp_unique_id_t *id)
 {
 	struct nnp_job_id j;
 
@@ -330,7 +338,7 @@ static void test_rendezvous_idle_stranger(void **state)
 {
 	const int ranks[4] = { 0, 1, 2, 3 };
 	struct rank_thread rt[4];
-	struct sockaddr_in root;
+	union nnp_sockaddr root;
 	nnp_unique_id_t id;
 	int64_t start;
 	int stranger;
@@ -503,9 +511,9 @@ static void test_rendezvous_oversized(void **state)
 }
 
 /* @at with the address 127.0.0.1: the same port, another local address. */
-static int dial_loopback(struct sockaddr_in at)
+static int dial_loopback(union nnp_sockaddr at)
 {
-	at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	at.in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	return dial(&at);
 }
 
@@ -514,7 +522,7 @@ static void test_rendezvous_bound_address(void **state)
 {
 	const int first = 0, second = 1;
 	struct rank_thread rt[2];
-	struct sockaddr_in at;
+	union nnp_sockaddr at;
 	nnp_unique_id_t id;
 	char addr[32];
 	int fd, tries;
@@ -524,7 +532,8 @@ static void test_rendezvous_bound_address(void **state)
 	unsetenv("NNP_COMM_ID");
 	assert_int_equal(nnp_bootstrap_new_id(&id), NNP_SUCCESS);
 	at = root_of(&id);
-	if (at.sin_addr.s_addr != htonl(INADDR_LOOPBACK)) {
+	assert_int_equal(at.sa.sa_family, AF_INET);
+	if (at.in.sin_addr.s_addr != htonl(INADDR_LOOPBACK)) {
 		assert_int_equal(dial_loopback(at), -1);
 		assert_int_equal(errno, ECONNREFUSED);
 	}
@@ -553,6 +562,158 @@ static void test_rendezvous_bound_address(void **state)
 	unsetenv("NNP_COMM_TIMEOUT_S");
 }
 
+
+/* The job's own root at ::1 (NNP_SOCKET_IFNAME, NNP_SOCKET_FAMILY), and at
+ * NNP_COMM_ID=[::1]:port. */
+static void test_rendezvous_ipv6(void **state)
+{
+	const int ranks[3] = { 1, 2, 0 };
+	struct rank_thread rt[3];
+	union nnp_sockaddr at;
+	nnp_unique_id_t id;
+	char addr[64], text[NNP_SOCKADDR_TEXT];
+	unsigned int port = 20000 + (unsigned int)(rand() % 20000);
+
+	(void)state;
+	unsetenv("NNP_COMM_ID");
+	setenv("NNP_COMM_TIMEOUT_S", "5", 1);
+	setenv("NNP_SOCKET_IFNAME", "=lo", 1);
+	setenv("NNP_SOCKET_FAMILY", "AF_INET6", 1);
+	assert_int_equal(nnp_bootstrap_new_id(&id), NNP_SUCCESS);
+	at = root_of(&id);
+	assert_int_equal(at.sa.sa_family, AF_INET6);
+	assert_true(IN6_IS_ADDR_LOOPBACK(&at.in6.sin6_addr));
+	snprintf(addr, sizeof(addr), "[::1]:%u", nnp_sockaddr_port(&at));
+	assert_string_equal(nnp_sockaddr_text(&at, text), addr);
+	join_all(&id, 3, ranks, 3, rt);
+	assert_job_ok(rt, 3);
+	/* The same over IPv4 when the family says so. */
+	setenv("NNP_SOCKET_FAMILY", "AF_INET", 1);
+	assert_int_equal(nnp_bootstrap_new_id(&id), NNP_SUCCESS);
+	at = root_of(&id);
+	assert_int_equal(at.sa.sa_family, AF_INET);
+	assert_int_equal(at.in.sin_addr.s_addr, htonl(INADDR_LOOPBACK));
+	join_all(&id, 1, ranks + 2, 1, rt);
+	assert_job_ok(rt, 1);
+	setenv("NNP_SOCKET_FAMILY", "AF_UNIX", 1);
+	assert_int_equal(nnp_bootstrap_new_id(&id), NNP_ERROR_INVALID_ARGUMENT);
+	assert_string_equal(nnp_get_last_error(),
+			    "NNP_SOCKET_FAMILY=AF_UNIX is neither AF_INET nor AF_INET6");
+	unsetenv("NNP_SOCKET_FAMILY");
+	unsetenv("NNP_SOCKET_IFNAME");
+	/* Rank 0 serves NNP_COMM_ID=[::1]:port. */
+	snprintf(addr, sizeof(addr), "[::1]:%u", port);
+	setenv("NNP_COMM_ID", addr, 1);
+	setenv("NNP_COMM_SECRET", "0123456789abcdef", 1);
+	assert_int_equal(nnp_bootstrap_new_id(&id), NNP_SUCCESS);
+	at = root_of(&id);
+	assert_int_equal(at.sa.sa_family, AF_INET6);
+	assert_int_equal(nnp_sockaddr_port(&at), port);
+	join_all(&id, 3, ranks, 3, rt);
+	assert_job_ok(rt, 3);
+	unsetenv("NNP_COMM_ID");
+	unsetenv("NNP_COMM_SECRET");
+	unsetenv("NNP_COMM_TIMEOUT_S");
+}
+
+static void test_ifname_match(void **state)
+{
+	(void)state;
+	assert_true(nnp_ifname_match("eth,ib", "eth0"));
+	assert_true(nnp_ifname_match("eth,ib", "ib1"));
+	assert_false(nnp_ifname_match("eth,ib", "lo"));
+	assert_false(nnp_ifname_match("^docker,lo", "docker0"));
+	assert_false(nnp_ifname_match("^docker,lo", "lo"));
+	assert_true(nnp_ifname_match("^docker,lo", "eth0"));
+	assert_true(nnp_ifname_match("=eth0", "eth0"));
+	assert_false(nnp_ifname_match("=eth0", "eth01"));
+	assert_false(nnp_ifname_match("^=lo", "lo"));
+	assert_true(nnp_ifname_match("^=lo", "lo2"));
+	assert_false(nnp_ifname_match("", "eth0"));
+}
+
+/* Each way a rendezvous fails names the rank and the address. */
+static void test_rendezvous_error_text(void **state)
+{
+	const int two[2] = { 0, 1 };
+	struct rank_thread rt[2];
+	char want[256], where[NNP_SOCKADDR_TEXT];
+	union nnp_sockaddr at;
+	nnp_unique_id_t id;
+	int i;
+
+	(void)state;
+	unsetenv("NNP_COMM_ID");
+	setenv("NNP_SOCKET_IFNAME", "lo", 1);
+	setenv("NNP_COMM_TIMEOUT_S", "1", 1);
+	assert_int_equal(nnp_bootstrap_new_id(&id), NNP_SUCCESS);
+	at = root_of(&id);
+	nnp_sockaddr_text(&at, where);
+	assert_int_equal(at.in.sin_addr.s_addr, htonl(INADDR_LOOPBACK));
+	/* Ranks 0 and 1 of 3: rank 2 never comes. */
+	join_all(&id, 3, two, 2, rt);
+	snprintf(want, sizeof(want),
+		 "rank 2 never joined the rendezvous at %s after 1 s", where);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(rt[i].res, NNP_ERROR_TIMEOUT);
+		assert_string_equal(rt[i].error, want);
+	}
+	/* Nobody serves this id any more. */
+	assert_int_equal(lone_join(&id, 3, 1), NNP_ERROR_TIMEOUT);
+	snprintf(want, sizeof(want),
+		 "rank 1 could not reach the rendezvous at %s in 1 s", where);
+	assert_string_equal(nnp_get_last_error(), want);
+	/* A rank taken already. */
+	setenv("NNP_COMM_TIMEOUT_S", "5", 1);
+	assert_int_equal(nnp_bootstrap_new_id(&id), NNP_SUCCESS);
+	at = root_of(&id);
+	nnp_sockaddr_text(&at, where);
+	start_ranks(&id, 2, two, 1, rt);
+	nap_ms(300);
+	assert_int_equal(lone_join(&id, 2, 0), NNP_ERROR_INVALID_ARGUMENT);
+	snprintf(want, sizeof(want),
+		 "rank 0: the rendezvous at %s refused rank 0 of 2 (taken already, or not the job's size)",
+		 where);
+	assert_string_equal(nnp_get_last_error(), want);
+	start_ranks(&id, 2, two + 1, 1, rt + 1);
+	wait_ranks(rt, 2);
+	assert_job_ok(rt, 2);
+	setenv("NNP_COMM_ID", "no-port-here", 1);
+	setenv("NNP_COMM_SECRET", "0123456789abcdef", 1);
+	assert_int_equal(nnp_bootstrap_new_id(&id), NNP_ERROR_INVALID_ARGUMENT);
+	assert_string_equal(nnp_get_last_error(), "'no-port-here' is not host:port");
+	unsetenv("NNP_COMM_ID");
+	unsetenv("NNP_COMM_SECRET");
+	unsetenv("NNP_SOCKET_IFNAME");
+	unsetenv("NNP_COMM_TIMEOUT_S");
+}
+
+/* No ring though every rank has two links: the last error names the hop. */
+static void test_no_ring_error_text(void **state)
+{
+	struct nnp_ring ring;
+
+	(void)state;
+	/* Two squares joined at one corner (a figure eight): every rank has
+	 * two neighbours or more, rank order breaks at 3 -> 4, no ring. */
+	chips(7);
+	wire(0, 0, 1, 1);
+	wire(1, 0, 2, 1);
+	wire(2, 0, 3, 1);
+	wire(3, 0, 0, 1);
+	wire(3, 2, 5, 1);
+	wire(5, 0, 6, 1);
+	wire(6, 0, 4, 1);
+	wire(4, 0, 3, 3);
+	assert_int_equal(nnp_comm_plan(info, 7, 7, &ring), NNP_ERROR_NO_PATH);
+	assert_string_equal(nnp_get_last_error(),
+			    "no ring over the 7 ranks: no up link from rank 4 (chip 112) to rank 5 (chip 115), and no other ring found");
+	chips(2);
+	info[1].chip = info[0].chip;
+	assert_int_equal(nnp_comm_plan(info, 2, 7, &ring), NNP_ERROR_INVALID_ARGUMENT);
+	assert_string_equal(nnp_get_last_error(), "two of the 2 ranks are on the same chip");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -568,6 +729,10 @@ int main(void)
 		cmocka_unit_test(test_rendezvous_comm_id_secret),
 		cmocka_unit_test(test_rendezvous_oversized),
 		cmocka_unit_test(test_rendezvous_bound_address),
+		cmocka_unit_test(test_rendezvous_ipv6),
+		cmocka_unit_test(test_ifname_match),
+		cmocka_unit_test(test_rendezvous_error_text),
+		cmocka_unit_test(test_no_ring_error_text),
 	};
 
 	srand((unsigned int)time(NULL) ^ (unsigned int)getpid());

@@ -33,10 +33,34 @@ typedef enum nnp_result {
 	NNP_ERROR_BUSY,			/* every device queue is in use */
 	NNP_ERROR_NO_PATH,		/* chips not joined by a usable link */
 	NNP_ERROR_COMM_FAILED,		/* a collective or message of the communicator failed */
+	NNP_ERROR_VERSION,		/* the driver's interface is not one libnnp speaks */
 } nnp_result_t;
 
 /* A static, human-readable description of @result (never NULL). */
 const char *nnp_strerror(nnp_result_t result);
+
+/*
+ * What the calling thread's last failed libnnp call found, in words: the
+ * device, rank, link, peer address or ring step (e.g. "rank 2: no link
+ * from port 1 of rank 2 (chip 5) to rank 3 (chip 7)"). "" until a call
+ * of this thread fails; a later success leaves it alone. Valid until this
+ * thread's next libnnp call. NNP_DEBUG=WARN prints the same text.
+ */
+const char *nnp_get_last_error(void);
+
+/* ---- versions: major << 16 | minor << 8 | patch ------------------------ */
+
+#define NNP_VERSION(major, minor, patch) \
+	(((major) << 16) | ((minor) << 8) | (patch))
+#define NNP_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
+#define NNP_VERSION_MINOR(v)	(((v) >> 8) & 0xff)
+#define NNP_VERSION_PATCH(v)	((v) & 0xff)
+
+/* The libnnp these headers belong to (compare with nnp_get_version()). */
+#define NNP_VERSION_CODE	NNP_VERSION(0, 3, 0)
+
+/* The version of the libnnp running, as NNP_VERSION(); new in 0.3.0. */
+nnp_result_t nnp_get_version(int *version);
 
 typedef struct nnp_device nnp_device_t;
 
@@ -61,12 +85,26 @@ struct nnp_device_info {
 };
 
 /*
- * Number of nnp devices. NNP_ERROR_NO_DRIVER if the module is not loaded,
- * NNP_ERROR_NO_DEVICE if it is but no device is present.
+ * Number of nnp devices: the accel devices that sysfs says nnp.ko drives
+ * (no device node is opened to find them). NNP_ERROR_NO_DRIVER if the
+ * module is not loaded, NNP_ERROR_NO_DEVICE if it is but no device is
+ * present (or NNP_VISIBLE_DEVICES hides them all).
+ *
+ * NNP_VISIBLE_DEVICES=2,0 (as CUDA_VISIBLE_DEVICES) shows only the listed
+ * devices, renumbered in the list's order: index 0 is then the third
+ * device in node order. The list ends at the first entry that is not a
+ * decimal index, names no device or repeats an earlier one; the entries
+ * before it stand (NNP_DEBUG=WARN says which entry ended it). Set but
+ * empty: no device.
  */
 nnp_result_t nnp_device_count(int *count);
 
-/* Open device @index (0..count-1), or the device node at @path. */
+/*
+ * Open device @index (0..count-1), or the device node at @path.
+ * NNP_ERROR_VERSION if the driver's interface major is not the one this
+ * libnnp speaks or its minor is older than libnnp needs (the last error
+ * names both versions).
+ */
 nnp_result_t nnp_device_open(int index, nnp_device_t **dev);
 nnp_result_t nnp_device_open_path(const char *path, nnp_device_t **dev);
 void nnp_device_close(nnp_device_t *dev);
@@ -133,6 +171,14 @@ nnp_result_t nnp_mem_register(nnp_device_t *dev, void *ptr, size_t size,
 			      unsigned int flags, nnp_mem_t **mem);
 /* Free; waits for nothing: free only memory no queued command uses. */
 void nnp_mem_free(nnp_mem_t *mem);
+/*
+ * Device memory of @dev not held by any memory object (of any process)
+ * in *@free_bytes, and all of it in *@total_bytes. Objects take whole pages
+ * (sysconf(_SC_PAGESIZE)); a free total may be split in smaller ranges.
+ * New in 0.3.0.
+ */
+nnp_result_t nnp_mem_get_info(nnp_device_t *dev, uint64_t *free_bytes,
+			      uint64_t *total_bytes);
 /* The CPU's view of @mem (device memory: write-combined, slow to read). */
 nnp_result_t nnp_mem_map(nnp_mem_t *mem, void **ptr);
 size_t nnp_mem_size(const nnp_mem_t *mem);
@@ -211,13 +257,17 @@ typedef struct nnp_unique_id {
 /*
  * Make a unique id for a new job, on one rank (usually rank 0), then hand
  * it to the others (MPI_Bcast, say). The calling process serves the job's
- * rendezvous on a TCP port of its first network interface's address (that
- * address only; 127.0.0.1 if it has none) until every rank has joined, so
+ * rendezvous on a TCP port of one address (that address only) until every
+ * rank has joined: the first up interface's IPv4 address, else its IPv6
+ * one, among the interfaces NNP_SOCKET_IFNAME lets through (NCCL's syntax:
+ * "eth,ib" prefixes, "^docker" all but, "=eth0" exact; unset: all but
+ * loopback) and of NNP_SOCKET_FAMILY (AF_INET or AF_INET6) if set;
+ * loopback if there is none. So
  * it must live until nnp_comm_init_rank() returns everywhere. The id holds
  * a random secret that every rank shows the rendezvous first: whoever has
  * the id can join the job, so keep it among the job's processes.
  *
- * NNP_COMM_ID=host:port in the environment names the address instead
+ * NNP_COMM_ID=host:port ([addr]:port for IPv6) names the address instead
  * (rank 0 serves it there, bound to that address only; all ranks must see
  * it, and every process makes the same id itself). Then NNP_COMM_SECRET,
  * 16 to 64 characters and the same on every rank, is the job's secret
@@ -320,10 +370,6 @@ nnp_result_t nnp_send(nnp_mem_t *send, size_t off, size_t count,
 nnp_result_t nnp_recv(nnp_mem_t *recv, size_t off, size_t count,
 		      nnp_dtype_t dtype, int peer, nnp_comm_t *comm,
 		      nnp_stream_t *stream);
-
-#define NNP_VERSION_MAJOR(v)	(((v) >> 16) & 0xffff)
-#define NNP_VERSION_MINOR(v)	(((v) >> 8) & 0xff)
-#define NNP_VERSION_PATCH(v)	((v) & 0xff)
 
 #ifdef __cplusplus
 }
