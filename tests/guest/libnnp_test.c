@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: MIT
-/* libnnp against the real driver: enumeration, open, info, result codes. */
+/*
+ * libnnp against the real driver: enumeration (from sysfs, as a user who
+ * may open no node, and through NNP_VISIBLE_DEVICES), open and the driver
+ * version check, info, device memory left, result codes, last errors.
+ */
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <grp.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <nnp/nnp.h>
@@ -75,6 +82,7 @@ TEST(bad_arguments)
 	EXPECT_EQ(NNP_ERROR_NO_DEVICE, nnp_device_open_path("/dev/accel/none", &dev));
 	/* A character device that is not an nnp node. */
 	EXPECT_EQ(NNP_ERROR_NO_DEVICE, nnp_device_open_path("/dev/null", &dev));
+	EXPECT_STREQ("/dev/null is not an nnp device (driver none)", nnp_get_last_error());
 	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_device_get_info(NULL, &in));
 	EXPECT_EQ(-1, nnp_device_fd(NULL));
 	nnp_device_close(NULL);
@@ -84,7 +92,7 @@ TEST(every_result_has_its_own_text)
 {
 	nnp_result_t r, s;
 
-	for (r = NNP_SUCCESS; r <= NNP_ERROR_NO_PATH; r++) {
+	for (r = NNP_SUCCESS; r <= NNP_ERROR_VERSION; r++) {
 		ASSERT_NE(NULL, nnp_strerror(r));
 		EXPECT_GT(strlen(nnp_strerror(r)), 4);
 		for (s = NNP_SUCCESS; s < r; s++)
@@ -92,6 +100,213 @@ TEST(every_result_has_its_own_text)
 	}
 	EXPECT_STREQ("unknown nnp result code", nnp_strerror((nnp_result_t)1000));
 	EXPECT_STREQ("success", nnp_strerror(NNP_SUCCESS));
+}
+
+/* The path of device @index, as libnnp numbers them now. */
+static void path_of(int index, char *path)
+{
+	struct nnp_device_info in;
+	nnp_device_t *dev;
+
+	path[0] = '\0';
+	if (nnp_device_open(index, &dev) != NNP_SUCCESS)
+		return;
+	if (nnp_device_get_info(dev, &in) == NNP_SUCCESS)
+		strcpy(path, in.path);
+	nnp_device_close(dev);
+}
+
+/*
+ * Enumeration reads sysfs: a user who may open no accel node still counts
+ * the devices, and learns at open that the node is not theirs.
+ */
+TEST(count_without_opening_a_node)
+{
+	char want[128], path[64];
+	int status;
+	pid_t pid;
+
+	path_of(0, path);
+	ASSERT_STRNE("", path);
+	snprintf(want, sizeof(want), "cannot open %s: Permission denied", path);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		nnp_device_t *dev;
+		int count = -1;
+
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(10);
+		if (nnp_device_count(&count) != NNP_SUCCESS || count != GUEST_CHIPS)
+			_exit(11);
+		if (nnp_device_open(0, &dev) != NNP_ERROR_PERMISSION)
+			_exit(12);
+		_exit(strcmp(nnp_get_last_error(), want) ? 13 : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST(visible_devices_renumber)
+{
+	char first[64], second[64], p[64];
+	int count = -1;
+
+	ASSERT_LE(2, GUEST_CHIPS);
+	path_of(0, first);
+	path_of(1, second);
+	ASSERT_STRNE("", first);
+	setenv("NNP_VISIBLE_DEVICES", "1", 1);
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_count(&count));
+	EXPECT_EQ(1, count);
+	path_of(0, p);
+	EXPECT_STREQ(second, p);
+	EXPECT_EQ(NNP_ERROR_NO_DEVICE, nnp_device_open(1, &(nnp_device_t *){ NULL }));
+	EXPECT_STREQ("no nnp device 1: there are 1", nnp_get_last_error());
+	setenv("NNP_VISIBLE_DEVICES", "1,0", 1);
+	path_of(1, p);
+	EXPECT_STREQ(first, p);
+	/* Past the devices there are: the list ends there. */
+	setenv("NNP_VISIBLE_DEVICES", "0,99", 1);
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_count(&count));
+	EXPECT_EQ(1, count);
+	setenv("NNP_VISIBLE_DEVICES", "", 1);
+	EXPECT_EQ(NNP_ERROR_NO_DEVICE, nnp_device_count(&count));
+	unsetenv("NNP_VISIBLE_DEVICES");
+}
+
+/* The driver speaks interface 1.x: every open passes the version check. */
+TEST(versions)
+{
+	nnp_device_t *dev;
+	int v = 0;
+
+	ASSERT_EQ(NNP_SUCCESS, nnp_get_version(&v));
+	EXPECT_EQ(NNP_VERSION_CODE, v);
+	EXPECT_EQ(NNP_VERSION(0, 3, 0), v);
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_open(0, &dev));
+	nnp_device_close(dev);
+}
+
+TEST(mem_get_info_follows_allocations)
+{
+	uint64_t total = 0, before = 0, after = 0, page = (uint64_t)sysconf(_SC_PAGESIZE);
+	nnp_mem_t *small, *big;
+	nnp_device_t *dev;
+
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_open(0, &dev));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_get_info(dev, &before, &total));
+	EXPECT_EQ(GUEST_MEM_SIZE, total);
+	EXPECT_GE(total, before);
+	/* A byte takes a page; a MiB takes a MiB. */
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(dev, NNP_MEM_DEVICE, 1, 0, &small));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_get_info(dev, &after, &total));
+	EXPECT_EQ(before - page, after);
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(dev, NNP_MEM_DEVICE, 1 << 20, 0, &big));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_get_info(dev, &after, &total));
+	EXPECT_EQ(before - page - (1 << 20), after);
+	/* Host memory is not device memory. */
+	nnp_mem_free(small);
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(dev, NNP_MEM_HOST, 1 << 20, 0, &small));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_get_info(dev, &after, &total));
+	EXPECT_EQ(before - (1 << 20), after);
+	nnp_mem_free(small);
+	nnp_mem_free(big);
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_get_info(dev, &after, &total));
+	EXPECT_EQ(before, after);
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_mem_get_info(dev, NULL, &total));
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_mem_get_info(NULL, &after, &total));
+	EXPECT_STREQ("nnp_mem_get_info: no device, free or total", nnp_get_last_error());
+	nnp_device_close(dev);
+}
+
+/* The child of info_log_of_a_communicator: exit code says what failed. */
+static int comm_child(void)
+{
+	nnp_device_t *dev[2];
+	nnp_comm_t *comm[2];
+
+	setenv("NNP_DEBUG", "INFO", 1);
+	setenv("NNP_DEBUG_FILE", "/tmp/nnp-info.%p", 1);
+	if (nnp_device_open(0, &dev[0]) || nnp_device_open(1, &dev[1]))
+		return 20;
+	/* The test VM's chips have no links: no ring of two. */
+	if (nnp_comm_init_all(dev, 2, comm) != NNP_ERROR_NO_PATH)
+		return 21;
+	if (strcmp(nnp_get_last_error(),
+		   "no ring over the 2 ranks: rank 0 (chip 0) has an up link to 0 other ranks, a ring needs 1"))
+		return 22;
+	if (nnp_comm_init_all(dev, 1, comm) != NNP_SUCCESS)
+		return 23;
+	nnp_comm_destroy(comm[0]);
+	nnp_device_close(dev[0]);
+	nnp_device_close(dev[1]);
+	return 0;
+}
+
+/* NNP_DEBUG=INFO: the ring, the ports and the epoch of a communicator. */
+TEST(info_log_of_a_communicator)
+{
+	char path[64], buf[4096], want[128];
+	int status, fd;
+	ssize_t n;
+	pid_t pid;
+
+	/* Before any libnnp call here: NNP_DEBUG is read at the first. */
+	ASSERT_LE(2, GUEST_CHIPS);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(comm_child());
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	path_of(0, path);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	snprintf(buf, sizeof(buf), "/tmp/nnp-info.%d", (int)pid);
+	fd = open(buf, O_RDONLY);
+	ASSERT_LE(0, fd);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	ASSERT_LT(0, n);
+	buf[n] = '\0';
+	EXPECT_NE(NULL, strstr(buf, " [-] NNP WARN no ring over the 2 ranks: rank 0 (chip 0) has an up link to 0 other ranks, a ring needs 1: the chips are not connected by a usable inter-chip link\n"));
+	EXPECT_NE(NULL, strstr(buf, " NNP INFO ring of 1 ranks, epoch 0x"));
+	snprintf(want, sizeof(want), " NNP INFO rank 0 of 1 on %s: communicator ", path);
+	EXPECT_NE(NULL, strstr(buf, want));
+	EXPECT_NE(NULL, strstr(buf, ", sends on port 0, receives on port 0, epoch 0x"));
+	if (_metadata->exit_code == KSFT_FAIL)
+		fprintf(stderr, "%s", buf);
+}
+
+/* A command the device refuses: the last error names it and why. */
+TEST(refused_command_in_words)
+{
+	struct nnp_device_info in;
+	nnp_mem_t *src, *ro;
+	nnp_stream_t *st;
+	nnp_device_t *dev;
+	char want[160];
+
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_open(0, &dev));
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_get_info(dev, &in));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(dev, NNP_MEM_DEVICE, 4096, 0, &src));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(dev, NNP_MEM_HOST, 4096, NNP_MEM_READ_ONLY, &ro));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_create(dev, &st));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(st, src, 0, 1, 4096));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(st, ro, 0, src, 0, 4096));
+	EXPECT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_synchronize(st));
+	snprintf(want, sizeof(want),
+		 "%s: stream command 1 failed: memory is read-only to the device (status 0x12)",
+		 in.path);
+	EXPECT_STREQ(want, nnp_get_last_error());
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_memcpy_async(st, ro, 1, src, 0, 4096));
+	EXPECT_STREQ("nnp_memcpy_async of 4096 bytes: no stream, or a buffer not of its device or too small",
+		     nnp_get_last_error());
+	nnp_stream_destroy(st);
+	nnp_mem_free(ro);
+	nnp_mem_free(src);
+	nnp_device_close(dev);
 }
 
 TEST_HARNESS_MAIN
