@@ -47,6 +47,12 @@ struct nnp_fw_host {
 	/* Report something the driver did wrong (one line, no newline). */
 	void (*guest_error)(void *opaque, const char *msg);
 	/*
+	 * Optional: report a failure that is not the driver's doing, such as
+	 * a command that failed because a link went down or a peer chip did
+	 * not answer (one line, no newline).
+	 */
+	void (*warning)(void *opaque, const char *msg);
+	/*
 	 * Optional: carry a packet, labelled with its communicator's @epoch
 	 * and its @seq, to the remote peer of @port (see
 	 * nnp_fw_link_attach_remote()); return 0 once it is on its way, -1 if

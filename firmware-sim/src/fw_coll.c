@@ -528,8 +528,8 @@ static void coll_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
 	struct coll *c = (struct coll *)op;
 
 	if (st && st != NNP_STATUS_ABORTED)
-		nnp_fw_guest_error(fw, "%s on comm %u failed: status 0x%x",
-				   coll_name(c->opcode), c->comm, st);
+		nnp_fw_op_failed(fw, st, "%s on comm %u failed: status 0x%x",
+				 coll_name(c->opcode), c->comm, st);
 	/* The next chip must not read this one's memory any more. */
 	if (c->nranks > 1)
 		nnp_fw_icl_reclaim(fw, op, c->send_port);

@@ -91,6 +91,13 @@ static void wrap_guest_error(void *opaque, const char *msg)
 	fw->embedder.guest_error(fw->embedder.opaque, msg);
 }
 
+static void wrap_warning(void *opaque, const char *msg)
+{
+	struct nnp_fw *fw = opaque;
+
+	fw->embedder.warning(fw->embedder.opaque, msg);
+}
+
 static int wrap_icl_tx(void *opaque, unsigned int port, uint64_t epoch,
 		       uint32_t seq, bool abort, const void *data, size_t len)
 {
@@ -120,6 +127,7 @@ void nnp_fw_faults_init(struct nnp_fw *fw, const struct nnp_fw_host *host)
 		.dma_map = host->dma_map ? wrap_dma_map : NULL,
 		.dma_unmap = host->dma_unmap ? wrap_dma_unmap : NULL,
 		.guest_error = host->guest_error ? wrap_guest_error : NULL,
+		.warning = host->warning ? wrap_warning : NULL,
 		.icl_tx = host->icl_tx ? wrap_icl_tx : NULL,
 		.kick = host->kick ? wrap_kick : NULL,
 	};

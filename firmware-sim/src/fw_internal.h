@@ -83,7 +83,10 @@ struct nnp_fw_op {
 };
 
 struct nnp_fw_queue {
-	/* Held by the worker for each step of a command, DMA included. */
+	/*
+	 * Guards @op and the command's execution: held by the worker for
+	 * each step of a command, DMA included.
+	 */
 	mtx_t exec;
 	struct nnp_fw_op *op;	/* the link command in flight, or NULL */
 	struct nnp_fw_ring ring;
@@ -217,6 +220,12 @@ struct nnp_fw {
 
 void nnp_fw_guest_error(struct nnp_fw *fw, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * A user command ended with status @st: a guest error, or a warning if a
+ * link or a peer caused it (the guest did nothing wrong).
+ */
+void nnp_fw_op_failed(struct nnp_fw *fw, uint16_t st, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Latch interrupt causes @bits; returns true if vector 0 must fire. */
 bool nnp_fw_int_latch_locked(struct nnp_fw *fw, uint32_t bits);

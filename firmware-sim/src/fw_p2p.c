@@ -75,8 +75,8 @@ static void p2p_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
 	struct p2p *p = (struct p2p *)op;
 
 	if (st && st != NNP_STATUS_ABORTED)
-		nnp_fw_guest_error(fw, "%s on port %u failed: status 0x%x",
-				   p->send ? "send" : "receive", p->port, st);
+		nnp_fw_op_failed(fw, st, "%s on port %u failed: status 0x%x",
+				 p->send ? "send" : "receive", p->port, st);
 	if (p->op.comm)
 		nnp_fw_comm_ended(fw, p->op.comm, p->epoch, st);
 	/* The receiver learns at once that this message will not come. */

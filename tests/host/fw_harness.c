@@ -99,6 +99,14 @@ static void h_guest_error(void *opaque, const char *msg)
 	snprintf(h->last_error, sizeof(h->last_error), "%s", msg);
 }
 
+static void h_warning(void *opaque, const char *msg)
+{
+	struct fw_harness *h = opaque;
+
+	h->warnings++;
+	snprintf(h->last_warning, sizeof(h->last_warning), "%s", msg);
+}
+
 static int h_icl_tx(void *opaque, unsigned int port, uint64_t epoch,
 		    uint32_t seq, bool abort, const void *data, size_t len)
 {
@@ -138,6 +146,7 @@ static void create(void **state, uint32_t chip_id)
 		.raise_irq = h_raise_irq,
 		.now_ns = h_now_ns,
 		.guest_error = h_guest_error,
+		.warning = h_warning,
 		.icl_tx = h_icl_tx,
 		.kick = h_kick,
 	};

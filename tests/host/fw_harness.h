@@ -38,6 +38,9 @@ struct fw_harness {
 	unsigned int irqs[NNP_VECTOR_QUEUE(NNP_HW_MAX_QUEUES)];
 	unsigned int guest_errors;
 	char last_error[256];
+	/* Failures the firmware blames on a link or a peer, not the guest. */
+	unsigned int warnings;
+	char last_warning[256];
 	uint32_t aq_slot;	/* fw_harness_admin()'s next SQ slot */
 	uint32_t q_tail[NNP_HW_MAX_QUEUES];	/* user queues' next SQ slots */
 	/* The firmware's icl_tx goes here (remote links); NULL: fails. */

@@ -518,6 +518,11 @@ static void test_remote_transport_lost(void **state)
 	for (i = 0; i < 2; i++)
 		assert_failed(i);
 	assert_int_equal(chips[0].status, NNP_STATUS_LINK_DOWN);
+	/* A lost link is not the guest's mistake: a warning, no guest error. */
+	assert_int_equal(chips[0].h->guest_errors, 0);
+	assert_int_equal(chips[0].h->warnings, 1);
+	assert_string_equal(chips[0].h->last_warning,
+			    "allreduce on comm 3 failed: status 0x13");
 	fw_harness_ports(chips[0].h, p);
 	assert_int_equal(p[0].tx_packets, 0);
 	assert_true(p[0].errors >= 1);
