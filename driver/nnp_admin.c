@@ -9,6 +9,7 @@
 #include <linux/iopoll.h>
 
 #include "nnp_drv.h"
+#include "nnp_trace.h"
 
 #define NNP_AQ_DEPTH 16
 
@@ -190,12 +191,13 @@ static int nnp_admin_submit(struct nnp_device *ndev,
 	aq->sq_tail = (aq->sq_tail + 1) % NNP_AQ_DEPTH;
 	/* writel orders the ring update before the doorbell. */
 	nnp_wr(ndev, NNP_REG_AQ_SQ_TAIL, aq->sq_tail);
+	trace_nnp_admin_submit(ndev, cmd->opcode, cmd->cid, aq->sq_tail);
 
 	left = wait_event_timeout(aq->wq, nnp_admin_wait_over(ndev),
 				  msecs_to_jiffies(nnp_fw_timeout_ms));
 	if (!nnp_admin_cqe_ready(aq) && READ_ONCE(ndev->resetting)) {
 		ret = -ECANCELED;
-		goto out;
+		goto out_submitted;
 	}
 	if (!left) {
 		aq->broken = true;
@@ -203,7 +205,7 @@ static int nnp_admin_submit(struct nnp_device *ndev,
 			"admin command 0x%x (cid %u) timed out after %u ms\n",
 			cmd->opcode, cmd->cid, nnp_fw_timeout_ms);
 		ret = -ETIMEDOUT;
-		goto out;
+		goto out_submitted;
 	}
 	/* Read the entry only after seeing its phase tag. */
 	dma_rmb();
@@ -218,9 +220,15 @@ static int nnp_admin_submit(struct nnp_device *ndev,
 		drm_err(&ndev->drm, "admin completion for cid %u, expected %u\n",
 			cqe->cid, cmd->cid);
 		ret = -EIO;
-		goto out;
+		goto out_submitted;
 	}
 	ret = nnp_admin_status_to_errno(cqe->status);
+out_submitted:
+	trace_nnp_admin_complete(ndev, cmd->opcode, cmd->cid, cqe->status,
+				 cqe->result, ret);
+	if (ret)
+		nnp_dbg(ndev, ADMIN, "opcode 0x%x cid %u: status %u, %d\n",
+			cmd->opcode, cmd->cid, cqe->status, ret);
 out:
 	mutex_unlock(&aq->lock);
 	if (ret == -ECANCELED)

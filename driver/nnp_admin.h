@@ -13,7 +13,11 @@
 struct nnp_device;
 
 struct nnp_admin_queue {
-	/* Serialises submitters: one admin command in flight at a time. */
+	/*
+	 * Serialises submitters: one admin command in flight at a time.
+	 * Guards the ring state below (the rings' contents, the indexes,
+	 * @phase, @next_cid and @broken).
+	 */
 	struct mutex lock;
 	wait_queue_head_t wq;
 

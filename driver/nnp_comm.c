@@ -4,6 +4,7 @@
  * inter-chip links; the firmware runs collectives on it.
  */
 #include <linux/dma-mapping.h>
+#include <linux/seq_file.h>
 #include <linux/uaccess.h>
 
 #include <drm/drm_file.h>
@@ -67,11 +68,29 @@ int nnp_ioctl_comm_create(struct drm_device *drm, void *data,
 	};
 	int id, ret;
 
-	if (args->flags || args->pad || args->comm || !args->nranks ||
-	    args->nranks > 0xffff || args->rank >= args->nranks ||
-	    (args->nranks > 1 && (args->send_port >= ndev->id.num_ports ||
-				  args->recv_port >= ndev->id.num_ports)))
+	if (args->flags || args->pad || args->comm) {
+		nnp_dbg(ndev, COMM,
+			"comm_create: flags 0x%x, pad 0x%x, comm %u: not all 0\n",
+			args->flags, args->pad, args->comm);
 		return -EINVAL;
+	}
+	if (!args->nranks || args->nranks > 0xffff) {
+		nnp_dbg(ndev, COMM, "comm_create: nranks %u not in 1..65535\n",
+			args->nranks);
+		return -EINVAL;
+	}
+	if (args->rank >= args->nranks) {
+		nnp_dbg(ndev, COMM, "comm_create: rank %u of only %u ranks\n",
+			args->rank, args->nranks);
+		return -EINVAL;
+	}
+	if (args->nranks > 1 && (args->send_port >= ndev->id.num_ports ||
+				 args->recv_port >= ndev->id.num_ports)) {
+		nnp_dbg(ndev, COMM,
+			"comm_create: send port %u or receive port %u of only %u ports\n",
+			args->send_port, args->recv_port, ndev->id.num_ports);
+		return -EINVAL;
+	}
 	if (args->timeout_ms && !nnp_comm_v14(ndev))
 		return -EOPNOTSUPP;
 	ret = nnp_user_charge(nf, NNP_LIMIT_COMMS);
@@ -102,8 +121,11 @@ int nnp_ioctl_comm_destroy(struct drm_device *drm, void *data,
 	struct drm_nnp_comm_destroy *args = data;
 	u32 a[3] = { nf->ctx, args->comm, 0 };
 
-	if (args->flags & ~DRM_NNP_COMM_DESTROY_ABORT)
+	if (args->flags & ~DRM_NNP_COMM_DESTROY_ABORT) {
+		nnp_dbg(ndev, COMM, "comm_destroy: unknown flags 0x%x\n",
+			args->flags);
 		return -EINVAL;
+	}
 	if (args->flags && !nnp_comm_v14(ndev))
 		return -EOPNOTSUPP;
 	if (args->flags & DRM_NNP_COMM_DESTROY_ABORT)
@@ -125,8 +147,11 @@ int nnp_ioctl_comm_status(struct drm_device *drm, void *data,
 	struct drm_nnp_comm_status *args = data;
 	u32 a[2] = { nf->ctx, args->comm };
 
-	if (args->flags || args->pad)
+	if (args->flags || args->pad) {
+		nnp_dbg(ndev, COMM, "comm_status: flags 0x%x, pad 0x%x: not 0\n",
+			args->flags, args->pad);
 		return -EINVAL;
+	}
 	if (args->comm >= NNP_HW_MAX_COMMS || !test_bit(args->comm, nf->comms))
 		return -ENOENT;
 	if (!nnp_comm_v14(ndev))
@@ -144,4 +169,13 @@ void nnp_comms_release(struct nnp_file *nf)
 		ida_free(&nf->ndev->comm_ida, id);
 		nnp_user_uncharge(nf, NNP_LIMIT_COMMS);
 	}
+}
+
+/* For debugfs: one line per communicator of @nf. */
+void nnp_comms_show(struct nnp_file *nf, struct seq_file *m)
+{
+	unsigned int id;
+
+	for_each_set_bit(id, nf->comms, NNP_HW_MAX_COMMS)
+		seq_printf(m, "comm %u ctx %u\n", id, nf->ctx);
 }

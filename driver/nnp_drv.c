@@ -23,6 +23,11 @@ module_param_named(fw_timeout_ms, nnp_fw_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(fw_timeout_ms,
 		 "Milliseconds to wait for firmware boot and admin commands");
 
+unsigned int nnp_dbg_mask;
+module_param_named(dbg_mask, nnp_dbg_mask, uint, 0644);
+MODULE_PARM_DESC(dbg_mask,
+		 "Debug output: ADMIN=0x1 QUEUE=0x2 GEM=0x4 COMM=0x8 IRQ=0x10 RESET=0x20 QUERY=0x40");
+
 /*
  * Every ioctl runs inside drm_dev_enter(), so unbinding waits for those in
  * flight and later ones fail with -ENODEV. A file whose context a reset
@@ -203,6 +208,7 @@ static irqreturn_t nnp_irq(int irq, void *data)
 
 	if (!cause)
 		return IRQ_NONE;
+	nnp_dbg(ndev, IRQ, "interrupt cause 0x%x\n", cause);
 	nnp_wr(ndev, NNP_REG_INT_STATUS, cause);
 	if (cause & NNP_INT_ADMIN_CQ)
 		nnp_admin_irq(ndev);
@@ -313,6 +319,7 @@ static int nnp_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		return ret;
 
+	nnp_debugfs_init(ndev);
 	ret = drm_dev_register(&ndev->drm, 0);
 	if (ret)
 		return ret;

@@ -18,11 +18,13 @@
 
 #include "nnp_hw.h"
 #include "nnp_admin.h"
+#include "nnp_debug.h"
 
 #define NNP_DRIVER_DESC "NNP-T-class training accelerator"
 
 struct nnp_queue;
 struct nnp_user;
+struct seq_file;
 
 struct nnp_device {
 	struct drm_device drm;
@@ -36,7 +38,7 @@ struct nnp_device {
 
 	struct nnp_admin_queue aq;
 
-	/* Device memory range allocator. */
+	/* Device memory range allocator; mm_lock guards @mm and @mem_used. */
 	struct mutex mm_lock;
 	struct drm_mm mm;
 	u64 mem_used;
@@ -46,14 +48,18 @@ struct nnp_device {
 	struct ida ctx_ida;
 	struct ida comm_ida;
 
-	/* User queues by id; queue ids are bounded by MSI-X vectors. */
+	/*
+	 * User queues by id; queue ids are bounded by MSI-X vectors.
+	 * queue_lock guards @queues, each queue's ready and dead flags and
+	 * the freeing of its irq, and its doorbell's revoked and lost flags.
+	 */
 	struct mutex queue_lock;
 	struct nnp_queue *queues[NNP_HW_MAX_QUEUES];
 	unsigned int num_queues;
 	/* Set by remove() before unplugging: sleeping waiters leave. */
 	bool unplugging;
 
-	/* What each user holds (nnp_limits.c). */
+	/* What each user holds (nnp_limits.c); guards @users and their counts. */
 	struct mutex users_lock;
 	struct list_head users;
 
@@ -116,6 +122,9 @@ static inline void nnp_wr(struct nnp_device *ndev, u32 reg, u32 val)
 /* Milliseconds to wait for the firmware: boot, admin commands, quiesce. */
 extern unsigned int nnp_fw_timeout_ms;
 
+/* nnp_debugfs.c */
+void nnp_debugfs_init(struct nnp_device *ndev);
+
 /* nnp_drv.c */
 void nnp_file_put(struct nnp_file *nf);
 
@@ -143,6 +152,7 @@ void nnp_queues_detach_irqs(struct nnp_device *ndev);
 void nnp_queues_fini(struct drm_device *drm, void *data);
 void nnp_queues_lost(struct nnp_device *ndev);
 int nnp_queues_find_stuck(struct nnp_device *ndev, unsigned long timeout);
+void nnp_queues_show(struct nnp_device *ndev, struct seq_file *m);
 
 /* nnp_reset.c */
 int nnp_reset_init(struct nnp_device *ndev);
@@ -172,6 +182,7 @@ int nnp_ioctl_comm_destroy(struct drm_device *drm, void *data,
 int nnp_ioctl_comm_status(struct drm_device *drm, void *data,
 			  struct drm_file *file);
 void nnp_comms_release(struct nnp_file *nf);
+void nnp_comms_show(struct nnp_file *nf, struct seq_file *m);
 
 /* nnp_query.c */
 int nnp_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file);

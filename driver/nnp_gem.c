@@ -270,6 +270,8 @@ static int nnp_bo_remap(struct nnp_bo *bo, struct vm_area_struct *vma)
 	case NNP_BO_KIND_USERPTR:
 		break;
 	}
+	nnp_dbg(ndev, GEM,
+		"mmap: a user pointer object has no mapping of its own\n");
 	return -EINVAL;
 }
 
@@ -474,11 +476,27 @@ int nnp_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *fil
 	struct nnp_bo *bo;
 	int ret;
 
-	if (args->reserved || !args->size ||
-	    (args->flags & ~(DRM_NNP_BO_DEVICE | DRM_NNP_BO_HOST |
-			     DRM_NNP_BO_READ_ONLY)) ||
-	    (place != DRM_NNP_BO_DEVICE && place != DRM_NNP_BO_HOST))
+	if (args->reserved) {
+		nnp_dbg(ndev, GEM, "bo_create: reserved is 0x%x, not 0\n",
+			args->reserved);
 		return -EINVAL;
+	}
+	if (!args->size) {
+		nnp_dbg(ndev, GEM, "bo_create: size 0\n");
+		return -EINVAL;
+	}
+	if (args->flags & ~(DRM_NNP_BO_DEVICE | DRM_NNP_BO_HOST |
+			    DRM_NNP_BO_READ_ONLY)) {
+		nnp_dbg(ndev, GEM, "bo_create: unknown flags 0x%x\n",
+			args->flags);
+		return -EINVAL;
+	}
+	if (place != DRM_NNP_BO_DEVICE && place != DRM_NNP_BO_HOST) {
+		nnp_dbg(ndev, GEM,
+			"bo_create: flags 0x%x name not exactly one of DEVICE and HOST\n",
+			args->flags);
+		return -EINVAL;
+	}
 	if (size < args->size ||
 	    size > (place == DRM_NNP_BO_DEVICE ? ndev->id.mem_size : NNP_BO_HOST_MAX))
 		return -E2BIG;
@@ -519,9 +537,20 @@ int nnp_ioctl_bo_userptr(struct drm_device *drm, void *data, struct drm_file *fi
 	u64 span;
 	int ret, pinned;
 
-	if (args->reserved || !args->size ||
-	    (args->flags & ~DRM_NNP_BO_READ_ONLY))
+	if (args->reserved) {
+		nnp_dbg(ndev, GEM, "bo_userptr: reserved is 0x%x, not 0\n",
+			args->reserved);
 		return -EINVAL;
+	}
+	if (!args->size) {
+		nnp_dbg(ndev, GEM, "bo_userptr: size 0\n");
+		return -EINVAL;
+	}
+	if (args->flags & ~DRM_NNP_BO_READ_ONLY) {
+		nnp_dbg(ndev, GEM, "bo_userptr: unknown flags 0x%x\n",
+			args->flags);
+		return -EINVAL;
+	}
 	/* The pages the range touches; size alone cannot overflow here. */
 	if (args->size > NNP_BO_HOST_MAX)
 		return -E2BIG;

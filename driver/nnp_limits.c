@@ -52,6 +52,7 @@ static struct nnp_user *nnp_user_find(struct nnp_device *ndev, kuid_t uid)
 /* Under users_lock: charge one @what to @nf's user, or -EDQUOT. */
 static int nnp_user_charge_locked(struct nnp_file *nf, enum nnp_limit what)
 {
+	lockdep_assert_held(&nf->ndev->users_lock);
 	if (!nf->unlimited &&
 	    nf->user->used[what] >= READ_ONCE(nnp_user_max[what]))
 		return -EDQUOT;

@@ -133,8 +133,11 @@ int nnp_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file)
 {
 	struct drm_nnp_query *q = data;
 
-	if (q->flags || q->reserved)
+	if (q->flags || q->reserved) {
+		nnp_dbg(to_nnp(drm), QUERY, "query: flags 0x%x, reserved 0x%x: not 0\n",
+			q->flags, q->reserved);
 		return -EINVAL;
+	}
 
 	switch (q->query) {
 	case DRM_NNP_QUERY_DEVICE_INFO:

@@ -13,11 +13,13 @@
 #include <linux/kref.h>
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 
 #include "nnp_drv.h"
 #include "nnp_bo.h"
 #include "nnp_accel.h"
+#include "nnp_trace.h"
 
 struct nnp_queue {
 	struct kref ref;	/* the queue table's, and each waiter's */
@@ -45,6 +47,7 @@ static irqreturn_t nnp_queue_irq(int irq, void *data)
 {
 	struct nnp_queue *q = data;
 
+	trace_nnp_queue_irq(q->ndev, q->qid);
 	wake_up_all(&q->wq);
 	return IRQ_HANDLED;
 }
@@ -120,8 +123,13 @@ int nnp_queue_doorbell_mmap(struct nnp_bo *bo, struct vm_area_struct *vma)
 {
 	/* One shared page: a private (copy-on-write) PFN map is a bug. */
 	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_SIZE ||
-	    !(vma->vm_flags & VM_SHARED))
+	    !(vma->vm_flags & VM_SHARED)) {
+		nnp_dbg(to_nnp(bo->base.dev), QUEUE,
+			"doorbell mmap: %lu bytes at page %lu, %s: not one shared page at 0\n",
+			vma->vm_end - vma->vm_start, vma->vm_pgoff,
+			vma->vm_flags & VM_SHARED ? "shared" : "private");
 		return -EINVAL;
+	}
 	vm_flags_set(vma, VM_IO | VM_PFNMAP);
 	vma->vm_page_prot = pgprot_noncached(vm_get_page_prot(vma->vm_flags));
 	vma->vm_ops = &nnp_doorbell_vm_ops;
@@ -284,10 +292,20 @@ int nnp_ioctl_queue_create(struct drm_device *drm, void *data,
 	struct nnp_queue *q;
 	int ret;
 
-	if (args->flags || args->qid || args->cq_offset ||
-	    args->depth < NNP_HW_QUEUE_DEPTH_MIN ||
-	    args->depth > NNP_HW_QUEUE_DEPTH_MAX || !is_power_of_2(args->depth))
+	if (args->flags || args->qid || args->cq_offset) {
+		nnp_dbg(ndev, QUEUE,
+			"queue_create: flags 0x%x, qid %u, cq_offset %u: not all 0\n",
+			args->flags, args->qid, args->cq_offset);
 		return -EINVAL;
+	}
+	if (args->depth < NNP_HW_QUEUE_DEPTH_MIN ||
+	    args->depth > NNP_HW_QUEUE_DEPTH_MAX || !is_power_of_2(args->depth)) {
+		nnp_dbg(ndev, QUEUE,
+			"queue_create: depth %u not a power of 2 in %u..%u\n",
+			args->depth, NNP_HW_QUEUE_DEPTH_MIN,
+			NNP_HW_QUEUE_DEPTH_MAX);
+		return -EINVAL;
+	}
 
 	ret = nnp_user_charge(file->driver_priv, NNP_LIMIT_QUEUES);
 	if (ret)
@@ -325,6 +343,7 @@ int nnp_ioctl_queue_create(struct drm_device *drm, void *data,
 /* @q if it is complete, alive and @nf's. Under queue_lock. */
 static bool nnp_queue_is_owned(struct nnp_queue *q, struct nnp_file *nf)
 {
+	lockdep_assert_held(&nf->ndev->queue_lock);
 	return q && q->ready && !q->dead && q->owner == nf;
 }
 
@@ -356,8 +375,11 @@ int nnp_ioctl_queue_destroy(struct drm_device *drm, void *data,
 	struct drm_nnp_queue_op *args = data;
 	struct nnp_queue *q;
 
-	if (args->flags)
+	if (args->flags) {
+		nnp_dbg(to_nnp(drm), QUEUE, "queue_destroy: flags 0x%x, not 0\n",
+			args->flags);
 		return -EINVAL;
+	}
 	q = nnp_queue_get(to_nnp(drm), file, args->qid, true);
 	if (!q)
 		return -ENOENT;
@@ -374,8 +396,11 @@ int nnp_ioctl_queue_reset(struct drm_device *drm, void *data,
 
 	int ret;
 
-	if (args->flags)
+	if (args->flags) {
+		nnp_dbg(to_nnp(drm), QUEUE, "queue_reset: flags 0x%x, not 0\n",
+			args->flags);
 		return -EINVAL;
+	}
 	q = nnp_queue_get(to_nnp(drm), file, args->qid, false);
 	if (!q)
 		return -ENOENT;
@@ -414,18 +439,27 @@ int nnp_ioctl_queue_wait(struct drm_device *drm, void *data,
 
 	int ret;
 
-	if (args->flags || args->phase > 1 || args->timeout_ns < 0)
+	if (args->flags || args->phase > 1 || args->timeout_ns < 0) {
+		nnp_dbg(to_nnp(drm), QUEUE,
+			"queue_wait: flags 0x%x (want 0), phase %u (want 0 or 1), timeout %lld ns (want >= 0)\n",
+			args->flags, args->phase, args->timeout_ns);
 		return -EINVAL;
+	}
 	q = nnp_queue_get(to_nnp(drm), file, args->qid, false);
 	if (!q)
 		return -ENOENT;
 	if (args->cq_index >= q->depth) {
+		nnp_dbg(q->ndev, QUEUE,
+			"queue_wait: cq_index %u past queue %u's depth %u\n",
+			args->cq_index, q->qid, q->depth);
 		nnp_queue_put(q);
 		return -EINVAL;
 	}
 
 	timeout = min_t(u64, nsecs_to_jiffies64(args->timeout_ns),
 			MAX_SCHEDULE_TIMEOUT - 1);
+	trace_nnp_queue_wait_begin(q->ndev, q->qid, args->cq_index, args->phase,
+				   args->timeout_ns);
 	left = wait_event_interruptible_timeout(q->wq,
 						nnp_queue_wait_over(q, args),
 						timeout);
@@ -443,6 +477,7 @@ int nnp_ioctl_queue_wait(struct drm_device *drm, void *data,
 		ret = -EIO;
 	else
 		ret = -ETIMEDOUT;
+	trace_nnp_queue_wait_end(q->ndev, q->qid, args->cq_index, ret);
 	nnp_queue_put(q);
 	return ret;
 }
@@ -575,6 +610,27 @@ void nnp_queues_detach_irqs(struct nnp_device *ndev)
 			free_irq(q->irq, q);
 			q->irq = 0;
 		}
+	}
+	mutex_unlock(&ndev->queue_lock);
+}
+
+/* For debugfs: one line per queue in the table, including half-made ones. */
+void nnp_queues_show(struct nnp_device *ndev, struct seq_file *m)
+{
+	unsigned int i;
+
+	mutex_lock(&ndev->queue_lock);
+	for (i = 0; i < ndev->num_queues; i++) {
+		struct nnp_queue *q = ndev->queues[i];
+
+		if (!q)
+			continue;
+		seq_printf(m, "qid %u depth %u ready %u fw_owned %u dead %u",
+			   q->qid, q->depth, q->ready, q->fw_owned, q->dead);
+		/* A dead queue's owner may have closed and gone. */
+		if (!q->dead)
+			seq_printf(m, " ctx %u", q->owner->ctx);
+		seq_putc(m, '\n');
 	}
 	mutex_unlock(&ndev->queue_lock);
 }

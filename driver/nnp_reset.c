@@ -96,6 +96,8 @@ int nnp_reset(struct nnp_device *ndev, u32 reason)
 	WRITE_ONCE(ndev->resetting, true);
 	/* Every file open now is lost from here on. */
 	count = atomic_inc_return(&ndev->resets);
+	nnp_dbg(ndev, RESET, "reset %d (%s): waiters leave, the device resets\n",
+		count, nnp_reset_reason_name(reason));
 	wake_up_all(&ndev->aq.wq);
 	nnp_queues_wake_all(ndev);
 
