@@ -42,7 +42,6 @@
 #include "qemu/error-report.h"
 #include "qemu/event_notifier.h"
 #include "qemu/iov.h"
-#include "qemu/log.h"
 #include "qemu/sockets.h"
 #include "qemu/thread.h"
 #include "qemu/timer.h"
@@ -50,6 +49,7 @@
 
 #include "nnp_fw.h"
 #include "nnp_icl_socket.h"
+#include "trace.h"
 
 #define NNP_ICL_MAGIC       0x4c43494eu     /* "NICL" */
 #define NNP_ICL_VERSION     3
@@ -136,9 +136,8 @@ static void G_GNUC_PRINTF(2, 3) link_log(NnpIclLink *l, const char *fmt, ...)
     va_start(ap, fmt);
     what = g_strdup_vprintf(fmt, ap);
     va_end(ap);
-    qemu_log_mask(LOG_GUEST_ERROR,
-                  "nnp[chip %u] port %u: %s; dropping the connection\n",
-                  l->icl->chip_id, l->port, what);
+    /* The peer's doing, not the guest's: a trace event, no guest error. */
+    trace_nnp_icl_link_error(l->icl->chip_id, l->port, what);
 }
 
 /* The firmware's port follows the link, with l->lock held. */
@@ -509,6 +508,7 @@ static void link_receive(NnpIclLink *l, int fd)
 {
     const char *bad = NULL;
     NnpIclHeader h;
+    int ret;
 
     while (link_wait(l, fd) &&
            read_frame(l, fd, &h, qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
@@ -517,8 +517,11 @@ static void link_receive(NnpIclLink *l, int fd)
         case NNP_ICL_DATA:
         case NNP_ICL_ABORT:
             /* A port that is down drops it (the firmware counts it). */
-            nnp_fw_icl_deliver(l->icl->fw, l->port, h.epoch, h.seq,
-                               h.type == NNP_ICL_ABORT, l->rx_buf, h.len);
+            ret = nnp_fw_icl_deliver(l->icl->fw, l->port, h.epoch, h.seq,
+                                     h.type == NNP_ICL_ABORT, l->rx_buf,
+                                     h.len);
+            trace_nnp_icl_rx(l->icl->chip_id, l->port, h.epoch, h.seq,
+                             h.type == NNP_ICL_ABORT, h.len, ret);
             break;
         case NNP_ICL_LINK_DOWN:
         case NNP_ICL_LINK_UP:

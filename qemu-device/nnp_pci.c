@@ -37,6 +37,7 @@
 #include "nnp_fabric.h"
 #include "nnp_fw.h"
 #include "nnp_icl_socket.h"
+#include "trace.h"
 
 #define TYPE_NNP_PCI "nnp"
 OBJECT_DECLARE_SIMPLE_TYPE(NnpState, NNP_PCI)
@@ -107,17 +108,22 @@ static void nnp_kick(NnpState *s, unsigned int what)
 static uint64_t nnp_regs_read(void *opaque, hwaddr addr, unsigned size)
 {
     NnpState *s = opaque;
+    uint32_t val = nnp_fw_reg_read(s->fw, addr);
 
-    return nnp_fw_reg_read(s->fw, addr);
+    trace_nnp_mmio_read(s->chip_id, addr, val);
+    return val;
 }
 
 static void nnp_regs_write(void *opaque, hwaddr addr, uint64_t val,
                            unsigned size)
 {
     NnpState *s = opaque;
-    unsigned int kick = nnp_fw_reg_write(s->fw, addr, val);
+    unsigned int kick;
 
+    trace_nnp_mmio_write(s->chip_id, addr, val);
+    kick = nnp_fw_reg_write(s->fw, addr, val);
     if (kick) {
+        trace_nnp_doorbell(s->chip_id, addr, val, kick);
         nnp_kick(s, kick);
     }
 }
@@ -142,16 +148,20 @@ static const MemoryRegionOps nnp_regs_ops = {
 static int nnp_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
 {
     NnpState *s = opaque;
+    int ret = pci_dma_read(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ? 0 : -1;
 
-    return pci_dma_read(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ? 0 : -1;
+    trace_nnp_dma_read(s->chip_id, addr, len, ret);
+    return ret;
 }
 
 static int nnp_dma_write(void *opaque, uint64_t addr, const void *buf,
                          size_t len)
 {
     NnpState *s = opaque;
+    int ret = pci_dma_write(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ? 0 : -1;
 
-    return pci_dma_write(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ? 0 : -1;
+    trace_nnp_dma_write(s->chip_id, addr, len, ret);
+    return ret;
 }
 
 /*
@@ -188,6 +198,8 @@ static void *nnp_dma_map(void *opaque, uint64_t addr, uint64_t *len,
     if (p) {
         *len = mapped;
     }
+    trace_nnp_dma_map(NNP_PCI(opaque)->chip_id, addr, *len, write,
+                      p ? mapped : 0);
     return p;
 }
 
@@ -205,6 +217,7 @@ static void nnp_raise_irq(void *opaque, unsigned int vector)
 
     /* Called from the firmware thread and from MMIO writes alike. */
     BQL_LOCK_GUARD();
+    trace_nnp_irq(NNP_PCI(opaque)->chip_id, vector, msix_enabled(pdev));
     if (msix_enabled(pdev)) {
         msix_notify(pdev, vector);
     }
@@ -223,14 +236,24 @@ static void nnp_guest_error(void *opaque, const char *msg)
     qemu_log_mask(LOG_GUEST_ERROR, "nnp[chip %u]: %s\n", s->chip_id, msg);
 }
 
+/* A link or a peer failed a command: not the guest's mistake. */
+static void nnp_warning(void *opaque, const char *msg)
+{
+    NnpState *s = opaque;
+
+    trace_nnp_link_failure(s->chip_id, msg);
+}
+
 static int nnp_icl_tx(void *opaque, unsigned int port, uint64_t epoch,
                       uint32_t seq, bool abort, const void *data, size_t len)
 {
     NnpState *s = opaque;
+    int ret = s->icl ? nnp_icl_sockets_send(s->icl, port, epoch, seq, abort,
+                                            data, len)
+                     : -1;
 
-    return s->icl ? nnp_icl_sockets_send(s->icl, port, epoch, seq, abort,
-                                         data, len)
-                  : -1;
+    trace_nnp_icl_tx(s->chip_id, port, epoch, seq, abort, len, ret);
+    return ret;
 }
 
 /* A packet or a deadline for a parked command: the workers go on. */
@@ -307,6 +330,7 @@ static void nnp_realize(PCIDevice *pdev, Error **errp)
         .raise_irq = nnp_raise_irq,
         .now_ns = nnp_now_ns,
         .guest_error = nnp_guest_error,
+        .warning = nnp_warning,
         .icl_tx = nnp_icl_tx,
         .kick = nnp_fw_kick,
     };

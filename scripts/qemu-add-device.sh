@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Hook our device into an unpacked QEMU tree as hw/nnp: a Kconfig symbol and
-# a meson.build that compiles qemu-device/ and firmware-sim/ from this
-# checkout in place. Idempotent; rewrites hw/nnp/ only when it changes, so
-# meson reconfigures only when the list of sources changes.
+# Hook our device into an unpacked QEMU tree as hw/nnp: a Kconfig symbol, a
+# meson.build that compiles qemu-device/ and firmware-sim/ from this
+# checkout in place, and our trace events. Idempotent; rewrites hw/nnp/ only
+# when it changes, so meson reconfigures only when the list of sources
+# changes.
 # Usage: qemu-add-device.sh QEMU_SRC NNP_ROOT
 set -euo pipefail
 qemu=$1
@@ -14,6 +15,14 @@ grep -q "^subdir('nnp')" "$qemu/hw/meson.build" ||
 	echo "subdir('nnp')" >>"$qemu/hw/meson.build"
 grep -q '^source nnp/Kconfig' "$qemu/hw/Kconfig" ||
 	echo 'source nnp/Kconfig' >>"$qemu/hw/Kconfig"
+# Our trace events are the hw/nnp group: tracetool reads hw/nnp/trace-events
+# and generates trace/trace-hw_nnp.h, which qemu-device/trace.h includes.
+grep -q "^    'hw/nnp',\$" "$qemu/meson.build" ||
+	sed -i "s|^    'hw/nvme',\$|&\n    'hw/nnp',|" "$qemu/meson.build"
+grep -q "^    'hw/nnp',\$" "$qemu/meson.build" || {
+	echo "qemu-add-device: no 'hw/nvme' in trace_events_subdirs to add hw/nnp after" >&2
+	exit 1
+}
 
 write_if_changed() {
 	if ! cmp -s "$1" - <<<"$2"; then
@@ -29,3 +38,4 @@ system_ss.add(when: 'CONFIG_NNP_PCI', if_true: [files(
 $srcs
 ), declare_dependency(include_directories: nnp_inc)])"
 write_if_changed "$dir/Kconfig" "$(cat "$root/qemu-device/Kconfig")"
+write_if_changed "$dir/trace-events" "$(cat "$root/qemu-device/trace-events")"

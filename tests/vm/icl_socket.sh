@@ -113,7 +113,8 @@ tap_check "the peer's QEMU gone: the port is down" check "$tmp/b" lost 1 down 0.
 # A QEMU without a guest takes its place, as chip 0: chip 1 reconnects.
 vm_start c "$root/build/qemu/qemu-system-x86_64" -machine q35 -accel tcg \
 	-nodefaults -nographic -S -bios /usr/share/qemu/qboot.rom -L /usr/share/qemu \
-	-d guest_errors -D "$tmp/c-log" -object "secret,id=icl,file=$tmp/secret" \
+	-d guest_errors -D "$tmp/c-log" -trace nnp_icl_link_error \
+	-object "secret,id=icl,file=$tmp/secret" \
 	-device "nnp,id=nnp0,chip-id=0,icl-secret=icl,remote=0-1.0:listen:127.0.0.1:$port"
 wait_phase back "$tmp/b"
 tap_check "a new peer on the same address: linked again" \

@@ -17,7 +17,8 @@ addr=unix:$tmp/icl
 
 vm_start qemu "$root/build/qemu/qemu-system-x86_64" -machine q35 -accel tcg \
 	-nodefaults -nographic -S -bios /usr/share/qemu/qboot.rom -L /usr/share/qemu \
-	-d guest_errors -D "$tmp/log" -monitor "unix:$tmp/mon,server=on,wait=off" \
+	-d guest_errors -D "$tmp/log" -trace nnp_icl_link_error \
+	-monitor "unix:$tmp/mon,server=on,wait=off" \
 	-object "secret,id=icl,data=$secret" \
 	-device "nnp,id=nnp0,chip-id=0,icl-secret=icl,remote=0-1.0:listen:$addr"
 

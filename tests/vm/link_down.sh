@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # A link taken down from the QEMU monitor while 4 chips run allreduces:
 # link_down_test (in the guest) sees every rank fail within a bound and,
-# after this script brings the link back, the ring work again.
+# after this script brings the link back, the ring work again. The failed
+# allreduces are no guest error in QEMU's log, but nnp_link_failure trace
+# events.
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-tap_plan 3
+tap_plan 5
 
 "$root/tools/nnp-vm" --chips 4 --mem-size 64M --guest-mem 1024 --fabric ring \
-	--monitor "$tmp/mon" -- link_down_test >"$tmp/out" 2>&1 &
+	--monitor "$tmp/mon" --qemu-log "$tmp/qlog" \
+	--qemu-arg -trace --qemu-arg nnp_link_failure \
+	-- link_down_test >"$tmp/out" 2>&1 &
 vm=$!
 python3 - "$tmp/mon" "$tmp/out" >"$tmp/host" 2>&1 <<'PY'
 import os, socket, sys, time
@@ -46,4 +50,7 @@ echo "vm-status=$?" >>"$tmp/out"
 tap_context=$tmp/host tap_check "the host took the link down mid-collective and back up" test $host = 0
 tap_context=$tmp/out tap_grep "every rank failed, within the bound" "$tmp/out" 'every rank failed within'
 tap_context=$tmp/out tap_grep "collectives work again after the link is back" "$tmp/out" '^vm-status=0$'
+tap_context=$tmp/qlog tap_grep "the failures are traced as link failures" "$tmp/qlog" \
+	'nnp_link_failure chip [0-9]+: allreduce on comm [0-9]+ failed: status 0x1[34]$'
+tap_context=$tmp/qlog tap_check "and logged as no guest error" eval '! grep -q "^nnp\[chip" "$tmp/qlog"'
 tap_done
