@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nnp hardware interface, version 1.5.
+ * nnp hardware interface, version 1.6.
  *
  * The one definition of what the device looks like from the bus: PCI
  * identity, BAR layout, BAR0 registers, admin queue entries, status codes.
@@ -38,7 +38,7 @@
 
 /* Interface version: the driver refuses a major it does not know. */
 #define NNP_HW_VERSION_MAJOR		1
-#define NNP_HW_VERSION_MINOR		5
+#define NNP_HW_VERSION_MINOR		6
 #define NNP_HW_VERSION			((NNP_HW_VERSION_MAJOR << 16) | NNP_HW_VERSION_MINOR)
 #define NNP_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
 
@@ -81,6 +81,25 @@
 #define NNP_REG_AQ_STATUS		0x118	/* NNP_AQ_STATUS_* */
 #define NNP_REG_AQ_SQ_TAIL		0x120	/* doorbell: next free SQ slot */
 #define NNP_REG_AQ_CQ_HEAD		0x124	/* next CQ slot the driver reads */
+
+/*
+ * v1.6, read-only telemetry. TEMP and POWER come from the device's thermal
+ * and power model (docs/hw-interface.md#telemetry): POWER is the average
+ * over the last window of NNP_HW_TELEMETRY_WINDOW_MS, TEMP follows it with
+ * a time constant. BUSY_NS is the time, since the last reset, during which
+ * at least one user queue command was executing; a 64-bit count read as
+ * HI, LO, HI again (until HI reads the same twice).
+ */
+#define NNP_REG_TEMP			0x200	/* millidegrees Celsius */
+#define NNP_REG_POWER			0x204	/* microwatts */
+#define NNP_REG_BUSY_NS_LO		0x208
+#define NNP_REG_BUSY_NS_HI		0x20c
+
+/* What TEMP and POWER read on a device that has done nothing for a while. */
+#define NNP_HW_TEMP_IDLE_MC		35000
+#define NNP_HW_POWER_IDLE_UW		30000000
+#define NNP_HW_POWER_MAX_UW		300000000
+#define NNP_HW_TELEMETRY_WINDOW_MS	100
 
 /* Inter-chip link port registers (reserved in v1) */
 #define NNP_REG_PORT_BASE		0x1000

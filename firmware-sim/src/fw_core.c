@@ -94,6 +94,7 @@ struct nnp_fw *nnp_fw_create(const struct nnp_fw_config *cfg,
 	nnp_fw_ports_init(fw);
 	fw->cfg = *cfg;
 	nnp_fw_faults_init(fw, host);
+	nnp_fw_thermal_init(fw, fw->host.now_ns(fw->host.opaque));
 	nnp_fw_reset(fw);
 	return fw;
 }
@@ -114,6 +115,7 @@ static void reset_locked(struct nnp_fw *fw)
 	fw->boot_done_ns = now + fw->cfg.boot_time_ms * NS_PER_MS;
 	memset(&fw->aq, 0, sizeof(fw->aq));
 	memset(&fw->counters, 0, sizeof(fw->counters));
+	nnp_fw_thermal_reset_locked(fw, now);
 	for (i = 0; i < NNP_HW_MAX_QUEUES; i++)
 		fw->queues[i].enabled = false;
 	fw->reset_pending = true;
@@ -218,7 +220,7 @@ static bool is_identity_reg(uint32_t offset)
 
 static bool is_readonly_reg(uint32_t offset)
 {
-	return is_identity_reg(offset) ||
+	return is_identity_reg(offset) || nnp_fw_is_telemetry_reg(offset) ||
 	       (offset >= NNP_REG_FW_STATUS && offset <= NNP_REG_FW_ERROR);
 }
 
@@ -272,6 +274,9 @@ uint32_t nnp_fw_reg_read(struct nnp_fw *fw, uint32_t offset)
 	default:
 		if (is_aq_reg(offset))
 			val = nnp_fw_aq_reg_read_locked(fw, offset);
+		else if (nnp_fw_is_telemetry_reg(offset))
+			val = nnp_fw_telemetry_read_locked(fw, offset,
+							   fw->host.now_ns(fw->host.opaque));
 		else if (nnp_fw_is_doorbell(offset))
 			val = nnp_fw_db_read_locked(fw, offset);
 		else
@@ -351,6 +356,7 @@ static void run_timers(struct nnp_fw *fw)
 		/* Skip beats missed while the host did not run us. */
 		fw->next_heartbeat_ns = now + period;
 	}
+	nnp_fw_thermal_step_locked(fw, now);
 	mtx_unlock(&fw->lock);
 	if (irq)
 		fw->host.raise_irq(fw->host.opaque, NNP_VECTOR_ADMIN);

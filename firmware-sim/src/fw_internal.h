@@ -180,6 +180,17 @@ struct nnp_fw_faults {
 	atomic_uint delay_ms[NNP_FW_MAX_PORTS];
 };
 
+/* Busy time and the power and temperature model (fw_thermal.c). */
+struct nnp_fw_thermal {
+	uint64_t busy_ns;		/* busy periods ended since the reset */
+	uint64_t busy_start_ns;		/* start of the one in progress */
+	uint64_t window_start_ns;	/* the model's current window */
+	uint64_t window_busy_ns;	/* busy time at its start */
+	uint64_t window_bytes;		/* bytes moved at its start */
+	double temp_mc;
+	uint32_t power_uw;		/* over the last window */
+};
+
 struct nnp_fw {
 	struct nnp_fw_config cfg;
 	/* The embedder's callbacks, through fw_fault.c's wrappers. */
@@ -205,6 +216,7 @@ struct nnp_fw {
 	bool aq_busy;		/* an admin command is in flight; kept over reset */
 	bool reset_pending;	/* reset cleanup not yet done by nnp_fw_run() */
 	uint32_t executing;	/* user commands in flight; kept over reset */
+	struct nnp_fw_thermal thermal;
 
 	bool ctx_used[NNP_HW_MAX_CONTEXTS];
 	struct nnp_fw_key keys[NNP_HW_MAX_KEYS];
@@ -412,6 +424,19 @@ uint16_t nnp_fw_exec(struct nnp_fw *fw, uint32_t ctx,
 		     const struct nnp_hw_queue_cmd *cmd, struct nnp_fw_op **op);
 /* Add device-memory bytes a command moved to the counters. */
 void nnp_fw_count_local(struct nnp_fw *fw, uint64_t bytes);
+
+/* Telemetry (fw_thermal.c), with fw->lock held but for init. */
+void nnp_fw_thermal_init(struct nnp_fw *fw, uint64_t now);
+/* A reset: busy time restarts with the counters. */
+void nnp_fw_thermal_reset_locked(struct nnp_fw *fw, uint64_t now);
+/* A user command step starts or ends on a worker (fw->executing). */
+void nnp_fw_busy_begin_locked(struct nnp_fw *fw, uint64_t now);
+void nnp_fw_busy_end_locked(struct nnp_fw *fw, uint64_t now);
+/* Close the model's window if it is over. */
+void nnp_fw_thermal_step_locked(struct nnp_fw *fw, uint64_t now);
+bool nnp_fw_is_telemetry_reg(uint32_t offset);
+uint32_t nnp_fw_telemetry_read_locked(struct nnp_fw *fw, uint32_t offset,
+				      uint64_t now);
 
 /* Faults on demand (fw_fault.c) */
 /* Route @host through the fault wrappers into fw->host. */

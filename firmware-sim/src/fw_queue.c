@@ -451,7 +451,7 @@ static bool queue_step(struct nnp_fw *fw, struct nnp_fw_queue *q, bool *posted)
 	op = q->op;
 	if (op)
 		op->parked = false;
-	fw->executing++;
+	nnp_fw_busy_begin_locked(fw, now);
 	mtx_unlock(&fw->lock);
 
 	if (!op)
@@ -473,7 +473,7 @@ static bool queue_step(struct nnp_fw *fw, struct nnp_fw_queue *q, bool *posted)
 		ok = post_cqe(fw, &r, cid, status);
 
 	mtx_lock(&fw->lock);
-	fw->executing--;
+	nnp_fw_busy_end_locked(fw, fw->host.now_ns(fw->host.opaque));
 	if (status != NNP_FW_PARKED)
 		*posted |= queue_done_locked(fw, q, ok, cid, status);
 	mtx_unlock(&fw->lock);
