@@ -276,3 +276,19 @@ int nnp_admin_read(struct nnp_device *ndev, u8 opcode, void *out, u32 len,
 		dma_free_coherent(dev, len, buf, dma);
 	return ret;
 }
+
+/* GET_PORTS for the device's @n ports (n <= NUM_PORTS) into @info. */
+int nnp_admin_get_ports(struct nnp_device *ndev, struct nnp_hw_port_info *info,
+			u32 n)
+{
+	u32 result = 0;
+	int ret;
+
+	if (!n)
+		return 0;
+	ret = nnp_admin_read(ndev, NNP_ADMIN_GET_PORTS, info, n * sizeof(*info),
+			     &result);
+	if (!ret && result != n * sizeof(*info))
+		ret = -EIO;
+	return ret;
+}

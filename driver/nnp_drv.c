@@ -318,6 +318,12 @@ static int nnp_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = nnp_mem_init(ndev);
 	if (ret)
 		return ret;
+	ret = nnp_sysfs_ports_init(ndev);
+	if (ret)
+		return ret;
+	ret = nnp_hwmon_init(ndev);
+	if (ret)
+		return ret;
 
 	nnp_debugfs_init(ndev);
 	ret = drm_dev_register(&ndev->drm, 0);

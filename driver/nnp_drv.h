@@ -119,6 +119,12 @@ static inline void nnp_wr(struct nnp_device *ndev, u32 reg, u32 val)
 	writel(val, ndev->regs + reg);
 }
 
+/* Telemetry registers (TEMP, POWER, BUSY_NS): hw interface 1.6 on. */
+static inline bool nnp_has_telemetry(struct nnp_device *ndev)
+{
+	return (ndev->id.hw_version & 0xffff) >= 6;
+}
+
 /* Milliseconds to wait for the firmware: boot, admin commands, quiesce. */
 extern unsigned int nnp_fw_timeout_ms;
 
@@ -187,7 +193,9 @@ void nnp_comms_show(struct nnp_file *nf, struct seq_file *m);
 /* nnp_query.c */
 int nnp_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file);
 
-/* nnp_sysfs.c */
+/* nnp_sysfs.c, nnp_sysfs_ports.c, nnp_hwmon.c */
 extern const struct attribute_group *nnp_dev_groups[];
+int nnp_sysfs_ports_init(struct nnp_device *ndev);
+int nnp_hwmon_init(struct nnp_device *ndev);
 
 #endif /* __NNP_DRV_H__ */

@@ -96,17 +96,14 @@ static int nnp_query_ports(struct nnp_device *ndev, struct drm_nnp_query *q)
 	u32 n = min_t(u32, ndev->id.num_ports, DRM_NNP_MAX_PORTS);
 	struct nnp_hw_port_info *hw;
 	struct drm_nnp_ports *p;
-	u32 i, result = 0;
 	int ret;
+	u32 i;
 
 	hw = kcalloc(DRM_NNP_MAX_PORTS, sizeof(*hw), GFP_KERNEL);
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
 	ret = hw && p ? 0 : -ENOMEM;
-	if (!ret && n)
-		ret = nnp_admin_read(ndev, NNP_ADMIN_GET_PORTS, hw,
-				     n * sizeof(*hw), &result);
-	if (!ret && result != n * sizeof(*hw))
-		ret = -EIO;
+	if (!ret)
+		ret = nnp_admin_get_ports(ndev, hw, n);
 	if (!ret) {
 		p->num_ports = n;
 		for (i = 0; i < n; i++) {

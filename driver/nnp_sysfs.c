@@ -71,6 +71,40 @@ static ssize_t fw_heartbeat_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(fw_heartbeat);
 
+static ssize_t mem_used_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	struct nnp_device *ndev = dev_to_nnp(dev);
+	u64 used;
+
+	mutex_lock(&ndev->mm_lock);
+	used = ndev->mem_used;
+	mutex_unlock(&ndev->mm_lock);
+	return sysfs_emit(buf, "%llu\n", used);
+}
+static DEVICE_ATTR_RO(mem_used);
+
+/* The 64-bit count: HI, LO, HI again until HI holds still. */
+static ssize_t busy_ns_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	struct nnp_device *ndev = dev_to_nnp(dev);
+	u32 hi, lo, again;
+	int idx;
+
+	if (!drm_dev_enter(&ndev->drm, &idx))
+		return -ENODEV;
+	again = nnp_rd(ndev, NNP_REG_BUSY_NS_HI);
+	do {
+		hi = again;
+		lo = nnp_rd(ndev, NNP_REG_BUSY_NS_LO);
+		again = nnp_rd(ndev, NNP_REG_BUSY_NS_HI);
+	} while (again != hi);
+	drm_dev_exit(idx);
+	return sysfs_emit(buf, "%llu\n", (u64)hi << 32 | lo);
+}
+static DEVICE_ATTR_RO(busy_ns);
+
 static ssize_t reset_count_show(struct device *dev,
 				struct device_attribute *attr, char *buf)
 {
@@ -116,14 +150,28 @@ static struct attribute *nnp_dev_attrs[] = {
 	&dev_attr_fw_version.attr,
 	&dev_attr_serial.attr,
 	&dev_attr_fw_heartbeat.attr,
+	&dev_attr_mem_used.attr,
+	&dev_attr_busy_ns.attr,
 	&dev_attr_reset_count.attr,
 	&dev_attr_last_reset_reason.attr,
 	&dev_attr_reset_device.attr,
 	NULL,
 };
 
+/* busy_ns needs the telemetry registers (hw interface 1.6). */
+static umode_t nnp_dev_attr_visible(struct kobject *kobj, struct attribute *a,
+				    int n)
+{
+	struct nnp_device *ndev = dev_to_nnp(kobj_to_dev(kobj));
+
+	if (a == &dev_attr_busy_ns.attr && !nnp_has_telemetry(ndev))
+		return 0;
+	return a->mode;
+}
+
 static const struct attribute_group nnp_dev_group = {
 	.attrs = nnp_dev_attrs,
+	.is_visible = nnp_dev_attr_visible,
 };
 
 const struct attribute_group *nnp_dev_groups[] = {
