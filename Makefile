@@ -44,6 +44,7 @@ FW_HDRS := $(wildcard firmware-sim/include/*.h firmware-sim/src/*.h) hw/nnp_hw.h
 LIBNNP_SRCS := $(wildcard libnnp/src/*.c)
 LIBNNP_HDRS := $(wildcard libnnp/include/nnp/*.h libnnp/src/*.h) uapi/drm/nnp_accel.h hw/nnp_hw.h
 NNPTOOL_SRCS := $(wildcard tools/nnptool/*.c)
+NNPTOOL_DEFS := -DNNPTOOL_VERSION=\"$(VERSION)\"
 DRIVER_SRCS := Kbuild $(wildcard driver/*.c driver/*.h) hw/nnp_hw.h uapi/drm/nnp_accel.h
 HOST_TESTS := $(patsubst tests/host/%.c,$(TESTDIR)/host/%,$(wildcard tests/host/test_*.c))
 GUEST_C_TESTS := $(patsubst tests/guest/%.c,$(TESTDIR)/guest/%,$(wildcard tests/guest/*_test.c))
@@ -204,7 +205,7 @@ NNPTOOL_INSTALL := $(BUILD)/install/nnptool
 
 $(NNPTOOL_INSTALL): $(NNPTOOL_SRCS) tools/nnptool/nnptool.h $(LIBNNP_SO)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) $(CPPFLAGS) $(CFLAGS) -Ilibnnp/include -o $@ $(NNPTOOL_SRCS) \
+	$(CC) $(CFLAGS_COMMON) $(CPPFLAGS) $(CFLAGS) -Ilibnnp/include $(NNPTOOL_DEFS) -o $@ $(NNPTOOL_SRCS) \
 		$(LDFLAGS) -L$(OUT_LIB) -lnnp
 
 # What `make install` copies, built (debian/rules builds this first).
@@ -233,7 +234,7 @@ install-dkms:
 
 $(NNPTOOL): $(NNPTOOL_SRCS) tools/nnptool/nnptool.h $(LIBNNP_SO)
 	@mkdir -p $(OUT_BIN)
-	$(CC) $(CFLAGS_COMMON) -Ilibnnp/include -o $@ $(NNPTOOL_SRCS) \
+	$(CC) $(CFLAGS_COMMON) -Ilibnnp/include $(NNPTOOL_DEFS) -o $@ $(NNPTOOL_SRCS) \
 		-L$(OUT_LIB) -lnnp -Wl,-rpath,'$$ORIGIN/../lib'
 
 # ---- MPI programs: the training example, the guest's MPI smoke test ----------

@@ -28,7 +28,13 @@ static void print_text(const struct nnp_device_info *in, const char *fw,
 	size_t i;
 	int n = 0;
 
+	char pci[64];
+	int numa;
+
+	dev_location(in->path, pci, sizeof(pci), &numa);
 	printf("node:          %s\n", in->path);
+	printf("pci address:   %s\n", pci);
+	printf("numa node:     %d\n", numa);
 	printf("chip id:       %" PRIu32 "\n", in->chip_id);
 	printf("serial:        %s\n", in->serial);
 	printf("memory:        %" PRIu64 " bytes (%" PRIu64 " MiB)\n",
@@ -50,11 +56,16 @@ static void print_text(const struct nnp_device_info *in, const char *fw,
 static void print_json(const struct nnp_device_info *in, const char *fw,
 		       const struct resets *rs)
 {
+	char pci[64];
 	size_t i;
-	int n = 0;
+	int n = 0, numa;
 
+	dev_location(in->path, pci, sizeof(pci), &numa);
 	printf("{\"path\": ");
 	json_string(stdout, in->path);
+	printf(", \"pci_address\": ");
+	json_string(stdout, pci);
+	printf(", \"numa_node\": %d", numa);
 	printf(", \"chip_id\": %" PRIu32 ", \"serial\": ", in->chip_id);
 	json_string(stdout, in->serial);
 	printf(", \"mem_size\": %" PRIu64 ", \"icl_ports\": %" PRIu32

@@ -6,11 +6,16 @@
 
 static void json_device(FILE *f, int index, const struct nnp_device_info *in)
 {
-	char fw[16];
+	char fw[16], pci[64];
+	int numa;
 
 	fw_version_str(in->fw_version, fw, sizeof(fw));
+	dev_location(in->path, pci, sizeof(pci), &numa);
 	fprintf(f, "{\"index\": %d, \"path\": ", index);
 	json_string(f, in->path);
+	fprintf(f, ", \"pci_address\": ");
+	json_string(f, pci);
+	fprintf(f, ", \"numa_node\": %d", numa);
 	fprintf(f, ", \"chip_id\": %" PRIu32 ", \"mem_size\": %" PRIu64
 		", \"icl_ports\": %" PRIu32 ", \"fw_version\": ",
 		in->chip_id, in->mem_size, in->num_icl_ports);
@@ -37,12 +42,14 @@ int cmd_list(const struct nnptool_opts *o, int argc, char **argv)
 	if (o->json)
 		printf("{\"devices\": [");
 	else
-		printf("%-4s %-18s %6s %10s %6s %-9s %s\n", "DEV", "NODE", "CHIP",
-		       "MEMORY", "PORTS", "FIRMWARE", "SERIAL");
+		printf("%-4s %-18s %6s %10s %6s %-9s %-12s %4s %s\n", "DEV", "NODE",
+		       "CHIP", "MEMORY", "PORTS", "FIRMWARE", "PCI", "NUMA",
+		       "SERIAL");
 	for (i = 0; i < count; i++) {
 		struct nnp_device_info in;
 		nnp_device_t *dev;
-		char fw[16];
+		char fw[16], pci[64];
+		int numa;
 
 		r = nnp_device_open(i, &dev);
 		if (r == NNP_SUCCESS) {
@@ -60,9 +67,11 @@ int cmd_list(const struct nnptool_opts *o, int argc, char **argv)
 			continue;
 		}
 		fw_version_str(in.fw_version, fw, sizeof(fw));
+		dev_location(in.path, pci, sizeof(pci), &numa);
 		printf("%-4d %-18s %6" PRIu32 " %6" PRIu64 " MiB %6" PRIu32
-		       " %-9s %s\n", i, in.path, in.chip_id, in.mem_size >> 20,
-		       in.num_icl_ports, fw, in.serial);
+		       " %-9s %-12s %4d %s\n", i, in.path, in.chip_id,
+		       in.mem_size >> 20, in.num_icl_ports, fw, pci, numa,
+		       in.serial);
 	}
 	if (o->json)
 		printf("]}\n");

@@ -4,6 +4,7 @@
 #define NNPTOOL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <nnp/nnp.h>
@@ -17,12 +18,31 @@ struct nnptool_opts {
 	bool json;
 };
 
+/* One device as nnptool metrics and watch see it at one moment. */
+struct dev_sample {
+	int index;
+	struct nnp_device_info info;
+	struct nnp_port_info ports[NNP_MAX_PORTS];
+	unsigned int nports;
+	char sysfs[96];		/* /sys/class/accel/accelN/device */
+	uint64_t mem_used;	/* bytes */
+	uint64_t busy_ns;	/* since the device's last reset */
+	uint64_t resets;
+	bool has_sensors;	/* hwmon: */
+	uint64_t temp_mc;	/* millidegrees Celsius */
+	uint64_t power_uw;	/* microwatts */
+};
+
 int cmd_list(const struct nnptool_opts *o, int argc, char **argv);
 int cmd_info(const struct nnptool_opts *o, int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_memtest(const struct nnptool_opts *o, int argc, char **argv);
 int cmd_bench(const struct nnptool_opts *o, int argc, char **argv);
 int cmd_links(const struct nnptool_opts *o, int argc, char **argv);
+int cmd_topo(const struct nnptool_opts *o, int argc, char **argv);
+int cmd_metrics(const struct nnptool_opts *o, int argc, char **argv);
+int cmd_watch(const struct nnptool_opts *o, int argc, char **argv);
+int cmd_cdi(const struct nnptool_opts *o, int argc, char **argv);
 /* nnptool bench allreduce|broadcast|allgather|reduce_scatter [OPTIONS] */
 int cmd_bench_coll(int argc, char **argv);
 
@@ -40,6 +60,21 @@ int nnptool_open(const char *spec, nnp_device_t **dev);
 
 /* Write @s as a JSON string literal. */
 void json_string(FILE *f, const char *s);
+
+/* sysfs.c: /sys/class/accel/accelN/device of device node @node; -1 if none. */
+int dev_sysfs_dir(const char *node, char *dir, size_t len);
+int sysfs_read_str(const char *dir, const char *attr, char *buf, size_t len);
+int sysfs_read_u64(const char *dir, const char *attr, uint64_t *v);
+/* "0000:00:04.0", or "unknown". */
+void dev_pci_address(const char *dir, char *buf, size_t len);
+/* The device's NUMA node, -1 if none or unknown. */
+int dev_numa_node(const char *dir);
+/* Both, for device node @node: "unknown" and -1 if there is no sysfs. */
+void dev_location(const char *node, char *pci, size_t len, int *numa);
+/* An attribute of the device's hwmon sensors (temp1_input, power1_input). */
+int dev_hwmon_read(const char *dir, const char *attr, uint64_t *v);
+/* Everything about device @index now; an exit code, the reason on stderr. */
+int dev_sample(int index, struct dev_sample *s);
 
 /* "1.0.0" from a packed firmware version. */
 void fw_version_str(unsigned int v, char *buf, size_t len);

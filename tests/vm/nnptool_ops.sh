@@ -1,0 +1,234 @@
+#!/usr/bin/env bash
+# Operating the devices (issue 10, items 5 and 7), in one VM of 4 chips on
+# a ring: nnptool topo's exact matrix, metrics in the Prometheus text
+# format line by line, the CDI spec field by field, JSON of list, info,
+# topo, metrics and watch parsed, PCI address and NUMA node, --version and
+# usage errors; sysfs port state, peers and counters, mem_used, busy_ns;
+# hwmon's exact idle readings, then power, temperature and busy time
+# rising under an allreduce load. The guest has no python: it prints,
+# the host checks.
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/lib/tap.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+guest='
+sec() { echo "=== $1"; }
+d=/sys/class/accel/accel0/device
+sec version; nnptool --version; echo "status=$?"
+sec usage; nnptool watch -c 0 2>/dev/null; echo "status=$?"
+nnptool metrics extra 2>/dev/null; echo "status=$?"
+nnptool topo extra 2>/dev/null; echo "status=$?"
+sec idle-sysfs
+for a in mem_used busy_ns port0/state port0/peer port1/state port1/peer port2/state port2/peer port0/errors; do
+	echo "$a=$(cat $d/$a)"
+done
+h=$(ls -d $d/hwmon/hwmon* | head -n 1)
+echo "hwmon_name=$(cat $h/name)"
+echo "temp1_input=$(cat $h/temp1_input)"
+echo "power1_input=$(cat $h/power1_input)"
+sec topo; nnptool topo
+sec topo-json; nnptool topo --json
+sec list-json; nnptool list --json
+sec info-json; nnptool --json info 0
+sec metrics; nnptool metrics
+sec metrics-file; nnptool metrics -o /tmp/nnp.prom; echo "status=$?"; cmp /tmp/nnp.prom /tmp/nnp.prom && ls /tmp/nnp.prom.tmp 2>&1 | grep -c "No such"
+sec metrics-json; nnptool metrics --json
+sec cdi; nnptool cdi; echo "status=$?"; cat /etc/cdi/nnp.json
+for p in $(sed -n "s/.*\"hostPath\": \"\([^\"]*\)\".*/\1/p" /etc/cdi/nnp.json); do
+	test -f "$p" && echo "lib-exists=$p"
+done
+sec cdi-stdout; nnptool cdi -o - | cmp - /etc/cdi/nnp.json && echo same
+sec watch-text; nnptool watch -l 0.2 -c 1
+sec load
+nnptool bench allreduce --min 4M --max 4M --iters 20 --trials 3 >/tmp/bench.out 2>&1 &
+sleep 1
+nnptool watch -l 1 -c 3 --json
+wait $!; echo "bench-status=$?"
+sec after-load
+echo "busy_ns=$(cat $d/busy_ns)"
+echo "port0_tx_bytes=$(cat $d/port0/tx_bytes)"
+echo "temp1_input=$(cat $h/temp1_input)"
+echo "power1_input=$(cat $h/power1_input)"
+'
+"$root/tools/nnp-vm" --chips 4 --fabric ring --mem-size 16M --timeout 600 \
+	-- sh -c "$guest" >"$tmp/out" 2>&1
+echo "vm-status=$?" >>"$tmp/out"
+
+python3 - "$tmp/out" <<'PY'
+import json, re, sys
+
+out = open(sys.argv[1]).read()
+secs = {}
+for m in re.finditer(r"^=== (\S+)\n(.*?)(?=^=== |\Z)", out, re.S | re.M):
+    secs[m.group(1)] = m.group(2)
+tests = []
+
+def check(name, fn):
+    try:
+        ok = bool(fn())
+    except Exception as e:
+        print("# %s: %r" % (name, e))
+        ok = False
+    tests.append((ok, name))
+
+def kv(sec):
+    return dict(l.split("=", 1) for l in secs[sec].splitlines() if "=" in l)
+
+def jline(sec, start):
+    return json.loads(next(l for l in secs[sec].splitlines() if l.startswith(start)))
+
+check("--version prints nnptool 0.2.0 and exits 0",
+      lambda: secs["version"].splitlines() == ["nnptool 0.2.0", "status=0"])
+check("watch -c 0, metrics ARG and topo ARG exit 2",
+      lambda: secs["usage"].split() == ["status=2"] * 3)
+
+idle = kv("idle-sysfs")
+check("sysfs idle: mem_used 0, busy_ns 0",
+      lambda: idle["mem_used"] == "0" and idle["busy_ns"] == "0")
+check("sysfs ports of chip 0: port0 up to 1.1, port1 up to 3.0, port2 unwired",
+      lambda: (idle["port0/state"], idle["port0/peer"], idle["port1/state"],
+               idle["port1/peer"], idle["port2/state"], idle["port2/peer"],
+               idle["port0/errors"]) ==
+      ("up", "1.1", "up", "3.0", "unwired", "none", "0"))
+check("hwmon: name nnp, idle exactly 35000 m°C and 30000000 uW",
+      lambda: (idle["hwmon_name"], idle["temp1_input"], idle["power1_input"]) ==
+      ("nnp", "35000", "30000000"))
+
+want_topo = [
+    "        dev0  dev1  dev2  dev3  CHIP  NUMA",
+    "dev0       X    L1    H2    L1     0   N/A",
+    "dev1      L1     X    L1    H2     1   N/A",
+    "dev2      H2    L1     X    L1     2   N/A",
+    "dev3      L1    H2    L1     X     3   N/A",
+    "",
+    "Legend:",
+    "  X   = self",
+    "  Ln  = joined by n inter-chip links that are up",
+    "  Hn  = reached in n hops through other chips",
+    "  -   = no path over links that are up",
+]
+check("topo: the exact matrix of a ring of 4",
+      lambda: secs["topo"].splitlines() == want_topo)
+def topo_json():
+    t = jline("topo-json", "{")
+    return (t["links"] == [[0, 1, 0, 1], [1, 0, 1, 0], [0, 1, 0, 1], [1, 0, 1, 0]]
+            and t["hops"] == [[0, 1, 2, 1], [1, 0, 1, 2], [2, 1, 0, 1], [1, 2, 1, 0]]
+            and t["matrix"][0] == ["X", "L1", "H2", "L1"]
+            and [d["chip_id"] for d in t["devices"]] == [0, 1, 2, 3])
+check("topo --json: links, hops and matrix", topo_json)
+
+def list_json():
+    devs = jline("list-json", "{")["devices"]
+    return (len(devs) == 4 and
+            all(re.fullmatch(r"0000:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]", d["pci_address"])
+                and d["numa_node"] == -1 for d in devs) and
+            len({d["pci_address"] for d in devs}) == 4)
+check("list --json: 4 devices, distinct PCI addresses, NUMA node -1", list_json)
+def info_json():
+    i = jline("info-json", "{")
+    return i["chip_id"] == 0 and i["numa_node"] == -1 and \
+        i["pci_address"] == jline("list-json", "{")["devices"][0]["pci_address"]
+check("info --json: PCI address and NUMA node, as list says", info_json)
+
+def metrics():
+    lines = secs["metrics"].rstrip("\n").split("\n")
+    helped, typed, samples = set(), {}, {}
+    prev = None
+    for l in lines:
+        m = re.fullmatch(r"# HELP (nnp_[a-z_]+) \S.*", l)
+        if m:
+            assert m.group(1) not in helped, "HELP twice: " + l
+            helped.add(m.group(1)); prev = ("help", m.group(1)); continue
+        m = re.fullmatch(r"# TYPE (nnp_[a-z_]+) (gauge|counter)", l)
+        if m:
+            assert prev == ("help", m.group(1)), "TYPE not after its HELP: " + l
+            typed[m.group(1)] = m.group(2); prev = ("type", m.group(1)); continue
+        m = re.fullmatch(r'(nnp_[a-z_]+)\{device="(\d+)"((?:,[a-z_]+="[^"\\]*")*)\} ([0-9]+(?:\.[0-9]+)?)', l)
+        assert m, "not a sample line: " + l
+        name = m.group(1)
+        assert prev and prev[1] == name, "sample outside its metric's block: " + l
+        assert typed[name] == ("counter" if name.endswith("_total") else "gauge"), l
+        samples[(name, m.group(2), m.group(3))] = m.group(4)
+    get = lambda n, d, extra="": samples[(n, str(d), extra)]
+    for d in range(4):
+        assert get("nnp_memory_total_bytes", d) == "16777216"
+        assert get("nnp_memory_used_bytes", d) == "0"
+        assert get("nnp_busy_seconds_total", d) == "0.000000000"
+        assert get("nnp_resets_total", d) == "0"
+        assert get("nnp_temperature_celsius", d) == "35.000"
+        assert get("nnp_power_watts", d) == "30.000000"
+        nxt, prv = (d + 1) % 4, (d + 3) % 4
+        assert get("nnp_link_up", d, ',port="0",peer="%d.1"' % nxt) == "1"
+        assert get("nnp_link_up", d, ',port="1",peer="%d.0"' % prv) == "1"
+    assert len([k for k in samples if k[0] == "nnp_link_up"]) == 8
+    assert len([k for k in samples if k[0] == "nnp_device_info"]) == 4
+    assert len(helped) == 11 == len(typed)
+    return True
+check("metrics: HELP then TYPE per metric, every sample line well-formed, exact idle values", metrics)
+check("metrics -o FILE: exit 0, no FILE.tmp left",
+      lambda: secs["metrics-file"].split() == ["status=0", "1"])
+def metrics_json():
+    m = jline("metrics-json", "{")["devices"]
+    return len(m) == 4 and m[3]["power_uw"] == 30000000 and m[3]["temperature_mc"] == 35000 \
+        and [p["up"] for p in m[0]["ports"]] == [True, True, False, False]
+check("metrics --json: 4 devices, idle sensors, ports up", metrics_json)
+
+def cdi():
+    body = secs["cdi"]
+    assert body.startswith("status=0\n")
+    spec = json.loads(body[len("status=0\n"):body.index("\n}\n") + 3])
+    assert set(spec) == {"cdiVersion", "kind", "devices", "containerEdits"}
+    assert spec["cdiVersion"] == "0.6.0"
+    assert re.fullmatch(r"[a-z0-9]([a-z0-9.-]*[a-z0-9])?/[a-zA-Z0-9]([a-zA-Z0-9_.-]*[a-zA-Z0-9])?", spec["kind"])
+    assert spec["kind"] == "nnp.dev/chip"
+    names = [d["name"] for d in spec["devices"]]
+    assert names == ["0", "1", "2", "3", "all"]
+    for d in spec["devices"]:
+        assert set(d) == {"name", "containerEdits"}
+        assert re.fullmatch(r"[a-zA-Z0-9][a-zA-Z0-9_.:-]*", d["name"])
+    for i in range(4):
+        assert spec["devices"][i]["containerEdits"] == {
+            "deviceNodes": [{"path": "/dev/accel/accel%d" % i, "permissions": "rw"}]}
+    assert [n["path"] for n in spec["devices"][4]["containerEdits"]["deviceNodes"]] == \
+        ["/dev/accel/accel%d" % i for i in range(4)]
+    mounts = spec["containerEdits"]["mounts"]
+    assert set(spec["containerEdits"]) == {"mounts"}
+    libs = sorted(re.sub(r".*/", "", m["hostPath"]).split(".so")[0] for m in mounts)
+    assert libs == ["libdrm", "libnnp"], libs
+    for m in mounts:
+        assert m["hostPath"] == m["containerPath"] and m["hostPath"].startswith("/")
+        assert m["options"] == ["ro", "nosuid", "nodev", "bind"]
+        assert "lib-exists=" + m["hostPath"] in body
+    return True
+check("cdi: /etc/cdi/nnp.json, CDI 0.6.0 field by field, libraries that exist", cdi)
+check("cdi -o - writes the same spec to stdout",
+      lambda: secs["cdi-stdout"].split() == ["same"])
+check("watch text: a header and a row per device",
+      lambda: re.match(r"DEV +CHIP +MEM USED", secs["watch-text"]) and
+      len([l for l in secs["watch-text"].splitlines() if re.match(r"[0-3] +[0-3] +0 MiB +16 MiB ", l)]) == 4)
+
+def load():
+    w = [json.loads(l) for l in secs["load"].splitlines() if l.startswith("{")]
+    assert [s["sample"] for s in w] == [1, 2, 3]
+    assert all(len(s["devices"]) == 4 for s in w)
+    assert any(d["busy_percent"] > 0 and d["link_tx_gbps"] > 0 for s in w for d in s["devices"])
+    assert any(d["power_uw"] > 30000000 for s in w for d in s["devices"])
+    assert "bench-status=0" in secs["load"]
+    return True
+check("watch --json under an allreduce: 3 samples, busy, link traffic and power above idle", load)
+def after():
+    a = kv("after-load")
+    return int(a["busy_ns"]) > 0 and int(a["port0_tx_bytes"]) > 4 << 20 and \
+        int(a["temp1_input"]) > 35000 and int(a["power1_input"]) >= 30000000
+check("after the load: busy_ns and link bytes counted, temperature above idle", after)
+check("the VM run exits 0", lambda: "vm-status=0" in out)
+
+print("TAP version 13\n1..%d" % len(tests))
+for i, (ok, name) in enumerate(tests, 1):
+    print("%s %d %s" % ("ok" if ok else "not ok", i, name))
+sys.exit(0 if all(ok for ok, _ in tests) else 1)
+PY
+status=$?
+[ $status = 0 ] || sed 's/^/# /' "$tmp/out"
+exit $status

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nnptool cdi [-o FILE]: a Container Device Interface spec (CDI 0.6.0) for
+ * the devices present, so that container runtimes (containerd, CRI-O,
+ * podman) and Kubernetes can hand them to containers by name:
+ * nnp.dev/chip=0 .. nnp.dev/chip=N-1, and nnp.dev/chip=all. Each device
+ * brings its /dev/accel node; any of them brings libnnp and the libdrm it
+ * needs, bind-mounted read-only from where this nnptool found them.
+ * Default FILE: /etc/cdi/nnp.json; "-" writes to stdout. The spec is JSON
+ * whatever --json says.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <link.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "nnptool.h"
+
+#define CDI_VERSION	"0.6.0"
+#define CDI_KIND	"nnp.dev/chip"
+#define CDI_DEFAULT	"/etc/cdi/nnp.json"
+#define MAX_LIBS	4
+
+struct libs {
+	char path[MAX_LIBS][512];
+	int n;
+};
+
+/* The shared libraries the devices need: libnnp and what it links. */
+static int find_lib(struct dl_phdr_info *info, size_t size, void *data)
+{
+	static const char *const wanted[] = { "/libnnp.so.", "/libdrm.so." };
+	struct libs *l = data;
+	size_t i;
+
+	(void)size;
+	for (i = 0; i < sizeof(wanted) / sizeof(*wanted); i++)
+		if (strstr(info->dlpi_name, wanted[i]) && l->n < MAX_LIBS)
+			snprintf(l->path[l->n++], sizeof(l->path[0]), "%s",
+				 info->dlpi_name);
+	return 0;
+}
+
+static void node_edit(FILE *f, const char *path)
+{
+	fputs("{\"path\": ", f);
+	json_string(f, path);
+	fputs(", \"permissions\": \"rw\"}", f);
+}
+
+static void write_spec(FILE *f, char (*nodes)[64], int n, const struct libs *l)
+{
+	int i;
+
+	fprintf(f, "{\n  \"cdiVersion\": \"%s\",\n  \"kind\": \"%s\",\n"
+		"  \"devices\": [\n", CDI_VERSION, CDI_KIND);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "    {\"name\": \"%d\", \"containerEdits\": "
+			"{\"deviceNodes\": [", i);
+		node_edit(f, nodes[i]);
+		fputs("]}},\n", f);
+	}
+	fputs("    {\"name\": \"all\", \"containerEdits\": {\"deviceNodes\": [", f);
+	for (i = 0; i < n; i++) {
+		fputs(i ? ", " : "", f);
+		node_edit(f, nodes[i]);
+	}
+	fputs("]}}\n  ],\n  \"containerEdits\": {\n    \"mounts\": [", f);
+	for (i = 0; i < l->n; i++) {
+		fputs(i ? ",\n      {" : "\n      {", f);
+		fputs("\"hostPath\": ", f);
+		json_string(f, l->path[i]);
+		fputs(", \"containerPath\": ", f);
+		json_string(f, l->path[i]);
+		fputs(", \"options\": [\"ro\", \"nosuid\", \"nodev\", \"bind\"]}", f);
+	}
+	fputs(l->n ? "\n    ]\n  }\n}\n" : "]\n  }\n}\n", f);
+}
+
+int cmd_cdi(const struct nnptool_opts *o, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static char nodes[256][64];
+	const char *out = CDI_DEFAULT;
+	struct libs libs = { .n = 0 };
+	int count, i, c, bad;
+	nnp_result_t r;
+	FILE *f;
+
+	(void)o;
+	optind = 0;
+	while ((c = getopt_long(argc + 1, argv - 1, "o:", opts, NULL)) != -1) {
+		if (c != 'o')
+			return NNPTOOL_EXIT_USAGE;
+		out = optarg;
+	}
+	if (optind != argc + 1) {
+		fprintf(stderr, "nnptool: cdi takes no arguments but -o FILE\n");
+		return NNPTOOL_EXIT_USAGE;
+	}
+	r = nnp_device_count(&count);
+	if (r != NNP_SUCCESS)
+		return nnptool_fail("cdi", r);
+	if (count > 256)
+		count = 256;
+	for (i = 0; i < count; i++) {
+		struct nnp_device_info info;
+		nnp_device_t *dev;
+
+		r = nnp_device_open(i, &dev);
+		if (r == NNP_SUCCESS) {
+			r = nnp_device_get_info(dev, &info);
+			nnp_device_close(dev);
+		}
+		if (r != NNP_SUCCESS)
+			return nnptool_fail("cdi", r);
+		snprintf(nodes[i], sizeof(nodes[i]), "%s", info.path);
+	}
+	dl_iterate_phdr(find_lib, &libs);
+
+	/* A runtime reads /etc/cdi, which a fresh machine may not have yet. */
+	if (!strcmp(out, CDI_DEFAULT) && mkdir("/etc/cdi", 0755) && errno != EEXIST) {
+		perror("/etc/cdi");
+		return NNPTOOL_EXIT_ERROR;
+	}
+	f = strcmp(out, "-") ? fopen(out, "w") : stdout;
+	if (!f) {
+		perror(out);
+		return NNPTOOL_EXIT_ERROR;
+	}
+	write_spec(f, nodes, count, &libs);
+	bad = ferror(f);
+	if (f != stdout)
+		bad |= fclose(f);
+	if (bad) {
+		perror(out);
+		return NNPTOOL_EXIT_ERROR;
+	}
+	return NNPTOOL_EXIT_OK;
+}

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nnptool topo: the devices' link matrix, in the spirit of nvidia-smi topo
+ * -m. Each cell says how device ROW reaches device COLUMN over links that
+ * are up: Ln, n direct links; Hn, n hops through other chips; - no path.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nnptool.h"
+
+#define MAX_DEVS	64
+
+struct topo {
+	int n;
+	uint32_t chip[MAX_DEVS];
+	int numa[MAX_DEVS];
+	int links[MAX_DEVS][MAX_DEVS];
+	int hops[MAX_DEVS][MAX_DEVS];	/* -1: no path */
+};
+
+static int dev_of_chip(const struct topo *t, uint32_t chip)
+{
+	int i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->chip[i] == chip)
+			return i;
+	return -1;
+}
+
+/* Breadth-first from each device over the pairs joined by a link. */
+static void topo_hops(struct topo *t)
+{
+	int queue[MAX_DEVS], s, i, head, tail;
+
+	for (s = 0; s < t->n; s++) {
+		for (i = 0; i < t->n; i++)
+			t->hops[s][i] = -1;
+		t->hops[s][s] = 0;
+		queue[0] = s;
+		for (head = 0, tail = 1; head < tail; head++) {
+			int u = queue[head];
+
+			for (i = 0; i < t->n; i++) {
+				if (t->links[u][i] && t->hops[s][i] < 0) {
+					t->hops[s][i] = t->hops[s][u] + 1;
+					queue[tail++] = i;
+				}
+			}
+		}
+	}
+}
+
+static int topo_read(struct topo *t)
+{
+	static struct dev_sample s[MAX_DEVS];
+	nnp_result_t r;
+	int count, i, ret;
+	unsigned int p;
+
+	memset(t, 0, sizeof(*t));
+	r = nnp_device_count(&count);
+	if (r != NNP_SUCCESS)
+		return nnptool_fail("topo", r);
+	t->n = count < MAX_DEVS ? count : MAX_DEVS;
+	for (i = 0; i < t->n; i++) {
+		ret = dev_sample(i, &s[i]);
+		if (ret)
+			return ret;
+		t->chip[i] = s[i].info.chip_id;
+		t->numa[i] = dev_numa_node(s[i].sysfs);
+	}
+	for (i = 0; i < t->n; i++) {
+		for (p = 0; p < s[i].nports; p++) {
+			const struct nnp_port_info *port = &s[i].ports[p];
+			int peer = dev_of_chip(t, port->peer_chip);
+
+			if ((port->state & NNP_LINK_UP) && peer >= 0 && peer != i)
+				t->links[i][peer]++;
+		}
+	}
+	topo_hops(t);
+	return NNPTOOL_EXIT_OK;
+}
+
+static void cell(const struct topo *t, int i, int j, char *buf, size_t len)
+{
+	if (i == j)
+		snprintf(buf, len, "X");
+	else if (t->links[i][j])
+		snprintf(buf, len, "L%d", t->links[i][j]);
+	else if (t->hops[i][j] > 0)
+		snprintf(buf, len, "H%d", t->hops[i][j]);
+	else
+		snprintf(buf, len, "-");
+}
+
+static void print_json(const struct topo *t)
+{
+	char c[16];
+	int i, j;
+
+	printf("{\"devices\": [");
+	for (i = 0; i < t->n; i++)
+		printf("%s{\"index\": %d, \"chip_id\": %" PRIu32 ", \"numa_node\": %d}",
+		       i ? ", " : "", i, t->chip[i], t->numa[i]);
+	printf("], \"matrix\": [");
+	for (i = 0; i < t->n; i++) {
+		printf("%s[", i ? ", " : "");
+		for (j = 0; j < t->n; j++) {
+			cell(t, i, j, c, sizeof(c));
+			printf("%s\"%s\"", j ? ", " : "", c);
+		}
+		printf("]");
+	}
+	printf("], \"links\": [");
+	for (i = 0; i < t->n; i++) {
+		printf("%s[", i ? ", " : "");
+		for (j = 0; j < t->n; j++)
+			printf("%s%d", j ? ", " : "", t->links[i][j]);
+		printf("]");
+	}
+	printf("], \"hops\": [");
+	for (i = 0; i < t->n; i++) {
+		printf("%s[", i ? ", " : "");
+		for (j = 0; j < t->n; j++)
+			printf("%s%d", j ? ", " : "", t->hops[i][j]);
+		printf("]");
+	}
+	printf("]}\n");
+}
+
+static void print_table(const struct topo *t)
+{
+	char c[16], name[16];
+	int i, j;
+
+	printf("%-6s", "");
+	for (j = 0; j < t->n; j++) {
+		snprintf(name, sizeof(name), "dev%d", j);
+		printf(" %5s", name);
+	}
+	printf("  %4s  %4s\n", "CHIP", "NUMA");
+	for (i = 0; i < t->n; i++) {
+		snprintf(name, sizeof(name), "dev%d", i);
+		printf("%-6s", name);
+		for (j = 0; j < t->n; j++) {
+			cell(t, i, j, c, sizeof(c));
+			printf(" %5s", c);
+		}
+		if (t->numa[i] < 0)
+			printf("  %4" PRIu32 "  %4s\n", t->chip[i], "N/A");
+		else
+			printf("  %4" PRIu32 "  %4d\n", t->chip[i], t->numa[i]);
+	}
+	printf("\nLegend:\n"
+	       "  X   = self\n"
+	       "  Ln  = joined by n inter-chip links that are up\n"
+	       "  Hn  = reached in n hops through other chips\n"
+	       "  -   = no path over links that are up\n");
+}
+
+int cmd_topo(const struct nnptool_opts *o, int argc, char **argv)
+{
+	struct topo *t;
+	int ret;
+
+	(void)argv;
+	if (argc) {
+		fprintf(stderr, "nnptool: topo takes no arguments\n");
+		return NNPTOOL_EXIT_USAGE;
+	}
+	t = malloc(sizeof(*t));
+	if (!t)
+		return nnptool_fail("topo", NNP_ERROR_OUT_OF_MEMORY);
+	ret = topo_read(t);
+	if (!ret) {
+		if (o->json)
+			print_json(t);
+		else
+			print_table(t);
+	}
+	free(t);
+	return ret;
+}
