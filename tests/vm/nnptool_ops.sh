@@ -2,7 +2,7 @@
 # Operating the devices (issue 10, items 5 and 7), in one VM of 4 chips on
 # a ring: nnptool topo's exact matrix, metrics in the Prometheus text
 # format line by line, the CDI spec field by field, JSON of list, info,
-# topo, metrics and watch parsed, PCI address and NUMA node, --version and
+# topo, metrics, watch and memtest parsed, PCI address and NUMA node, --version and
 # usage errors; sysfs port state, peers and counters, mem_used, busy_ns;
 # hwmon's exact idle readings, then power, temperature and busy time
 # rising under an allreduce load. The guest has no python: it prints,
@@ -40,6 +40,7 @@ for p in $(sed -n "s/.*\"hostPath\": \"\([^\"]*\)\".*/\1/p" /etc/cdi/nnp.json); 
 done
 sec cdi-stdout; nnptool cdi -o - | cmp - /etc/cdi/nnp.json && echo same
 sec watch-text; nnptool watch -l 0.2 -c 1
+sec memtest-json; nnptool memtest --size 64K --json; echo "status=$?"
 sec load
 nnptool bench allreduce --min 4M --max 4M --iters 20 --trials 3 >/tmp/bench.out 2>&1 &
 sleep 1
@@ -204,6 +205,11 @@ def cdi():
 check("cdi: /etc/cdi/nnp.json, CDI 0.6.0 field by field, libraries that exist", cdi)
 check("cdi -o - writes the same spec to stdout",
       lambda: secs["cdi-stdout"].split() == ["same"])
+def memtest_json():
+    m = jline("memtest-json", "{")
+    return len(m["paths"]) == 29 and all(p["ok"] and p["bytes"] == 65536 for p in m["paths"]) \
+        and m["passed"] is True and m["failures"] == 0 and "status=0" in secs["memtest-json"]
+check("memtest --json: 29 paths of 64 KiB, all ok, passed", memtest_json)
 check("watch text: a header and a row per device",
       lambda: re.match(r"DEV +CHIP +MEM USED", secs["watch-text"]) and
       len([l for l in secs["watch-text"].splitlines() if re.match(r"[0-3] +[0-3] +0 MiB +16 MiB ", l)]) == 4)

@@ -16,6 +16,8 @@ struct memtest {
 	nnp_mem_t *d0, *d1, *h;
 	uint8_t *d0p, *hp, *user, *want;
 	int failures;
+	bool json;	/* one JSON object per path, after the first a comma */
+	int reported;
 };
 
 static void fill_pattern(uint8_t *p, size_t n, unsigned int kind)
@@ -52,16 +54,26 @@ static void verdict(struct memtest *t, const char *path, unsigned int kind,
 	if (r == NNP_SUCCESS)
 		while (i < t->size && got[i] == t->want[i])
 			i++;
-	if (r == NNP_SUCCESS && i == t->size) {
+	if (r != NNP_SUCCESS || i != t->size)
+		t->failures++;
+	if (t->json) {
+		printf("%s{\"path\": \"%s\", \"pattern\": \"%s\", \"bytes\": %zu, "
+		       "\"ok\": %s", t->reported++ ? ", " : "", path,
+		       pattern_name(kind), t->size,
+		       r == NNP_SUCCESS && i == t->size ? "true" : "false");
+		if (r != NNP_SUCCESS)
+			printf(", \"error\": \"%s\"", nnp_strerror(r));
+		else if (i != t->size)
+			printf(", \"first_bad_byte\": %zu", i);
+		printf("}");
+	} else if (r == NNP_SUCCESS && i == t->size) {
 		printf("PASS  %-22s %-7s %zu bytes\n", path, pattern_name(kind), t->size);
-		return;
-	}
-	t->failures++;
-	if (r != NNP_SUCCESS)
+	} else if (r != NNP_SUCCESS) {
 		printf("FAIL  %-22s %-7s %s\n", path, pattern_name(kind), nnp_strerror(r));
-	else
+	} else {
 		printf("FAIL  %-22s %-7s byte %zu is 0x%02x, expected 0x%02x\n", path,
 		       pattern_name(kind), i, got[i], t->want[i]);
+	}
 }
 
 static nnp_result_t copy(struct memtest *t, nnp_mem_t *dst, nnp_mem_t *src)
@@ -115,9 +127,9 @@ static void run_paths(struct memtest *t, nnp_mem_t *u, unsigned int kind)
 	}
 }
 
-static int memtest_device(nnp_device_t *dev, size_t size)
+static int memtest_device(nnp_device_t *dev, size_t size, bool json)
 {
-	struct memtest t = { .dev = dev, .size = size };
+	struct memtest t = { .dev = dev, .size = size, .json = json };
 	nnp_mem_t *u = NULL;
 	nnp_result_t r;
 	unsigned int kind;
@@ -163,7 +175,6 @@ int cmd_memtest(const struct nnptool_opts *o, int argc, char **argv)
 	nnp_device_t *dev;
 	int i, failures;
 
-	(void)o;
 	for (i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--size") && i + 1 < argc) {
 			if (parse_size(argv[++i], &size) || !size) {
@@ -179,8 +190,14 @@ int cmd_memtest(const struct nnptool_opts *o, int argc, char **argv)
 	}
 	if (nnptool_open(spec, &dev))
 		return NNPTOOL_EXIT_ERROR;
-	failures = memtest_device(dev, size);
+	if (o->json)
+		printf("{\"paths\": [");
+	failures = memtest_device(dev, size, o->json);
 	nnp_device_close(dev);
-	printf("memtest: %s\n", failures ? "FAILED" : "passed");
+	if (o->json)
+		printf("], \"failures\": %d, \"passed\": %s}\n", failures,
+		       failures ? "false" : "true");
+	else
+		printf("memtest: %s\n", failures ? "FAILED" : "passed");
 	return failures ? NNPTOOL_EXIT_ERROR : NNPTOOL_EXIT_OK;
 }
