@@ -56,10 +56,12 @@ echo "power1_input=$(cat $h/power1_input)"
 	-- sh -c "$guest" >"$tmp/out" 2>&1
 echo "vm-status=$?" >>"$tmp/out"
 
-python3 - "$tmp/out" <<'PY'
+version=$(sed -n 's/^VERSION := //p' "$root/Makefile")
+python3 - "$tmp/out" "$version" <<'PY'
 import json, re, sys
 
 out = open(sys.argv[1]).read()
+version = sys.argv[2]
 secs = {}
 for m in re.finditer(r"^=== (\S+)\n(.*?)(?=^=== |\Z)", out, re.S | re.M):
     secs[m.group(1)] = m.group(2)
@@ -79,8 +81,8 @@ def kv(sec):
 def jline(sec, start):
     return json.loads(next(l for l in secs[sec].splitlines() if l.startswith(start)))
 
-check("--version prints nnptool 0.2.0 and exits 0",
-      lambda: secs["version"].splitlines() == ["nnptool 0.2.0", "status=0"])
+check("--version prints nnptool and the Makefile's VERSION, exits 0",
+      lambda: secs["version"].splitlines() == ["nnptool " + version, "status=0"])
 check("watch -c 0, metrics ARG and topo ARG exit 2",
       lambda: secs["usage"].split() == ["status=2"] * 3)
 
