@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Test data for collectives, shared by the guest tests: element access
- * for every nnp_dtype_t (half and bfloat16 converted with round to nearest
- * even, as the device does), inputs that keep every type and op exact,
- * and the answers, computed on the CPU.
+ * for every nnp_dtype_t, inputs that keep every type and op exact, and
+ * the answers, computed on the CPU in double, where sums and products of
+ * these small integers are exact whatever the order: an oracle
+ * independent of how the device orders and rounds its reduction.
  */
 #ifndef NNP_COLL_DATA_H
 #define NNP_COLL_DATA_H
@@ -20,70 +21,53 @@ static inline size_t dtype_bytes(nnp_dtype_t t)
 	       t == NNP_FLOAT64 || t == NNP_INT64 ? 8 : 4;
 }
 
-static inline uint16_t to_half(float f)
+/*
+ * Half and bfloat16 from their definitions (sign, biased exponent,
+ * fraction, subnormals below the smallest exponent), with frexp() and
+ * ldexp(), not the device's bit arithmetic, so that the oracle shares no
+ * code with firmware-sim/src/fw_reduce.c. A value the type holds is
+ * encoded exactly: every input() is one, and every reduced() of them
+ * (small integers), so comparing with reduced() needs no rounding model.
+ * Any other value is cut towards zero; only the random inputs of the
+ * rounding test meet that, and it compares with what was stored (get()),
+ * not with what was asked for.
+ */
+static inline uint16_t small_float_bits(double v, int exp_bits, int frac_bits)
 {
-	uint32_t x, sign, mant;
-	int exp;
+	const int bias = (1 << (exp_bits - 1)) - 1, top = (1 << exp_bits) - 1;
+	uint16_t sign = signbit(v) ? (uint16_t)(1u << (exp_bits + frac_bits)) : 0;
+	int e, biased;
+	double m;
 
-	memcpy(&x, &f, 4);
-	sign = (x >> 16) & 0x8000;
-	exp = (int)((x >> 23) & 0xff) - 127 + 15;
-	mant = x & 0x7fffff;
-	if (((x >> 23) & 0xff) == 0xff)
-		return (uint16_t)(sign | 0x7c00 | (mant ? 0x200 : 0));
-	if (exp >= 31)
-		return (uint16_t)(sign | 0x7c00);
-	if (exp <= 0) {
-		uint32_t shift = (uint32_t)(14 - exp), m = mant | 0x800000, h;
-
-		if (shift > 24)
-			return (uint16_t)sign;
-		h = m >> shift;
-		if ((m & ((1u << shift) - 1)) > (1u << (shift - 1)) ||
-		    ((m & ((1u << shift) - 1)) == (1u << (shift - 1)) && (h & 1)))
-			h++;
-		return (uint16_t)(sign | h);
-	}
-	{
-		uint32_t h = (uint32_t)exp << 10 | mant >> 13, rest = mant & 0x1fff;
-
-		if (rest > 0x1000 || (rest == 0x1000 && (h & 1)))
-			h++;
-		return (uint16_t)(sign | h);
-	}
+	if (isnan(v))
+		return (uint16_t)(sign | top << frac_bits | 1u << (frac_bits - 1));
+	if (v == 0)
+		return sign;
+	if (isinf(v))
+		return (uint16_t)(sign | top << frac_bits);
+	m = frexp(fabs(v), &e);		/* |v| = m * 2^e, m in [0.5, 1) */
+	biased = e - 1 + bias;
+	if (biased >= top)
+		return (uint16_t)(sign | top << frac_bits);
+	if (biased <= 0)	/* subnormal: units of 2^(1 - bias - frac_bits) */
+		return (uint16_t)(sign | (uint16_t)ldexp(fabs(v), bias - 1 + frac_bits));
+	return (uint16_t)(sign | biased << frac_bits |
+			  (uint16_t)ldexp(2 * m - 1, frac_bits));
 }
 
-static inline float from_half(uint16_t h)
+static inline double small_float_value(uint16_t h, int exp_bits, int frac_bits)
 {
-	uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f;
-	uint32_t mant = h & 0x3ff, x;
-	float f;
+	const int bias = (1 << (exp_bits - 1)) - 1, top = (1 << exp_bits) - 1;
+	int biased = (h >> frac_bits) & top;
+	double frac = h & ((1u << frac_bits) - 1), mag;
 
-	if (exp == 0)
-		return (sign ? -1.0f : 1.0f) * ldexpf((float)mant, -24);
-	if (exp == 31)
-		x = sign | 0x7f800000 | mant << 13;
+	if (biased == top)
+		mag = frac ? NAN : INFINITY;
+	else if (!biased)
+		mag = ldexp(frac, 1 - bias - frac_bits);
 	else
-		x = sign | (exp - 15 + 127) << 23 | mant << 13;
-	memcpy(&f, &x, 4);
-	return f;
-}
-
-static inline uint16_t to_bf16(float f)
-{
-	uint32_t x;
-
-	memcpy(&x, &f, 4);
-	return (uint16_t)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
-}
-
-static inline float from_bf16(uint16_t b)
-{
-	uint32_t x = (uint32_t)b << 16;
-	float f;
-
-	memcpy(&f, &x, 4);
-	return f;
+		mag = ldexp(1 + ldexp(frac, -frac_bits), biased - bias);
+	return h >> (exp_bits + frac_bits) ? -mag : mag;
 }
 
 static inline void put(nnp_dtype_t t, void *p, size_t i, double v)
@@ -93,8 +77,8 @@ static inline void put(nnp_dtype_t t, void *p, size_t i, double v)
 	case NNP_FLOAT64: ((double *)p)[i] = v; break;
 	case NNP_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
 	case NNP_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
-	case NNP_FLOAT16: ((uint16_t *)p)[i] = to_half((float)v); break;
-	case NNP_BFLOAT16: ((uint16_t *)p)[i] = to_bf16((float)v); break;
+	case NNP_FLOAT16: ((uint16_t *)p)[i] = small_float_bits(v, 5, 10); break;
+	case NNP_BFLOAT16: ((uint16_t *)p)[i] = small_float_bits(v, 8, 7); break;
 	}
 }
 
@@ -105,8 +89,8 @@ static inline double get(nnp_dtype_t t, const void *p, size_t i)
 	case NNP_FLOAT64: return ((const double *)p)[i];
 	case NNP_INT32: return ((const int32_t *)p)[i];
 	case NNP_INT64: return (double)((const int64_t *)p)[i];
-	case NNP_FLOAT16: return from_half(((const uint16_t *)p)[i]);
-	case NNP_BFLOAT16: return from_bf16(((const uint16_t *)p)[i]);
+	case NNP_FLOAT16: return small_float_value(((const uint16_t *)p)[i], 5, 10);
+	case NNP_BFLOAT16: return small_float_value(((const uint16_t *)p)[i], 8, 7);
 	}
 	return 0;
 }
