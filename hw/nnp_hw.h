@@ -222,6 +222,10 @@
 #define NNP_HW_QUEUE_DEPTH_MAX		32768
 #define NNP_HW_PAGE_SIZE		4096	/* host page-list granule */
 
+/* Ring entry sizes: struct nnp_hw_admin_cmd and nnp_hw_queue_cmd, nnp_hw_cqe. */
+#define NNP_HW_SQE_SIZE			64
+#define NNP_HW_CQE_SIZE			16
+
 /* Submission entry: 64 bytes. Every field not used by an opcode must be 0. */
 struct nnp_hw_admin_cmd {
 	uint8_t opcode;

@@ -13,8 +13,6 @@
 
 #include "fw_internal.h"
 
-#define SQE_SIZE sizeof(struct nnp_hw_admin_cmd)
-#define CQE_SIZE sizeof(struct nnp_hw_cqe)
 
 _Static_assert(sizeof(struct nnp_hw_admin_cmd) == 64, "admin command size");
 _Static_assert(sizeof(struct nnp_hw_queue_cmd) == 64, "queue command size");
@@ -343,7 +341,6 @@ void nnp_fw_aq_process(struct nnp_fw *fw)
 {
 	struct nnp_hw_admin_cmd cmd;
 	struct nnp_fw_ring q;
-	struct nnp_hw_cqe cqe;
 	bool posted = false;
 	bool irq = false;
 	uint32_t gen;
@@ -353,22 +350,13 @@ void nnp_fw_aq_process(struct nnp_fw *fw)
 	mtx_unlock(&fw->lock);
 
 	while (aq_next(fw, gen, &q)) {
-		uint32_t fault = NNP_FW_ERR_NONE;
+		uint32_t fault = NNP_FW_ERR_AQ_DMA, result = 0;
 
-		memset(&cqe, 0, sizeof(cqe));
-		if (fw->host.dma_read(fw->host.opaque,
-				      q.sq_base + (uint64_t)q.sq_head * SQE_SIZE,
-				      &cmd, sizeof(cmd))) {
-			fault = NNP_FW_ERR_AQ_DMA;
-		} else {
-			cqe.status = admin_execute(fw, &cmd, &cqe.result);
-			cqe.cid = cmd.cid;
-			cqe.sq_head = (uint16_t)((q.sq_head + 1) % q.depth);
-			cqe.phase = q.phase;
-			if (fw->host.dma_write(fw->host.opaque,
-					       q.cq_base + (uint64_t)q.cq_tail * CQE_SIZE,
-					       &cqe, sizeof(cqe)))
-				fault = NNP_FW_ERR_AQ_DMA;
+		if (nnp_fw_ring_fetch(fw, &q, &cmd)) {
+			uint16_t status = admin_execute(fw, &cmd, &result);
+
+			if (nnp_fw_ring_post(fw, &q, cmd.cid, status, result))
+				fault = NNP_FW_ERR_NONE;
 		}
 
 		mtx_lock(&fw->lock);

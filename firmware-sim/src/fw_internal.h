@@ -248,6 +248,12 @@ bool nnp_fw_ring_setup_ok(const struct nnp_fw_ring *r, uint32_t min_depth,
 void nnp_fw_ring_start(struct nnp_fw_ring *r);
 bool nnp_fw_ring_cq_has_room(const struct nnp_fw_ring *r);
 bool nnp_fw_ring_has_work(const struct nnp_fw_ring *r);
+/* Read the command at @r's SQ head into @cmd; false on a DMA fault. */
+bool nnp_fw_ring_fetch(struct nnp_fw *fw, const struct nnp_fw_ring *r,
+		       void *cmd);
+/* Write the completion of the command at @r's SQ head; false on a DMA fault. */
+bool nnp_fw_ring_post(struct nnp_fw *fw, const struct nnp_fw_ring *r,
+		      uint16_t cid, uint16_t status, uint32_t result);
 /* Account one consumed command and posted completion. */
 void nnp_fw_ring_advance(struct nnp_fw_ring *r);
 

@@ -18,8 +18,6 @@
 
 #include "fw_internal.h"
 
-#define SQE_SIZE sizeof(struct nnp_hw_queue_cmd)
-#define CQE_SIZE sizeof(struct nnp_hw_cqe)
 /* Commands a worker runs from one queue before looking at the others. */
 #define QUEUE_BATCH 16
 
@@ -75,21 +73,6 @@ static void queue_fail_locked(struct nnp_fw_queue *q, uint16_t cid,
 {
 	q->error = true;
 	q->error_info = (uint32_t)cid << 16 | status;
-}
-
-/* Write the completion of the command at @r's head; false on a DMA fault. */
-static bool post_cqe(struct nnp_fw *fw, const struct nnp_fw_ring *r,
-		     uint16_t cid, uint16_t status)
-{
-	struct nnp_hw_cqe cqe = {
-		.cid = cid, .status = status,
-		.sq_head = (uint16_t)((r->sq_head + 1) % r->depth),
-		.phase = r->phase,
-	};
-
-	return !fw->host.dma_write(fw->host.opaque,
-				   r->cq_base + (uint64_t)r->cq_tail * CQE_SIZE,
-				   &cqe, sizeof(cqe));
 }
 
 /* Account a command's end, with fw->lock held; true if it was posted. */
@@ -151,7 +134,7 @@ static void queue_abort_op(struct nnp_fw *fw, struct nnp_fw_queue *q,
 	op->end(fw, op, NNP_STATUS_ABORTED);
 	if (!post)
 		return;
-	post = post_cqe(fw, &r, cid, NNP_STATUS_ABORTED);
+	post = nnp_fw_ring_post(fw, &r, cid, NNP_STATUS_ABORTED, 0);
 	mtx_lock(&fw->lock);
 	irq = queue_done_locked(fw, q, post, cid, NNP_STATUS_ABORTED);
 	mtx_unlock(&fw->lock);
@@ -410,9 +393,7 @@ static bool queue_fetch(struct nnp_fw *fw, struct nnp_fw_queue *q,
 	struct nnp_hw_queue_cmd cmd;
 	struct nnp_fw_op *op = NULL;
 
-	if (fw->host.dma_read(fw->host.opaque,
-			      r->sq_base + (uint64_t)r->sq_head * SQE_SIZE,
-			      &cmd, sizeof(cmd)))
+	if (!nnp_fw_ring_fetch(fw, r, &cmd))
 		return false;
 	*cid = cmd.cid;
 	*status = nnp_fw_exec(fw, ctx, &cmd, &op);
@@ -470,7 +451,7 @@ static bool queue_step(struct nnp_fw *fw, struct nnp_fw_queue *q, bool *posted)
 		}
 	}
 	if (ok && status != NNP_FW_PARKED)
-		ok = post_cqe(fw, &r, cid, status);
+		ok = nnp_fw_ring_post(fw, &r, cid, status, 0);
 
 	mtx_lock(&fw->lock);
 	nnp_fw_busy_end_locked(fw, fw->host.now_ns(fw->host.opaque));

@@ -1,9 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * Submission/completion ring bookkeeping shared by the admin queue and the
- * user queues: setup checks, positions, phase tags.
+ * Submission/completion rings, shared by the admin queue and the user
+ * queues: setup checks, positions, phase tags, and the fetch of a command
+ * and post of its completion that both queues' loops are made of.
  */
 #include "fw_internal.h"
+
+_Static_assert(sizeof(struct nnp_hw_admin_cmd) == NNP_HW_SQE_SIZE &&
+	       sizeof(struct nnp_hw_queue_cmd) == NNP_HW_SQE_SIZE &&
+	       sizeof(struct nnp_hw_cqe) == NNP_HW_CQE_SIZE, "ring entry sizes");
+/*
+ * nnp_hw.h's fields are little-endian, and the firmware reads and writes
+ * them as host integers: only a little-endian host gets them right.
+ */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	       "firmware-sim needs a little-endian host");
 
 bool nnp_fw_ring_setup_ok(const struct nnp_fw_ring *r, uint32_t min_depth,
 			  uint32_t max_depth)
@@ -12,7 +23,7 @@ bool nnp_fw_ring_setup_ok(const struct nnp_fw_ring *r, uint32_t min_depth,
 
 	return d >= min_depth && d <= max_depth && !(d & (d - 1)) &&
 	       r->sq_base && r->cq_base &&
-	       !(r->sq_base % 64) && !(r->cq_base % sizeof(struct nnp_hw_cqe));
+	       !(r->sq_base % NNP_HW_SQE_SIZE) && !(r->cq_base % NNP_HW_CQE_SIZE);
 }
 
 void nnp_fw_ring_start(struct nnp_fw_ring *r)
@@ -32,6 +43,28 @@ bool nnp_fw_ring_cq_has_room(const struct nnp_fw_ring *r)
 bool nnp_fw_ring_has_work(const struct nnp_fw_ring *r)
 {
 	return r->sq_head != r->sq_tail && nnp_fw_ring_cq_has_room(r);
+}
+
+bool nnp_fw_ring_fetch(struct nnp_fw *fw, const struct nnp_fw_ring *r,
+		       void *cmd)
+{
+	return !fw->host.dma_read(fw->host.opaque,
+				  r->sq_base + (uint64_t)r->sq_head * NNP_HW_SQE_SIZE,
+				  cmd, NNP_HW_SQE_SIZE);
+}
+
+bool nnp_fw_ring_post(struct nnp_fw *fw, const struct nnp_fw_ring *r,
+		      uint16_t cid, uint16_t status, uint32_t result)
+{
+	struct nnp_hw_cqe cqe = {
+		.result = result, .cid = cid, .status = status,
+		.sq_head = (uint16_t)((r->sq_head + 1) % r->depth),
+		.phase = r->phase,
+	};
+
+	return !fw->host.dma_write(fw->host.opaque,
+				   r->cq_base + (uint64_t)r->cq_tail * NNP_HW_CQE_SIZE,
+				   &cqe, sizeof(cqe));
 }
 
 void nnp_fw_ring_advance(struct nnp_fw_ring *r)
