@@ -326,7 +326,7 @@ $(TESTDIR)/host/test_fw_lifetime $(TESTDIR)/host/test_fw_lend: CFLAGS_COMMON += 
 
 $(TESTDIR)/host/test_libnnp_%: tests/host/test_libnnp_%.c $(LIBNNP_A) $(LIBNNP_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) -DNNP_MAKE_VERSION='"$(VERSION)"' -Ilibnnp/include -Ilibnnp/src -o $@ $< $(LIBNNP_A) $(DRM_LIBS) -lcmocka
+	$(CC) $(CFLAGS_COMMON) -DNNP_MAKE_VERSION='"$(VERSION)"' -Ilibnnp/include -Ilibnnp/src -Ihw -o $@ $< $(LIBNNP_A) $(DRM_LIBS) -lcmocka
 
 # Guest tests use the kernel's kselftest harness: GNU C (statement
 # expressions), and its macros compare mixed signedness, leave a fixture

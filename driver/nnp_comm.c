@@ -74,9 +74,9 @@ int nnp_ioctl_comm_create(struct drm_device *drm, void *data,
 			args->flags, args->pad, args->comm);
 		return -EINVAL;
 	}
-	if (!args->nranks || args->nranks > 0xffff) {
-		nnp_dbg(ndev, COMM, "comm_create: nranks %u not in 1..65535\n",
-			args->nranks);
+	if (!args->nranks || args->nranks > NNP_HW_MAX_RANKS) {
+		nnp_dbg(ndev, COMM, "comm_create: nranks %u not in 1..%u\n",
+			args->nranks, NNP_HW_MAX_RANKS);
 		return -EINVAL;
 	}
 	if (args->rank >= args->nranks) {

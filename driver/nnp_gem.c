@@ -41,6 +41,8 @@
 #define NNP_BO_HOST_MAX		(2ull << 30)
 static_assert(NNP_BO_HOST_MAX / PAGE_SIZE * sizeof(__le64) <=
 	      PAGE_SIZE << MAX_PAGE_ORDER);
+static_assert(NNP_BO_HOST_MAX <=
+	      (u64)NNP_HW_HOST_KEY_MAX_PAGES * NNP_HW_PAGE_SIZE);
 static_assert(NNP_HW_QUEUE_DEPTH_MAX * (sizeof(struct nnp_hw_queue_cmd) +
 					sizeof(struct nnp_hw_cqe)) <=
 	      PAGE_SIZE << MAX_PAGE_ORDER);
@@ -104,7 +106,7 @@ int nnp_mem_init(struct nnp_device *ndev)
  */
 static bool nnp_bo_unregister(struct nnp_device *ndev, struct nnp_bo *bo)
 {
-	u32 args[2] = { bo->ctx, bo->key };
+	__le32 args[2] = { cpu_to_le32(bo->ctx), cpu_to_le32(bo->key) };
 	int ret;
 
 	ret = nnp_admin_run(ndev, NNP_ADMIN_KEY_UNREGISTER, args, sizeof(args),
@@ -391,9 +393,10 @@ static int nnp_bo_register(struct nnp_device *ndev, struct nnp_bo *bo,
 			   u32 ctx, u64 length)
 {
 	struct nnp_hw_key_args a = {
-		.ctx = ctx,
-		.rights = NNP_KEY_READ | (bo->read_only ? 0 : NNP_KEY_WRITE),
-		.length = length,
+		.ctx = cpu_to_le32(ctx),
+		.rights = cpu_to_le32(NNP_KEY_READ |
+				      (bo->read_only ? 0 : NNP_KEY_WRITE)),
+		.length = cpu_to_le64(length),
 	};
 	struct device *dev = &ndev->pdev->dev;
 	dma_addr_t list_dma = 0;
@@ -403,11 +406,11 @@ static int nnp_bo_register(struct nnp_device *ndev, struct nnp_bo *bo,
 	int ret;
 
 	if (bo->kind == NNP_BO_KIND_DEVICE) {
-		a.type = NNP_KEY_TYPE_DEVICE;
-		a.dev_base = bo->node.start;
+		a.type = cpu_to_le32(NNP_KEY_TYPE_DEVICE);
+		a.dev_base = cpu_to_le64(bo->node.start);
 	} else {
-		a.type = NNP_KEY_TYPE_HOST;
-		a.page_offset = bo->page_offset;
+		a.type = cpu_to_le32(NNP_KEY_TYPE_HOST);
+		a.page_offset = cpu_to_le32(bo->page_offset);
 		list_len = bo->npages * sizeof(*list);
 		list = dma_alloc_coherent(dev, list_len, &list_dma,
 					  GFP_KERNEL | __GFP_NOWARN);

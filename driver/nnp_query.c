@@ -11,6 +11,8 @@
 static_assert(sizeof(struct drm_nnp_device_info) == DRM_NNP_DEVICE_INFO_SIZE_V2);
 static_assert(sizeof(struct drm_nnp_counters) == DRM_NNP_COUNTERS_SIZE_V1);
 static_assert(sizeof(struct drm_nnp_ports) == DRM_NNP_PORTS_SIZE_V1);
+static_assert(sizeof(struct drm_nnp_port) == DRM_NNP_PORT_SIZE_V1);
+static_assert(DRM_NNP_MAX_PORTS == NNP_HW_MAX_PORTS);
 
 /*
  * Copy @len bytes of @blk to the caller, truncated to q->size; q->size == 0
@@ -43,6 +45,10 @@ static u64 nnp_uapi_caps(u32 hw_caps)
 		caps |= DRM_NNP_CAP_ADMIN_QUEUE;
 	if (hw_caps & NNP_CAP_USER_QUEUES)
 		caps |= DRM_NNP_CAP_USER_QUEUES;
+	if (hw_caps & NNP_CAP_ICL)
+		caps |= DRM_NNP_CAP_ICL;
+	if (hw_caps & NNP_CAP_COLLECTIVES)
+		caps |= DRM_NNP_CAP_COLLECTIVES;
 	return caps;
 }
 
@@ -106,18 +112,21 @@ static int nnp_query_ports(struct nnp_device *ndev, struct drm_nnp_query *q)
 		ret = nnp_admin_get_ports(ndev, hw, n);
 	if (!ret) {
 		p->num_ports = n;
+		p->entry_size = sizeof(p->port[0]);
 		for (i = 0; i < n; i++) {
 			struct drm_nnp_port *o = &p->port[i];
+			u32 state = le32_to_cpu(hw[i].state);
+			u32 peer = le32_to_cpu(hw[i].peer);
 
-			o->state = (hw[i].state & NNP_PORT_WIRED ? DRM_NNP_PORT_WIRED : 0) |
-				   (hw[i].state & NNP_PORT_UP ? DRM_NNP_PORT_UP : 0);
-			o->peer_chip = NNP_PORT_PEER_CHIP(hw[i].peer);
-			o->peer_port = NNP_PORT_PEER_PORT(hw[i].peer);
-			o->tx_bytes = hw[i].tx_bytes;
-			o->rx_bytes = hw[i].rx_bytes;
-			o->tx_packets = hw[i].tx_packets;
-			o->rx_packets = hw[i].rx_packets;
-			o->errors = hw[i].errors;
+			o->state = (state & NNP_PORT_WIRED ? DRM_NNP_PORT_WIRED : 0) |
+				   (state & NNP_PORT_UP ? DRM_NNP_PORT_UP : 0);
+			o->peer_chip = NNP_PORT_PEER_CHIP(peer);
+			o->peer_port = NNP_PORT_PEER_PORT(peer);
+			o->tx_bytes = le64_to_cpu(hw[i].tx_bytes);
+			o->rx_bytes = le64_to_cpu(hw[i].rx_bytes);
+			o->tx_packets = le64_to_cpu(hw[i].tx_packets);
+			o->rx_packets = le64_to_cpu(hw[i].rx_packets);
+			o->errors = le64_to_cpu(hw[i].errors);
 		}
 		ret = nnp_query_copy(q, p, sizeof(*p), DRM_NNP_PORTS_SIZE_V1);
 	}

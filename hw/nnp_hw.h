@@ -4,8 +4,9 @@
  *
  * The one definition of what the device looks like from the bus: PCI
  * identity, BAR layout, BAR0 registers, admin queue entries, status codes.
- * Included by the kernel driver, the firmware simulator and the QEMU device,
- * so it uses only fixed-width types and no library. docs/hw-interface.md is
+ * Included by the kernel driver, the firmware simulator, the QEMU device
+ * and libnnp (which writes user queue commands itself: that part is
+ * user-space ABI), so it uses only fixed-width types and no library. docs/hw-interface.md is
  * the prose version; keep the two in step.
  *
  * All registers are 32 bits wide, little-endian, and accessed with aligned
@@ -14,10 +15,22 @@
 #ifndef NNP_HW_H
 #define NNP_HW_H
 
+/*
+ * Fields of the structures below are little-endian. In the kernel they are
+ * __le16/__le32/__le64, so that sparse checks the driver converts each one;
+ * elsewhere they are plain integers, since firmware-sim, QEMU and libnnp
+ * run only on little-endian hosts.
+ */
 #ifdef __KERNEL__
 #include <linux/types.h>
+typedef __le16 nnp_le16;
+typedef __le32 nnp_le32;
+typedef __le64 nnp_le64;
 #else
 #include <stdint.h>
+typedef uint16_t nnp_le16;
+typedef uint32_t nnp_le32;
+typedef uint64_t nnp_le64;
 #endif
 
 /* PCI identity: QEMU's experimental vendor id, class "processing accelerator". */
@@ -104,6 +117,7 @@
 /* Inter-chip link port registers (reserved in v1) */
 #define NNP_REG_PORT_BASE		0x1000
 #define NNP_REG_PORT_STRIDE		0x40
+#define NNP_HW_MAX_PORTS		16	/* NUM_PORTS is at most this */
 
 /*
  * One doorbell page per user queue, mappable into the process that owns
@@ -133,8 +147,8 @@
 /* NNP_REG_CAPS bits */
 #define NNP_CAP_ADMIN_QUEUE		(1u << 0)
 #define NNP_CAP_USER_QUEUES		(1u << 1)
-#define NNP_CAP_ICL			(1u << 2)	/* future */
-#define NNP_CAP_COLLECTIVES		(1u << 3)	/* future */
+#define NNP_CAP_ICL			(1u << 2)	/* inter-chip links, SEND, RECV */
+#define NNP_CAP_COLLECTIVES		(1u << 3)	/* communicators, NNP_CMD_ALLREDUCE.. */
 
 /* NNP_REG_FW_STATUS values */
 #define NNP_FW_STATUS_OFF		0	/* held in reset */
@@ -163,7 +177,7 @@
 
 /* MSI-X vector use */
 #define NNP_VECTOR_ADMIN		0	/* admin completions, firmware events */
-#define NNP_VECTOR_QUEUE(q)		(1 + (q))	/* future user queues */
+#define NNP_VECTOR_QUEUE(q)		(1 + (q))	/* user queue q's completions */
 
 /* NNP_REG_AQ_CTRL bits */
 #define NNP_AQ_CTRL_ENABLE		(1u << 0)
@@ -270,13 +284,13 @@ struct nnp_hw_key_args {
  * MSI-X vector @vector.
  */
 struct nnp_hw_queue_args {
-	uint32_t ctx;
-	uint32_t qid;		/* 0..NNP_HW_MAX_QUEUES - 1: its doorbell page */
-	uint32_t depth;
-	uint32_t vector;
-	uint64_t sq_base;
-	uint64_t cq_base;
-	uint32_t rsvd[2];
+	nnp_le32 ctx;
+	nnp_le32 qid;		/* 0..NNP_HW_MAX_QUEUES - 1: its doorbell page */
+	nnp_le32 depth;
+	nnp_le32 vector;
+	nnp_le64 sq_base;
+	nnp_le64 cq_base;
+	nnp_le32 rsvd[2];
 };
 
 /*
@@ -316,17 +330,19 @@ struct nnp_hw_comm_args {
 
 #define NNP_HW_COMM_TIMEOUT_NEVER	0xffffffffu
 #define NNP_HW_MAX_COMMS		64
+/* nranks at most: a rank is a 16-bit field (NNP_COLL_ROOT). */
+#define NNP_HW_MAX_RANKS		0xffff
 
 /* GET_COUNTERS data, totals since the last reset. */
 struct nnp_hw_counters {
-	uint64_t host_dma_bytes;	/* read from + written to host memory by queues */
-	uint64_t local_bytes;		/* copied or filled within device memory */
-	uint64_t cmds_completed;	/* user queue commands that succeeded */
-	uint64_t cmds_failed;		/* user queue commands that failed */
-	uint64_t icl_tx_bytes;		/* payload sent on inter-chip links */
-	uint64_t icl_rx_bytes;		/* payload received on inter-chip links */
-	uint64_t icl_dropped;		/* v1.3: packets refused on arrival, all ports */
-	uint64_t icl_held_bytes;	/* v1.3: payload the ports hold now */
+	nnp_le64 host_dma_bytes;	/* read from + written to host memory by queues */
+	nnp_le64 local_bytes;		/* copied or filled within device memory */
+	nnp_le64 cmds_completed;	/* user queue commands that succeeded */
+	nnp_le64 cmds_failed;		/* user queue commands that failed */
+	nnp_le64 icl_tx_bytes;		/* payload sent on inter-chip links */
+	nnp_le64 icl_rx_bytes;		/* payload received on inter-chip links */
+	nnp_le64 icl_dropped;		/* v1.3: packets refused on arrival, all ports */
+	nnp_le64 icl_held_bytes;	/* v1.3: payload the ports hold now */
 };
 
 /* GET_PORTS data: one entry per ICL port, NUM_PORTS entries. */
@@ -348,12 +364,12 @@ struct nnp_hw_port_info {
 
 /* Completion entry (admin and user queues): 16 bytes. */
 struct nnp_hw_cqe {
-	uint32_t result;	/* opcode result: IDENTIFY -> bytes written */
-	uint16_t sq_head;	/* SQ slots consumed up to here */
-	uint16_t cid;
-	uint16_t status;	/* NNP_STATUS_* */
-	uint16_t phase;		/* bit 0 flips each pass over the ring */
-	uint32_t rsvd;
+	nnp_le32 result;	/* opcode result: IDENTIFY -> bytes written */
+	nnp_le16 sq_head;	/* SQ slots consumed up to here */
+	nnp_le16 cid;
+	nnp_le16 status;	/* NNP_STATUS_* */
+	nnp_le16 phase;		/* bit 0 flips each pass over the ring */
+	nnp_le32 rsvd;
 };
 
 #define NNP_CQE_PHASE			(1u << 0)

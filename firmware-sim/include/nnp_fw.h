@@ -83,8 +83,8 @@ struct nnp_fw_config {
 	uint32_t coll_timeout_ms;
 };
 
-/* Most ICL ports a chip may have. */
-#define NNP_FW_MAX_PORTS	16
+/* Most ICL ports a chip may have: the hardware interface's. */
+#define NNP_FW_MAX_PORTS	NNP_HW_MAX_PORTS
 
 /* Validate @cfg; returns NULL with a reason in @err (if non-NULL). */
 struct nnp_fw *nnp_fw_create(const struct nnp_fw_config *cfg,

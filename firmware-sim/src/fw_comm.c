@@ -117,7 +117,7 @@ uint16_t nnp_fw_comm_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 
 	memcpy(&a, cmd->args, sizeof(a));
 	if (a.comm == 0 || a.comm >= NNP_HW_MAX_COMMS || a.nranks == 0 ||
-	    a.nranks > 0xffff || a.rank >= a.nranks ||
+	    a.nranks > NNP_HW_MAX_RANKS || a.rank >= a.nranks ||
 	    (a.nranks > 1 && (a.send_port >= fw->cfg.num_ports ||
 			      a.recv_port >= fw->cfg.num_ports)))
 		return NNP_STATUS_INVALID_FIELD;

@@ -93,7 +93,7 @@ static uint16_t key_args_check(struct nnp_fw *fw, const struct nnp_hw_key_args *
 		return NNP_STATUS_SUCCESS;
 	case NNP_KEY_TYPE_HOST:
 		if (a->dev_base || a->page_offset >= NNP_HW_PAGE_SIZE ||
-		    a->length > (uint64_t)NNP_FW_MAX_KEY_PAGES * NNP_HW_PAGE_SIZE)
+		    a->length > (uint64_t)NNP_HW_HOST_KEY_MAX_PAGES * NNP_HW_PAGE_SIZE)
 			return NNP_STATUS_INVALID_FIELD;
 		span = a->page_offset + a->length;
 		*npages = (uint32_t)((span + NNP_HW_PAGE_SIZE - 1) / NNP_HW_PAGE_SIZE);

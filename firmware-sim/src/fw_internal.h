@@ -8,9 +8,6 @@
 
 #include "nnp_fw.h"
 
-/* Pages a host key may span: 4 GiB. */
-#define NNP_FW_MAX_KEY_PAGES	(1u << 20)
-
 /* What a port holds for its receivers at most, payload and packets. */
 #define NNP_FW_PORT_RX_BYTES	(4u << 20)
 #define NNP_FW_PORT_RX_PACKETS	1024u

@@ -9,10 +9,11 @@
 #define NNP_BOOTSTRAP_H
 
 #include "netif.h"
+#include "nnp_hw.h"
 #include "ring_plan.h"
 
-/* The most ranks a job may have (as nnp_comm_init_rank() allows). */
-#define NNP_BOOTSTRAP_MAX_RANKS	0xffff
+/* The most ranks a job may have: a communicator's on the device. */
+#define NNP_BOOTSTRAP_MAX_RANKS	NNP_HW_MAX_RANKS
 
 /*
  * The job's secret: random in an id this process serves, NNP_COMM_SECRET

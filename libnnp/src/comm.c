@@ -230,8 +230,8 @@ nnp_result_t nnp_comm_init_rank(nnp_comm_t **comm, int nranks,
 	uint64_t epoch;
 	nnp_result_t res;
 
-	if (!comm || !id || !dev || nranks < 1 || nranks > 0xffff || rank < 0 ||
-	    rank >= nranks)
+	if (!comm || !id || !dev || nranks < 1 ||
+	    nranks > NNP_BOOTSTRAP_MAX_RANKS || rank < 0 || rank >= nranks)
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
 				"nnp_comm_init_rank: rank %d of %d (1 to 65535 ranks), or no comm, id or device",
 				rank, nranks);
@@ -260,7 +260,7 @@ nnp_result_t nnp_comm_init_all(nnp_device_t **devs, int n, nnp_comm_t **comms)
 	nnp_result_t res = NNP_SUCCESS;
 	int r;
 
-	if (!devs || !comms || n < 1 || n > 0xffff)
+	if (!devs || !comms || n < 1 || n > NNP_BOOTSTRAP_MAX_RANKS)
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
 				"nnp_comm_init_all: %d devices (1 to 65535), or no devices or comms", n);
 	for (r = 0; r < n; r++) {

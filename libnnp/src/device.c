@@ -8,6 +8,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,9 @@
 
 #include "internal.h"
 #include "log.h"
+
+/* libnnp's own port table is the uapi's, which is the hardware's. */
+_Static_assert(NNP_MAX_PORTS == DRM_NNP_MAX_PORTS, "NNP_MAX_PORTS");
 
 static int accel_minor(const char *name)
 {
@@ -278,37 +283,70 @@ nnp_result_t nnp_device_get_info(nnp_device_t *dev,
 	return NNP_SUCCESS;
 }
 
+/*
+ * Ask for the ports block at its full size, so that a kernel whose port
+ * entries grew sends them whole; *@size gets the bytes written.
+ */
+static nnp_result_t query_ports(const nnp_device_t *dev, unsigned char **buf,
+				uint32_t *size)
+{
+	struct drm_nnp_query q = { .query = DRM_NNP_QUERY_PORTS };
+
+	if (drmIoctl(dev->fd, DRM_IOCTL_NNP_QUERY, &q))
+		return nnp_ioctl_failed(dev, "the ports query", errno);
+	if (q.size < sizeof(struct drm_nnp_ports))
+		q.size = sizeof(struct drm_nnp_ports);
+	*buf = calloc(1, q.size);
+	if (!*buf)
+		return nnp_fail(NNP_ERROR_OUT_OF_MEMORY,
+				"no memory for the ports query (%u bytes)", q.size);
+	q.data = (uintptr_t)*buf;
+	if (drmIoctl(dev->fd, DRM_IOCTL_NNP_QUERY, &q)) {
+		free(*buf);
+		return nnp_ioctl_failed(dev, "the ports query", errno);
+	}
+	*size = q.size;
+	return NNP_SUCCESS;
+}
+
 nnp_result_t nnp_device_get_ports(nnp_device_t *dev, struct nnp_port_info *ports,
 				  unsigned int max, unsigned int *count)
 {
-	struct drm_nnp_ports p;
-	struct drm_nnp_query q = {
-		.query = DRM_NNP_QUERY_PORTS,
-		.size = sizeof(p),
-		.data = (uintptr_t)&p,
-	};
+	const size_t first = offsetof(struct drm_nnp_ports, port);
+	struct drm_nnp_ports head;
+	unsigned char *buf = NULL;
+	uint32_t size = 0, stride;
+	nnp_result_t r;
 	unsigned int i;
 
 	if (!dev || !count || (max && !ports))
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
 				"nnp_device_get_ports: no device, count or ports");
-	if (drmIoctl(dev->fd, DRM_IOCTL_NNP_QUERY, &q))
-		return nnp_ioctl_failed(dev, "the ports query", errno);
-	*count = p.num_ports;
-	for (i = 0; i < p.num_ports && i < max; i++) {
-		const struct drm_nnp_port *o = &p.port[i];
+	r = query_ports(dev, &buf, &size);
+	if (r != NNP_SUCCESS)
+		return r;
+	memcpy(&head, buf, first);
+	/* entry_size is new in 1.3: an older driver's entries are v1's. */
+	stride = head.entry_size ? head.entry_size : DRM_NNP_PORT_SIZE_V1;
+	*count = head.num_ports;
+	for (i = 0; i < head.num_ports && i < max &&
+		    first + (i + 1) * (size_t)stride <= size; i++) {
+		struct drm_nnp_port o = { 0 };
 
+		memcpy(&o, buf + first + i * (size_t)stride,
+		       stride < sizeof(o) ? stride : sizeof(o));
 		ports[i] = (struct nnp_port_info){
-			.state = (o->state & DRM_NNP_PORT_WIRED ? NNP_LINK_WIRED : 0) |
-				 (o->state & DRM_NNP_PORT_UP ? NNP_LINK_UP : 0),
-			.peer_chip = o->peer_chip,
-			.peer_port = o->peer_port,
-			.tx_bytes = o->tx_bytes,
-			.rx_bytes = o->rx_bytes,
-			.tx_packets = o->tx_packets,
-			.rx_packets = o->rx_packets,
-			.errors = o->errors,
+			.state = (o.state & DRM_NNP_PORT_WIRED ? NNP_LINK_WIRED : 0) |
+				 (o.state & DRM_NNP_PORT_UP ? NNP_LINK_UP : 0),
+			.peer_chip = o.peer_chip,
+			.peer_port = o.peer_port,
+			.tx_bytes = o.tx_bytes,
+			.rx_bytes = o.rx_bytes,
+			.tx_packets = o.tx_packets,
+			.rx_packets = o.rx_packets,
+			.errors = o.errors,
 		};
 	}
+	free(buf);
 	return NNP_SUCCESS;
 }

@@ -47,7 +47,8 @@ TEST(open_each_device_in_node_order)
 		EXPECT_GT(minor, last_minor);
 		last_minor = minor;
 		EXPECT_EQ(GUEST_MEM_SIZE, in.mem_size);
-		EXPECT_EQ(NNP_DEVICE_CAP_ADMIN_QUEUE | NNP_DEVICE_CAP_USER_QUEUES, in.caps);
+		EXPECT_EQ(NNP_DEVICE_CAP_ADMIN_QUEUE | NNP_DEVICE_CAP_USER_QUEUES |
+			  NNP_DEVICE_CAP_ICL | NNP_DEVICE_CAP_COLLECTIVES, in.caps);
 		EXPECT_STREQ(GUEST_FW_BUILD, in.fw_build);
 		EXPECT_EQ(1u, NNP_VERSION_MAJOR(in.fw_version));
 		nnp_device_close(dev);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -109,12 +110,96 @@ TEST(every_device_reports_its_identity)
 		EXPECT_EQ(0x00010200u, in.fw_version);
 		EXPECT_EQ(GUEST_ICL_PORTS, in.num_icl_ports);
 		EXPECT_EQ(GUEST_NUM_QUEUES, in.num_queues);
-		EXPECT_EQ(DRM_NNP_CAP_ADMIN_QUEUE | DRM_NNP_CAP_USER_QUEUES, in.caps);
+		/* Every bit of the device's CAPS register, none dropped. */
+		EXPECT_EQ(DRM_NNP_CAP_ADMIN_QUEUE | DRM_NNP_CAP_USER_QUEUES |
+			  DRM_NNP_CAP_ICL | DRM_NNP_CAP_COLLECTIVES, in.caps);
+		EXPECT_EQ(0xfull, in.caps);
 		snprintf(serial, sizeof(serial), "NNPSIM-%08x", in.chip_id);
 		EXPECT_STREQ(serial, in.serial);
 		EXPECT_STREQ(GUEST_FW_BUILD, in.fw_build);
 	}
 	EXPECT_EQ((1u << GUEST_CHIPS) - 1, seen);
+}
+
+/* DRM_IOCTL_VERSION: 1.3, three additions since the first release. */
+TEST_F(dev, driver_version_counts_uapi_additions)
+{
+	char name[16] = { 0 };
+	struct drm_version v = {
+		.name = name,
+		.name_len = sizeof(name) - 1,
+	};
+
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_VERSION, &v));
+	EXPECT_STREQ(DRM_NNP_DRIVER_NAME, name);
+	EXPECT_EQ(1, v.version_major);
+	EXPECT_EQ(3, v.version_minor);
+	EXPECT_EQ(DRM_NNP_DRIVER_MAJOR, v.version_major);
+	EXPECT_EQ(DRM_NNP_DRIVER_MINOR, v.version_minor);
+}
+
+/*
+ * QUERY_PORTS: 8 header bytes, then DRM_NNP_MAX_PORTS entries entry_size
+ * bytes apart; read by that stride they are the ports the device has.
+ */
+TEST_F(dev, ports_entries_by_entry_size)
+{
+	uint8_t raw[DRM_NNP_PORTS_SIZE_V1 + 64];
+	struct drm_nnp_ports head;
+	uint32_t size = 0, i;
+
+	ASSERT_EQ(0, query(self->fd, DRM_NNP_QUERY_PORTS, 0, 0, NULL, &size));
+	EXPECT_EQ(DRM_NNP_PORTS_SIZE_V1, size);
+	memset(raw, GUARD, sizeof(raw));
+	size = sizeof(raw);
+	ASSERT_EQ(0, query(self->fd, DRM_NNP_QUERY_PORTS, 0, 0, raw, &size));
+	EXPECT_EQ(DRM_NNP_PORTS_SIZE_V1, size);
+	EXPECT_EQ(GUARD, raw[DRM_NNP_PORTS_SIZE_V1]);
+	memcpy(&head, raw, offsetof(struct drm_nnp_ports, port));
+	EXPECT_EQ(GUEST_ICL_PORTS, head.num_ports);
+	ASSERT_EQ(DRM_NNP_PORT_SIZE_V1, head.entry_size);
+	EXPECT_EQ(sizeof(struct drm_nnp_port), head.entry_size);
+	EXPECT_EQ(DRM_NNP_PORTS_SIZE_V1,
+		  offsetof(struct drm_nnp_ports, port) +
+		  DRM_NNP_MAX_PORTS * head.entry_size);
+	for (i = 0; i < DRM_NNP_MAX_PORTS; i++) {
+		struct drm_nnp_port p;
+
+		memcpy(&p, raw + offsetof(struct drm_nnp_ports, port) +
+		       i * head.entry_size, sizeof(p));
+		EXPECT_EQ(0u, p.reserved);
+		if (i >= head.num_ports) {
+			EXPECT_EQ(0u, p.state);
+			EXPECT_EQ(0u, p.tx_packets);
+			continue;
+		}
+		EXPECT_EQ(0u, p.state & ~(DRM_NNP_PORT_WIRED | DRM_NNP_PORT_UP));
+	}
+}
+
+/* libnnp reads the entries by entry_size: it agrees with the raw answer. */
+TEST_F(dev, libnnp_ports_match_the_query)
+{
+	struct nnp_port_info ports[NNP_MAX_PORTS];
+	struct drm_nnp_ports raw;
+	uint32_t size = sizeof(raw);
+	unsigned int n = 0, i;
+	nnp_device_t *dev;
+
+	ASSERT_EQ(0, query(self->fd, DRM_NNP_QUERY_PORTS, 0, 0, &raw, &size));
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_open(0, &dev));
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_get_ports(dev, ports, NNP_MAX_PORTS, &n));
+	nnp_device_close(dev);
+	ASSERT_EQ(raw.num_ports, n);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(raw.port[i].peer_chip, ports[i].peer_chip);
+		EXPECT_EQ(raw.port[i].peer_port, ports[i].peer_port);
+		EXPECT_EQ(raw.port[i].tx_bytes, ports[i].tx_bytes);
+		EXPECT_EQ(raw.port[i].rx_bytes, ports[i].rx_bytes);
+		EXPECT_EQ(raw.port[i].errors, ports[i].errors);
+		EXPECT_EQ(!!(raw.port[i].state & DRM_NNP_PORT_WIRED),
+			  !!(ports[i].state & NNP_LINK_WIRED));
+	}
 }
 
 TEST(sysfs_matches_ioctl)

@@ -21,10 +21,10 @@ tap_check "list --json has $n devices with distinct chip ids" \
 	test "$(grep -o '"chip_id": [0-9]*' "$out" | sort -u | wc -l)" = "$n"
 tap_check "--json before the command works too" runs 0 --json list
 tap_check "info 0 exits 0" runs 0 info 0
-tap_check "info shows firmware and memory" sh -c \
-	"grep -q '^firmware: *1.2.0 (nnp-fwsim 1.2.0)$' $out && grep -q \"^memory: *$NNP_VM_MEM_SIZE bytes\" $out"
+tap_check "info shows firmware, memory and every capability by name" sh -c \
+	"grep -q '^firmware: *1.2.0 (nnp-fwsim 1.2.0)$' $out && grep -q \"^memory: *$NNP_VM_MEM_SIZE bytes\" $out && grep -q '^capabilities: admin-queue, user-queues, icl, collectives$' $out"
 tap_check "info by path, as JSON" sh -c \
-	"nnptool info --json /dev/accel/accel0 | grep -q '\"capabilities\": \[\"admin-queue\", \"user-queues\"\]'"
+	"nnptool info --json /dev/accel/accel0 | grep -q '\"capabilities\": \[\"admin-queue\", \"user-queues\", \"icl\", \"collectives\"\]'"
 tap_check "info on a missing device exits 1 with a message" sh -c \
 	"! nnptool info $n 2>$err && grep -q 'no such nnp device' $err"
 tap_check "unknown command exits 2" runs 2 frobnicate

@@ -16,9 +16,23 @@
 extern "C" {
 #endif
 
+/*
+ * Version of this interface, reported by DRM_IOCTL_VERSION. 1.0 is the
+ * interface of the first release (nnp 0.1.0). The minor grows by one with
+ * every addition since then (an ioctl, a flag, a field, a query version),
+ * and what was added is marked "since 1.N" where it is defined, so that
+ * user space can tell from the version alone what the driver accepts:
+ *
+ * 1.1: DRM_IOCTL_NNP_COMM_STATUS, DRM_NNP_COMM_DESTROY_ABORT.
+ * 1.2: drm_nnp_device_info version 2: reset_count, last_reset_reason.
+ * 1.3: drm_nnp_ports.entry_size.
+ *
+ * The major changes only if something is taken away, which this header's
+ * rules forbid.
+ */
 #define DRM_NNP_DRIVER_NAME		"nnp"
 #define DRM_NNP_DRIVER_MAJOR		1
-#define DRM_NNP_DRIVER_MINOR		0
+#define DRM_NNP_DRIVER_MINOR		3
 
 #define DRM_NNP_QUERY			0x00
 #define DRM_NNP_BO_CREATE		0x01
@@ -29,7 +43,7 @@ extern "C" {
 #define DRM_NNP_QUEUE_WAIT		0x06
 #define DRM_NNP_COMM_CREATE		0x07
 #define DRM_NNP_COMM_DESTROY		0x08
-#define DRM_NNP_COMM_STATUS		0x09
+#define DRM_NNP_COMM_STATUS		0x09	/* since 1.1 */
 
 #define DRM_IOCTL_NNP_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NNP_QUERY, struct drm_nnp_query)
@@ -128,9 +142,15 @@ struct drm_nnp_device_info {
 	char serial[16];
 	/** @fw_build: the firmware's build string, NUL-terminated. */
 	char fw_build[32];
-	/** @reset_count: v2: device resets since the driver bound to it. */
+	/**
+	 * @reset_count: v2, since 1.2: device resets since the driver bound
+	 * to it.
+	 */
 	__u32 reset_count;
-	/** @last_reset_reason: v2: DRM_NNP_RESET_* of the last one (NONE: none). */
+	/**
+	 * @last_reset_reason: v2, since 1.2: DRM_NNP_RESET_* of the last one
+	 * (NONE: none).
+	 */
 	__u32 last_reset_reason;
 };
 
@@ -138,7 +158,7 @@ struct drm_nnp_device_info {
 #define DRM_NNP_DEVICE_INFO_SIZE_V2	96
 
 /*
- * Why the device was reset (drm_nnp_device_info.last_reset_reason, sysfs
+ * Since 1.2. Why the device was reset (drm_nnp_device_info.last_reset_reason, sysfs
  * last_reset_reason, the uevent's NNP_RESET_REASON). Every context open
  * at a reset is lost: its ioctls and mmap() fail with ECANCELED.
  */
@@ -195,7 +215,10 @@ struct drm_nnp_port {
 	__u64 tx_packets;
 	/** @rx_packets: packets received. */
 	__u64 rx_packets;
-	/** @errors: sends that found the link down. */
+	/**
+	 * @errors: sends that found the link down, and packets lost on
+	 * arrival (link down, another communicator's, the wrong port).
+	 */
 	__u64 errors;
 };
 
@@ -203,15 +226,28 @@ struct drm_nnp_port {
 
 /**
  * struct drm_nnp_ports - answer to DRM_NNP_QUERY_PORTS
+ *
+ * struct drm_nnp_port grows at its end like any query block. Entry i
+ * starts at byte offsetof(struct drm_nnp_ports, port) + i * @entry_size of
+ * the answer, and a caller copies min(@entry_size, sizeof(struct
+ * drm_nnp_port)) bytes of it: @port[] is the layout only while the two
+ * sizes are equal. A caller whose @size is DRM_NNP_PORTS_SIZE_V1 or less
+ * (one that may predate @entry_size) gets 56-byte entries from every
+ * kernel.
  */
 struct drm_nnp_ports {
 	/** @num_ports: entries of @port that are the device's ports. */
 	__u32 num_ports;
-	/** @reserved: zero. */
-	__u32 reserved;
+	/**
+	 * @entry_size: since 1.3: bytes from one entry of @port to the next,
+	 * DRM_NNP_PORT_SIZE_V1 or more (0 before 1.3: read it as 56).
+	 */
+	__u32 entry_size;
 	/** @port: the ports, by number. */
 	struct drm_nnp_port port[DRM_NNP_MAX_PORTS];
 };
+
+#define DRM_NNP_PORT_SIZE_V1		56
 
 #define DRM_NNP_PORTS_SIZE_V1		904
 
@@ -432,15 +468,16 @@ struct drm_nnp_comm_create {
 struct drm_nnp_comm_destroy {
 	/** @comm: in: communicator id. */
 	__u32 comm;
-	/** @flags: in: 0 or %DRM_NNP_COMM_DESTROY_ABORT. */
+	/** @flags: in: 0 or %DRM_NNP_COMM_DESTROY_ABORT (since 1.1). */
 	__u32 flags;
 };
 
-#define DRM_NNP_COMM_DESTROY_ABORT	(1u << 0)
+#define DRM_NNP_COMM_DESTROY_ABORT	(1u << 0)	/* since 1.1 */
 
 /**
  * struct drm_nnp_comm_status - has a command of the communicator failed?
  *
+ * Since 1.1.
  * For a watchdog thread polling a communicator while others wait on its
  * streams (NCCL's ncclCommGetAsyncError): @status is the device status of
  * the first of its collectives or messages that failed, 0 if none (a peer
