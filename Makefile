@@ -57,7 +57,7 @@ NNP_KO := nnp.ko
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps qemu module userspace examples tests initramfs check check-fresh demo stress bench clean distclean checkpatch install install-files install-dkms deb check-deb \
+.PHONY: all deps qemu module userspace examples tests initramfs check check-fresh demo stress bench clean distclean checkpatch sparse install install-files install-dkms deb check-deb \
 	reduce-bench debug-kernel debug-module debug-initramfs check-debug fuzz
 
 all: qemu module userspace examples tests initramfs
@@ -149,7 +149,13 @@ $(DEBUG_NNP_KO): $(DRIVER_SRCS) $(DEBUG_KREL_FILE)
 	$(MAKE) -C $(DEBUG_SYSROOT)/build M=$(ROOT)/$(DEBUG_MODDIR) modules
 
 checkpatch: $(CHECKPATCH)
-	perl $(CHECKPATCH) --strict --no-tree --terse -f driver/*.c driver/*.h
+	perl $(CHECKPATCH) --strict --no-tree --terse -f driver/*.c driver/*.h \
+		uapi/drm/nnp_accel.h hw/nnp_hw.h
+
+# sparse (Debian's) over every driver file, built or not (C=2): endianness
+# (__le32 fields of hw/nnp_hw.h), address spaces, locking annotations.
+sparse: $(KREL_FILE)
+	$(MAKE) -C $(KDIR) M=$(ROOT) C=2 CHECK=sparse modules
 
 # ---- libnnp and nnptool ----------------------------------------------------
 userspace: $(LIBNNP_SO) $(LIBNNP_A) $(NNPTOOL) $(OUT_LIB)/pkgconfig/nnp.pc

@@ -15,8 +15,8 @@
 
 static bool nnp_admin_cqe_ready(struct nnp_admin_queue *aq)
 {
-	return (READ_ONCE(aq->cq[aq->cq_head].phase) & NNP_CQE_PHASE) ==
-	       aq->phase;
+	return (le16_to_cpu(READ_ONCE(aq->cq[aq->cq_head].phase)) &
+		NNP_CQE_PHASE) == aq->phase;
 }
 
 void nnp_admin_irq(struct nnp_device *ndev)
@@ -186,12 +186,13 @@ static int nnp_admin_submit(struct nnp_device *ndev,
 		ret = -EIO;
 		goto out;
 	}
-	cmd->cid = aq->next_cid++;
+	cmd->cid = cpu_to_le16(aq->next_cid++);
 	aq->sq[aq->sq_tail] = *cmd;
 	aq->sq_tail = (aq->sq_tail + 1) % NNP_AQ_DEPTH;
 	/* writel orders the ring update before the doorbell. */
 	nnp_wr(ndev, NNP_REG_AQ_SQ_TAIL, aq->sq_tail);
-	trace_nnp_admin_submit(ndev, cmd->opcode, cmd->cid, aq->sq_tail);
+	trace_nnp_admin_submit(ndev, cmd->opcode, le16_to_cpu(cmd->cid),
+			       aq->sq_tail);
 
 	left = wait_event_timeout(aq->wq, nnp_admin_wait_over(ndev),
 				  msecs_to_jiffies(nnp_fw_timeout_ms));
@@ -203,7 +204,7 @@ static int nnp_admin_submit(struct nnp_device *ndev,
 		aq->broken = true;
 		drm_err(&ndev->drm,
 			"admin command 0x%x (cid %u) timed out after %u ms\n",
-			cmd->opcode, cmd->cid, nnp_fw_timeout_ms);
+			cmd->opcode, le16_to_cpu(cmd->cid), nnp_fw_timeout_ms);
 		ret = -ETIMEDOUT;
 		goto out_submitted;
 	}
@@ -218,17 +219,20 @@ static int nnp_admin_submit(struct nnp_device *ndev,
 	if (cqe->cid != cmd->cid) {
 		aq->broken = true;
 		drm_err(&ndev->drm, "admin completion for cid %u, expected %u\n",
-			cqe->cid, cmd->cid);
+			le16_to_cpu(cqe->cid), le16_to_cpu(cmd->cid));
 		ret = -EIO;
 		goto out_submitted;
 	}
-	ret = nnp_admin_status_to_errno(cqe->status);
+	ret = nnp_admin_status_to_errno(le16_to_cpu(cqe->status));
 out_submitted:
-	trace_nnp_admin_complete(ndev, cmd->opcode, cmd->cid, cqe->status,
-				 cqe->result, ret);
+	trace_nnp_admin_complete(ndev, cmd->opcode, le16_to_cpu(cmd->cid),
+				 le16_to_cpu(cqe->status),
+				 le32_to_cpu(cqe->result), ret);
 	if (ret)
-		nnp_dbg(ndev, ADMIN, "opcode 0x%x cid %u: status %u, %d\n",
-			cmd->opcode, cmd->cid, cqe->status, ret);
+		nnp_dbg(ndev, ADMIN, "opcode 0x%x cid %u: status %u, %d
+",
+			cmd->opcode, le16_to_cpu(cmd->cid),
+			le16_to_cpu(cqe->status), ret);
 out:
 	mutex_unlock(&aq->lock);
 	if (ret == -ECANCELED)
@@ -241,8 +245,8 @@ int nnp_admin_run(struct nnp_device *ndev, u8 opcode, const void *args,
 {
 	struct nnp_hw_admin_cmd cmd = {
 		.opcode = opcode,
-		.addr = addr,
-		.len = len,
+		.addr = cpu_to_le64(addr),
+		.len = cpu_to_le32(len),
 	};
 	struct nnp_hw_cqe cqe = {};
 	int ret;
@@ -252,7 +256,7 @@ int nnp_admin_run(struct nnp_device *ndev, u8 opcode, const void *args,
 	memcpy(cmd.args, args, args_len);
 	ret = nnp_admin_submit(ndev, &cmd, &cqe);
 	if (result)
-		*result = cqe.result;
+		*result = le32_to_cpu(cqe.result);
 	return ret;
 }
 

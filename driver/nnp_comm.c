@@ -29,7 +29,7 @@ static int nnp_comm_create_ring(struct nnp_device *ndev,
 				const struct nnp_hw_comm_args *a, u64 ring)
 {
 	struct device *dev = &ndev->pdev->dev;
-	u32 len = a->nranks * sizeof(u32);
+	u32 len = le32_to_cpu(a->nranks) * sizeof(u32);
 	dma_addr_t dma;
 	void *buf;
 	int ret;
@@ -58,13 +58,13 @@ int nnp_ioctl_comm_create(struct drm_device *drm, void *data,
 	struct nnp_file *nf = file->driver_priv;
 	struct drm_nnp_comm_create *args = data;
 	struct nnp_hw_comm_args a = {
-		.ctx = nf->ctx,
-		.nranks = args->nranks,
-		.rank = args->rank,
-		.send_port = args->send_port,
-		.recv_port = args->recv_port,
-		.epoch = args->epoch,
-		.timeout_ms = args->timeout_ms,
+		.ctx = cpu_to_le32(nf->ctx),
+		.nranks = cpu_to_le32(args->nranks),
+		.rank = cpu_to_le32(args->rank),
+		.send_port = cpu_to_le32(args->send_port),
+		.recv_port = cpu_to_le32(args->recv_port),
+		.epoch = cpu_to_le64(args->epoch),
+		.timeout_ms = cpu_to_le32(args->timeout_ms),
 	};
 	int id, ret;
 
@@ -101,7 +101,7 @@ int nnp_ioctl_comm_create(struct drm_device *drm, void *data,
 		nnp_user_uncharge(nf, NNP_LIMIT_COMMS);
 		return id;
 	}
-	a.comm = id;
+	a.comm = cpu_to_le32(id);
 	ret = nnp_comm_create_ring(ndev, &a, args->ring);
 	if (ret) {
 		ida_free(&ndev->comm_ida, id);
@@ -119,7 +119,7 @@ int nnp_ioctl_comm_destroy(struct drm_device *drm, void *data,
 	struct nnp_device *ndev = to_nnp(drm);
 	struct nnp_file *nf = file->driver_priv;
 	struct drm_nnp_comm_destroy *args = data;
-	u32 a[3] = { nf->ctx, args->comm, 0 };
+	__le32 a[3] = { cpu_to_le32(nf->ctx), cpu_to_le32(args->comm), 0 };
 
 	if (args->flags & ~DRM_NNP_COMM_DESTROY_ABORT) {
 		nnp_dbg(ndev, COMM, "comm_destroy: unknown flags 0x%x\n",
@@ -129,7 +129,7 @@ int nnp_ioctl_comm_destroy(struct drm_device *drm, void *data,
 	if (args->flags && !nnp_comm_v14(ndev))
 		return -EOPNOTSUPP;
 	if (args->flags & DRM_NNP_COMM_DESTROY_ABORT)
-		a[2] = NNP_HW_COMM_DESTROY_ABORT;
+		a[2] = cpu_to_le32(NNP_HW_COMM_DESTROY_ABORT);
 	if (args->comm >= NNP_HW_MAX_COMMS ||
 	    !test_and_clear_bit(args->comm, nf->comms))
 		return -ENOENT;
@@ -145,7 +145,7 @@ int nnp_ioctl_comm_status(struct drm_device *drm, void *data,
 	struct nnp_device *ndev = to_nnp(drm);
 	struct nnp_file *nf = file->driver_priv;
 	struct drm_nnp_comm_status *args = data;
-	u32 a[2] = { nf->ctx, args->comm };
+	__le32 a[2] = { cpu_to_le32(nf->ctx), cpu_to_le32(args->comm) };
 
 	if (args->flags || args->pad) {
 		nnp_dbg(ndev, COMM, "comm_status: flags 0x%x, pad 0x%x: not 0\n",

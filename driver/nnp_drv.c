@@ -80,15 +80,16 @@ static const struct drm_ioctl_desc nnp_ioctls[] = {
  */
 static int nnp_ctx_create(struct nnp_device *ndev, u32 ctx, int *resets)
 {
+	__le32 arg = cpu_to_le32(ctx);
 	int tries, ret = -ECANCELED;
 
 	for (tries = 0; tries < 3 && ret == -ECANCELED; tries++) {
 		*resets = atomic_read(&ndev->resets);
-		ret = nnp_admin_run(ndev, NNP_ADMIN_CTX_CREATE, &ctx,
-				    sizeof(ctx), 0, 0, NULL);
+		ret = nnp_admin_run(ndev, NNP_ADMIN_CTX_CREATE, &arg,
+				    sizeof(arg), 0, 0, NULL);
 		if (!ret && *resets != atomic_read(&ndev->resets)) {
-			nnp_admin_run(ndev, NNP_ADMIN_CTX_DESTROY, &ctx,
-				      sizeof(ctx), 0, 0, NULL);
+			nnp_admin_run(ndev, NNP_ADMIN_CTX_DESTROY, &arg,
+				      sizeof(arg), 0, 0, NULL);
 			ret = -ECANCELED;
 		}
 	}
@@ -161,8 +162,10 @@ static void nnp_postclose(struct drm_device *drm, struct drm_file *file)
 	nnp_queues_release(nf);
 	nnp_comms_release(nf);
 	if (drm_dev_enter(drm, &idx)) {
-		nnp_admin_run(ndev, NNP_ADMIN_CTX_DESTROY, &nf->ctx,
-			      sizeof(nf->ctx), 0, 0, NULL);
+		__le32 arg = cpu_to_le32(nf->ctx);
+
+		nnp_admin_run(ndev, NNP_ADMIN_CTX_DESTROY, &arg, sizeof(arg),
+			      0, 0, NULL);
 		drm_dev_exit(idx);
 	}
 	ida_free(&ndev->ctx_ida, nf->ctx);

@@ -26,6 +26,19 @@ struct nnp_queue;
 struct nnp_user;
 struct seq_file;
 
+/* What IDENTIFY reported, in CPU byte order (struct nnp_hw_identify). */
+struct nnp_identity {
+	u32 hw_version;
+	u32 fw_version;
+	u32 chip_id;
+	u32 caps;
+	u64 mem_size;
+	u16 num_ports;
+	u16 num_queues;
+	char serial[16];
+	char fw_build[32];
+};
+
 struct nnp_device {
 	struct drm_device drm;
 	struct pci_dev *pdev;
@@ -34,7 +47,7 @@ struct nnp_device {
 	void __iomem *mem;
 
 	/* From IDENTIFY at probe; fixed for the life of the binding. */
-	struct nnp_hw_identify id;
+	struct nnp_identity id;
 
 	struct nnp_admin_queue aq;
 

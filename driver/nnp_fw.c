@@ -74,20 +74,32 @@ int nnp_fw_boot(struct nnp_device *ndev)
 
 int nnp_fw_identify(struct nnp_device *ndev)
 {
-	struct nnp_hw_identify *id = &ndev->id;
+	struct nnp_identity *id = &ndev->id;
+	struct nnp_hw_identify hw;
 	u32 result = 0;
 	int ret;
 
-	ret = nnp_admin_read(ndev, NNP_ADMIN_IDENTIFY, id, sizeof(*id), &result);
+	ret = nnp_admin_read(ndev, NNP_ADMIN_IDENTIFY, &hw, sizeof(hw), &result);
 	if (ret) {
 		drm_err(&ndev->drm, "IDENTIFY failed: %d\n", ret);
 		return ret;
 	}
-	if (result != sizeof(*id) || id->magic != NNP_HW_ID_MAGIC) {
+	if (result != sizeof(hw) || le32_to_cpu(hw.magic) != NNP_HW_ID_MAGIC) {
 		drm_err(&ndev->drm, "IDENTIFY returned bad data\n");
 		return -EIO;
 	}
-	id->serial[sizeof(id->serial) - 1] = '\0';
-	id->fw_build[sizeof(id->fw_build) - 1] = '\0';
+	*id = (struct nnp_identity){
+		.hw_version = le32_to_cpu(hw.hw_version),
+		.fw_version = le32_to_cpu(hw.fw_version),
+		.chip_id = le32_to_cpu(hw.chip_id),
+		.caps = le32_to_cpu(hw.caps),
+		.mem_size = le64_to_cpu(hw.mem_size),
+		.num_ports = le16_to_cpu(hw.num_ports),
+		.num_queues = le16_to_cpu(hw.num_queues),
+	};
+	static_assert(sizeof(id->serial) == sizeof(hw.serial));
+	static_assert(sizeof(id->fw_build) == sizeof(hw.fw_build));
+	strscpy(id->serial, hw.serial, sizeof(id->serial));
+	strscpy(id->fw_build, hw.fw_build, sizeof(id->fw_build));
 	return 0;
 }

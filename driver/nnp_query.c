@@ -55,7 +55,7 @@ static u64 nnp_uapi_caps(u32 hw_caps)
 static int nnp_query_device_info(struct nnp_device *ndev,
 				 struct drm_nnp_query *q)
 {
-	const struct nnp_hw_identify *id = &ndev->id;
+	const struct nnp_identity *id = &ndev->id;
 	struct drm_nnp_device_info info = {
 		.chip_id = id->chip_id,
 		.hw_version = id->hw_version,
@@ -85,10 +85,10 @@ static int nnp_query_counters(struct nnp_device *ndev, struct drm_nnp_query *q)
 	if (ret)
 		return ret;
 	c = (struct drm_nnp_counters){
-		.host_dma_bytes = hw.host_dma_bytes,
-		.local_bytes = hw.local_bytes,
-		.cmds_completed = hw.cmds_completed,
-		.cmds_failed = hw.cmds_failed,
+		.host_dma_bytes = le64_to_cpu(hw.host_dma_bytes),
+		.local_bytes = le64_to_cpu(hw.local_bytes),
+		.cmds_completed = le64_to_cpu(hw.cmds_completed),
+		.cmds_failed = le64_to_cpu(hw.cmds_failed),
 		.mem_objects = atomic64_read(&ndev->mem_objects),
 	};
 	mutex_lock(&ndev->mm_lock);

@@ -164,7 +164,7 @@ static void nnp_queue_revoke(struct nnp_queue *q)
 static bool nnp_queue_fw_release(struct nnp_queue *q)
 {
 	struct nnp_device *ndev = q->ndev;
-	u32 args[2] = { q->owner->ctx, q->qid };
+	__le32 args[2] = { cpu_to_le32(q->owner->ctx), cpu_to_le32(q->qid) };
 	int idx, ret;
 
 	if (!q->fw_owned)
@@ -234,10 +234,10 @@ static int nnp_queue_setup(struct nnp_device *ndev, struct nnp_queue *q,
 			   struct drm_file *file, struct drm_nnp_queue_create *args)
 {
 	struct nnp_hw_queue_args a = {
-		.ctx = q->owner->ctx,
-		.qid = q->qid,
-		.depth = q->depth,
-		.vector = NNP_VECTOR_QUEUE(q->qid),
+		.ctx = cpu_to_le32(q->owner->ctx),
+		.qid = cpu_to_le32(q->qid),
+		.depth = cpu_to_le32(q->depth),
+		.vector = cpu_to_le32(NNP_VECTOR_QUEUE(q->qid)),
 	};
 	size_t sq_size = (size_t)q->depth * sizeof(struct nnp_hw_queue_cmd);
 	size_t size;
@@ -270,8 +270,8 @@ static int nnp_queue_setup(struct nnp_device *ndev, struct nnp_queue *q,
 		return ret;
 	}
 
-	a.sq_base = q->ring->ring_dma;
-	a.cq_base = q->ring->ring_dma + q->cq_offset;
+	a.sq_base = cpu_to_le64(q->ring->ring_dma);
+	a.cq_base = cpu_to_le64(q->ring->ring_dma + q->cq_offset);
 	ret = nnp_admin_run(ndev, NNP_ADMIN_QUEUE_CREATE, &a,
 			    offsetof(struct nnp_hw_queue_args, rsvd), 0, 0, NULL);
 	/* Unless the firmware refused it, it may hold the queue now. */
@@ -392,7 +392,7 @@ int nnp_ioctl_queue_reset(struct drm_device *drm, void *data,
 {
 	struct drm_nnp_queue_op *args = data;
 	struct nnp_queue *q;
-	u32 a[2];
+	__le32 a[2];
 
 	int ret;
 
@@ -404,8 +404,8 @@ int nnp_ioctl_queue_reset(struct drm_device *drm, void *data,
 	q = nnp_queue_get(to_nnp(drm), file, args->qid, false);
 	if (!q)
 		return -ENOENT;
-	a[0] = q->owner->ctx;
-	a[1] = q->qid;
+	a[0] = cpu_to_le32(q->owner->ctx);
+	a[1] = cpu_to_le32(q->qid);
 	ret = nnp_admin_run(q->ndev, NNP_ADMIN_QUEUE_RESET, a, sizeof(a), 0, 0,
 			    NULL);
 	/* Old completions must not pass for new ones on the first pass. */
@@ -418,7 +418,8 @@ int nnp_ioctl_queue_reset(struct drm_device *drm, void *data,
 
 static bool nnp_queue_done(struct nnp_queue *q, u32 index, u32 phase)
 {
-	return (READ_ONCE(nnp_queue_cq(q)[index].phase) & NNP_CQE_PHASE) == phase;
+	return (le16_to_cpu(READ_ONCE(nnp_queue_cq(q)[index].phase)) &
+		NNP_CQE_PHASE) == phase;
 }
 
 /* Whatever ends a QUEUE_WAIT: the completion, or a reason it won't come. */

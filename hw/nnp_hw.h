@@ -244,12 +244,12 @@ typedef uint64_t nnp_le64;
 struct nnp_hw_admin_cmd {
 	uint8_t opcode;
 	uint8_t flags;		/* none defined: must be 0 */
-	uint16_t cid;		/* echoed in the completion */
-	uint32_t rsvd0;
-	uint64_t addr;		/* host DMA address of the data buffer */
-	uint32_t len;		/* data buffer length in bytes */
-	uint32_t rsvd1;
-	uint32_t args[10];	/* opcode arguments; none defined in v1 */
+	nnp_le16 cid;		/* echoed in the completion */
+	nnp_le32 rsvd0;
+	nnp_le64 addr;		/* host DMA address of the data buffer */
+	nnp_le32 len;		/* data buffer length in bytes */
+	nnp_le32 rsvd1;
+	nnp_le32 args[10];	/* opcode arguments; none defined in v1 */
 };
 
 /*
@@ -258,19 +258,22 @@ struct nnp_hw_admin_cmd {
  * names length bytes starting page_offset bytes into a list of
  * NNP_HW_PAGE_SIZE pages; the command's addr/len point at that list
  * (little-endian u64 DMA addresses), which the firmware copies and keeps.
- * The host keys of a chip span at most NNP_HW_MAX_KEY_PAGES pages in all:
- * past that, NO_RESOURCES. Result: the key (never 0).
+ * One host key is at most NNP_HW_HOST_KEY_MAX_PAGES pages long (else
+ * INVALID_FIELD), and the host keys of a chip span at most
+ * NNP_HW_MAX_KEY_PAGES pages in all: past that, NO_RESOURCES. Result: the
+ * key (never 0).
  */
 struct nnp_hw_key_args {
-	uint32_t ctx;
-	uint32_t type;		/* NNP_KEY_TYPE_* */
-	uint32_t rights;	/* NNP_KEY_READ | NNP_KEY_WRITE */
-	uint32_t page_offset;	/* host: offset into the first page */
-	uint64_t length;
-	uint64_t dev_base;	/* device: offset into device memory */
-	uint32_t rsvd[2];
+	nnp_le32 ctx;
+	nnp_le32 type;		/* NNP_KEY_TYPE_* */
+	nnp_le32 rights;	/* NNP_KEY_READ | NNP_KEY_WRITE */
+	nnp_le32 page_offset;	/* host: offset into the first page */
+	nnp_le64 length;
+	nnp_le64 dev_base;	/* device: offset into device memory */
+	nnp_le32 rsvd[2];
 };
 
+#define NNP_HW_HOST_KEY_MAX_PAGES	(1u << 20)	/* 4 GiB */
 #define NNP_HW_MAX_KEY_PAGES		(1u << 22)	/* 16 GiB */
 
 #define NNP_KEY_TYPE_DEVICE		1
@@ -317,15 +320,15 @@ struct nnp_hw_queue_args {
  * by link-down and the aborts, not by this timer.
  */
 struct nnp_hw_comm_args {
-	uint32_t ctx;
-	uint32_t comm;		/* 1..NNP_HW_MAX_COMMS - 1 */
-	uint32_t nranks;
-	uint32_t rank;
-	uint32_t send_port;
-	uint32_t recv_port;
-	uint64_t epoch;		/* v1.2: 32 bits, the high word zero */
-	uint32_t timeout_ms;	/* v1.4: ms, 0 the default, or _NEVER */
-	uint32_t rsvd;
+	nnp_le32 ctx;
+	nnp_le32 comm;		/* 1..NNP_HW_MAX_COMMS - 1 */
+	nnp_le32 nranks;
+	nnp_le32 rank;
+	nnp_le32 send_port;
+	nnp_le32 recv_port;
+	nnp_le64 epoch;		/* v1.2: 32 bits, the high word zero */
+	nnp_le32 timeout_ms;	/* v1.4: ms, 0 the default, or _NEVER */
+	nnp_le32 rsvd;
 };
 
 #define NNP_HW_COMM_TIMEOUT_NEVER	0xffffffffu
@@ -347,13 +350,13 @@ struct nnp_hw_counters {
 
 /* GET_PORTS data: one entry per ICL port, NUM_PORTS entries. */
 struct nnp_hw_port_info {
-	uint32_t state;		/* NNP_PORT_* bits */
-	uint32_t peer;		/* NNP_PORT_PEER(chip, port), if wired */
-	uint64_t tx_bytes;
-	uint64_t rx_bytes;
-	uint64_t tx_packets;
-	uint64_t rx_packets;
-	uint64_t errors;	/* sends that found the link down, and drops */
+	nnp_le32 state;		/* NNP_PORT_* bits */
+	nnp_le32 peer;		/* NNP_PORT_PEER(chip, port), if wired */
+	nnp_le64 tx_bytes;
+	nnp_le64 rx_bytes;
+	nnp_le64 tx_packets;
+	nnp_le64 rx_packets;
+	nnp_le64 errors;	/* sends that found the link down, drops on arrival */
 };
 
 #define NNP_PORT_WIRED			(1u << 0)
@@ -466,31 +469,31 @@ struct nnp_hw_cqe {
 struct nnp_hw_queue_cmd {
 	uint8_t opcode;
 	uint8_t flags;
-	uint16_t cid;
-	uint32_t rsvd0;
-	uint32_t src_key;
-	uint32_t dst_key;
-	uint64_t src_off;
-	uint64_t dst_off;
-	uint64_t len;
-	uint64_t value;		/* FILL: low byte is the fill byte */
-	uint64_t rsvd1;
-	uint64_t rsvd2;
+	nnp_le16 cid;
+	nnp_le32 rsvd0;
+	nnp_le32 src_key;
+	nnp_le32 dst_key;
+	nnp_le64 src_off;
+	nnp_le64 dst_off;
+	nnp_le64 len;
+	nnp_le64 value;		/* FILL: low byte is the fill byte */
+	nnp_le64 rsvd1;
+	nnp_le64 rsvd2;
 };
 
 /* IDENTIFY data: written to cmd.addr; cmd.len must be >= its size. */
 struct nnp_hw_identify {
-	uint32_t magic;		/* NNP_HW_ID_MAGIC */
-	uint32_t hw_version;
-	uint32_t fw_version;
-	uint32_t chip_id;
-	uint64_t mem_size;
-	uint32_t caps;
-	uint16_t num_ports;
-	uint16_t num_queues;
-	uint16_t num_vectors;
-	uint16_t rsvd0;
-	uint32_t rsvd1;
+	nnp_le32 magic;		/* NNP_HW_ID_MAGIC */
+	nnp_le32 hw_version;
+	nnp_le32 fw_version;
+	nnp_le32 chip_id;
+	nnp_le64 mem_size;
+	nnp_le32 caps;
+	nnp_le16 num_ports;
+	nnp_le16 num_queues;
+	nnp_le16 num_vectors;
+	nnp_le16 rsvd0;
+	nnp_le32 rsvd1;
 	char serial[16];	/* NUL-terminated */
 	char fw_build[32];	/* NUL-terminated build string */
 	uint8_t rsvd2[168];

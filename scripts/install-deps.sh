@@ -12,7 +12,7 @@ PKGS=(
 	ccache clang libclang-rt-14-dev
 	linux-source-6.12
 	openmpi-bin libopenmpi-dev zlib1g-dev dataset-fashion-mnist
-	dkms udev
+	dkms udev sparse
 )
 BACKPORTS_PKGS=(meson python3-pycotap qemu-system-data)
 
