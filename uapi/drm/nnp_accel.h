@@ -155,7 +155,7 @@ struct drm_nnp_device_info {
 };
 
 #define DRM_NNP_DEVICE_INFO_SIZE_V1	88
-#define DRM_NNP_DEVICE_INFO_SIZE_V2	96
+#define DRM_NNP_DEVICE_INFO_SIZE_V2	96	/* since 1.2 */
 
 /*
  * Since 1.2. Why the device was reset (drm_nnp_device_info.last_reset_reason, sysfs
@@ -247,7 +247,7 @@ struct drm_nnp_ports {
 	struct drm_nnp_port port[DRM_NNP_MAX_PORTS];
 };
 
-#define DRM_NNP_PORT_SIZE_V1		56
+#define DRM_NNP_PORT_SIZE_V1		56	/* since 1.3 */
 
 #define DRM_NNP_PORTS_SIZE_V1		904
 
