@@ -229,8 +229,7 @@ out_submitted:
 				 le16_to_cpu(cqe->status),
 				 le32_to_cpu(cqe->result), ret);
 	if (ret)
-		nnp_dbg(ndev, ADMIN, "opcode 0x%x cid %u: status %u, %d
-",
+		nnp_dbg(ndev, ADMIN, "opcode 0x%x cid %u: status %u, %d\n",
 			cmd->opcode, le16_to_cpu(cmd->cid),
 			le16_to_cpu(cqe->status), ret);
 out:

@@ -44,27 +44,29 @@ struct nnp_port_group {
 static ssize_t nnp_port_emit(char *buf, const struct nnp_hw_port_info *p,
 			     enum nnp_port_field field)
 {
+	u32 state = le32_to_cpu(p->state);
+	u32 peer = le32_to_cpu(p->peer);
+
 	switch (field) {
 	case NNP_PORT_STATE:
-		if (!(p->state & NNP_PORT_WIRED))
+		if (!(state & NNP_PORT_WIRED))
 			return sysfs_emit(buf, "unwired\n");
-		return sysfs_emit(buf, "%s\n",
-				  p->state & NNP_PORT_UP ? "up" : "down");
+		return sysfs_emit(buf, "%s\n", state & NNP_PORT_UP ? "up" : "down");
 	case NNP_PORT_PEER_NAME:
-		if (!(p->state & NNP_PORT_WIRED))
+		if (!(state & NNP_PORT_WIRED))
 			return sysfs_emit(buf, "none\n");
-		return sysfs_emit(buf, "%u.%u\n", NNP_PORT_PEER_CHIP(p->peer),
-				  NNP_PORT_PEER_PORT(p->peer));
+		return sysfs_emit(buf, "%u.%u\n", NNP_PORT_PEER_CHIP(peer),
+				  NNP_PORT_PEER_PORT(peer));
 	case NNP_PORT_TX_BYTES:
-		return sysfs_emit(buf, "%llu\n", p->tx_bytes);
+		return sysfs_emit(buf, "%llu\n", le64_to_cpu(p->tx_bytes));
 	case NNP_PORT_RX_BYTES:
-		return sysfs_emit(buf, "%llu\n", p->rx_bytes);
+		return sysfs_emit(buf, "%llu\n", le64_to_cpu(p->rx_bytes));
 	case NNP_PORT_TX_PACKETS:
-		return sysfs_emit(buf, "%llu\n", p->tx_packets);
+		return sysfs_emit(buf, "%llu\n", le64_to_cpu(p->tx_packets));
 	case NNP_PORT_RX_PACKETS:
-		return sysfs_emit(buf, "%llu\n", p->rx_packets);
+		return sysfs_emit(buf, "%llu\n", le64_to_cpu(p->rx_packets));
 	case NNP_PORT_ERRORS:
-		return sysfs_emit(buf, "%llu\n", p->errors);
+		return sysfs_emit(buf, "%llu\n", le64_to_cpu(p->errors));
 	default:
 		return -EINVAL;
 	}
