@@ -336,17 +336,18 @@ unsigned int nnp_fw_reg_write(struct nnp_fw *fw, uint32_t offset,
 	return kick;
 }
 
-/* Boot and heartbeat: the firmware's timed work. */
-static void run_timers(struct nnp_fw *fw)
+/* Boot and heartbeat: the firmware's timed work. True if it just booted. */
+static bool run_timers(struct nnp_fw *fw)
 {
 	uint64_t now = fw->host.now_ns(fw->host.opaque);
 	uint64_t period = fw->cfg.heartbeat_ms * NS_PER_MS;
-	bool irq = false;
+	bool irq = false, booted = false;
 
 	mtx_lock(&fw->lock);
 	if (fw->fw_status == NNP_FW_STATUS_BOOTING && !fw->reset_pending &&
 	    now >= fw->boot_done_ns) {
 		fw->fw_status = NNP_FW_STATUS_READY;
+		booted = true;
 		fw->next_heartbeat_ns = now + period;
 		irq = nnp_fw_int_latch_locked(fw, NNP_INT_FW_EVENT);
 	}
@@ -360,6 +361,7 @@ static void run_timers(struct nnp_fw *fw)
 	mtx_unlock(&fw->lock);
 	if (irq)
 		fw->host.raise_irq(fw->host.opaque, NNP_VECTOR_ADMIN);
+	return booted;
 }
 
 void nnp_fw_run(struct nnp_fw *fw)
@@ -375,13 +377,20 @@ void nnp_fw_run(struct nnp_fw *fw)
 	if (expired && fw->host.kick)
 		fw->host.kick(fw->host.opaque, NNP_FW_KICK_QUEUES);
 	if (cleanup) {
+		/*
+		 * A chip being reset drops its links, so that its ring
+		 * neighbours' commands end LINK_DOWN now instead of waiting
+		 * for it to their communicator's timeout.
+		 */
+		nnp_fw_links_take_down(fw);
 		reset_cleanup(fw);
-		nnp_fw_faults_revive(fw);
 	}
 	/* A hung firmware: no heartbeat, the admin queue is never read. */
 	if (nnp_fw_fault_hung(fw))
 		return;
-	run_timers(fw);
+	/* Booted again: its links train and come back up. */
+	if (run_timers(fw))
+		nnp_fw_faults_revive(fw);
 	nnp_fw_aq_process(fw);
 }
 

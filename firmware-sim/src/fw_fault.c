@@ -157,8 +157,7 @@ bool nnp_fw_fault_rx(struct nnp_fw *fw, uint32_t port)
 	return atomic_load(&fw->faults.drop_ports) >> port & 1;
 }
 
-/* Take every link of the chip down, remembering which were up. */
-static void die(struct nnp_fw *fw)
+void nnp_fw_links_take_down(struct nnp_fw *fw)
 {
 	struct nnp_hw_port_info info[NNP_FW_MAX_PORTS];
 	unsigned int i, downed = 0;
@@ -170,7 +169,7 @@ static void die(struct nnp_fw *fw)
 			nnp_fw_link_set(fw, i, false);
 		}
 	}
-	atomic_fetch_or(&fw->faults.died_ports, downed);
+	atomic_fetch_or(&fw->faults.downed_ports, downed);
 }
 
 void nnp_fw_faults_reset(struct nnp_fw *fw)
@@ -181,7 +180,7 @@ void nnp_fw_faults_reset(struct nnp_fw *fw)
 
 void nnp_fw_faults_revive(struct nnp_fw *fw)
 {
-	unsigned int ports = atomic_exchange(&fw->faults.died_ports, 0);
+	unsigned int ports = atomic_exchange(&fw->faults.downed_ports, 0);
 	unsigned int i;
 
 	for (i = 0; i < fw->cfg.num_ports; i++)
@@ -216,7 +215,7 @@ int nnp_fw_fault_set(struct nnp_fw *fw, enum nnp_fw_fault fault, uint32_t arg)
 		return 0;
 	case NNP_FW_FAULT_DIE:
 		atomic_store(&fw->faults.hang, true);
-		die(fw);
+		nnp_fw_links_take_down(fw);
 		return 0;
 	case NNP_FW_FAULT_LINK_DROP:
 		if (arg >= fw->cfg.num_ports)

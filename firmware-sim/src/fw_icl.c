@@ -222,6 +222,29 @@ int nnp_fw_link_attach_remote(struct nnp_fw *fw, unsigned int port,
 	return 0;
 }
 
+/*
+ * The link commands that use @port lose it, with fw->lock held: those
+ * parked on it, and those running for a communicator whose ring runs over
+ * it. Each ends LINK_DOWN at its next wait even if the link is up again by
+ * then, as when the far chip is reset and boots again at once.
+ */
+static void link_lost_locked(struct nnp_fw *fw, uint32_t port)
+{
+	uint32_t i;
+
+	for (i = 0; i < NNP_HW_MAX_QUEUES; i++) {
+		struct nnp_fw_op *op = fw->queues[i].op;
+		struct nnp_fw_comm *m;
+
+		if (!op)
+			continue;
+		m = nnp_fw_comm_of_locked(fw, fw->queues[i].ctx, op->comm);
+		if (op->parked ? op->wait_port == port :
+		    m && (m->send_port == port || m->recv_port == port))
+			op->link_lost = true;
+	}
+}
+
 static void port_set(struct nnp_fw *fw, uint32_t port, bool up)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
@@ -229,6 +252,11 @@ static void port_set(struct nnp_fw *fw, uint32_t port, bool up)
 	mtx_lock(&p->lock);
 	p->up = up && (p->peer || p->remote);
 	mtx_unlock(&p->lock);
+	if (!up) {
+		mtx_lock(&fw->lock);
+		link_lost_locked(fw, port);
+		mtx_unlock(&fw->lock);
+	}
 	nnp_fw_icl_wake(fw, port);
 }
 
@@ -301,6 +329,8 @@ static uint16_t park_locked(struct nnp_fw *fw, struct nnp_fw_op *op,
 
 	if (op->aborted)
 		return NNP_STATUS_ABORTED;
+	if (op->link_lost)
+		return NNP_STATUS_LINK_DOWN;
 	if (!op->deadline_ns)
 		op->deadline_ns = op->timeout_ns == UINT64_MAX ? UINT64_MAX :
 				  now + op->timeout_ns;

@@ -65,6 +65,8 @@ struct nnp_fw_op {
 	bool parked;		/* waiting; no worker runs it */
 	bool ready;		/* what it waits for may have come */
 	bool aborted;		/* torn down: the next wait ends ABORTED */
+	/* The link it waited on went down: every later wait ends LINK_DOWN. */
+	bool link_lost;
 	uint32_t wait_port;
 	uint64_t deadline_ns;	/* of the current wait (now_ns clock); 0: none */
 	/* Longest one wait may be: its communicator's; UINT64_MAX: never. */
@@ -173,7 +175,7 @@ struct nnp_fw_faults {
 	atomic_uint msix_lost;		/* interrupts still to lose */
 	atomic_uint dma_fail;		/* transfers still to fail */
 	atomic_uint drop_ports;		/* ports whose arrivals are lost */
-	atomic_uint died_ports;		/* ports DIE took down */
+	atomic_uint downed_ports;	/* up ports DIE or a reset took down */
 	atomic_uint delay_ms[NNP_FW_MAX_PORTS];
 };
 
@@ -450,7 +452,12 @@ bool nnp_fw_fault_queue_stuck(struct nnp_fw *fw, uint32_t qid);
 bool nnp_fw_fault_rx(struct nnp_fw *fw, uint32_t port);
 /* A reset: the chip's own faults end (any thread, fw->lock may be held). */
 void nnp_fw_faults_reset(struct nnp_fw *fw);
-/* After a reset's cleanup, no lock held: links DIE took down come back. */
+/*
+ * No lock held: take down every link of the chip that is up, at both ends
+ * (in-process peers), remembering them for nnp_fw_faults_revive().
+ */
+void nnp_fw_links_take_down(struct nnp_fw *fw);
+/* Booted after a reset, no lock held: the links taken down come back. */
 void nnp_fw_faults_revive(struct nnp_fw *fw);
 
 #endif /* NNP_FW_INTERNAL_H */

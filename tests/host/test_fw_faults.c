@@ -15,8 +15,11 @@
 #include <cmocka.h>
 
 #include "fw_harness.h"
+#include "fw_internal.h"
 
 #define CTX		3
+#define COMM		5
+#define EPOCH		0x5eed000000000003ull
 #define DEV_KEY_LEN	4096
 
 static uint32_t db_read(struct fw_harness *h, uint32_t q, uint32_t reg)
@@ -226,6 +229,71 @@ static void test_die_and_revive(void **state)
 	fw_harness_teardown(&pstate);
 }
 
+/* A RECV of @len bytes on @port of communicator COMM, into @key. */
+static struct nnp_hw_queue_cmd recv_cmd(uint32_t key, uint32_t port)
+{
+	return (struct nnp_hw_queue_cmd){
+		.opcode = NNP_CMD_RECV, .cid = 0x52, .dst_key = key,
+		.len = DEV_KEY_LEN, .value = NNP_P2P_VALUE(COMM, port),
+	};
+}
+
+static uint8_t port_state(struct fw_harness *h, unsigned int port)
+{
+	struct nnp_hw_port_info info[NNP_FW_MAX_PORTS];
+
+	nnp_fw_icl_ports_info(h->fw, info);
+	return info[port].state;
+}
+
+/*
+ * A chip being reset, even an idle one, takes its links down at both ends
+ * until it has booted: a neighbour waiting on it ends LINK_DOWN, even
+ * though the link is up again before the neighbour's worker looks. A link
+ * down before the reset stays down.
+ */
+static void test_reset_takes_links_down(void **state)
+{
+	struct fw_harness *h = *state;
+	struct fw_harness *peer;
+	uint32_t key, slot;
+	void *pstate;
+
+	fw_harness_setup_chip(&pstate, 8);
+	peer = pstate;
+	assert_int_equal(nnp_fw_link_connect(h->fw, 0, peer->fw, 1), 0);
+	assert_int_equal(nnp_fw_link_connect(h->fw, 3, peer->fw, 3), 0);
+	nnp_fw_link_set(h->fw, 3, false);
+	fw_harness_ctx_create(peer, CTX);
+	fw_harness_queue_create(peer, CTX, 0);
+	assert_int_equal(fw_harness_comm_pair(peer, CTX, COMM, 1, EPOCH),
+			 NNP_STATUS_SUCCESS);
+	key = fw_harness_dev_key(peer, CTX, 0, DEV_KEY_LEN, NNP_KEY_WRITE);
+	slot = fw_harness_post(peer, 0, recv_cmd(key, 1));
+	nnp_fw_run_queues(peer->fw);
+	assert_int_equal(cqe(peer, 0, slot)->phase, 0);
+
+	nnp_fw_reg_write(h->fw, NNP_REG_DEV_CTRL, NNP_DEV_CTRL_RESET);
+	fw_harness_advance_ms(h, 0);
+	assert_int_equal(port_state(h, 0), NNP_PORT_WIRED);
+	assert_int_equal(port_state(peer, 1), NNP_PORT_WIRED);
+	fw_harness_advance_ms(h, BOOT_MS - 1);
+	assert_int_equal(port_state(peer, 1), NNP_PORT_WIRED);
+	fw_harness_advance_ms(h, 1);
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_FW_STATUS),
+			 NNP_FW_STATUS_READY);
+	assert_int_equal(port_state(h, 0), NNP_PORT_WIRED | NNP_PORT_UP);
+	assert_int_equal(port_state(peer, 1), NNP_PORT_WIRED | NNP_PORT_UP);
+	assert_int_equal(port_state(peer, 3), NNP_PORT_WIRED);
+
+	/* Its clock never moved: only the link going down ends the RECV. */
+	nnp_fw_run_queues(peer->fw);
+	assert_int_equal(cqe(peer, 0, slot)->phase & NNP_CQE_PHASE, NNP_CQE_PHASE);
+	assert_int_equal(cqe(peer, 0, slot)->cid, 0x52);
+	assert_int_equal(cqe(peer, 0, slot)->status, NNP_STATUS_LINK_DOWN);
+	fw_harness_teardown(&pstate);
+}
+
 static void test_link_drop_and_delay(void **state)
 {
 	struct fw_harness *h = *state;
@@ -296,6 +364,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_msix_lost, setup, fw_harness_teardown),
 		cmocka_unit_test_setup_teardown(test_dma_fail, setup, fw_harness_teardown),
 		cmocka_unit_test_setup_teardown(test_die_and_revive, setup, fw_harness_teardown),
+		cmocka_unit_test_setup_teardown(test_reset_takes_links_down, setup,
+						fw_harness_teardown),
 		cmocka_unit_test_setup_teardown(test_link_drop_and_delay, setup,
 						fw_harness_teardown),
 		cmocka_unit_test_setup_teardown(test_parse, setup, fw_harness_teardown),
