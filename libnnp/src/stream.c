@@ -24,8 +24,18 @@
 #include "log.h"
 
 #define STREAM_DEPTH		256
-/* Longest nnp_stream_synchronize() waits for a device that does nothing. */
-#define STREAM_SYNC_TIMEOUT_NS	(60ll * 1000000000)
+/*
+ * Longest nnp_stream_destroy() waits for queued work before it destroys
+ * the queue, which ends a command still in flight.
+ */
+#define STREAM_DESTROY_WAIT_NS	(60ll * 1000000000)
+/*
+ * nnp_stream_synchronize() and a full ring wait with no limit of their
+ * own: the driver's watchdog and job timeout bound the device's work (a
+ * reset ends the wait, DEVICE_LOST), and each wait of a collective for a
+ * peer is bounded by its communicator's timeout (NNP_COLL_TIMEOUT_S).
+ */
+#define STREAM_WAIT_FOREVER	(-1)
 /* The wait ioctl is called in slices so that a deadline is kept. */
 #define WAIT_SLICE_NS		(1000ll * 1000000)
 /* How long a wait spins on the ring before it sleeps, unless NNP_SPIN_US. */
@@ -297,7 +307,7 @@ nnp_result_t nnp_stream_submit(nnp_stream_t *s, struct nnp_hw_queue_cmd *cmd)
 		return wait_result(s, s->submitted, NNP_ERROR_COMMAND_FAILED);
 	/* One slot stays free: the device never fills the last CQ slot. */
 	if (s->submitted - s->completed >= s->depth - 1) {
-		nnp_result_t r = wait_for(s, s->completed + 1, STREAM_SYNC_TIMEOUT_NS);
+		nnp_result_t r = wait_for(s, s->completed + 1, STREAM_WAIT_FOREVER);
 
 		if (r != NNP_SUCCESS)
 			return wait_result(s, s->completed + 1, r);
@@ -355,7 +365,7 @@ nnp_result_t nnp_stream_synchronize(nnp_stream_t *s)
 {
 	if (!s)
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_stream_synchronize: stream is NULL");
-	return wait_result(s, s->submitted, wait_for(s, s->submitted, STREAM_SYNC_TIMEOUT_NS));
+	return wait_result(s, s->submitted, wait_for(s, s->submitted, STREAM_WAIT_FOREVER));
 }
 
 nnp_result_t nnp_stream_error(const nnp_stream_t *s, struct nnp_stream_error *err)
@@ -394,7 +404,7 @@ void nnp_stream_destroy(nnp_stream_t *s)
 
 	if (!s)
 		return;
-	wait_for(s, s->submitted, STREAM_SYNC_TIMEOUT_NS);
+	wait_for(s, s->submitted, STREAM_DESTROY_WAIT_NS);
 	munmap(s->ring, s->ring_len);
 	munmap((void *)s->db, nnp_page_size());
 	op = (struct drm_nnp_queue_op){ .qid = s->qid };

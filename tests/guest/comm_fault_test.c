@@ -9,6 +9,9 @@
  * PEER_TIMEOUT (0x14) on the ranks left waiting. The ioctl's new words are
  * checked raw: pad must be zero, DRM_NNP_COMM_TIMEOUT_NEVER is taken.
  *
+ * nnp_stream_synchronize() waits as long as the communicator's timeout,
+ * past its old fixed 60 s.
+ *
  * nnp_comm_abort() from another thread unblocks ranks blocked in an
  * allreduce a peer never joins, nnp_comm_get_async_error() tells a
  * watchdog of it, and a new communicator over the same chips is exact.
@@ -184,6 +187,43 @@ static void *synchronize(void *arg)
 	b->res = nnp_stream_synchronize(b->s);
 	b->at = now_s();
 	return NULL;
+}
+
+/*
+ * nnp_stream_synchronize() has no timeout of its own (it had 60 s): with
+ * NNP_COLL_TIMEOUT_S=65 the ranks rank 0 never joins wait the
+ * communicator's 65 s and fail with its PEER_TIMEOUT, not a library
+ * timeout at 60 s.
+ */
+TEST_F_TIMEOUT(ring, synchronize_follows_coll_timeout_past_60s, 200)
+{
+	struct blocked b[MAXDEV] = { 0 };
+	pthread_t t[MAXDEV];
+	int n = self->n, r;
+	double t0;
+
+	setenv("NNP_COLL_TIMEOUT_S", "65", 1);
+	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(self->dev, n, self->comm));
+	unsetenv("NNP_COLL_TIMEOUT_S");
+	t0 = now_s();
+	for (r = 1; r < n; r++) {
+		ASSERT_EQ(NNP_SUCCESS, allreduce(self, r));
+		b[r].s = self->s[r];
+		ASSERT_EQ(0, pthread_create(&t[r], NULL, synchronize, &b[r]));
+	}
+	for (r = 1; r < n; r++) {
+		struct nnp_stream_error e;
+
+		pthread_join(t[r], NULL);
+		ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, b[r].res)
+			TH_LOG("rank %d: %s", r, nnp_strerror(b[r].res));
+		ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_error(self->s[r], &e));
+		TH_LOG("rank %d: %s (status 0x%x) after %.2f s", r, e.what, e.status,
+		       b[r].at - t0);
+		EXPECT_TRUE(e.status == 0x14 || e.status == 0x15);
+		EXPECT_GE(b[r].at - t0, 65.0);
+		EXPECT_LT(b[r].at - t0, 80.0);
+	}
 }
 
 /*

@@ -203,7 +203,10 @@ nnp_result_t nnp_memset_async(nnp_stream_t *stream, nnp_mem_t *dst,
 /*
  * Wait for everything submitted so far. NNP_ERROR_COMMAND_FAILED when the
  * device refused a command: the stream is stopped (nothing after it ran)
- * until nnp_stream_reset(); nnp_stream_error() says which and why.
+ * until nnp_stream_reset(); nnp_stream_error() says which and why. No
+ * timeout of its own: a hung device is reset by the driver's watchdog
+ * (NNP_ERROR_DEVICE_LOST), and a collective waits for a late peer as long
+ * as its communicator's timeout (NNP_COLL_TIMEOUT_S) says.
  */
 nnp_result_t nnp_stream_synchronize(nnp_stream_t *stream);
 
