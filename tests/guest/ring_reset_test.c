@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A chip of a ring reset under its peers (tests/vm/ring_reset.sh, 8 chips).
+ *
+ * A reset chip takes its links down: ranks blocked in an allreduce that an
+ * idle chip of the ring never joined fail as soon as that chip is reset,
+ * not at their communicator's 30-minute timeout.
+ *
+ * A chip that hangs in the middle of an allreduce (the host sets the
+ * faults: this program prints "FAULT nnpN SPEC", tests/lib/fault_host.py
+ * sets it on the QEMU monitor; a link delay on chip 0 keeps the allreduce
+ * running for seconds) is found by the heartbeat watchdog, and every rank
+ * returns an error within 1 s of that detection (the kernel log's time of
+ * the watchdog's line, on the clock the ranks are timed with).
+ *
+ * After either, a new communicator over all 8 chips, the reset one
+ * included, gives exact results.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <nnp/nnp.h>
+
+#include "coll_data.h"
+#include "guest_env.h"
+#include "kselftest_harness.h"
+
+#define NCHIPS		8
+#define COUNT		(1u << 20)	/* 4 MiB of f32: 64 KiB chunks, 8 a step */
+#define HUNG		3		/* the chip that hangs */
+#define WATCHDOG_MS	"400"
+#define BOUND_S		1.0		/* detection to every rank's return */
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static void write_file(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(val, f);
+		fclose(f);
+	}
+}
+
+/* Ask the host for @spec on chip @chip, and give it time to set it. */
+static void fault(int chip, const char *spec, unsigned int wait_ms)
+{
+	printf("FAULT nnp%d %s\n", chip, spec);
+	fflush(stdout);
+	usleep(wait_ms * 1000);
+}
+
+FIXTURE(ring) {
+	nnp_device_t *dev[NCHIPS];
+	nnp_stream_t *s[NCHIPS];
+	nnp_comm_t *comm[NCHIPS];
+	nnp_mem_t *buf[NCHIPS], *host[NCHIPS];
+};
+
+static void open_rank(struct __test_metadata *_metadata,
+		      struct _test_data_ring *self, int r)
+{
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_open(r, &self->dev[r]));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_create(self->dev[r], &self->s[r]));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[r], NNP_MEM_DEVICE,
+					     COUNT * 4, 0, &self->buf[r]));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[r], NNP_MEM_HOST,
+					     COUNT * 4, 0, &self->host[r]));
+}
+
+static void close_rank(struct _test_data_ring *self, int r)
+{
+	nnp_comm_destroy(self->comm[r]);
+	nnp_mem_free(self->buf[r]);
+	nnp_mem_free(self->host[r]);
+	nnp_stream_destroy(self->s[r]);
+	nnp_device_close(self->dev[r]);
+	self->comm[r] = NULL;
+}
+
+FIXTURE_SETUP(ring)
+{
+	int r;
+
+	ASSERT_EQ(NCHIPS, GUEST_CHIPS);
+	write_file("/sys/module/nnp/parameters/watchdog_ms", WATCHDOG_MS);
+	for (r = 0; r < NCHIPS; r++)
+		open_rank(_metadata, self, r);
+}
+
+FIXTURE_TEARDOWN(ring)
+{
+	int r;
+
+	for (r = 0; r < NCHIPS; r++)
+		close_rank(self, r);
+}
+
+static void stage_inputs(struct __test_metadata *_metadata,
+			 struct _test_data_ring *self)
+{
+	int r;
+
+	for (r = 0; r < NCHIPS; r++) {
+		float *h;
+		size_t i;
+
+		ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(self->host[r], (void **)&h));
+		for (i = 0; i < COUNT; i++)
+			h[i] = (float)input(r, i, NNP_SUM);
+		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->buf[r], 0,
+							self->host[r], 0, COUNT * 4));
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
+	}
+}
+
+static nnp_result_t allreduce(struct _test_data_ring *self, int r)
+{
+	return nnp_allreduce(self->buf[r], 0, self->buf[r], 0, COUNT, NNP_FLOAT32,
+			     NNP_SUM, self->comm[r], self->s[r]);
+}
+
+/*
+ * After a reset of chip @lost: its handles are dead, so it is opened again;
+ * the others reset their streams. A new communicator over all chips, the
+ * allreduce exact on every one.
+ */
+static void recover_exact(struct __test_metadata *_metadata,
+			  struct _test_data_ring *self, int lost)
+{
+	int r;
+
+	close_rank(self, lost);
+	open_rank(_metadata, self, lost);
+	for (r = 0; r < NCHIPS; r++) {
+		if (r != lost)
+			ASSERT_EQ(NNP_SUCCESS, nnp_stream_reset(self->s[r]));
+		nnp_comm_destroy(self->comm[r]);
+		self->comm[r] = NULL;
+	}
+	stage_inputs(_metadata, self);
+	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(self->dev, NCHIPS, self->comm));
+	for (r = 0; r < NCHIPS; r++)
+		ASSERT_EQ(NNP_SUCCESS, allreduce(self, r));
+	for (r = 0; r < NCHIPS; r++) {
+		size_t i, bad = 0;
+		float *h;
+
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]))
+			TH_LOG("rank %d", r);
+		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->host[r], 0,
+							self->buf[r], 0, COUNT * 4));
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
+		ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(self->host[r], (void **)&h));
+		for (i = 0; i < COUNT; i++)
+			bad += memcmp(&h[i], &(float){ (float)reduced(NNP_SUM, NCHIPS, i) },
+				      4) != 0;
+		EXPECT_EQ(0, bad) TH_LOG("rank %d after recovery", r);
+	}
+}
+
+struct blocked {
+	nnp_stream_t *s;
+	nnp_result_t res;
+	double at;
+	pthread_t t;
+};
+
+static void *synchronize(void *arg)
+{
+	struct blocked *b = arg;
+
+	b->res = nnp_stream_synchronize(b->s);
+	b->at = now_s();
+	return NULL;
+}
+
+static void block(struct __test_metadata *_metadata, struct blocked *b,
+		  nnp_stream_t *s)
+{
+	b->s = s;
+	b->at = 0;
+	ASSERT_EQ(0, pthread_create(&b->t, NULL, synchronize, b));
+}
+
+/*
+ * How far ahead of CLOCK_MONOTONIC the kernel log's clock runs: a line
+ * written to /dev/kmsg between two readings of the clock.
+ */
+static double kmsg_offset(int kmsg)
+{
+	static const char mark[] = "ring_reset_test: clock mark";
+	char rec[1024];
+	double before, after;
+	unsigned long long us;
+	ssize_t n;
+	int w = open("/dev/kmsg", O_WRONLY);
+
+	before = now_s();
+	if (w < 0 || write(w, mark, sizeof(mark) - 1) < 0)
+		return 0;
+	after = now_s();
+	close(w);
+	while ((n = read(kmsg, rec, sizeof(rec) - 1)) > 0) {
+		rec[n] = '\0';
+		if (strstr(rec, mark) &&
+		    sscanf(rec, "%*u,%*u,%llu", &us) == 1)
+			return us / 1e6 - (before + after) / 2;
+	}
+	return 0;
+}
+
+/*
+ * When the watchdog found the hang: the CLOCK_MONOTONIC time of the first
+ * "resetting the device" line logged since @kmsg was opened; 0 if none.
+ */
+static double detected_at(int kmsg, double offset, int *lines)
+{
+	char rec[1024];
+	unsigned long long us;
+	double at = 0;
+	ssize_t n;
+
+	*lines = 0;
+	while ((n = read(kmsg, rec, sizeof(rec) - 1)) > 0) {
+		rec[n] = '\0';
+		if (strstr(rec, "heartbeat: resetting the device") &&
+		    sscanf(rec, "%*u,%*u,%llu", &us) == 1 && !(*lines)++)
+			at = us / 1e6 - offset;
+	}
+	return at;
+}
+
+/*
+ * Ranks 1..7 block in an allreduce chip 0 never joins (the default
+ * 30-minute timeout); chip 0 is reset on demand: every one fails within
+ * 1 s of the reset's return, LINK_DOWN where the link fell and ABORTED
+ * passed on down the ring.
+ */
+TEST_F_TIMEOUT(ring, reset_idle_chip_fails_waiting_ranks, 300)
+{
+	struct blocked b[NCHIPS];
+	double t0, t1;
+	int r, link_down = 0;
+
+	unsetenv("NNP_COLL_TIMEOUT_S");
+	stage_inputs(_metadata, self);
+	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(self->dev, NCHIPS, self->comm));
+	for (r = 1; r < NCHIPS; r++) {
+		ASSERT_EQ(NNP_SUCCESS, allreduce(self, r));
+		block(_metadata, &b[r], self->s[r]);
+	}
+	sleep(1);
+	for (r = 1; r < NCHIPS; r++)
+		ASSERT_EQ(0, b[r].at) TH_LOG("rank %d did not wait", r);
+	t0 = now_s();
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_reset(self->dev[0]));
+	t1 = now_s();
+	for (r = 1; r < NCHIPS; r++) {
+		struct nnp_stream_error e;
+
+		pthread_join(b[r].t, NULL);
+		ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, b[r].res) TH_LOG("rank %d", r);
+		ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_error(self->s[r], &e));
+		TH_LOG("rank %d: %s (status 0x%x) %.3f s after the reset returned",
+		       r, e.what, e.status, b[r].at - t1);
+		EXPECT_TRUE(e.status == 0x13 || e.status == 0x15);
+		link_down += e.status == 0x13;
+		EXPECT_LT(b[r].at - t1, BOUND_S);
+	}
+	/* Ranks 1 and 7 are chip 0's neighbours; one at least saw the link. */
+	EXPECT_GE(link_down, 1);
+	TH_LOG("reset took %.3f s", t1 - t0);
+	recover_exact(_metadata, self, 0);
+}
+
+/*
+ * All 8 ranks in a 4 MiB allreduce slowed by a 20 ms delay per packet
+ * into chip 0; chip 3 hangs in the middle of it. Every rank returns an
+ * error (chip 3's DEVICE_LOST, the others a failed command) within 1 s of
+ * the watchdog's detection, and none before it.
+ */
+TEST_F_TIMEOUT(ring, hang_mid_allreduce_every_rank_errs_within_1s, 300)
+{
+	struct blocked b[NCHIPS];
+	double offset, detect, worst = 0;
+	int kmsg, r, lines;
+	const char *reason = NULL;
+	uint32_t resets = 0;
+	nnp_device_t *d;
+
+	unsetenv("NNP_COLL_TIMEOUT_S");
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, kmsg);
+	lseek(kmsg, 0, SEEK_END);
+	offset = kmsg_offset(kmsg);
+	stage_inputs(_metadata, self);
+	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(self->dev, NCHIPS, self->comm));
+	fault(0, "link-delay=1:20", 1000);
+	for (r = 0; r < NCHIPS; r++) {
+		ASSERT_EQ(NNP_SUCCESS, allreduce(self, r));
+		block(_metadata, &b[r], self->s[r]);
+	}
+	fault(HUNG, "hang", 0);
+	for (r = 0; r < NCHIPS; r++)
+		pthread_join(b[r].t, NULL);
+	detect = detected_at(kmsg, offset, &lines);
+	close(kmsg);
+	fault(0, "none", 500);
+	ASSERT_EQ(1, lines) TH_LOG("watchdog lines in the kernel log");
+	for (r = 0; r < NCHIPS; r++) {
+		nnp_result_t want = r == HUNG ? NNP_ERROR_DEVICE_LOST :
+				    NNP_ERROR_COMMAND_FAILED;
+		double after = b[r].at - detect;
+
+		TH_LOG("rank %d: %s %.3f s after the detection", r,
+		       nnp_strerror(b[r].res), after);
+		EXPECT_EQ(want, b[r].res) TH_LOG("rank %d", r);
+		EXPECT_GE(after, 0.0) TH_LOG("rank %d returned before the detection", r);
+		EXPECT_LT(after, BOUND_S) TH_LOG("rank %d", r);
+		if (after > worst)
+			worst = after;
+	}
+	printf("# RINGRESET worst_return_after_detection_ms=%.0f\n", worst * 1e3);
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_open(HUNG, &d));
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_get_resets(d, &resets, &reason));
+	EXPECT_EQ(1, resets);
+	EXPECT_STREQ("heartbeat", reason);
+	nnp_device_close(d);
+	recover_exact(_metadata, self, HUNG);
+}
+
+TEST_HARNESS_MAIN
