@@ -343,7 +343,7 @@ GUEST_CFLAGS := $(subst -std=c11,-std=gnu11,$(CFLAGS_COMMON)) -Ihw \
 	-I$(LINUX_SRC)/tools/testing/selftests -Ilibnnp/include -Iuapi/drm $(DRM_CFLAGS)
 
 $(TESTDIR)/guest/%_test: tests/guest/%_test.c tests/guest/guest_env.h tests/guest/coll_data.h \
-		tests/guest/device_counters.h \
+		tests/guest/device_counters.h tests/guest/ring_ranks.h \
 		$(KSFT_HARNESS) $(LIBNNP_SO) $(LIBNNP_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_CFLAGS) -Itests/guest -o $@ $< -L$(OUT_LIB) -lnnp $(DRM_LIBS) -lm

@@ -28,21 +28,13 @@
 #include <nnp/nnp.h>
 #include <nnp_accel.h>
 
-#include "coll_data.h"
 #include "guest_env.h"
 #include "kselftest_harness.h"
+#include "ring_ranks.h"
 
 #define MAXDEV	8
 #define COUNT	(256u << 10)	/* 1 MiB of f32 */
 #define LATE_S	5
-
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
 
 FIXTURE(ring) {
 	int n;
@@ -58,39 +50,20 @@ static void stage_inputs(struct __test_metadata *_metadata,
 {
 	int r;
 
-	for (r = 0; r < self->n; r++) {
-		float *h;
-		size_t i;
-
-		ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(self->host[r], (void **)&h));
-		for (i = 0; i < COUNT; i++)
-			h[i] = (float)input(r, i, NNP_SUM);
-		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->buf[r], 0,
-							self->host[r], 0, COUNT * 4));
-		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
-	}
+	for (r = 0; r < self->n; r++)
+		ASSERT_EQ(NNP_SUCCESS, ring_stage_input(self->s[r], self->buf[r],
+							self->host[r], r, COUNT));
 }
 
 /* Every rank's allreduce ends well and its buffer holds the exact sum. */
 static void expect_exact(struct __test_metadata *_metadata,
 			 struct _test_data_ring *self)
 {
-	int n = self->n, r;
+	int r;
 
-	for (r = 0; r < n; r++) {
-		size_t i, bad = 0;
-		float *h;
-
-		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]))
-			TH_LOG("rank %d", r);
-		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->host[r], 0,
-							self->buf[r], 0, COUNT * 4));
-		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
-		nnp_mem_map(self->host[r], (void **)&h);
-		for (i = 0; i < COUNT; i++)
-			bad += memcmp(&h[i], &(float){ (float)reduced(NNP_SUM, n, i) }, 4) != 0;
-		EXPECT_EQ(0, bad) TH_LOG("rank %d", r);
-	}
+	for (r = 0; r < self->n; r++)
+		EXPECT_EQ(0, ring_sum_errors(self->s[r], self->buf[r], self->host[r],
+					     self->n, COUNT)) TH_LOG("rank %d", r);
 }
 
 FIXTURE_SETUP(ring)
@@ -174,21 +147,6 @@ TEST_F_TIMEOUT(ring, short_timeout_fires_peer_timeout, 120)
 	EXPECT_LT(took, 10.0);
 }
 
-struct blocked {
-	nnp_stream_t *s;
-	nnp_result_t res;
-	double at;
-};
-
-static void *synchronize(void *arg)
-{
-	struct blocked *b = arg;
-
-	b->res = nnp_stream_synchronize(b->s);
-	b->at = now_s();
-	return NULL;
-}
-
 /*
  * nnp_stream_synchronize() has no timeout of its own (it had 60 s): with
  * NNP_COLL_TIMEOUT_S=65 the ranks rank 0 never joins wait the
@@ -198,7 +156,6 @@ static void *synchronize(void *arg)
 TEST_F_TIMEOUT(ring, synchronize_follows_coll_timeout_past_60s, 200)
 {
 	struct blocked b[MAXDEV] = { 0 };
-	pthread_t t[MAXDEV];
 	int n = self->n, r;
 	double t0;
 
@@ -208,13 +165,12 @@ TEST_F_TIMEOUT(ring, synchronize_follows_coll_timeout_past_60s, 200)
 	t0 = now_s();
 	for (r = 1; r < n; r++) {
 		ASSERT_EQ(NNP_SUCCESS, allreduce(self, r));
-		b[r].s = self->s[r];
-		ASSERT_EQ(0, pthread_create(&t[r], NULL, synchronize, &b[r]));
+		ASSERT_EQ(0, blocked_start(&b[r], self->s[r]));
 	}
 	for (r = 1; r < n; r++) {
 		struct nnp_stream_error e;
 
-		pthread_join(t[r], NULL);
+		pthread_join(b[r].t, NULL);
 		ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, b[r].res)
 			TH_LOG("rank %d: %s", r, nnp_strerror(b[r].res));
 		ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_error(self->s[r], &e));
@@ -235,7 +191,6 @@ TEST_F_TIMEOUT(ring, synchronize_follows_coll_timeout_past_60s, 200)
 TEST_F_TIMEOUT(ring, abort_unblocks_blocked_ranks, 120)
 {
 	struct blocked b[MAXDEV] = { 0 };
-	pthread_t t[MAXDEV];
 	nnp_result_t async;
 	int n = self->n, r;
 	double t0;
@@ -244,8 +199,7 @@ TEST_F_TIMEOUT(ring, abort_unblocks_blocked_ranks, 120)
 	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(self->dev, n, self->comm));
 	for (r = 1; r < n; r++) {
 		ASSERT_EQ(NNP_SUCCESS, allreduce(self, r));
-		b[r].s = self->s[r];
-		ASSERT_EQ(0, pthread_create(&t[r], NULL, synchronize, &b[r]));
+		ASSERT_EQ(0, blocked_start(&b[r], self->s[r]));
 	}
 	sleep(1);
 	for (r = 0; r < n; r++) {
@@ -258,7 +212,7 @@ TEST_F_TIMEOUT(ring, abort_unblocks_blocked_ranks, 120)
 	for (r = 1; r < n; r++) {
 		struct nnp_stream_error e;
 
-		pthread_join(t[r], NULL);
+		pthread_join(b[r].t, NULL);
 		ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, b[r].res) TH_LOG("rank %d", r);
 		ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_error(self->s[r], &e));
 		TH_LOG("rank %d: %s (status 0x%x) %.3f s after the abort", r, e.what,

@@ -27,23 +27,15 @@
 
 #include <nnp/nnp.h>
 
-#include "coll_data.h"
 #include "guest_env.h"
 #include "kselftest_harness.h"
+#include "ring_ranks.h"
 
 #define NCHIPS		8
 #define COUNT		(1u << 20)	/* 4 MiB of f32: 64 KiB chunks, 8 a step */
 #define HUNG		3		/* the chip that hangs */
 #define WATCHDOG_MS	"400"
 #define BOUND_S		1.0		/* detection to every rank's return */
-
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
 
 static void write_file(const char *path, const char *val)
 {
@@ -114,17 +106,9 @@ static void stage_inputs(struct __test_metadata *_metadata,
 {
 	int r;
 
-	for (r = 0; r < NCHIPS; r++) {
-		float *h;
-		size_t i;
-
-		ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(self->host[r], (void **)&h));
-		for (i = 0; i < COUNT; i++)
-			h[i] = (float)input(r, i, NNP_SUM);
-		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->buf[r], 0,
-							self->host[r], 0, COUNT * 4));
-		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
-	}
+	for (r = 0; r < NCHIPS; r++)
+		ASSERT_EQ(NNP_SUCCESS, ring_stage_input(self->s[r], self->buf[r],
+							self->host[r], r, COUNT));
 }
 
 static nnp_result_t allreduce(struct _test_data_ring *self, int r)
@@ -155,45 +139,9 @@ static void recover_exact(struct __test_metadata *_metadata,
 	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(self->dev, NCHIPS, self->comm));
 	for (r = 0; r < NCHIPS; r++)
 		ASSERT_EQ(NNP_SUCCESS, allreduce(self, r));
-	for (r = 0; r < NCHIPS; r++) {
-		size_t i, bad = 0;
-		float *h;
-
-		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]))
-			TH_LOG("rank %d", r);
-		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->host[r], 0,
-							self->buf[r], 0, COUNT * 4));
-		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
-		ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(self->host[r], (void **)&h));
-		for (i = 0; i < COUNT; i++)
-			bad += memcmp(&h[i], &(float){ (float)reduced(NNP_SUM, NCHIPS, i) },
-				      4) != 0;
-		EXPECT_EQ(0, bad) TH_LOG("rank %d after recovery", r);
-	}
-}
-
-struct blocked {
-	nnp_stream_t *s;
-	nnp_result_t res;
-	double at;
-	pthread_t t;
-};
-
-static void *synchronize(void *arg)
-{
-	struct blocked *b = arg;
-
-	b->res = nnp_stream_synchronize(b->s);
-	b->at = now_s();
-	return NULL;
-}
-
-static void block(struct __test_metadata *_metadata, struct blocked *b,
-		  nnp_stream_t *s)
-{
-	b->s = s;
-	b->at = 0;
-	ASSERT_EQ(0, pthread_create(&b->t, NULL, synchronize, b));
+	for (r = 0; r < NCHIPS; r++)
+		EXPECT_EQ(0, ring_sum_errors(self->s[r], self->buf[r], self->host[r],
+					     NCHIPS, COUNT)) TH_LOG("rank %d after recovery", r);
 }
 
 /*
@@ -261,7 +209,7 @@ TEST_F_TIMEOUT(ring, reset_idle_chip_fails_waiting_ranks, 300)
 	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(self->dev, NCHIPS, self->comm));
 	for (r = 1; r < NCHIPS; r++) {
 		ASSERT_EQ(NNP_SUCCESS, allreduce(self, r));
-		block(_metadata, &b[r], self->s[r]);
+		ASSERT_EQ(0, blocked_start(&b[r], self->s[r]));
 	}
 	sleep(1);
 	for (r = 1; r < NCHIPS; r++)
@@ -312,7 +260,7 @@ TEST_F_TIMEOUT(ring, hang_mid_allreduce_every_rank_errs_within_1s, 300)
 	fault(0, "link-delay=1:20", 1000);
 	for (r = 0; r < NCHIPS; r++) {
 		ASSERT_EQ(NNP_SUCCESS, allreduce(self, r));
-		block(_metadata, &b[r], self->s[r]);
+		ASSERT_EQ(0, blocked_start(&b[r], self->s[r]));
 	}
 	fault(HUNG, "hang", 0);
 	for (r = 0; r < NCHIPS; r++)
