@@ -23,12 +23,22 @@ while [ "$i" -le "$n" ]; do
 			echo "$p" >/sys/bus/pci/drivers/nnp/bind
 		done ;;
 	2)
-		rmmod nnp && nnp-load >/dev/null || { echo "# loop $i: rmmod/reload failed"; bad=$((bad + 1)); } ;;
+		if ! err=$(rmmod nnp 2>&1); then
+			# Who still holds the module: its use count, open device files.
+			echo "# loop $i: rmmod failed: $err; refcnt $(cat /sys/module/nnp/refcnt)" \
+				"holders: $(ls -l /proc/[0-9]*/fd/ 2>/dev/null | grep -c accel)"
+			bad=$((bad + 1))
+		elif ! nnp-load >/dev/null; then
+			echo "# loop $i: reload failed"
+			bad=$((bad + 1))
+		fi ;;
 	esac
 	if ! fault_test --leaks >/tmp/leaks 2>&1; then
 		echo "# loop $i: leak: $(cat /tmp/leaks | tr '\n' ' ')"
 		bad=$((bad + 1))
 	fi
+	# Progress, so that a long run stopped early still tells how far it got.
+	[ $((i % 50)) = 0 ] && echo "# loop $i done, $bad failures"
 	i=$((i + 1))
 done
 warn=$(dmesg | grep -cE 'WARNING:|BUG:|Oops|Call Trace:')

@@ -10,15 +10,20 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 
+t0=$SECONDS
 "$root/tools/nnp-vm" --chips 2 --mem-size 64M --fabric ring --timeout 86400 \
 	--monitor "$tmp/mon" -- fault_test --stress "$n" >"$tmp/faults" 2>&1 &
 vm=$!
 python3 "$root/tests/lib/fault_host.py" "$tmp/mon" "$tmp/faults" "STRESS " 86400 >/dev/null || fail=1
 wait $vm || fail=1
 grep -E '^STRESS ' "$tmp/faults" || { tail -n 30 "$tmp/faults"; fail=1; }
+t1=$SECONDS
 
 "$root/tools/nnp-vm" --chips 2 --mem-size 64M --fabric ring --timeout 86400 \
 	-- sh /usr/libexec/nnp-tests/stress_kill_loop.sh "$n" >"$tmp/kills" 2>&1 || fail=1
 grep -E '^(KILLLOOP |# loop)' "$tmp/kills" || { tail -n 30 "$tmp/kills"; fail=1; }
+t2=$SECONDS
+# Wall-clock seconds per phase, VM boots included, to project long runs.
+echo "TIMES faults_s=$((t1 - t0)) kills_s=$((t2 - t1)) count=$n"
 echo "stress: $([ $fail = 0 ] && echo passed || echo FAILED)"
 exit $fail
