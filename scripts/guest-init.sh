@@ -95,6 +95,35 @@ else
 	rc=$?
 fi
 
+# A command killed in the middle of its work may leave processes of its
+# own behind that still hold a device: a kselftest test runs in a child in
+# a process group of its own, which outlives its harness when that is
+# killed (and may sit in a collective for its communicator's timeout); an
+# MPI rank outlives mpirun a while. While any process has a /dev/accel file
+# open or mapped the module is in use, and rmmod fails with EAGAIN
+# ("Resource temporarily unavailable"). They are the command's leftovers:
+# name them, kill them, and wait for their files to be closed.
+device_holders() {
+	for p in /proc/[0-9]*; do
+		if ls -l "$p/fd" 2>/dev/null | grep -q ' /dev/accel/' ||
+		   grep -q ' /dev/accel/' "$p/maps" 2>/dev/null; then
+			echo "${p#/proc/}"
+		fi
+	done
+}
+holders=$(device_holders)
+if [ -n "$holders" ]; then
+	for pid in $holders; do
+		echo "nnp-vm: killing pid $pid ($(cat "/proc/$pid/comm" 2>/dev/null)), left holding an nnp device"
+	done
+	kill -9 $holders 2>/dev/null
+	i=0
+	while [ -n "$(device_holders)" ] && [ "$i" -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+fi
+
 if grep -q '^nnp ' /proc/modules && ! rmmod nnp; then
 	echo "nnp-vm: rmmod nnp failed"
 	[ "$rc" = 0 ] && rc=125
