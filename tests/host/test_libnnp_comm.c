@@ -20,6 +20,7 @@
 
 #include <arpa/inet.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 
 #include <cmocka.h>
 
@@ -714,6 +715,198 @@ static void test_no_ring_error_text(void **state)
 	assert_string_equal(nnp_get_last_error(), "two of the 2 ranks are on the same chip");
 }
 
+/* Read what @fd has until it ends: how long that took, -1 if over @max_ms. */
+static int64_t ms_until_closed(int fd, int64_t max_ms)
+{
+	int64_t start = ms_now();
+	struct timeval tv = { .tv_usec = 100 * 1000 };
+	char buf[256];
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	while (ms_now() - start <= max_ms) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			return ms_now() - start;
+	}
+	return -1;
+}
+
+/*
+ * Broken and silent strangers at the root: random bytes are dropped at
+ * once, a hello cut short and left hanging is dropped at its own deadline
+ * (HELLO_MS, 5 s), not the job's, and one cut short and closed is just
+ * forgotten; the job goes on without waiting for any of them.
+ */
+static void test_rendezvous_truncated_and_random(void **state)
+{
+	const int ranks[2] = { 0, 1 };
+	struct {
+		uint8_t secret[NNP_BOOTSTRAP_SECRET_BYTES];
+		struct nnp_boot_hdr h;
+		uint8_t half[sizeof(struct nnp_boot_hello) / 2];
+	} cut;
+	struct rank_thread rt[2];
+	uint8_t noise[4096];
+	nnp_unique_id_t id;
+	struct nnp_job_id j;
+	int64_t took, start;
+	int hanging, closing, random_fd;
+	size_t i;
+
+	(void)state;
+	unsetenv("NNP_COMM_ID");
+	setenv("NNP_COMM_TIMEOUT_S", "30", 1);
+	assert_int_equal(nnp_bootstrap_new_id(&id), NNP_SUCCESS);
+	memcpy(&j, id.internal, sizeof(j));
+	memcpy(cut.secret, j.secret, sizeof(cut.secret));
+	cut.h = (struct nnp_boot_hdr){ .magic = NNP_BOOT_MSG_MAGIC,
+				       .len = sizeof(struct nnp_boot_hello) };
+	memset(cut.half, 0, sizeof(cut.half));
+	for (i = 0; i < sizeof(noise); i++)
+		noise[i] = (uint8_t)rand();
+
+	random_fd = dial(&j.root);
+	assert_true(random_fd >= 0);
+	assert_int_equal(send(random_fd, noise, sizeof(noise), 0), sizeof(noise));
+	took = ms_until_closed(random_fd, 2000);
+	assert_in_range(took, 0, 1000);
+	close(random_fd);
+
+	closing = dial(&j.root);
+	assert_true(closing >= 0);
+	assert_int_equal(send(closing, &cut, sizeof(cut), 0), sizeof(cut));
+	close(closing);
+
+	hanging = dial(&j.root);
+	assert_true(hanging >= 0);
+	assert_int_equal(send(hanging, &cut, sizeof(cut), 0), sizeof(cut));
+	took = ms_until_closed(hanging, 10000);
+	assert_in_range(took, 4000, 7000);
+	close(hanging);
+
+	start = ms_now();
+	join_all(&id, 2, ranks, 2, rt);
+	assert_job_ok(rt, 2);
+	assert_in_range(ms_now() - start, 0, 2000);
+	unsetenv("NNP_COMM_TIMEOUT_S");
+}
+
+/* ---- a rank against a root that is not one ---- */
+
+struct fake_root {
+	int listen_fd;
+	const void *answer;	/* sent once the rank's hello is in */
+	size_t answer_len;
+	int hold_ms;		/* then kept open this long at most */
+};
+
+static int fake_root_main(void *arg)
+{
+	struct fake_root *f = arg;
+	size_t want = NNP_BOOTSTRAP_SECRET_BYTES + sizeof(struct nnp_boot_hdr) +
+		      sizeof(struct nnp_boot_hello);
+	uint8_t in[512];
+	int fd = accept(f->listen_fd, NULL, NULL);
+
+	if (fd < 0)
+		return 1;
+	if (recv(fd, in, want, MSG_WAITALL) == (ssize_t)want &&
+	    send(fd, f->answer, f->answer_len, MSG_NOSIGNAL) == (ssize_t)f->answer_len) {
+		/* Until the rank hangs up, or @hold_ms. */
+		struct timeval tv = { f->hold_ms / 1000, f->hold_ms % 1000 * 1000 };
+
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		recv(fd, in, 1, 0);
+	}
+	close(fd);
+	return 0;
+}
+
+/*
+ * Rank 1 of 2 joining at NNP_COMM_ID, where @answer (then @hold_ms of
+ * silence) is all it gets: its result, and in *@ms how long it took.
+ */
+static nnp_result_t join_fake_root(const void *answer, size_t len, int hold_ms,
+				   int64_t *ms)
+{
+	struct sockaddr_in at = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct fake_root f = { .answer = answer, .answer_len = len,
+			       .hold_ms = hold_ms };
+	socklen_t alen = sizeof(at);
+	struct rank_thread r;
+	nnp_unique_id_t id;
+	char addr[32];
+	int64_t start;
+	thrd_t t;
+
+	f.listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(f.listen_fd >= 0);
+	assert_int_equal(bind(f.listen_fd, (struct sockaddr *)&at, sizeof(at)), 0);
+	assert_int_equal(listen(f.listen_fd, 4), 0);
+	assert_int_equal(getsockname(f.listen_fd, (struct sockaddr *)&at, &alen), 0);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", ntohs(at.sin_port));
+	setenv("NNP_COMM_ID", addr, 1);
+	setenv("NNP_COMM_SECRET", "0123456789abcdef", 1);
+	assert_int_equal(nnp_bootstrap_new_id(&id), NNP_SUCCESS);
+	assert_int_equal(thrd_create(&t, fake_root_main, &f), thrd_success);
+	r = (struct rank_thread){ .id = &id, .nranks = 2, .rank = 1 };
+	start = ms_now();
+	rank_main(&r);
+	*ms = ms_now() - start;
+	assert_null(r.all);
+	thrd_join(t, NULL);
+	close(f.listen_fd);
+	unsetenv("NNP_COMM_ID");
+	unsetenv("NNP_COMM_SECRET");
+	return r.res;
+}
+
+/*
+ * What a rank reads from its root is bounded too: random bytes, a reply
+ * or table of the wrong length (1 GiB announced), a reply cut short are
+ * each NNP_ERROR_IO at once, with nothing allocated for them; a root that
+ * says nothing is NNP_ERROR_TIMEOUT at NNP_COMM_TIMEOUT_S, plus the 5 s
+ * the rank gives the root to tell it the outcome.
+ */
+static void test_join_hostile_root(void **state)
+{
+	struct {
+		struct nnp_boot_hdr h;
+		struct nnp_boot_reply r;
+		struct nnp_boot_hdr table;
+	} ok_then_huge = {
+		{ NNP_BOOT_MSG_MAGIC, sizeof(struct nnp_boot_reply) },
+		{ .status = NNP_SUCCESS, .epoch = 42 },
+		{ NNP_BOOT_MSG_MAGIC, 1u << 30 },
+	};
+	struct nnp_boot_hdr huge = { NNP_BOOT_MSG_MAGIC, 1u << 30 };
+	uint8_t noise[4096];
+	int64_t ms;
+	size_t i;
+
+	(void)state;
+	setenv("NNP_COMM_TIMEOUT_S", "2", 1);
+	for (i = 0; i < sizeof(noise); i++)
+		noise[i] = (uint8_t)rand();
+	assert_int_equal(join_fake_root(noise, sizeof(noise), 3000, &ms), NNP_ERROR_IO);
+	assert_in_range(ms, 0, 1000);
+	assert_int_equal(join_fake_root(&huge, sizeof(huge), 3000, &ms), NNP_ERROR_IO);
+	assert_in_range(ms, 0, 1000);
+	assert_int_equal(join_fake_root(&ok_then_huge, sizeof(ok_then_huge), 3000, &ms),
+			 NNP_ERROR_IO);
+	assert_in_range(ms, 0, 1000);
+	/* The header and half the reply, then the root goes away. */
+	assert_int_equal(join_fake_root(&ok_then_huge, sizeof(huge) + 4, 1, &ms),
+			 NNP_ERROR_IO);
+	assert_in_range(ms, 0, 1000);
+	/* A rank waits for the root's word 5 s (ANSWER_MS) past its deadline. */
+	assert_int_equal(join_fake_root(NULL, 0, 10000, &ms), NNP_ERROR_TIMEOUT);
+	assert_in_range(ms, 6900, 8500);
+	unsetenv("NNP_COMM_TIMEOUT_S");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -733,6 +926,8 @@ int main(void)
 		cmocka_unit_test(test_ifname_match),
 		cmocka_unit_test(test_rendezvous_error_text),
 		cmocka_unit_test(test_no_ring_error_text),
+		cmocka_unit_test(test_rendezvous_truncated_and_random),
+		cmocka_unit_test(test_join_hostile_root),
 	};
 
 	srand((unsigned int)time(NULL) ^ (unsigned int)getpid());

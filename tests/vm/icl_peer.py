@@ -12,6 +12,10 @@ else 1 with the reason on stderr.
   refused         the same, and QEMU must drop us within --within seconds
   stall           one byte of a hello, then nothing: QEMU must drop us within
                   --within seconds
+  silent          connect and send nothing: QEMU must drop us within
+                  --within seconds
+  truncated       link, then a DATA frame header promising 1000 bytes and
+                  only 10 of them: QEMU must drop us within --within seconds
   no-read         link, then never read while --toggles link-down/link-up
                   pairs go through --monitor: each must return within
                   --within seconds, and the monitor must still answer
@@ -167,12 +171,15 @@ def main():
     p.add_argument("--frame", default="")
     a = p.parse_args()
 
-    if a.scenario == "stall":
+    if a.scenario in ("stall", "silent"):
         s = connect(a.addr)
-        s.sendall(b"N")
+        if a.scenario == "stall":
+            s.sendall(b"N")
         t0 = time.time()
         if not closed_within(s, a.within):
-            fail("still connected %.1f s after a 1-byte hello" % a.within)
+            fail("still connected %.1f s after %s" %
+                 (a.within, "a 1-byte hello" if a.scenario == "stall"
+                  else "connecting silently"))
         print("dropped after %.1f s" % (time.time() - t0))
         return
 
@@ -195,6 +202,13 @@ def main():
         s.sendall(bytes.fromhex(a.frame))
         if not closed_within(s, a.within):
             fail("QEMU kept the connection after a bad frame")
+        return
+    if a.scenario == "truncated":
+        s.sendall(frame(T_DATA, bytes(1000))[:HDR.size + 10])
+        t0 = time.time()
+        if not closed_within(s, a.within):
+            fail("still connected %.1f s after a cut-short frame" % a.within)
+        print("dropped after %.1f s" % (time.time() - t0))
         return
     if closed_within(s, 1):
         fail("QEMU dropped an authenticated peer")
