@@ -21,6 +21,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/highmem.h>
 #include <linux/capability.h>
+#include <linux/kmemleak.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/sched/mm.h>
@@ -202,10 +203,13 @@ static void nnp_bo_free(struct drm_gem_object *obj)
 			drm_dev_exit(idx);
 			/*
 			 * The object stays, with its pages, charges and
-			 * drm_mm node (nnp_mem_fini() drops that).
+			 * drm_mm node (nnp_mem_fini() drops that). A leak on
+			 * purpose: kmemleak is told, and finds what the
+			 * object holds (its pages, its file) referenced.
 			 */
 			atomic64_dec(&ndev->mem_objects);
 			drm_gem_object_release(obj);
+			kmemleak_not_leak(bo);
 			return;
 		}
 		/* Nothing of one context may reach the next owner. */
