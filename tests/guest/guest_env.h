@@ -6,8 +6,12 @@
 #ifndef NNP_GUEST_ENV_H
 #define NNP_GUEST_ENV_H
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <nnp/nnp.h>
@@ -41,6 +45,36 @@ static inline int guest_open_fd(int index)
 	fd = dup(nnp_device_fd(dev));
 	nnp_device_close(dev);
 	return fd;
+}
+
+/* Write @s to sysfs, procfs or debugfs file @path: 0 or -errno. */
+static inline int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -errno;
+}
+
+/* Lines of the kernel log grep @opts (-F, -E) finds @pattern in; -1 on error. */
+static inline int dmesg_grep_count(const char *opts, const char *pattern)
+{
+	char cmd[512];
+	FILE *p;
+	int n = -1;
+
+	snprintf(cmd, sizeof(cmd), "dmesg | grep -c %s '%s'", opts, pattern);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	if (fscanf(p, "%d", &n) != 1)
+		n = -1;
+	pclose(p);
+	return n;
 }
 
 #endif /* NNP_GUEST_ENV_H */

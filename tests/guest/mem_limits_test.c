@@ -98,18 +98,6 @@ static long status_kb(const char *key)
 	return kb;
 }
 
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -errno;
-}
-
 /* The first number in @path (after @key, if given), or ~0 if none. */
 static uint64_t read_u64(const char *path, const char *key)
 {
@@ -155,18 +143,7 @@ static int set_param(const char *name, unsigned long v)
 /* Lines of the kernel log that contain @what. */
 static int dmesg_count(const char *what)
 {
-	char cmd[256];
-	FILE *p;
-	int n = -1;
-
-	snprintf(cmd, sizeof(cmd), "dmesg | grep -c -F '%s'", what);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	if (fscanf(p, "%d", &n) != 1)
-		n = -1;
-	pclose(p);
-	return n;
+	return dmesg_grep_count("-F", what);
 }
 
 /* Become nobody, with RLIMIT_MEMLOCK @limit and no capabilities. */

@@ -4,7 +4,7 @@
 cd /usr/libexec/nnp-tests || exit 1
 rc=0
 for t in nnp_query_test libnnp_test dma_test queue_lifetime_test user_limits_test \
-	mem_limits_test ioctl_fuzz_test observe_test nnptool_test.sh udev_rule_test.sh module_reload_test.sh; do
+	mem_limits_test ioctl_fuzz_test failnth_test observe_test nnptool_test.sh udev_rule_test.sh module_reload_test.sh; do
 	echo "# guest test: $t"
 	./$t >/tmp/tap.out 2>&1
 	status=$?

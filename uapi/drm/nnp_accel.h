@@ -90,6 +90,7 @@ extern "C" {
  * - %EOPNOTSUPP: @query is not a query this kernel knows.
  * - %ENOSPC: @size is not zero but smaller than the query's first version.
  * - %EFAULT: @data cannot be written for @size bytes.
+ * - %ENOMEM: the kernel has no memory for the answer (COUNTERS, PORTS).
  * - %ENODEV: the device was removed (for example by unbinding the driver).
  */
 struct drm_nnp_query {
@@ -426,7 +427,7 @@ struct drm_nnp_queue_wait {
  * the ranks; %EOPNOTSUPP for a nonzero @timeout_ms on a device older than
  * hardware interface 1.4; %EFAULT if @ring cannot be read; %ENOSPC when
  * the device has no free communicator; %EBUSY when a communicator on the
- * device already has @epoch.
+ * device already has @epoch; %ENOMEM when the kernel has no memory.
  */
 struct drm_nnp_comm_create {
 	/** @nranks: in: ranks in the communicator. */
