@@ -677,11 +677,11 @@ static void rx_consume(const struct nnp_fw_rx_into *into, const uint8_t *data,
 {
 	if (!len)
 		return;
-	if (into->with)
-		memcpy(into->buf, into->with, len);
+	/* One pass over with, data and buf: no copy of with into buf first. */
 	if (into->reduce)
-		nnp_fw_reduce(into->dtype, into->op, into->buf, data,
-			      len / nnp_fw_dtype_size(into->dtype));
+		nnp_fw_reduce_into(into->dtype, into->op, into->buf,
+				   into->with ? into->with : into->buf, data,
+				   len / nnp_fw_dtype_size(into->dtype));
 	else
 		memcpy(into->buf, data, len);
 }

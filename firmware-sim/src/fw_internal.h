@@ -351,7 +351,7 @@ void nnp_fw_icl_reclaim(struct nnp_fw *fw, struct nnp_fw_op *op, uint32_t port);
 /* What a receiver makes of a payload of @len bytes. */
 struct nnp_fw_rx_into {
 	uint8_t *buf;		/* where it goes */
-	const uint8_t *with;	/* copied to buf first; NULL: none */
+	const uint8_t *with;	/* reduce: buf = with @op payload; NULL: buf */
 	bool reduce;		/* buf = buf @op payload; else buf = payload */
 	unsigned int dtype, op;
 };

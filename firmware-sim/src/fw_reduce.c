@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Firmware simulator reduction kernels: dst = dst OP src, element-wise, for
- * every collective element type. Half and bfloat16 are widened to float,
+ * Firmware simulator reduction kernels: dst = a OP b, element-wise, for
+ * every collective element type; dst may be a (dst OP= b). Half and bfloat16 are widened to float,
  * reduced, and rounded back to nearest-even. Integer sums and products
  * wrap, as two's-complement hardware does. Buffers need no alignment.
  *
@@ -166,31 +166,34 @@ uint16_t nnp_fw_float_to_bf16(float f)
 
 #define OP_SUM(a, b)	((a) + (b))
 #define OP_PROD(a, b)	((a) * (b))
-#define OP_MIN(a, b)	((b) < (a) ? (b) : (a))	/* a NaN in dst stays */
+#define OP_MIN(a, b)	((b) < (a) ? (b) : (a))	/* a NaN in a stays */
 #define OP_MAX(a, b)	((b) > (a) ? (b) : (a))
 #define SAME(v)		(v)
 
 /*
- * dst[i] = store(OP(load(dst[i]), load(src[i]))) over elements of @type,
+ * dst[i] = store(OP(load(a[i]), load(b[i]))) over elements of @type,
  * computed in @calc, loaded and stored through memcpy since buffers need
- * no alignment.
+ * no alignment. GCC checks at run time that dst overlaps neither input or
+ * is one of them exactly, and takes the vector loop in both cases, so one
+ * kernel serves dst OP= b (dst == a) and the fused out-of-place fold.
  */
 #define KERNEL(name, type, calc, load, store, op)			\
-CPU_CLONES static void name(void *dst, const void *src, size_t n)	\
+CPU_CLONES static void name(void *dst, const void *a, const void *b,	\
+			    size_t n)					\
 {									\
 	unsigned char *d = dst;						\
-	const unsigned char *s = src;					\
+	const unsigned char *p = a, *q = b;				\
 	size_t i;							\
 									\
 	for (i = 0; i < n; i++) {					\
 		type x, y;						\
-		calc a, b;						\
+		calc u, v;						\
 									\
-		memcpy(&x, d + i * sizeof(x), sizeof(x));		\
-		memcpy(&y, s + i * sizeof(y), sizeof(y));		\
-		a = load(x);						\
-		b = load(y);						\
-		x = store(op(a, b));					\
+		memcpy(&x, p + i * sizeof(x), sizeof(x));		\
+		memcpy(&y, q + i * sizeof(y), sizeof(y));		\
+		u = load(x);						\
+		v = load(y);						\
+		x = store(op(u, v));					\
 		memcpy(d + i * sizeof(x), &x, sizeof(x));		\
 	}								\
 }
@@ -223,24 +226,25 @@ INT_KERNELS(i64, int64_t, uint64_t)
  * do the odd last element.
  */
 #define BF16_PAIRS_KERNEL(name, op, tail)				\
-CPU_CLONES static void name(void *dst, const void *src, size_t n)	\
+CPU_CLONES static void name(void *dst, const void *a, const void *b,	\
+			    size_t n)					\
 {									\
 	unsigned char *d = dst;						\
-	const unsigned char *s = src;					\
+	const unsigned char *p = a, *q = b;				\
 	size_t i;							\
 									\
 	for (i = 0; i + 2 <= n; i += 2) {				\
 		uint32_t x, y;						\
 									\
-		memcpy(&x, d + 2 * i, 4);				\
-		memcpy(&y, s + 2 * i, 4);				\
+		memcpy(&x, p + 2 * i, 4);				\
+		memcpy(&y, q + 2 * i, 4);				\
 		x = bf16_round(op(from_bits(x << 16),			\
 				  from_bits(y << 16))) >> 16 |		\
 		    bf16_round(op(from_bits(x & 0xffff0000),		\
 				  from_bits(y & 0xffff0000)));		\
 		memcpy(d + 2 * i, &x, 4);				\
 	}								\
-	tail(d + 2 * i, s + 2 * i, n - i);				\
+	tail(d + 2 * i, p + 2 * i, q + 2 * i, n - i);			\
 }
 
 BF16_PAIRS_KERNEL(bf16x2_sum, OP_SUM, bf16_sum)
@@ -248,7 +252,7 @@ BF16_PAIRS_KERNEL(bf16x2_prod, OP_PROD, bf16_prod)
 BF16_PAIRS_KERNEL(bf16x2_min, OP_MIN, bf16_min)
 BF16_PAIRS_KERNEL(bf16x2_max, OP_MAX, bf16_max)
 
-typedef void reduce_fn(void *dst, const void *src, size_t n);
+typedef void reduce_fn(void *dst, const void *a, const void *b, size_t n);
 
 /* AVG sums; the collective divides once at the end (nnp_fw_divide). */
 #define KERNELS(t) {							\
@@ -295,22 +299,23 @@ static F16C ALWAYS_INLINE void store_halves(unsigned char *p, __m256 f)
 
 /*
  * minps and maxps return their second operand unless the first wins, as
- * OP_MIN and OP_MAX do: dst's NaN stays.
+ * OP_MIN and OP_MAX do: the first input's NaN stays.
  */
 #define F16C_MIN(a, b)	_mm256_min_ps(b, a)
 #define F16C_MAX(a, b)	_mm256_max_ps(b, a)
 
 #define F16C_KERNEL(name, op, tail)					\
-F16C static void name(void *dst, const void *src, size_t n)		\
+F16C static void name(void *dst, const void *a, const void *b,	\
+		      size_t n)						\
 {									\
 	unsigned char *d = dst;						\
-	const unsigned char *s = src;					\
+	const unsigned char *p = a, *q = b;				\
 	size_t i;							\
 									\
 	for (i = 0; i + 8 <= n; i += 8)					\
-		store_halves(d + 2 * i, op(load_halves(d + 2 * i),	\
-					   load_halves(s + 2 * i)));	\
-	tail(d + 2 * i, s + 2 * i, n - i);				\
+		store_halves(d + 2 * i, op(load_halves(p + 2 * i),	\
+					   load_halves(q + 2 * i)));	\
+	tail(d + 2 * i, p + 2 * i, q + 2 * i, n - i);			\
 }
 
 F16C_KERNEL(f16c_sum, _mm256_add_ps, f16_sum)
@@ -326,18 +331,24 @@ static bool have_f16c(void)
 }
 #endif
 
-void nnp_fw_reduce(unsigned int dtype, unsigned int op, void *dst,
-		   const void *src, size_t n)
+void nnp_fw_reduce_into(unsigned int dtype, unsigned int op, void *dst,
+			const void *a, const void *b, size_t n)
 {
 	if (dtype >= NNP_DTYPE_COUNT || op >= NNP_OP_COUNT)
 		return;
 #ifdef X86_KERNELS
 	if (dtype == NNP_DTYPE_F16 && have_f16c()) {
-		f16c_kernels[op](dst, src, n);
+		f16c_kernels[op](dst, a, b, n);
 		return;
 	}
 #endif
-	kernels[dtype][op](dst, src, n);
+	kernels[dtype][op](dst, a, b, n);
+}
+
+void nnp_fw_reduce(unsigned int dtype, unsigned int op, void *dst,
+		   const void *src, size_t n)
+{
+	nnp_fw_reduce_into(dtype, op, dst, dst, src, n);
 }
 
 #define DIVIDE_LOOP(type, calc_type, load, store)			\

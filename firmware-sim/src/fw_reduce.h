@@ -17,6 +17,13 @@ size_t nnp_fw_dtype_size(unsigned int dtype);
  */
 void nnp_fw_reduce(unsigned int dtype, unsigned int op, void *dst,
 		   const void *src, size_t n);
+/*
+ * dst[i] = a[i] @op b[i]: the fold of two inputs into a third buffer in
+ * one pass, with no copy of @a first. dst may be @a or @b, or overlap
+ * neither; @a and @b may overlap as they like.
+ */
+void nnp_fw_reduce_into(unsigned int dtype, unsigned int op, void *dst,
+			const void *a, const void *b, size_t n);
 /* buf[i] /= @divisor: the last step of NNP_OP_AVG (integers truncate). */
 void nnp_fw_divide(unsigned int dtype, void *buf, size_t n, uint32_t divisor);
 

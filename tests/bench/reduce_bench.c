@@ -3,7 +3,9 @@
  * The firmware's reduction kernels against the scalar loop they replaced
  * (copied below as it was), in the same run, for every type and op, at
  * 64 KiB (in a core's cache) and 16 MiB; and host memcpy of the same size
- * as the roofline. One thread.
+ * as the roofline. Then the out-of-place fold dst = a op b, fused in one
+ * pass, against a copy of a into dst and dst op= b (what a receive did
+ * before), at chunk sizes. One thread.
  *
  * GB/s counts the memory traffic: a reduction reads dst and src and writes
  * dst (3 x size), memcpy reads and writes once (2 x size). Each figure is
@@ -29,7 +31,7 @@
 #define TRIALS		5
 #define TRIAL_NS	30000000.0	/* repeat a call for at least this long */
 
-enum impl { OLD, NEW, MEMCPY, NIMPLS };
+enum impl { OLD, NEW, MEMCPY, COPY_FOLD, FUSED, NIMPLS };
 
 static double now_ns(void)
 {
@@ -39,17 +41,30 @@ static double now_ns(void)
 	return t.tv_sec * 1e9 + t.tv_nsec;
 }
 
+/* One call of @impl; the two-input ones fold dst op= src, ignoring @a. */
 static void run(enum impl impl, unsigned int dtype, unsigned int op,
-		void *dst, const void *src, size_t bytes)
+		void *dst, const void *a, const void *src, size_t bytes)
 {
 	size_t n = bytes / nnp_fw_dtype_size(dtype);
 
-	if (impl == OLD)
+	switch (impl) {
+	case OLD:
 		ref_reduce(dtype, op, dst, src, n);
-	else if (impl == NEW)
+		break;
+	case NEW:
 		nnp_fw_reduce(dtype, op, dst, src, n);
-	else
+		break;
+	case MEMCPY:
 		memcpy(dst, src, bytes);
+		break;
+	case COPY_FOLD:
+		memcpy(dst, a, bytes);
+		nnp_fw_reduce(dtype, op, dst, src, n);
+		break;
+	default:
+		nnp_fw_reduce_into(dtype, op, dst, a, src, n);
+		break;
+	}
 }
 
 /*
@@ -57,14 +72,14 @@ static void run(enum impl impl, unsigned int dtype, unsigned int op,
  * disturbed by the other processes of a busy machine.
  */
 static double trial(enum impl impl, unsigned int dtype, unsigned int op,
-		    void *dst, const void *src, size_t bytes)
+		    void *dst, const void *a, const void *src, size_t bytes)
 {
 	double start = now_ns(), t = start, best = INFINITY;
 
 	while (t - start < TRIAL_NS) {
 		double before = t;
 
-		run(impl, dtype, op, dst, src, bytes);
+		run(impl, dtype, op, dst, a, src, bytes);
 		t = now_ns();
 		if (t - before < best)
 			best = t - before;
@@ -72,23 +87,29 @@ static double trial(enum impl impl, unsigned int dtype, unsigned int op,
 	return best;
 }
 
-/* Best GB/s of each implementation, trials interleaved. */
-static void measure(unsigned int dtype, unsigned int op, void *dst,
-		    const void *src, size_t bytes, double gbps[NIMPLS])
+/*
+ * Best GB/s of the implementations @from .. @to - 1, trials interleaved;
+ * the out-of-place folds count the 3 x size they must move.
+ */
+static void measure(enum impl from, enum impl to, unsigned int dtype,
+		    unsigned int op, void *dst, const void *a, const void *src,
+		    size_t bytes, double gbps[NIMPLS])
 {
-	static const double traffic[NIMPLS] = { 3, 3, 2 };
-	double best[NIMPLS] = { INFINITY, INFINITY, INFINITY };
+	static const double traffic[NIMPLS] = { 3, 3, 2, 3, 3 };
+	double best[NIMPLS];
 	int k, impl;
 
+	for (impl = from; impl < (int)to; impl++)
+		best[impl] = INFINITY;
 	for (k = 0; k < TRIALS; k++) {
-		for (impl = 0; impl < NIMPLS; impl++) {
-			double ns = trial(impl, dtype, op, dst, src, bytes);
+		for (impl = from; impl < (int)to; impl++) {
+			double ns = trial(impl, dtype, op, dst, a, src, bytes);
 
 			if (ns < best[impl])
 				best[impl] = ns;
 		}
 	}
-	for (impl = 0; impl < NIMPLS; impl++)
+	for (impl = from; impl < (int)to; impl++)
 		gbps[impl] = traffic[impl] * bytes / best[impl];
 }
 
@@ -124,12 +145,14 @@ int main(void)
 		"sum", "prod", "min", "max", "avg",
 	};
 	static const size_t sizes[] = { 64 << 10, 16 << 20 };
+	static const size_t chunks[] = { 64 << 10, 1 << 20 };
 	unsigned int s, dtype, op;
-	uint8_t *dst, *src;
+	uint8_t *dst, *src, *a;
 
 	dst = aligned_alloc(64, sizes[1]);
 	src = aligned_alloc(64, sizes[1]);
-	if (!dst || !src)
+	a = aligned_alloc(64, sizes[1]);
+	if (!dst || !src || !a)
 		return 1;
 	printf("reduce kernels, one thread; GB/s of memory traffic (reduce 3x, memcpy 2x the size)\n");
 	printf("%-5s %-5s %8s %10s %10s %10s %10s %10s\n", "type", "op", "size",
@@ -141,7 +164,8 @@ int main(void)
 				double g[NIMPLS];
 
 				fill(dtype, dst, src, sizes[s]);
-				measure(dtype, op, dst, src, sizes[s], g);
+				measure(OLD, COPY_FOLD, dtype, op, dst, NULL, src,
+					sizes[s], g);
 				printf("%-5s %-5s %5zu %s %10.2f %10.2f %10.2f %9.2fx %9.2fx\n",
 				       dtypes[dtype], ops[op],
 				       sizes[s] >> (s ? 20 : 10), s ? "MiB" : "KiB",
@@ -151,7 +175,25 @@ int main(void)
 			}
 		}
 	}
+	printf("\nout-of-place fold dst = a op b, sum; GB/s of 3x the size\n");
+	printf("%-5s %8s %10s %10s %10s\n", "type", "size", "copy+fold",
+	       "fused", "fused/copy+fold");
+	for (s = 0; s < 2; s++) {
+		for (dtype = 0; dtype < NNP_DTYPE_COUNT; dtype++) {
+			double g[NIMPLS];
+
+			fill(dtype, a, src, chunks[s]);
+			measure(COPY_FOLD, NIMPLS, dtype, NNP_OP_SUM, dst, a, src,
+				chunks[s], g);
+			printf("%-5s %5zu %s %10.2f %10.2f %14.2fx\n",
+			       dtypes[dtype], chunks[s] >> (s ? 20 : 10),
+			       s ? "MiB" : "KiB", g[COPY_FOLD], g[FUSED],
+			       g[FUSED] / g[COPY_FOLD]);
+			fflush(stdout);
+		}
+	}
 	free(dst);
 	free(src);
+	free(a);
 	return 0;
 }

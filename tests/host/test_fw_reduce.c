@@ -4,7 +4,8 @@
  * replaced, bit for bit: every type and op, lengths 0 to 67 and long odd
  * ones, every misalignment of dst and src, guard bytes, in place; NaNs,
  * infinities, signed zeros, subnormals, rounding ties and integer
- * wrap-around; both the kernels this machine picks and the baseline
+ * wrap-around; the fused dst = a op b into a third buffer, and into its
+ * second input; both the kernels this machine picks and the baseline
  * x86-64 ones. The half and bfloat16 conversions over every half and
  * bfloat16 and every rounding boundary of every float exponent.
  */
@@ -29,6 +30,7 @@
 #define NNP_FW_REDUCE_BASELINE
 #define nnp_fw_dtype_size baseline_dtype_size
 #define nnp_fw_reduce baseline_reduce
+#define nnp_fw_reduce_into baseline_reduce_into
 #define nnp_fw_divide baseline_divide
 #define nnp_fw_half_to_float baseline_half_to_float
 #define nnp_fw_float_to_half baseline_float_to_half
@@ -37,6 +39,7 @@
 #include "fw_reduce.c"
 #undef nnp_fw_dtype_size
 #undef nnp_fw_reduce
+#undef nnp_fw_reduce_into
 #undef nnp_fw_divide
 #undef nnp_fw_half_to_float
 #undef nnp_fw_float_to_half
@@ -203,9 +206,11 @@ static const struct {
 	const char *name;
 	void (*reduce)(unsigned int dtype, unsigned int op, void *dst,
 		       const void *src, size_t n);
+	void (*reduce_into)(unsigned int dtype, unsigned int op, void *dst,
+			    const void *a, const void *b, size_t n);
 } impls[] = {
-	{ "dispatched", nnp_fw_reduce },
-	{ "baseline", baseline_reduce },
+	{ "dispatched", nnp_fw_reduce, nnp_fw_reduce_into },
+	{ "baseline", baseline_reduce, baseline_reduce_into },
 };
 
 #define NIMPLS	(sizeof(impls) / sizeof(impls[0]))
@@ -349,6 +354,94 @@ static void test_kernels_in_place(void **state)
 					check_in_place(impl, dtype, op, lens[l]);
 }
 
+static uint8_t b_buf[MAX_BYTES];
+
+/*
+ * The fused fold dst = a op b into a third buffer whose guard-filled
+ * contents it must not read, @doff, @aoff and @boff bytes in: exactly the
+ * reference's a op b, guard bytes around dst untouched, a and b unchanged.
+ */
+static void check_into(unsigned int impl, unsigned int dtype, unsigned int op,
+		       size_t n, size_t doff, size_t aoff, size_t boff)
+{
+	size_t es = nnp_fw_dtype_size(dtype), i;
+	uint8_t *d = dst_buf + PAD + doff, *a = src_buf + aoff, *b = b_buf + boff;
+	uint8_t *end = d + n * es + PAD;
+
+	memset(dst_buf, GUARD, (size_t)(end - dst_buf));
+	fill(dtype, a, b, n);
+	memcpy(orig, a, n * es);
+	memcpy(orig + n * es, b, n * es);
+	impls[impl].reduce_into(dtype, op, d, a, b, n);
+	for (i = 0; i < n; i++)
+		check_elem(impl, dtype, op, n, i, get(a + i * es, es),
+			   get(b + i * es, es), get(d + i * es, es));
+	check_guard(dst_buf, d);
+	check_guard(d + n * es, end);
+	assert_memory_equal(a, orig, n * es);
+	assert_memory_equal(b, orig + n * es, n * es);
+}
+
+static void test_fused_short_misaligned(void **state)
+{
+	unsigned int impl, dtype, op;
+	size_t n, doff, aoff;
+
+	(void)state;
+	for (impl = 0; impl < NIMPLS; impl++)
+		for (dtype = 0; dtype < NNP_DTYPE_COUNT; dtype++)
+			for (op = 0; op < NNP_OP_COUNT; op++)
+				for (n = 0; n <= 67; n++)
+					for (doff = 0; doff < 8; doff++)
+						for (aoff = 0; aoff < 8; aoff++)
+							check_into(impl, dtype, op, n, doff,
+								   aoff, (doff + aoff) % 8);
+}
+
+static void test_fused_long_with_specials(void **state)
+{
+	static const size_t lens[] = { 401, 1001, 4099, MAX_N };
+	static const size_t offs[][3] = {
+		{ 0, 0, 0 }, { 1, 3, 5 }, { 4, 0, 2 }, { 6, 7, 7 },
+	};
+	unsigned int impl, dtype, op, l, o;
+
+	(void)state;
+	for (impl = 0; impl < NIMPLS; impl++)
+		for (dtype = 0; dtype < NNP_DTYPE_COUNT; dtype++)
+			for (op = 0; op < NNP_OP_COUNT; op++)
+				for (l = 0; l < 4; l++)
+					for (o = 0; o < 4; o++)
+						check_into(impl, dtype, op, lens[l],
+							   offs[o][0], offs[o][1],
+							   offs[o][2]);
+}
+
+/* dst == b: the fold that writes over its second input. */
+static void test_fused_into_second(void **state)
+{
+	static const size_t lens[] = { 1, 7, 33, 67, 1001, 4099 };
+	unsigned int impl, dtype, op, l;
+
+	(void)state;
+	for (impl = 0; impl < NIMPLS; impl++)
+		for (dtype = 0; dtype < NNP_DTYPE_COUNT; dtype++)
+			for (op = 0; op < NNP_OP_COUNT; op++)
+				for (l = 0; l < 6; l++) {
+					size_t es = nnp_fw_dtype_size(dtype), n = lens[l], i;
+					uint8_t *a = src_buf + 3, *d = dst_buf + PAD + 1;
+
+					fill(dtype, a, d, n);
+					memcpy(orig, d, n * es);
+					impls[impl].reduce_into(dtype, op, d, a, d, n);
+					for (i = 0; i < n; i++)
+						check_elem(impl, dtype, op, n, i,
+							   get(a + i * es, es),
+							   get(orig + i * es, es),
+							   get(d + i * es, es));
+				}
+}
+
 /* A type or op the device does not know leaves dst as it was. */
 static void test_unknown_type_or_op(void **state)
 {
@@ -360,6 +453,8 @@ static void test_unknown_type_or_op(void **state)
 		impls[impl].reduce(NNP_DTYPE_COUNT, NNP_OP_SUM, f, g, 2);
 		impls[impl].reduce(NNP_DTYPE_F32, NNP_OP_COUNT, f, g, 2);
 		impls[impl].reduce(~0u, ~0u, f, g, 2);
+		impls[impl].reduce_into(NNP_DTYPE_COUNT, NNP_OP_SUM, f, g, g, 2);
+		impls[impl].reduce_into(NNP_DTYPE_F32, NNP_OP_COUNT, f, g, g, 2);
 		assert_true(f[0] == 1.5f && f[1] == -2.0f);
 	}
 }
@@ -429,6 +524,9 @@ int main(void)
 		cmocka_unit_test(test_kernels_short_misaligned),
 		cmocka_unit_test(test_kernels_long_with_specials),
 		cmocka_unit_test(test_kernels_in_place),
+		cmocka_unit_test(test_fused_short_misaligned),
+		cmocka_unit_test(test_fused_long_with_specials),
+		cmocka_unit_test(test_fused_into_second),
 		cmocka_unit_test(test_unknown_type_or_op),
 	};
 
