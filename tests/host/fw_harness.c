@@ -361,27 +361,41 @@ void fw_harness_run_queues(struct fw_harness *h)
 	mtx_unlock(&h->kick_lock);
 }
 
+static bool chip_done(const struct fw_chip *c)
+{
+	const struct nnp_hw_cqe *cq = fw_harness_host_ptr(c->h, H_QCQ(0));
+
+	return (cq[c->slot].phase & 1) == c->phase;
+}
+
+/* Take the command's status (0xffff if it never completed). */
+static void chip_finish(struct fw_chip *c)
+{
+	const struct nnp_hw_cqe *cq = fw_harness_host_ptr(c->h, H_QCQ(0));
+
+	c->status = chip_done(c) ? cq[c->slot].status : 0xffff;
+	/* Consumed: the completion slot is free again. */
+	nnp_fw_reg_write(c->h->fw, NNP_DOORBELL(0) + NNP_DB_CQ_HEAD,
+			 (c->slot + 1) % H_QDEPTH);
+}
+
 static int chip_main(void *arg)
 {
 	struct fw_chip *c = arg;
-	struct nnp_hw_cqe *cq = fw_harness_host_ptr(c->h, H_QCQ(0));
 	time_t end = time(NULL) + 5;
 
-	while ((cq[c->slot].phase & 1) != c->phase && time(NULL) < end) {
+	while (!chip_done(c) && time(NULL) < end) {
 		struct timespec nap = { 0, c->nap_us * 1000l };
 
 		fw_harness_run_queues(c->h);
 		if (c->nap_us)
 			thrd_sleep(&nap, NULL);
 	}
-	c->status = (cq[c->slot].phase & 1) == c->phase ? cq[c->slot].status : 0xffff;
-	/* Consumed: the completion slot is free again. */
-	nnp_fw_reg_write(c->h->fw, NNP_DOORBELL(0) + NNP_DB_CQ_HEAD,
-			 (c->slot + 1) % H_QDEPTH);
+	chip_finish(c);
 	return 0;
 }
 
-void fw_chip_start(struct fw_chip *c, struct nnp_hw_queue_cmd cmd)
+void fw_chip_post(struct fw_chip *c, struct nnp_hw_queue_cmd cmd)
 {
 	struct nnp_hw_cqe *cq = fw_harness_host_ptr(c->h, H_QCQ(0));
 
@@ -391,7 +405,30 @@ void fw_chip_start(struct fw_chip *c, struct nnp_hw_queue_cmd cmd)
 	memset(&cq[c->slot], 0, sizeof(cq[0]));
 	cq[c->slot].phase = !c->phase;
 	fw_harness_post(c->h, 0, cmd);
+}
+
+void fw_chip_start(struct fw_chip *c, struct nnp_hw_queue_cmd cmd)
+{
+	fw_chip_post(c, cmd);
 	assert_int_equal(thrd_create(&c->thread, chip_main, c), thrd_success);
+}
+
+void fw_chips_run_one_thread(struct fw_chip *c, unsigned int n)
+{
+	time_t end = time(NULL) + 30;
+	unsigned int i, left = n;
+
+	while (left && time(NULL) < end) {
+		left = 0;
+		for (i = 0; i < n; i++) {
+			if (chip_done(&c[i]))
+				continue;
+			left++;
+			nnp_fw_run_queues(c[i].h->fw);
+		}
+	}
+	for (i = 0; i < n; i++)
+		chip_finish(&c[i]);
 }
 
 void fw_chip_join(struct fw_chip *c)

@@ -130,5 +130,14 @@ void fw_harness_run_queues(struct fw_harness *h);
 void fw_chip_start(struct fw_chip *c, struct nnp_hw_queue_cmd cmd);
 /* Wait for it: c->status then holds its completion status. */
 void fw_chip_join(struct fw_chip *c);
+/* Post @cmd on @c's queue 0 with no thread to run it yet. */
+void fw_chip_post(struct fw_chip *c, struct nnp_hw_queue_cmd cmd);
+/*
+ * Run the commands posted on the @n chips at @c from this one thread,
+ * each chip's queues in turn, until all completed (30 s at most): a
+ * command waiting for another chip must give its thread up. Each
+ * c[i].status then holds its completion status.
+ */
+void fw_chips_run_one_thread(struct fw_chip *c, unsigned int n);
 
 #endif /* NNP_FW_HARNESS_H */
