@@ -55,6 +55,17 @@ static_assert(NNP_HW_QUEUE_DEPTH_MAX * (sizeof(struct nnp_hw_queue_cmd) +
  */
 #define NNP_GFP_HOST	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
+/*
+ * Host objects take their pages in physically contiguous runs of up to
+ * 2^NNP_BO_RUN_ORDER pages (2 MiB) where the allocator has them at hand:
+ * the device copies a run of contiguous pages through one mapping, page by
+ * page otherwise. A run is asked for without retrying, so a fragmented
+ * host falls back to smaller runs, down to single pages asked for as any
+ * host page.
+ */
+#define NNP_BO_RUN_ORDER	9
+#define NNP_GFP_RUN	((NNP_GFP_HOST & ~__GFP_RETRY_MAYFAIL) | __GFP_NORETRY)
+
 static unsigned int nnp_max_keys_per_file = 1024;
 module_param_named(max_keys_per_file, nnp_max_keys_per_file, uint, 0644);
 MODULE_PARM_DESC(max_keys_per_file,
@@ -448,18 +459,34 @@ static int nnp_bo_alloc_device(struct nnp_device *ndev, struct nnp_bo *bo)
 	return ret;
 }
 
+/*
+ * Each run is split into single pages, so that mmap, DMA mapping and
+ * freeing go page by page as for any page; an order that failed once is
+ * not asked for again for this object.
+ */
 static int nnp_bo_alloc_host(struct nnp_device *ndev, struct nnp_bo *bo)
 {
-	unsigned int i;
+	unsigned int order = NNP_BO_RUN_ORDER, i = 0, j;
+	struct page *run;
 
 	bo->npages = bo->base.size >> PAGE_SHIFT;
 	bo->pages = kvcalloc(bo->npages, sizeof(*bo->pages), NNP_GFP_HOST);
 	if (!bo->pages)
 		return -ENOMEM;
-	for (i = 0; i < bo->npages; i++) {
-		bo->pages[i] = alloc_page(NNP_GFP_HOST | __GFP_ZERO);
-		if (!bo->pages[i])
-			return -ENOMEM;
+	while (i < bo->npages) {
+		while (order && bo->npages - i < 1u << order)
+			order--;
+		run = alloc_pages((order ? NNP_GFP_RUN : NNP_GFP_HOST) |
+				  __GFP_ZERO, order);
+		if (!run) {
+			if (!order)
+				return -ENOMEM;
+			order--;
+			continue;
+		}
+		split_page(run, order);
+		for (j = 0; j < 1u << order; j++)
+			bo->pages[i++] = nth_page(run, j);
 	}
 	return nnp_bo_map_pages(ndev, bo);
 }
