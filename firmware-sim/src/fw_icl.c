@@ -245,14 +245,14 @@ static void link_lost_locked(struct nnp_fw *fw, uint32_t port)
 	}
 }
 
-static void port_set(struct nnp_fw *fw, uint32_t port, bool up)
+static void port_set(struct nnp_fw *fw, uint32_t port, bool up, bool latch)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
 
 	mtx_lock(&p->lock);
 	p->up = up && (p->peer || p->remote);
 	mtx_unlock(&p->lock);
-	if (!up) {
+	if (latch) {
 		mtx_lock(&fw->lock);
 		link_lost_locked(fw, port);
 		mtx_unlock(&fw->lock);
@@ -260,7 +260,8 @@ static void port_set(struct nnp_fw *fw, uint32_t port, bool up)
 	nnp_fw_icl_wake(fw, port);
 }
 
-void nnp_fw_link_set(struct nnp_fw *fw, unsigned int port, bool up)
+static void link_set(struct nnp_fw *fw, unsigned int port, bool up,
+		     bool latch)
 {
 	struct nnp_fw *peer;
 	uint32_t pp;
@@ -271,9 +272,29 @@ void nnp_fw_link_set(struct nnp_fw *fw, unsigned int port, bool up)
 	peer = fw->ports[port].peer;
 	pp = fw->ports[port].peer_port;
 	mtx_unlock(&fw->ports[port].lock);
-	port_set(fw, port, up);
+	port_set(fw, port, up, latch);
 	if (peer)
-		port_set(peer, pp, up);
+		port_set(peer, pp, up, latch);
+}
+
+/*
+ * A link going down from the monitor or a peer: the commands waiting on it
+ * see it down when they wake, and one whose data all came through before
+ * completes, as on the ranks at the other end of the ring.
+ */
+void nnp_fw_link_set(struct nnp_fw *fw, unsigned int port, bool up)
+{
+	link_set(fw, port, up, false);
+}
+
+/*
+ * A link lost to a reset or a dead chip: the far chip forgets its
+ * communicators, so the commands that use the link end LINK_DOWN even if
+ * it trains again before they next wait (link_lost_locked()).
+ */
+void nnp_fw_link_drop(struct nnp_fw *fw, unsigned int port)
+{
+	link_set(fw, port, false, true);
 }
 
 static void count(struct nnp_fw *fw, uint64_t *counter, size_t len)

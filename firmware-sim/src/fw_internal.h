@@ -457,6 +457,8 @@ void nnp_fw_faults_reset(struct nnp_fw *fw);
  * (in-process peers), remembering them for nnp_fw_faults_revive().
  */
 void nnp_fw_links_take_down(struct nnp_fw *fw);
+/* No lock held: @port down at both ends, its commands latched LINK_DOWN. */
+void nnp_fw_link_drop(struct nnp_fw *fw, unsigned int port);
 /* Booted after a reset, no lock held: the links taken down come back. */
 void nnp_fw_faults_revive(struct nnp_fw *fw);
 
