@@ -36,6 +36,12 @@
 #define HUNG		3		/* the chip that hangs */
 #define WATCHDOG_MS	"400"
 #define BOUND_S		1.0		/* detection to every rank's return */
+/*
+ * The kernel log's clock (local_clock) and CLOCK_MONOTONIC drift apart
+ * under TCG by some ms over a test, after kmsg_offset() matched them: a
+ * return this much "before" the detection is still after it.
+ */
+#define CLOCK_SLACK_S	0.05
 
 static void write_file(const char *path, const char *val)
 {
@@ -277,7 +283,8 @@ TEST_F_TIMEOUT(ring, hang_mid_allreduce_every_rank_errs_within_1s, 300)
 		TH_LOG("rank %d: %s %.3f s after the detection", r,
 		       nnp_strerror(b[r].res), after);
 		EXPECT_EQ(want, b[r].res) TH_LOG("rank %d", r);
-		EXPECT_GE(after, 0.0) TH_LOG("rank %d returned before the detection", r);
+		EXPECT_GE(after, -CLOCK_SLACK_S)
+			TH_LOG("rank %d returned before the detection", r);
 		EXPECT_LT(after, BOUND_S) TH_LOG("rank %d", r);
 		if (after > worst)
 			worst = after;
