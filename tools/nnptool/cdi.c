@@ -10,7 +10,6 @@
  * whatever --json says.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <link.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -80,10 +79,6 @@ static void write_spec(FILE *f, char (*nodes)[64], int n, const struct libs *l)
 
 int cmd_cdi(const struct nnptool_opts *o, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static char nodes[256][64];
 	const char *out = CDI_DEFAULT;
 	struct libs libs = { .n = 0 };
@@ -92,16 +87,9 @@ int cmd_cdi(const struct nnptool_opts *o, int argc, char **argv)
 	FILE *f;
 
 	(void)o;
-	optind = 0;
-	while ((c = getopt_long(argc + 1, argv - 1, "o:", opts, NULL)) != -1) {
-		if (c != 'o')
-			return NNPTOOL_EXIT_USAGE;
-		out = optarg;
-	}
-	if (optind != argc + 1) {
-		fprintf(stderr, "nnptool: cdi takes no arguments but -o FILE\n");
-		return NNPTOOL_EXIT_USAGE;
-	}
+	c = nnptool_output_opt("cdi", argc, argv, &out);
+	if (c)
+		return c;
 	r = nnp_device_count(&count);
 	if (r != NNP_SUCCESS)
 		return nnptool_fail("cdi", r);

@@ -6,7 +6,6 @@
  * text goes to FILE.tmp, renamed over FILE once complete, so the collector
  * never reads half a file.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,25 +220,14 @@ static int write_file(const char *path, const struct nnptool_opts *o,
 
 int cmd_metrics(const struct nnptool_opts *o, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static struct dev_sample s[MAX_DEVS];
 	const char *out = NULL;
 	int count, d, c, ret;
 	nnp_result_t r;
 
-	optind = 0;
-	while ((c = getopt_long(argc + 1, argv - 1, "o:", opts, NULL)) != -1) {
-		if (c != 'o')
-			return NNPTOOL_EXIT_USAGE;
-		out = optarg;
-	}
-	if (optind != argc + 1) {
-		fprintf(stderr, "nnptool: metrics takes no arguments\n");
-		return NNPTOOL_EXIT_USAGE;
-	}
+	c = nnptool_output_opt("metrics", argc, argv, &out);
+	if (c)
+		return c;
 	r = nnp_device_count(&count);
 	if (r != NNP_SUCCESS)
 		return nnptool_fail("metrics", r);

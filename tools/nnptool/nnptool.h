@@ -49,6 +49,13 @@ int cmd_bench_coll(int argc, char **argv);
 /* "64M", "4096", "1G": bytes; returns 0, or -1 if not a size. */
 int parse_size(const char *s, size_t *out);
 
+/*
+ * The only option of `nnptool CMD [-o FILE]`: sets *@out to FILE if given.
+ * Returns 0, or NNPTOOL_EXIT_USAGE (said on stderr) for anything else.
+ */
+int nnptool_output_opt(const char *cmd, int argc, char **argv,
+		       const char **out);
+
 /* Report a failed libnnp call on stderr; returns NNPTOOL_EXIT_ERROR. */
 int nnptool_fail(const char *what, nnp_result_t r);
 
