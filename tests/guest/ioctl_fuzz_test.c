@@ -69,6 +69,12 @@ static void on_fault(int sig)
 	_exit(128 + sig);
 }
 
+/* Only there to interrupt a blocked call: see run_threads(). */
+static void on_wake(int sig)
+{
+	(void)sig;
+}
+
 static uint64_t next(uint64_t *s)
 {
 	*s ^= *s >> 12;
@@ -365,8 +371,17 @@ static unsigned long run_threads(int fd, uint64_t seed, time_t end)
 		};
 		pthread_create(&t[i], NULL, work, &w[i]);
 	}
+	/*
+	 * Random bytes can make a valid QUEUE_WAIT for a completion that never
+	 * comes, with a timeout of years: past the end, SIGUSR1 (no
+	 * SA_RESTART) ends such a wait with EINTR and the thread sees the time.
+	 */
 	for (i = 0; i < THREADS; i++) {
-		pthread_join(t[i], NULL);
+		while (pthread_tryjoin_np(t[i], NULL)) {
+			if (time(NULL) > end)
+				pthread_kill(t[i], SIGUSR1);
+			usleep(100000);
+		}
 		calls += w[i].calls;
 	}
 	return calls;
@@ -404,6 +419,7 @@ TEST_F_TIMEOUT(fuzz, hostile_ioctls_leave_nothing_behind, MAX_SECONDS + 60)
 	unsigned long calls = 0;
 	struct drm_nnp_counters c;
 	struct sigaction sa = { .sa_handler = on_fault };
+	struct sigaction wake = { .sa_handler = on_wake };
 	int fd, i, status, pipes[2];
 	time_t end;
 	pid_t pid[PROCS];
@@ -416,6 +432,7 @@ TEST_F_TIMEOUT(fuzz, hostile_ioctls_leave_nothing_behind, MAX_SECONDS + 60)
 	printf("# seed %llu (NNP_FUZZ_SEED)\n", (unsigned long long)seed);
 	sigaction(SIGBUS, &sa, NULL);
 	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGUSR1, &wake, NULL);
 	/* Pins past 16 MiB fail; the device memory bounds the rest. */
 	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &pin));
 	fd = guest_open_fd(0);
