@@ -32,28 +32,12 @@
 #include "kselftest_harness.h"
 #include "ring_ranks.h"
 
-#define MAXDEV	8
 #define COUNT	(256u << 10)	/* 1 MiB of f32 */
 #define LATE_S	5
 
 FIXTURE(ring) {
-	int n;
-	nnp_device_t *dev[MAXDEV];
-	nnp_stream_t *s[MAXDEV];
-	nnp_comm_t *comm[MAXDEV];
-	nnp_mem_t *buf[MAXDEV], *host[MAXDEV];
+	struct ring_ranks rr;
 };
-
-/* Put every rank's input in its buffer. */
-static void stage_inputs(struct __test_metadata *_metadata,
-			 struct _test_data_ring *self)
-{
-	int r;
-
-	for (r = 0; r < self->n; r++)
-		ASSERT_EQ(NNP_SUCCESS, ring_stage_input(self->s[r], self->buf[r],
-							self->host[r], r, COUNT));
-}
 
 /* Every rank's allreduce ends well and its buffer holds the exact sum. */
 static void expect_exact(struct __test_metadata *_metadata,
@@ -61,60 +45,33 @@ static void expect_exact(struct __test_metadata *_metadata,
 {
 	int r;
 
-	for (r = 0; r < self->n; r++)
-		EXPECT_EQ(0, ring_sum_errors(self->s[r], self->buf[r], self->host[r],
-					     self->n, COUNT)) TH_LOG("rank %d", r);
+	for (r = 0; r < self->rr.n; r++)
+		EXPECT_EQ(0, ring_rank_errors(&self->rr, r)) TH_LOG("rank %d", r);
 }
 
 FIXTURE_SETUP(ring)
 {
-	int r;
-
-	self->n = GUEST_CHIPS;
-	ASSERT_GE(self->n, 2);
-	ASSERT_LE(self->n, MAXDEV);
-	for (r = 0; r < self->n; r++) {
-		ASSERT_EQ(NNP_SUCCESS, nnp_device_open(r, &self->dev[r]));
-		ASSERT_EQ(NNP_SUCCESS, nnp_stream_create(self->dev[r], &self->s[r]));
-		ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[r], NNP_MEM_DEVICE,
-						     COUNT * 4, 0, &self->buf[r]));
-		ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[r], NNP_MEM_HOST,
-						     COUNT * 4, 0, &self->host[r]));
-	}
-	stage_inputs(_metadata, self);
+	ASSERT_EQ(NNP_SUCCESS, ring_ranks_open(&self->rr, GUEST_CHIPS, COUNT));
+	ASSERT_EQ(NNP_SUCCESS, ring_ranks_stage(&self->rr));
 }
 
 FIXTURE_TEARDOWN(ring)
 {
-	int r;
-
-	for (r = 0; r < self->n; r++) {
-		nnp_comm_destroy(self->comm[r]);
-		nnp_mem_free(self->buf[r]);
-		nnp_mem_free(self->host[r]);
-		nnp_stream_destroy(self->s[r]);
-		nnp_device_close(self->dev[r]);
-	}
-}
-
-static nnp_result_t allreduce(struct _test_data_ring *self, int r)
-{
-	return nnp_allreduce(self->buf[r], 0, self->buf[r], 0, COUNT, NNP_FLOAT32,
-			     NNP_SUM, self->comm[r], self->s[r]);
+	ring_ranks_close(&self->rr);
 }
 
 TEST_F_TIMEOUT(ring, rank_5s_late_completes_exactly, 120)
 {
-	int n = self->n, r;
+	int n = self->rr.n, r;
 	double t0;
 
 	unsetenv("NNP_COLL_TIMEOUT_S");
-	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(self->dev, n, self->comm));
+	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(self->rr.dev, n, self->rr.comm));
 	for (r = 1; r < n; r++)
-		ASSERT_EQ(NNP_SUCCESS, allreduce(self, r));
+		ASSERT_EQ(NNP_SUCCESS, ring_allreduce(&self->rr, r));
 	t0 = now_s();
 	sleep(LATE_S);		/* rank 0 writes its checkpoint */
-	ASSERT_EQ(NNP_SUCCESS, allreduce(self, 0));
+	ASSERT_EQ(NNP_SUCCESS, ring_allreduce(&self->rr, 0));
 	expect_exact(_metadata, self);
 	TH_LOG("rank 0 %d s late: %d ranks exact after %.2f s", LATE_S, n, now_s() - t0);
 }
@@ -122,21 +79,21 @@ TEST_F_TIMEOUT(ring, rank_5s_late_completes_exactly, 120)
 /* NNP_COLL_TIMEOUT_S=1: the ranks left waiting fail after 1 s, not 2 s. */
 TEST_F_TIMEOUT(ring, short_timeout_fires_peer_timeout, 120)
 {
-	int n = self->n, r, timeouts = 0;
+	int n = self->rr.n, r, timeouts = 0;
 	double t0, took = 0;
 
 	setenv("NNP_COLL_TIMEOUT_S", "1", 1);
-	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(self->dev, n, self->comm));
+	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(self->rr.dev, n, self->rr.comm));
 	unsetenv("NNP_COLL_TIMEOUT_S");
 	t0 = now_s();
 	for (r = 1; r < n; r++)
-		ASSERT_EQ(NNP_SUCCESS, allreduce(self, r));
+		ASSERT_EQ(NNP_SUCCESS, ring_allreduce(&self->rr, r));
 	for (r = 1; r < n; r++) {
 		struct nnp_stream_error e;
 
-		ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_synchronize(self->s[r]));
+		ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_synchronize(self->rr.s[r]));
 		took = now_s() - t0;
-		ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_error(self->s[r], &e));
+		ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_error(self->rr.s[r], &e));
 		TH_LOG("rank %d: %s (status 0x%x) after %.2f s", r, e.what, e.status, took);
 		/* PEER_TIMEOUT, or ABORTED passed on by the rank that timed out */
 		EXPECT_TRUE(e.status == 0x14 || e.status == 0x15);
@@ -155,17 +112,17 @@ TEST_F_TIMEOUT(ring, short_timeout_fires_peer_timeout, 120)
  */
 TEST_F_TIMEOUT(ring, synchronize_follows_coll_timeout_past_60s, 200)
 {
-	struct blocked b[MAXDEV] = { 0 };
-	int n = self->n, r;
+	struct blocked b[RING_MAX_RANKS] = { 0 };
+	int n = self->rr.n, r;
 	double t0;
 
 	setenv("NNP_COLL_TIMEOUT_S", "65", 1);
-	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(self->dev, n, self->comm));
+	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(self->rr.dev, n, self->rr.comm));
 	unsetenv("NNP_COLL_TIMEOUT_S");
 	t0 = now_s();
 	for (r = 1; r < n; r++) {
-		ASSERT_EQ(NNP_SUCCESS, allreduce(self, r));
-		ASSERT_EQ(0, blocked_start(&b[r], self->s[r]));
+		ASSERT_EQ(NNP_SUCCESS, ring_allreduce(&self->rr, r));
+		ASSERT_EQ(0, blocked_start(&b[r], self->rr.s[r]));
 	}
 	for (r = 1; r < n; r++) {
 		struct nnp_stream_error e;
@@ -173,7 +130,7 @@ TEST_F_TIMEOUT(ring, synchronize_follows_coll_timeout_past_60s, 200)
 		pthread_join(b[r].t, NULL);
 		ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, b[r].res)
 			TH_LOG("rank %d: %s", r, nnp_strerror(b[r].res));
-		ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_error(self->s[r], &e));
+		ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_error(self->rr.s[r], &e));
 		TH_LOG("rank %d: %s (status 0x%x) after %.2f s", r, e.what, e.status,
 		       b[r].at - t0);
 		EXPECT_TRUE(e.status == 0x14 || e.status == 0x15);
@@ -190,55 +147,47 @@ TEST_F_TIMEOUT(ring, synchronize_follows_coll_timeout_past_60s, 200)
  */
 TEST_F_TIMEOUT(ring, abort_unblocks_blocked_ranks, 120)
 {
-	struct blocked b[MAXDEV] = { 0 };
+	struct blocked b[RING_MAX_RANKS] = { 0 };
 	nnp_result_t async;
-	int n = self->n, r;
+	int n = self->rr.n, r;
 	double t0;
 
 	unsetenv("NNP_COLL_TIMEOUT_S");
-	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(self->dev, n, self->comm));
+	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(self->rr.dev, n, self->rr.comm));
 	for (r = 1; r < n; r++) {
-		ASSERT_EQ(NNP_SUCCESS, allreduce(self, r));
-		ASSERT_EQ(0, blocked_start(&b[r], self->s[r]));
+		ASSERT_EQ(NNP_SUCCESS, ring_allreduce(&self->rr, r));
+		ASSERT_EQ(0, blocked_start(&b[r], self->rr.s[r]));
 	}
 	sleep(1);
 	for (r = 0; r < n; r++) {
-		ASSERT_EQ(NNP_SUCCESS, nnp_comm_get_async_error(self->comm[r], &async));
+		ASSERT_EQ(NNP_SUCCESS, nnp_comm_get_async_error(self->rr.comm[r], &async));
 		EXPECT_EQ(NNP_SUCCESS, async) TH_LOG("rank %d before the abort", r);
 	}
 	t0 = now_s();
-	ASSERT_EQ(NNP_SUCCESS, nnp_comm_abort(self->comm[1]));
-	self->comm[1] = NULL;
+	ASSERT_EQ(NNP_SUCCESS, nnp_comm_abort(self->rr.comm[1]));
+	self->rr.comm[1] = NULL;
 	for (r = 1; r < n; r++) {
 		struct nnp_stream_error e;
 
 		pthread_join(b[r].t, NULL);
 		ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, b[r].res) TH_LOG("rank %d", r);
-		ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_error(self->s[r], &e));
+		ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_error(self->rr.s[r], &e));
 		TH_LOG("rank %d: %s (status 0x%x) %.3f s after the abort", r, e.what,
 		       e.status, b[r].at - t0);
 		EXPECT_EQ(0x15, e.status);	/* ABORTED */
 		EXPECT_LT(b[r].at - t0, 2.0);
 	}
 	for (r = 2; r < n; r++) {
-		ASSERT_EQ(NNP_SUCCESS, nnp_comm_get_async_error(self->comm[r], &async));
+		ASSERT_EQ(NNP_SUCCESS, nnp_comm_get_async_error(self->rr.comm[r], &async));
 		EXPECT_EQ(NNP_ERROR_COMM_FAILED, async) TH_LOG("rank %d", r);
 	}
-	ASSERT_EQ(NNP_SUCCESS, nnp_comm_get_async_error(self->comm[0], &async));
+	ASSERT_EQ(NNP_SUCCESS, nnp_comm_get_async_error(self->rr.comm[0], &async));
 	EXPECT_EQ(NNP_SUCCESS, async);	/* rank 0 never started it */
 	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_comm_get_async_error(NULL, &async));
 	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_comm_abort(NULL));
 
 	/* Streams reset, a new communicator over the same chips: exact. */
-	for (r = 0; r < n; r++) {
-		ASSERT_EQ(NNP_SUCCESS, nnp_stream_reset(self->s[r]));
-		nnp_comm_destroy(self->comm[r]);
-		self->comm[r] = NULL;
-	}
-	stage_inputs(_metadata, self);
-	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(self->dev, n, self->comm));
-	for (r = 0; r < n; r++)
-		ASSERT_EQ(NNP_SUCCESS, allreduce(self, r));
+	ASSERT_EQ(NNP_SUCCESS, ring_ranks_restart(&self->rr, -1));
 	expect_exact(_metadata, self);
 }
 
