@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * Firmware simulator inter-chip links: each port has a peer (chip, port), a
- * state, and a queue of packets received. A remote peer (another process)
- * is reached through the host's icl_tx, and what the host receives for us
- * comes in through nnp_fw_icl_deliver(): the payload is copied.
+ * state, a queue of packets received, and a transport (struct
+ * nnp_fw_transport) chosen when it is wired or attached: how it sends,
+ * tells its peer of room freed, and takes back lent chunks. A remote peer
+ * (another process) is reached through the host's icl_tx, and what the
+ * host receives for us comes in through nnp_fw_icl_deliver(): the payload
+ * is copied.
  *
  * A peer in this process gets copies too for point-to-point messages, but
  * a collective's chunk crosses as a descriptor: where the chunk lies in the
@@ -44,6 +47,9 @@
 
 #include "fw_internal.h"
 #include "fw_reduce.h"
+
+/* The two transports, at the end of this file. */
+static const struct nnp_fw_transport local_transport, remote_transport;
 
 void nnp_fw_ports_init(struct nnp_fw *fw)
 {
@@ -106,6 +112,7 @@ static void free_packets(struct nnp_fw_port *p)
  */
 static void port_unwire_locked(struct nnp_fw_port *p)
 {
+	p->tp = NULL;
 	p->peer = NULL;
 	p->up = false;
 	while (p->tx_busy)
@@ -148,7 +155,7 @@ static bool port_free(struct nnp_fw *fw, unsigned int port)
 	if (port >= fw->cfg.num_ports)
 		return false;
 	mtx_lock(&fw->ports[port].lock);
-	ok = !fw->ports[port].peer && !fw->ports[port].remote;
+	ok = !fw->ports[port].tp;
 	mtx_unlock(&fw->ports[port].lock);
 	return ok;
 }
@@ -171,7 +178,9 @@ static void port_wire(struct nnp_fw *fw, unsigned int port, struct nnp_fw *peer,
 	struct nnp_fw_port *p = &fw->ports[port];
 
 	mtx_lock(&p->lock);
+	p->tp = &local_transport;
 	p->peer = peer;
+	p->peer_chip = peer->cfg.chip_id;
 	p->peer_port = peer_port;
 	p->up = true;
 	/* Kept, all slots free, when a peer destroyed left the port free. */
@@ -213,7 +222,7 @@ int nnp_fw_link_attach_remote(struct nnp_fw *fw, unsigned int port,
 		mtx_unlock(&p->lock);
 		return -1;
 	}
-	p->remote = true;
+	p->tp = &remote_transport;
 	p->peer_chip = peer_chip;
 	p->peer_port = peer_port;
 	p->up = false;
@@ -250,7 +259,7 @@ static void port_set(struct nnp_fw *fw, uint32_t port, bool up, bool latch)
 	struct nnp_fw_port *p = &fw->ports[port];
 
 	mtx_lock(&p->lock);
-	p->up = up && (p->peer || p->remote);
+	p->up = up && p->tp;
 	mtx_unlock(&p->lock);
 	if (latch) {
 		mtx_lock(&fw->lock);
@@ -455,7 +464,7 @@ static uint16_t rx_arrive(struct nnp_fw *fw, uint32_t port,
 	pk->arrived_ns = fw->host.now_ns(fw->host.opaque);
 	mtx_lock(&fw->lock);
 	mtx_lock(&p->lock);
-	if (!p->up || (remote && !p->remote))
+	if (!p->up || (remote && p->tp != &remote_transport))
 		st = NNP_STATUS_LINK_DOWN;
 	else if (lost || !rx_wanted_locked(fw, port, pk))
 		st = NNP_STATUS_INVALID_FIELD;
@@ -496,33 +505,6 @@ static uint16_t rx_arrive(struct nnp_fw *fw, uint32_t port,
 	return st;
 }
 
-/*
- * Hand a packet to the host's transport, with no lock held: it may block
- * until the bytes are on their way.
- */
-static uint16_t remote_send(struct nnp_fw *fw, uint32_t port, uint64_t epoch,
-			    uint32_t seq, bool abort, const void *data,
-			    size_t len)
-{
-	struct nnp_fw_port *p = &fw->ports[port];
-	bool ok = fw->host.icl_tx && len <= NNP_FW_ICL_MAX_PACKET &&
-		  !fw->host.icl_tx(fw->host.opaque, port, epoch, seq, abort,
-				   data, len);
-
-	mtx_lock(&p->lock);
-	if (ok) {
-		p->tx_bytes += len;
-		p->tx_packets++;
-	} else {
-		p->errors++;
-	}
-	mtx_unlock(&p->lock);
-	if (!ok)
-		return NNP_STATUS_LINK_DOWN;
-	count(fw, &fw->counters.icl_tx_bytes, len);
-	return NNP_STATUS_SUCCESS;
-}
-
 /* The wait of @op made progress: its next one gets a whole timeout. */
 static void op_progress(struct nnp_fw *fw, struct nnp_fw_op *op)
 {
@@ -557,11 +539,45 @@ static void lent_and_back(struct nnp_fw_op *op)
 }
 
 /*
- * Send on @port: a copy of @tpl's payload, or for a @tpl with an owner a
- * descriptor of it. See nnp_fw_icl_send() and nnp_fw_icl_lend().
+ * Hand a packet to the host's transport, with no lock held: it may block
+ * until the bytes are on their way. A copy leaves a lent chunk free at once.
  */
-static uint16_t send_packet(struct nnp_fw *fw, struct nnp_fw_op *op,
+static uint16_t remote_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 			    uint32_t port, const struct nnp_fw_packet *tpl)
+{
+	struct nnp_fw_port *p = &fw->ports[port];
+	bool ok;
+
+	(void)op;	/* no flow control: it never waits for room */
+	mtx_lock(&p->lock);
+	ok = p->up;
+	mtx_unlock(&p->lock);
+	ok = ok && fw->host.icl_tx && tpl->len <= NNP_FW_ICL_MAX_PACKET &&
+	     !fw->host.icl_tx(fw->host.opaque, port, tpl->epoch, tpl->seq,
+			      tpl->abort, tpl->data, tpl->len);
+	mtx_lock(&p->lock);
+	if (ok) {
+		p->tx_bytes += tpl->len;
+		p->tx_packets++;
+	} else {
+		p->errors++;
+	}
+	mtx_unlock(&p->lock);
+	if (!ok)
+		return NNP_STATUS_LINK_DOWN;
+	count(fw, &fw->counters.icl_tx_bytes, tpl->len);
+	if (tpl->owner)
+		lent_and_back(tpl->owner);
+	return NNP_STATUS_SUCCESS;
+}
+
+/*
+ * Into the in-process peer's port: a copy, or a descriptor of the lent
+ * chunk. A full peer parks @op until it has room, or without @op drops
+ * the packet.
+ */
+static uint16_t local_send(struct nnp_fw *fw, struct nnp_fw_op *op,
+			   uint32_t port, const struct nnp_fw_packet *tpl)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
 	uint16_t st = SEND_AGAIN;
@@ -570,30 +586,19 @@ static uint16_t send_packet(struct nnp_fw *fw, struct nnp_fw_op *op,
 		struct nnp_fw_packet desc = *tpl, *pk = &desc;
 		struct nnp_fw *peer;
 		uint32_t pp, wakes;
-		bool up, remote;
 
 		mtx_lock(&fw->lock);
 		wakes = p->wakes;
 		mtx_unlock(&fw->lock);
 		mtx_lock(&p->lock);
-		peer = p->peer;
+		peer = p->up ? p->peer : NULL;
 		pp = p->peer_port;
-		up = p->up;
-		remote = p->remote && up;
-		if (!up)
+		if (!peer)
 			p->errors++;
-		else if (peer)
+		else
 			p->tx_busy++;	/* @peer stays until we are out of it */
 		mtx_unlock(&p->lock);
-		if (remote) {
-			st = remote_send(fw, port, tpl->epoch, tpl->seq,
-					 tpl->abort, tpl->data, tpl->len);
-			/* A copy leaves a lent chunk free at once. */
-			if (!st && tpl->owner)
-				lent_and_back(tpl->owner);
-			return st;
-		}
-		if (!up || !peer)
+		if (!peer)
 			return NNP_STATUS_LINK_DOWN;
 
 		if (!tpl->owner)
@@ -628,6 +633,21 @@ static uint16_t send_packet(struct nnp_fw *fw, struct nnp_fw_op *op,
 			st = park_for_room(fw, op, port, wakes);
 	}
 	return st;
+}
+
+/* Send on @port through its transport; LINK_DOWN if it has none. */
+static uint16_t send_packet(struct nnp_fw *fw, struct nnp_fw_op *op,
+			    uint32_t port, const struct nnp_fw_packet *tpl)
+{
+	struct nnp_fw_port *p = &fw->ports[port];
+	const struct nnp_fw_transport *tp;
+
+	mtx_lock(&p->lock);
+	tp = p->tp;
+	if (!tp)
+		p->errors++;
+	mtx_unlock(&p->lock);
+	return tp ? tp->send(fw, op, port, tpl) : NNP_STATUS_LINK_DOWN;
 }
 
 uint16_t nnp_fw_icl_send(struct nnp_fw *fw, struct nnp_fw_op *op,
@@ -713,6 +733,7 @@ uint16_t nnp_fw_icl_recv_into(struct nnp_fw *fw, struct nnp_fw_op *op,
 {
 	struct nnp_fw_port *p = &fw->ports[port];
 	uint16_t status = NNP_STATUS_SUCCESS;
+	const struct nnp_fw_transport *tp;
 	struct nnp_fw_packet *pk;
 	struct nnp_fw *peer;
 	uint32_t pp;
@@ -724,6 +745,7 @@ uint16_t nnp_fw_icl_recv_into(struct nnp_fw *fw, struct nnp_fw_op *op,
 		op->deadline_ns = 0;
 	else
 		status = p->up ? park_locked(fw, op, port) : NNP_STATUS_LINK_DOWN;
+	tp = p->tp;
 	peer = p->peer;
 	pp = p->peer_port;
 	mtx_unlock(&p->lock);
@@ -744,8 +766,8 @@ uint16_t nnp_fw_icl_recv_into(struct nnp_fw *fw, struct nnp_fw_op *op,
 	packet_release(p, pk);
 	mtx_unlock(&p->lock);
 	/* Room at this end, a lent chunk back: a sender waiting goes on. */
-	if (peer)
-		nnp_fw_icl_wake(peer, pp);
+	if (tp)
+		tp->room_freed(peer, pp);
 	return status;
 }
 
@@ -781,15 +803,15 @@ uint16_t nnp_fw_icl_wait_returned(struct nnp_fw *fw, struct nnp_fw_op *op,
 	return status;
 }
 
-void nnp_fw_icl_reclaim(struct nnp_fw *fw, struct nnp_fw_op *op, uint32_t port)
+/* Lent chunks the in-process peer holds: see nnp_fw_icl_reclaim(). */
+static void local_reclaim(struct nnp_fw *fw, struct nnp_fw_op *op,
+			  uint32_t port)
 {
 	struct nnp_fw_port *p = &fw->ports[port], *q;
 	struct nnp_fw_packet **link, *prev = NULL;
 	struct nnp_fw *peer;
 	uint32_t pp;
 
-	if (atomic_load(&op->returned) == op->lent)
-		return;
 	mtx_lock(&p->lock);
 	peer = p->peer;
 	pp = p->peer_port;
@@ -822,6 +844,19 @@ void nnp_fw_icl_reclaim(struct nnp_fw *fw, struct nnp_fw_op *op, uint32_t port)
 	mtx_unlock(&p->lock);
 }
 
+void nnp_fw_icl_reclaim(struct nnp_fw *fw, struct nnp_fw_op *op, uint32_t port)
+{
+	const struct nnp_fw_transport *tp;
+
+	if (atomic_load(&op->returned) == op->lent)
+		return;
+	mtx_lock(&fw->ports[port].lock);
+	tp = fw->ports[port].tp;
+	mtx_unlock(&fw->ports[port].lock);
+	if (tp)
+		tp->reclaim(fw, op, port);
+}
+
 void nnp_fw_icl_ports_info(struct nnp_fw *fw, struct nnp_hw_port_info *info)
 {
 	unsigned int i;
@@ -831,11 +866,9 @@ void nnp_fw_icl_ports_info(struct nnp_fw *fw, struct nnp_hw_port_info *info)
 
 		memset(&info[i], 0, sizeof(info[i]));
 		mtx_lock(&p->lock);
-		if (p->peer || p->remote) {
-			uint32_t chip = p->peer ? p->peer->cfg.chip_id : p->peer_chip;
-
+		if (p->tp) {
 			info[i].state = NNP_PORT_WIRED | (p->up ? NNP_PORT_UP : 0);
-			info[i].peer = NNP_PORT_PEER(chip, p->peer_port);
+			info[i].peer = NNP_PORT_PEER(p->peer_chip, p->peer_port);
 		}
 		info[i].tx_bytes = p->tx_bytes;
 		info[i].rx_bytes = p->rx_bytes;
@@ -862,16 +895,45 @@ uint64_t nnp_fw_icl_held_bytes(struct nnp_fw *fw)
 /* Tell the peer of @port that this end has room again. */
 static void room_freed(struct nnp_fw *fw, uint32_t port)
 {
+	const struct nnp_fw_transport *tp;
 	struct nnp_fw *peer;
 	uint32_t pp;
 
 	mtx_lock(&fw->ports[port].lock);
+	tp = fw->ports[port].tp;
 	peer = fw->ports[port].peer;
 	pp = fw->ports[port].peer_port;
 	mtx_unlock(&fw->ports[port].lock);
-	if (peer)
-		nnp_fw_icl_wake(peer, pp);
+	if (tp)
+		tp->room_freed(peer, pp);
 }
+
+/* A remote peer finds no flow control, and holds no lent chunk. */
+static void remote_room_freed(struct nnp_fw *peer, uint32_t peer_port)
+{
+	(void)peer;
+	(void)peer_port;
+}
+
+static void remote_reclaim(struct nnp_fw *fw, struct nnp_fw_op *op,
+			   uint32_t port)
+{
+	(void)fw;
+	(void)op;
+	(void)port;
+}
+
+static const struct nnp_fw_transport local_transport = {
+	.send = local_send,
+	.room_freed = nnp_fw_icl_wake,
+	.reclaim = local_reclaim,
+};
+
+static const struct nnp_fw_transport remote_transport = {
+	.send = remote_send,
+	.room_freed = remote_room_freed,
+	.reclaim = remote_reclaim,
+};
 
 void nnp_fw_icl_purge(struct nnp_fw *fw, uint32_t port, uint64_t epoch,
 		      uint64_t below)

@@ -114,13 +114,35 @@ struct nnp_fw_packet {
 	struct nnp_fw_op *owner;	/* a descriptor's lender; NULL: a copy */
 };
 
+struct nnp_fw_port;
+
+/*
+ * How a port reaches its peer, chosen when the port is wired (in-process
+ * peer) or attached (remote peer), as NCCL picks a transport per peer.
+ */
+struct nnp_fw_transport {
+	/*
+	 * Send @tpl on @port: a copy of its payload, or for a @tpl with an
+	 * owner its chunk, lent or copied. See nnp_fw_icl_send().
+	 */
+	uint16_t (*send)(struct nnp_fw *fw, struct nnp_fw_op *op, uint32_t port,
+			 const struct nnp_fw_packet *tpl);
+	/*
+	 * The receiver took or dropped packets of @port: a sender at the
+	 * other end may go on. @peer and @peer_port as the port had them.
+	 */
+	void (*room_freed)(struct nnp_fw *peer, uint32_t peer_port);
+	/* Take back what @op lent on @port that the peer has not read. */
+	void (*reclaim)(struct nnp_fw *fw, struct nnp_fw_op *op, uint32_t port);
+};
+
 struct nnp_fw_port {
 	/* Guards everything below; never held with another port's lock. */
 	mtx_t lock;
 	cnd_t cond;		/* a packet arrived or the link changed */
+	const struct nnp_fw_transport *tp;	/* NULL: not wired */
 	struct nnp_fw *peer;	/* in-process peer */
-	bool remote;		/* the peer is across host->icl_tx instead */
-	uint32_t peer_chip;	/* the remote peer's chip id */
+	uint32_t peer_chip;
 	uint32_t peer_port;
 	bool up;
 	unsigned int tx_busy;	/* sends on their way into the in-process peer */
