@@ -24,7 +24,11 @@
  * hello followed by the receiver's. The link comes up once each end has
  * checked the other's AUTH and that the peer is the one it expects, and
  * stays down if either end was taken down. DATA and ABORT carry the
- * firmware's packets with their epoch and sequence number; LINK_DOWN and
+ * firmware's packets with their epoch and sequence number, and, between
+ * ends whose hellos both offer it (NNP_ICL_FEAT_MODEL), the packet's
+ * modeled arrival time in a version 4 header, 8 bytes longer: an end of
+ * version 3 is neither offered it nor sent it, and its packets arrive at
+ * the receiver's own modeled time. LINK_DOWN and
  * LINK_UP carry the monitor's link-down and link-up to the other end. A
  * lost connection takes the link down; the connecting side connects again,
  * so a restarted peer comes back. Anything malformed or unauthenticated
@@ -53,6 +57,10 @@
 
 #define NNP_ICL_MAGIC       0x4c43494eu     /* "NICL" */
 #define NNP_ICL_VERSION     3
+/* The header and the packet's modeled arrival (le64) after it. */
+#define NNP_ICL_VERSION_MODEL 4
+/* HELLO features: the sender takes version 4 DATA and ABORT frames. */
+#define NNP_ICL_FEAT_MODEL  (1u << 0)
 /* A peer that has not authenticated in this long is not one of ours. */
 #define NNP_ICL_HELLO_MS    5000
 /* A peer that does not send or take a whole frame in this long is gone. */
@@ -85,7 +93,7 @@ typedef struct QEMU_PACKED NnpIclHello {
     uint32_t chip_id;
     uint16_t port;
     uint8_t up;             /* the sender's end has not been taken down */
-    uint8_t rsvd0;
+    uint8_t features;       /* NNP_ICL_FEAT_*; 0 from version 3 ends */
     uint32_t want_chip;     /* the chip and port the sender links to */
     uint16_t want_port;
     uint16_t rsvd1;
@@ -116,6 +124,7 @@ typedef struct NnpIclLink {
     QemuCond cond;          /* wakes the connect retry wait */
     int fd;                 /* the connection, -1 if none */
     bool connected;         /* hellos exchanged */
+    bool peer_model;        /* the peer takes modeled arrival times */
     bool admin_up;          /* not taken down, at either end */
     bool stopping;
 } NnpIclLink;
@@ -185,24 +194,29 @@ static bool write_iov(int fd, struct iovec *iov, unsigned cnt,
     return true;
 }
 
-/* One frame, sent whole within NNP_ICL_FRAME_MS or not at all. */
+/*
+ * One frame, sent whole within NNP_ICL_FRAME_MS or not at all; with
+ * @model (a version 4 header) the packet's modeled arrival.
+ */
 static bool write_frame(int fd, uint8_t type, uint64_t epoch, uint32_t seq,
-                        const void *data, size_t len)
+                        const uint64_t *model, const void *data, size_t len)
 {
     NnpIclHeader h = {
         .magic = cpu_to_le32(NNP_ICL_MAGIC),
-        .version = NNP_ICL_VERSION,
+        .version = model ? NNP_ICL_VERSION_MODEL : NNP_ICL_VERSION,
         .type = type,
         .len = cpu_to_le32(len),
         .seq = cpu_to_le32(seq),
         .epoch = cpu_to_le64(epoch),
     };
-    struct iovec iov[2] = {
+    uint64_t le_model = model ? cpu_to_le64(*model) : 0;
+    struct iovec iov[3] = {
         { .iov_base = &h, .iov_len = sizeof(h) },
+        { .iov_base = &le_model, .iov_len = model ? sizeof(le_model) : 0 },
         { .iov_base = (void *)data, .iov_len = len },
     };
 
-    return write_iov(fd, iov, len ? 2 : 1,
+    return write_iov(fd, iov, len ? 3 : 2,
                      qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
                      NNP_ICL_FRAME_MS);
 }
@@ -237,14 +251,15 @@ static int read_full(int fd, void *buf, size_t len, int64_t deadline)
 }
 
 /*
- * Read one frame into *@h and l->rx_buf, whole before @deadline. False if
- * the connection ended or the frame is malformed or late (@bad then says
- * why).
+ * Read one frame into *@h, *@model (0 in a version 3 frame) and
+ * l->rx_buf, whole before @deadline. False if the connection ended or the
+ * frame is malformed or late (@bad then says why).
  */
 static bool read_frame(NnpIclLink *l, int fd, NnpIclHeader *h,
-                       int64_t deadline, const char **bad)
+                       uint64_t *model, int64_t deadline, const char **bad)
 {
     int ret = read_full(fd, h, sizeof(*h), deadline);
+    uint64_t le_model = 0;
 
     if (ret) {
         *bad = ret == -ETIMEDOUT ? "no whole frame in time" : NULL;
@@ -254,10 +269,19 @@ static bool read_frame(NnpIclLink *l, int fd, NnpIclHeader *h,
     h->len = le32_to_cpu(h->len);
     h->seq = le32_to_cpu(h->seq);
     h->epoch = le64_to_cpu(h->epoch);
-    if (h->magic != NNP_ICL_MAGIC || h->version != NNP_ICL_VERSION) {
+    if (h->magic != NNP_ICL_MAGIC || (h->version != NNP_ICL_VERSION &&
+                                      h->version != NNP_ICL_VERSION_MODEL)) {
         *bad = "not an nnp ICL frame (magic or version)";
         return false;
     }
+    if (h->version == NNP_ICL_VERSION_MODEL) {
+        ret = read_full(fd, &le_model, sizeof(le_model), deadline);
+        if (ret) {
+            *bad = ret == -ETIMEDOUT ? "no whole frame in time" : NULL;
+            return false;
+        }
+    }
+    *model = le64_to_cpu(le_model);
     if (h->len > NNP_FW_ICL_MAX_PACKET) {
         *bad = "frame longer than the largest packet";
         return false;
@@ -276,17 +300,21 @@ static bool read_frame(NnpIclLink *l, int fd, NnpIclHeader *h,
 
 /* Send a frame on @l's connection, if there is one; false if not sent. */
 static bool link_send(NnpIclLink *l, uint8_t type, uint64_t epoch,
-                      uint32_t seq, const void *data, size_t len)
+                      uint32_t seq, uint64_t model, const void *data,
+                      size_t len)
 {
-    bool ok = false;
+    bool ok = false, with_model;
     int fd;
 
     qemu_mutex_lock(&l->tx_lock);
     qemu_mutex_lock(&l->lock);
     fd = l->connected ? l->fd : -1;
+    with_model = l->peer_model &&
+                 (type == NNP_ICL_DATA || type == NNP_ICL_ABORT);
     qemu_mutex_unlock(&l->lock);
     if (fd >= 0) {
-        ok = write_frame(fd, type, epoch, seq, data, len);
+        ok = write_frame(fd, type, epoch, seq, with_model ? &model : NULL,
+                         data, len);
         if (!ok) {
             /*
              * A half-sent frame: end the connection, the link's thread
@@ -384,8 +412,9 @@ static bool hello_read(NnpIclLink *l, int fd, uint8_t type, void *buf,
 {
     const char *bad = NULL;
     NnpIclHeader h;
+    uint64_t model;
 
-    if (!read_frame(l, fd, &h, deadline, &bad)) {
+    if (!read_frame(l, fd, &h, &model, deadline, &bad)) {
         link_log(l, "%s", bad ? bad : "the peer left during the hello");
         return false;
     }
@@ -411,6 +440,7 @@ static bool link_hello(NnpIclLink *l, int fd)
         .port = cpu_to_le16(l->port),
         .want_chip = cpu_to_le32(l->want_chip),
         .want_port = cpu_to_le16(l->want_port),
+        .features = NNP_ICL_FEAT_MODEL,
     }, peer;
     uint8_t mac[NNP_ICL_MAC_LEN], peer_mac[NNP_ICL_MAC_LEN];
     uint32_t peer_chip;
@@ -423,10 +453,10 @@ static bool link_hello(NnpIclLink *l, int fd)
     mine.up = l->admin_up;
     qemu_mutex_unlock(&l->lock);
     /* Not connected yet: no sender writes on @fd, so no tx_lock. */
-    if (!write_frame(fd, NNP_ICL_HELLO, 0, 0, &mine, sizeof(mine)) ||
+    if (!write_frame(fd, NNP_ICL_HELLO, 0, 0, NULL, &mine, sizeof(mine)) ||
         !hello_read(l, fd, NNP_ICL_HELLO, &peer, sizeof(peer), deadline) ||
         !hello_mac(l, &mine, &peer, mac) ||
-        !write_frame(fd, NNP_ICL_AUTH, 0, 0, mac, sizeof(mac)) ||
+        !write_frame(fd, NNP_ICL_AUTH, 0, 0, NULL, mac, sizeof(mac)) ||
         !hello_read(l, fd, NNP_ICL_AUTH, peer_mac, sizeof(peer_mac),
                     deadline) ||
         !hello_mac(l, &peer, &mine, mac)) {
@@ -459,6 +489,7 @@ static bool link_hello(NnpIclLink *l, int fd)
     }
     qemu_mutex_lock(&l->lock);
     l->connected = true;
+    l->peer_model = peer.features & NNP_ICL_FEAT_MODEL;
     /* Down at either end keeps the link down. */
     l->admin_up = l->admin_up && peer.up;
     link_update_locked(l);
@@ -474,8 +505,8 @@ static bool link_send_state(NnpIclLink *l)
     qemu_mutex_lock(&l->lock);
     up = l->admin_up;
     qemu_mutex_unlock(&l->lock);
-    return link_send(l, up ? NNP_ICL_LINK_UP : NNP_ICL_LINK_DOWN, 0, 0, NULL,
-                     0);
+    return link_send(l, up ? NNP_ICL_LINK_UP : NNP_ICL_LINK_DOWN, 0, 0, 0,
+                     NULL, 0);
 }
 
 /*
@@ -508,18 +539,20 @@ static void link_receive(NnpIclLink *l, int fd)
 {
     const char *bad = NULL;
     NnpIclHeader h;
+    uint64_t model;
     int ret;
 
     while (link_wait(l, fd) &&
-           read_frame(l, fd, &h, qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
+           read_frame(l, fd, &h, &model,
+                      qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
                       NNP_ICL_FRAME_MS, &bad)) {
         switch (h.type) {
         case NNP_ICL_DATA:
         case NNP_ICL_ABORT:
             /* A port that is down drops it (the firmware counts it). */
             ret = nnp_fw_icl_deliver(l->icl->fw, l->port, h.epoch, h.seq,
-                                     h.type == NNP_ICL_ABORT, l->rx_buf,
-                                     h.len);
+                                     h.type == NNP_ICL_ABORT, model,
+                                     l->rx_buf, h.len);
             trace_nnp_icl_rx(l->icl->chip_id, l->port, h.epoch, h.seq,
                              h.type == NNP_ICL_ABORT, h.len, ret);
             break;
@@ -731,14 +764,14 @@ bool nnp_icl_sockets_has_port(NnpIclSockets *icl, unsigned port)
 }
 
 int nnp_icl_sockets_send(NnpIclSockets *icl, unsigned port, uint64_t epoch,
-                         uint32_t seq, bool abort, const void *data,
-                         size_t len)
+                         uint32_t seq, bool abort, uint64_t model_ns,
+                         const void *data, size_t len)
 {
     if (!nnp_icl_sockets_has_port(icl, port)) {
         return -1;
     }
     return link_send(icl->links[port], abort ? NNP_ICL_ABORT : NNP_ICL_DATA,
-                     epoch, seq, data, len) ? 0 : -1;
+                     epoch, seq, model_ns, data, len) ? 0 : -1;
 }
 
 /*

@@ -24,8 +24,8 @@ NnpIclSockets *nnp_icl_sockets_new(const char *spec, const char *secret_id,
 bool nnp_icl_sockets_has_port(NnpIclSockets *icl, unsigned port);
 /* The firmware's icl_tx: 0 once the packet is sent, -1 if not connected. */
 int nnp_icl_sockets_send(NnpIclSockets *icl, unsigned port, uint64_t epoch,
-                         uint32_t seq, bool abort, const void *data,
-                         size_t len);
+                         uint32_t seq, bool abort, uint64_t model_ns,
+                         const void *data, size_t len);
 /* Take @port's link down or up at both ends (the monitor's link-down). */
 void nnp_icl_sockets_set_link(NnpIclSockets *icl, unsigned port, bool up);
 /*

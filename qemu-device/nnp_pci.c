@@ -74,6 +74,13 @@ struct NnpState {
     uint16_t num_ports;
     uint32_t fw_boot_ms;
     uint32_t heartbeat_ms;
+    /* the modeled clock's, docs/architecture.md; 0: NNP-T's figure */
+    uint32_t icl_mbps;
+    uint32_t icl_latency_ns;
+    uint32_t hbm_mbps;
+    uint32_t pcie_mbps;
+    uint32_t pcie_latency_ns;
+    uint32_t cmd_overhead_ns;
 };
 
 static void nnp_kick(NnpState *s, unsigned int what)
@@ -245,11 +252,12 @@ static void nnp_warning(void *opaque, const char *msg)
 }
 
 static int nnp_icl_tx(void *opaque, unsigned int port, uint64_t epoch,
-                      uint32_t seq, bool abort, const void *data, size_t len)
+                      uint32_t seq, bool abort, uint64_t model_ns,
+                      const void *data, size_t len)
 {
     NnpState *s = opaque;
     int ret = s->icl ? nnp_icl_sockets_send(s->icl, port, epoch, seq, abort,
-                                            data, len)
+                                            model_ns, data, len)
                      : -1;
 
     trace_nnp_icl_tx(s->chip_id, port, epoch, seq, abort, len, ret);
@@ -340,6 +348,12 @@ static void nnp_realize(PCIDevice *pdev, Error **errp)
         .num_ports = s->num_ports,
         .boot_time_ms = s->fw_boot_ms,
         .heartbeat_ms = s->heartbeat_ms,
+        .icl_mbps = s->icl_mbps,
+        .icl_latency_ns = s->icl_latency_ns,
+        .hbm_mbps = s->hbm_mbps,
+        .pcie_mbps = s->pcie_mbps,
+        .pcie_latency_ns = s->pcie_latency_ns,
+        .cmd_overhead_ns = s->cmd_overhead_ns,
     };
     unsigned int nvec = NNP_VECTOR_QUEUE(NNP_HW_MAX_QUEUES);
     const char *why = NULL;
@@ -466,6 +480,12 @@ static const Property nnp_props[] = {
     DEFINE_PROP_UINT16("num-ports", NnpState, num_ports, 4),
     DEFINE_PROP_UINT32("fw-boot-ms", NnpState, fw_boot_ms, 20),
     DEFINE_PROP_UINT32("heartbeat-ms", NnpState, heartbeat_ms, 100),
+    DEFINE_PROP_UINT32("icl-mbps", NnpState, icl_mbps, 0),
+    DEFINE_PROP_UINT32("icl-latency-ns", NnpState, icl_latency_ns, 0),
+    DEFINE_PROP_UINT32("hbm-mbps", NnpState, hbm_mbps, 0),
+    DEFINE_PROP_UINT32("pcie-mbps", NnpState, pcie_mbps, 0),
+    DEFINE_PROP_UINT32("pcie-latency-ns", NnpState, pcie_latency_ns, 0),
+    DEFINE_PROP_UINT32("cmd-overhead-ns", NnpState, cmd_overhead_ns, 0),
 };
 
 /* Monitor: qom-set /machine/peripheral/ID link-down PORT (or link-up). */

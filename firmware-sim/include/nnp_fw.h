@@ -53,14 +53,15 @@ struct nnp_fw_host {
 	 */
 	void (*warning)(void *opaque, const char *msg);
 	/*
-	 * Optional: carry a packet, labelled with its communicator's @epoch
-	 * and its @seq, to the remote peer of @port (see
+	 * Optional: carry a packet, labelled with its communicator's @epoch,
+	 * its @seq and its modeled arrival time @model_ns, to the remote peer of @port (see
 	 * nnp_fw_link_attach_remote()); return 0 once it is on its way, -1 if
 	 * the link is lost. Called from the threads running user queues, with
 	 * no firmware lock held, so it may block.
 	 */
 	int (*icl_tx)(void *opaque, unsigned int port, uint64_t epoch,
-		      uint32_t seq, bool abort, const void *data, size_t len);
+		      uint32_t seq, bool abort, uint64_t model_ns,
+		      const void *data, size_t len);
 	/*
 	 * Optional: the firmware has work of NNP_FW_KICK_* kinds outside a
 	 * register write: a packet or a link change for a parked user command
@@ -81,6 +82,16 @@ struct nnp_fw_config {
 	 * how long a packet no communicator claims is kept; 0: 2000.
 	 */
 	uint32_t coll_timeout_ms;
+	/*
+	 * The modeled clock (docs/architecture.md); 0: NNP-T's figure.
+	 * Bandwidths in MB/s (10^6 bytes/s), ICL and PCIe each direction.
+	 */
+	uint32_t icl_mbps;		/* one port */
+	uint32_t icl_latency_ns;
+	uint32_t hbm_mbps;		/* reads and writes together */
+	uint32_t pcie_mbps;
+	uint32_t pcie_latency_ns;
+	uint32_t cmd_overhead_ns;	/* from a command's fetch to its work */
 };
 
 /* Most ICL ports a chip may have: the hardware interface's. */
@@ -141,7 +152,8 @@ void nnp_fw_link_set(struct nnp_fw *fw, unsigned int port, bool up);
 int nnp_fw_link_attach_remote(struct nnp_fw *fw, unsigned int port,
 			      uint32_t peer_chip, unsigned int peer_port);
 /*
- * A packet the transport received for @port, labelled (@epoch, @seq):
+ * A packet the transport received for @port, labelled (@epoch, @seq) and
+ * due at @model_ns on the modeled clock (0: when its receiver waits):
  * queued for the command of the communicator of @epoch that waits for it.
  * Returns 0, or -1 if the port is not remote, is down, or the packet is
  * too big (counted as an error), or is dropped and counted: the port holds
@@ -149,7 +161,23 @@ int nnp_fw_link_attach_remote(struct nnp_fw *fw, unsigned int port,
  * on this port.
  */
 int nnp_fw_icl_deliver(struct nnp_fw *fw, unsigned int port, uint64_t epoch,
-		       uint32_t seq, bool abort, const void *data, size_t len);
+		       uint32_t seq, bool abort, uint64_t model_ns,
+		       const void *data, size_t len);
+
+/*
+ * The modeled clock of a chip (docs/architecture.md), since its last
+ * reset: its time, and how long each engine and each port's transmit
+ * direction was busy, in modeled ns.
+ */
+struct nnp_fw_model {
+	uint64_t now_ns;
+	uint64_t hbm_busy_ns;
+	uint64_t pcie_busy_ns;
+	uint64_t port_busy_ns[NNP_HW_MAX_PORTS];
+	uint64_t commands;	/* user queue commands that ran to their end */
+};
+
+void nnp_fw_model_get(struct nnp_fw *fw, struct nnp_fw_model *m);
 
 /*
  * Faults on demand, for tests and the QEMU monitor (docs/hw-interface.md

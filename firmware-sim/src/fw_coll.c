@@ -209,8 +209,10 @@ static uint16_t allreduce(struct coll *c)
 			return status;
 		/* This rank now holds the full reduction of one segment. */
 		own = seg(c, c->dst, behind(c, n - 1), &own_n);
-		if (c->op == NNP_OP_AVG)
+		if (c->op == NNP_OP_AVG) {
 			nnp_fw_divide(c->dtype, own, own_n, n);
+			nnp_fw_clock_hbm(c->fw, &c->link, 2 * own_n * c->es);
+		}
 		c->stage = 1;
 		c->s = 0;
 	}
@@ -461,6 +463,7 @@ static uint16_t coll_start(struct coll *c)
 	if (own && c->src && c->src != own && bytes) {
 		memmove(own, c->src, bytes);
 		c->local += bytes;
+		nnp_fw_clock_hbm(c->fw, &c->link, 2 * bytes);
 	}
 	if (c->nranks == 1 || !bytes)
 		return NNP_STATUS_SUCCESS;
@@ -486,7 +489,6 @@ static uint16_t coll_step(struct nnp_fw *fw, struct nnp_fw_op *op)
 	uint64_t bytes = c->count * c->es;
 	uint16_t st;
 
-	(void)fw;
 	if (!c->started) {
 		c->started = true;
 		st = coll_start(c);
@@ -501,11 +503,14 @@ static uint16_t coll_step(struct nnp_fw *fw, struct nnp_fw_op *op)
 	if (st)
 		return st;
 	if (c->opcode == NNP_CMD_REDUCE_SCATTER && c->op == NNP_OP_AVG &&
-	    c->nranks > 1)
+	    c->nranks > 1) {
 		nnp_fw_divide(c->dtype, c->acc, c->count, c->nranks);
+		nnp_fw_clock_hbm(fw, op, 2 * bytes);
+	}
 	if (c->acc && c->acc != c->dst) {
 		memcpy(c->dst, c->acc, bytes);
 		c->local += bytes;
+		nnp_fw_clock_hbm(fw, op, 2 * bytes);
 	}
 	return NNP_STATUS_SUCCESS;
 }

@@ -93,6 +93,7 @@ struct nnp_fw *nnp_fw_create(const struct nnp_fw_config *cfg,
 		mtx_init(&fw->queues[i].exec, mtx_plain);
 	nnp_fw_ports_init(fw);
 	fw->cfg = *cfg;
+	nnp_fw_clock_init(fw);
 	nnp_fw_faults_init(fw, host);
 	nnp_fw_thermal_init(fw, fw->host.now_ns(fw->host.opaque));
 	nnp_fw_reset(fw);
@@ -115,6 +116,7 @@ static void reset_locked(struct nnp_fw *fw)
 	fw->boot_done_ns = now + fw->cfg.boot_time_ms * NS_PER_MS;
 	memset(&fw->aq, 0, sizeof(fw->aq));
 	memset(&fw->counters, 0, sizeof(fw->counters));
+	nnp_fw_clock_reset_locked(fw);
 	nnp_fw_thermal_reset_locked(fw, now);
 	for (i = 0; i < NNP_HW_MAX_QUEUES; i++)
 		fw->queues[i].enabled = false;

@@ -96,6 +96,7 @@ static void piece_unmap(struct nnp_fw *fw, const struct piece *p, void *m,
 struct xfer {
 	uint64_t host;		/* bytes read from or written to host memory */
 	uint64_t local;		/* bytes moved within device memory */
+	uint64_t start_ns;	/* the command's modeled start */
 };
 
 /*
@@ -210,10 +211,11 @@ static uint16_t fill_span(struct nnp_fw *fw, const struct nnp_fw_span *dst,
 	return status;
 }
 
+/* The modeled time the command starts at (fw_clock.c). */
 static uint16_t write_timestamp(struct nnp_fw *fw, const struct nnp_fw_span *dst,
 				struct xfer *x)
 {
-	uint64_t now = fw->host.now_ns(fw->host.opaque);
+	uint64_t now = x->start_ns;
 	uint64_t pos = 0;
 
 	/* Device memory, or host pages that may split the 8 bytes. */
@@ -335,6 +337,7 @@ uint16_t nnp_fw_exec(struct nnp_fw *fw, uint32_t ctx,
 		     const struct nnp_hw_queue_cmd *cmd, struct nnp_fw_op **op)
 {
 	struct xfer x = { 0 };
+	uint64_t pcie_ns = 0, hbm_ns;
 	uint16_t status;
 	bool known;
 	unsigned int uses = opcode_uses(cmd->opcode, &known);
@@ -349,12 +352,25 @@ uint16_t nnp_fw_exec(struct nnp_fw *fw, uint32_t ctx,
 		return NNP_STATUS_INVALID_FIELD;
 	}
 
+	x.start_ns = nnp_fw_clock_begin(fw);
 	/* Links' commands depend on the communicator: they check their own. */
-	if (uses & USES_COLL)
-		return nnp_fw_collective(fw, ctx, cmd, op);
-	if (uses & USES_P2P)
-		return nnp_fw_p2p(fw, ctx, cmd, op);
+	if (uses & (USES_COLL | USES_P2P)) {
+		status = uses & USES_COLL ? nnp_fw_collective(fw, ctx, cmd, op) :
+			 nnp_fw_p2p(fw, ctx, cmd, op);
+		if (*op)
+			(*op)->t_ns = x.start_ns;
+		return status;
+	}
 	status = exec_transfer(fw, ctx, cmd, uses, &x);
+
+	/* Device memory is read and written for a copy, written for a fill. */
+	hbm_ns = nnp_fw_hbm_ns(fw, cmd->opcode == NNP_CMD_COPY ? 2 * x.local :
+			       x.local);
+	if (x.host)
+		pcie_ns = fw->cfg.pcie_latency_ns +
+			  nnp_fw_ns_at(x.host, fw->cfg.pcie_mbps);
+	nnp_fw_clock_end(fw, x.start_ns + nnp_fw_max_ns(hbm_ns, pcie_ns),
+			 hbm_ns, pcie_ns);
 
 	mtx_lock(&fw->lock);
 	fw->counters.host_dma_bytes += x.host;

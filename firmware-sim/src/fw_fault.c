@@ -99,12 +99,13 @@ static void wrap_warning(void *opaque, const char *msg)
 }
 
 static int wrap_icl_tx(void *opaque, unsigned int port, uint64_t epoch,
-		       uint32_t seq, bool abort, const void *data, size_t len)
+		       uint32_t seq, bool abort, uint64_t model_ns,
+		       const void *data, size_t len)
 {
 	struct nnp_fw *fw = opaque;
 
 	return fw->embedder.icl_tx(fw->embedder.opaque, port, epoch, seq, abort,
-				   data, len);
+				   model_ns, data, len);
 }
 
 static void wrap_kick(void *opaque, unsigned int what)

@@ -531,6 +531,19 @@ static uint16_t park_for_room(struct nnp_fw *fw, struct nnp_fw_op *op,
 	return st;
 }
 
+/*
+ * A packet of @wire modeled ns left @p at @depart, with p->lock held:
+ * the port's transmit direction is busy until it is out.
+ */
+static void model_sent(struct nnp_fw_port *p, struct nnp_fw_op *op,
+		       uint64_t depart, uint64_t wire)
+{
+	p->model_free_ns = depart + wire;
+	p->model_busy_ns += wire;
+	if (op)
+		op->tx_end_ns = nnp_fw_max_ns(op->tx_end_ns, depart + wire);
+}
+
 /* A chunk @op lent that is free again at once: copied, or dropped. */
 static void lent_and_back(struct nnp_fw_op *op)
 {
@@ -546,19 +559,23 @@ static uint16_t remote_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 			    uint32_t port, const struct nnp_fw_packet *tpl)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
+	uint64_t wire = nnp_fw_ns_at(tpl->len, fw->cfg.icl_mbps), depart;
 	bool ok;
 
-	(void)op;	/* no flow control: it never waits for room */
+	/* No flow control: @op never waits for room. */
 	mtx_lock(&p->lock);
 	ok = p->up;
+	depart = nnp_fw_max_ns(op ? op->t_ns : 0, p->model_free_ns);
 	mtx_unlock(&p->lock);
 	ok = ok && fw->host.icl_tx && tpl->len <= NNP_FW_ICL_MAX_PACKET &&
 	     !fw->host.icl_tx(fw->host.opaque, port, tpl->epoch, tpl->seq,
-			      tpl->abort, tpl->data, tpl->len);
+			      tpl->abort, depart + wire + fw->cfg.icl_latency_ns,
+			      tpl->data, tpl->len);
 	mtx_lock(&p->lock);
 	if (ok) {
 		p->tx_bytes += tpl->len;
 		p->tx_packets++;
+		model_sent(p, op, depart, wire);
 	} else {
 		p->errors++;
 	}
@@ -584,6 +601,7 @@ static uint16_t local_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 
 	while (st == SEND_AGAIN) {
 		struct nnp_fw_packet desc = *tpl, *pk = &desc;
+		uint64_t wire = nnp_fw_ns_at(tpl->len, fw->cfg.icl_mbps), depart;
 		struct nnp_fw *peer;
 		uint32_t pp, wakes;
 
@@ -593,6 +611,7 @@ static uint16_t local_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 		mtx_lock(&p->lock);
 		peer = p->up ? p->peer : NULL;
 		pp = p->peer_port;
+		depart = nnp_fw_max_ns(op ? op->t_ns : 0, p->model_free_ns);
 		if (!peer)
 			p->errors++;
 		else
@@ -604,6 +623,8 @@ static uint16_t local_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 		if (!tpl->owner)
 			pk = packet_new(tpl->epoch, tpl->seq, tpl->abort,
 					tpl->data, tpl->len);
+		if (pk)
+			pk->model_ns = depart + wire + fw->cfg.icl_latency_ns;
 		st = pk ? rx_arrive(peer, pp, pk, false) : NNP_STATUS_NO_RESOURCES;
 		mtx_lock(&p->lock);
 		if (!--p->tx_busy)
@@ -619,6 +640,7 @@ static uint16_t local_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 			mtx_lock(&p->lock);
 			p->tx_bytes += tpl->len;
 			p->tx_packets++;
+			model_sent(p, op, depart, wire);
 			mtx_unlock(&p->lock);
 			count(fw, &fw->counters.icl_tx_bytes, tpl->len);
 			op_progress(fw, op);
@@ -674,7 +696,8 @@ uint16_t nnp_fw_icl_lend(struct nnp_fw *fw, struct nnp_fw_op *op,
 }
 
 int nnp_fw_icl_deliver(struct nnp_fw *fw, unsigned int port, uint64_t epoch,
-		       uint32_t seq, bool abort, const void *data, size_t len)
+		       uint32_t seq, bool abort, uint64_t model_ns,
+		       const void *data, size_t len)
 {
 	struct nnp_fw_packet *pk = NULL;
 
@@ -688,6 +711,7 @@ int nnp_fw_icl_deliver(struct nnp_fw *fw, unsigned int port, uint64_t epoch,
 		mtx_unlock(&fw->ports[port].lock);
 		return -1;
 	}
+	pk->model_ns = model_ns;
 	if (rx_arrive(fw, port, pk, true)) {
 		free(pk);
 		return -1;
@@ -756,12 +780,16 @@ uint16_t nnp_fw_icl_recv_into(struct nnp_fw *fw, struct nnp_fw_op *op,
 	 * Taken, a descriptor stays out of the pool and unreturned while we
 	 * read the sender's memory: its command waits for that to end.
 	 */
-	if (pk->abort)
+	op->t_ns = nnp_fw_max_ns(op->t_ns, pk->model_ns);
+	if (pk->abort) {
 		status = NNP_STATUS_ABORTED;
-	else if (pk->len != len)
+	} else if (pk->len != len) {
 		status = NNP_STATUS_INVALID_FIELD;	/* ranks disagree on the call */
-	else
+	} else {
 		rx_consume(into, pk->data, len);
+		/* A reduction reads two operands and writes one. */
+		nnp_fw_clock_hbm(fw, op, into->reduce ? 3 * len : len);
+	}
 	mtx_lock(&p->lock);
 	packet_release(p, pk);
 	mtx_unlock(&p->lock);

@@ -79,6 +79,10 @@ struct nnp_fw_op {
 	uint32_t lent;
 	atomic_uint returned;
 	uint32_t returned_seen;	/* at its last wait for them: progress */
+	/* Modeled clock (fw_clock.c), touched only by the worker running it: */
+	uint64_t t_ns;		/* where the command stands */
+	uint64_t tx_end_ns;	/* when its last packet left */
+	uint64_t hbm_ns;	/* its device-memory busy time */
 };
 
 struct nnp_fw_queue {
@@ -109,6 +113,7 @@ struct nnp_fw_packet {
 	uint32_t seq;		/* nnp_fw_seq() */
 	bool abort;		/* the sender's part failed */
 	uint64_t arrived_ns;
+	uint64_t model_ns;	/* its modeled arrival */
 	size_t len;
 	const uint8_t *data;	/* the copy after this header, or the lent chunk */
 	struct nnp_fw_op *owner;	/* a descriptor's lender; NULL: a copy */
@@ -158,6 +163,8 @@ struct nnp_fw_port {
 	/* tx_* counted by this port's sends, rx_* by its peer's (or deliveries) */
 	uint64_t tx_bytes, rx_bytes, tx_packets, rx_packets, errors;
 	uint64_t dropped;	/* arrivals refused: full, or not for us */
+	/* Modeled: transmit direction busy until, and busy time in all. */
+	uint64_t model_free_ns, model_busy_ns;
 	/* Bumped, under fw->lock (not this lock), by every nnp_fw_icl_wake(). */
 	uint32_t wakes;
 };
@@ -212,6 +219,14 @@ struct nnp_fw_thermal {
 	uint32_t power_uw;		/* over the last window */
 };
 
+/* The chip's modeled clock (fw_clock.c), guarded by fw->lock. */
+struct nnp_fw_clock {
+	uint64_t now_ns;	/* the latest end of a command */
+	uint64_t hbm_busy_ns;
+	uint64_t pcie_busy_ns;
+	uint64_t commands;
+};
+
 struct nnp_fw {
 	struct nnp_fw_config cfg;
 	/* The embedder's callbacks, through fw_fault.c's wrappers. */
@@ -238,6 +253,7 @@ struct nnp_fw {
 	bool reset_pending;	/* reset cleanup not yet done by nnp_fw_run() */
 	uint32_t executing;	/* user commands in flight; kept over reset */
 	struct nnp_fw_thermal thermal;
+	struct nnp_fw_clock clock;
 
 	bool ctx_used[NNP_HW_MAX_CONTEXTS];
 	struct nnp_fw_key keys[NNP_HW_MAX_KEYS];
@@ -451,6 +467,35 @@ uint16_t nnp_fw_exec(struct nnp_fw *fw, uint32_t ctx,
 		     const struct nnp_hw_queue_cmd *cmd, struct nnp_fw_op **op);
 /* Add device-memory bytes a command moved to the counters. */
 void nnp_fw_count_local(struct nnp_fw *fw, uint64_t bytes);
+
+/* The modeled clock (fw_clock.c) */
+/* Fill the configuration's clock parameters left 0 with NNP-T's. */
+void nnp_fw_clock_init(struct nnp_fw *fw);
+/* A reset, with fw->lock held: modeled time and busy times restart. */
+void nnp_fw_clock_reset_locked(struct nnp_fw *fw);
+/* A command fetched now starts at the returned modeled time. */
+uint64_t nnp_fw_clock_begin(struct nnp_fw *fw);
+/* A command ended at modeled @end, its engines busy as given. */
+void nnp_fw_clock_end(struct nnp_fw *fw, uint64_t end, uint64_t hbm_ns,
+		      uint64_t pcie_ns);
+void nnp_fw_clock_end_op(struct nnp_fw *fw, const struct nnp_fw_op *op);
+/* @op moves @bytes of device-memory traffic (reads plus writes). */
+void nnp_fw_clock_hbm(struct nnp_fw *fw, struct nnp_fw_op *op, uint64_t bytes);
+
+static inline uint64_t nnp_fw_ns_at(uint64_t bytes, uint32_t mbps)
+{
+	return bytes * 1000 / mbps;
+}
+
+static inline uint64_t nnp_fw_hbm_ns(const struct nnp_fw *fw, uint64_t bytes)
+{
+	return nnp_fw_ns_at(bytes, fw->cfg.hbm_mbps);
+}
+
+static inline uint64_t nnp_fw_max_ns(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
 
 /* Telemetry (fw_thermal.c), with fw->lock held but for init. */
 void nnp_fw_thermal_init(struct nnp_fw *fw, uint64_t now);

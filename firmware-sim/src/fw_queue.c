@@ -444,6 +444,7 @@ static bool queue_step(struct nnp_fw *fw, struct nnp_fw_queue *q, bool *posted)
 		status = op->step(fw, op);
 		cid = op->cid;
 		if (status != NNP_FW_PARKED) {
+			nnp_fw_clock_end_op(fw, op);
 			op->end(fw, op, status);
 			mtx_lock(&fw->lock);
 			q->op = NULL;

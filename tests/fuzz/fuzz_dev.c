@@ -176,11 +176,12 @@ static uint64_t now_ns(void *opaque)
 }
 
 static int icl_tx(void *opaque, unsigned int port, uint64_t epoch,
-		  uint32_t seq, bool abort, const void *data, size_t len)
+		  uint32_t seq, bool abort, uint64_t model_ns, const void *data,
+		  size_t len)
 {
 	struct fuzz_dev *d = opaque;
 
-	(void)epoch, (void)seq, (void)abort, (void)data;
+	(void)epoch, (void)seq, (void)abort, (void)model_ns, (void)data;
 	if (port >= NNP_FW_MAX_PORTS || len > NNP_FW_ICL_MAX_PACKET)
 		fuzz_fail("sent %zu bytes on port %u", len, port);
 	d->icl_sent++;

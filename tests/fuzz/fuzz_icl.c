@@ -120,7 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (len > size - off)
 			len = size - off;
 		nnp_fw_icl_deliver(d.fw, h[0] % 5, epochs[h[1] % 3], seq,
-				   h[6] & 1, data + off, len);
+				   h[6] & 1, 0, data + off, len);
 		packets++;
 		off += len;
 		if (!fuzz_queue_run(&d))

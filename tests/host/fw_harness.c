@@ -12,6 +12,8 @@
 
 #include "fw_harness.h"
 
+struct nnp_fw_config fw_harness_model;
+
 static bool in_window(uint64_t addr, size_t len)
 {
 	return addr >= HOST_MEM_BASE && len <= HOST_MEM_SIZE &&
@@ -108,11 +110,13 @@ static void h_warning(void *opaque, const char *msg)
 }
 
 static int h_icl_tx(void *opaque, unsigned int port, uint64_t epoch,
-		    uint32_t seq, bool abort, const void *data, size_t len)
+		    uint32_t seq, bool abort, uint64_t model_ns,
+		    const void *data, size_t len)
 {
 	struct fw_harness *h = opaque;
 
-	return h->icl_tx ? h->icl_tx(h, port, epoch, seq, abort, data, len) : -1;
+	return h->icl_tx ? h->icl_tx(h, port, epoch, seq, abort, model_ns,
+				     data, len) : -1;
 }
 
 static void h_kick(void *opaque, unsigned int what)
@@ -157,6 +161,12 @@ static void create(void **state, uint32_t chip_id)
 		.boot_time_ms = BOOT_MS,
 		.heartbeat_ms = HEARTBEAT_MS,
 		.coll_timeout_ms = COLL_TIMEOUT_MS,
+		.icl_mbps = fw_harness_model.icl_mbps,
+		.icl_latency_ns = fw_harness_model.icl_latency_ns,
+		.hbm_mbps = fw_harness_model.hbm_mbps,
+		.pcie_mbps = fw_harness_model.pcie_mbps,
+		.pcie_latency_ns = fw_harness_model.pcie_latency_ns,
+		.cmd_overhead_ns = fw_harness_model.cmd_overhead_ns,
 	};
 
 	assert_non_null(h);

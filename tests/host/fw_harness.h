@@ -45,7 +45,8 @@ struct fw_harness {
 	uint32_t q_tail[NNP_HW_MAX_QUEUES];	/* user queues' next SQ slots */
 	/* The firmware's icl_tx goes here (remote links); NULL: fails. */
 	int (*icl_tx)(struct fw_harness *h, unsigned int port, uint64_t epoch,
-		      uint32_t seq, bool abort, const void *data, size_t len);
+		      uint32_t seq, bool abort, uint64_t model_ns,
+		      const void *data, size_t len);
 	/*
 	 * dma_map maps at most this many bytes of the window at once (0:
 	 * maps nothing, so the firmware falls back to dma_read/dma_write);
@@ -63,6 +64,12 @@ struct fw_harness {
 	cnd_t kicked;
 	unsigned int kicks;
 };
+
+/*
+ * The modeled clock's parameters (the icl_*, hbm_*, pcie_* and
+ * cmd_overhead_ns fields) of the chips made from now on; 0: NNP-T's.
+ */
+extern struct nnp_fw_config fw_harness_model;
 
 /* CMocka setup/teardown: *state becomes a struct fw_harness, booted. */
 int fw_harness_setup(void **state);

@@ -304,10 +304,10 @@ static void test_link_drop_and_delay(void **state)
 
 	assert_int_equal(nnp_fw_link_attach_remote(h->fw, 3, 9, 0), 0);
 	nnp_fw_link_set(h->fw, 3, true);
-	assert_int_equal(nnp_fw_icl_deliver(h->fw, 3, 1, 0, false, data,
+	assert_int_equal(nnp_fw_icl_deliver(h->fw, 3, 1, 0, false, 0, data,
 					    sizeof(data)), 0);
 	assert_int_equal(nnp_fw_fault_set(h->fw, NNP_FW_FAULT_LINK_DROP, 3), 0);
-	assert_int_equal(nnp_fw_icl_deliver(h->fw, 3, 1, 1, false, data,
+	assert_int_equal(nnp_fw_icl_deliver(h->fw, 3, 1, 1, false, 0, data,
 					    sizeof(data)), -1);
 	fw_harness_ports(h, info);
 	assert_int_equal(info[3].rx_packets, 1);
@@ -319,7 +319,7 @@ static void test_link_drop_and_delay(void **state)
 	assert_int_equal(nnp_fw_fault_set(h->fw, NNP_FW_FAULT_LINK_DELAY,
 					  3u << 16 | 50), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	assert_int_equal(nnp_fw_icl_deliver(h->fw, 3, 1, 2, false, data,
+	assert_int_equal(nnp_fw_icl_deliver(h->fw, 3, 1, 2, false, 0, data,
 					    sizeof(data)), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;

@@ -57,14 +57,15 @@ static unsigned int index_of(struct fw_harness *h)
  * that is down drops the packet (and counts it) without the sender knowing.
  */
 static int transport_tx(struct fw_harness *h, unsigned int port, uint64_t epoch,
-			uint32_t seq, bool abort, const void *data, size_t len)
+			uint32_t seq, bool abort, uint64_t model_ns,
+			const void *data, size_t len)
 {
 	struct wire *w = &wires[index_of(h)][port];
 
 	if (!w->used || atomic_load(&w->cut))
 		return -1;
-	nnp_fw_icl_deliver(chips[w->chip].h->fw, w->port, epoch, seq, abort, data,
-			   len);
+	nnp_fw_icl_deliver(chips[w->chip].h->fw, w->port, epoch, seq, abort,
+			   model_ns, data, len);
 	return 0;
 }
 
@@ -407,11 +408,11 @@ static void test_remote_send_deliver_counters(void **state)
 			 NNP_STATUS_LINK_DOWN);
 	/* Too big for a link. */
 	atomic_store(&wires[0][3].cut, false);
-	assert_int_equal(nnp_fw_icl_deliver(b->fw, 2, 0, 1, false, out,
+	assert_int_equal(nnp_fw_icl_deliver(b->fw, 2, 0, 1, false, 0, out,
 					    NNP_FW_ICL_MAX_PACKET + 1), -1);
 	/* Deliveries only reach remote ports that are up. */
-	assert_int_equal(nnp_fw_icl_deliver(b->fw, 0, 0, 1, false, out, 1), -1);
-	assert_int_equal(nnp_fw_icl_deliver(b->fw, 4, 0, 1, false, out, 1), -1);
+	assert_int_equal(nnp_fw_icl_deliver(b->fw, 0, 0, 1, false, 0, out, 1), -1);
+	assert_int_equal(nnp_fw_icl_deliver(b->fw, 4, 0, 1, false, 0, out, 1), -1);
 	fw_harness_ports(a, pa);
 	fw_harness_ports(b, pb);
 	/* Sent (and lost at the far end) counts as sent; failed sends do not. */

@@ -185,9 +185,11 @@ static void test_lend_bounded_by_port(void **state)
 static unsigned int remote_sent;
 
 static int count_tx(struct fw_harness *h, unsigned int port, uint64_t epoch,
-		    uint32_t seq, bool abort, const void *data, size_t len)
+		    uint32_t seq, bool abort, uint64_t model_ns,
+		    const void *data, size_t len)
 {
 	(void)h;
+	(void)model_ns;
 	(void)epoch;
 	(void)seq;
 	(void)abort;

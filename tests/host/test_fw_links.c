@@ -272,7 +272,7 @@ static int feed_main(void *arg)
 	unsigned int i;
 
 	for (i = 0; i < FEED_CHUNKS && !atomic_load(&f->stop); i++) {
-		nnp_fw_icl_deliver(f->h->fw, 2, EPOCH, nnp_fw_seq(0, true), false,
+		nnp_fw_icl_deliver(f->h->fw, 2, EPOCH, nnp_fw_seq(0, true), false, 0,
 				   chunk, CHUNK);
 		nap_ms(50);
 	}
@@ -378,7 +378,7 @@ static void test_packets_checked_against_receiver(void **state)
 	assert_int_equal(nnp_fw_link_attach_remote(b->fw, 2, 9, 0), 0);
 	nnp_fw_link_set(b->fw, 2, true);
 	/* Collective 0's packet, right epoch, on a port off the ring. */
-	assert_int_equal(nnp_fw_icl_deliver(b->fw, 2, EPOCH, 0, false, data, 8), -1);
+	assert_int_equal(nnp_fw_icl_deliver(b->fw, 2, EPOCH, 0, false, 0, data, 8), -1);
 	fw_harness_ports(b, p);
 	assert_int_equal(p[2].errors, 1);
 	assert_int_equal(p[2].rx_packets, 0);

@@ -493,6 +493,7 @@ static void test_fill_nop_barrier_timestamp(void **state)
 	uint8_t *buf = fw_harness_host_ptr(h, BUF);
 	struct nnp_hw_queue_cmd c = { .opcode = NNP_CMD_FILL, .dst_key = dk,
 				      .dst_off = 10, .len = 100, .value = 0xee };
+	struct nnp_fw_model m;
 	uint64_t ts;
 
 	memset(h->dev_mem, GUARD, 4096);
@@ -508,14 +509,21 @@ static void test_fill_nop_barrier_timestamp(void **state)
 	c.opcode = NNP_CMD_BARRIER;
 	assert_int_equal(run(h, c), NNP_STATUS_SUCCESS);
 
-	/* A timestamp split across two host pages. */
+	/*
+	 * A timestamp split across two host pages: the modeled time its
+	 * command starts at (test_fw_clock), not the host's clock.
+	 */
 	memset(buf + 4080, GUARD, 32);
 	h->now_ns = 0x1122334455667788ull;
+	nnp_fw_model_get(h->fw, &m);
 	c = (struct nnp_hw_queue_cmd){ .opcode = NNP_CMD_TIMESTAMP, .dst_key = hk,
 				       .dst_off = 2 };
 	assert_int_equal(run(h, c), NNP_STATUS_SUCCESS);
 	memcpy(&ts, buf + 4092, sizeof(ts));
-	assert_int_equal(ts, 0x1122334455667788ull);
+	assert_int_equal(ts, m.now_ns + 2000);	/* the default overhead */
+	/* Its 8 bytes crossed PCIe: its latency, and less than a ns. */
+	nnp_fw_model_get(h->fw, &m);
+	assert_int_equal(m.now_ns, ts + 1000);
 	assert_int_equal(buf[4091], GUARD);
 	assert_int_equal(buf[4100], GUARD);
 }

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Firmware simulator modeled clock: how long an NNP-T would take for what
+ * the simulated chip does, whatever the host's speed or load.
+ *
+ * Each chip has a modeled time in ns. A command starts at the chip's time
+ * plus a per-command overhead, and is charged for what it moves: host
+ * DMA at the PCIe bandwidth after the PCIe latency, device-memory traffic
+ * at the HBM bandwidth, and each ICL packet on its port's transmit
+ * direction, which is busy until the packet is out, then arrives the ICL
+ * latency later. The packet carries its modeled arrival (across the
+ * socket transport too), and its receiver's command goes on from
+ * max(own time, arrival). A command's end moves the chip's time on.
+ *
+ * The time of a link command lives in its nnp_fw_op, touched only by the
+ * worker running it; a port's busy-until time is updated in the sender's
+ * existing critical sections of the port. So a chunk costs a few integer
+ * operations: no lock, no allocation, no call into the host. Every value
+ * follows from the order of each command's own steps, which the host does
+ * not change: the modeled times are the same at any host speed, as long
+ * as each port carries one command's packets at a time.
+ *
+ * Not modeled: contention for the host's memory or the PCIe link between
+ * queues, congestion beyond one port's transmit direction, credit return
+ * (a receiver is assumed to have room), and compute inside the chip.
+ */
+#include "fw_internal.h"
+
+/*
+ * Defaults from NNP-T 1000's public figures (docs/architecture.md): the
+ * ICL's 3.58 Tb/s both ways over 4 ports is 112 GB/s a port, 56 GB/s each
+ * direction; HBM2 1.23 TB/s (reads and writes share it); PCIe Gen4 x16,
+ * 16 GT/s x 16 lanes with 128b/130b coding, 31.5 GB/s each direction.
+ * The latencies and the command overhead are assumptions, not published.
+ */
+#define DEF_ICL_MBPS		56000u
+#define DEF_ICL_LATENCY_NS	1000u
+#define DEF_HBM_MBPS		1230000u
+#define DEF_PCIE_MBPS		31508u
+#define DEF_PCIE_LATENCY_NS	1000u
+#define DEF_CMD_OVERHEAD_NS	2000u
+
+static uint32_t or_default(uint32_t v, uint32_t def)
+{
+	return v ? v : def;
+}
+
+void nnp_fw_clock_init(struct nnp_fw *fw)
+{
+	struct nnp_fw_config *c = &fw->cfg;
+
+	c->icl_mbps = or_default(c->icl_mbps, DEF_ICL_MBPS);
+	c->icl_latency_ns = or_default(c->icl_latency_ns, DEF_ICL_LATENCY_NS);
+	c->hbm_mbps = or_default(c->hbm_mbps, DEF_HBM_MBPS);
+	c->pcie_mbps = or_default(c->pcie_mbps, DEF_PCIE_MBPS);
+	c->pcie_latency_ns = or_default(c->pcie_latency_ns, DEF_PCIE_LATENCY_NS);
+	c->cmd_overhead_ns = or_default(c->cmd_overhead_ns, DEF_CMD_OVERHEAD_NS);
+}
+
+void nnp_fw_clock_reset_locked(struct nnp_fw *fw)
+{
+	unsigned int i;
+
+	fw->clock = (struct nnp_fw_clock){ 0 };
+	for (i = 0; i < NNP_FW_MAX_PORTS; i++) {
+		mtx_lock(&fw->ports[i].lock);
+		fw->ports[i].model_free_ns = 0;
+		fw->ports[i].model_busy_ns = 0;
+		mtx_unlock(&fw->ports[i].lock);
+	}
+}
+
+uint64_t nnp_fw_clock_begin(struct nnp_fw *fw)
+{
+	uint64_t t;
+
+	mtx_lock(&fw->lock);
+	t = fw->clock.now_ns + fw->cfg.cmd_overhead_ns;
+	mtx_unlock(&fw->lock);
+	return t;
+}
+
+void nnp_fw_clock_end(struct nnp_fw *fw, uint64_t end, uint64_t hbm_ns,
+		      uint64_t pcie_ns)
+{
+	mtx_lock(&fw->lock);
+	if (end > fw->clock.now_ns)
+		fw->clock.now_ns = end;
+	fw->clock.hbm_busy_ns += hbm_ns;
+	fw->clock.pcie_busy_ns += pcie_ns;
+	fw->clock.commands++;
+	mtx_unlock(&fw->lock);
+}
+
+void nnp_fw_clock_end_op(struct nnp_fw *fw, const struct nnp_fw_op *op)
+{
+	nnp_fw_clock_end(fw, op->t_ns > op->tx_end_ns ? op->t_ns : op->tx_end_ns,
+			 op->hbm_ns, 0);
+}
+
+void nnp_fw_clock_hbm(struct nnp_fw *fw, struct nnp_fw_op *op, uint64_t bytes)
+{
+	uint64_t ns = nnp_fw_hbm_ns(fw, bytes);
+
+	op->t_ns += ns;
+	op->hbm_ns += ns;
+}
+
+void nnp_fw_model_get(struct nnp_fw *fw, struct nnp_fw_model *m)
+{
+	unsigned int i;
+
+	mtx_lock(&fw->lock);
+	m->now_ns = fw->clock.now_ns;
+	m->hbm_busy_ns = fw->clock.hbm_busy_ns;
+	m->pcie_busy_ns = fw->clock.pcie_busy_ns;
+	m->commands = fw->clock.commands;
+	mtx_unlock(&fw->lock);
+	for (i = 0; i < NNP_FW_MAX_PORTS; i++) {
+		mtx_lock(&fw->ports[i].lock);
+		m->port_busy_ns[i] = fw->ports[i].model_busy_ns;
+		mtx_unlock(&fw->ports[i].lock);
+	}
+}

@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The firmware simulator's modeled clock (fw_clock.c): ring allreduce
+ * against the alpha-beta formula t = 2(n-1)/n S/B + 2(n-1) alpha, alpha
+ * and B fitted over a sweep of n and S; the same modeled times whatever
+ * the host's threads and delays; busy times and link bytes exact;
+ * TIMESTAMP and FILL on the modeled clock.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fw_harness.h"
+
+#define MAX_CHIPS	8
+#define CTX		1
+#define COMM		5
+#define DATA		0x10000		/* device offset of the buffer */
+#define SEG_MAX		(512u << 10)	/* bytes of a ring segment, at most */
+
+/* The windowing of fw_coll.c: chunks of 64 KiB up to a segment of 512 KiB. */
+#define CHUNK		(64u << 10)
+
+static struct fw_chip chips[MAX_CHIPS];
+
+/* n chips, chip i port 0 wired to chip i+1 port 1, one communicator. */
+static void ring_up(unsigned int n)
+{
+	unsigned int i;
+
+	memset(chips, 0, sizeof(chips));
+	for (i = 0; i < n; i++) {
+		void *st;
+
+		fw_harness_setup_aq(&st);
+		chips[i].h = st;
+		fw_harness_ctx_create(chips[i].h, CTX);
+		fw_harness_queue_create(chips[i].h, CTX, 0);
+	}
+	for (i = 0; i < n; i++) {
+		struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_COMM_CREATE };
+		struct nnp_hw_comm_args a = {
+			.ctx = CTX, .comm = COMM, .nranks = n, .rank = i,
+			.send_port = 0, .recv_port = 1, .epoch = 77,
+		};
+
+		/* Two chips make a ring of two links. */
+		assert_int_equal(nnp_fw_link_connect(chips[i].h->fw, 0,
+						     chips[(i + 1) % n].h->fw, 1), 0);
+		memcpy(c.args, &a, sizeof(a));
+		assert_int_equal(fw_harness_admin(chips[i].h, c, NULL),
+				 NNP_STATUS_SUCCESS);
+	}
+}
+
+static void ring_down(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		void *st = chips[i].h;
+
+		fw_harness_teardown(&st);
+	}
+}
+
+/*
+ * An in-place float allreduce of @seg bytes a rank on a ring of @n, run
+ * by one thread for all or (@naps) a thread a chip, each chip sleeping up
+ * to @naps us between its turns; @m gets each chip's modeled clock.
+ */
+static void allreduce(unsigned int n, uint64_t seg, unsigned int naps,
+		      struct nnp_fw_model *m)
+{
+	uint64_t count = n * seg / 4;
+	struct nnp_hw_queue_cmd cmd = {
+		.opcode = NNP_CMD_ALLREDUCE, .len = count,
+		.value = NNP_COLL_VALUE(NNP_DTYPE_F32, NNP_OP_SUM, COMM, 0),
+	};
+	unsigned int c;
+
+	ring_up(n);
+	for (c = 0; c < n; c++) {
+		float *x = (float *)(chips[c].h->dev_mem + DATA);
+		uint64_t i;
+
+		for (i = 0; i < count; i++)
+			x[i] = (float)((i + c) % 5);
+		cmd.src_key = cmd.dst_key =
+			fw_harness_dev_key(chips[c].h, CTX, DATA, count * 4,
+					   NNP_KEY_READ | NNP_KEY_WRITE);
+		if (naps) {
+			chips[c].nap_us = (unsigned int)rand() % naps;
+			fw_chip_start(&chips[c], cmd);
+		} else {
+			fw_chip_post(&chips[c], cmd);
+		}
+	}
+	if (naps)
+		for (c = 0; c < n; c++)
+			fw_chip_join(&chips[c]);
+	else
+		fw_chips_run_one_thread(chips, n);
+	for (c = 0; c < n; c++) {
+		const float *x = (const float *)(chips[c].h->dev_mem + DATA);
+		struct nnp_hw_counters k = fw_harness_counters(chips[c].h);
+		float want = 0;
+		unsigned int r;
+
+		assert_int_equal(chips[c].status, NNP_STATUS_SUCCESS);
+		for (r = 0; r < n; r++)
+			want += (float)((count - 1 + r) % 5);
+		assert_true(x[count - 1] == want);
+		/* Link bytes exact: 2(n-1) segments out of each chip. */
+		assert_int_equal(k.icl_tx_bytes, 2 * (n - 1) * seg);
+		nnp_fw_model_get(chips[c].h->fw, &m[c]);
+	}
+	ring_down(n);
+}
+
+/* Modeled ns to send a segment of @seg bytes in the ring's chunks at @mbps. */
+static uint64_t wire_ns(uint64_t seg, uint32_t mbps)
+{
+	uint64_t ns = 0, left;
+
+	for (left = seg; left; left -= left < CHUNK ? left : CHUNK)
+		ns += (left < CHUNK ? left : CHUNK) * 1000 / mbps;
+	return ns;
+}
+
+static void use_model(uint32_t icl_mbps, uint32_t latency_ns, uint32_t hbm_mbps,
+		      uint32_t overhead_ns)
+{
+	fw_harness_model = (struct nnp_fw_config){
+		.icl_mbps = icl_mbps, .icl_latency_ns = latency_ns,
+		.hbm_mbps = hbm_mbps, .cmd_overhead_ns = overhead_ns,
+	};
+}
+
+static int model_defaults(void **state)
+{
+	(void)state;
+	fw_harness_model = (struct nnp_fw_config){ 0 };
+	return 0;
+}
+
+/* Solve the 3x3 system @a x = @b by Cramer's rule. */
+static void solve3(double a[3][3], const double b[3], double x[3])
+{
+	double d = a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
+		   a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+		   a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
+	unsigned int k, i;
+
+	for (k = 0; k < 3; k++) {
+		double m[3][3];
+
+		memcpy(m, a, sizeof(m));
+		for (i = 0; i < 3; i++)
+			m[i][k] = b[i];
+		x[k] = (m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+			m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+			m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])) / d;
+	}
+}
+
+/*
+ * With device memory out of the way (an HBM too fast to cost a ns), an
+ * allreduce is the ring's alpha-beta time plus one command overhead:
+ * least squares over n and S give back B, alpha and the overhead within
+ * 1%, and each point is exactly the formula, chunk by chunk rounded.
+ */
+#define FIT_MBPS	50000u
+#define FIT_ALPHA_NS	1500u
+#define FIT_OVERHEAD_NS	3000u
+
+static void test_alpha_beta_fit(void **state)
+{
+	const unsigned int ns[] = { 2, 3, 4, 8 };
+	const uint64_t segs[] = { 4u << 10, 64u << 10, 192u << 10, SEG_MAX };
+	double ata[3][3] = { { 0 } }, atb[3] = { 0 }, x[3];
+	struct nnp_fw_model m[MAX_CHIPS];
+	unsigned int i, j, r, c;
+
+	(void)state;
+	use_model(FIT_MBPS, FIT_ALPHA_NS, UINT32_MAX, FIT_OVERHEAD_NS);
+	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		for (j = 0; j < sizeof(segs) / sizeof(segs[0]); j++) {
+			unsigned int n = ns[i];
+			uint64_t s = n * segs[j];
+			double row[3] = { 2.0 * (n - 1) / n * s, 2.0 * (n - 1), 1 };
+
+			allreduce(n, segs[j], 0, m);
+			for (c = 0; c < n; c++)
+				assert_int_equal(m[c].now_ns, FIT_OVERHEAD_NS +
+						 2 * (n - 1) * (FIT_ALPHA_NS +
+						 wire_ns(segs[j], FIT_MBPS)));
+			for (r = 0; r < 3; r++) {
+				for (c = 0; c < 3; c++)
+					ata[r][c] += row[r] * row[c];
+				atb[r] += row[r] * (double)m[0].now_ns;
+			}
+		}
+	}
+	solve3(ata, atb, x);
+	print_message("  fitted B %.1f MB/s (set %u), alpha %.1f ns (set %u), "
+		      "overhead %.1f ns (set %u)\n", 1000 / x[0], FIT_MBPS, x[1],
+		      FIT_ALPHA_NS, x[2], FIT_OVERHEAD_NS);
+	assert_true(fabs(1000 / x[0] / FIT_MBPS - 1) < 0.01);
+	assert_true(fabs(x[1] / FIT_ALPHA_NS - 1) < 0.01);
+	assert_true(fabs(x[2] / FIT_OVERHEAD_NS - 1) < 0.01);
+}
+
+/*
+ * NNP-T's figures: each ring step also ends with the device-memory pass
+ * over its last chunk, a reduction (two reads, a write) in reduce-scatter
+ * and a write in allgather; the busy times add up chunk by chunk.
+ */
+static void test_defaults_and_busy_times(void **state)
+{
+	const unsigned int n = 4;
+	const uint64_t seg = SEG_MAX, hbm = 1230000, icl = 56000;
+	struct nnp_fw_model m[MAX_CHIPS];
+	uint64_t want, hbm_busy;
+	unsigned int c;
+
+	(void)state;
+	allreduce(n, seg, 0, m);
+	want = 2000 + 2 * (n - 1) * (1000 + wire_ns(seg, icl)) +
+	       (n - 1) * (3 * CHUNK * 1000 / hbm + CHUNK * 1000 / hbm);
+	hbm_busy = (n - 1) * (seg / CHUNK) *
+		   (3 * CHUNK * 1000 / hbm + CHUNK * 1000 / hbm);
+	print_message("  n=%u, %llu KiB in all: %.3f us modeled\n", n,
+		      (unsigned long long)(n * seg >> 10), m[0].now_ns / 1e3);
+	for (c = 0; c < n; c++) {
+		assert_int_equal(m[c].now_ns, want);
+		assert_int_equal(m[c].port_busy_ns[0],
+				 2 * (n - 1) * wire_ns(seg, icl));
+		assert_int_equal(m[c].port_busy_ns[1], 0);
+		assert_int_equal(m[c].hbm_busy_ns, hbm_busy);
+		assert_int_equal(m[c].pcie_busy_ns, 0);
+		assert_int_equal(m[c].commands, 1);
+	}
+}
+
+/*
+ * The same job gives the same modeled times with a thread a chip, each
+ * chip napping at random between its turns, as with one thread for all.
+ */
+static void test_host_jitter_changes_nothing(void **state)
+{
+	struct nnp_fw_model calm[MAX_CHIPS], shaken[MAX_CHIPS];
+	unsigned int n, c, round;
+
+	(void)state;
+	srand(12);
+	for (n = 3; n <= 8; n += 5) {
+		allreduce(n, 256u << 10, 0, calm);
+		for (round = 0; round < 3; round++) {
+			allreduce(n, 256u << 10, 200, shaken);
+			for (c = 0; c < n; c++)
+				assert_memory_equal(&calm[c], &shaken[c],
+						    sizeof(calm[c]));
+		}
+	}
+}
+
+/*
+ * TIMESTAMP writes the modeled start of its command: the chip's time plus
+ * the command overhead, whatever the host clock; a FILL of device memory
+ * costs its bytes at the HBM bandwidth.
+ */
+static void test_timestamp_is_modeled(void **state)
+{
+	const uint64_t fill = 1u << 20;
+	struct fw_chip chip = { 0 };
+	uint64_t ts[2];
+	uint32_t key;
+
+	(void)state;
+	use_model(0, 0, 1000000, 5000);
+	fw_harness_setup_aq((void **)&chip.h);
+	fw_harness_ctx_create(chip.h, CTX);
+	fw_harness_queue_create(chip.h, CTX, 0);
+	key = fw_harness_dev_key(chip.h, CTX, DATA, fill,
+				 NNP_KEY_READ | NNP_KEY_WRITE);
+	fw_chip_post(&chip, (struct nnp_hw_queue_cmd){
+		.opcode = NNP_CMD_TIMESTAMP, .dst_key = key });
+	fw_chips_run_one_thread(&chip, 1);
+	memcpy(&ts[0], chip.h->dev_mem + DATA, 8);
+	fw_chip_post(&chip, (struct nnp_hw_queue_cmd){
+		.opcode = NNP_CMD_FILL, .dst_key = key, .len = fill });
+	fw_chips_run_one_thread(&chip, 1);
+	fw_harness_advance_ms(chip.h, 50);
+	fw_chip_post(&chip, (struct nnp_hw_queue_cmd){
+		.opcode = NNP_CMD_TIMESTAMP, .dst_key = key });
+	fw_chips_run_one_thread(&chip, 1);
+	memcpy(&ts[1], chip.h->dev_mem + DATA, 8);
+	assert_int_equal(chip.status, NNP_STATUS_SUCCESS);
+	assert_int_equal(ts[0], 5000);
+	/* 1 MiB at 10^12 B/s: 1048 ns (1048.576, rounded down). */
+	assert_int_equal(ts[1], 5000 + 5000 + 1048 + 5000);
+	fw_harness_teardown((void **)&chip.h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_alpha_beta_fit, model_defaults),
+		cmocka_unit_test(test_defaults_and_busy_times),
+		cmocka_unit_test(test_host_jitter_changes_nothing),
+		cmocka_unit_test_teardown(test_timestamp_is_modeled,
+					  model_defaults),
+	};
+
+	return cmocka_run_group_tests_name("fw_clock", tests, NULL, NULL);
+}
