@@ -28,13 +28,47 @@
 #define CHUNK		(64u << 10)
 
 static struct fw_chip chips[MAX_CHIPS];
+static unsigned int nchips;
+/* The ring's links go through the host's transport, as across sockets. */
+static bool remote;
 
-/* n chips, chip i port 0 wired to chip i+1 port 1, one communicator. */
+/* That transport: port 0 reaches the next chip's port 1, port 1 the last. */
+static int forward(struct fw_harness *h, unsigned int port, uint64_t epoch,
+		   uint32_t seq, bool abort, uint64_t model_ns,
+		   const void *data, size_t len)
+{
+	unsigned int i = 0;
+
+	while (chips[i].h != h)
+		i++;
+	i = (i + (port ? nchips - 1 : 1)) % nchips;
+	nnp_fw_icl_deliver(chips[i].h->fw, !port, epoch, seq, abort, model_ns,
+			   data, len);
+	return 0;
+}
+
+static void wire(unsigned int i, unsigned int n)
+{
+	struct nnp_fw *a = chips[i].h->fw, *b = chips[(i + 1) % n].h->fw;
+
+	if (!remote) {
+		assert_int_equal(nnp_fw_link_connect(a, 0, b, 1), 0);
+		return;
+	}
+	chips[i].h->icl_tx = forward;
+	assert_int_equal(nnp_fw_link_attach_remote(a, 0, 7, 1), 0);
+	assert_int_equal(nnp_fw_link_attach_remote(b, 1, 7, 0), 0);
+	nnp_fw_link_set(a, 0, true);
+	nnp_fw_link_set(b, 1, true);
+}
+
+/* n chips, chip i port 0 linked to chip i+1 port 1, one communicator. */
 static void ring_up(unsigned int n)
 {
 	unsigned int i;
 
 	memset(chips, 0, sizeof(chips));
+	nchips = n;
 	for (i = 0; i < n; i++) {
 		void *st;
 
@@ -51,8 +85,7 @@ static void ring_up(unsigned int n)
 		};
 
 		/* Two chips make a ring of two links. */
-		assert_int_equal(nnp_fw_link_connect(chips[i].h->fw, 0,
-						     chips[(i + 1) % n].h->fw, 1), 0);
+		wire(i, n);
 		memcpy(c.args, &a, sizeof(a));
 		assert_int_equal(fw_harness_admin(chips[i].h, c, NULL),
 				 NNP_STATUS_SUCCESS);
@@ -272,6 +305,26 @@ static void test_host_jitter_changes_nothing(void **state)
 }
 
 /*
+ * Through the host's transport (a copy of each chunk, as QEMU's sockets
+ * carry it, with its modeled arrival) the model gives the same times as
+ * between chips of one process (descriptors).
+ */
+static void test_remote_links_same_times(void **state)
+{
+	struct nnp_fw_model local[MAX_CHIPS], far[MAX_CHIPS];
+	unsigned int n = 4, c;
+
+	(void)state;
+	allreduce(n, 256u << 10, 0, local);
+	remote = true;
+	allreduce(n, 256u << 10, 0, far);
+	remote = false;
+	for (c = 0; c < n; c++)
+		assert_memory_equal(&local[c], &far[c], sizeof(local[c]));
+	assert_true(local[0].now_ns > 2000);
+}
+
+/*
  * TIMESTAMP writes the modeled start of its command: the chip's time plus
  * the command overhead, whatever the host clock; a FILL of device memory
  * costs its bytes at the HBM bandwidth.
@@ -315,6 +368,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_alpha_beta_fit, model_defaults),
 		cmocka_unit_test(test_defaults_and_busy_times),
 		cmocka_unit_test(test_host_jitter_changes_nothing),
+		cmocka_unit_test(test_remote_links_same_times),
 		cmocka_unit_test_teardown(test_timestamp_is_modeled,
 					  model_defaults),
 	};
