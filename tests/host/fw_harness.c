@@ -154,20 +154,8 @@ static void create(void **state, uint32_t chip_id)
 		.icl_tx = h_icl_tx,
 		.kick = h_kick,
 	};
-	struct nnp_fw_config cfg = {
-		.chip_id = chip_id,
-		.mem_size = DEV_MEM_SIZE,
-		.num_ports = 4,
-		.boot_time_ms = BOOT_MS,
-		.heartbeat_ms = HEARTBEAT_MS,
-		.coll_timeout_ms = COLL_TIMEOUT_MS,
-		.icl_mbps = fw_harness_model.icl_mbps,
-		.icl_latency_ns = fw_harness_model.icl_latency_ns,
-		.hbm_mbps = fw_harness_model.hbm_mbps,
-		.pcie_mbps = fw_harness_model.pcie_mbps,
-		.pcie_latency_ns = fw_harness_model.pcie_latency_ns,
-		.cmd_overhead_ns = fw_harness_model.cmd_overhead_ns,
-	};
+	/* The clock's parameters, and the harness's own for the rest. */
+	struct nnp_fw_config cfg = fw_harness_model;
 
 	assert_non_null(h);
 	mtx_init(&h->kick_lock, mtx_plain);
@@ -177,6 +165,12 @@ static void create(void **state, uint32_t chip_id)
 	h->now_ns = 1000;
 	h->map_max = UINT64_MAX;
 	host.opaque = h;
+	cfg.chip_id = chip_id;
+	cfg.mem_size = DEV_MEM_SIZE;
+	cfg.num_ports = 4;
+	cfg.boot_time_ms = BOOT_MS;
+	cfg.heartbeat_ms = HEARTBEAT_MS;
+	cfg.coll_timeout_ms = COLL_TIMEOUT_MS;
 	cfg.mem = h->dev_mem;
 	h->fw = nnp_fw_create(&cfg, &host, NULL);
 	assert_non_null(h->fw);
@@ -403,6 +397,16 @@ static int chip_main(void *arg)
 	}
 	chip_finish(c);
 	return 0;
+}
+
+void fw_chip_setup(struct fw_chip *c, uint32_t ctx)
+{
+	void *st;
+
+	fw_harness_setup_aq(&st);
+	c->h = st;
+	fw_harness_ctx_create(c->h, ctx);
+	fw_harness_queue_create(c->h, ctx, 0);
 }
 
 void fw_chip_post(struct fw_chip *c, struct nnp_hw_queue_cmd cmd)

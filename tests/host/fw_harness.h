@@ -137,6 +137,8 @@ void fw_harness_run_queues(struct fw_harness *h);
 void fw_chip_start(struct fw_chip *c, struct nnp_hw_queue_cmd cmd);
 /* Wait for it: c->status then holds its completion status. */
 void fw_chip_join(struct fw_chip *c);
+/* Make @c a booted chip (id 7) with context @ctx and its queue 0. */
+void fw_chip_setup(struct fw_chip *c, uint32_t ctx);
 /* Post @cmd on @c's queue 0 with no thread to run it yet. */
 void fw_chip_post(struct fw_chip *c, struct nnp_hw_queue_cmd cmd);
 /*

@@ -69,14 +69,8 @@ static void ring_up(unsigned int n)
 
 	memset(chips, 0, sizeof(chips));
 	nchips = n;
-	for (i = 0; i < n; i++) {
-		void *st;
-
-		fw_harness_setup_aq(&st);
-		chips[i].h = st;
-		fw_harness_ctx_create(chips[i].h, CTX);
-		fw_harness_queue_create(chips[i].h, CTX, 0);
-	}
+	for (i = 0; i < n; i++)
+		fw_chip_setup(&chips[i], CTX);
 	for (i = 0; i < n; i++) {
 		struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_COMM_CREATE };
 		struct nnp_hw_comm_args a = {
@@ -338,9 +332,7 @@ static void test_timestamp_is_modeled(void **state)
 
 	(void)state;
 	use_model(0, 0, 1000000, 5000);
-	fw_harness_setup_aq((void **)&chip.h);
-	fw_harness_ctx_create(chip.h, CTX);
-	fw_harness_queue_create(chip.h, CTX, 0);
+	fw_chip_setup(&chip, CTX);
 	key = fw_harness_dev_key(chip.h, CTX, DATA, fill,
 				 NNP_KEY_READ | NNP_KEY_WRITE);
 	fw_chip_post(&chip, (struct nnp_hw_queue_cmd){

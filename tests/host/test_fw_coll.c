@@ -156,14 +156,8 @@ static void ring_up(unsigned int n)
 {
 	unsigned int i;
 
-	for (i = 0; i < n; i++) {
-		void *st;
-
-		fw_harness_setup_aq(&st);
-		chips[i].h = st;
-		fw_harness_ctx_create(chips[i].h, CTX);
-		fw_harness_queue_create(chips[i].h, CTX, 0);
-	}
+	for (i = 0; i < n; i++)
+		fw_chip_setup(&chips[i], CTX);
 	for (i = 0; i < n && n > 1; i++) {
 		/* Two chips make a ring of two links. */
 		if (n == 2 && i == 1)
