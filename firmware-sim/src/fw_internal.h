@@ -144,7 +144,6 @@ struct nnp_fw_transport {
 struct nnp_fw_port {
 	/* Guards everything below; never held with another port's lock. */
 	mtx_t lock;
-	cnd_t cond;		/* a packet arrived or the link changed */
 	const struct nnp_fw_transport *tp;	/* NULL: not wired */
 	struct nnp_fw *peer;	/* in-process peer */
 	uint32_t peer_chip;
