@@ -113,7 +113,7 @@ static vm_fault_t nnp_doorbell_fault(struct vm_fault *vmf)
 	return ret;
 }
 
-static const struct vm_operations_struct nnp_doorbell_vm_ops = {
+const struct vm_operations_struct nnp_doorbell_vm_ops = {
 	.fault = nnp_doorbell_fault,
 	.open = drm_gem_vm_open,
 	.close = drm_gem_vm_close,
@@ -132,7 +132,6 @@ int nnp_queue_doorbell_mmap(struct nnp_bo *bo, struct vm_area_struct *vma)
 	}
 	vm_flags_set(vma, VM_IO | VM_PFNMAP);
 	vma->vm_page_prot = pgprot_noncached(vm_get_page_prot(vma->vm_flags));
-	vma->vm_ops = &nnp_doorbell_vm_ops;
 	return 0;
 }
 

@@ -7,6 +7,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,6 +258,96 @@ TEST_F(lib, host_memory_comes_in_contiguous_runs)
 	free(pfn);
 }
 
+/*
+ * User memory whose pages are physically apart: pages of a pool, each
+ * chosen so that its frame is not beside the previous one's, moved under
+ * one range with mremap(). Each page is then a segment of its own for the
+ * driver. Registered at an odd start,
+ * it copies to the device and back byte for byte, takes the device's
+ * writes with the bytes around them untouched, and shows as pinned until
+ * freed; the same range then registers again, whole, and copies its new
+ * contents.
+ */
+TEST_F(lib, user_memory_on_scattered_pages_then_range_reused)
+{
+	const size_t pages = 64, len = pages * 4096, n = len - 200;
+	size_t i, k, adjacent = 0;
+	uint64_t pfn[64], pool_pfn[3 * 64];
+	nnp_mem_t *u, *d, *h;
+	uint8_t *pool, *buf, *hp;
+	int pagemap;
+
+	pool = mmap(NULL, 3 * len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	buf = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, pool);
+	ASSERT_NE(MAP_FAILED, buf);
+	memset(pool, 1, 3 * len);
+	pagemap = open("/proc/self/pagemap", O_RDONLY);
+	ASSERT_LE(0, pagemap);
+	for (k = 0; k < 3 * pages; k++)
+		pool_pfn[k] = pfn_of(pagemap, pool + k * 4096);
+	/* No page's frame beside its left neighbour's: no two share a segment. */
+	for (i = 0; i < pages; i++) {
+		for (k = 0; k < 3 * pages; k++)
+			if (pool_pfn[k] && (!i || (pool_pfn[k] != pfn[i - 1] + 1 &&
+						   pool_pfn[k] + 1 != pfn[i - 1])))
+				break;
+		ASSERT_GT(3 * pages, k) TH_LOG("no page for %zu", i);
+		ASSERT_EQ(buf + i * 4096,
+			  mremap(pool + k * 4096, 4096, 4096,
+				 MREMAP_MAYMOVE | MREMAP_FIXED, buf + i * 4096));
+		pfn[i] = pool_pfn[k];
+		pool_pfn[k] = 0;
+	}
+	for (i = 0; i < pages; i++) {
+		pfn[i] = pfn_of(pagemap, buf + i * 4096);
+		ASSERT_NE(0, pfn[i]) TH_LOG("page %zu", i);
+		adjacent += i && pfn[i] == pfn[i - 1] + 1;
+	}
+	close(pagemap);
+	ASSERT_EQ(0, adjacent);
+
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev, NNP_MEM_DEVICE, len, 0, &d));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev, NNP_MEM_HOST, len, 0, &h));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(h, (void **)&hp));
+	ASSERT_EQ(0, status_kb("VmPin"));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_register(self->dev, buf + 100, n, 0, &u));
+	EXPECT_EQ(pages * 4, status_kb("VmPin"));
+	/* User to device to host. */
+	pattern(buf + 100, n, 5);
+	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s, d, 0, u, 0, n));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s, h, 0, d, 0, n));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s));
+	ASSERT_EQ(n, first_diff(hp, buf + 100, n));
+	/* Host to device to user, the bytes around the range untouched. */
+	memset(buf, GUARD, len);
+	pattern(hp, n, 6);
+	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s, d, 0, h, 0, n));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s, u, 0, d, 0, n));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s));
+	ASSERT_EQ(n, first_diff(buf + 100, hp, n));
+	EXPECT_EQ(100, first_not(buf, 100, GUARD));
+	EXPECT_EQ(100, first_not(buf + 100 + n, 100, GUARD));
+	nnp_mem_free(u);
+	EXPECT_EQ(0, status_kb("VmPin"));
+
+	/* The range again, whole: its new bytes, not the old pin's. */
+	pattern(buf, len, 7);
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_register(self->dev, buf, len, 0, &u));
+	EXPECT_EQ(pages * 4, status_kb("VmPin"));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s, d, 0, u, 0, len));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s, h, 0, d, 0, len));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s));
+	ASSERT_EQ(len, first_diff(hp, buf, len));
+	nnp_mem_free(u);
+	EXPECT_EQ(0, status_kb("VmPin"));
+	nnp_mem_free(h);
+	nnp_mem_free(d);
+	munmap(buf, len);
+	munmap(pool, 3 * len);
+}
+
 TEST_F(lib, fills_and_events)
 {
 	nnp_mem_t *d, *h;
@@ -490,6 +583,108 @@ TEST_F(raw, bo_create_errnos)
 	u.flags = 0;
 	u.size = 0;
 	EXPECT_EQ(-EINVAL, xioctl(self->fd, DRM_IOCTL_NNP_BO_USERPTR, &u));
+}
+
+/*
+ * One thread makes objects, device and host in turn, and closes each
+ * handle; another thread of the same file maps each one at the same time
+ * and writes to it. A mapping keeps its object alive: the write must never
+ * show in an object a second file makes right after the close (device
+ * memory comes back at the same offsets, host pages likely so), which the
+ * writer has no way to map. mmap() after the close is refused with EACCES
+ * (the handle's grant is gone) or EINVAL (so is the offset).
+ */
+struct free_race {
+	int fd;
+	atomic_ullong offset;	/* the newest object's; 0 once closed */
+	atomic_bool stop;
+	atomic_uint mapped, refused, bad;
+	atomic_int bad_errno;
+};
+
+static void *free_race_mapper(void *arg)
+{
+	struct free_race *r = arg;
+	volatile uint32_t *p;
+	uint64_t off;
+
+	while (!atomic_load(&r->stop)) {
+		off = atomic_load(&r->offset);
+		if (!off)
+			continue;
+		p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd,
+			 (off_t)off);
+		if (p == MAP_FAILED) {
+			if (errno == EACCES || errno == EINVAL) {
+				atomic_fetch_add(&r->refused, 1);
+			} else {
+				atomic_fetch_add(&r->bad, 1);
+				atomic_store(&r->bad_errno, errno);
+			}
+			continue;
+		}
+		p[0] = 0xdeadbeef;
+		if (p[0] != 0xdeadbeef)
+			atomic_fetch_add(&r->bad, 1);
+		atomic_fetch_add(&r->mapped, 1);
+		munmap((void *)p, 4096);
+	}
+	return NULL;
+}
+
+/* Make an object of @flags on @fd: its handle, and its offset in @offset. */
+static uint32_t page_bo(int fd, uint32_t flags, uint64_t *offset)
+{
+	struct drm_nnp_bo_create c = { .size = 4096, .flags = flags };
+
+	if (xioctl(fd, DRM_IOCTL_NNP_BO_CREATE, &c))
+		return 0;
+	*offset = c.mmap_offset;
+	return c.handle;
+}
+
+static int close_bo(int fd, uint32_t handle)
+{
+	struct drm_gem_close cl = { .handle = handle };
+
+	return xioctl(fd, DRM_IOCTL_GEM_CLOSE, &cl);
+}
+
+TEST_F_TIMEOUT(raw, free_races_mmap_on_one_file, 120)
+{
+	struct free_race r = { .fd = self->fd };
+	unsigned int i, dirty = 0;
+	uint32_t handle, flags;
+	uint64_t offset;
+	uint32_t *probe;
+	pthread_t t;
+
+	ASSERT_EQ(0, pthread_create(&t, NULL, free_race_mapper, &r));
+	for (i = 0; i < 400; i++) {
+		flags = i & 1 ? DRM_NNP_BO_HOST : DRM_NNP_BO_DEVICE;
+		handle = page_bo(self->fd, flags, &offset);
+		ASSERT_NE(0, handle);
+		atomic_store(&r.offset, offset);
+		usleep(i % 50);
+		atomic_store(&r.offset, 0);
+		ASSERT_EQ(0, close_bo(self->fd, handle));
+
+		handle = page_bo(self->other, flags, &offset);
+		ASSERT_NE(0, handle);
+		probe = mmap(NULL, 4096, PROT_READ, MAP_SHARED, self->other,
+			     (off_t)offset);
+		ASSERT_NE(MAP_FAILED, probe);
+		dirty += probe[0] != 0;
+		munmap(probe, 4096);
+		ASSERT_EQ(0, close_bo(self->other, handle));
+	}
+	atomic_store(&r.stop, true);
+	pthread_join(t, NULL);
+	TH_LOG("%u mapped, %u refused", atomic_load(&r.mapped),
+	       atomic_load(&r.refused));
+	EXPECT_EQ(0, dirty);
+	EXPECT_EQ(0, atomic_load(&r.bad)) TH_LOG("errno %d", atomic_load(&r.bad_errno));
+	EXPECT_LT(0, atomic_load(&r.mapped));
 }
 
 TEST_F(raw, queue_ioctl_errnos)

@@ -77,4 +77,21 @@ static inline int dmesg_grep_count(const char *opts, const char *pattern)
 	return n;
 }
 
+/* The "Key:  N kB" line of /proc/self/status, or -1. */
+static inline long status_kb(const char *key)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	size_t n = strlen(key);
+	char line[256];
+	long kb = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':')
+			kb = strtol(line + n + 1, NULL, 10);
+	fclose(f);
+	return kb;
+}
+
 #endif /* NNP_GUEST_ENV_H */

@@ -81,23 +81,6 @@ static uint64_t mem_objects(int fd)
 	return ioctl(fd, DRM_IOCTL_NNP_QUERY, &q) ? ~0ull : c.mem_objects;
 }
 
-/* The "Key:  N kB" line of /proc/self/status, or -1. */
-static long status_kb(const char *key)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	size_t n = strlen(key);
-	char line[256];
-	long kb = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, n) && line[n] == ':')
-			kb = strtol(line + n + 1, NULL, 10);
-	fclose(f);
-	return kb;
-}
-
 /* The first number in @path (after @key, if given), or ~0 if none. */
 static uint64_t read_u64(const char *path, const char *key)
 {
