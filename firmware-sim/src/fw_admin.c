@@ -13,10 +13,6 @@
 
 #include "fw_internal.h"
 
-
-_Static_assert(sizeof(struct nnp_hw_admin_cmd) == 64, "admin command size");
-_Static_assert(sizeof(struct nnp_hw_queue_cmd) == 64, "queue command size");
-_Static_assert(sizeof(struct nnp_hw_cqe) == 16, "completion size");
 _Static_assert(sizeof(struct nnp_hw_identify) == NNP_HW_IDENTIFY_SIZE,
 	       "identify size");
 
@@ -194,6 +190,7 @@ static uint16_t admin_identify(struct nnp_fw *fw,
 	snprintf(id.serial, sizeof(id.serial), "NNPSIM-%08x",
 		 (unsigned int)fw->cfg.chip_id);
 	snprintf(id.fw_build, sizeof(id.fw_build), "%s", NNP_FW_BUILD_STRING);
+	fw_le_identify(&id);
 	if (fw->host.dma_write(fw->host.opaque, cmd->addr, &id, sizeof(id))) {
 		nnp_fw_guest_error(fw, "IDENTIFY: buffer 0x%llx unreachable",
 				   (unsigned long long)cmd->addr);
@@ -215,6 +212,7 @@ static uint16_t admin_get_counters(struct nnp_fw *fw,
 	c = fw->counters;
 	mtx_unlock(&fw->lock);
 	c.icl_held_bytes = nnp_fw_icl_held_bytes(fw);
+	fw_le_counters(&c);
 	if (fw->host.dma_write(fw->host.opaque, cmd->addr, &c, sizeof(c)))
 		return NNP_STATUS_DMA_ERROR;
 	*result = sizeof(c);
@@ -226,11 +224,13 @@ static uint16_t admin_get_ports(struct nnp_fw *fw,
 				uint32_t *result)
 {
 	struct nnp_hw_port_info info[NNP_FW_MAX_PORTS];
-	uint32_t len = fw->cfg.num_ports * sizeof(info[0]);
+	uint32_t len = fw->cfg.num_ports * sizeof(info[0]), i;
 
 	if (cmd->len < len)
 		return NNP_STATUS_BUFFER_TOO_SMALL;
 	nnp_fw_icl_ports_info(fw, info);
+	for (i = 0; i < fw->cfg.num_ports; i++)
+		fw_le_port_info(&info[i]);
 	if (len && fw->host.dma_write(fw->host.opaque, cmd->addr, info, len))
 		return NNP_STATUS_DMA_ERROR;
 	*result = len;
@@ -353,7 +353,10 @@ void nnp_fw_aq_process(struct nnp_fw *fw)
 		uint32_t fault = NNP_FW_ERR_AQ_DMA, result = 0;
 
 		if (nnp_fw_ring_fetch(fw, &q, &cmd)) {
-			uint16_t status = admin_execute(fw, &cmd, &result);
+			uint16_t status;
+
+			fw_le_admin_cmd(&cmd);
+			status = admin_execute(fw, &cmd, &result);
 
 			if (nnp_fw_ring_post(fw, &q, cmd.cid, status, result))
 				fault = NNP_FW_ERR_NONE;

@@ -13,11 +13,12 @@
  * the next chip reduces or copies straight out of this chip's memory. A
  * sender lends up to WINDOW chunks ahead of its receives, so a chunk's
  * wake-up latency is not paid in lock-step, and the chunk grows with the
- * message (CHUNK_MIN .. CHUNK_MAX) so that per-chunk costs amortize. Lent
- * memory is not written until it came back: reduce-scatter folds into the
- * chunk it just lent only once the next chip has read it, allreduce's
- * allgather overwrites the segments its reduce-scatter lent only after all
- * came back, and no collective ends before everything it lent came back.
+ * message (NNP_FW_CHUNK_BYTES .. CHUNK_MAX) so that per-chunk costs
+ * amortize. Lent memory is not written until it came back: reduce-scatter
+ * folds into the chunk it just lent only once the next chip has read it,
+ * allreduce's allgather overwrites the segments its reduce-scatter lent
+ * only after all came back, and no collective ends before everything it
+ * lent came back.
  * A rank whose part fails tells the next rank, which fails and passes it
  * on, so every waiting rank ends once the first one fails. After a
  * failure the ranks no longer agree on where they are: the communicator is
@@ -34,7 +35,6 @@
 #include "fw_internal.h"
 #include "fw_reduce.h"
 
-#define CHUNK_MIN	(64u << 10)
 /* The largest packet a remote link carries: chunks cross it as copies. */
 #define CHUNK_MAX	NNP_FW_ICL_MAX_PACKET
 /* A ring step is cut into at least this many chunks, to pipeline. */
@@ -429,12 +429,12 @@ static uint16_t coll_ring(struct coll *c)
 
 /*
  * Elements per chunk: CHUNKS_PER_STEP to a ring step at least, within
- * CHUNK_MIN .. CHUNK_MAX bytes, from the command alone so that every rank
- * cuts alike.
+ * NNP_FW_CHUNK_BYTES .. CHUNK_MAX bytes, from the command alone so that
+ * every rank cuts alike.
  */
 static uint64_t chunk_elems(const struct coll *c)
 {
-	uint64_t step = c->count * c->es, bytes = CHUNK_MIN;
+	uint64_t step = c->count * c->es, bytes = NNP_FW_CHUNK_BYTES;
 
 	if (c->opcode == NNP_CMD_ALLREDUCE)
 		step /= c->nranks;

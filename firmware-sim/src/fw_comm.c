@@ -51,6 +51,7 @@ static uint16_t read_order(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd
 		st = NNP_STATUS_DMA_ERROR;
 	} else {
 		for (i = 0; i < a->nranks && !st; i++) {
+			(*order)[i] = fw_le32((*order)[i]);
 			if ((*order)[i] >= a->nranks || seen[(*order)[i]])
 				st = NNP_STATUS_INVALID_FIELD;
 			else
@@ -116,6 +117,7 @@ uint16_t nnp_fw_comm_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 	uint16_t status;
 
 	memcpy(&a, cmd->args, sizeof(a));
+	fw_le_comm_args(&a);
 	if (a.comm == 0 || a.comm >= NNP_HW_MAX_COMMS || a.nranks == 0 ||
 	    a.nranks > NNP_HW_MAX_RANKS || a.rank >= a.nranks ||
 	    (a.nranks > 1 && (a.send_port >= fw->cfg.num_ports ||
@@ -176,7 +178,8 @@ static bool abort_commands_locked(struct nnp_fw *fw, uint32_t ctx, uint32_t comm
 
 uint16_t nnp_fw_comm_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd)
 {
-	uint32_t ctx = cmd->args[0], comm = cmd->args[1], flags = cmd->args[2];
+	uint32_t ctx = fw_admin_arg(cmd, 0), comm = fw_admin_arg(cmd, 1);
+	uint32_t flags = fw_admin_arg(cmd, 2);
 	uint16_t status = NNP_STATUS_NOT_FOUND;
 	struct nnp_fw_comm *m;
 	uint64_t epoch = 0;
@@ -208,7 +211,7 @@ uint16_t nnp_fw_comm_status(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 	struct nnp_fw_comm *m;
 
 	mtx_lock(&fw->lock);
-	m = nnp_fw_comm_of_locked(fw, cmd->args[0], cmd->args[1]);
+	m = nnp_fw_comm_of_locked(fw, fw_admin_arg(cmd, 0), fw_admin_arg(cmd, 1));
 	if (m) {
 		*result = m->error;
 		status = NNP_STATUS_SUCCESS;

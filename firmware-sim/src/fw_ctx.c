@@ -22,7 +22,7 @@ bool nnp_fw_ctx_valid_locked(const struct nnp_fw *fw, uint32_t ctx)
 
 uint16_t nnp_fw_ctx_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd)
 {
-	uint32_t ctx = cmd->args[0];
+	uint32_t ctx = fw_admin_arg(cmd, 0);
 	uint16_t status = NNP_STATUS_SUCCESS;
 
 	if (ctx == 0 || ctx >= NNP_HW_MAX_CONTEXTS)
@@ -55,7 +55,7 @@ void nnp_fw_keys_clear_locked(struct nnp_fw *fw)
 
 uint16_t nnp_fw_ctx_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd)
 {
-	uint32_t ctx = cmd->args[0];
+	uint32_t ctx = fw_admin_arg(cmd, 0);
 	uint32_t i;
 	bool ok;
 
@@ -113,6 +113,7 @@ uint16_t nnp_fw_key_register(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *c
 	uint16_t status;
 
 	memcpy(&a, cmd->args, sizeof(a));
+	fw_le_key_args(&a);
 	status = key_args_check(fw, &a, cmd, &npages);
 	if (status)
 		return status;
@@ -126,6 +127,7 @@ uint16_t nnp_fw_key_register(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *c
 			return NNP_STATUS_DMA_ERROR;
 		}
 		for (i = 0; i < npages; i++) {
+			pages[i] = fw_le64(pages[i]);
 			if (pages[i] % NNP_HW_PAGE_SIZE) {
 				free(pages);
 				return NNP_STATUS_INVALID_FIELD;
@@ -183,7 +185,7 @@ static struct nnp_fw_key *key_lookup_locked(struct nnp_fw *fw, uint32_t ctx,
 
 uint16_t nnp_fw_key_unregister(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd)
 {
-	uint32_t ctx = cmd->args[0], key = cmd->args[1];
+	uint32_t ctx = fw_admin_arg(cmd, 0), key = fw_admin_arg(cmd, 1);
 	struct nnp_fw_key *k;
 
 	mtx_lock(&fw->lock);

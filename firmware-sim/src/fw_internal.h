@@ -7,10 +7,18 @@
 #include <threads.h>
 
 #include "nnp_fw.h"
+#include "fw_le.h"
 
 /* What a port holds for its receivers at most, payload and packets. */
 #define NNP_FW_PORT_RX_BYTES	(4u << 20)
 #define NNP_FW_PORT_RX_PACKETS	1024u
+
+/*
+ * The packet of a point-to-point message, and a collective's smallest
+ * chunk: large enough that a packet's fixed cost amortizes, small enough
+ * that a message pipelines over several.
+ */
+#define NNP_FW_CHUNK_BYTES	(64u << 10)
 
 /* Not a status: a link command waits, its queue parked (see nnp_fw_op). */
 #define NNP_FW_PARKED		0xffffu

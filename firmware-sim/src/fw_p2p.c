@@ -11,8 +11,6 @@
 
 #include "fw_internal.h"
 
-#define CHUNK_BYTES (64u * 1024)
-
 struct p2p {
 	struct nnp_fw_op op;
 	bool send;
@@ -54,8 +52,8 @@ static uint16_t p2p_step(struct nnp_fw *fw, struct nnp_fw_op *op)
 	struct p2p *p = (struct p2p *)op;
 
 	for (;;) {
-		uint64_t n = p->len - p->off < CHUNK_BYTES ? p->len - p->off :
-			     CHUNK_BYTES;
+		uint64_t n = p->len - p->off < NNP_FW_CHUNK_BYTES ?
+			     p->len - p->off : NNP_FW_CHUNK_BYTES;
 		uint16_t st = p->send ?
 			nnp_fw_icl_send(fw, op, p->port, p->epoch, p->seq, false,
 					p->mem + p->off, n) :

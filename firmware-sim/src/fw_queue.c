@@ -21,12 +21,18 @@
 /* Commands a worker runs from one queue before looking at the others. */
 #define QUEUE_BATCH 16
 
-static struct nnp_fw_queue *queue_of_locked(struct nnp_fw *fw, uint32_t ctx,
-					    uint32_t qid)
+/* The queue an admin command names by context and id; NULL if none. */
+static struct nnp_fw_queue *queue_of_cmd(struct nnp_fw *fw,
+					 const struct nnp_hw_admin_cmd *cmd)
 {
-	if (qid >= NNP_HW_MAX_QUEUES || !ctx || fw->queues[qid].ctx != ctx)
-		return NULL;
-	return &fw->queues[qid];
+	uint32_t ctx = fw_admin_arg(cmd, 0), qid = fw_admin_arg(cmd, 1);
+	struct nnp_fw_queue *q = NULL;
+
+	mtx_lock(&fw->lock);
+	if (qid < NNP_HW_MAX_QUEUES && ctx && fw->queues[qid].ctx == ctx)
+		q = &fw->queues[qid];
+	mtx_unlock(&fw->lock);
+	return q;
 }
 
 uint16_t nnp_fw_queue_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd)
@@ -36,6 +42,7 @@ uint16_t nnp_fw_queue_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *c
 	uint16_t status = NNP_STATUS_SUCCESS;
 
 	memcpy(&a, cmd->args, sizeof(a));
+	fw_le_queue_args(&a);
 	if (a.qid >= NNP_HW_MAX_QUEUES || a.vector < NNP_VECTOR_QUEUE(0) ||
 	    a.vector >= NNP_VECTOR_QUEUE(NNP_HW_MAX_QUEUES))
 		return NNP_STATUS_INVALID_FIELD;
@@ -208,11 +215,8 @@ void nnp_fw_queues_abort_key(struct nnp_fw *fw, uint32_t ctx, uint32_t key)
 
 uint16_t nnp_fw_queue_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd)
 {
-	struct nnp_fw_queue *q;
+	struct nnp_fw_queue *q = queue_of_cmd(fw, cmd);
 
-	mtx_lock(&fw->lock);
-	q = queue_of_locked(fw, cmd->args[0], cmd->args[1]);
-	mtx_unlock(&fw->lock);
 	if (!q)
 		return NNP_STATUS_NOT_FOUND;
 	queue_destroy(fw, q, true);
@@ -222,11 +226,8 @@ uint16_t nnp_fw_queue_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *
 /* Clear the error state and start the rings over from slot 0, phase 1. */
 uint16_t nnp_fw_queue_reset(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd)
 {
-	struct nnp_fw_queue *q;
+	struct nnp_fw_queue *q = queue_of_cmd(fw, cmd);
 
-	mtx_lock(&fw->lock);
-	q = queue_of_locked(fw, cmd->args[0], cmd->args[1]);
-	mtx_unlock(&fw->lock);
 	if (!q)
 		return NNP_STATUS_NOT_FOUND;
 	queue_stop(fw, q, true);
@@ -395,6 +396,7 @@ static bool queue_fetch(struct nnp_fw *fw, struct nnp_fw_queue *q,
 
 	if (!nnp_fw_ring_fetch(fw, r, &cmd))
 		return false;
+	fw_le_queue_cmd(&cmd);
 	*cid = cmd.cid;
 	*status = nnp_fw_exec(fw, ctx, &cmd, &op);
 	if (op) {

@@ -9,12 +9,6 @@
 _Static_assert(sizeof(struct nnp_hw_admin_cmd) == NNP_HW_SQE_SIZE &&
 	       sizeof(struct nnp_hw_queue_cmd) == NNP_HW_SQE_SIZE &&
 	       sizeof(struct nnp_hw_cqe) == NNP_HW_CQE_SIZE, "ring entry sizes");
-/*
- * nnp_hw.h's fields are little-endian, and the firmware reads and writes
- * them as host integers: only a little-endian host gets them right.
- */
-_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
-	       "firmware-sim needs a little-endian host");
 
 bool nnp_fw_ring_setup_ok(const struct nnp_fw_ring *r, uint32_t min_depth,
 			  uint32_t max_depth)
@@ -62,6 +56,7 @@ bool nnp_fw_ring_post(struct nnp_fw *fw, const struct nnp_fw_ring *r,
 		.phase = r->phase,
 	};
 
+	fw_le_cqe(&cqe);
 	return !fw->host.dma_write(fw->host.opaque,
 				   r->cq_base + (uint64_t)r->cq_tail * NNP_HW_CQE_SIZE,
 				   &cqe, sizeof(cqe));
