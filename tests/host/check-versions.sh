@@ -17,7 +17,11 @@ globals=$(awk '/global:/ { g = 1; next } /local:|^}/ { g = 0 }
 	g && /;/ { sub(/;.*/, ""); gsub(/[ \t]/, ""); print }' "$root/libnnp/libnnp.map" | sort)
 listed=$(echo "$symbols" | sed -n 's/^ \(nnp_[a-z_0-9]*\)@.*/\1/p' | sort)
 
-tap_plan 6
+# What debian/rules hands symbols-from-map: its own VERSION.
+rules_v=$(make -s -C "$root" -f debian/rules --eval 'nnp-print-version: ; @echo $(DEB_VERSION_UPSTREAM)' \
+	nnp-print-version 2>&1)
+
+tap_plan 8
 tap_check "the Makefile says $make_v" test -n "$make_v"
 tap_check "nnp.h's NNP_VERSION_CODE is $hdr_v, the Makefile's" test "$hdr_v" = "$make_v"
 tap_check "debian/changelog's top entry is $deb_v, the Makefile's" test "$deb_v" = "$make_v"
@@ -26,4 +30,7 @@ tap_check "the symbols file lists every global of libnnp.map" test "$globals" = 
 tap_check "nnp_get_version is at 0.3.0, nnp_comm_abort at 0.2.0" \
 	bash -c 'grep -qx " nnp_get_version@LIBNNP_0.3 0.3.0" <<<"$1" &&
 		grep -qx " nnp_comm_abort@LIBNNP_0.2 0.2.0" <<<"$1"' _ "$symbols"
+tap_check "debian/rules knows the upstream version, $rules_v" test "$rules_v" = "$make_v"
+tap_check "symbols-from-map refuses an empty VERSION" \
+	bash -c '! sh "$1/debian/symbols-from-map" "$1/libnnp/libnnp.map" "" 2>/dev/null' _ "$root"
 tap_done
