@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Operating the devices (issue 10, items 5 and 7), in one VM of 4 chips on
 # a ring: nnptool topo's exact matrix, metrics in the Prometheus text
-# format line by line, the CDI spec field by field, JSON of list, info,
-# topo, metrics, watch and memtest parsed, PCI address and NUMA node, --version and
-# usage errors; sysfs port state, peers and counters, mem_used, busy_ns;
+# format line by line, the CDI spec field by field, the JSON of every
+# command parsed (list, info, topo, links, metrics, watch, memtest, bench
+# copy and the four collectives with exact sizes and counts and the
+# allreduce's exact link bytes, reset), PCI address and NUMA node,
+# --version, every command's --help (exit 0) and a bad option (exit 2,
+# said); sysfs port state, peers and counters, mem_used, busy_ns;
 # hwmon's exact idle readings, then power, temperature and busy time
 # rising under an allreduce load. The guest has no python: it prints,
 # the host checks.
@@ -19,6 +22,23 @@ sec version; nnptool --version; echo "status=$?"
 sec usage; nnptool watch -c 0 2>/dev/null; echo "status=$?"
 nnptool metrics extra 2>/dev/null; echo "status=$?"
 nnptool topo extra 2>/dev/null; echo "status=$?"
+# Each line: CMD~status~first line of stdout~first and second of stderr.
+sec help-bad
+for c in list info reset links topo watch metrics cdi memtest bench "bench copy" \
+	"bench allreduce" "bench broadcast" "bench allgather" "bench reduce_scatter"; do
+	nnptool $c --help >/tmp/o 2>/tmp/e
+	echo "help $c~$?~$(head -n 1 /tmp/o)~$(head -n 1 /tmp/e)~"
+	nnptool $c --frobnicate >/tmp/o 2>/tmp/e
+	echo "bad $c~$?~$(head -n 1 /tmp/o)~$(head -n 1 /tmp/e)~$(sed -n 2p /tmp/e)"
+done
+nnptool memtest --size >/tmp/o 2>/tmp/e
+echo "novalue memtest~$?~$(head -n 1 /tmp/o)~$(head -n 1 /tmp/e)~"
+nnptool info 0 1 >/tmp/o 2>/tmp/e
+echo "extra info~$?~$(head -n 1 /tmp/o)~$(head -n 1 /tmp/e)~"
+nnptool bench allgather --step 1 >/tmp/o 2>/tmp/e
+echo "range bench allgather~$?~$(head -n 1 /tmp/o)~$(head -n 1 /tmp/e)~"
+nnptool info 4 >/tmp/o 2>/tmp/e
+echo "nodev info~$?~$(head -n 1 /tmp/o)~$(head -n 1 /tmp/e)~"
 sec idle-sysfs
 for a in mem_used busy_ns port0/state port0/peer port1/state port1/peer port2/state port2/peer port0/errors; do
 	echo "$a=$(cat $d/$a)"
@@ -31,6 +51,7 @@ sec topo; nnptool topo
 sec topo-json; nnptool topo --json
 sec list-json; nnptool list --json
 sec info-json; nnptool --json info 0
+sec info-json-after; nnptool info 2 -j
 sec metrics; nnptool metrics
 sec metrics-file; nnptool metrics -o /tmp/nnp.prom; echo "status=$?"; cmp /tmp/nnp.prom /tmp/nnp.prom && ls /tmp/nnp.prom.tmp 2>&1 | grep -c "No such"
 sec metrics-json; nnptool metrics --json
@@ -59,6 +80,16 @@ echo "busy_ns=$(cat $d/busy_ns)"
 echo "port0_tx_bytes=$(cat $d/port0/tx_bytes)"
 echo "temp1_input=$(cat $h/temp1_input)"
 echo "power1_input=$(cat $h/power1_input)"
+# The load is over: the allreduce alone moves link bytes between the two links --json.
+sec bench-json
+nnptool links --json
+nnptool bench allreduce --min 64K --max 64K --iters 2 --trials 1 --json; echo "status=$?"
+nnptool links --json
+for c in broadcast allgather reduce_scatter; do
+	nnptool bench $c --json --min 1K --max 4K --step 4 --iters 1 --trials 1; echo "status=$?"
+done
+nnptool --json bench copy 1 --max 16K --iters 1; echo "status=$?"
+sec reset-json; nnptool reset 3 --json; echo "status=$?"
 '
 "$root/tools/nnp-vm" --chips 4 --fabric ring --mem-size 16M --timeout 600 \
 	-- sh -c "$guest" >"$tmp/out" 2>&1
@@ -238,6 +269,76 @@ def after():
     return int(a["busy_ns"]) > 0 and int(a["port0_tx_bytes"]) > 4 << 20 and \
         int(a["temp1_input"]) > 35000 and int(a["power1_input"]) >= 30000000
 check("after the load: busy_ns and link bytes counted, temperature above idle", after)
+
+def help_bad():
+    rows = {}
+    for l in secs["help-bad"].splitlines():
+        kind, rest = l.split(" ", 1)
+        cmd, status, o, e1, e2 = rest.split("~")
+        rows[(kind, cmd)] = (int(status), o, e1, e2)
+    cmds = ["list", "info", "reset", "links", "topo", "watch", "metrics", "cdi",
+            "memtest", "bench", "bench copy", "bench allreduce", "bench broadcast",
+            "bench allgather", "bench reduce_scatter"]
+    for c in cmds:
+        st, o, e1, _ = rows[("help", c)]
+        assert (st, e1) == (0, "") and o.startswith("usage: nnptool %s " % c), (c, rows[("help", c)])
+        st, o, e1, e2 = rows[("bad", c)]
+        assert (st, o) == (2, ""), (c, st, o)
+        assert e1 == "nnptool: %s: unknown option '--frobnicate'" % c, e1
+        assert e2 == rows[("help", c)][1], (e2, rows[("help", c)][1])
+    assert rows[("novalue", "memtest")] == \
+        (2, "", "nnptool: memtest: option '--size' needs a value", "")
+    assert rows[("extra", "info")] == (2, "", "nnptool: info: extra operand '1'", "")
+    assert rows[("range", "bench allgather")] == \
+        (2, "", "nnptool: bench allgather: bad F (2 to 100000) '1'", "")
+    st, o, e1, _ = rows[("nodev", "info")]
+    assert (st, o) == (1, "") and e1.startswith("nnptool: device '4': "), e1
+    return len(rows) == 2 * len(cmds) + 4
+check("every command: --help exits 0 with its usage on stdout; a bad option, "
+      "a missing value, an extra operand, a bad range exit 2 saying so; no device exits 1", help_bad)
+
+def bench_json():
+    lines = secs["bench-json"].splitlines()
+    objs = [json.loads(l) for l in lines if l.startswith("{")]
+    assert [l for l in lines if l.startswith("status=")] == ["status=0"] * 5
+    before, ar, after, bc, ag, rs, cp = objs
+    # 2 passes (out of place, in place) x (1 warm-up + 1 trial x 2 iterations)
+    # allreduces of 64 KiB on 4 chips, each chip sending 2 x 3/4 x 65536.
+    per_chip = 6 * 2 * 3 * 65536 // 4
+    def moved(key, d):
+        return sum(p[key] for p in after["ports"] if p["dev"] == d) - \
+               sum(p[key] for p in before["ports"] if p["dev"] == d)
+    for d in range(4):
+        assert moved("tx_bytes", d) == per_chip, (d, moved("tx_bytes", d))
+        assert moved("rx_bytes", d) == per_chip, (d, moved("rx_bytes", d))
+    assert (ar["benchmark"], ar["devices"], ar["type"], ar["redop"], ar["iters"],
+            ar["trials"], ar["wrong"], ar["passed"]) == \
+        ("allreduce", 4, "float", "sum", 2, 1, 0, True), ar
+    assert [(r["size"], r["count"]) for r in ar["rows"]] == [(65536, 16384)]
+    for want, b, factor in (("broadcast", bc, 1), ("allgather", ag, 0.75),
+                            ("reduce_scatter", rs, 0.75)):
+        assert (b["benchmark"], b["devices"], b["redop"], b["wrong"], b["passed"]) == \
+            (want, 4, "sum" if want == "reduce_scatter" else "none", 0, True), b
+        assert [(r["size"], r["count"]) for r in b["rows"]] == [(1024, 256), (4096, 1024)]
+        for r in b["rows"]:
+            for p in ("out_of_place", "in_place"):
+                t = r[p]
+                assert t["wrong"] == 0 and t["time_us"] > 0
+                assert abs(t["algbw_gbps"] - r["size"] / t["time_us"] / 1e3) <= 1e-5 + 1e-3 * t["algbw_gbps"]
+                assert abs(t["busbw_gbps"] - factor * t["algbw_gbps"]) <= 1e-5
+    rows = cp["copy"]
+    assert [(r["size"], r["reps"]) for r in rows] == [(4096, 16384), (16384, 4096)], rows
+    assert all(r[k] > 0 for r in rows for k in ("h2d_gbps", "d2h_gbps", "d2d_gbps", "memcpy_gbps"))
+    return True
+check("bench --json: the four collectives' sizes, counts, busbw factors and verdicts; "
+      "the allreduce's exact link bytes per chip; bench copy's sizes and repetitions", bench_json)
+check("info -j after the operand: chip 2",
+      lambda: jline("info-json-after", "{")["chip_id"] == 2)
+def reset_json():
+    r = jline("reset-json", "{")
+    return r == {"device": "3", "resets": 1, "last_reset_reason": "user"} and \
+        "status=0" in secs["reset-json"]
+check("reset --json: device 3, its first reset, by the user", reset_json)
 check("the VM run exits 0", lambda: "vm-status=0" in out)
 
 print("TAP version 13\n1..%d" % len(tests))

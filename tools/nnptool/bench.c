@@ -6,6 +6,7 @@
  * baseline. Bandwidth counts the bytes copied once (not read + written).
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -77,7 +78,7 @@ static int bench_copy(nnp_device_t *dev, const struct nnptool_opts *o,
 	struct bench b = { 0 };
 	nnp_result_t r;
 	size_t size;
-	int first = 1;
+	bool opened = false, first = true;
 
 	b.a = malloc(max);
 	b.b = malloc(max);
@@ -92,6 +93,7 @@ static int bench_copy(nnp_device_t *dev, const struct nnptool_opts *o,
 		r = nnp_mem_alloc(dev, NNP_MEM_DEVICE, max, 0, &b.d1);
 	if (r == NNP_SUCCESS) {
 		memset(b.a, 1, max);
+		opened = o->json;
 		if (o->json)
 			printf("{\"copy\": [");
 		else
@@ -116,10 +118,10 @@ static int bench_copy(nnp_device_t *dev, const struct nnptool_opts *o,
 		else
 			printf("%12zu %8u %10.3f %10.3f %10.3f %12.3f\n", size, reps,
 			       h2d, d2h, d2d, mc);
-		first = 0;
+		first = false;
 		fflush(stdout);
 	}
-	if (o->json && !first)
+	if (opened)
 		printf("]}\n");
 	nnp_mem_free(b.d1);
 	nnp_mem_free(b.d0);
@@ -132,38 +134,59 @@ static int bench_copy(nnp_device_t *dev, const struct nnptool_opts *o,
 	return NNPTOOL_EXIT_OK;
 }
 
-int cmd_bench(const struct nnptool_opts *o, int argc, char **argv)
+int cmd_bench_copy(struct nnptool_opts *o, int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "max", required_argument, NULL, 'm' },
+		{ "iters", required_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct nnptool_cmd cmd = {
+		"bench copy", "[--json] [DEV] [--max SIZE] [--iters N]", NULL,
+		opts, 0, 1,
+	};
 	size_t max = 64u << 20;
 	unsigned long iters = 8;
-	const char *spec = "0";
 	nnp_device_t *dev;
-	int i, ret;
+	char *end;
+	int c, ret;
 
-	if (argc < 1 || strcmp(argv[0], "copy"))
-		return cmd_bench_coll(argc, argv);
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--max") && i + 1 < argc) {
-			if (parse_size(argv[++i], &max) || max < MIN_SIZE) {
-				fprintf(stderr, "nnptool: bad size '%s'\n", argv[i]);
-				return NNPTOOL_EXIT_USAGE;
-			}
-		} else if (!strcmp(argv[i], "--iters") && i + 1 < argc) {
-			iters = strtoul(argv[++i], NULL, 0);
-			if (!iters || iters > 1000000) {
-				fprintf(stderr, "nnptool: bad --iters\n");
-				return NNPTOOL_EXIT_USAGE;
-			}
-		} else if (argv[i][0] != '-') {
-			spec = argv[i];
-		} else {
-			fprintf(stderr, "usage: nnptool bench copy [DEV] [--max SIZE] [--iters N]\n");
-			return NNPTOOL_EXIT_USAGE;
+	while ((c = nnptool_getopt(&cmd, o, argc, argv)) > 0) {
+		if (c == 'm' && (parse_size(optarg, &max) || max < MIN_SIZE))
+			return nnptool_bad_value(&cmd, "SIZE (4K or more)", optarg);
+		if (c == 'n') {
+			iters = strtoul(optarg, &end, 0);
+			if (*end || !iters || iters > 1000000)
+				return nnptool_bad_value(&cmd, "N (1 to 1000000)",
+							 optarg);
 		}
 	}
-	if (nnptool_open(spec, &dev))
+	if (c != NNPTOOL_OPTS_DONE)
+		return nnptool_opts_exit(c);
+	if (nnptool_open(optind < argc ? argv[optind] : "0", &dev))
 		return NNPTOOL_EXIT_ERROR;
 	ret = bench_copy(dev, o, max, (unsigned int)iters);
 	nnp_device_close(dev);
 	return ret;
+}
+
+/* nnptool bench NAME: the benchmark's own command parses what follows. */
+int cmd_bench(struct nnptool_opts *o, int argc, char **argv)
+{
+	/* "+": the options before NAME (--json, --help) are bench's. */
+	static const struct nnptool_cmd cmd = {
+		"bench", "[--json] copy|allreduce|broadcast|allgather|"
+		"reduce_scatter [OPTIONS]", "+", NULL, 1, INT_MAX,
+	};
+	int c;
+
+	c = nnptool_getopt(&cmd, o, argc, argv);
+	if (c != NNPTOOL_OPTS_DONE)
+		return nnptool_opts_exit(c);
+	argc -= optind;
+	argv += optind;
+	optind = 0;
+	if (!strcmp(argv[0], "copy"))
+		return cmd_bench_copy(o, argc, argv);
+	return cmd_bench_coll(o, argc, argv);
 }

@@ -221,38 +221,28 @@ static double measure(struct ar *a, const struct shape *sh, unsigned int reps,
 	return best;
 }
 
-static void row_part(size_t bytes, double t, double bus, long wrong)
-{
-	double algbw = bytes / t / 1e9;
-
-	printf("  %8.1f %7.3f %7.3f %7ld", t * 1e6, algbw, algbw * bus, wrong);
-}
-
 struct sizes {
 	size_t min, max, bytes;
 	unsigned long step, iters, trials;
 };
 
-/* Iterations at @size: --iters, or fewer so each size moves about --bytes. */
-static unsigned int reps_for(const struct sizes *z, size_t size)
+/* nccl-tests' columns, or with --json one JSON object on one line. */
+struct report {
+	bool json;
+	bool rows;		/* a row printed: the next needs a comma */
+	double bus;		/* busbw / algbw */
+};
+
+static void report_head(struct report *rp, const struct ar *a,
+			const struct sizes *z, bool reduces)
 {
-	size_t reps = z->bytes ? z->bytes / size : z->iters;
-
-	if (reps > z->iters)
-		reps = z->iters;
-	return reps ? (unsigned int)reps : 1;
-}
-
-static int bench(struct ar *a, const struct sizes *z)
-{
-	bool reduces = a->coll == ALLREDUCE || a->coll == REDUCE_SCATTER;
-	double bus = a->coll == BROADCAST ? 1 : (double)(a->n - 1) / a->n;
-	nnp_result_t r = NNP_SUCCESS;
-	long total_wrong = 0;
-	size_t size;
-
-	if (a->coll == ALLREDUCE)
-		bus *= 2;
+	if (rp->json) {
+		printf("{\"benchmark\": \"%s\", \"devices\": %d, \"type\": \"float\", "
+		       "\"redop\": \"%s\", \"iters\": %lu, \"trials\": %lu, "
+		       "\"bytes\": %zu, \"rows\": [", coll_name[a->coll], a->n,
+		       reduces ? "sum" : "none", z->iters, z->trials, z->bytes);
+		return;
+	}
 	printf("# nnptool bench %s: %d devices, float%s, best of %lu x %lu iterations",
 	       coll_name[a->coll], a->n, reduces ? " sum" : "", z->trials, z->iters);
 	if (z->bytes)
@@ -266,6 +256,81 @@ static int bench(struct ar *a, const struct sizes *z)
 	printf("# %10s %12s %6s %6s  %8s %7s %7s %7s  %8s %7s %7s %7s\n", "(B)",
 	       "(elements)", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)",
 	       "(GB/s)", "(GB/s)", "");
+}
+
+static void report_row_start(struct report *rp, size_t bytes, bool reduces)
+{
+	if (rp->json)
+		printf("%s{\"size\": %zu, \"count\": %zu", rp->rows ? ", " : "",
+		       bytes, bytes / sizeof(float));
+	else
+		printf("  %10zu %12zu %6s %6s", bytes, bytes / sizeof(float),
+		       "float", reduces ? "sum" : "none");
+	rp->rows = true;
+}
+
+/* One pass of a row: out of place, then in place. */
+static void report_pass(const struct report *rp, bool in_place, size_t bytes,
+			double t, long wrong)
+{
+	double algbw = bytes / t / 1e9;
+
+	if (rp->json)
+		printf(", \"%s\": {\"time_us\": %.3f, \"algbw_gbps\": %.6f, "
+		       "\"busbw_gbps\": %.6f, \"wrong\": %ld}",
+		       in_place ? "in_place" : "out_of_place", t * 1e6, algbw,
+		       algbw * rp->bus, wrong);
+	else
+		printf("  %8.1f %7.3f %7.3f %7ld", t * 1e6, algbw, algbw * rp->bus,
+		       wrong);
+}
+
+static void report_row_end(const struct report *rp)
+{
+	printf(rp->json ? "}" : "\n");
+	fflush(stdout);
+}
+
+/* The verdict; or after a failure, what failed. */
+static void report_end(const struct report *rp, long wrong, nnp_result_t r)
+{
+	if (!rp->json) {
+		if (r == NNP_SUCCESS)
+			printf("# Out of bounds values : %ld %s\n", wrong,
+			       wrong ? "FAILED" : "OK");
+		return;
+	}
+	if (r != NNP_SUCCESS) {
+		printf("], \"error\": ");
+		json_string(stdout, nnp_strerror(r));
+		printf("}\n");
+		return;
+	}
+	printf("], \"wrong\": %ld, \"passed\": %s}\n", wrong,
+	       wrong ? "false" : "true");
+}
+
+/* Iterations at @size: --iters, or fewer so each size moves about --bytes. */
+static unsigned int reps_for(const struct sizes *z, size_t size)
+{
+	size_t reps = z->bytes ? z->bytes / size : z->iters;
+
+	if (reps > z->iters)
+		reps = z->iters;
+	return reps ? (unsigned int)reps : 1;
+}
+
+static int bench(struct ar *a, const struct sizes *z, bool json)
+{
+	bool reduces = a->coll == ALLREDUCE || a->coll == REDUCE_SCATTER;
+	struct report rp = { json, false, 1 };
+	nnp_result_t r = NNP_SUCCESS;
+	long total_wrong = 0;
+	size_t size;
+
+	if (a->coll != BROADCAST)
+		rp.bus = (double)(a->n - 1) / a->n * (a->coll == ALLREDUCE ? 2 : 1);
+	report_head(&rp, a, z, reduces);
 	for (size = z->min; size <= z->max && r == NNP_SUCCESS; size *= z->step) {
 		struct shape sh = shape_of(a, size, false);
 		size_t bytes = (sh.in_n > sh.out_n ? sh.in_n : sh.out_n) * sizeof(float);
@@ -275,8 +340,7 @@ static int bench(struct ar *a, const struct sizes *z)
 		if (!sh.count)
 			continue;
 		expect(a, &sh);
-		printf("  %10zu %12zu %6s %6s", bytes, bytes / sizeof(float), "float",
-		       reduces ? "sum" : "none");
+		report_row_start(&rp, bytes, reduces);
 		for (pass = 0; pass < 2 && r == NNP_SUCCESS; pass++) {
 			double t;
 			long wrong;
@@ -284,57 +348,53 @@ static int bench(struct ar *a, const struct sizes *z)
 			sh.in_place = pass;
 			t = measure(a, &sh, reps, (unsigned int)z->trials, &wrong, &r);
 			total_wrong += wrong;
-			row_part(bytes, t, bus, wrong);
+			report_pass(&rp, pass, bytes, t, wrong);
 		}
-		printf("\n");
-		fflush(stdout);
+		report_row_end(&rp);
 	}
+	report_end(&rp, total_wrong, r);
 	if (r != NNP_SUCCESS)
 		return nnptool_fail(coll_name[a->coll], r);
-	printf("# Out of bounds values : %ld %s\n", total_wrong,
-	       total_wrong ? "FAILED" : "OK");
 	return total_wrong ? NNPTOOL_EXIT_ERROR : NNPTOOL_EXIT_OK;
 }
 
-static int usage(void)
+/* getopt_long's values of the options: past every character. */
+enum { OPT_MIN = 256, OPT_MAX, OPT_BYTES, OPT_STEP, OPT_ITERS, OPT_TRIALS };
+
+static const struct option opts[] = {
+	{ "min", required_argument, NULL, OPT_MIN },
+	{ "max", required_argument, NULL, OPT_MAX },
+	{ "bytes", required_argument, NULL, OPT_BYTES },
+	{ "step", required_argument, NULL, OPT_STEP },
+	{ "iters", required_argument, NULL, OPT_ITERS },
+	{ "trials", required_argument, NULL, OPT_TRIALS },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* -1 to go on, or the exit code: help, a bad command line. */
+static int parse(const struct nnptool_cmd *cmd, struct nnptool_opts *o,
+		 int argc, char **argv, struct sizes *z)
 {
-	fprintf(stderr, "usage: nnptool bench copy|allreduce|broadcast|allgather|"
-		"reduce_scatter [OPTIONS]\n"
-		"  collectives: [--min SIZE] [--max SIZE] [--step F] [--iters N] "
-		"[--bytes SIZE] [--trials T]\n");
-	return NNPTOOL_EXIT_USAGE;
-}
+	int c;
 
-static int parse(int argc, char **argv, struct sizes *z)
-{
-	int i;
+	while ((c = nnptool_getopt(cmd, o, argc, argv)) > 0) {
+		size_t *to = c == OPT_MIN ? &z->min : c == OPT_MAX ? &z->max :
+			     c == OPT_BYTES ? &z->bytes : NULL;
+		unsigned long *num = c == OPT_STEP ? &z->step :
+				     c == OPT_ITERS ? &z->iters : &z->trials;
+		unsigned long least = c == OPT_STEP ? 2 : 1;
+		char *end;
 
-	for (i = 0; i < argc; i++) {
-		const char *o = argv[i];
-		size_t *to = !strcmp(o, "--min") ? &z->min : !strcmp(o, "--max") ?
-			     &z->max : !strcmp(o, "--bytes") ? &z->bytes : NULL;
-		unsigned long *num = !strcmp(o, "--step") ? &z->step :
-				     !strcmp(o, "--iters") ? &z->iters :
-				     !strcmp(o, "--trials") ? &z->trials : NULL;
-
-		if ((!to && !num) || i + 1 == argc)
-			return usage();
-		i++;
-		if (to && (parse_size(argv[i], to) || *to < sizeof(float))) {
-			fprintf(stderr, "nnptool: bad size '%s'\n", argv[i]);
-			return NNPTOOL_EXIT_USAGE;
-		}
-		if (num) {
-			unsigned long least = num == &z->step ? 2 : 1;
-
-			*num = strtoul(argv[i], NULL, 0);
-			if (*num < least || *num > 100000) {
-				fprintf(stderr, "nnptool: bad %s\n", o);
-				return NNPTOOL_EXIT_USAGE;
-			}
-		}
+		if (to && (parse_size(optarg, to) || *to < sizeof(float)))
+			return nnptool_bad_value(cmd, "SIZE", optarg);
+		if (to)
+			continue;
+		*num = strtoul(optarg, &end, 0);
+		if (*end || *num < least || *num > 100000)
+			return nnptool_bad_value(cmd, c == OPT_STEP ? "F (2 to 100000)" :
+						 "N (1 to 100000)", optarg);
 	}
-	return NNPTOOL_EXIT_OK;
+	return c == NNPTOOL_OPTS_DONE ? -1 : nnptool_opts_exit(c);
 }
 
 static nnp_result_t setup(struct ar *a, size_t max)
@@ -372,23 +432,33 @@ static nnp_result_t setup(struct ar *a, size_t max)
 	return r;
 }
 
-int cmd_bench_coll(int argc, char **argv)
+int cmd_bench_coll(struct nnptool_opts *o, int argc, char **argv)
 {
+	static char name[32];
+	const struct nnptool_cmd cmd = {
+		name, "[--json] [--min SIZE] [--max SIZE] [--step F] [--iters N] "
+		"[--bytes SIZE] [--trials T]", NULL, opts, 0, 0,
+	};
 	struct sizes z = { 8, 4u << 20, 0, 2, 5, 1 };
 	struct ar a = { 0 };
 	nnp_result_t r;
 	int k, ret;
 
-	for (a.coll = 0; argc > 0 && a.coll < NCOLL; a.coll++)
+	for (a.coll = 0; a.coll < NCOLL; a.coll++)
 		if (!strcmp(argv[0], coll_name[a.coll]))
 			break;
-	if (argc < 1 || a.coll == NCOLL)
-		return usage();
-	ret = parse(argc - 1, argv + 1, &z);
-	if (ret)
+	if (a.coll == NCOLL) {
+		fprintf(stderr, "nnptool: bench: unknown benchmark '%s' (nnptool bench --help)\n",
+			argv[0]);
+		return NNPTOOL_EXIT_USAGE;
+	}
+	snprintf(name, sizeof(name), "bench %s", coll_name[a.coll]);
+	ret = parse(&cmd, o, argc, argv, &z);
+	if (ret >= 0)
 		return ret;
 	r = setup(&a, z.max);
-	ret = r == NNP_SUCCESS ? bench(&a, &z) : nnptool_fail(coll_name[a.coll], r);
+	ret = r == NNP_SUCCESS ? bench(&a, &z, o->json) :
+	      nnptool_fail(coll_name[a.coll], r);
 	for (k = 0; k < a.n; k++) {
 		nnp_comm_destroy(a.comm[k]);
 		nnp_mem_free(a.out[k]);

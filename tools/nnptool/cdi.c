@@ -77,7 +77,7 @@ static void write_spec(FILE *f, char (*nodes)[64], int n, const struct libs *l)
 	fputs(l->n ? "\n    ]\n  }\n}\n" : "]\n  }\n}\n", f);
 }
 
-int cmd_cdi(const struct nnptool_opts *o, int argc, char **argv)
+int cmd_cdi(struct nnptool_opts *o, int argc, char **argv)
 {
 	static char nodes[256][64];
 	const char *out = CDI_DEFAULT;
@@ -86,9 +86,8 @@ int cmd_cdi(const struct nnptool_opts *o, int argc, char **argv)
 	nnp_result_t r;
 	FILE *f;
 
-	(void)o;
-	c = nnptool_output_opt("cdi", argc, argv, &out);
-	if (c)
+	c = nnptool_output_opt("cdi", "[-o FILE]", o, argc, argv, &out);
+	if (c >= 0)
 		return c;
 	r = nnp_device_count(&count);
 	if (r != NNP_SUCCESS)

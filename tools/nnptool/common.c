@@ -1,33 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* nnptool helpers shared by the subcommands. */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nnptool.h"
-
-int nnptool_output_opt(const char *cmd, int argc, char **argv,
-		       const char **out)
-{
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	/* argv[0] is the first argument after CMD: getopt wants a name first. */
-	optind = 0;
-	while ((c = getopt_long(argc + 1, argv - 1, "o:", opts, NULL)) != -1) {
-		if (c != 'o')
-			return NNPTOOL_EXIT_USAGE;
-		*out = optarg;
-	}
-	if (optind != argc + 1) {
-		fprintf(stderr, "nnptool: %s takes no arguments but -o FILE\n", cmd);
-		return NNPTOOL_EXIT_USAGE;
-	}
-	return 0;
-}
 
 int nnptool_fail(const char *what, nnp_result_t r)
 {

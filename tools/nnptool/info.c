@@ -85,19 +85,22 @@ static void print_json(const struct nnp_device_info *in, const char *fw,
 	printf("]}\n");
 }
 
-int cmd_info(const struct nnptool_opts *o, int argc, char **argv)
+int cmd_info(struct nnptool_opts *o, int argc, char **argv)
 {
+	static const struct nnptool_cmd cmd = {
+		.name = "info", .args = "[--json] DEV", .min_args = 1, .max_args = 1,
+	};
 	struct nnp_device_info in;
 	struct resets rs;
 	nnp_device_t *dev;
 	nnp_result_t r;
 	char fw[16];
+	int c;
 
-	if (argc != 1) {
-		fprintf(stderr, "usage: nnptool info DEV\n");
-		return NNPTOOL_EXIT_USAGE;
-	}
-	if (nnptool_open(argv[0], &dev))
+	c = nnptool_getopt(&cmd, o, argc, argv);
+	if (c != NNPTOOL_OPTS_DONE)
+		return nnptool_opts_exit(c);
+	if (nnptool_open(argv[optind], &dev))
 		return NNPTOOL_EXIT_ERROR;
 	r = nnp_device_get_info(dev, &in);
 	if (r == NNP_SUCCESS)
@@ -114,29 +117,42 @@ int cmd_info(const struct nnptool_opts *o, int argc, char **argv)
 }
 
 /* nnptool reset DEV: reset the device now (root only). */
-int cmd_reset(int argc, char **argv)
+int cmd_reset(struct nnptool_opts *o, int argc, char **argv)
 {
+	static const struct nnptool_cmd cmd = {
+		.name = "reset", .args = "[--json] DEV", .min_args = 1, .max_args = 1,
+	};
 	struct resets rs;
 	nnp_device_t *dev;
 	nnp_result_t r;
+	const char *spec;
+	int c;
 
-	if (argc != 1) {
-		fprintf(stderr, "usage: nnptool reset DEV\n");
-		return NNPTOOL_EXIT_USAGE;
-	}
-	if (nnptool_open(argv[0], &dev))
+	c = nnptool_getopt(&cmd, o, argc, argv);
+	if (c != NNPTOOL_OPTS_DONE)
+		return nnptool_opts_exit(c);
+	spec = argv[optind];
+	if (nnptool_open(spec, &dev))
 		return NNPTOOL_EXIT_ERROR;
 	r = nnp_device_reset(dev);
 	nnp_device_close(dev);
 	if (r != NNP_SUCCESS)
 		return nnptool_fail("reset", r);
 	/* The handle that asked is lost with the reset: ask a new one. */
-	if (nnptool_open(argv[0], &dev))
+	if (nnptool_open(spec, &dev))
 		return NNPTOOL_EXIT_ERROR;
 	r = nnp_device_get_resets(dev, &rs.count, &rs.last);
 	nnp_device_close(dev);
 	if (r != NNP_SUCCESS)
 		return nnptool_fail("reset", r);
-	printf("reset %s: %" PRIu32 " resets\n", argv[0], rs.count);
+	if (o->json) {
+		printf("{\"device\": ");
+		json_string(stdout, spec);
+		printf(", \"resets\": %" PRIu32 ", \"last_reset_reason\": ", rs.count);
+		json_string(stdout, rs.last);
+		printf("}\n");
+	} else {
+		printf("reset %s: %" PRIu32 " resets\n", spec, rs.count);
+	}
 	return NNPTOOL_EXIT_OK;
 }

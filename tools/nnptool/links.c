@@ -36,16 +36,15 @@ static void print_port(const struct nnptool_opts *o, int dev, uint32_t chip,
 	       p->tx_bytes, p->rx_bytes, p->errors);
 }
 
-int cmd_links(const struct nnptool_opts *o, int argc, char **argv)
+int cmd_links(struct nnptool_opts *o, int argc, char **argv)
 {
+	static const struct nnptool_cmd cmd = { .name = "links", .args = "[--json]" };
 	int count, d, first = 1;
 	nnp_result_t r;
 
-	(void)argv;
-	if (argc) {
-		fprintf(stderr, "nnptool: links takes no arguments\n");
-		return NNPTOOL_EXIT_USAGE;
-	}
+	d = nnptool_getopt(&cmd, o, argc, argv);
+	if (d != NNPTOOL_OPTS_DONE)
+		return nnptool_opts_exit(d);
 	r = nnp_device_count(&count);
 	if (r != NNP_SUCCESS)
 		return nnptool_fail("links", r);

@@ -25,16 +25,15 @@ static void json_device(FILE *f, int index, const struct nnp_device_info *in)
 	fputc('}', f);
 }
 
-int cmd_list(const struct nnptool_opts *o, int argc, char **argv)
+int cmd_list(struct nnptool_opts *o, int argc, char **argv)
 {
+	static const struct nnptool_cmd cmd = { .name = "list", .args = "[--json]" };
 	nnp_result_t r;
 	int count, i;
 
-	(void)argv;
-	if (argc) {
-		fprintf(stderr, "nnptool: list takes no arguments\n");
-		return NNPTOOL_EXIT_USAGE;
-	}
+	i = nnptool_getopt(&cmd, o, argc, argv);
+	if (i != NNPTOOL_OPTS_DONE)
+		return nnptool_opts_exit(i);
 	r = nnp_device_count(&count);
 	if (r != NNP_SUCCESS)
 		return nnptool_fail("list", r);

@@ -37,38 +37,27 @@ static void usage(FILE *f)
 	      "\n"
 	      "options:\n"
 	      "  -j, --json     machine-readable output (before or after the command)\n"
+	      "                 on every command: one JSON object per line\n"
 	      "  -l SEC         watch every SEC seconds\n"
 	      "  -V, --version  nnptool's version\n"
-	      "  -h, --help     this text\n"
+	      "  -h, --help     this text; nnptool COMMAND --help: the command's usage\n"
 	      "\n"
 	      "exit status: 0 success, 1 failure (no driver, no device, ...), 2 usage\n",
 	      f);
 }
 
-/* Take --json out of the command's own arguments: nnptool list --json. */
-static int strip_json(struct nnptool_opts *o, int argc, char **argv)
+/* Runs command argv[0] on argv[1..]: its getopt_long starts afresh. */
+static int run(struct nnptool_opts *o, int argc, char **argv)
 {
-	int i, n = 0;
+	const char *cmd = argv[0];
 
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j"))
-			o->json = true;
-		else
-			argv[n++] = argv[i];
-	}
-	argv[n] = NULL;
-	return n;
-}
-
-static int run(const struct nnptool_opts *o, const char *cmd, int argc,
-	       char **argv)
-{
+	optind = 0;
 	if (!strcmp(cmd, "list"))
 		return cmd_list(o, argc, argv);
 	if (!strcmp(cmd, "info"))
 		return cmd_info(o, argc, argv);
 	if (!strcmp(cmd, "reset"))
-		return cmd_reset(argc, argv);
+		return cmd_reset(o, argc, argv);
 	if (!strcmp(cmd, "links"))
 		return cmd_links(o, argc, argv);
 	if (!strcmp(cmd, "topo"))
@@ -121,11 +110,10 @@ int main(int argc, char **argv)
 		}
 	}
 	if (watch[2] && optind == argc)
-		return run(&o, "watch", 2, watch + 1);
+		return run(&o, 3, watch);
 	if (optind == argc || watch[2]) {
 		usage(stderr);
 		return NNPTOOL_EXIT_USAGE;
 	}
-	argc = strip_json(&o, argc - optind - 1, argv + optind + 1);
-	return run(&o, argv[optind], argc, argv + optind + 1);
+	return run(&o, argc - optind, argv + optind);
 }

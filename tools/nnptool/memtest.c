@@ -168,27 +168,25 @@ static int memtest_device(nnp_device_t *dev, size_t size, bool json)
 	return t.failures;
 }
 
-int cmd_memtest(const struct nnptool_opts *o, int argc, char **argv)
+int cmd_memtest(struct nnptool_opts *o, int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "size", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct nnptool_cmd cmd = {
+		"memtest", "[--json] [DEV] [-s|--size SIZE]", "s:", opts, 0, 1,
+	};
 	size_t size = 16u << 20;
-	const char *spec = "0";
 	nnp_device_t *dev;
-	int i, failures;
+	int c, failures;
 
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--size") && i + 1 < argc) {
-			if (parse_size(argv[++i], &size) || !size) {
-				fprintf(stderr, "nnptool: bad size '%s'\n", argv[i]);
-				return NNPTOOL_EXIT_USAGE;
-			}
-		} else if (argv[i][0] != '-') {
-			spec = argv[i];
-		} else {
-			fprintf(stderr, "usage: nnptool memtest [DEV] [--size SIZE]\n");
-			return NNPTOOL_EXIT_USAGE;
-		}
-	}
-	if (nnptool_open(spec, &dev))
+	while ((c = nnptool_getopt(&cmd, o, argc, argv)) > 0)
+		if (parse_size(optarg, &size) || !size)
+			return nnptool_bad_value(&cmd, "SIZE", optarg);
+	if (c != NNPTOOL_OPTS_DONE)
+		return nnptool_opts_exit(c);
+	if (nnptool_open(optind < argc ? argv[optind] : "0", &dev))
 		return NNPTOOL_EXIT_ERROR;
 	if (o->json)
 		printf("{\"paths\": [");

@@ -218,15 +218,16 @@ static int write_file(const char *path, const struct nnptool_opts *o,
 	return NNPTOOL_EXIT_OK;
 }
 
-int cmd_metrics(const struct nnptool_opts *o, int argc, char **argv)
+int cmd_metrics(struct nnptool_opts *o, int argc, char **argv)
 {
 	static struct dev_sample s[MAX_DEVS];
 	const char *out = NULL;
 	int count, d, c, ret;
 	nnp_result_t r;
 
-	c = nnptool_output_opt("metrics", argc, argv, &out);
-	if (c)
+	c = nnptool_output_opt("metrics", "[--json] [-o FILE]", o, argc, argv,
+			       &out);
+	if (c >= 0)
 		return c;
 	r = nnp_device_count(&count);
 	if (r != NNP_SUCCESS)

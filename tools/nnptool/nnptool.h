@@ -3,6 +3,7 @@
 #ifndef NNPTOOL_H
 #define NNPTOOL_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,27 +34,64 @@ struct dev_sample {
 	uint64_t power_uw;	/* microwatts */
 };
 
-int cmd_list(const struct nnptool_opts *o, int argc, char **argv);
-int cmd_info(const struct nnptool_opts *o, int argc, char **argv);
-int cmd_reset(int argc, char **argv);
-int cmd_memtest(const struct nnptool_opts *o, int argc, char **argv);
-int cmd_bench(const struct nnptool_opts *o, int argc, char **argv);
-int cmd_links(const struct nnptool_opts *o, int argc, char **argv);
-int cmd_topo(const struct nnptool_opts *o, int argc, char **argv);
-int cmd_metrics(const struct nnptool_opts *o, int argc, char **argv);
-int cmd_watch(const struct nnptool_opts *o, int argc, char **argv);
-int cmd_cdi(const struct nnptool_opts *o, int argc, char **argv);
+/*
+ * The commands. @argv[0] is the command's name ("list"; "copy" and the
+ * collectives' names for cmd_bench_copy and cmd_bench_coll), so getopt_long
+ * reads @argc and @argv as they are. Each returns an exit code.
+ */
+int cmd_list(struct nnptool_opts *o, int argc, char **argv);
+int cmd_info(struct nnptool_opts *o, int argc, char **argv);
+int cmd_reset(struct nnptool_opts *o, int argc, char **argv);
+int cmd_memtest(struct nnptool_opts *o, int argc, char **argv);
+int cmd_bench(struct nnptool_opts *o, int argc, char **argv);
+int cmd_bench_copy(struct nnptool_opts *o, int argc, char **argv);
 /* nnptool bench allreduce|broadcast|allgather|reduce_scatter [OPTIONS] */
-int cmd_bench_coll(int argc, char **argv);
+int cmd_bench_coll(struct nnptool_opts *o, int argc, char **argv);
+int cmd_links(struct nnptool_opts *o, int argc, char **argv);
+int cmd_topo(struct nnptool_opts *o, int argc, char **argv);
+int cmd_metrics(struct nnptool_opts *o, int argc, char **argv);
+int cmd_watch(struct nnptool_opts *o, int argc, char **argv);
+int cmd_cdi(struct nnptool_opts *o, int argc, char **argv);
+
+/* One command's command line, for nnptool_getopt. */
+struct nnptool_cmd {
+	const char *name;		/* "memtest", "bench copy" */
+	const char *args;		/* "[DEV] [--size SIZE]" */
+	const char *shortopts;		/* getopt's; NULL: none */
+	const struct option *longopts;	/* getopt_long's; NULL: none */
+	int min_args, max_args;		/* operands after the options */
+};
+
+/* What nnptool_getopt returns besides the command's own options. */
+#define NNPTOOL_OPTS_DONE	0	/* options over, operands counted */
+#define NNPTOOL_OPTS_HELP	(-1)	/* usage printed for --help: exit 0 */
+#define NNPTOOL_OPTS_BAD	(-2)	/* bad command line, said: exit 2 */
+
+/*
+ * The next option of the command, by getopt_long, with -j/--json (which
+ * sets o->json) and -h/--help added to its own, so every command takes
+ * them. At the end, checks that there are min_args to max_args operands
+ * (at argv[optind] on). Options and operands may come in any order.
+ */
+int nnptool_getopt(const struct nnptool_cmd *cmd, struct nnptool_opts *o,
+		   int argc, char **argv);
+
+/* The exit code of a NNPTOOL_OPTS_HELP or NNPTOOL_OPTS_BAD. */
+int nnptool_opts_exit(int c);
+
+/* A value of option @opt that is not one: said on stderr; exit code 2. */
+int nnptool_bad_value(const struct nnptool_cmd *cmd, const char *opt,
+		      const char *value);
 
 /* "64M", "4096", "1G": bytes; returns 0, or -1 if not a size. */
 int parse_size(const char *s, size_t *out);
 
 /*
  * The only option of `nnptool CMD [-o FILE]`: sets *@out to FILE if given.
- * Returns 0, or NNPTOOL_EXIT_USAGE (said on stderr) for anything else.
+ * Returns -1 to go on, or the exit code (help, bad command line).
  */
-int nnptool_output_opt(const char *cmd, int argc, char **argv,
+int nnptool_output_opt(const char *name, const char *args,
+		       struct nnptool_opts *o, int argc, char **argv,
 		       const char **out);
 
 /* Report a failed libnnp call on stderr; returns NNPTOOL_EXIT_ERROR. */

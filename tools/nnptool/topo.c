@@ -162,16 +162,15 @@ static void print_table(const struct topo *t)
 	       "  -   = no path over links that are up\n");
 }
 
-int cmd_topo(const struct nnptool_opts *o, int argc, char **argv)
+int cmd_topo(struct nnptool_opts *o, int argc, char **argv)
 {
+	static const struct nnptool_cmd cmd = { .name = "topo", .args = "[--json]" };
 	struct topo *t;
 	int ret;
 
-	(void)argv;
-	if (argc) {
-		fprintf(stderr, "nnptool: topo takes no arguments\n");
-		return NNPTOOL_EXIT_USAGE;
-	}
+	ret = nnptool_getopt(&cmd, o, argc, argv);
+	if (ret != NNPTOOL_OPTS_DONE)
+		return nnptool_opts_exit(ret);
 	t = malloc(sizeof(*t));
 	if (!t)
 		return nnptool_fail("topo", NNP_ERROR_OUT_OF_MEMORY);

@@ -6,7 +6,6 @@
  * screen on a terminal; with -c, or when not on a terminal, prints COUNT
  * blocks (forever without -c) one after another.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -109,12 +108,15 @@ static int sample_all(struct dev_sample *s, int n)
 	return NNPTOOL_EXIT_OK;
 }
 
-int cmd_watch(const struct nnptool_opts *o, int argc, char **argv)
+int cmd_watch(struct nnptool_opts *o, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "interval", required_argument, NULL, 'l' },
 		{ "count", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
+	};
+	static const struct nnptool_cmd cmd = {
+		"watch", "[--json] [-l SEC] [-c COUNT]", "l:c:", opts, 0, 0,
 	};
 	static struct dev_sample a[MAX_DEVS], b[MAX_DEVS];
 	struct dev_sample *prev = a, *cur = b, *t;
@@ -125,23 +127,22 @@ int cmd_watch(const struct nnptool_opts *o, int argc, char **argv)
 	nnp_result_t r;
 	char *end;
 
-	optind = 0;
-	while ((c = getopt_long(argc + 1, argv - 1, "l:c:", opts, NULL)) != -1) {
+	while ((c = nnptool_getopt(&cmd, o, argc, argv)) > 0) {
 		if (c == 'l') {
 			interval = strtod(optarg, &end);
 			if (*end || !isfinite(interval) || interval < 0.01 ||
 			    interval > 86400)
-				goto usage;
-		} else if (c == 'c') {
+				return nnptool_bad_value(&cmd, "SEC (0.01 to 86400)",
+							 optarg);
+		} else {
 			count = strtol(optarg, &end, 10);
 			if (*end || count < 1)
-				goto usage;
-		} else {
-			goto usage;
+				return nnptool_bad_value(&cmd, "COUNT (1 or more)",
+							 optarg);
 		}
 	}
-	if (optind != argc + 1)
-		goto usage;
+	if (c != NNPTOOL_OPTS_DONE)
+		return nnptool_opts_exit(c);
 	r = nnp_device_count(&n);
 	if (r != NNP_SUCCESS)
 		return nnptool_fail("watch", r);
@@ -165,7 +166,4 @@ int cmd_watch(const struct nnptool_opts *o, int argc, char **argv)
 		t0 = t1;
 	}
 	return ret;
-usage:
-	fprintf(stderr, "nnptool: watch [-l SEC] [-c COUNT]: SEC from 0.01 to 86400, COUNT >= 1\n");
-	return NNPTOOL_EXIT_USAGE;
 }
