@@ -60,11 +60,16 @@ def mpi_rows(path, coll, n):
                 for f in numeric_rows(fh, 6)}
 
 
+def device_json(lines):
+    """The JSON object nnptool bench --json printed in a section."""
+    return json.loads(next(line for line in lines if line.startswith("{")))
+
+
 def device_rows(lines, coll, n):
     """nnptool bench rows: {size: {"out_of_place": {...}, "in_place": {...}}}."""
-    return {int(f[0]): {"out_of_place": timing(coll, n, int(f[0]), float(f[4]), int(f[7])),
-                        "in_place": timing(coll, n, int(f[0]), float(f[8]), int(f[11]))}
-            for f in numeric_rows(lines, 12)}
+    return {r["size"]: {p: timing(coll, n, r["size"], r[p]["time_us"], r[p]["wrong"])
+                        for p in ("out_of_place", "in_place")}
+            for r in device_json(lines)["rows"]}
 
 
 def host_info(root):
@@ -121,11 +126,11 @@ def load(out):
         per["openmpi"]["allreduce"][8] = lat_mpi
         res["n"][str(n)] = per
         if "copy" in dev:
-            copy_rows = list(numeric_rows(dev["copy"], 6))
-    res["copy"] = [{"size": int(f[0]), "reps": int(f[1]), "h2d_gbps": float(f[2]),
-                    "d2h_gbps": float(f[3]), "d2d_gbps": float(f[4]),
-                    "guest_memcpy_gbps": float(f[5]),
-                    "host_memcpy_gbps": memcpy.get(int(f[0]))} for f in copy_rows or []]
+            copy_rows = device_json(dev["copy"])["copy"]
+    res["copy"] = [{"size": r["size"], "reps": r["reps"], "h2d_gbps": r["h2d_gbps"],
+                    "d2h_gbps": r["d2h_gbps"], "d2d_gbps": r["d2d_gbps"],
+                    "guest_memcpy_gbps": r["memcpy_gbps"],
+                    "host_memcpy_gbps": memcpy.get(r["size"])} for r in copy_rows or []]
     res["host_memcpy_gbps"] = {str(k): v for k, v in sorted(memcpy.items())}
     return res
 

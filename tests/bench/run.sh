@@ -50,12 +50,13 @@ done
 first=1
 for n in $chips; do
 	stamp "devices: $n chips on a ring (one VM)"
-	cmd="echo '## latency'; nnptool bench allreduce --min 8 --max 8 --iters $lat_iters --trials 3"
+	# --json: the report reads the times unrounded.
+	cmd="echo '## latency'; nnptool --json bench allreduce --min 8 --max 8 --iters $lat_iters --trials 3"
 	for c in $colls; do
-		cmd+="; echo '## $c'; nnptool bench $c $sweep"
+		cmd+="; echo '## $c'; nnptool --json bench $c $sweep"
 	done
 	if [ "$first" = 1 ]; then
-		cmd+="; echo '## copy'; nnptool bench copy --max $max_bytes"
+		cmd+="; echo '## copy'; nnptool --json bench copy --max $max_bytes"
 	fi
 	first=0
 	# Per chip: send and receive buffers of $max (and copy's two); the
