@@ -4,12 +4,14 @@
  * Thin glue between QEMU and the firmware simulator (firmware-sim/), which
  * holds the device's behaviour: this file owns the PCI function (config
  * space, BAR0 registers, BAR2 device memory, MSI-X on BAR4), DMA into guest
- * memory, and the threads that run the firmware off the vCPU threads: one
- * for booting, the heartbeat and the admin queue, and a pool of workers
- * that execute user queue commands, different queues in parallel.
+ * memory, and the thread that runs the firmware's admin side off the vCPU
+ * threads (booting, the heartbeat, the admin queue). User queue commands
+ * run on the process's pool of workers, shared by all devices
+ * (nnp_workers.c).
  *
  * -device nnp,chip-id=N,mem-size=SIZE[,num-ports=P][,fw-boot-ms=MS]
  *        [,fabric=TOPOLOGY]   (inter-chip links: see nnp_fabric.c)
+ *        [,workers=N]         (pool threads; 0: min(host cores, 2 * devices))
  * Monitor: qom-set ID link-down|link-up PORT, qom-set ID fault SPEC.
  *        [,icl-secret=SECRET-ID,remote=PORT-CHIP.PORT:listen|connect:ADDR;...]
  *                             (links to other QEMUs: see nnp_icl_socket.c)
@@ -37,6 +39,7 @@
 #include "nnp_fabric.h"
 #include "nnp_fw.h"
 #include "nnp_icl_socket.h"
+#include "nnp_workers.h"
 #include "trace.h"
 
 #define TYPE_NNP_PCI "nnp"
@@ -44,8 +47,6 @@ OBJECT_DECLARE_SIMPLE_TYPE(NnpState, NNP_PCI)
 
 /* Longest the firmware thread sleeps when it has nothing timed to do. */
 #define NNP_FW_IDLE_WAIT_MS 100
-/* User queue workers per device: the build machines have two cores. */
-#define NNP_QUEUE_WORKERS 2
 
 struct NnpState {
     PCIDevice parent_obj;
@@ -57,13 +58,11 @@ struct NnpState {
     NnpIclSockets *icl;      /* ports linked to other processes, or NULL */
 
     QemuThread thread;
-    QemuThread workers[NNP_QUEUE_WORKERS];
-    QemuMutex lock;          /* guards the kicks and stopping */
+    QemuMutex lock;          /* guards the admin kick and stopping */
     QemuCond cond;           /* admin thread */
-    QemuCond queue_cond;     /* queue workers */
     bool kick;
-    bool queue_kick;
     bool stopping;
+    NnpWorkersDev workers;   /* user queues, on the process's pool */
 
     /* properties */
     char *fabric;
@@ -81,34 +80,28 @@ struct NnpState {
     uint32_t pcie_mbps;
     uint32_t pcie_latency_ns;
     uint32_t cmd_overhead_ns;
+    uint32_t nworkers;       /* property "workers" */
 };
 
 static void nnp_kick(NnpState *s, unsigned int what)
 {
-    bool admin = false, queues = false;
+    bool admin = false;
 
-    qemu_mutex_lock(&s->lock);
     if (what & NNP_FW_KICK_ADMIN) {
+        qemu_mutex_lock(&s->lock);
         admin = !s->kick;
         s->kick = true;
+        qemu_mutex_unlock(&s->lock);
     }
-    if (what & NNP_FW_KICK_QUEUES) {
-        /* Already set: a woken or running thread has yet to clear it. */
-        queues = !s->queue_kick;
-        s->queue_kick = true;
-    }
-    qemu_mutex_unlock(&s->lock);
     /*
      * Signalled once the lock is free, so that the woken thread does not
-     * block on it at once; the caller may be a vCPU holding the BQL. One
-     * queue worker is enough: it runs every runnable queue before it
-     * sleeps again, and a busy one sees queue_kick when it is done.
+     * block on it at once; the caller may be a vCPU holding the BQL.
      */
     if (admin) {
         qemu_cond_signal(&s->cond);
     }
-    if (queues) {
-        qemu_cond_signal(&s->queue_cond);
+    if (what & NNP_FW_KICK_QUEUES) {
+        nnp_workers_kick(&s->workers);
     }
 }
 
@@ -303,27 +296,6 @@ static void *nnp_fw_thread(void *opaque)
     return NULL;
 }
 
-static void *nnp_queue_worker(void *opaque)
-{
-    NnpState *s = opaque;
-
-    rcu_register_thread();
-    qemu_mutex_lock(&s->lock);
-    while (!s->stopping) {
-        if (!s->queue_kick) {
-            qemu_cond_wait(&s->queue_cond, &s->lock);
-            continue;
-        }
-        s->queue_kick = false;
-        qemu_mutex_unlock(&s->lock);
-        nnp_fw_run_queues(s->fw);
-        qemu_mutex_lock(&s->lock);
-    }
-    qemu_mutex_unlock(&s->lock);
-    rcu_unregister_thread();
-    return NULL;
-}
-
 /* ---- PCI device ---- */
 
 static void nnp_realize(PCIDevice *pdev, Error **errp)
@@ -362,6 +334,11 @@ static void nnp_realize(PCIDevice *pdev, Error **errp)
     if (s->mem_size < NNP_MEM_SIZE_MIN || s->mem_size > NNP_MEM_SIZE_MAX ||
         !is_power_of_2(s->mem_size)) {
         error_setg(errp, "nnp: mem-size must be a power of two from 1M to 64G");
+        return;
+    }
+    if (s->nworkers > NNP_WORKERS_MAX) {
+        error_setg(errp, "nnp: workers must be 0 (automatic) to %u",
+                   NNP_WORKERS_MAX);
         return;
     }
     if (!memory_region_init_ram(&s->mem, OBJECT(s), "nnp-mem", s->mem_size,
@@ -416,20 +393,14 @@ static void nnp_realize(PCIDevice *pdev, Error **errp)
 
     qemu_mutex_init(&s->lock);
     qemu_cond_init(&s->cond);
-    qemu_cond_init(&s->queue_cond);
+    nnp_workers_join(&s->workers, s->fw, s->nworkers);
     qemu_thread_create(&s->thread, "nnp-fw", nnp_fw_thread, s,
                        QEMU_THREAD_JOINABLE);
-    for (i = 0; i < NNP_QUEUE_WORKERS; i++) {
-        qemu_thread_create(&s->workers[i], "nnp-queue", nnp_queue_worker, s,
-                           QEMU_THREAD_JOINABLE);
-    }
 }
 
 static void nnp_exit(PCIDevice *pdev)
 {
     NnpState *s = NNP_PCI(pdev);
-
-    unsigned int i;
 
     /*
      * Remote links first: their ports go down, so firmware threads waiting
@@ -441,13 +412,10 @@ static void nnp_exit(PCIDevice *pdev)
     qemu_mutex_lock(&s->lock);
     s->stopping = true;
     qemu_cond_signal(&s->cond);
-    qemu_cond_broadcast(&s->queue_cond);
     qemu_mutex_unlock(&s->lock);
     qemu_thread_join(&s->thread);
-    for (i = 0; i < NNP_QUEUE_WORKERS; i++) {
-        qemu_thread_join(&s->workers[i]);
-    }
-    qemu_cond_destroy(&s->queue_cond);
+    /* Kicks from the peers' packets are dropped from now on. */
+    nnp_workers_leave(&s->workers);
     qemu_cond_destroy(&s->cond);
     qemu_mutex_destroy(&s->lock);
 
@@ -486,6 +454,7 @@ static const Property nnp_props[] = {
     DEFINE_PROP_UINT32("pcie-mbps", NnpState, pcie_mbps, 0),
     DEFINE_PROP_UINT32("pcie-latency-ns", NnpState, pcie_latency_ns, 0),
     DEFINE_PROP_UINT32("cmd-overhead-ns", NnpState, cmd_overhead_ns, 0),
+    DEFINE_PROP_UINT32("workers", NnpState, nworkers, 0),
 };
 
 /* Monitor: qom-set /machine/peripheral/ID link-down PORT (or link-up). */
