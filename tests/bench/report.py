@@ -124,6 +124,13 @@ def load(out):
         # The 8-byte runs are the allreduce's 8 B rows.
         per["device"]["allreduce"][8] = lat_dev
         per["openmpi"]["allreduce"][8] = lat_mpi
+        ctxsw = os.path.join(raw, "ctxsw-%d.txt" % n)
+        if os.path.exists(ctxsw):
+            with open(ctxsw) as fh:
+                f = dict(kv.split("=") for kv in fh.read().split()[1:])
+            per["host_per_8B_allreduce"] = {
+                "context_switches": float(f["context_switches"]),
+                "cpu_migrations": float(f["cpu_migrations"])}
         res["n"][str(n)] = per
         if "copy" in dev:
             copy_rows = device_json(dev["copy"])["copy"]
@@ -212,6 +219,10 @@ def print_tables(res):
                 ratio(d, r), ratio(d, m)))
         print("8-byte allreduce: device %.1f us, Open MPI %.1f us (device/Open MPI time %.1fx)"
               % (lat["device"], lat["openmpi"], ratio(lat["device"], lat["openmpi"])))
+        if "host_per_8B_allreduce" in per:
+            print("8-byte allreduce: %.1f host context switches, %.2f CPU migrations each"
+                  % (per["host_per_8B_allreduce"]["context_switches"],
+                     per["host_per_8B_allreduce"]["cpu_migrations"]))
         print("\n## n = %s: other collectives, busbw in GB/s, device / Open MPI (ratio)" % n)
         others = COLLS[1:]
         print("%8s" % "size" + "".join(" %26s" % c for c in others))

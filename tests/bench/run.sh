@@ -7,6 +7,8 @@
 #   - the devices, in one VM of N chips on a ring per N: nnptool bench
 #     allreduce, broadcast, allgather and reduce_scatter, and (in the first
 #     VM) nnptool bench copy;
+#   - the host's context switches per 8-byte allreduce on N chips
+#     (tests/bench/ctxsw.sh: perf stat over two VMs);
 # for N in $NNP_BENCH_CHIPS (default "2 4 8"), sizes 16 B to $NNP_BENCH_MAX
 # (default 64M) in powers of 4, plus an 8-byte allreduce timed over many
 # iterations (the latency, and the 8 B row). The raw outputs go to
@@ -68,6 +70,10 @@ for n in $chips; do
 		echo "bench: the $n-chip VM failed" >&2
 		exit 1
 	fi
+done
+for n in $chips; do
+	stamp "QEMU's context switches per 8-byte allreduce, $n chips"
+	bash "$root/tests/bench/ctxsw.sh" "$n" >"$raw/ctxsw-$n.txt"
 done
 uptime >"$raw/load-end.txt"
 
