@@ -69,6 +69,10 @@ extern const struct vm_operations_struct nnp_doorbell_vm_ops;
 
 /* nnp_gem.c: what every kind shares. */
 extern const struct vm_operations_struct nnp_bo_vm_ops;
+vm_fault_t nnp_bo_fault_dummy(struct vm_fault *vmf, struct nnp_device *ndev);
+vm_fault_t nnp_bo_fault_unplugged(struct vm_fault *vmf,
+				  unsigned long (*pfn_at)(struct nnp_bo *bo,
+							  pgoff_t i));
 struct nnp_bo *nnp_bo_alloc(struct nnp_device *ndev,
 			    const struct drm_gem_object_funcs *funcs,
 			    size_t size, bool read_only);

@@ -21,6 +21,7 @@
 #include <linux/kmemleak.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
+#include <linux/pfn_t.h>
 #include <linux/slab.h>
 
 #include "nnp_drv.h"
@@ -172,6 +173,51 @@ int nnp_bo_mmap_with(struct drm_gem_object *obj, struct vm_area_struct *vma,
 	vma->vm_pgoff = fake;
 	drm_dev_exit(idx);
 	return ret;
+}
+
+/*
+ * Map the device's dummy page at @vmf: what a mapping of an unplugged
+ * device's memory, or a doorbell a reset took, shows from then on. DRM's
+ * unplug and reset contract (Documentation/gpu/drm-uapi.rst) wants their
+ * loads and stores to complete, never SIGBUS: the user did nothing wrong.
+ * The page lives as long as the drm_device, which the mapping's file (or
+ * dma-buf) holds.
+ */
+vm_fault_t nnp_bo_fault_dummy(struct vm_fault *vmf, struct nnp_device *ndev)
+{
+	return vmf_insert_pfn(vmf->vma, vmf->address,
+			      page_to_pfn(ndev->dummy_page));
+}
+
+/*
+ * The fault of every kind mapped whole at mmap(): one comes only after
+ * drm_dev_unplug() zapped every mapping of the device. Memory in the host
+ * is mapped again as it was (@pfn_at gives the frame of the object's page
+ * @i); the device's own memory (@pfn_at NULL) is gone, and the dummy page
+ * stands in. With the device still there, it is a revoked mapping.
+ */
+vm_fault_t nnp_bo_fault_unplugged(struct vm_fault *vmf,
+				  unsigned long (*pfn_at)(struct nnp_bo *bo,
+							  pgoff_t i))
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct nnp_bo *bo = to_nnp_bo(vma->vm_private_data);
+	pgoff_t i = vmf->pgoff - drm_vma_node_start(&bo->base.vma_node);
+	unsigned long pfn;
+	int idx;
+
+	if (drm_dev_enter(bo->base.dev, &idx)) {
+		drm_dev_exit(idx);
+		return VM_FAULT_SIGBUS;
+	}
+	if (!pfn_at)
+		return nnp_bo_fault_dummy(vmf, to_nnp(bo->base.dev));
+	if (i >= bo->base.size >> PAGE_SHIFT)
+		return VM_FAULT_SIGBUS;
+	pfn = pfn_at(bo, i);
+	if (vma->vm_flags & VM_PFNMAP)
+		return vmf_insert_pfn(vma, vmf->address, pfn);
+	return vmf_insert_mixed(vma, vmf->address, pfn_to_pfn_t(pfn));
 }
 
 const struct vm_operations_struct nnp_bo_vm_ops = {

@@ -50,6 +50,18 @@ static int nnp_device_bo_remap(struct nnp_bo *bo, struct vm_area_struct *vma)
 				  vma->vm_end - vma->vm_start, vma->vm_page_prot);
 }
 
+/* After an unplug: the memory is gone, the dummy page stands in. */
+static vm_fault_t nnp_device_bo_fault(struct vm_fault *vmf)
+{
+	return nnp_bo_fault_unplugged(vmf, NULL);
+}
+
+static const struct vm_operations_struct nnp_device_bo_vm_ops = {
+	.fault = nnp_device_bo_fault,
+	.open = drm_gem_vm_open,
+	.close = drm_gem_vm_close,
+};
+
 static int nnp_device_bo_mmap(struct drm_gem_object *obj,
 			      struct vm_area_struct *vma)
 {
@@ -59,7 +71,7 @@ static int nnp_device_bo_mmap(struct drm_gem_object *obj,
 static const struct drm_gem_object_funcs nnp_device_bo_funcs = {
 	.free = nnp_device_bo_free,
 	.mmap = nnp_device_bo_mmap,
-	.vm_ops = &nnp_bo_vm_ops,
+	.vm_ops = &nnp_device_bo_vm_ops,
 };
 
 struct nnp_bo *nnp_bo_create_device(struct nnp_device *ndev,

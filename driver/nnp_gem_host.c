@@ -42,6 +42,23 @@ static int nnp_host_bo_remap(struct nnp_bo *bo, struct vm_area_struct *vma)
 	return vm_map_pages(vma, bo->pages, bo->npages);
 }
 
+static unsigned long nnp_host_bo_pfn(struct nnp_bo *bo, pgoff_t i)
+{
+	return page_to_pfn(bo->pages[i]);
+}
+
+/* After an unplug: the pages are still the object's, mapped again. */
+static vm_fault_t nnp_host_bo_fault(struct vm_fault *vmf)
+{
+	return nnp_bo_fault_unplugged(vmf, nnp_host_bo_pfn);
+}
+
+static const struct vm_operations_struct nnp_host_bo_vm_ops = {
+	.fault = nnp_host_bo_fault,
+	.open = drm_gem_vm_open,
+	.close = drm_gem_vm_close,
+};
+
 static int nnp_host_bo_mmap(struct drm_gem_object *obj,
 			    struct vm_area_struct *vma)
 {
@@ -51,7 +68,7 @@ static int nnp_host_bo_mmap(struct drm_gem_object *obj,
 static const struct drm_gem_object_funcs nnp_host_bo_funcs = {
 	.free = nnp_host_bo_free,
 	.mmap = nnp_host_bo_mmap,
-	.vm_ops = &nnp_bo_vm_ops,
+	.vm_ops = &nnp_host_bo_vm_ops,
 };
 
 /*

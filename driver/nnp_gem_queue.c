@@ -7,6 +7,7 @@
 #include <drm/drm_gem.h>
 #include <linux/dma-mapping.h>
 #include <linux/mm.h>
+#include <linux/vmalloc.h>
 
 #include "nnp_drv.h"
 #include "nnp_bo.h"
@@ -32,6 +33,25 @@ static int nnp_ring_bo_remap(struct nnp_bo *bo, struct vm_area_struct *vma)
 				 bo->ring_dma, bo->base.size);
 }
 
+static unsigned long nnp_ring_bo_pfn(struct nnp_bo *bo, pgoff_t i)
+{
+	void *p = bo->vaddr + (i << PAGE_SHIFT);
+
+	return is_vmalloc_addr(p) ? vmalloc_to_pfn(p) : page_to_pfn(virt_to_page(p));
+}
+
+/* After an unplug: the rings are still the queue's, mapped again. */
+static vm_fault_t nnp_ring_bo_fault(struct vm_fault *vmf)
+{
+	return nnp_bo_fault_unplugged(vmf, nnp_ring_bo_pfn);
+}
+
+static const struct vm_operations_struct nnp_ring_bo_vm_ops = {
+	.fault = nnp_ring_bo_fault,
+	.open = drm_gem_vm_open,
+	.close = drm_gem_vm_close,
+};
+
 static int nnp_ring_bo_mmap(struct drm_gem_object *obj,
 			    struct vm_area_struct *vma)
 {
@@ -41,7 +61,7 @@ static int nnp_ring_bo_mmap(struct drm_gem_object *obj,
 static const struct drm_gem_object_funcs nnp_ring_bo_funcs = {
 	.free = nnp_ring_bo_free,
 	.mmap = nnp_ring_bo_mmap,
-	.vm_ops = &nnp_bo_vm_ops,
+	.vm_ops = &nnp_ring_bo_vm_ops,
 };
 
 struct nnp_bo *nnp_bo_create_ring(struct nnp_device *ndev, size_t size)

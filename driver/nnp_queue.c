@@ -85,10 +85,9 @@ static void nnp_queue_put(struct nnp_queue *q)
  * fault runs only on a mapping that drm_vma_node_unmap() can find, and
  * checks the page's revoked flag under queue_lock. So once a destroy has
  * set the flag and unmapped, no mapping of it rings anything again, even
- * one whose mmap() raced the destroy. A page a reset took is replaced by
- * the device's dummy page instead: the owner did nothing wrong, and DRM's
- * reset and unplug contract says its loads and stores must still complete
- * (Documentation/gpu/drm-uapi.rst); its calls say ECANCELED.
+ * one whose mmap() raced the destroy. A page a reset took, or any page
+ * of an unplugged device, is the dummy page instead (nnp_bo_fault_dummy()):
+ * the owner did nothing wrong; its calls say ECANCELED or ENODEV.
  */
 static vm_fault_t nnp_doorbell_fault(struct vm_fault *vmf)
 {
@@ -99,11 +98,10 @@ static vm_fault_t nnp_doorbell_fault(struct vm_fault *vmf)
 	int idx;
 
 	if (!drm_dev_enter(&ndev->drm, &idx))
-		return VM_FAULT_SIGBUS;
+		return nnp_bo_fault_dummy(vmf, ndev);
 	mutex_lock(&ndev->queue_lock);
 	if (bo->lost)
-		ret = vmf_insert_pfn(vma, vma->vm_start,
-				     page_to_pfn(ndev->dummy_page));
+		ret = nnp_bo_fault_dummy(vmf, ndev);
 	else if (!bo->revoked)
 		ret = vmf_insert_pfn(vma, vma->vm_start,
 				     (pci_resource_start(ndev->pdev, NNP_BAR_REGS) +

@@ -506,6 +506,41 @@ static int stress(int n)
 	return recovered == n && !late && !leaked ? 0 : 1;
 }
 
+/*
+ * tests/vm/device_del.sh: a queue of device @index made before the host
+ * unplugs it, its doorbell not rung yet. Once the device node is gone,
+ * a copy rings it: DRM's unplug contract wants the store to complete (no
+ * SIGBUS), and the stream to say the device is lost.
+ */
+static int unplug_wait(int index)
+{
+	nnp_device_t *dev = open_dev(index);
+	nnp_mem_t *a = NULL, *b = NULL;
+	nnp_stream_t *s = NULL;
+	char node[64];
+	nnp_result_t r;
+	int i;
+
+	if (nnp_mem_alloc(dev, NNP_MEM_DEVICE, 4096, 0, &a) ||
+	    nnp_mem_alloc(dev, NNP_MEM_DEVICE, 4096, 0, &b) ||
+	    nnp_stream_create(dev, &s))
+		return 2;
+	snprintf(node, sizeof(node), "/dev/accel/accel%d", index);
+	printf("UNPLUG-READY\n");
+	fflush(stdout);
+	for (i = 0; i < 3000 && access(node, F_OK) == 0; i++)
+		usleep(100 * 1000);
+	r = nnp_memcpy_async(s, b, 0, a, 0, 4096);
+	if (r == NNP_SUCCESS)
+		r = nnp_stream_synchronize(s);
+	printf("UNPLUG-RESULT %s\n", nnp_strerror(r));
+	nnp_stream_destroy(s);
+	nnp_mem_free(b);
+	nnp_mem_free(a);
+	nnp_device_close(dev);
+	return r == NNP_ERROR_DEVICE_LOST ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const reasons[] = {
@@ -520,6 +555,8 @@ int main(int argc, char **argv)
 	write_file("/sys/module/nnp/parameters/job_timeout_ms", "1000");
 	if (argc == 3 && !strcmp(argv[1], "--stress"))
 		return stress(atoi(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "--unplug-wait"))
+		return unplug_wait(atoi(argv[2]));
 	if (argc == 2 && !strcmp(argv[1], "--leaks")) {
 		uint64_t used, objects;
 		int i, bad = 0;
