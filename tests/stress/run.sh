@@ -7,6 +7,7 @@
 # Prints the figures; fails on any late or missing recovery, leak or
 # kernel warning.
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/lib/fault_vm.sh"
 n=${1:-10}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -16,11 +17,9 @@ t0=$SECONDS
 faults() {
 	local ok=0
 
-	"$root/tools/nnp-vm" --chips 2 --mem-size 64M --fabric ring --timeout 86400 \
-		--monitor "$tmp/mon" -- fault_test --stress "$n" >"$tmp/faults" 2>&1 &
-	local vm=$!
-	python3 "$root/tests/lib/fault_host.py" "$tmp/mon" "$tmp/faults" "STRESS " 86400 >/dev/null || ok=1
-	wait $vm || ok=1
+	fault_vm "$tmp" "STRESS " 86400 --chips 2 --mem-size 64M --fabric ring \
+		--timeout 86400 -- fault_test --stress "$n" || ok=1
+	grep -q '^vm-status=0$' "$tmp/out" || ok=1
 	echo "$((SECONDS - t0))" >"$tmp/faults_s"
 	return $ok
 }
@@ -40,7 +39,7 @@ kills &
 kpid=$!
 wait $fpid || fail=1
 wait $kpid || fail=1
-grep -E '^STRESS ' "$tmp/faults" || { tail -n 30 "$tmp/faults"; fail=1; }
+grep -E '^STRESS ' "$tmp/out" || { tail -n 30 "$tmp/out"; fail=1; }
 grep -E '^(KILLLOOP |# loop)' "$tmp/kills" || { tail -n 30 "$tmp/kills"; fail=1; }
 # Wall-clock seconds per phase, VM boots included, to project long runs.
 echo "TIMES faults_s=$(cat "$tmp/faults_s") kills_s=$(cat "$tmp/kills_s") count=$n"

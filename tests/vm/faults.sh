@@ -7,17 +7,14 @@
 # nnp-vm fails on any WARN, BUG or oops.
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
+. "$root/tests/lib/fault_vm.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 tap_plan 3
 
-"$root/tools/nnp-vm" --chips 2 --mem-size 64M --guest-mem 1024 --fabric ring \
-	--monitor "$tmp/mon" -- fault_test >"$tmp/out" 2>&1 &
-vm=$!
-python3 "$root/tests/lib/fault_host.py" "$tmp/mon" "$tmp/out" "FAULTTEST " 600 >"$tmp/host" 2>&1
+fault_vm "$tmp" "FAULTTEST " 600 --chips 2 --mem-size 64M --guest-mem 1024 --fabric ring \
+	-- fault_test
 host=$?
-wait $vm
-echo "vm-status=$?" >>"$tmp/out"
 grep -E '^(not )?ok |^# ' "$tmp/out" | sed 's/^/# /'
 tap_context=$tmp/host tap_check "the host set every fault the guest asked for" test $host = 0
 tap_context=$tmp/out tap_grep "every fault found in bound, the device back, counts exact" "$tmp/out" '^FAULTTEST passed'

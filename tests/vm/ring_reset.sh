@@ -8,17 +8,14 @@
 # all 8 chips is exact. nnp-vm fails on any WARN, BUG or oops.
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
+. "$root/tests/lib/fault_vm.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 tap_plan 5
 
-"$root/tools/nnp-vm" --chips 8 --mem-size 16M --guest-mem 1024 --fabric ring \
-	--monitor "$tmp/mon" -- ring_reset_test >"$tmp/out" 2>&1 &
-vm=$!
-python3 "$root/tests/lib/fault_host.py" "$tmp/mon" "$tmp/out" "# Totals:" 600 >"$tmp/host" 2>&1
+fault_vm "$tmp" "# Totals:" 600 --chips 8 --mem-size 16M --guest-mem 1024 --fabric ring \
+	-- ring_reset_test
 host=$?
-wait $vm
-echo "vm-status=$?" >>"$tmp/out"
 grep -E '^(not )?ok |^# (RINGRESET|tests/guest/ring_reset_test)' "$tmp/out" | sed 's/^/# /'
 tap_context=$tmp/host tap_check "the host set every fault the guest asked for" test $host = 0
 tap_context=$tmp/out tap_grep "an idle chip reset: the waiting ranks fail within 1 s; a new communicator exact" \
