@@ -10,6 +10,9 @@
 # NNP_VM_KERNEL=debug (make check-debug) runs only what boots a guest, the
 # guest suite and the VM scenarios, on the debug kernel (tools/nnp-vm reads
 # the variable), with results in build/test-results-debug/.
+#
+# Arguments, if any, are shell patterns of the suites to run, by the names
+# the summary gives them: `run-tests.sh guest 'vm-icl*' host-test_fw_coll`.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 export NNP_VM_KERNEL=${NNP_VM_KERNEL:-stock}
@@ -22,12 +25,27 @@ rm -rf "$results"
 mkdir -p "$results"
 suites_failed=0
 
+# Whether suite NAME is one the arguments ask for (all if there are none).
+wanted() {
+	local p
+	[ ${#patterns[@]} = 0 ] && return 0
+	for p in "${patterns[@]}"; do
+		# shellcheck disable=SC2254 # the argument is a pattern
+		case "$1" in $p) return 0 ;; esac
+	done
+	return 1
+}
+patterns=("$@")
+
 run_suite() { # NAME COMMAND...
 	local name=$1 tap=$results/$1.tap status
 	shift
+	wanted "$name" || return 0
 	echo "== $name"
+	SECONDS=0
 	"$@" 2>&1 | tee "$tap"
 	status=${PIPESTATUS[0]}
+	echo "== $name: ${SECONDS} s"
 	if [ "$status" != 0 ] && ! grep -q '^not ok' "$tap"; then
 		echo "not ok - $name exited with status $status" | tee -a "$tap"
 	fi
@@ -53,8 +71,12 @@ for t in "$root"/tests/vm/*.sh; do
 	run_suite "vm-$(basename "$t" .sh)" bash "$t"
 done
 
-passed=$(cat "$results"/*.tap | grep -cE '^ok ')
-failed=$(cat "$results"/*.tap | grep -cE '^not ok')
+passed=$(cat "$results"/*.tap 2>/dev/null | grep -cE '^ok ')
+failed=$(cat "$results"/*.tap 2>/dev/null | grep -cE '^not ok')
+if [ "$passed$failed" = 00 ]; then
+	echo "run-tests: no suite matches: $*" >&2
+	exit 2
+fi
 echo
 if [ "$failed" != 0 ]; then
 	echo "Failed tests:"
