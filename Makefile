@@ -344,6 +344,7 @@ GUEST_CFLAGS := $(subst -std=c11,-std=gnu11,$(CFLAGS_COMMON)) -Ihw \
 
 $(TESTDIR)/guest/%_test: tests/guest/%_test.c tests/guest/guest_env.h tests/guest/coll_data.h \
 		tests/guest/device_counters.h tests/guest/ring_ranks.h \
+		tests/guest/fail_nth.h tests/guest/pci_bind.h \
 		$(KSFT_HARNESS) $(LIBNNP_SO) $(LIBNNP_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_CFLAGS) -Itests/guest -o $@ $< -L$(OUT_LIB) -lnnp $(DRM_LIBS) -lm
@@ -384,13 +385,18 @@ $(DEBUG_INITRAMFS): $(INITRAMFS_DEPS) $(DEBUG_NNP_KO) $(DEBUG_KREL_FILE)
 	bash scripts/mkinitramfs.sh $@ $(DEBUG_SYSROOT) $(DEBUG_NNP_KO) $(INITRAMFS_ARGS)
 
 # ---- the two README commands ------------------------------------------------
+# SUITES: shell patterns of the suites to run (tests/run-tests.sh), all if
+# empty: `make check SUITES="guest vm-icl*"`.
+SUITES ?=
+
 check: all
-	bash tests/run-tests.sh
+	bash tests/run-tests.sh $(SUITES)
 
 # The guest suite and every VM scenario on the debug kernel: any KASAN,
-# lockdep, kmemleak, UBSAN, WARN or BUG report fails the run.
+# lockdep, kmemleak, UBSAN, WARN or BUG report fails the run. CI runs the
+# guest suite only (.ci/run): all of it would not fit CI's time.
 check-debug: qemu $(DEBUG_INITRAMFS)
-	NNP_VM_KERNEL=debug bash tests/run-tests.sh
+	NNP_VM_KERNEL=debug bash tests/run-tests.sh $(SUITES)
 
 demo: all
 	tools/nnp-vm --chips 4 --fabric ring --mem-size 64M -- nnp-demo

@@ -232,14 +232,24 @@ static int nnp_pci_init(struct nnp_device *ndev)
 	if (ret)
 		return ret;
 
-	ndev->regs = pcim_iomap_region(pdev, NNP_BAR_REGS, DRM_NNP_DRIVER_NAME);
-	if (IS_ERR(ndev->regs))
-		return PTR_ERR(ndev->regs);
+	/*
+	 * Claimed and mapped in two steps: pcim_iomap_region() reports a
+	 * mapping that could not be allocated as EINVAL, and a bind that
+	 * ran out of memory should say ENOMEM.
+	 */
+	ret = pcim_request_region(pdev, NNP_BAR_REGS, DRM_NNP_DRIVER_NAME);
+	if (ret)
+		return ret;
 	if (pci_resource_len(pdev, NNP_BAR_REGS) < NNP_BAR0_SIZE) {
 		drm_err(&ndev->drm, "BAR0 too small: %pR\n",
 			&pdev->resource[NNP_BAR_REGS]);
 		return -ENODEV;
 	}
+	ndev->regs = devm_ioremap(&pdev->dev,
+				  pci_resource_start(pdev, NNP_BAR_REGS),
+				  NNP_BAR0_SIZE);
+	if (!ndev->regs)
+		return -ENOMEM;
 
 	/* Vector 0 for the admin queue, one per user queue after it. */
 	ret = pci_alloc_irq_vectors(pdev, 1, NNP_VECTOR_QUEUE(NNP_HW_MAX_QUEUES),

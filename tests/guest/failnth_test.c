@@ -2,10 +2,10 @@
 /*
  * Allocation failures at every allocation of open() and of every nnp
  * ioctl (the debug kernel's fault injection; skipped on a kernel without
- * it). For n = 1, 2, ... the n-th allocation of the calling thread fails
- * (/proc/thread-self/fail-nth, with failslab and fail_page_alloc taking
- * every allocation) until the call runs through without reaching it. Each failure must give a documented errno (the
- * cases' sets below), the same call must then work, and once the file is
+ * it; fail_nth.h). For n = 1, 2, ... the n-th allocation of the calling
+ * thread fails until the call runs through without reaching it. Each
+ * failure must give a documented errno (the cases' sets below), the same
+ * call must then work, and once the file is
  * closed the device's memory counters are where they were and the kernel
  * log has no new warning. Leaked kernel objects are kmemleak's: the scan
  * guest-init.sh makes after the run fails it.
@@ -23,66 +23,12 @@
 #include <nnp/nnp.h>
 #include <nnp_accel.h>
 
+#include "fail_nth.h"
 #include "guest_env.h"
 #include "kselftest_harness.h"
 
-#define FAIL_NTH	"/proc/thread-self/fail-nth"
-#define FAULT_DIR	"/sys/kernel/debug/"
 /* Far past the allocations of any call here: reaching it fails the test. */
 #define MAX_NTH		3000
-#define KERNEL_WARNINGS	"WARNING:|BUG:|Call Trace:|KASAN:|UBSAN:|ODEBUG:"
-
-/*
- * Every allocation may fail, each only when asked through fail-nth
- * (probability stays 0), and without a report in the kernel log, where
- * any stack trace fails the run.
- */
-static bool fault_injection_ready(void)
-{
-	static const char *const knobs[][2] = {
-		{ FAULT_DIR "failslab/ignore-gfp-wait", "N" },
-		{ FAULT_DIR "failslab/verbose", "0" },
-		{ FAULT_DIR "fail_page_alloc/ignore-gfp-wait", "N" },
-		{ FAULT_DIR "fail_page_alloc/ignore-gfp-highmem", "N" },
-		{ FAULT_DIR "fail_page_alloc/min-order", "0" },
-		{ FAULT_DIR "fail_page_alloc/verbose", "0" },
-	};
-	size_t i;
-
-	if (access(FAIL_NTH, W_OK))
-		return false;
-	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++)
-		if (write_str(knobs[i][0], knobs[i][1]))
-			return false;
-	return true;
-}
-
-/* Fail the @n-th allocation of this thread from now on. */
-static void fail_nth_arm(int fail_fd, unsigned int n)
-{
-	char s[16];
-	int len = snprintf(s, sizeof(s), "%u", n);
-
-	if (pwrite(fail_fd, s, len, 0) != len)
-		abort();
-}
-
-/* Whether the armed failure happened (the count ran down); disarms it. */
-static bool fail_nth_hit(int fail_fd)
-{
-	char s[16] = { 0 };
-	ssize_t n = pread(fail_fd, s, sizeof(s) - 1, 0);
-
-	if (pwrite(fail_fd, "0", 1, 0) != 1)
-		abort();
-	return n > 0 && strtoul(s, NULL, 10) == 0;
-}
-
-/* Lines of the kernel log that report a warning. */
-static int kernel_warnings(void)
-{
-	return dmesg_grep_count("-E", KERNEL_WARNINGS);
-}
 
 /* ---- the calls ---- */
 

@@ -28,6 +28,7 @@
 
 #include "guest_env.h"
 #include "kselftest_harness.h"
+#include "pci_bind.h"
 
 #define MiB		(1ull << 20)
 #define GiB		(1ull << 30)
@@ -252,9 +253,8 @@ TEST(host_objects_charged_to_memcg)
 
 	ASSERT_GE(fd, 0);
 	/*
-	 * The debug kernel (scripts/debug-kernel.config) has no cgroups yet:
-	 * nothing to charge to there, and a 2 GiB host object would meet the
-	 * OOM killer instead of memory.max.
+	 * A kernel without memory cgroups has nothing to charge to, and a
+	 * 2 GiB host object would meet the OOM killer instead of memory.max.
 	 */
 	if (!has_filesystem("cgroup2")) {
 		close(fd);
@@ -364,48 +364,7 @@ TEST(keys_capped_per_file)
 	close(fd);
 }
 
-/* ---- unbind and rebind ---- */
-
-/* The PCI address of the last device, which the tests below unbind. */
-static void last_pci_addr(char *addr, size_t len)
-{
-	char link[PATH_MAX], path[128];
-	struct nnp_device_info in;
-	nnp_device_t *dev;
-	ssize_t n = -1;
-
-	addr[0] = '\0';
-	if (nnp_device_open(GUEST_CHIPS - 1, &dev) != NNP_SUCCESS)
-		return;
-	if (nnp_device_get_info(dev, &in) == NNP_SUCCESS) {
-		snprintf(path, sizeof(path), "/sys/class/accel/%s/device",
-			 strrchr(in.path, '/') + 1);
-		n = readlink(path, link, sizeof(link) - 1);
-	}
-	nnp_device_close(dev);
-	if (n > 0) {
-		link[n] = '\0';
-		snprintf(addr, len, "%s", strrchr(link, '/') + 1);
-	}
-}
-
-static int unbind(const char *addr)
-{
-	return write_str("/sys/bus/pci/drivers/nnp/unbind", addr);
-}
-
-/* Bind @addr again and wait until every device is back. */
-static int rebind(const char *addr)
-{
-	int tries, count, ret = write_str("/sys/bus/pci/drivers/nnp/bind", addr);
-
-	for (tries = 0; !ret && tries < 50; tries++) {
-		if (nnp_device_count(&count) == NNP_SUCCESS && count == GUEST_CHIPS)
-			return 0;
-		usleep(100 * 1000);
-	}
-	return ret ? ret : -ETIMEDOUT;
-}
+/* ---- unbind and rebind (of the last device) ---- */
 
 static size_t dirty_pages(const uint8_t *p, size_t len)
 {
@@ -425,7 +384,7 @@ TEST(device_memory_zero_after_unbind_with_open_file)
 	uint8_t *p;
 	int fd;
 
-	last_pci_addr(addr, sizeof(addr));
+	pci_addr_of(GUEST_CHIPS - 1, addr, sizeof(addr));
 	ASSERT_NE(0, addr[0]);
 	fd = guest_open_fd(GUEST_CHIPS - 1);
 	ASSERT_GE(fd, 0);
@@ -483,7 +442,7 @@ TEST(dmabuf_of_device_memory_dies_with_its_binding)
 	char addr[64];
 	int fd, buf;
 
-	last_pci_addr(addr, sizeof(addr));
+	pci_addr_of(GUEST_CHIPS - 1, addr, sizeof(addr));
 	ASSERT_NE(0, addr[0]);
 	fd = guest_open_fd(GUEST_CHIPS - 1);
 	ASSERT_GE(fd, 0);
@@ -556,7 +515,7 @@ TEST(unreleased_key_leaked_without_warning)
 	char addr[64];
 	int i, fd;
 
-	last_pci_addr(addr, sizeof(addr));
+	pci_addr_of(GUEST_CHIPS - 1, addr, sizeof(addr));
 	ASSERT_NE(0, addr[0]);
 	ASSERT_LE(2 * size, GUEST_MEM_SIZE);
 	ASSERT_EQ(NNP_SUCCESS, nnp_device_open(GUEST_CHIPS - 1, &dev));

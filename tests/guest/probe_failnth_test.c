@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Probe and remove at every injected allocation failure (the debug
+ * kernel's fail-nth, fail_nth.h; skipped elsewhere). Device 0 is unbound
+ * from nnp.ko, then for n = 1, 2, ... bound again with the n-th allocation
+ * of the binding thread failing, until the bind no longer reaches it: a
+ * failed probe gives ENOMEM (or the PCI core's errno for the step, see
+ * probe_errno()) and leaves the device unbound, a probe that
+ * absorbed the failure leaves it working, and the next bind works either
+ * way. Remove likewise: unbind with the n-th allocation failing, then a
+ * plain bind must give a working device. No kernel warning may appear;
+ * what was leaked is kmemleak's, whose scan after the run fails it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <nnp/nnp.h>
+#include <nnp_accel.h>
+
+#include "fail_nth.h"
+#include "guest_env.h"
+#include "kselftest_harness.h"
+#include "pci_bind.h"
+
+/* Far past the allocations of a probe: reaching it fails the test. */
+#define MAX_NTH		3000
+/*
+ * In 6.12, drm_minor_alloc() registers the release that put_device()s
+ * minor->kdev before drm_sysfs_minor_alloc() sets it, so when that fails
+ * the release puts an ERR_PTR and the guest oopses inside the DRM core,
+ * before nnp_probe() has done anything of its own. Allocations made under
+ * it are stepped over (fault injection's stack filter).
+ */
+#define DRM_UNWINDABLE	"drm_sysfs_minor_alloc"
+
+/* The addresses [start, end) of kernel function @name, from kallsyms. */
+static bool function_range(const char *name, unsigned long *start,
+			   unsigned long *end)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], sym[256], type;
+	unsigned long a;
+
+	*start = 0;
+	*end = ULONG_MAX;
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx %c %255s", &a, &type, sym) == 3 &&
+		    !strcmp(sym, name))
+			*start = a;
+	rewind(f);
+	while (*start && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx", &a) == 1 && a > *start && a < *end)
+			*end = a;
+	fclose(f);
+	return *start && *end != ULONG_MAX;
+}
+
+/* No injected failure under [start, end) of the stack; 0, 0: anywhere. */
+static int reject_range(unsigned long start, unsigned long end)
+{
+	static const char *const attrs[] = { "failslab", "fail_page_alloc" };
+	char path[128], v[32];
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(v, sizeof(v), "0x%lx", start);
+		snprintf(path, sizeof(path), FAULT_DIR "%s/reject-start", attrs[i]);
+		ret = ret ?: write_str(path, v);
+		snprintf(v, sizeof(v), "0x%lx", end);
+		snprintf(path, sizeof(path), FAULT_DIR "%s/reject-end", attrs[i]);
+		ret = ret ?: write_str(path, v);
+	}
+	return ret;
+}
+
+/* Every device answers a query and gives a page of device memory. */
+static bool devices_work(void)
+{
+	int i, fd, count;
+
+	if (nnp_device_count(&count) != NNP_SUCCESS || count != GUEST_CHIPS)
+		return false;
+	for (i = 0; i < count; i++) {
+		struct drm_nnp_device_info info;
+		struct drm_nnp_query q = {
+			.query = DRM_NNP_QUERY_DEVICE_INFO, .size = sizeof(info),
+			.data = (uintptr_t)&info,
+		};
+		struct drm_nnp_bo_create c = {
+			.size = 4096, .flags = DRM_NNP_BO_DEVICE,
+		};
+		bool ok;
+
+		fd = guest_open_fd(i);
+		if (fd < 0)
+			return false;
+		ok = !ioctl(fd, DRM_IOCTL_NNP_QUERY, &q) &&
+		     !ioctl(fd, DRM_IOCTL_NNP_BO_CREATE, &c);
+		close(fd);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * What a bind that ran out of memory gives: ENOMEM, or what the PCI core
+ * makes of its own failures: EBUSY when it could not claim a BAR, ENODEV
+ * when it could not set up the MSI-X interrupt domain, ENOSPC when it
+ * could not allocate a single MSI-X vector.
+ */
+static bool probe_errno(int ret)
+{
+	return ret == -ENOMEM || ret == -EBUSY || ret == -ENODEV ||
+	       ret == -ENOSPC;
+}
+
+/* pwrite @addr to the driver's bind or unbind file @fd: 0 or -errno. */
+static int write_addr(int fd, const char *addr)
+{
+	ssize_t len = strlen(addr);
+
+	return pwrite(fd, addr, len, 0) == len ? 0 : -errno;
+}
+
+FIXTURE(sweep) {
+	char addr[64];
+	int fail_fd, bind_fd, unbind_fd, warnings;
+};
+
+FIXTURE_SETUP(sweep)
+{
+	unsigned long start, end;
+
+	self->fail_fd = self->bind_fd = self->unbind_fd = -1;
+	if (!fault_injection_ready())
+		SKIP(return, "no fault injection (not the debug kernel)");
+	ASSERT_TRUE(function_range(DRM_UNWINDABLE, &start, &end));
+	ASSERT_EQ(0, reject_range(start, end));
+	pci_addr_of(0, self->addr, sizeof(self->addr));
+	ASSERT_NE(0, self->addr[0]);
+	self->fail_fd = open(FAIL_NTH, O_RDWR | O_CLOEXEC);
+	self->bind_fd = open(NNP_DRIVER_DIR "bind", O_WRONLY | O_CLOEXEC);
+	self->unbind_fd = open(NNP_DRIVER_DIR "unbind", O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, self->fail_fd);
+	ASSERT_LE(0, self->bind_fd);
+	ASSERT_LE(0, self->unbind_fd);
+	self->warnings = kernel_warnings();
+}
+
+FIXTURE_TEARDOWN(sweep)
+{
+	if (self->fail_fd < 0)
+		return;
+	if (!bound(self->addr))
+		rebind(self->addr);
+	EXPECT_TRUE(devices_work());
+	EXPECT_EQ(self->warnings, kernel_warnings());
+	EXPECT_EQ(0, reject_range(0, 0));
+	close(self->unbind_fd);
+	close(self->bind_fd);
+	close(self->fail_fd);
+}
+
+#define TIMEOUT_S	1800	/* a bind a failure, on the debug kernel under TCG */
+
+TEST_F_TIMEOUT(sweep, probe_unwinds_at_every_allocation, TIMEOUT_S)
+{
+	unsigned int n;
+	int ret;
+
+	ASSERT_EQ(0, unbind(self->addr));
+	for (n = 1;; n++) {
+		ASSERT_GT(MAX_NTH, n);
+		fail_nth_arm(self->fail_fd, n);
+		ret = write_addr(self->bind_fd, self->addr);
+		if (!fail_nth_hit(self->fail_fd)) {
+			ASSERT_EQ(0, ret);
+			break;
+		}
+		if (ret) {
+			if (!probe_errno(ret))
+				TH_LOG("allocation %u: bind gave %s", n, strerror(-ret));
+			ASSERT_TRUE(probe_errno(ret));
+			ASSERT_FALSE(bound(self->addr));
+		} else {
+			/* The probe did without it: all of it must work. */
+			ASSERT_EQ(0, devices_back());
+			ASSERT_TRUE(devices_work());
+			ASSERT_EQ(0, unbind(self->addr));
+		}
+		ASSERT_EQ(self->warnings, kernel_warnings()) {
+			TH_LOG("allocation %u of the probe", n);
+		}
+	}
+	ASSERT_EQ(0, devices_back());
+	ASSERT_TRUE(devices_work());
+	TH_LOG("probe: %u allocations, each failed once", n - 1);
+}
+
+TEST_F_TIMEOUT(sweep, remove_survives_every_allocation, TIMEOUT_S)
+{
+	unsigned int n;
+	int ret;
+
+	for (n = 1;; n++) {
+		ASSERT_GT(MAX_NTH, n);
+		fail_nth_arm(self->fail_fd, n);
+		ret = write_addr(self->unbind_fd, self->addr);
+		if (!fail_nth_hit(self->fail_fd)) {
+			ASSERT_EQ(0, ret);
+			break;
+		}
+		/* A failure before the unbind began leaves it bound. */
+		ASSERT_TRUE(ret == 0 || ret == -ENOMEM);
+		ASSERT_EQ(ret == 0, !bound(self->addr));
+		ASSERT_EQ(self->warnings, kernel_warnings()) {
+			TH_LOG("allocation %u of the remove", n);
+		}
+		if (!ret)
+			ASSERT_EQ(0, rebind(self->addr));
+		ASSERT_TRUE(devices_work());
+	}
+	ASSERT_EQ(0, rebind(self->addr));
+	ASSERT_TRUE(devices_work());
+	TH_LOG("remove: %u allocations, each failed once", n - 1);
+}
+
+TEST_HARNESS_MAIN
