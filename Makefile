@@ -52,6 +52,8 @@ GUEST_C_TESTS := $(patsubst tests/guest/%.c,$(TESTDIR)/guest/%,$(wildcard tests/
 LIBNNP_SO := $(OUT_LIB)/libnnp.so.$(VERSION)
 LIBNNP_A := $(OUT_LIB)/libnnp.a
 NNPTOOL := $(OUT_BIN)/nnptool
+NNP_SIM := $(OUT_BIN)/nnp-sim
+NNP_SIM_SRCS := $(wildcard tools/nnp-sim/*.c)
 NNP_KO := nnp.ko
 
 PREFIX ?= /usr/local
@@ -158,7 +160,7 @@ sparse: $(KREL_FILE)
 	$(MAKE) -C $(KDIR) M=$(ROOT) C=2 CHECK=sparse modules
 
 # ---- libnnp and nnptool ----------------------------------------------------
-userspace: $(LIBNNP_SO) $(LIBNNP_A) $(NNPTOOL) $(OUT_LIB)/pkgconfig/nnp.pc
+userspace: $(LIBNNP_SO) $(LIBNNP_A) $(NNPTOOL) $(NNP_SIM) $(OUT_LIB)/pkgconfig/nnp.pc
 
 LIBNNP_CFLAGS := $(CFLAGS_COMMON) -Ilibnnp/include -Iuapi/drm -Ihw
 
@@ -242,6 +244,12 @@ $(NNPTOOL): $(NNPTOOL_SRCS) tools/nnptool/nnptool.h $(LIBNNP_SO)
 	@mkdir -p $(OUT_BIN)
 	$(CC) $(CFLAGS_COMMON) -Ilibnnp/include $(NNPTOOL_DEFS) -o $@ $(NNPTOOL_SRCS) \
 		-L$(OUT_LIB) -lnnp -Wl,-rpath,'$$ORIGIN/../lib'
+
+# The firmware simulator's chips at scale, no QEMU (docs/nnp-sim.md).
+$(NNP_SIM): $(NNP_SIM_SRCS) $(wildcard tools/nnp-sim/*.h) $(FW_SRCS) $(FW_HDRS) | $(DEPS_STAMP)
+	@mkdir -p $(OUT_BIN)
+	$(CC) $(CFLAGS_COMMON) -Ihw -Ifirmware-sim/include -Ifirmware-sim/src -o $@ \
+		$(NNP_SIM_SRCS) $(FW_SRCS) -lm
 
 # ---- MPI programs: the training example, the guest's MPI smoke test ----------
 # Open MPI's compiler wrapper around $(CC). The example's loops are meant to

@@ -92,6 +92,14 @@ struct nnp_fw_config {
 	uint32_t pcie_mbps;
 	uint32_t pcie_latency_ns;
 	uint32_t cmd_overhead_ns;	/* from a command's fetch to its work */
+	/*
+	 * Timing-only collectives, for projections at scale (tools/nnp-sim):
+	 * a chunk crosses a link with its length and modeled time but no
+	 * bytes are read or written, by the receiver or by the collective's
+	 * local copies; the modeled cost of every memory pass stays. The
+	 * results in device memory are then undefined.
+	 */
+	bool timing_only;
 };
 
 /* Most ICL ports a chip may have: the hardware interface's. */

@@ -74,6 +74,12 @@ struct coll {
 	bool half;		/* broadcast: this chunk's receive is done */
 };
 
+/* Not a timing-only run (nnp_fw_config): the bytes are read and written. */
+static bool moves_data(const struct coll *c)
+{
+	return !c->fw->cfg.timing_only;
+}
+
 /* The position @back steps before ours (@back < 2 * nranks). */
 static uint32_t behind(const struct coll *c, uint32_t back)
 {
@@ -210,7 +216,8 @@ static uint16_t allreduce(struct coll *c)
 		/* This rank now holds the full reduction of one segment. */
 		own = seg(c, c->dst, behind(c, n - 1), &own_n);
 		if (c->op == NNP_OP_AVG) {
-			nnp_fw_divide(c->dtype, own, own_n, n);
+			if (moves_data(c))
+				nnp_fw_divide(c->dtype, own, own_n, n);
 			nnp_fw_clock_hbm(c->fw, &c->link, 2 * own_n * c->es);
 		}
 		c->stage = 1;
@@ -461,7 +468,8 @@ static uint16_t coll_start(struct coll *c)
 	if (c->fold_src)
 		own = NULL;
 	if (own && c->src && c->src != own && bytes) {
-		memmove(own, c->src, bytes);
+		if (moves_data(c))
+			memmove(own, c->src, bytes);
 		c->local += bytes;
 		nnp_fw_clock_hbm(c->fw, &c->link, 2 * bytes);
 	}
@@ -504,11 +512,13 @@ static uint16_t coll_step(struct nnp_fw *fw, struct nnp_fw_op *op)
 		return st;
 	if (c->opcode == NNP_CMD_REDUCE_SCATTER && c->op == NNP_OP_AVG &&
 	    c->nranks > 1) {
-		nnp_fw_divide(c->dtype, c->acc, c->count, c->nranks);
+		if (moves_data(c))
+			nnp_fw_divide(c->dtype, c->acc, c->count, c->nranks);
 		nnp_fw_clock_hbm(fw, op, 2 * bytes);
 	}
 	if (c->acc && c->acc != c->dst) {
-		memcpy(c->dst, c->acc, bytes);
+		if (moves_data(c))
+			memcpy(c->dst, c->acc, bytes);
 		c->local += bytes;
 		nnp_fw_clock_hbm(fw, op, 2 * bytes);
 	}

@@ -153,7 +153,9 @@ static void reset_cleanup(struct nnp_fw *fw)
 	nnp_fw_queues_destroy_ctx(fw, 0, false);
 	nnp_fw_comms_clear(fw, 0);
 	nnp_fw_icl_purge_all(fw);
-	mem_clear(fw->cfg.mem, fw->cfg.mem_size);
+	/* Timing-only chips may share memory nobody reads: left as it is. */
+	if (!fw->cfg.timing_only)
+		mem_clear(fw->cfg.mem, fw->cfg.mem_size);
 	mtx_lock(&fw->lock);
 	nnp_fw_keys_clear_locked(fw);
 	memset(fw->ctx_used, 0, sizeof(fw->ctx_used));

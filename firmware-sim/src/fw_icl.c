@@ -786,7 +786,8 @@ uint16_t nnp_fw_icl_recv_into(struct nnp_fw *fw, struct nnp_fw_op *op,
 	} else if (pk->len != len) {
 		status = NNP_STATUS_INVALID_FIELD;	/* ranks disagree on the call */
 	} else {
-		rx_consume(into, pk->data, len);
+		if (!fw->cfg.timing_only)
+			rx_consume(into, pk->data, len);
 		/* A reduction reads two operands and writes one. */
 		nnp_fw_clock_hbm(fw, op, into->reduce ? 3 * len : len);
 	}

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nnp-sim: the firmware simulator's collectives on up to 1024 chips in one
+ * process, on the modeled clock: the modeled time, latency and bus
+ * bandwidth an NNP-T fabric would reach, per message size, as a table,
+ * JSON, and a gnuplot plot against chips and size. See docs/nnp-sim.md.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "sim.h"
+#include "topo.h"
+
+#define MAX_CHIPS	1024
+#define MAX_RUNS	16
+
+struct opts {
+	enum topo_kind kind;
+	unsigned int chips[MAX_RUNS], nruns;
+	unsigned int rows, chassis;
+	uint64_t min_bytes, max_bytes;
+	unsigned int factor;
+	bool timing_only, json;
+	const char *plot_dir;
+	struct nnp_fw_config model;
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: nnp-sim [--topo ring|torus|pod] [--chips N[,N...]] [--rows R]\n"
+	      "               [--chassis 8|16] [--min-bytes B] [--max-bytes B] [--factor F]\n"
+	      "               [--timing-only] [--json] [--plot DIR]\n"
+	      "               [--icl-mbps M] [--icl-latency-ns NS] [--hbm-mbps M]\n"
+	      "               [--cmd-overhead-ns NS]\n"
+	      "Runs float allreduces on the firmware simulator's chips and prints the\n"
+	      "modeled time and bus bandwidth per size (docs/nnp-sim.md).\n", f);
+}
+
+/* A size with an optional K, M or G (binary) suffix. */
+static int parse_size(const char *arg, uint64_t *v)
+{
+	char *end;
+	unsigned long long n;
+
+	errno = 0;
+	n = strtoull(arg, &end, 0);
+	if (errno || end == arg)
+		return -1;
+	switch (*end) {
+	case 'G': n <<= 10; /* fall through */
+	case 'M': n <<= 10; /* fall through */
+	case 'K': n <<= 10; end++; break;
+	}
+	*v = n;
+	return *end ? -1 : 0;
+}
+
+static int parse_u32(const char *arg, uint32_t *v)
+{
+	uint64_t n;
+
+	if (parse_size(arg, &n) || n > UINT32_MAX)
+		return -1;
+	*v = (uint32_t)n;
+	return 0;
+}
+
+static int parse_chips(const char *arg, struct opts *o)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	int bad = !copy;
+
+	o->nruns = 0;
+	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !bad;
+	     tok = strtok_r(NULL, ",", &save)) {
+		uint32_t n;
+
+		bad = o->nruns == MAX_RUNS || parse_u32(tok, &n) || !n ||
+		      n > MAX_CHIPS;
+		if (!bad)
+			o->chips[o->nruns++] = n;
+	}
+	free(copy);
+	return bad || !o->nruns ? -1 : 0;
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "topo", required_argument, NULL, 't' },
+		{ "chips", required_argument, NULL, 'n' },
+		{ "rows", required_argument, NULL, 'r' },
+		{ "chassis", required_argument, NULL, 'c' },
+		{ "min-bytes", required_argument, NULL, 'a' },
+		{ "max-bytes", required_argument, NULL, 'b' },
+		{ "factor", required_argument, NULL, 'f' },
+		{ "timing-only", no_argument, NULL, 'T' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "plot", required_argument, NULL, 'p' },
+		{ "icl-mbps", required_argument, NULL, 'I' },
+		{ "icl-latency-ns", required_argument, NULL, 'L' },
+		{ "hbm-mbps", required_argument, NULL, 'H' },
+		{ "cmd-overhead-ns", required_argument, NULL, 'O' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int ch, bad = 0;
+
+	*o = (struct opts){
+		.kind = TOPO_RING, .chips = { 8 }, .nruns = 1, .chassis = 16,
+		.min_bytes = 8, .max_bytes = 256u << 20, .factor = 8,
+	};
+	while (!bad && (ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 't': bad = topo_kind_parse(optarg, &o->kind); break;
+		case 'n': bad = parse_chips(optarg, o); break;
+		case 'r': bad = parse_u32(optarg, &o->rows); break;
+		case 'c': bad = parse_u32(optarg, &o->chassis); break;
+		case 'a': bad = parse_size(optarg, &o->min_bytes); break;
+		case 'b': bad = parse_size(optarg, &o->max_bytes); break;
+		case 'f': bad = parse_u32(optarg, &o->factor); break;
+		case 'T': o->timing_only = true; break;
+		case 'j': o->json = true; break;
+		case 'p': o->plot_dir = optarg; break;
+		case 'I': bad = parse_u32(optarg, &o->model.icl_mbps); break;
+		case 'L': bad = parse_u32(optarg, &o->model.icl_latency_ns); break;
+		case 'H': bad = parse_u32(optarg, &o->model.hbm_mbps); break;
+		case 'O': bad = parse_u32(optarg, &o->model.cmd_overhead_ns); break;
+		case 'h': usage(stdout); exit(0);
+		default: bad = 1;
+		}
+	}
+	/* Float elements, at least one. */
+	if (bad || optind != argc || o->factor < 2 || o->min_bytes < 4 ||
+	    o->max_bytes < o->min_bytes || o->max_bytes > (1ull << 30)) {
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
+/* The largest modeled time of the chips: when the last one finished. */
+static uint64_t latest_ns(struct sim *s)
+{
+	struct nnp_fw_model m;
+	uint64_t t = 0;
+	unsigned int i;
+
+	for (i = 0; i < s->n; i++) {
+		nnp_fw_model_get(s->chips[i].fw, &m);
+		if (m.now_ns > t)
+			t = m.now_ns;
+	}
+	return t;
+}
+
+/* Chip @c's input: element i is (i + c) mod 5, exact in float. */
+static void fill_input(struct sim *s, uint64_t count)
+{
+	unsigned int c;
+	uint64_t i;
+
+	for (c = 0; c < s->n; c++) {
+		float *x = (float *)s->chips[c].mem;
+
+		for (i = 0; i < count; i++)
+			x[i] = (float)((i + c) % 5);
+	}
+}
+
+/* Every chip holds the sum of all inputs, bit for bit; else -1. */
+static int check_output(struct sim *s, uint64_t count)
+{
+	unsigned int c;
+	uint64_t i;
+
+	for (c = 0; c < s->n; c++) {
+		const float *x = (const float *)s->chips[c].mem;
+
+		for (i = 0; i < count; i++) {
+			float want = 0;
+			unsigned int r;
+
+			for (r = 0; r < s->n; r++)
+				want += (float)((i + r) % 5);
+			if (x[i] != want) {
+				fprintf(stderr, "nnp-sim: chip %u element %llu: %g, not %g\n",
+					c, (unsigned long long)i, x[i], want);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* One in-place float allreduce of @bytes on every chip; its modeled ns. */
+static int allreduce(struct sim *s, uint64_t bytes, uint64_t *ns)
+{
+	uint64_t count = bytes / 4, before = latest_ns(s);
+	unsigned int c;
+
+	if (!s->timing_only)
+		fill_input(s, count);
+	for (c = 0; c < s->n; c++)
+		sim_post(s, c, (struct nnp_hw_queue_cmd){
+			.opcode = NNP_CMD_ALLREDUCE, .len = count,
+			.src_key = s->chips[c].key, .dst_key = s->chips[c].key,
+			.value = NNP_COLL_VALUE(NNP_DTYPE_F32, NNP_OP_SUM,
+						SIM_COMM, 0),
+		});
+	if (sim_run(s) || s->errors)
+		return -1;
+	*ns = latest_ns(s) - before;
+	return s->timing_only ? 0 : check_output(s, count);
+}
+
+static int run(const struct opts *o, unsigned int n, struct report *rep)
+{
+	struct topo t;
+	struct sim s;
+	uint64_t bytes;
+	int bad;
+
+	if (topo_shape(&t, o->kind, n, o->rows, o->chassis))
+		return -1;
+	bad = sim_create(&s, n, o->max_bytes, o->timing_only, &o->model) ||
+	      topo_wire(&s, &t) || topo_comm(&s, &t);
+	if (bad)
+		fprintf(stderr, "nnp-sim: could not set up %u chips\n", n);
+	report_begin(rep, &t, n);
+	for (bytes = o->min_bytes; !bad; bytes *= o->factor) {
+		uint64_t ns = 0;
+
+		if (bytes > o->max_bytes)
+			bytes = o->max_bytes;
+		bytes &= ~3ull;
+		bad = allreduce(&s, bytes, &ns);
+		if (!bad)
+			report_row(rep, n, bytes, ns);
+		if (bytes == o->max_bytes)
+			break;
+	}
+	report_end(rep);
+	sim_destroy(&s);
+	return bad ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct report rep;
+	struct opts o;
+	unsigned int r;
+	int bad = 0;
+
+	if (parse_args(argc, argv, &o))
+		return 2;
+	report_open(&rep, o.json, o.plot_dir, o.timing_only, &o.model);
+	for (r = 0; r < o.nruns && !bad; r++)
+		bad = run(&o, o.chips[r], &rep);
+	if (report_close(&rep))
+		bad = 1;
+	return bad ? 1 : 0;
+}

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+/* nnp-sim's output: see report.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+/* NCCL's bus bandwidth of an allreduce: 2(n-1)/n of the bytes per rank. */
+static double busbw_gbps(unsigned int n, uint64_t bytes, uint64_t ns)
+{
+	return ns ? 2.0 * (n - 1) / n * (double)bytes / (double)ns : 0;
+}
+
+void report_open(struct report *r, bool json, const char *plot_dir,
+		 bool timing_only, const struct nnp_fw_config *model)
+{
+	char path[4096];
+
+	*r = (struct report){
+		.json = json, .plot_dir = plot_dir, .model = model,
+		.timing_only = timing_only,
+	};
+	if (plot_dir) {
+		snprintf(path, sizeof(path), "%s/nnp-sim.dat", plot_dir);
+		r->dat = fopen(path, "w");
+		if (!r->dat)
+			perror(path);
+	}
+	if (json)
+		printf("{\"model\": {\"icl_mbps\": %u, \"icl_latency_ns\": %u, \"hbm_mbps\": %u, \"cmd_overhead_ns\": %u}, \"timing_only\": %s, \"runs\": [",
+		       model->icl_mbps, model->icl_latency_ns, model->hbm_mbps,
+		       model->cmd_overhead_ns, timing_only ? "true" : "false");
+}
+
+void report_begin(struct report *r, const struct topo *t, unsigned int n)
+{
+	r->kind = t->kind;
+	r->rows = 0;
+	if (r->json) {
+		printf("%s\n {\"topo\": \"%s\", \"chips\": %u, \"rows\": %u, \"cols\": %u, \"results\": [",
+		       r->runs ? "," : "", topo_kind_name(t->kind), n, t->rows,
+		       t->cols);
+	} else {
+		printf("%s# %s of %u chips (%u x %u)%s; model (0: NNP-T's figure): icl %u MB/s, latency %u ns, hbm %u MB/s, overhead %u ns\n",
+		       r->runs ? "\n" : "", topo_kind_name(t->kind), n, t->rows,
+		       t->cols, r->timing_only ? ", timing-only" : "",
+		       r->model->icl_mbps, r->model->icl_latency_ns,
+		       r->model->hbm_mbps, r->model->cmd_overhead_ns);
+		printf("%12s %14s %12s %12s\n", "bytes", "time_us",
+		       "algbw_GB/s", "busbw_GB/s");
+	}
+	if (r->dat)
+		fprintf(r->dat, "%s# chips bytes time_ns busbw_GBps\n",
+			r->runs ? "\n\n" : "");
+	snprintf(r->chips + strlen(r->chips), sizeof(r->chips) - strlen(r->chips),
+		 "%s%u", r->runs ? " " : "", n);
+	r->runs++;
+}
+
+void report_row(struct report *r, unsigned int n, uint64_t bytes, uint64_t ns)
+{
+	double algbw = ns ? (double)bytes / (double)ns : 0;
+	double busbw = busbw_gbps(n, bytes, ns);
+
+	if (r->json)
+		printf("%s\n  {\"bytes\": %llu, \"time_ns\": %llu, \"algbw_GBps\": %.3f, \"busbw_GBps\": %.3f}",
+		       r->rows ? "," : "", (unsigned long long)bytes,
+		       (unsigned long long)ns, algbw, busbw);
+	else
+		printf("%12llu %14.3f %12.3f %12.3f\n", (unsigned long long)bytes,
+		       (double)ns / 1000, algbw, busbw);
+	if (r->dat)
+		fprintf(r->dat, "%u %llu %llu %.3f\n", n,
+			(unsigned long long)bytes, (unsigned long long)ns, busbw);
+	r->rows++;
+	fflush(stdout);
+}
+
+void report_end(struct report *r)
+{
+	if (r->json)
+		printf("\n ]}");
+}
+
+/* Bus bandwidth against size, a line per chip count; latency vs chips. */
+static int plot(struct report *r)
+{
+	char cmd[8192];
+	FILE *gp;
+
+	snprintf(cmd, sizeof(cmd), "%s/nnp-sim.gp", r->plot_dir);
+	gp = fopen(cmd, "w");
+	if (!gp) {
+		perror(cmd);
+		return -1;
+	}
+	fprintf(gp,
+		"set terminal pngcairo size 900,600\n"
+		"set output 'busbw.png'\n"
+		"set logscale x 2\n"
+		"set format x '%%.0b %%BB'\n"
+		"set xlabel 'bytes per rank'\n"
+		"set ylabel 'modeled busbw (GB/s)'\n"
+		"set key left top\n"
+		"set title 'nnp-sim: %s allreduce, modeled'\n"
+		"chips = '%s'\n"
+		"plot for [i=1:words(chips)] 'nnp-sim.dat' index (i-1) using 2:4 with linespoints title word(chips, i).' chips'\n"
+		"set output 'latency.png'\n"
+		"set logscale xy 2\n"
+		"set xlabel 'chips'\n"
+		"set ylabel 'modeled time of the smallest size (us)'\n"
+		"unset key\n"
+		"plot 'nnp-sim.dat' using 1:($3/1000) every ::0::0 with linespoints\n",
+		topo_kind_name(r->kind), r->chips);
+	fclose(gp);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && gnuplot nnp-sim.gp", r->plot_dir);
+	return system(cmd) ? -1 : 0;
+}
+
+int report_close(struct report *r)
+{
+	int bad = 0;
+
+	if (r->json)
+		printf("\n]}\n");
+	if (r->dat) {
+		fclose(r->dat);
+		bad = plot(r);
+	}
+	return bad;
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nnp-sim: the firmware simulator's chips in one process, without QEMU or
+ * a driver. Each chip gets a small window of fake host memory for its
+ * admin queue and one user queue, a clock that stands still (the modeled
+ * clock is the firmware's own), and one thread runs every chip's queues
+ * from a FIFO of chips the firmware kicked.
+ */
+#ifndef NNP_SIM_H
+#define NNP_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nnp_fw.h"
+
+#define SIM_PORTS	4
+#define SIM_CTX		1
+#define SIM_COMM	1
+
+struct sim_chip {
+	struct nnp_fw *fw;
+	uint8_t *host;		/* the fake host memory window */
+	uint8_t *mem;		/* device memory */
+	uint32_t aq_slot;	/* the admin queue's next SQ slot */
+	uint32_t q_tail;	/* user queue 0's next SQ slot */
+	uint64_t posted;	/* commands posted on queue 0 */
+	uint32_t key;		/* device key over the data buffer */
+	/* Where each port leads (-1: nowhere), for the topologies. */
+	int peer[SIM_PORTS];
+	unsigned int peer_port[SIM_PORTS];
+	bool queued;		/* in the run FIFO */
+	uint32_t next;		/* the FIFO's next chip */
+};
+
+struct sim {
+	unsigned int n;
+	struct sim_chip *chips;
+	uint64_t buf_bytes;	/* the data buffer at device offset 0 */
+	bool timing_only;
+	uint8_t *shared_mem;	/* timing-only: one memory for all chips */
+	uint64_t mem_size;
+	uint64_t now_ns;	/* the host clock: still but for booting */
+	uint32_t head, tail;	/* the FIFO; UINT32_MAX: empty */
+	unsigned int errors;	/* guest errors and warnings reported */
+};
+
+/*
+ * @n booted chips with context SIM_CTX, queue 0 and a device key over
+ * @buf_bytes at offset 0, unwired; @cfg gives the model's parameters.
+ */
+int sim_create(struct sim *s, unsigned int n, uint64_t buf_bytes,
+	       bool timing_only, const struct nnp_fw_config *cfg);
+void sim_destroy(struct sim *s);
+/* Wire port @pa of chip @a to port @pb of chip @b; 0 or -1. */
+int sim_connect(struct sim *s, unsigned int a, unsigned int pa,
+		unsigned int b, unsigned int pb);
+/*
+ * An admin command on chip @i, with @len bytes of @data as its buffer;
+ * its completion status, and its result in *@result (if non-NULL).
+ */
+uint16_t sim_admin(struct sim *s, unsigned int i, struct nnp_hw_admin_cmd cmd,
+		   const void *data, uint32_t len, uint32_t *result);
+/* Post @cmd on chip @i's queue 0. */
+void sim_post(struct sim *s, unsigned int i, struct nnp_hw_queue_cmd cmd);
+/*
+ * Run every chip's queues until none is kicked any more; returns how
+ * many chips' last posted command has not completed, or failed (0: all
+ * succeeded).
+ */
+unsigned int sim_run(struct sim *s);
+
+#endif /* NNP_SIM_H */

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+/* nnp-sim's topologies: see topo.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo.h"
+
+static const char *const names[] = {
+	[TOPO_RING] = "ring", [TOPO_TORUS] = "torus", [TOPO_POD] = "pod",
+};
+
+int topo_kind_parse(const char *name, enum topo_kind *kind)
+{
+	unsigned int k;
+
+	for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		if (!strcmp(name, names[k])) {
+			*kind = (enum topo_kind)k;
+			return 0;
+		}
+	return -1;
+}
+
+const char *topo_kind_name(enum topo_kind kind)
+{
+	return names[kind];
+}
+
+/* The snake ring through a torus needs an even number of rows. */
+int topo_shape(struct topo *t, enum topo_kind kind, unsigned int n,
+	       unsigned int rows, unsigned int chassis)
+{
+	unsigned int r;
+
+	*t = (struct topo){ .kind = kind, .rows = 1, .cols = n };
+	if (kind == TOPO_POD) {
+		if (chassis != 8 && chassis != 16) {
+			fprintf(stderr, "nnp-sim: a chassis holds 8 or 16 chips\n");
+			return -1;
+		}
+		rows = n / chassis;
+	} else if (kind == TOPO_TORUS && !rows) {
+		for (r = 1; r * r <= n; r++)
+			if (n % r == 0 && (r % 2 == 0 || (n / r) % 2))
+				rows = r;
+	}
+	if (kind != TOPO_RING) {
+		if (!rows || n % rows || rows < 2 || n / rows < 2 || rows % 2) {
+			fprintf(stderr, "nnp-sim: %u chips make no %s with an even number (2 or more) of rows of 2 or more\n",
+				n, names[kind]);
+			return -1;
+		}
+		t->rows = rows;
+		t->cols = n / rows;
+	}
+	return 0;
+}
+
+static unsigned int at(const struct topo *t, unsigned int r, unsigned int c)
+{
+	return (r % t->rows) * t->cols + c % t->cols;
+}
+
+int topo_wire(struct sim *s, const struct topo *t)
+{
+	unsigned int r, c;
+	int bad = 0;
+
+	if (s->n < 2)
+		return 0;
+	for (r = 0; r < t->rows; r++)
+		for (c = 0; c < t->cols; c++) {
+			unsigned int me = at(t, r, c);
+
+			if (t->cols > 1)
+				bad |= sim_connect(s, me, 0, at(t, r, c + 1), 1);
+			if (t->rows > 1)
+				bad |= sim_connect(s, me, 2, at(t, r + 1, c), 3);
+			else
+				bad |= sim_connect(s, me, 2, at(t, r, c + 1), 3);
+		}
+	return bad ? -1 : 0;
+}
+
+/* The chip at position @p of the snake through @t: rows alternate. */
+static unsigned int snake(const struct topo *t, unsigned int p)
+{
+	unsigned int r = p / t->cols, c = p % t->cols;
+
+	return at(t, r, r % 2 ? t->cols - 1 - c : c);
+}
+
+/* The lowest port of chip @a that leads to chip @b; -1 if none. */
+static int port_to(const struct sim *s, unsigned int a, unsigned int b)
+{
+	unsigned int p;
+
+	for (p = 0; p < SIM_PORTS; p++)
+		if (s->chips[a].peer[p] == (int)b)
+			return (int)p;
+	return -1;
+}
+
+int topo_comm(struct sim *s, const struct topo *t)
+{
+	unsigned int n = s->n, p;
+	uint32_t *order = calloc(n, sizeof(*order));
+	struct nnp_hw_comm_args *a = calloc(n, sizeof(*a));
+	int bad = !order || !a;
+
+	for (p = 0; p < n && !bad; p++)
+		order[p] = snake(t, p);
+	for (p = 0; p < n && !bad; p++) {
+		unsigned int me = order[p], next = order[(p + 1) % n];
+		int port = n > 1 ? port_to(s, me, next) : 0;
+
+		if (port < 0) {
+			bad = 1;
+			break;
+		}
+		a[me] = (struct nnp_hw_comm_args){
+			.ctx = SIM_CTX, .comm = SIM_COMM, .nranks = n, .rank = p,
+			.send_port = (uint32_t)port, .epoch = 0x5157,
+			.timeout_ms = NNP_HW_COMM_TIMEOUT_NEVER,
+		};
+	}
+	for (p = 0; p < n && n > 1 && !bad; p++) {
+		unsigned int me = order[p], next = order[(p + 1) % n];
+
+		a[next].recv_port = s->chips[me].peer_port[a[me].send_port];
+	}
+	for (p = 0; p < n && !bad; p++) {
+		struct nnp_hw_admin_cmd cmd = { .opcode = NNP_ADMIN_COMM_CREATE };
+
+		memcpy(cmd.args, &a[p], sizeof(a[p]));
+		bad = sim_admin(s, p, cmd, NULL, 0, NULL) != NNP_STATUS_SUCCESS;
+	}
+	free(order);
+	free(a);
+	return bad ? -1 : 0;
+}
