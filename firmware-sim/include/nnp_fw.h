@@ -173,6 +173,46 @@ int nnp_fw_icl_deliver(struct nnp_fw *fw, unsigned int port, uint64_t epoch,
 		       const void *data, size_t len);
 
 /*
+ * Allreduce algorithms (docs/architecture.md, "Allreduce algorithms"):
+ * the field @algo of a communicator's topology. Without a topology, or
+ * with RING, allreduce runs around the communicator's one ring as every
+ * other collective does.
+ */
+enum nnp_fw_algo {
+	NNP_FW_ALGO_AUTO,	/* the best of those below for the size and topology */
+	NNP_FW_ALGO_RING,	/* one ring: COMM_CREATE's send and recv ports */
+	NNP_FW_ALGO_BIDIR,	/* dim[0]'s first port pair both ways, half each */
+	NNP_FW_ALGO_RINGS,	/* every port pair of dim[0], both ways */
+	NNP_FW_ALGO_TORUS,	/* 2D torus: reduce-scatter along dim[0], then dim[1] */
+	NNP_FW_ALGO_COUNT
+};
+
+/* One ring dimension of the fabric, as this chip sees it. */
+struct nnp_fw_ring_dim {
+	uint32_t n;		/* chips on the ring; 0: no such dimension */
+	uint32_t pos;		/* this chip's position on it */
+	uint32_t pairs;		/* port pairs along it, 1 or 2 */
+	uint32_t next_port[2];	/* pair k: to position pos + 1 ... */
+	uint32_t prev_port[2];	/* ... and from position pos - 1 */
+};
+
+struct nnp_fw_topology {
+	uint32_t algo;			/* enum nnp_fw_algo */
+	/* A ring (dim[1].n 0) of nranks chips, or a dim[0] x dim[1] torus. */
+	struct nnp_fw_ring_dim dim[2];
+};
+
+/*
+ * Give communicator @comm of context @ctx its fabric topology and
+ * algorithm (the same on every rank, as COMM_CREATE's ring). Not yet a
+ * device command: an embedder (tools/nnp-sim) calls it after COMM_CREATE.
+ * Returns 0, or -1 if there is no such communicator or @t does not fit it
+ * (sizes that do not multiply to nranks, a position or port out of range).
+ */
+int nnp_fw_comm_set_topology(struct nnp_fw *fw, uint32_t ctx, uint32_t comm,
+			     const struct nnp_fw_topology *t);
+
+/*
  * The modeled clock of a chip (docs/architecture.md), since its last
  * reset: its time, and how long each engine and each port's transmit
  * direction was busy, in modeled ns.

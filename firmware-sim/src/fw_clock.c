@@ -24,6 +24,8 @@
  * queues, congestion beyond one port's transmit direction, credit return
  * (a receiver is assumed to have room), and compute inside the chip.
  */
+#include <string.h>
+
 #include "fw_internal.h"
 
 /*
@@ -64,7 +66,7 @@ void nnp_fw_clock_reset_locked(struct nnp_fw *fw)
 	fw->clock = (struct nnp_fw_clock){ 0 };
 	for (i = 0; i < NNP_FW_MAX_PORTS; i++) {
 		mtx_lock(&fw->ports[i].lock);
-		fw->ports[i].model_free_ns = 0;
+		fw->ports[i].model_tx = (struct nnp_fw_tx_schedule){ 0 };
 		fw->ports[i].model_busy_ns = 0;
 		mtx_unlock(&fw->ports[i].lock);
 	}
@@ -96,6 +98,64 @@ void nnp_fw_clock_end_op(struct nnp_fw *fw, const struct nnp_fw_op *op)
 {
 	nnp_fw_clock_end(fw, op->t_ns > op->tx_end_ns ? op->t_ns : op->tx_end_ns,
 			 op->hbm_ns, 0);
+}
+
+/* The first period of @tx that ends after @t (tx->n if none). */
+static uint32_t tx_after(const struct nnp_fw_tx_schedule *tx, uint64_t t)
+{
+	uint32_t lo = 0, hi = tx->n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (tx->busy[mid].end <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+uint64_t nnp_fw_tx_fit(const struct nnp_fw_tx_schedule *tx, uint64_t t,
+		       uint64_t wire)
+{
+	uint64_t s = nnp_fw_max_ns(t, tx->floor);
+	uint32_t i;
+
+	for (i = tx_after(tx, s); i < tx->n && s + wire > tx->busy[i].start; i++)
+		s = nnp_fw_max_ns(s, tx->busy[i].end);
+	return s;
+}
+
+void nnp_fw_tx_take(struct nnp_fw_tx_schedule *tx, uint64_t start,
+		    uint64_t wire)
+{
+	uint64_t end = start + wire;
+	uint32_t i, j, old;
+
+	if (!wire)
+		return;
+	/* Periods that end where it starts join it too. */
+	i = start ? tx_after(tx, start - 1) : 0;
+	/* The periods it touches, i .. j - 1, become one with it. */
+	for (j = i; j < tx->n && tx->busy[j].start <= end; j++) {
+		if (tx->busy[j].start < start)
+			start = tx->busy[j].start;
+		end = nnp_fw_max_ns(end, tx->busy[j].end);
+	}
+	memmove(&tx->busy[i + 1], &tx->busy[j],
+		(tx->n - j) * sizeof(tx->busy[0]));
+	tx->n = tx->n - (j - i) + 1;
+	tx->busy[i].start = start;
+	tx->busy[i].end = end;
+	/* Full: the older half's gaps are given up, at once. */
+	if (tx->n == NNP_FW_TX_PERIODS) {
+		old = NNP_FW_TX_PERIODS / 2;
+		tx->floor = tx->busy[old - 1].end;
+		tx->n -= old;
+		memmove(&tx->busy[0], &tx->busy[old],
+			tx->n * sizeof(tx->busy[0]));
+	}
 }
 
 void nnp_fw_clock_hbm(struct nnp_fw *fw, struct nnp_fw_op *op, uint64_t bytes)

@@ -32,47 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fw_internal.h"
+#include "fw_coll.h"
 #include "fw_reduce.h"
-
-/* The largest packet a remote link carries: chunks cross it as copies. */
-#define CHUNK_MAX	NNP_FW_ICL_MAX_PACKET
-/* A ring step is cut into at least this many chunks, to pipeline. */
-#define CHUNKS_PER_STEP	8
-/* Chunks lent ahead of the receives; fits NNP_FW_PORT_RX_BYTES. */
-#define WINDOW		4
-
-struct coll {
-	struct nnp_fw_op link;	/* first: the queue's handle on it */
-	struct nnp_fw *fw;
-	uint32_t nranks;
-	uint32_t pos;		/* this chip's ring position */
-	uint32_t rank;
-	uint32_t send_port, recv_port;
-	uint32_t *order;	/* rank at each position (a copy), or NULL */
-	uint64_t epoch;
-	uint32_t seq;		/* the collective's number */
-	unsigned int opcode, dtype, op;
-	uint32_t root;
-	uint32_t comm;		/* its id, for messages */
-	size_t es;
-	uint64_t count;
-	uint8_t *src, *dst;	/* device memory; src NULL if unused */
-	uint8_t *acc;		/* reduce-scatter's result, or a scratch copy */
-	uint8_t *acc2;		/* reduce-scatter's other partial sums (fold_buf) */
-	uint64_t local;		/* bytes copied within device memory */
-	uint64_t chunk;		/* in elements; the same on every rank */
-	bool fold_src;		/* allreduce reads src in its ring, no copy first */
-	/* Where the next step goes on. */
-	bool started;
-	uint32_t stage;		/* allreduce: 0 reduce-scatter, 1 allgather */
-	uint32_t s;		/* ring step */
-	uint64_t off;		/* received, in elements */
-	uint64_t sent;		/* lent (ring steps), in elements */
-	uint32_t step_lent;	/* link.lent when this ring step began */
-	uint32_t prev_step_lent;	/* and when the one before it began */
-	bool half;		/* broadcast: this chunk's receive is done */
-};
 
 /* Not a timing-only run (nnp_fw_config): the bytes are read and written. */
 static bool moves_data(const struct coll *c)
@@ -81,7 +42,7 @@ static bool moves_data(const struct coll *c)
 }
 
 /* The position @back steps before ours (@back < 2 * nranks). */
-static uint32_t behind(const struct coll *c, uint32_t back)
+uint32_t nnp_fw_coll_behind(const struct coll *c, uint32_t back)
 {
 	return (c->pos + 2 * c->nranks - back) % c->nranks;
 }
@@ -121,7 +82,7 @@ static uint16_t recv_chunk(struct coll *c, const struct nnp_fw_rx_into *into,
 }
 
 /* Wait until the first @want chunks lent came back. */
-static uint16_t lent_back(struct coll *c, uint32_t want)
+uint16_t nnp_fw_coll_lent_back(struct coll *c, uint32_t want)
 {
 	return nnp_fw_icl_wait_returned(c->fw, &c->link, c->send_port, want);
 }
@@ -155,7 +116,8 @@ static uint16_t ring_step(struct coll *c, const struct step *s)
 		n = min_n(s->in_n - c->off, chunk);
 		/* Writing over the chunk the last step lent: once it was read. */
 		if (s->in_lent_before) {
-			st = lent_back(c, c->prev_step_lent + c->off / chunk + 1);
+			st = nnp_fw_coll_lent_back(c, c->prev_step_lent +
+						   c->off / chunk + 1);
 			if (st)
 				return st;
 		}
@@ -176,7 +138,7 @@ static uint16_t ring_step(struct coll *c, const struct step *s)
 }
 
 /* Allreduce splits the buffer at @base into one segment per ring position. */
-static uint8_t *seg(const struct coll *c, uint8_t *base, uint32_t k,
+uint8_t *nnp_fw_coll_seg(const struct coll *c, uint8_t *base, uint32_t k,
 		    uint64_t *n)
 {
 	uint64_t start = (unsigned __int128)c->count * k / c->nranks;
@@ -186,7 +148,7 @@ static uint8_t *seg(const struct coll *c, uint8_t *base, uint32_t k,
 	return base + start * c->es;
 }
 
-static uint16_t allreduce(struct coll *c)
+uint16_t nnp_fw_coll_allreduce(struct coll *c)
 {
 	uint32_t n = c->nranks;
 	struct step st = { .reduce = true };
@@ -199,35 +161,44 @@ static uint16_t allreduce(struct coll *c)
 	 * each step folds it with what arrives into the output.
 	 */
 	for (; c->stage == 0 && c->s + 1 < n; c->s++) {
-		st.out = seg(c, c->s || !c->fold_src ? c->dst : c->src,
-			     behind(c, c->s), &st.out_n);
-		st.in = seg(c, c->dst, behind(c, c->s + 1), &st.in_n);
+		uint32_t out_k = nnp_fw_coll_behind(c, c->s);
+		uint32_t in_k = nnp_fw_coll_behind(c, c->s + 1);
+
+		st.out = nnp_fw_coll_seg(c, c->s || !c->fold_src ? c->dst : c->src,
+					 out_k, &st.out_n);
+		st.in = nnp_fw_coll_seg(c, c->dst, in_k, &st.in_n);
 		st.with = c->fold_src ?
-			  seg(c, c->src, behind(c, c->s + 1), &with_n) : NULL;
+			  nnp_fw_coll_seg(c, c->src, in_k, &with_n) : NULL;
 		status = ring_step(c, &st);
 		if (status)
 			return status;
 	}
 	if (c->stage == 0) {
 		/* The allgather writes over the segments lent so far. */
-		status = lent_back(c, c->link.lent);
+		status = nnp_fw_coll_lent_back(c, c->link.lent);
 		if (status)
 			return status;
 		/* This rank now holds the full reduction of one segment. */
-		own = seg(c, c->dst, behind(c, n - 1), &own_n);
-		if (c->op == NNP_OP_AVG) {
+		own = nnp_fw_coll_seg(c, c->dst, nnp_fw_coll_behind(c, n - 1),
+				      &own_n);
+		if (c->avg_div) {
 			if (moves_data(c))
-				nnp_fw_divide(c->dtype, own, own_n, n);
+				nnp_fw_divide(c->dtype, own, own_n, c->avg_div);
 			nnp_fw_clock_hbm(c->fw, &c->link, 2 * own_n * c->es);
 		}
 		c->stage = 1;
 		c->s = 0;
+		if (c->rs_only)
+			return NNP_STATUS_SUCCESS;
 	}
 	st.reduce = false;
 	st.with = NULL;
 	for (; c->s + 1 < n; c->s++) {
-		st.out = seg(c, c->dst, behind(c, c->s + n - 1), &st.out_n);
-		st.in = seg(c, c->dst, behind(c, c->s), &st.in_n);
+		st.out = nnp_fw_coll_seg(c, c->dst,
+					 nnp_fw_coll_behind(c, c->s + n - 1),
+					 &st.out_n);
+		st.in = nnp_fw_coll_seg(c, c->dst, nnp_fw_coll_behind(c, c->s),
+					&st.in_n);
 		status = ring_step(c, &st);
 		if (status)
 			return status;
@@ -247,8 +218,8 @@ static uint16_t allgather(struct coll *c)
 	uint16_t status;
 
 	for (; c->s + 1 < c->nranks; c->s++) {
-		st.out = part(c, c->dst, rank_at(c, behind(c, c->s)));
-		st.in = part(c, c->dst, rank_at(c, behind(c, c->s + 1)));
+		st.out = part(c, c->dst, rank_at(c, nnp_fw_coll_behind(c, c->s)));
+		st.in = part(c, c->dst, rank_at(c, nnp_fw_coll_behind(c, c->s + 1)));
 		status = ring_step(c, &st);
 		if (status)
 			return status;
@@ -281,10 +252,10 @@ static uint16_t reduce_scatter(struct coll *c)
 
 	for (; c->s + 1 < c->nranks; c->s++) {
 		st.out = c->s ? fold_buf(c, c->s - 1) :
-			 part(c, c->src, rank_at(c, behind(c, 1)));
+			 part(c, c->src, rank_at(c, nnp_fw_coll_behind(c, 1)));
 		st.in = fold_buf(c, c->s);
 		st.in_lent_before = c->s > 1;
-		st.with = part(c, c->src, rank_at(c, behind(c, c->s + 2)));
+		st.with = part(c, c->src, rank_at(c, nnp_fw_coll_behind(c, c->s + 2)));
 		status = ring_step(c, &st);
 		if (status)
 			return status;
@@ -380,6 +351,7 @@ static uint16_t coll_begin(struct nnp_fw *fw, uint32_t ctx,
 		.fw = fw, .opcode = cmd->opcode, .count = cmd->len, .comm = comm,
 		.dtype = NNP_COLL_DTYPE(cmd->value),
 		.op = NNP_COLL_OP(cmd->value), .root = NNP_COLL_ROOT(cmd->value),
+		.algo = NNP_FW_ALGO_RING,
 	};
 	c->es = nnp_fw_dtype_size(c->dtype);
 	if ((c->opcode != NNP_CMD_BROADCAST && c->root) ||
@@ -401,7 +373,13 @@ static uint16_t coll_begin(struct nnp_fw *fw, uint32_t ctx,
 		c->epoch = m->epoch;
 		c->link.timeout_ns = m->timeout_ns;
 		c->link.comm = comm;
-		c->seq = nnp_fw_seq(m->seq++, false);
+		c->topo = m->topo;
+		c->algo = nnp_fw_algo_pick(&m->topo, c->opcode, c->count,
+					   m->nranks);
+		c->seq = nnp_fw_seq(m->seq, false);
+		m->seq += nnp_fw_algo_seqs(c->algo);
+		if (c->op == NNP_OP_AVG)
+			c->avg_div = m->nranks;
 		if (m->order) {
 			c->order = malloc(m->nranks * sizeof(*m->order));
 			if (c->order)
@@ -425,7 +403,7 @@ static uint16_t coll_ring(struct coll *c)
 {
 	switch (c->opcode) {
 	case NNP_CMD_ALLREDUCE:
-		return allreduce(c);
+		return nnp_fw_coll_allreduce(c);
 	case NNP_CMD_BROADCAST:
 		return broadcast(c);
 	case NNP_CMD_ALLGATHER:
@@ -439,13 +417,14 @@ static uint16_t coll_ring(struct coll *c)
  * NNP_FW_CHUNK_BYTES .. CHUNK_MAX bytes, from the command alone so that
  * every rank cuts alike.
  */
-static uint64_t chunk_elems(const struct coll *c)
+uint64_t nnp_fw_coll_chunk(const struct coll *c)
 {
 	uint64_t step = c->count * c->es, bytes = NNP_FW_CHUNK_BYTES;
+	uint64_t max = c->chunk_max ? c->chunk_max : CHUNK_MAX;
 
 	if (c->opcode == NNP_CMD_ALLREDUCE)
 		step /= c->nranks;
-	while (bytes < CHUNK_MAX && bytes * CHUNKS_PER_STEP < step)
+	while (bytes < max && bytes * CHUNKS_PER_STEP < step)
 		bytes *= 2;
 	return bytes / c->es;
 }
@@ -477,7 +456,7 @@ static uint16_t coll_start(struct coll *c)
 		return NNP_STATUS_SUCCESS;
 
 	nnp_fw_icl_purge(c->fw, c->recv_port, c->epoch, c->seq);
-	c->chunk = chunk_elems(c);
+	c->chunk = nnp_fw_coll_chunk(c);
 	/* Reduce-scatter in place folds into a scratch copy of its part. */
 	c->acc = c->dst;
 	if (c->opcode == NNP_CMD_REDUCE_SCATTER &&
@@ -503,11 +482,18 @@ static uint16_t coll_step(struct nnp_fw *fw, struct nnp_fw_op *op)
 		/* PARKED here: the ring is still to run. */
 		if (st != NNP_FW_PARKED)
 			return st;
+		if (c->algo != NNP_FW_ALGO_RING) {
+			st = nnp_fw_algo_start(c);
+			if (st)
+				return st;
+		}
 	}
+	if (c->algo != NNP_FW_ALGO_RING)
+		return nnp_fw_algo_step(c);
 	st = coll_ring(c);
 	/* What follows writes over lent memory; so may the next command. */
 	if (!st)
-		st = lent_back(c, c->link.lent);
+		st = nnp_fw_coll_lent_back(c, c->link.lent);
 	if (st)
 		return st;
 	if (c->opcode == NNP_CMD_REDUCE_SCATTER && c->op == NNP_OP_AVG &&
@@ -548,6 +534,8 @@ static void coll_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
 	/* The next chip must not read this one's memory any more. */
 	if (c->nranks > 1)
 		nnp_fw_icl_reclaim(fw, op, c->send_port);
+	if (c->algo != NNP_FW_ALGO_RING)
+		nnp_fw_algo_end(c, st);
 	if (c->nranks)
 		nnp_fw_comm_ended(fw, c->comm, c->epoch, st);
 	/* Pass the failure on so that the whole ring stops. */

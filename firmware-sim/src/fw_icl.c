@@ -248,8 +248,10 @@ static void link_lost_locked(struct nnp_fw *fw, uint32_t port)
 		if (!op)
 			continue;
 		m = nnp_fw_comm_of_locked(fw, fw->queues[i].ctx, op->comm);
-		if (op->parked ? op->wait_port == port :
-		    m && (m->send_port == port || m->recv_port == port))
+		if (op->parked && op->wait_port != NNP_FW_ANY_PORT ?
+		    op->wait_port == port :
+		    m && (m->send_port == port || m->recv_port == port ||
+			  (m->ports >> port & 1)))
 			op->link_lost = true;
 	}
 }
@@ -320,10 +322,12 @@ static bool wake_locked(struct nnp_fw *fw, uint32_t port)
 	uint32_t i;
 
 	fw->ports[port].wakes++;
+	fw->wakes++;
 	for (i = 0; i < NNP_HW_MAX_QUEUES; i++) {
 		struct nnp_fw_op *op = fw->queues[i].op;
 
-		if (op && op->parked && op->wait_port == port) {
+		if (op && op->parked && (op->wait_port == port ||
+					 op->wait_port == NNP_FW_ANY_PORT)) {
 			op->ready = true;
 			any = true;
 		}
@@ -400,7 +404,7 @@ static bool rx_wanted_locked(struct nnp_fw *fw, uint32_t port,
 	const struct nnp_fw_comm *m = nnp_fw_comm_by_epoch_locked(fw, pk->epoch);
 
 	return !m || (pk->seq & NNP_FW_SEQ_P2P) ||
-	       (m->nranks > 1 && m->recv_port == port);
+	       (m->nranks > 1 && (m->recv_port == port || (m->ports >> port & 1)));
 }
 
 static void count_drop_locked(struct nnp_fw *fw, struct nnp_fw_port *p)
@@ -538,7 +542,7 @@ static uint16_t park_for_room(struct nnp_fw *fw, struct nnp_fw_op *op,
 static void model_sent(struct nnp_fw_port *p, struct nnp_fw_op *op,
 		       uint64_t depart, uint64_t wire)
 {
-	p->model_free_ns = depart + wire;
+	nnp_fw_tx_take(&p->model_tx, depart, wire);
 	p->model_busy_ns += wire;
 	if (op)
 		op->tx_end_ns = nnp_fw_max_ns(op->tx_end_ns, depart + wire);
@@ -565,7 +569,7 @@ static uint16_t remote_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 	/* No flow control: @op never waits for room. */
 	mtx_lock(&p->lock);
 	ok = p->up;
-	depart = nnp_fw_max_ns(op ? op->t_ns : 0, p->model_free_ns);
+	depart = nnp_fw_tx_fit(&p->model_tx, op ? op->t_ns : 0, wire);
 	mtx_unlock(&p->lock);
 	ok = ok && fw->host.icl_tx && tpl->len <= NNP_FW_ICL_MAX_PACKET &&
 	     !fw->host.icl_tx(fw->host.opaque, port, tpl->epoch, tpl->seq,
@@ -611,7 +615,7 @@ static uint16_t local_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 		mtx_lock(&p->lock);
 		peer = p->up ? p->peer : NULL;
 		pp = p->peer_port;
-		depart = nnp_fw_max_ns(op ? op->t_ns : 0, p->model_free_ns);
+		depart = nnp_fw_tx_fit(&p->model_tx, op ? op->t_ns : 0, wire);
 		if (!peer)
 			p->errors++;
 		else

@@ -20,6 +20,9 @@
  */
 #define NNP_FW_CHUNK_BYTES	(64u << 10)
 
+/* A wait_port: what a command of several rings waits for may come on any. */
+#define NNP_FW_ANY_PORT		UINT32_MAX
+
 /* Not a status: a link command waits, its queue parked (see nnp_fw_op). */
 #define NNP_FW_PARKED		0xffffu
 
@@ -130,6 +133,22 @@ struct nnp_fw_packet {
 struct nnp_fw_port;
 
 /*
+ * The busy periods of a port's transmit direction on the modeled clock,
+ * oldest first, disjoint; everything before @floor counts as busy (the
+ * older half is forgotten when all are used). Rings
+ * that share a port send in the host's order, not the modeled one: a
+ * packet takes the first gap at or after its time that fits it, so one
+ * ring running ahead on the host does not push another's packets back.
+ */
+#define NNP_FW_TX_PERIODS	1024
+
+struct nnp_fw_tx_schedule {
+	uint64_t floor;
+	uint32_t n;
+	struct { uint64_t start, end; } busy[NNP_FW_TX_PERIODS];
+};
+
+/*
  * How a port reaches its peer, chosen when the port is wired (in-process
  * peer) or attached (remote peer), as NCCL picks a transport per peer.
  */
@@ -170,8 +189,12 @@ struct nnp_fw_port {
 	/* tx_* counted by this port's sends, rx_* by its peer's (or deliveries) */
 	uint64_t tx_bytes, rx_bytes, tx_packets, rx_packets, errors;
 	uint64_t dropped;	/* arrivals refused: full, or not for us */
-	/* Modeled: transmit direction busy until, and busy time in all. */
-	uint64_t model_free_ns, model_busy_ns;
+	/*
+	 * Modeled: when the transmit direction is busy (fw_clock.c), and
+	 * its busy time in all.
+	 */
+	struct nnp_fw_tx_schedule model_tx;
+	uint64_t model_busy_ns;
 	/* Bumped, under fw->lock (not this lock), by every nnp_fw_icl_wake(). */
 	uint32_t wakes;
 };
@@ -188,6 +211,9 @@ struct nnp_fw_comm {
 	uint64_t timeout_ns;	/* each wait of its commands; UINT64_MAX: never */
 	uint32_t seq;		/* collectives started; the same on every rank */
 	uint16_t error;		/* the first failure of its commands: COMM_STATUS */
+	/* Allreduce's algorithm and the fabric it may use (fw_algo.c). */
+	struct nnp_fw_topology topo;
+	uint32_t ports;		/* every port topo names: packets are taken there */
 	uint32_t p2p_sent[NNP_FW_MAX_PORTS];	/* messages, by port */
 	uint32_t p2p_received[NNP_FW_MAX_PORTS];
 };
@@ -268,6 +294,7 @@ struct nnp_fw {
 	uint16_t key_gen[NNP_HW_MAX_KEYS];
 	struct nnp_fw_queue queues[NNP_HW_MAX_QUEUES];
 	uint32_t next_queue;	/* round-robin start for workers */
+	uint32_t wakes;		/* bumped by every nnp_fw_icl_wake() of any port */
 	struct nnp_hw_counters counters;
 	struct nnp_fw_comm comms[NNP_HW_MAX_COMMS];
 
@@ -488,6 +515,13 @@ void nnp_fw_clock_end(struct nnp_fw *fw, uint64_t end, uint64_t hbm_ns,
 void nnp_fw_clock_end_op(struct nnp_fw *fw, const struct nnp_fw_op *op);
 /* @op moves @bytes of device-memory traffic (reads plus writes). */
 void nnp_fw_clock_hbm(struct nnp_fw *fw, struct nnp_fw_op *op, uint64_t bytes);
+
+/* When a packet of @wire ns ready at @t can leave in @tx, not taking it. */
+uint64_t nnp_fw_tx_fit(const struct nnp_fw_tx_schedule *tx, uint64_t t,
+		       uint64_t wire);
+/* The packet leaves at @start: the period is taken. */
+void nnp_fw_tx_take(struct nnp_fw_tx_schedule *tx, uint64_t start,
+		    uint64_t wire);
 
 static inline uint64_t nnp_fw_ns_at(uint64_t bytes, uint32_t mbps)
 {

@@ -17,6 +17,8 @@
 
 #define MAX_CHIPS	1024
 #define MAX_RUNS	16
+/* The barrier's allreduce: 4 lanes at most, an element a chip each. */
+#define BARRIER_ELEMS(n)	(4ull * (n))
 
 struct opts {
 	enum topo_kind kind;
@@ -25,6 +27,7 @@ struct opts {
 	uint64_t min_bytes, max_bytes;
 	unsigned int factor;
 	bool timing_only, json;
+	uint32_t algo;		/* NNP_ALGO or --algo */
 	const char *plot_dir;
 	struct nnp_fw_config model;
 };
@@ -33,6 +36,7 @@ static void usage(FILE *f)
 {
 	fputs("usage: nnp-sim [--topo ring|torus|pod] [--chips N[,N...]] [--rows R]\n"
 	      "               [--chassis 8|16] [--min-bytes B] [--max-bytes B] [--factor F]\n"
+	      "               [--algo auto|ring|bidir|rings|torus] (or NNP_ALGO)\n"
 	      "               [--timing-only] [--json] [--plot DIR]\n"
 	      "               [--icl-mbps M] [--icl-latency-ns NS] [--hbm-mbps M]\n"
 	      "               [--cmd-overhead-ns NS]\n"
@@ -105,9 +109,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "icl-latency-ns", required_argument, NULL, 'L' },
 		{ "hbm-mbps", required_argument, NULL, 'H' },
 		{ "cmd-overhead-ns", required_argument, NULL, 'O' },
+		{ "algo", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	const char *algo = getenv("NNP_ALGO");
 	int ch, bad = 0;
 
 	*o = (struct opts){
@@ -130,9 +136,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'L': bad = parse_u32(optarg, &o->model.icl_latency_ns); break;
 		case 'H': bad = parse_u32(optarg, &o->model.hbm_mbps); break;
 		case 'O': bad = parse_u32(optarg, &o->model.cmd_overhead_ns); break;
+		case 'A': algo = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		default: bad = 1;
 		}
+	}
+	if (!bad && algo && topo_algo_parse(algo, &o->algo)) {
+		fprintf(stderr, "nnp-sim: no algorithm %s\n", algo);
+		bad = 1;
 	}
 	/* Float elements, at least one. */
 	if (bad || optind != argc || o->factor < 2 || o->min_bytes < 4 ||
@@ -197,14 +208,11 @@ static int check_output(struct sim *s, uint64_t count)
 	return 0;
 }
 
-/* One in-place float allreduce of @bytes on every chip; its modeled ns. */
-static int allreduce(struct sim *s, uint64_t bytes, uint64_t *ns)
+/* An in-place float allreduce of @count elements on every chip. */
+static int run_allreduce(struct sim *s, uint64_t count)
 {
-	uint64_t count = bytes / 4, before = latest_ns(s);
 	unsigned int c;
 
-	if (!s->timing_only)
-		fill_input(s, count);
 	for (c = 0; c < s->n; c++)
 		sim_post(s, c, (struct nnp_hw_queue_cmd){
 			.opcode = NNP_CMD_ALLREDUCE, .len = count,
@@ -212,7 +220,27 @@ static int allreduce(struct sim *s, uint64_t bytes, uint64_t *ns)
 			.value = NNP_COLL_VALUE(NNP_DTYPE_F32, NNP_OP_SUM,
 						SIM_COMM, 0),
 		});
-	if (sim_run(s) || s->errors)
+	return sim_run(s) || s->errors ? -1 : 0;
+}
+
+/*
+ * One in-place float allreduce of @bytes on every chip; its modeled ns.
+ * A barrier first: an allreduce in which every ring of every algorithm
+ * has an element for every chip, so that all chips end it within a few
+ * hops of each other. Chips with no part in a small allreduce end it
+ * early, and rings that start apart contend for ports they would
+ * otherwise take in turn.
+ */
+static int allreduce(struct sim *s, uint64_t bytes, uint64_t *ns)
+{
+	uint64_t count = bytes / 4, before;
+
+	if (run_allreduce(s, BARRIER_ELEMS(s->n)))
+		return -1;
+	before = latest_ns(s);
+	if (!s->timing_only)
+		fill_input(s, count);
+	if (run_allreduce(s, count))
 		return -1;
 	*ns = latest_ns(s) - before;
 	return s->timing_only ? 0 : check_output(s, count);
@@ -227,11 +255,14 @@ static int run(const struct opts *o, unsigned int n, struct report *rep)
 
 	if (topo_shape(&t, o->kind, n, o->rows, o->chassis))
 		return -1;
-	bad = sim_create(&s, n, o->max_bytes, o->timing_only, &o->model) ||
-	      topo_wire(&s, &t) || topo_comm(&s, &t);
+	bad = sim_create(&s, n, o->max_bytes > 4 * BARRIER_ELEMS(n) ?
+			 o->max_bytes : 4 * BARRIER_ELEMS(n),
+			 o->timing_only, &o->model) ||
+	      topo_wire(&s, &t) || topo_comm(&s, &t) ||
+	      topo_set_algo(&s, &t, o->algo);
 	if (bad)
 		fprintf(stderr, "nnp-sim: could not set up %u chips\n", n);
-	report_begin(rep, &t, n);
+	report_begin(rep, &t, n, o->algo);
 	for (bytes = o->min_bytes; !bad; bytes *= o->factor) {
 		uint64_t ns = 0;
 

@@ -32,18 +32,19 @@ void report_open(struct report *r, bool json, const char *plot_dir,
 		       model->cmd_overhead_ns, timing_only ? "true" : "false");
 }
 
-void report_begin(struct report *r, const struct topo *t, unsigned int n)
+void report_begin(struct report *r, const struct topo *t, unsigned int n,
+		  uint32_t algo)
 {
 	r->kind = t->kind;
 	r->rows = 0;
 	if (r->json) {
-		printf("%s\n {\"topo\": \"%s\", \"chips\": %u, \"rows\": %u, \"cols\": %u, \"results\": [",
+		printf("%s\n {\"topo\": \"%s\", \"chips\": %u, \"rows\": %u, \"cols\": %u, \"algo\": \"%s\", \"results\": [",
 		       r->runs ? "," : "", topo_kind_name(t->kind), n, t->rows,
-		       t->cols);
+		       t->cols, topo_algo_name(algo));
 	} else {
-		printf("%s# %s of %u chips (%u x %u)%s; model (0: NNP-T's figure): icl %u MB/s, latency %u ns, hbm %u MB/s, overhead %u ns\n",
+		printf("%s# %s of %u chips (%u x %u), algo %s%s; model (0: NNP-T's figure): icl %u MB/s, latency %u ns, hbm %u MB/s, overhead %u ns\n",
 		       r->runs ? "\n" : "", topo_kind_name(t->kind), n, t->rows,
-		       t->cols, r->timing_only ? ", timing-only" : "",
+		       t->cols, topo_algo_name(algo), r->timing_only ? ", timing-only" : "",
 		       r->model->icl_mbps, r->model->icl_latency_ns,
 		       r->model->hbm_mbps, r->model->cmd_overhead_ns);
 		printf("%12s %14s %12s %12s\n", "bytes", "time_us",

@@ -21,7 +21,8 @@ struct report {
 
 void report_open(struct report *r, bool json, const char *plot_dir,
 		 bool timing_only, const struct nnp_fw_config *model);
-void report_begin(struct report *r, const struct topo *t, unsigned int n);
+void report_begin(struct report *r, const struct topo *t, unsigned int n,
+		  uint32_t algo);
 /* An allreduce of @bytes on @n chips took @ns modeled ns. */
 void report_row(struct report *r, unsigned int n, uint64_t bytes, uint64_t ns);
 void report_end(struct report *r);

@@ -103,7 +103,8 @@ uint16_t sim_admin(struct sim *s, unsigned int i, struct nnp_hw_admin_cmd cmd,
 	if (len > AQ_DATA_MAX)
 		return NNP_STATUS_BUFFER_TOO_SMALL;
 	if (len) {
-		memcpy(win(c, AQ_DATA), data, len);
+		if (data)
+			memcpy(win(c, AQ_DATA), data, len);
 		cmd.addr = AQ_DATA;
 		cmd.len = len;
 	}
@@ -117,6 +118,17 @@ uint16_t sim_admin(struct sim *s, unsigned int i, struct nnp_hw_admin_cmd cmd,
 	if (result)
 		*result = cq[slot].result;
 	return cq[slot].cid == cmd.cid ? cq[slot].status : 0xffff;
+}
+
+uint16_t sim_admin_read(struct sim *s, unsigned int i, uint8_t opcode,
+			void *out, uint32_t len)
+{
+	struct nnp_hw_admin_cmd cmd = { .opcode = opcode };
+	uint16_t st = sim_admin(s, i, cmd, NULL, len, NULL);
+
+	if (!st)
+		memcpy(out, win(&s->chips[i], AQ_DATA), len);
+	return st;
 }
 
 static uint16_t admin_args(struct sim *s, unsigned int i, uint8_t opcode,
@@ -301,19 +313,35 @@ static uint16_t last_status(struct sim *s, unsigned int i)
 	return cq[slot].status;
 }
 
+/* Take the FIFO's head, or with s->jitter a chip at random from it. */
+static struct sim_chip *fifo_pop(struct sim *s)
+{
+	uint32_t prev = NO_CHIP, i = s->head, k;
+	struct sim_chip *c;
+
+	if (s->jitter)
+		for (k = (uint32_t)rand_r(&s->jitter) % 4;
+		     k && s->chips[i].next != NO_CHIP; k--) {
+			prev = i;
+			i = s->chips[i].next;
+		}
+	c = &s->chips[i];
+	if (prev == NO_CHIP)
+		s->head = c->next;
+	else
+		s->chips[prev].next = c->next;
+	if (s->tail == i)
+		s->tail = prev;
+	c->queued = false;
+	return c;
+}
+
 unsigned int sim_run(struct sim *s)
 {
 	unsigned int i, bad = 0;
 
-	while (s->head != NO_CHIP) {
-		struct sim_chip *c = &s->chips[s->head];
-
-		s->head = c->next;
-		if (s->head == NO_CHIP)
-			s->tail = NO_CHIP;
-		c->queued = false;
-		nnp_fw_run_queues(c->fw);
-	}
+	while (s->head != NO_CHIP)
+		nnp_fw_run_queues(fifo_pop(s)->fw);
 	for (i = 0; i < s->n; i++) {
 		uint16_t st = last_status(s, i);
 

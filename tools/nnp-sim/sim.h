@@ -43,6 +43,8 @@ struct sim {
 	uint64_t now_ns;	/* the host clock: still but for booting */
 	uint32_t head, tail;	/* the FIFO; UINT32_MAX: empty */
 	unsigned int errors;	/* guest errors and warnings reported */
+	/* Not 0: the seed of a random order of the kicked chips (tests). */
+	unsigned int jitter;
 };
 
 /*
@@ -61,6 +63,9 @@ int sim_connect(struct sim *s, unsigned int a, unsigned int pa,
  */
 uint16_t sim_admin(struct sim *s, unsigned int i, struct nnp_hw_admin_cmd cmd,
 		   const void *data, uint32_t len, uint32_t *result);
+/* Admin command @opcode on chip @i, its @len bytes of data into @out. */
+uint16_t sim_admin_read(struct sim *s, unsigned int i, uint8_t opcode,
+			void *out, uint32_t len);
 /* Post @cmd on chip @i's queue 0. */
 void sim_post(struct sim *s, unsigned int i, struct nnp_hw_queue_cmd cmd);
 /*

@@ -140,3 +140,57 @@ int topo_comm(struct sim *s, const struct topo *t)
 	free(a);
 	return bad ? -1 : 0;
 }
+
+static const char *const algos[] = {
+	[NNP_FW_ALGO_AUTO] = "auto", [NNP_FW_ALGO_RING] = "ring",
+	[NNP_FW_ALGO_BIDIR] = "bidir", [NNP_FW_ALGO_RINGS] = "rings",
+	[NNP_FW_ALGO_TORUS] = "torus",
+};
+
+int topo_algo_parse(const char *name, uint32_t *algo)
+{
+	uint32_t a;
+
+	for (a = 0; a < NNP_FW_ALGO_COUNT; a++)
+		if (!strcmp(name, algos[a])) {
+			*algo = a;
+			return 0;
+		}
+	return -1;
+}
+
+const char *topo_algo_name(uint32_t algo)
+{
+	return algo < NNP_FW_ALGO_COUNT ? algos[algo] : "?";
+}
+
+int topo_set_algo(struct sim *s, const struct topo *t, uint32_t algo)
+{
+	unsigned int r, c;
+
+	for (r = 0; r < t->rows; r++)
+		for (c = 0; c < t->cols; c++) {
+			struct nnp_fw_topology tp = {
+				.algo = algo,
+				/* Along a row: +x out of port 0, -x into port 1. */
+				.dim[0] = {
+					.n = t->cols, .pos = c, .pairs = 1,
+					.next_port = { 0, 2 },
+					.prev_port = { 1, 3 },
+				},
+			};
+
+			if (t->rows > 1)
+				tp.dim[1] = (struct nnp_fw_ring_dim){
+					.n = t->rows, .pos = r, .pairs = 1,
+					.next_port = { 2 }, .prev_port = { 3 },
+				};
+			else
+				tp.dim[0].pairs = 2;	/* ports 2/3 too */
+			if (s->n > 1 &&
+			    nnp_fw_comm_set_topology(s->chips[at(t, r, c)].fw,
+						     SIM_CTX, SIM_COMM, &tp))
+				return -1;
+		}
+	return 0;
+}

@@ -40,4 +40,13 @@ int topo_wire(struct sim *s, const struct topo *t);
  */
 int topo_comm(struct sim *s, const struct topo *t);
 
+/* Parse an NNP_ALGO name: auto, ring, bidir, rings, torus; -1 if none. */
+int topo_algo_parse(const char *name, uint32_t *algo);
+const char *topo_algo_name(uint32_t algo);
+/*
+ * Give every chip's communicator @t's ring dimensions (a ring's two port
+ * pairs, or a torus's rows and columns) and allreduce algorithm @algo.
+ */
+int topo_set_algo(struct sim *s, const struct topo *t, uint32_t algo);
+
 #endif /* NNP_SIM_TOPO_H */

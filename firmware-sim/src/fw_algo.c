@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Firmware simulator allreduce algorithms that use more than one port
+ * pair: one ring over one pair cannot use a chip's 4 ports.
+ *
+ * The communicator's topology (nnp_fw_comm_set_topology()) describes one
+ * or two ring dimensions, each with one or two port pairs. An allreduce
+ * then splits its buffer into lanes, each lane an allreduce of its part
+ * on rings of its own, all lanes at once:
+ * - BIDIR: dim[0]'s first pair forward and backward, half the data each;
+ * - RINGS: every pair of dim[0], both ways: 2 or 4 lanes;
+ * - TORUS: four lanes, (x forward then y forward), (x back, y back),
+ *   (y forward, x forward), (y back, x back). A lane over (a, b)
+ *   reduce-scatters its part along a, allreduces the segment it holds
+ *   along b, and allgathers along a again. Per chip it sends the bytes a
+ *   ring would, 2(n-1)/n of its part, in 2(R-1) + 2(C-1) steps, not
+ *   2(RC-1), and the four lanes keep all four ports busy.
+ *
+ * A lane runs the single-ring code (nnp_fw_coll_allreduce()) on a struct
+ * coll of its own for each of its rings: each has its own lending count,
+ * so what it lent on its send port is taken back there, and its own
+ * modeled time; a lane's next ring starts when its last one ended. The
+ * lanes are steps of one command: the queue's op parks, on any port, when
+ * every lane waits, unless a wake came while they ran. Each lane and ring
+ * takes a packet label (collective number) of its own.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fw_coll.h"
+
+#define MAX_LANES	4
+/* Labels a lane takes: one per ring pass (reduce-scatter, middle, allgather). */
+#define LANE_SEQS	3
+/* Rings share ports: two lanes' windows of chunks fit one port's room. */
+#define LANE_CHUNK_MAX	(CHUNK_MAX / 2)
+
+struct lane {
+	struct coll ring[2];	/* over dimension a, and b (TORUS) */
+	uint32_t nrings;
+	uint32_t phase;		/* 0 .. 2 with two rings, 0 with one */
+	bool done;
+};
+
+struct nnp_fw_lanes {
+	uint32_t n;
+	struct lane lane[MAX_LANES];
+};
+
+uint32_t nnp_fw_algo_pick(const struct nnp_fw_topology *t, unsigned int opcode,
+			  uint64_t count, uint32_t nranks)
+{
+	bool torus = t->dim[1].n > 1;
+	uint32_t a = t->algo;
+
+	if (opcode != NNP_CMD_ALLREDUCE || nranks < 2 || t->dim[0].n < 2)
+		return NNP_FW_ALGO_RING;
+	/* More lanes cost nothing but a lane that gets less than a chip's share. */
+	if (a == NNP_FW_ALGO_AUTO) {
+		if (torus)
+			a = NNP_FW_ALGO_TORUS;
+		else if (t->dim[0].pairs > 1 && count >= 4ull * nranks)
+			a = NNP_FW_ALGO_RINGS;
+		else if (count >= 2ull * nranks)
+			a = NNP_FW_ALGO_BIDIR;
+		else
+			a = NNP_FW_ALGO_RING;
+	}
+	return a == NNP_FW_ALGO_TORUS && !torus ? NNP_FW_ALGO_RING : a;
+}
+
+uint32_t nnp_fw_algo_seqs(uint32_t algo)
+{
+	return algo == NNP_FW_ALGO_RING ? 1 : MAX_LANES * LANE_SEQS;
+}
+
+static bool dim_ok(const struct nnp_fw *fw, const struct nnp_fw_ring_dim *d)
+{
+	uint32_t k;
+
+	if (!d->n)
+		return true;
+	if (d->pos >= d->n || !d->pairs || d->pairs > 2)
+		return false;
+	for (k = 0; k < d->pairs; k++)
+		if (d->next_port[k] >= fw->cfg.num_ports ||
+		    d->prev_port[k] >= fw->cfg.num_ports)
+			return false;
+	return true;
+}
+
+static uint32_t dim_ports(const struct nnp_fw_ring_dim *d)
+{
+	uint32_t k, mask = 0;
+
+	for (k = 0; d->n && k < d->pairs; k++)
+		mask |= 1u << d->next_port[k] | 1u << d->prev_port[k];
+	return mask;
+}
+
+int nnp_fw_comm_set_topology(struct nnp_fw *fw, uint32_t ctx, uint32_t comm,
+			     const struct nnp_fw_topology *t)
+{
+	const struct nnp_fw_ring_dim *d = t->dim;
+	uint64_t chips = (uint64_t)d[0].n * (d[1].n ? d[1].n : 1);
+	struct nnp_fw_comm *m;
+	int ret = -1;
+
+	if (t->algo >= NNP_FW_ALGO_COUNT || !dim_ok(fw, &d[0]) ||
+	    !dim_ok(fw, &d[1]) || (d[1].n && !d[0].n))
+		return -1;
+	mtx_lock(&fw->lock);
+	m = nnp_fw_comm_of_locked(fw, ctx, comm);
+	if (m && (!d[0].n || chips == m->nranks)) {
+		m->topo = *t;
+		m->ports = dim_ports(&d[0]) | dim_ports(&d[1]);
+		ret = 0;
+	}
+	mtx_unlock(&fw->lock);
+	return ret;
+}
+
+/* Lane @l's ring @r: dimension @dim, port pair @pair, backward if @back. */
+static void ring_setup(struct coll *p, struct lane *l, uint32_t r,
+		       uint32_t dim, uint32_t pair, bool back)
+{
+	const struct nnp_fw_ring_dim *d = &p->topo.dim[dim];
+	struct coll *c = &l->ring[r];
+
+	*c = (struct coll){
+		.fw = p->fw, .nranks = d->n, .epoch = p->epoch,
+		.opcode = p->opcode, .dtype = p->dtype, .op = p->op,
+		.comm = p->comm, .es = p->es, .chunk_max = LANE_CHUNK_MAX,
+		.algo = NNP_FW_ALGO_RING,
+		/* Backward, position p is n - p: the next chip is one more. */
+		.pos = back ? (d->n - d->pos) % d->n : d->pos,
+		.send_port = back ? d->prev_port[pair] : d->next_port[pair],
+		.recv_port = back ? d->next_port[pair] : d->prev_port[pair],
+	};
+	c->link.timeout_ns = p->link.timeout_ns;
+	c->link.comm = p->comm;
+	c->link.t_ns = p->link.t_ns;
+	l->nrings = r + 1;
+}
+
+/* The rings of lane @i of @p's algorithm. */
+static void lane_rings(struct coll *p, uint32_t i, struct lane *l)
+{
+	bool back = i % 2;
+
+	switch (p->algo) {
+	case NNP_FW_ALGO_BIDIR:
+		ring_setup(p, l, 0, 0, 0, back);
+		break;
+	case NNP_FW_ALGO_RINGS:
+		ring_setup(p, l, 0, 0, i / 2, back);
+		break;
+	default:	/* TORUS: lanes 0, 1 rows first, lanes 2, 3 columns */
+		ring_setup(p, l, 0, i / 2, 0, back);
+		ring_setup(p, l, 1, 1 - i / 2, 0, back);
+	}
+}
+
+static uint32_t lanes_of(const struct coll *p)
+{
+	switch (p->algo) {
+	case NNP_FW_ALGO_BIDIR:
+		return 2;
+	case NNP_FW_ALGO_RINGS:
+		return 2 * p->topo.dim[0].pairs;
+	}
+	return 4;
+}
+
+/* Pass @k of lane @i: its ring, label and cursor, with @c's memory. */
+static void pass_setup(struct coll *p, uint32_t i, struct lane *l, uint32_t k)
+{
+	struct coll *c = &l->ring[l->nrings == 2 && k == 1];
+
+	c->seq = nnp_fw_seq(p->seq + i * LANE_SEQS + k, false);
+	c->stage = k == 2;
+	c->s = 0;
+	c->off = c->sent = 0;
+	c->rs_only = l->nrings == 2 && k == 0;
+	/* The division once, by all ranks, on the last reduce-scatter. */
+	c->avg_div = c->rs_only ? 0 : p->avg_div;
+	c->chunk = nnp_fw_coll_chunk(c);
+}
+
+uint16_t nnp_fw_algo_start(struct coll *p)
+{
+	uint32_t i, r, n;
+
+	p->lanes = calloc(1, sizeof(*p->lanes));
+	if (!p->lanes)
+		return NNP_STATUS_NO_RESOURCES;
+	n = p->lanes->n = lanes_of(p);
+	for (i = 0; i < n; i++) {
+		struct lane *l = &p->lanes->lane[i];
+		uint64_t start = (unsigned __int128)p->count * i / n;
+		uint64_t end = (unsigned __int128)p->count * (i + 1) / n;
+
+		lane_rings(p, i, l);
+		for (r = 0; r < l->nrings; r++) {
+			l->ring[r].count = end - start;
+			l->ring[r].dst = p->dst + start * p->es;
+			/* Leftovers of failed collectives on its port go. */
+			nnp_fw_icl_purge(p->fw, l->ring[r].recv_port, p->epoch,
+					 p->seq);
+		}
+		l->ring[0].fold_src = p->fold_src;
+		l->ring[0].src = p->fold_src ? p->src + start * p->es : NULL;
+		pass_setup(p, i, l, 0);
+	}
+	return NNP_STATUS_SUCCESS;
+}
+
+/*
+ * From the end of pass @k of lane @i to the next: the middle pass works
+ * on the segment the first left reduced here, from where the first ended.
+ */
+static void pass_next(struct coll *p, uint32_t i, struct lane *l, uint32_t k)
+{
+	struct coll *a = &l->ring[0], *b = &l->ring[1];
+	uint64_t n;
+
+	if (k == 0) {
+		b->dst = nnp_fw_coll_seg(a, a->dst,
+					 nnp_fw_coll_behind(a, a->nranks - 1), &n);
+		b->count = n;
+		b->link.t_ns = nnp_fw_max_ns(b->link.t_ns, a->link.t_ns);
+	} else {
+		a->link.t_ns = nnp_fw_max_ns(a->link.t_ns, b->link.t_ns);
+	}
+	pass_setup(p, i, l, k + 1);
+}
+
+/* Run lane @i of @p from where it stood: a status, or PARKED. */
+static uint16_t lane_run(struct coll *p, uint32_t i, struct lane *l)
+{
+	uint32_t passes = l->nrings == 2 ? 3 : 1, r;
+	uint16_t st;
+
+	while (l->phase < passes) {
+		st = nnp_fw_coll_allreduce(&l->ring[l->nrings == 2 &&
+						     l->phase == 1]);
+		if (st)
+			return st;
+		if (l->phase + 1 < passes)
+			pass_next(p, i, l, l->phase);
+		l->phase++;
+	}
+	/* Nothing it lent may be read after it ends. */
+	for (r = 0; r < l->nrings; r++) {
+		st = nnp_fw_coll_lent_back(&l->ring[r], l->ring[r].link.lent);
+		if (st)
+			return st;
+	}
+	return NNP_STATUS_SUCCESS;
+}
+
+/* The lanes' modeled times make the command's. */
+static void lanes_clock(struct coll *p)
+{
+	uint32_t i, r;
+
+	for (i = 0; i < p->lanes->n; i++)
+		for (r = 0; r < p->lanes->lane[i].nrings; r++) {
+			const struct nnp_fw_op *o = &p->lanes->lane[i].ring[r].link;
+
+			p->link.t_ns = nnp_fw_max_ns(p->link.t_ns, o->t_ns);
+			p->link.tx_end_ns = nnp_fw_max_ns(p->link.tx_end_ns,
+							  o->tx_end_ns);
+			p->link.hbm_ns += o->hbm_ns;
+		}
+}
+
+uint16_t nnp_fw_algo_step(struct coll *p)
+{
+	struct nnp_fw *fw = p->fw;
+
+	for (;;) {
+		uint64_t deadline = UINT64_MAX;
+		uint32_t wakes, i, left = 0;
+		bool aborted, lost;
+
+		mtx_lock(&fw->lock);
+		wakes = fw->wakes;
+		aborted = p->link.aborted;
+		lost = p->link.link_lost;
+		mtx_unlock(&fw->lock);
+		for (i = 0; i < p->lanes->n; i++) {
+			struct lane *l = &p->lanes->lane[i];
+			uint16_t st;
+			uint32_t r;
+
+			if (l->done)
+				continue;
+			/* What the queue's op learnt, its lanes' waits end on. */
+			mtx_lock(&fw->lock);
+			for (r = 0; r < l->nrings; r++) {
+				l->ring[r].link.aborted = aborted;
+				l->ring[r].link.link_lost = lost;
+				l->ring[r].link.parked = false;
+			}
+			mtx_unlock(&fw->lock);
+			st = lane_run(p, i, l);
+			if (st == NNP_FW_PARKED) {
+				left++;
+				for (r = 0; r < l->nrings; r++)
+					if (l->ring[r].link.parked &&
+					    l->ring[r].link.deadline_ns < deadline)
+						deadline = l->ring[r].link.deadline_ns;
+				continue;
+			}
+			if (st)
+				return st;
+			l->done = true;
+		}
+		if (!left) {
+			lanes_clock(p);
+			return NNP_STATUS_SUCCESS;
+		}
+		mtx_lock(&fw->lock);
+		if (fw->wakes == wakes && !p->link.aborted && !p->link.link_lost) {
+			p->link.parked = true;
+			p->link.ready = false;
+			p->link.wait_port = NNP_FW_ANY_PORT;
+			p->link.deadline_ns = deadline;
+			mtx_unlock(&fw->lock);
+			return NNP_FW_PARKED;
+		}
+		mtx_unlock(&fw->lock);
+	}
+}
+
+void nnp_fw_algo_end(struct coll *p, uint16_t st)
+{
+	uint32_t i, k;
+
+	if (!p->lanes)
+		return;
+	for (i = 0; i < p->lanes->n; i++) {
+		struct lane *l = &p->lanes->lane[i];
+
+		for (k = 0; k < l->nrings; k++)
+			nnp_fw_icl_reclaim(p->fw, &l->ring[k].link,
+					   l->ring[k].send_port);
+		/* Every pass of the next chip's lane stops. */
+		for (k = 0; st && k < (l->nrings == 2 ? 3u : 1u); k++)
+			nnp_fw_icl_send(p->fw, NULL,
+					l->ring[l->nrings == 2 && k == 1].send_port,
+					p->epoch, nnp_fw_seq(p->seq + i * LANE_SEQS + k,
+							     false),
+					true, NULL, 0);
+	}
+	free(p->lanes);
+	p->lanes = NULL;
+}

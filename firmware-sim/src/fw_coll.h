@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A collective's state around one ring (fw_coll.c), shared with the
+ * allreduce algorithms that run several rings at once (fw_algo.c).
+ */
+#ifndef NNP_FW_COLL_H
+#define NNP_FW_COLL_H
+
+#include "fw_internal.h"
+
+/* The largest packet a remote link carries: chunks cross it as copies. */
+#define CHUNK_MAX	NNP_FW_ICL_MAX_PACKET
+/* A ring step is cut into at least this many chunks, to pipeline. */
+#define CHUNKS_PER_STEP	8
+/* Chunks lent ahead of the receives; fits NNP_FW_PORT_RX_BYTES. */
+#define WINDOW		4
+
+struct coll {
+	struct nnp_fw_op link;	/* first: the queue's handle on it */
+	struct nnp_fw *fw;
+	uint32_t nranks;
+	uint32_t pos;		/* this chip's ring position */
+	uint32_t rank;
+	uint32_t send_port, recv_port;
+	uint32_t *order;	/* rank at each position (a copy), or NULL */
+	uint64_t epoch;
+	uint32_t seq;		/* the collective's number */
+	unsigned int opcode, dtype, op;
+	uint32_t root;
+	uint32_t comm;		/* its id, for messages */
+	size_t es;
+	uint64_t count;
+	uint8_t *src, *dst;	/* device memory; src NULL if unused */
+	uint8_t *acc;		/* reduce-scatter's result, or a scratch copy */
+	uint8_t *acc2;		/* reduce-scatter's other partial sums (fold_buf) */
+	uint64_t local;		/* bytes copied within device memory */
+	uint64_t chunk;		/* in elements; the same on every rank */
+	bool fold_src;		/* allreduce reads src in its ring, no copy first */
+	/* Where the next step goes on. */
+	bool started;
+	uint32_t stage;		/* allreduce: 0 reduce-scatter, 1 allgather */
+	uint32_t s;		/* ring step */
+	uint64_t off;		/* received, in elements */
+	uint64_t sent;		/* lent (ring steps), in elements */
+	uint32_t step_lent;	/* link.lent when this ring step began */
+	uint32_t prev_step_lent;	/* and when the one before it began */
+	bool half;		/* broadcast: this chunk's receive is done */
+	/* Allreduce: */
+	bool rs_only;		/* stop after the reduce-scatter stage */
+	uint32_t avg_div;	/* AVG: divide the own segment by this; 0: no */
+	uint64_t chunk_max;	/* bytes; 0: CHUNK_MAX */
+	uint32_t algo;		/* enum nnp_fw_algo, picked at its start */
+	struct nnp_fw_topology topo;	/* its communicator's */
+	struct nnp_fw_lanes *lanes;	/* algo other than RING: its rings */
+};
+
+/* Allreduce around the ring @c names, from its cursor (stage, step). */
+uint16_t nnp_fw_coll_allreduce(struct coll *c);
+/* Segment @k of the allreduce buffer at @base: *@n elements. */
+uint8_t *nnp_fw_coll_seg(const struct coll *c, uint8_t *base, uint32_t k,
+			 uint64_t *n);
+/* The position @back steps before @c's. */
+uint32_t nnp_fw_coll_behind(const struct coll *c, uint32_t back);
+/* Elements per chunk, from the command and the ring alone. */
+uint64_t nnp_fw_coll_chunk(const struct coll *c);
+/* Wait until the first @want chunks @c lent came back. */
+uint16_t nnp_fw_coll_lent_back(struct coll *c, uint32_t want);
+
+/* Allreduce algorithms (fw_algo.c) */
+/* The algorithm of collective @opcode of @count elements on @nranks with @t. */
+uint32_t nnp_fw_algo_pick(const struct nnp_fw_topology *t, unsigned int opcode,
+			  uint64_t count, uint32_t nranks);
+/* Collective numbers (packet labels) an allreduce by @algo takes. */
+uint32_t nnp_fw_algo_seqs(uint32_t algo);
+/* After coll_start: make the rings of @c's algorithm. */
+uint16_t nnp_fw_algo_start(struct coll *c);
+/* One step of all its rings: a status, or NNP_FW_PARKED. */
+uint16_t nnp_fw_algo_step(struct coll *c);
+/* @c ends with @st: take back what its rings lent, pass a failure on. */
+void nnp_fw_algo_end(struct coll *c, uint16_t st);
+
+#endif /* NNP_FW_COLL_H */
