@@ -334,6 +334,12 @@ $(TESTDIR)/host/test_fw_%: tests/host/test_fw_%.c tests/host/fw_harness.c tests/
 	$(CC) $(CFLAGS_COMMON) -Ihw -Ifirmware-sim/include -Ifirmware-sim/src -Itests/host \
 		-o $@ $< tests/host/fw_harness.c $(FW_SRCS) -lcmocka -lm
 
+# Host tests on nnp-sim's chips (its host, wiring and topologies).
+NNP_SIM_HOST_SRCS := tools/nnp-sim/sim.c tools/nnp-sim/topo.c
+$(TESTDIR)/host/test_sim_%: tests/host/test_sim_%.c $(NNP_SIM_HOST_SRCS) $(wildcard tools/nnp-sim/*.h) $(FW_SRCS) $(FW_HDRS) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) -Ihw -Ifirmware-sim/include -Ifirmware-sim/src -Itools/nnp-sim \
+		-o $@ $< $(NNP_SIM_HOST_SRCS) $(FW_SRCS) -lcmocka -lm
 # A use after free between chips, or a read of memory no longer lent,
 # must abort the test, not pass unseen.
 $(TESTDIR)/host/test_fw_lifetime $(TESTDIR)/host/test_fw_lend: CFLAGS_COMMON += -fsanitize=address -fno-omit-frame-pointer

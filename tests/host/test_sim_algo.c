@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The allreduce algorithms of fw_algo.c on chips run by tools/nnp-sim's
+ * host (one thread, no QEMU): each algorithm's results bit for bit
+ * against a reference and its link bytes exact, per port; the modeled
+ * times unchanged when the host runs the chips in a random order;
+ * timing-only chips modeled exactly as those that move the data; the
+ * small-message latency of a torus against a ring's; and
+ * nnp_fw_comm_set_topology()'s checks.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sim.h"
+#include "topo.h"
+
+#define MAX_CHIPS	16
+
+static struct sim sim;
+
+/* @rows x @cols chips (a ring for 1 row), wired, with algorithm @algo. */
+static void fabric_up(unsigned int rows, unsigned int cols, uint32_t algo,
+		      uint64_t bytes, bool timing_only, unsigned int jitter)
+{
+	struct nnp_fw_config model = { 0 };
+	enum topo_kind kind = rows > 1 ? TOPO_TORUS : TOPO_RING;
+	struct topo t;
+
+	assert_int_equal(topo_shape(&t, kind, rows * cols, rows > 1 ? rows : 0,
+				    0), 0);
+	/* Input and output apart: out of place reads its input in the ring. */
+	assert_int_equal(sim_create(&sim, rows * cols, 2 * bytes, timing_only,
+				    &model), 0);
+	sim.jitter = jitter;
+	assert_int_equal(topo_wire(&sim, &t), 0);
+	assert_int_equal(topo_comm(&sim, &t), 0);
+	assert_int_equal(topo_set_algo(&sim, &t, algo), 0);
+}
+
+/* Chip @c's input element @i: small integers, so any order sums exactly. */
+static int32_t input(unsigned int c, uint64_t i)
+{
+	return (int32_t)((i * 7 + c * 13) % 101) - 50;
+}
+
+/*
+ * An i32 SUM (or f32 AVG with @avg) allreduce of @count elements from
+ * offset @src to offset @dst on every chip; the latest modeled end.
+ */
+static uint64_t allreduce(uint64_t count, uint64_t src, uint64_t dst, bool avg)
+{
+	uint64_t end = 0;
+	unsigned int c;
+
+	for (c = 0; c < sim.n && !sim.timing_only; c++) {
+		uint8_t *m = sim.chips[c].mem + src;
+		uint64_t i;
+
+		for (i = 0; i < count; i++)
+			if (avg)
+				((float *)m)[i] = (float)input(c, i);
+			else
+				((int32_t *)m)[i] = input(c, i);
+	}
+	for (c = 0; c < sim.n; c++)
+		sim_post(&sim, c, (struct nnp_hw_queue_cmd){
+			.opcode = NNP_CMD_ALLREDUCE, .len = count,
+			.src_key = sim.chips[c].key, .dst_key = sim.chips[c].key,
+			.src_off = src, .dst_off = dst,
+			.value = NNP_COLL_VALUE(avg ? NNP_DTYPE_F32 : NNP_DTYPE_I32,
+						avg ? NNP_OP_AVG : NNP_OP_SUM,
+						SIM_COMM, 0),
+		});
+	assert_int_equal(sim_run(&sim), 0);
+	assert_int_equal(sim.errors, 0);
+	for (c = 0; c < sim.n; c++) {
+		struct nnp_fw_model m;
+
+		nnp_fw_model_get(sim.chips[c].fw, &m);
+		end = m.now_ns > end ? m.now_ns : end;
+	}
+	return end;
+}
+
+/* Every chip's output is the reference, bit for bit. */
+static void check_output(uint64_t count, uint64_t dst, bool avg)
+{
+	unsigned int c, r;
+	uint64_t i;
+
+	for (c = 0; c < sim.n; c++) {
+		const uint8_t *m = sim.chips[c].mem + dst;
+
+		for (i = 0; i < count; i++) {
+			int32_t sum = 0;
+
+			for (r = 0; r < sim.n; r++)
+				sum += input(r, i);
+			if (avg) {
+				/* One division by n, as the single ring does. */
+				float want = (float)sum / (float)sim.n;
+
+				assert_memory_equal(&((const float *)m)[i], &want, 4);
+			} else {
+				assert_int_equal(((const int32_t *)m)[i], sum);
+			}
+		}
+	}
+}
+
+static void port_tx(unsigned int c, uint64_t tx[SIM_PORTS])
+{
+	struct nnp_hw_port_info info[SIM_PORTS];
+	unsigned int p;
+
+	assert_int_equal(sim_admin_read(&sim, c, NNP_ADMIN_GET_PORTS, info,
+					sizeof(info)), NNP_STATUS_SUCCESS);
+	for (p = 0; p < SIM_PORTS; p++)
+		tx[p] = info[p].tx_bytes;
+}
+
+/*
+ * @algo on @rows x @cols chips, in and out of place: exact results, and
+ * each chip sent @want[p] bytes on port p for an allreduce of @bytes.
+ */
+static void check_algo(unsigned int rows, unsigned int cols, uint32_t algo,
+		       uint64_t bytes, const uint64_t want[SIM_PORTS])
+{
+	uint64_t count = bytes / 4, tx[SIM_PORTS];
+	unsigned int c, p;
+
+	fabric_up(rows, cols, algo, bytes, false, 0);
+	allreduce(count, 0, bytes, false);
+	check_output(count, bytes, false);
+	for (c = 0; c < sim.n; c++) {
+		port_tx(c, tx);
+		for (p = 0; p < SIM_PORTS; p++)
+			assert_int_equal(tx[p], want[p]);
+	}
+	/* In place, and AVG: one division by every rank. */
+	allreduce(count, 0, 0, true);
+	check_output(count, 0, true);
+	for (c = 0; c < sim.n; c++) {
+		port_tx(c, tx);
+		for (p = 0; p < SIM_PORTS; p++)
+			assert_int_equal(tx[p], 2 * want[p]);
+	}
+	sim_destroy(&sim);
+}
+
+/* The single ring: every byte on port 0, 2(n-1)/n of the buffer. */
+static void test_ring_exact(void **state)
+{
+	const uint64_t S = 4u << 20;
+	const uint64_t want[SIM_PORTS] = { 2 * 3 * S / 4 };
+
+	(void)state;
+	check_algo(1, 4, NNP_FW_ALGO_RING, S, want);
+}
+
+/* Both ways round: half the data forward on port 0, half back on 1. */
+static void test_bidir_exact(void **state)
+{
+	const uint64_t S = 4u << 20;
+	const uint64_t want[SIM_PORTS] = { 3 * S / 4, 3 * S / 4 };
+
+	(void)state;
+	check_algo(1, 4, NNP_FW_ALGO_BIDIR, S, want);
+}
+
+/* Both pairs both ways: a quarter of the ring's bytes on each port. */
+static void test_rings_exact(void **state)
+{
+	const uint64_t S = 4u << 20;
+	const uint64_t q = 3 * S / 4 / 2;
+	const uint64_t want[SIM_PORTS] = { q, q, q, q };
+
+	(void)state;
+	check_algo(1, 4, NNP_FW_ALGO_RINGS, S, want);
+}
+
+/*
+ * The torus on R x C: a lane of P = S/4 sends 2(C-1)/C P along a row
+ * when it starts there, 2(C-1)/C P/R when it ends there (its middle
+ * pass on the segment its rows left it), and the same across.
+ */
+static void torus_want(unsigned int R, unsigned int C, uint64_t S,
+		       uint64_t want[SIM_PORTS])
+{
+	uint64_t P = S / 4;
+	uint64_t x = 2 * (C - 1) * P / C + 2 * (C - 1) * (P / R) / C;
+	uint64_t y = 2 * (R - 1) * P / R + 2 * (R - 1) * (P / C) / R;
+
+	want[0] = want[1] = x;
+	want[2] = want[3] = y;
+}
+
+static void test_torus_exact(void **state)
+{
+	const uint64_t S = 3u << 20;	/* a multiple of 4 lanes x 16 x 4 B */
+	uint64_t want[SIM_PORTS];
+
+	(void)state;
+	torus_want(4, 4, S, want);
+	check_algo(4, 4, NNP_FW_ALGO_TORUS, S, want);
+	/* Not square: rows and columns of other lengths. */
+	torus_want(2, 4, S, want);
+	check_algo(2, 4, NNP_FW_ALGO_TORUS, S, want);
+}
+
+/* AUTO picks by topology and size: the bytes per port tell which. */
+static void test_auto_choice(void **state)
+{
+	uint64_t tx[SIM_PORTS];
+
+	(void)state;
+	fabric_up(1, 4, NNP_FW_ALGO_AUTO, 1024, false, 0);
+	allreduce(8, 0, 0, false);	/* 2 a chip: both ways */
+	port_tx(0, tx);
+	assert_int_equal(tx[0] + tx[1], 2 * 3 * 8 * 4 / 4);
+	assert_true(tx[0] && tx[1] && !tx[2] && !tx[3]);
+	allreduce(16, 0, 0, false);	/* 4 a chip: all four rings */
+	port_tx(0, tx);
+	assert_true(tx[2] && tx[3]);
+	allreduce(4, 0, 0, false);	/* 1 a chip: the one ring */
+	check_output(4, 0, false);
+	sim_destroy(&sim);
+}
+
+/*
+ * Each chip's modeled time after @algo on @rows x @cols, the host
+ * running the kicked chips in order (@jitter 0) or at random.
+ */
+static void modeled_times(unsigned int rows, unsigned int cols, uint32_t algo,
+			  unsigned int jitter, bool timing_only,
+			  uint64_t *now, uint64_t tx[SIM_PORTS])
+{
+	const uint64_t S = 2u << 20;
+	unsigned int c;
+
+	fabric_up(rows, cols, algo, S, timing_only, jitter);
+	allreduce(S / 4, 0, S, false);
+	allreduce(S / 64, 0, 0, false);
+	for (c = 0; c < sim.n; c++) {
+		struct nnp_fw_model m;
+
+		nnp_fw_model_get(sim.chips[c].fw, &m);
+		now[c] = m.now_ns;
+	}
+	port_tx(sim.n - 1, tx);
+	sim_destroy(&sim);
+}
+
+/*
+ * The ring, both ways, and a square torus, whose lanes never want one
+ * port at the same modeled time. (On a torus of unequal sides they do,
+ * and which packet goes first follows the host: docs/nnp-sim.md.)
+ */
+static void test_jitter_same_times(void **state)
+{
+	static const uint32_t algos[] = {
+		NNP_FW_ALGO_RING, NNP_FW_ALGO_BIDIR, NNP_FW_ALGO_TORUS,
+	};
+	uint64_t want[MAX_CHIPS], got[MAX_CHIPS], tx[SIM_PORTS], tx2[SIM_PORTS];
+	unsigned int a, seed, rows;
+
+	(void)state;
+	for (a = 0; a < 3; a++) {
+		rows = algos[a] == NNP_FW_ALGO_TORUS ? 4 : 1;
+		modeled_times(rows, 4, algos[a], 0, false, want, tx);
+		for (seed = 1; seed <= 3; seed++) {
+			modeled_times(rows, 4, algos[a], seed, false, got, tx2);
+			assert_memory_equal(got, want, rows * 4 * sizeof(got[0]));
+			assert_memory_equal(tx2, tx, sizeof(tx));
+		}
+	}
+}
+
+/* No bytes moved, the same modeled times and link bytes. */
+static void test_timing_only_same_model(void **state)
+{
+	uint64_t want[MAX_CHIPS], got[MAX_CHIPS], tx[SIM_PORTS], tx2[SIM_PORTS];
+
+	(void)state;
+	modeled_times(2, 4, NNP_FW_ALGO_TORUS, 0, false, want, tx);
+	modeled_times(2, 4, NNP_FW_ALGO_TORUS, 0, true, got, tx2);
+	assert_memory_equal(got, want, 8 * sizeof(got[0]));
+	assert_memory_equal(tx2, tx, sizeof(tx));
+}
+
+/*
+ * A small allreduce is latency: 2(n-1) hops around a ring of n, but
+ * 2(R-1) + 2(C-1) on an R x C torus, O(sqrt(n)). The modeled times of
+ * 16 elements on 4 x 4 chips, less the command overhead, are in the
+ * ratio 30 : 12 within the chunks' wire and memory time.
+ */
+static void test_small_latency(void **state)
+{
+	uint64_t ring, torus, ring64, torus64;
+
+	(void)state;
+	fabric_up(4, 4, NNP_FW_ALGO_RING, 4096, true, 0);
+	ring = allreduce(16, 0, 0, false) - 2000;
+	sim_destroy(&sim);
+	fabric_up(4, 4, NNP_FW_ALGO_TORUS, 4096, true, 0);
+	torus = allreduce(16, 0, 0, false) - 2000;
+	sim_destroy(&sim);
+	/* 1 us a hop (the default latency) plus a few ns of wire each. */
+	assert_in_range(ring, 30000, 30000 + 30 * 10);
+	assert_in_range(torus, 12000, 12000 + 12 * 10);
+	assert_in_range(ring * 100 / torus, 245, 250);
+	/* Four times the chips: the ring's latency 4.2x, the torus's 2.3x. */
+	fabric_up(8, 8, NNP_FW_ALGO_RING, 4096, true, 0);
+	ring64 = allreduce(64, 0, 0, false) - 2000;
+	sim_destroy(&sim);
+	fabric_up(8, 8, NNP_FW_ALGO_TORUS, 4096, true, 0);
+	torus64 = allreduce(64, 0, 0, false) - 2000;
+	sim_destroy(&sim);
+	assert_in_range(ring64 * 100 / ring, 415, 425);	/* 126 / 30 */
+	assert_in_range(torus64 * 100 / torus, 230, 236);	/* 28 / 12 */
+}
+
+static void test_set_topology_checks(void **state)
+{
+	struct nnp_fw_topology t = {
+		.algo = NNP_FW_ALGO_TORUS,
+		.dim = { { .n = 2, .pairs = 1, .next_port = { 0 },
+			   .prev_port = { 1 } },
+			 { .n = 2, .pairs = 1, .next_port = { 2 },
+			   .prev_port = { 3 } } },
+	};
+	struct nnp_fw *fw;
+
+	(void)state;
+	fabric_up(1, 4, NNP_FW_ALGO_RING, 1024, false, 0);
+	fw = sim.chips[0].fw;
+	assert_int_equal(nnp_fw_comm_set_topology(fw, SIM_CTX, SIM_COMM, &t), 0);
+	/* 2 x 3 is not 4 ranks. */
+	t.dim[1].n = 3;
+	assert_int_equal(nnp_fw_comm_set_topology(fw, SIM_CTX, SIM_COMM, &t), -1);
+	t.dim[1].n = 2;
+	t.dim[1].next_port[0] = SIM_PORTS;
+	assert_int_equal(nnp_fw_comm_set_topology(fw, SIM_CTX, SIM_COMM, &t), -1);
+	t.dim[1].next_port[0] = 2;
+	t.dim[0].pos = 2;
+	assert_int_equal(nnp_fw_comm_set_topology(fw, SIM_CTX, SIM_COMM, &t), -1);
+	t.dim[0].pos = 0;
+	t.dim[0].pairs = 3;
+	assert_int_equal(nnp_fw_comm_set_topology(fw, SIM_CTX, SIM_COMM, &t), -1);
+	t.dim[0].pairs = 1;
+	t.algo = NNP_FW_ALGO_COUNT;
+	assert_int_equal(nnp_fw_comm_set_topology(fw, SIM_CTX, SIM_COMM, &t), -1);
+	t.algo = NNP_FW_ALGO_AUTO;
+	assert_int_equal(nnp_fw_comm_set_topology(fw, SIM_CTX, SIM_COMM + 1, &t), -1);
+	assert_int_equal(nnp_fw_comm_set_topology(fw, SIM_CTX + 1, SIM_COMM, &t), -1);
+	sim_destroy(&sim);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ring_exact),
+		cmocka_unit_test(test_bidir_exact),
+		cmocka_unit_test(test_rings_exact),
+		cmocka_unit_test(test_torus_exact),
+		cmocka_unit_test(test_auto_choice),
+		cmocka_unit_test(test_jitter_same_times),
+		cmocka_unit_test(test_timing_only_same_model),
+		cmocka_unit_test(test_small_latency),
+		cmocka_unit_test(test_set_topology_checks),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
