@@ -34,6 +34,12 @@
 #define LANE_SEQS	3
 /* Rings share ports: two lanes' windows of chunks fit one port's room. */
 #define LANE_CHUNK_MAX	(CHUNK_MAX / 2)
+/*
+ * Chunks a lane sends before the next lane's turn: lanes that share a
+ * port take it in the host's order, so none may run far ahead of the
+ * others on the host (see nnp_fw_tx_fit()).
+ */
+#define ROUND_CHUNKS	1
 
 struct lane {
 	struct coll ring[2];	/* over dimension a, and b (TORUS) */
@@ -131,7 +137,7 @@ static void ring_setup(struct coll *p, struct lane *l, uint32_t r,
 		.fw = p->fw, .nranks = d->n, .epoch = p->epoch,
 		.opcode = p->opcode, .dtype = p->dtype, .op = p->op,
 		.comm = p->comm, .es = p->es, .chunk_max = LANE_CHUNK_MAX,
-		.algo = NNP_FW_ALGO_RING,
+		.algo = NNP_FW_ALGO_RING, .rationed = true,
 		/* Backward, position p is n - p: the next chip is one more. */
 		.pos = back ? (d->n - d->pos) % d->n : d->pos,
 		.send_port = back ? d->prev_port[pair] : d->next_port[pair],
@@ -282,7 +288,7 @@ uint16_t nnp_fw_algo_step(struct coll *p)
 	for (;;) {
 		uint64_t deadline = UINT64_MAX;
 		uint32_t wakes, i, left = 0;
-		bool aborted, lost;
+		bool aborted, lost, yielded = false;
 
 		mtx_lock(&fw->lock);
 		wakes = fw->wakes;
@@ -302,9 +308,15 @@ uint16_t nnp_fw_algo_step(struct coll *p)
 				l->ring[r].link.aborted = aborted;
 				l->ring[r].link.link_lost = lost;
 				l->ring[r].link.parked = false;
+				l->ring[r].round_left = ROUND_CHUNKS;
 			}
 			mtx_unlock(&fw->lock);
 			st = lane_run(p, i, l);
+			if (st == COLL_YIELD) {
+				left++;
+				yielded = true;
+				continue;
+			}
 			if (st == NNP_FW_PARKED) {
 				left++;
 				for (r = 0; r < l->nrings; r++)
@@ -321,6 +333,8 @@ uint16_t nnp_fw_algo_step(struct coll *p)
 			lanes_clock(p);
 			return NNP_STATUS_SUCCESS;
 		}
+		if (yielded)
+			continue;
 		mtx_lock(&fw->lock);
 		if (fw->wakes == wakes && !p->link.aborted && !p->link.link_lost) {
 			p->link.parked = true;

@@ -70,6 +70,11 @@ struct step {
 
 static uint16_t send_chunk(struct coll *c, const uint8_t *p, uint64_t n)
 {
+	if (c->rationed) {
+		if (!c->round_left)
+			return COLL_YIELD;
+		c->round_left--;
+	}
 	return nnp_fw_icl_lend(c->fw, &c->link, c->send_port, c->epoch, c->seq,
 			       p, n * c->es);
 }

@@ -52,7 +52,13 @@ struct coll {
 	uint32_t algo;		/* enum nnp_fw_algo, picked at its start */
 	struct nnp_fw_topology topo;	/* its communicator's */
 	struct nnp_fw_lanes *lanes;	/* algo other than RING: its rings */
+	/* A lane's ring: at most @round_left chunks sent, then COLL_YIELD. */
+	bool rationed;
+	uint32_t round_left;
 };
+
+/* Not a status: a rationed ring sent its share of this round. */
+#define COLL_YIELD	(NNP_FW_PARKED - 2)
 
 /* Allreduce around the ring @c names, from its cursor (stage, step). */
 uint16_t nnp_fw_coll_allreduce(struct coll *c);
