@@ -326,6 +326,51 @@ static void test_small_latency(void **state)
 	assert_in_range(torus64 * 100 / torus, 230, 236);	/* 28 / 12 */
 }
 
+/*
+ * A link down: every chip's allreduce ends, LINK_DOWN where a lane uses
+ * the link and ABORTED elsewhere, none waits for ever (the clock stands
+ * still, and the communicator never times out), and ASan-clean lanes
+ * give back what they lent.
+ */
+static void test_link_down_ends_all(void **state)
+{
+	static const uint32_t algos[] = {
+		NNP_FW_ALGO_BIDIR, NNP_FW_ALGO_RINGS, NNP_FW_ALGO_TORUS,
+	};
+	unsigned int a, c, down, aborted;
+
+	(void)state;
+	for (a = 0; a < 3; a++) {
+		unsigned int rows = algos[a] == NNP_FW_ALGO_TORUS ? 2 : 1;
+
+		fabric_up(rows, 4, algos[a], 1u << 20, false, 0);
+		nnp_fw_link_set(sim.chips[1].fw, 0, false);
+		for (c = 0; c < sim.n; c++)
+			sim_post(&sim, c, (struct nnp_hw_queue_cmd){
+				.opcode = NNP_CMD_ALLREDUCE, .len = (1u << 20) / 4,
+				.src_key = sim.chips[c].key,
+				.dst_key = sim.chips[c].key,
+				.value = NNP_COLL_VALUE(NNP_DTYPE_I32, NNP_OP_SUM,
+							SIM_COMM, 0),
+			});
+		assert_int_equal(sim_run(&sim), sim.n);
+		down = aborted = 0;
+		for (c = 0; c < sim.n; c++) {
+			uint16_t st = sim_last_status(&sim, c);
+
+			assert_true(st == NNP_STATUS_LINK_DOWN ||
+				    st == NNP_STATUS_ABORTED);
+			down += st == NNP_STATUS_LINK_DOWN;
+			aborted += st == NNP_STATUS_ABORTED;
+		}
+		/* Chips 1 and 2, at the two ends of the link, see it down. */
+		assert_true(down >= 2);
+		assert_int_equal(down + aborted, sim.n);
+		sim.errors = 0;
+		sim_destroy(&sim);
+	}
+}
+
 static void test_set_topology_checks(void **state)
 {
 	struct nnp_fw_topology t = {
@@ -373,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_jitter_same_times),
 		cmocka_unit_test(test_timing_only_same_model),
 		cmocka_unit_test(test_small_latency),
+		cmocka_unit_test(test_link_down_ends_all),
 		cmocka_unit_test(test_set_topology_checks),
 	};
 

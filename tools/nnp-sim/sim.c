@@ -299,8 +299,7 @@ void sim_post(struct sim *s, unsigned int i, struct nnp_hw_queue_cmd cmd)
 		fifo_push(s, c);
 }
 
-/* The last command posted on chip @i: its status, 0xffff if not done. */
-static uint16_t last_status(struct sim *s, unsigned int i)
+uint16_t sim_last_status(struct sim *s, unsigned int i)
 {
 	struct sim_chip *c = &s->chips[i];
 	uint32_t slot = (c->q_tail + Q_DEPTH - 1) % Q_DEPTH;
@@ -343,7 +342,7 @@ unsigned int sim_run(struct sim *s)
 	while (s->head != NO_CHIP)
 		nnp_fw_run_queues(fifo_pop(s)->fw);
 	for (i = 0; i < s->n; i++) {
-		uint16_t st = last_status(s, i);
+		uint16_t st = sim_last_status(s, i);
 
 		if (st) {
 			if (!bad)

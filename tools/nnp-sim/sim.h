@@ -68,6 +68,8 @@ uint16_t sim_admin_read(struct sim *s, unsigned int i, uint8_t opcode,
 			void *out, uint32_t len);
 /* Post @cmd on chip @i's queue 0. */
 void sim_post(struct sim *s, unsigned int i, struct nnp_hw_queue_cmd cmd);
+/* The last command posted on chip @i: its status, 0xffff if not done. */
+uint16_t sim_last_status(struct sim *s, unsigned int i);
 /*
  * Run every chip's queues until none is kicked any more; returns how
  * many chips' last posted command has not completed, or failed (0: all
