@@ -17,7 +17,8 @@
  * every write has a deadline, so a peer that stalls mid-frame or stops
  * reading loses its connection instead of holding a thread or the lock.
  *
- * On the wire, every frame is a 24-byte little-endian header and a
+ * On the wire (firmware-sim's nnp_icl_frame.h, which encodes and checks
+ * every frame), a frame is a 24-byte little-endian header and a
  * payload. Both ends start with HELLO (chip id and port, the chip and port
  * the sender expects at the far end, whether the sender's end is up, and a
  * random nonce), then AUTH: HMAC-SHA256 under the secret of the sender's
@@ -41,7 +42,6 @@
 #include "crypto/hmac.h"
 #include "crypto/random.h"
 #include "crypto/secret_common.h"
-#include "qemu/bswap.h"
 #include "qemu/cutils.h"
 #include "qemu/error-report.h"
 #include "qemu/event_notifier.h"
@@ -52,53 +52,16 @@
 #include "qapi/error.h"
 
 #include "nnp_fw.h"
+#include "nnp_icl_frame.h"
 #include "nnp_icl_socket.h"
 #include "trace.h"
 
-#define NNP_ICL_MAGIC       0x4c43494eu     /* "NICL" */
-#define NNP_ICL_VERSION     3
-/* The header and the packet's modeled arrival (le64) after it. */
-#define NNP_ICL_VERSION_MODEL 4
-/* HELLO features: the sender takes version 4 DATA and ABORT frames. */
-#define NNP_ICL_FEAT_MODEL  (1u << 0)
 /* A peer that has not authenticated in this long is not one of ours. */
 #define NNP_ICL_HELLO_MS    5000
 /* A peer that does not send or take a whole frame in this long is gone. */
 #define NNP_ICL_FRAME_MS    5000
-#define NNP_ICL_NONCE_LEN   32
-#define NNP_ICL_MAC_LEN     32      /* HMAC-SHA256 */
 /* How often the connecting side tries again. */
 #define NNP_ICL_RETRY_MS    200
-
-enum {
-    NNP_ICL_HELLO = 1,
-    NNP_ICL_DATA = 2,
-    NNP_ICL_ABORT = 3,
-    NNP_ICL_LINK_DOWN = 4,
-    NNP_ICL_LINK_UP = 5,
-    NNP_ICL_AUTH = 6,
-};
-
-typedef struct QEMU_PACKED NnpIclHeader {
-    uint32_t magic;
-    uint8_t version;
-    uint8_t type;
-    uint16_t rsvd0;
-    uint32_t len;           /* payload bytes that follow */
-    uint32_t seq;           /* DATA and ABORT: the packet's sequence */
-    uint64_t epoch;         /* DATA and ABORT: its communicator's epoch */
-} NnpIclHeader;
-
-typedef struct QEMU_PACKED NnpIclHello {
-    uint32_t chip_id;
-    uint16_t port;
-    uint8_t up;             /* the sender's end has not been taken down */
-    uint8_t features;       /* NNP_ICL_FEAT_*; 0 from version 3 ends */
-    uint32_t want_chip;     /* the chip and port the sender links to */
-    uint16_t want_port;
-    uint16_t rsvd1;
-    uint8_t nonce[NNP_ICL_NONCE_LEN];
-} NnpIclHello;
 
 typedef struct NnpIclLink {
     NnpIclSockets *icl;
@@ -201,22 +164,18 @@ static bool write_iov(int fd, struct iovec *iov, unsigned cnt,
 static bool write_frame(int fd, uint8_t type, uint64_t epoch, uint32_t seq,
                         const uint64_t *model, const void *data, size_t len)
 {
-    NnpIclHeader h = {
-        .magic = cpu_to_le32(NNP_ICL_MAGIC),
-        .version = model ? NNP_ICL_VERSION_MODEL : NNP_ICL_VERSION,
-        .type = type,
-        .len = cpu_to_le32(len),
-        .seq = cpu_to_le32(seq),
-        .epoch = cpu_to_le64(epoch),
+    struct nnp_icl_frame f = {
+        .type = type, .len = len, .seq = seq, .epoch = epoch,
+        .model = model ? *model : 0,
     };
-    uint64_t le_model = model ? cpu_to_le64(*model) : 0;
-    struct iovec iov[3] = {
-        { .iov_base = &h, .iov_len = sizeof(h) },
-        { .iov_base = &le_model, .iov_len = model ? sizeof(le_model) : 0 },
+    uint8_t h[NNP_ICL_HDR_BYTES + NNP_ICL_MODEL_BYTES];
+    struct iovec iov[2] = {
+        { .iov_base = h,
+          .iov_len = nnp_icl_header_encode(&f, model != NULL, h) },
         { .iov_base = (void *)data, .iov_len = len },
     };
 
-    return write_iov(fd, iov, len ? 3 : 2,
+    return write_iov(fd, iov, len ? 2 : 1,
                      qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
                      NNP_ICL_FRAME_MS);
 }
@@ -251,40 +210,31 @@ static int read_full(int fd, void *buf, size_t len, int64_t deadline)
 }
 
 /*
- * Read one frame into *@h, *@model (0 in a version 3 frame) and
- * l->rx_buf, whole before @deadline. False if the connection ended or the
- * frame is malformed or late (@bad then says why).
+ * Read one frame into *@h (with the modeled arrival, 0 in a version 3
+ * frame) and l->rx_buf, whole before @deadline. False if the connection
+ * ended or the frame is malformed or late (@bad then says why).
  */
-static bool read_frame(NnpIclLink *l, int fd, NnpIclHeader *h,
-                       uint64_t *model, int64_t deadline, const char **bad)
+static bool read_frame(NnpIclLink *l, int fd, struct nnp_icl_frame *h,
+                       int64_t deadline, const char **bad)
 {
-    int ret = read_full(fd, h, sizeof(*h), deadline);
-    uint64_t le_model = 0;
+    uint8_t raw[NNP_ICL_HDR_BYTES];
+    int ret = read_full(fd, raw, sizeof(raw), deadline);
 
     if (ret) {
         *bad = ret == -ETIMEDOUT ? "no whole frame in time" : NULL;
         return false;
     }
-    h->magic = le32_to_cpu(h->magic);
-    h->len = le32_to_cpu(h->len);
-    h->seq = le32_to_cpu(h->seq);
-    h->epoch = le64_to_cpu(h->epoch);
-    if (h->magic != NNP_ICL_MAGIC || (h->version != NNP_ICL_VERSION &&
-                                      h->version != NNP_ICL_VERSION_MODEL)) {
-        *bad = "not an nnp ICL frame (magic or version)";
+    *bad = nnp_icl_header_decode(raw, h);
+    if (*bad) {
         return false;
     }
-    if (h->version == NNP_ICL_VERSION_MODEL) {
-        ret = read_full(fd, &le_model, sizeof(le_model), deadline);
+    if (nnp_icl_model_bytes(h)) {
+        ret = read_full(fd, raw, NNP_ICL_MODEL_BYTES, deadline);
         if (ret) {
             *bad = ret == -ETIMEDOUT ? "no whole frame in time" : NULL;
             return false;
         }
-    }
-    *model = le64_to_cpu(le_model);
-    if (h->len > NNP_FW_ICL_MAX_PACKET) {
-        *bad = "frame longer than the largest packet";
-        return false;
+        nnp_icl_model_decode(raw, h);
     }
     if (h->len > l->rx_size) {
         l->rx_buf = g_realloc(l->rx_buf, h->len);
@@ -372,12 +322,12 @@ static int link_open(NnpIclLink *l)
  * HMAC(secret, @from's hello, @to's hello). Each end's nonce makes it
  * fresh, and the order makes it useless to reflect.
  */
-static bool hello_mac(NnpIclLink *l, const NnpIclHello *from,
-                      const NnpIclHello *to, uint8_t mac[NNP_ICL_MAC_LEN])
+static bool hello_mac(NnpIclLink *l, const uint8_t *from, const uint8_t *to,
+                      uint8_t mac[NNP_ICL_MAC_LEN])
 {
     struct iovec iov[2] = {
-        { .iov_base = (void *)from, .iov_len = sizeof(*from) },
-        { .iov_base = (void *)to, .iov_len = sizeof(*to) },
+        { .iov_base = (void *)from, .iov_len = NNP_ICL_HELLO_BYTES },
+        { .iov_base = (void *)to, .iov_len = NNP_ICL_HELLO_BYTES },
     };
     /* One use each: some backends cannot reset an HMAC once read. */
     g_autoptr(QCryptoHmac) hmac = qcrypto_hmac_new(QCRYPTO_HASH_ALGO_SHA256,
@@ -411,15 +361,15 @@ static bool hello_read(NnpIclLink *l, int fd, uint8_t type, void *buf,
                        size_t len, int64_t deadline)
 {
     const char *bad = NULL;
-    NnpIclHeader h;
-    uint64_t model;
+    struct nnp_icl_frame h;
 
-    if (!read_frame(l, fd, &h, &model, deadline, &bad)) {
+    if (!read_frame(l, fd, &h, deadline, &bad)) {
         link_log(l, "%s", bad ? bad : "the peer left during the hello");
         return false;
     }
-    if (h.type != type || h.len != len) {
-        link_log(l, "the peer did not follow the hello protocol");
+    bad = nnp_icl_frame_expect(&h, type, len);
+    if (bad) {
+        link_log(l, "%s", bad);
         return false;
     }
     memcpy(buf, l->rx_buf, len);
@@ -435,16 +385,15 @@ static bool link_hello(NnpIclLink *l, int fd)
 {
     int64_t deadline = qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
                        NNP_ICL_HELLO_MS;
-    NnpIclHello mine = {
-        .chip_id = cpu_to_le32(l->icl->chip_id),
-        .port = cpu_to_le16(l->port),
-        .want_chip = cpu_to_le32(l->want_chip),
-        .want_port = cpu_to_le16(l->want_port),
+    struct nnp_icl_hello mine = {
+        .chip_id = l->icl->chip_id,
+        .port = l->port,
+        .want_chip = l->want_chip,
+        .want_port = l->want_port,
         .features = NNP_ICL_FEAT_MODEL,
     }, peer;
+    uint8_t mine_raw[NNP_ICL_HELLO_BYTES], peer_raw[NNP_ICL_HELLO_BYTES];
     uint8_t mac[NNP_ICL_MAC_LEN], peer_mac[NNP_ICL_MAC_LEN];
-    uint32_t peer_chip;
-    unsigned peer_port;
 
     if (qcrypto_random_bytes(mine.nonce, sizeof(mine.nonce), NULL)) {
         return false;
@@ -452,33 +401,33 @@ static bool link_hello(NnpIclLink *l, int fd)
     qemu_mutex_lock(&l->lock);
     mine.up = l->admin_up;
     qemu_mutex_unlock(&l->lock);
+    nnp_icl_hello_encode(&mine, mine_raw);
     /* Not connected yet: no sender writes on @fd, so no tx_lock. */
-    if (!write_frame(fd, NNP_ICL_HELLO, 0, 0, NULL, &mine, sizeof(mine)) ||
-        !hello_read(l, fd, NNP_ICL_HELLO, &peer, sizeof(peer), deadline) ||
-        !hello_mac(l, &mine, &peer, mac) ||
+    if (!write_frame(fd, NNP_ICL_HELLO, 0, 0, NULL, mine_raw,
+                     sizeof(mine_raw)) ||
+        !hello_read(l, fd, NNP_ICL_HELLO, peer_raw, sizeof(peer_raw),
+                    deadline) ||
+        !hello_mac(l, mine_raw, peer_raw, mac) ||
         !write_frame(fd, NNP_ICL_AUTH, 0, 0, NULL, mac, sizeof(mac)) ||
         !hello_read(l, fd, NNP_ICL_AUTH, peer_mac, sizeof(peer_mac),
                     deadline) ||
-        !hello_mac(l, &peer, &mine, mac)) {
+        !hello_mac(l, peer_raw, mine_raw, mac)) {
         return false;
     }
     if (!mac_equal(mac, peer_mac)) {
         link_log(l, "the peer failed authentication (not the job's secret)");
         return false;
     }
-    peer_chip = le32_to_cpu(peer.chip_id);
-    peer_port = le16_to_cpu(peer.port);
-    if (peer_chip != l->want_chip || peer_port != l->want_port ||
-        le32_to_cpu(peer.want_chip) != l->icl->chip_id ||
-        le16_to_cpu(peer.want_port) != l->port) {
+    nnp_icl_hello_decode(peer_raw, &peer);
+    if (!nnp_icl_hello_matches(&peer, l->icl->chip_id, l->port,
+                               l->want_chip, l->want_port)) {
         link_log(l, "the peer is chip %u port %u linking to chip %u port %u, "
-                 "not chip %u port %u linking to us", peer_chip, peer_port,
-                 le32_to_cpu(peer.want_chip), le16_to_cpu(peer.want_port),
-                 l->want_chip, l->want_port);
+                 "not chip %u port %u linking to us", peer.chip_id, peer.port,
+                 peer.want_chip, peer.want_port, l->want_chip, l->want_port);
         return false;
     }
-    if (nnp_fw_link_attach_remote(l->icl->fw, l->port, peer_chip,
-                                  peer_port)) {
+    if (nnp_fw_link_attach_remote(l->icl->fw, l->port, peer.chip_id,
+                                  peer.port)) {
         /* Only the command line can fix this: stop trying. */
         error_report("nnp[chip %u]: port %u is also in the fabric; "
                      "its remote link is off", l->icl->chip_id, l->port);
@@ -538,39 +487,30 @@ static bool link_wait(NnpIclLink *l, int fd)
 static void link_receive(NnpIclLink *l, int fd)
 {
     const char *bad = NULL;
-    NnpIclHeader h;
-    uint64_t model;
+    struct nnp_icl_frame h;
     int ret;
 
     while (link_wait(l, fd) &&
-           read_frame(l, fd, &h, &model,
+           read_frame(l, fd, &h,
                       qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
                       NNP_ICL_FRAME_MS, &bad)) {
-        switch (h.type) {
-        case NNP_ICL_DATA:
-        case NNP_ICL_ABORT:
+        bad = nnp_icl_frame_check_linked(&h);
+        if (bad) {
+            break;
+        }
+        if (h.type == NNP_ICL_DATA || h.type == NNP_ICL_ABORT) {
             /* A port that is down drops it (the firmware counts it). */
             ret = nnp_fw_icl_deliver(l->icl->fw, l->port, h.epoch, h.seq,
-                                     h.type == NNP_ICL_ABORT, model,
+                                     h.type == NNP_ICL_ABORT, h.model,
                                      l->rx_buf, h.len);
             trace_nnp_icl_rx(l->icl->chip_id, l->port, h.epoch, h.seq,
                              h.type == NNP_ICL_ABORT, h.len, ret);
-            break;
-        case NNP_ICL_LINK_DOWN:
-        case NNP_ICL_LINK_UP:
-            if (h.len) {
-                link_log(l, "link state frame with a payload");
-                return;
-            }
-            qemu_mutex_lock(&l->lock);
-            l->admin_up = h.type == NNP_ICL_LINK_UP;
-            link_update_locked(l);
-            qemu_mutex_unlock(&l->lock);
-            break;
-        default:
-            link_log(l, "unexpected frame type");
-            return;
+            continue;
         }
+        qemu_mutex_lock(&l->lock);
+        l->admin_up = h.type == NNP_ICL_LINK_UP;
+        link_update_locked(l);
+        qemu_mutex_unlock(&l->lock);
     }
     if (bad) {
         link_log(l, "%s", bad);

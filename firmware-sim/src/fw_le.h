@@ -61,6 +61,25 @@ static inline uint64_t fw_load_le64(const void *p)
 	return fw_le64(v);
 }
 
+/* Store @v as a little-endian field at @p, whatever its alignment. */
+static inline void fw_store_le16(void *p, uint16_t v)
+{
+	v = fw_le16(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline void fw_store_le32(void *p, uint32_t v)
+{
+	v = fw_le32(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline void fw_store_le64(void *p, uint64_t v)
+{
+	v = fw_le64(v);
+	memcpy(p, &v, sizeof(v));
+}
+
 /* Argument word @i of an admin command, as a host integer. */
 static inline uint32_t fw_admin_arg(const struct nnp_hw_admin_cmd *c,
 				    unsigned int i)
