@@ -299,7 +299,7 @@ $(MNIST_STAMP): scripts/mnist-subset.sh | $(DEPS_STAMP)
 
 # ---- fuzzers (libFuzzer, ASan, UBSan): tests/fuzz/ ---------------------------
 # The device model's inputs (user queue commands, admin commands, ICL
-# packets) and libnnp's ring planner. `make check` runs each for 20 s;
+# packets, ICL socket frames) and libnnp's ring planner. `make check` runs each for 20 s;
 # `make fuzz FUZZ_TIME=SECONDS` for longer. The fuzzing host itself is not
 # instrumented for coverage: only the code under test steers the fuzzer.
 FUZZ := $(BUILD)/fuzz
@@ -308,15 +308,19 @@ FUZZ_CC := clang
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_FW_INC := -Ihw -Ifirmware-sim/include -Ifirmware-sim/src -Itests/fuzz
-FUZZERS := $(FUZZ)/fuzz_queue $(FUZZ)/fuzz_admin $(FUZZ)/fuzz_icl $(FUZZ)/fuzz_ring_plan
+FUZZERS := $(FUZZ)/fuzz_queue $(FUZZ)/fuzz_admin $(FUZZ)/fuzz_icl \
+	$(FUZZ)/fuzz_icl_frame $(FUZZ)/fuzz_ring_plan
 
-$(FUZZ)/fuzz_dev.o: tests/fuzz/fuzz_dev.c tests/fuzz/fuzz_dev.h $(FW_HDRS) | $(DEPS_STAMP)
+# The fuzzing host and the chip the ICL fuzzers share.
+$(FUZZ)/%.o: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(FW_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_FW_INC) -c -o $@ $<
 
+$(FUZZ)/fuzz_icl $(FUZZ)/fuzz_icl_frame: $(FUZZ)/fuzz_icl_chip.o
+
 $(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ)/fuzz_dev.o $(FW_SRCS) $(FW_HDRS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_FW_INC) -o $@ $< \
-		$(FUZZ)/fuzz_dev.o $(FW_SRCS) -lm
+		$(filter %.o,$^) $(FW_SRCS) -lm
 
 $(FUZZ)/fuzz_ring_plan: tests/fuzz/fuzz_ring_plan.c libnnp/src/ring_plan.c libnnp/src/ring_plan.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)

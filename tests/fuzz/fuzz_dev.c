@@ -240,7 +240,7 @@ void fuzz_dev_init(struct fuzz_dev *d, uint16_t ports)
 		.raise_irq = raise_irq, .now_ns = now_ns, .icl_tx = icl_tx,
 	};
 	struct nnp_fw_config cfg = {
-		.chip_id = 1, .mem_size = FUZZ_DEV_SIZE, .num_ports = ports,
+		.chip_id = FUZZ_CHIP_ID, .mem_size = FUZZ_DEV_SIZE, .num_ports = ports,
 		.heartbeat_ms = 100, .coll_timeout_ms = 100,
 	};
 	const char *why = NULL;

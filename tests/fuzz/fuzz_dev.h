@@ -41,6 +41,9 @@
 #define FUZZ_R			1u	/* the device may read */
 #define FUZZ_W			2u	/* the device may write */
 
+/* The chip's id, as its IDENTIFY and its links' hellos give it. */
+#define FUZZ_CHIP_ID		1u
+
 /* The context whose queue the fuzzers feed; others only own memory. */
 #define FUZZ_CTX		1u
 

@@ -102,25 +102,65 @@ def admin_seeds():
     write("admin", "lifecycle", data + b"".join(cmds))
 
 
-def icl_seeds():
-    def command(kind, dtype, op, count, comm_root, src_page, dst_page):
-        return bytes([kind, dtype, op, count & 0xff, count >> 8, comm_root,
-                      src_page, dst_page])
+# fuzz_icl_chip.h: the commands posted first, 8 bytes each.
+def icl_command(kind, dtype, op, count, comm_root, src_page, dst_page):
+    return bytes([kind, dtype, op, count & 0xff, count >> 8, comm_root,
+                  src_page, dst_page])
 
+
+ICL_NOP = icl_command(5, 0, 0, 0, 0, 0, 0)  # a RECV of 0 bytes on comm 1 port 0
+# Rank 0 of 3 (comm 1) receives on port 1: segments of 1024 floats.
+ICL_ALLREDUCE = icl_command(0, 0, 0, 1024, 0, 0, 1) + ICL_NOP * 3
+ICL_SEGMENTS = [1368, 1364, 1364, 1368]
+# Rank 1 of 2 (comm 2) receives on port 0: a RECV of 100 bytes.
+ICL_RECV = icl_command(5, 0, 0, 100, 1, 0, 2) + ICL_NOP * 3
+
+
+def icl_seeds():
     def packet(port, epoch, seq, payload, abort=0):
         return struct.pack("<BBIBH", port, epoch, seq, abort, len(payload)) + payload
 
-    nop = command(5, 0, 0, 0, 0, 0, 0)  # a RECV of 0 bytes on comm 1 port 0
-    # Rank 0 of 3 (comm 1) receives on port 1: segments of 1024 floats.
-    allreduce = command(0, 0, 0, 1024, 0, 0, 1) + nop * 3
-    segs = [1368, 1364, 1364, 1368]
-    write("icl", "allreduce", allreduce + b"".join(
-        packet(1, 0, 0, bytes([i + 1]) * n) for i, n in enumerate(segs)))
-    write("icl", "aborted", allreduce + packet(1, 0, 0, b"", abort=1))
-    # Rank 1 of 2 (comm 2) receives on port 0: a RECV of 100 bytes.
-    recv = command(5, 0, 0, 100, 1, 0, 2) + nop * 3
-    write("icl", "recv", recv + packet(0, 1, 0x80000000, b"\x5a" * 100) +
+    write("icl", "allreduce", ICL_ALLREDUCE + b"".join(
+        packet(1, 0, 0, bytes([i + 1]) * n) for i, n in enumerate(ICL_SEGMENTS)))
+    write("icl", "aborted", ICL_ALLREDUCE + packet(1, 0, 0, b"", abort=1))
+    write("icl", "recv", ICL_RECV + packet(0, 1, 0x80000000, b"\x5a" * 100) +
           packet(0, 2, 0, b"stranger"))
+
+
+def icl_frame_seeds():
+    # firmware-sim/include/nnp_icl_frame.h
+    HELLO, DATA, ABORT, LINK_DOWN, LINK_UP, AUTH = 1, 2, 3, 4, 5, 6
+    EPOCHS = [0x1111, 0x2222, 0xdead]  # fuzz_icl_chip.c
+    PEERS = [(2, 1), (3, 0)]  # the far ends of our ports 0 and 1
+    CHIP = 1  # FUZZ_CHIP_ID
+
+    def frame(kind, payload=b"", epoch=0, seq=0, model=None):
+        version = 3 if model is None else 4
+        return struct.pack("<IBBHIIQ", 0x4c43494e, version, kind, 0, len(payload),
+                           seq, epoch) + \
+            (b"" if model is None else struct.pack("<Q", model)) + payload
+
+    def hello(port, chip=None, up=1):
+        peer_chip, peer_port = PEERS[port]
+        body = struct.pack("<IHBBIHH", peer_chip if chip is None else chip,
+                           peer_port, up, 1, CHIP, port, 0) + bytes(range(32))
+        # On port PORT, the peer's HELLO and an AUTH (not checked here).
+        return bytes([port]) + frame(HELLO, body) + frame(AUTH, b"\xa5" * 32)
+
+    data = b"".join(frame(DATA, bytes([i + 1]) * n, EPOCHS[0], 0,
+                          None if i % 2 else 1000 * i)
+                    for i, n in enumerate(ICL_SEGMENTS))
+    write("icl_frame", "allreduce", ICL_ALLREDUCE + hello(1) + data)
+    write("icl_frame", "link-state", ICL_ALLREDUCE + hello(1) + frame(LINK_DOWN) +
+          frame(LINK_UP) + data[:1400] + frame(ABORT, b"", EPOCHS[0], 0, 5))
+    write("icl_frame", "recv", ICL_RECV + hello(0) +
+          frame(DATA, b"\x5a" * 100, EPOCHS[1], 0x80000000) +
+          frame(DATA, b"stranger", EPOCHS[2]) + frame(7))
+    write("icl_frame", "down-peer", ICL_RECV + hello(0, up=0) +
+          frame(DATA, b"\x5a" * 100, EPOCHS[1]) + frame(LINK_UP) +
+          frame(DATA, b"\x5a" * 100, EPOCHS[1]))
+    write("icl_frame", "wrong-chip", ICL_RECV + hello(0, chip=4) +
+          frame(DATA, b"\x5a" * 100, EPOCHS[1]))
 
 
 def ring_seeds():
@@ -145,4 +185,5 @@ if __name__ == "__main__":
     queue_seeds()
     admin_seeds()
     icl_seeds()
+    icl_frame_seeds()
     ring_seeds()

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libFuzzer target: the bytes a peer QEMU sends on an ICL socket link,
+ * read as qemu-device/nnp_icl_socket.c reads them, with the same frame
+ * codec (nnp_icl_frame.h), into a chip whose collectives and
+ * point-to-point commands wait for its packets.
+ *
+ * The chip is fuzz_icl_chip.h's; the port of the connection is down until
+ * its hello, the other one up with a silent peer. The input
+ * is the commands it posts at once (FUZZ_ICL_CMDS_BYTES), a byte whose
+ * low bit picks the port the connection is on, then the peer's byte
+ * stream: a HELLO, an AUTH, then DATA, ABORT, LINK_DOWN and LINK_UP
+ * frames, each header decoded and checked before its payload is read,
+ * the payload copied to a buffer of its own length as the link's thread
+ * does. The AUTH's MAC is QEMU's HMAC-SHA256, not built here: any 32
+ * bytes pass, so the fuzzer gets past the hello as a peer holding the
+ * secret would. Where the link would drop the connection, the stream
+ * ends; then the port goes down and the queue drains. fuzz_dev checks
+ * every access and, at the end, that nothing outside context 1's key
+ * changed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz_icl_chip.h"
+#include "nnp_icl_frame.h"
+
+static unsigned long long frames, packets, commands;
+
+static void report(void)
+{
+	fprintf(stderr, "fuzz_icl_frame: %llu frames read, %llu packets delivered, %llu commands completed\n",
+		frames, packets, commands);
+}
+
+/* What is left of the peer's bytes. */
+struct stream {
+	const uint8_t *p;
+	size_t left;
+};
+
+/* The next @len bytes, or NULL if the peer sent fewer (it left). */
+static const uint8_t *take(struct stream *s, size_t len)
+{
+	const uint8_t *p = s->p;
+
+	if (len > s->left)
+		return NULL;
+	s->p += len;
+	s->left -= len;
+	return p;
+}
+
+/*
+ * One frame, as the link's read_frame(): false where the link drops the
+ * connection. *@payload is malloc'd to exactly @f->len bytes.
+ */
+static bool read_frame(struct stream *s, struct nnp_icl_frame *f,
+		       uint8_t **payload)
+{
+	const uint8_t *p = take(s, NNP_ICL_HDR_BYTES);
+
+	if (!p || nnp_icl_header_decode(p, f))
+		return false;
+	if (nnp_icl_model_bytes(f)) {
+		p = take(s, NNP_ICL_MODEL_BYTES);
+		if (!p)
+			return false;
+		nnp_icl_model_decode(p, f);
+	}
+	p = take(s, f->len);
+	if (!p)
+		return false;
+	*payload = malloc(f->len ? f->len : 1);
+	if (!*payload)
+		fuzz_fail("no memory for a %u-byte frame", f->len);
+	memcpy(*payload, p, f->len);
+	frames++;
+	return true;
+}
+
+/* The hello: the peer's HELLO and AUTH; true if the link comes up. */
+static bool hello(struct fuzz_dev *d, struct stream *s, unsigned int port)
+{
+	struct nnp_icl_frame f;
+	struct nnp_icl_hello peer;
+	uint8_t *payload = NULL;
+	bool ok;
+
+	if (!read_frame(s, &f, &payload))
+		return false;
+	ok = !nnp_icl_frame_expect(&f, NNP_ICL_HELLO, NNP_ICL_HELLO_BYTES);
+	if (ok)
+		nnp_icl_hello_decode(payload, &peer);
+	free(payload);
+	if (!ok || !read_frame(s, &f, &payload))
+		return false;
+	ok = !nnp_icl_frame_expect(&f, NNP_ICL_AUTH, NNP_ICL_MAC_LEN);
+	free(payload);
+	if (!ok || !nnp_icl_hello_matches(&peer, FUZZ_CHIP_ID, port,
+					  fuzz_icl_peer_chip[port],
+					  fuzz_icl_peer_port[port]))
+		return false;
+	if (nnp_fw_link_attach_remote(d->fw, port, peer.chip_id, peer.port))
+		fuzz_fail("port %u: its peer's hello not attached", port);
+	nnp_fw_link_set(d->fw, port, peer.up);
+	return true;
+}
+
+/* Frames until the stream ends or one would drop the connection. */
+static void receive(struct fuzz_dev *d, struct stream *s, unsigned int port)
+{
+	struct nnp_icl_frame f;
+	uint8_t *payload;
+
+	while (read_frame(s, &f, &payload)) {
+		const char *bad = nnp_icl_frame_check_linked(&f);
+
+		if (!bad && (f.type == NNP_ICL_DATA || f.type == NNP_ICL_ABORT)) {
+			nnp_fw_icl_deliver(d->fw, port, f.epoch, f.seq,
+					   f.type == NNP_ICL_ABORT, f.model,
+					   payload, f.len);
+			packets++;
+			if (!fuzz_queue_run(d))
+				fuzz_queue_reset(d, FUZZ_CTX);
+		} else if (!bad) {
+			nnp_fw_link_set(d->fw, port, f.type == NNP_ICL_LINK_UP);
+		}
+		free(payload);
+		if (bad)
+			return;
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static bool registered;
+	struct stream s;
+	struct fuzz_dev d;
+	unsigned int port;
+	uint32_t key;
+
+	if (!registered)
+		registered = !atexit(report);
+	if (size < FUZZ_ICL_CMDS_BYTES + 1)
+		return 0;
+	port = data[FUZZ_ICL_CMDS_BYTES] & 1;
+	s = (struct stream){
+		.p = data + FUZZ_ICL_CMDS_BYTES + 1,
+		.left = size - FUZZ_ICL_CMDS_BYTES - 1,
+	};
+	fuzz_dev_init(&d, 4);
+	key = fuzz_icl_chip_setup(&d, false);
+	/* The other port's peer is linked and silent: sends there go out. */
+	nnp_fw_link_set(d.fw, !port, true);
+	fuzz_icl_post_commands(&d, data, key);
+	if (hello(&d, &s, port))
+		receive(&d, &s, port);
+	/* The connection is over: the port goes down with it. */
+	nnp_fw_link_set(d.fw, port, false);
+	fuzz_queue_drain(&d);
+	commands += d.commands;
+	fuzz_dev_fini(&d);
+	return 0;
+}
