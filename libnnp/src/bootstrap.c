@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "boot_msg.h"
 #include "bootstrap.h"
 #include "internal.h"
 #include "log.h"
@@ -134,8 +135,8 @@ static nnp_result_t recv_msg(int fd, void *buf, uint32_t len, int64_t deadline)
 	struct nnp_boot_hdr h;
 	nnp_result_t res = xfer(fd, &h, sizeof(h), false, deadline);
 
-	if (res == NNP_SUCCESS && (h.magic != NNP_BOOT_MSG_MAGIC || h.len != len))
-		res = NNP_ERROR_IO;
+	if (res == NNP_SUCCESS)
+		res = nnp_boot_hdr_check(&h, len);
 	return res == NNP_SUCCESS ? xfer(fd, buf, len, false, deadline) : res;
 }
 
@@ -148,28 +149,12 @@ static nnp_result_t recv_msg(int fd, void *buf, uint32_t len, int64_t deadline)
 #define MAX_PENDING	64	/* connections not yet admitted as ranks */
 #define HELLO_MS	5000	/* for a connection to say who it is */
 
-/* What a rank sends, in order; read as bytes, each part checked first. */
-struct conn_in {
-	uint8_t secret[NNP_BOOTSTRAP_SECRET_BYTES];
-	struct nnp_boot_hdr hdr;
-	struct nnp_boot_hello hello;
-};
-
-_Static_assert(sizeof(struct conn_in) == NNP_BOOTSTRAP_SECRET_BYTES +
-	       sizeof(struct nnp_boot_hdr) + sizeof(struct nnp_boot_hello),
-	       "no padding in what is read");
-
 /* A connection whose hello is still coming in. */
 struct conn {
 	int fd;
 	int64_t deadline;
 	size_t got;		/* bytes of in */
-	struct conn_in in;
-};
-
-struct member {
-	int fd;
-	struct nnp_rank_info info;
+	struct nnp_boot_in in;
 };
 
 struct root {
@@ -180,8 +165,7 @@ struct root {
 	int64_t deadline;
 	struct conn pending[MAX_PENDING];
 	unsigned int npending;
-	struct member *m;	/* by rank, once a hello is accepted */
-	uint32_t nranks, joined;
+	struct nnp_boot_roster ranks;
 };
 
 static void answer(int fd, nnp_result_t status, uint64_t epoch, uint32_t missing,
@@ -202,68 +186,23 @@ static void refuse(int fd, nnp_result_t status)
 	close(fd);
 }
 
-/* In constant time, so that the answer's timing does not tell how close. */
-static bool same_secret(const uint8_t *a, const uint8_t *b)
-{
-	uint8_t diff = 0;
-	size_t i;
-
-	for (i = 0; i < NNP_BOOTSTRAP_SECRET_BYTES; i++)
-		diff |= a[i] ^ b[i];
-	return !diff;
-}
-
-/* Can @h join this job? Only an accepted hello fixes the job's size. */
-static nnp_result_t check_hello(const struct root *rt,
-				const struct nnp_boot_hello *h)
-{
-	if (h->nranks < 1 || h->nranks > NNP_BOOTSTRAP_MAX_RANKS ||
-	    h->rank >= h->nranks)
-		return NNP_ERROR_INVALID_ARGUMENT;
-	if (rt->m && (h->nranks != rt->nranks || rt->m[h->rank].fd >= 0))
-		return NNP_ERROR_INVALID_ARGUMENT;
-	return NNP_SUCCESS;
-}
-
 /* Make @c's sender its rank, or answer why not; @c's fd is taken either way. */
 static void admit(struct root *rt, struct conn *c)
 {
 	const struct nnp_boot_hello *h = &c->in.hello;
-	nnp_result_t st = check_hello(rt, h);
-	uint32_t i;
+	const struct nnp_boot_roster *r = &rt->ranks;
+	nnp_result_t st = nnp_boot_admit(&rt->ranks, h, c->fd);
 
-	if (st == NNP_SUCCESS && !rt->m) {
-		rt->m = calloc(h->nranks, sizeof(*rt->m));
-		if (!rt->m)
-			st = NNP_ERROR_OUT_OF_MEMORY;
-		else
-			rt->nranks = h->nranks;
-		for (i = 0; i < rt->nranks; i++)
-			rt->m[i].fd = -1;
-	}
 	if (st != NNP_SUCCESS) {
 		nnp_log(NNP_LOG_WARN, "rendezvous at %s: refused rank %u of %u (job of %u ranks%s)",
-			rt->where, h->rank, h->nranks, rt->nranks,
-			rt->m && h->rank < rt->nranks && rt->m[h->rank].fd >= 0 ?
+			rt->where, h->rank, h->nranks, r->nranks,
+			r->m && h->rank < r->nranks && r->m[h->rank].fd >= 0 ?
 			", rank taken" : "");
 		refuse(c->fd, st);
 		return;
 	}
 	nnp_log(NNP_LOG_TRACE, "rendezvous at %s: rank %u of %u in", rt->where,
 		h->rank, h->nranks);
-	rt->m[h->rank].fd = c->fd;
-	rt->m[h->rank].info = h->info;
-	rt->joined++;
-}
-
-/* Where the part of conn_in that holds byte @got ends. */
-static size_t part_end(size_t got)
-{
-	if (got < offsetof(struct conn_in, hdr))
-		return offsetof(struct conn_in, hdr);
-	if (got < offsetof(struct conn_in, hello))
-		return offsetof(struct conn_in, hello);
-	return sizeof(struct conn_in);
 }
 
 /*
@@ -272,7 +211,7 @@ static size_t part_end(size_t got)
  */
 static bool conn_read(struct root *rt, struct conn *c)
 {
-	size_t end = part_end(c->got);
+	size_t end = nnp_boot_in_part_end(c->got);
 	ssize_t n = recv(c->fd, (uint8_t *)&c->in + c->got, end - c->got, 0);
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
@@ -284,16 +223,13 @@ static bool conn_read(struct root *rt, struct conn *c)
 	c->got += (size_t)n;
 	if (c->got < end)
 		return true;
-	switch (end) {
-	case offsetof(struct conn_in, hdr):
-		if (same_secret(c->in.secret, rt->secret))
-			return true;
-		close(c->fd);	/* a stranger: dropped unheard and unanswered */
+	switch (nnp_boot_in_check(&c->in, c->got, rt->secret)) {
+	case NNP_BOOT_IN_MORE:
+		return true;
+	case NNP_BOOT_IN_STRANGER:
+		close(c->fd);	/* dropped unheard and unanswered */
 		return false;
-	case offsetof(struct conn_in, hello):
-		if (c->in.hdr.magic == NNP_BOOT_MSG_MAGIC &&
-		    c->in.hdr.len == sizeof(c->in.hello))
-			return true;
+	case NNP_BOOT_IN_MALFORMED:
 		refuse(c->fd, NNP_ERROR_INVALID_ARGUMENT);
 		return false;
 	default:
@@ -334,7 +270,7 @@ static void gather(struct root *rt)
 {
 	struct pollfd p[MAX_PENDING + 1];
 
-	while (!rt->m || rt->joined < rt->nranks) {
+	while (!rt->ranks.m || rt->ranks.joined < rt->ranks.nranks) {
 		int64_t now = now_ms(), next = rt->deadline;
 		unsigned int i;
 		int wait;
@@ -367,50 +303,41 @@ static void gather(struct root *rt)
 	}
 }
 
-/* The first rank that never joined (nranks if all did). */
-static uint32_t first_missing(const struct root *rt)
-{
-	uint32_t i;
-
-	for (i = 0; i < rt->nranks && rt->m[i].fd >= 0; i++)
-		;
-	return i;
-}
-
 static void *root_main(void *arg)
 {
 	struct root *rt = arg;
+	struct nnp_boot_roster *r = &rt->ranks;
 	struct nnp_rank_info *table = NULL;
 	uint32_t i, missing = 0;
 
 	gather(rt);
-	if (rt->m)
-		missing = first_missing(rt);
-	if (rt->m && missing < rt->nranks)
+	if (r->m)
+		missing = nnp_boot_first_missing(r);
+	if (r->m && missing < r->nranks)
 		nnp_log(NNP_LOG_WARN, "rendezvous at %s: %u of %u ranks in after %ld s, rank %u never joined",
-			rt->where, rt->joined, rt->nranks, timeout_s(), missing);
-	else if (rt->m)
+			rt->where, r->joined, r->nranks, timeout_s(), missing);
+	else if (r->m)
 		nnp_log(NNP_LOG_INFO, "rendezvous at %s: all %u ranks in, epoch %#llx",
-			rt->where, rt->nranks, (unsigned long long)rt->epoch);
+			rt->where, r->nranks, (unsigned long long)rt->epoch);
 	while (rt->npending)
 		close(rt->pending[--rt->npending].fd);
-	if (rt->m && rt->joined == rt->nranks)
-		table = calloc(rt->nranks, sizeof(*table));
-	for (i = 0; table && i < rt->nranks; i++)
-		table[i] = rt->m[i].info;
+	if (r->m && r->joined == r->nranks)
+		table = calloc(r->nranks, sizeof(*table));
+	for (i = 0; table && i < r->nranks; i++)
+		table[i] = r->m[i].info;
 	/*
 	 * Everyone learns the outcome, even past the deadline: ranks still
 	 * waiting see a timeout.
 	 */
-	for (i = 0; rt->m && i < rt->nranks; i++) {
-		if (rt->m[i].fd < 0)
+	for (i = 0; r->m && i < r->nranks; i++) {
+		if (r->m[i].fd < 0)
 			continue;
-		answer(rt->m[i].fd, table ? NNP_SUCCESS : NNP_ERROR_TIMEOUT, rt->epoch,
-		       missing, table, rt->nranks, now_ms() + ANSWER_MS);
-		close(rt->m[i].fd);
+		answer(r->m[i].fd, table ? NNP_SUCCESS : NNP_ERROR_TIMEOUT, rt->epoch,
+		       missing, table, r->nranks, now_ms() + ANSWER_MS);
+		close(r->m[i].fd);
 	}
 	free(table);
-	free(rt->m);
+	free(r->m);
 	close(rt->listen_fd);
 	free(rt);
 	return NULL;
@@ -610,7 +537,7 @@ nnp_result_t nnp_bootstrap_join(const nnp_unique_id_t *id, int nranks, int rank,
 		close(fd);
 		return join_failed(res, rank, nranks, where, NULL);
 	}
-	res = (nnp_result_t)r.status;
+	res = nnp_boot_reply_status(&r);
 	if (res == NNP_SUCCESS) {
 		*all = calloc((size_t)nranks, sizeof(**all));
 		res = *all ? recv_msg(fd, *all, (uint32_t)nranks * (uint32_t)sizeof(**all),
