@@ -91,5 +91,14 @@ nnp_result_t nnp_boot_hdr_check(const struct nnp_boot_hdr *h, uint32_t len)
 
 nnp_result_t nnp_boot_reply_status(const struct nnp_boot_reply *r)
 {
-	return (nnp_result_t)r->status;
+	switch (r->status) {
+	case NNP_SUCCESS:
+	case NNP_ERROR_INVALID_ARGUMENT:
+	case NNP_ERROR_TIMEOUT:
+	case NNP_ERROR_OUT_OF_MEMORY:
+		return (nnp_result_t)r->status;
+	default:
+		/* Not a root of ours: its word must not become the caller's. */
+		return NNP_ERROR_IO;
+	}
 }

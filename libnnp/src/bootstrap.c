@@ -477,6 +477,9 @@ static nnp_result_t join_failed(nnp_result_t res, int rank, int nranks,
 	if (r && res == NNP_ERROR_TIMEOUT)
 		return nnp_fail(res, "rank %u never joined the rendezvous at %s after %ld s",
 				r->missing, where, timeout_s());
+	if (r && res == NNP_ERROR_IO)
+		return nnp_fail(res, "rank %d: the rendezvous at %s answered status %u, which no root sends",
+				rank, where, r->status);
 	if (r && res == NNP_ERROR_INVALID_ARGUMENT)
 		return nnp_fail(res, "rank %d: the rendezvous at %s refused rank %d of %d (taken already, or not the job's size)",
 				rank, where, rank, nranks);

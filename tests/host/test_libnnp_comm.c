@@ -825,10 +825,11 @@ static int fake_root_main(void *arg)
 
 /*
  * Rank 1 of 2 joining at NNP_COMM_ID, where @answer (then @hold_ms of
- * silence) is all it gets: its result, and in *@ms how long it took.
+ * silence) is all it gets: its result, in *@ms how long it took, and in
+ * @error (if not NULL, 256 bytes) its last error.
  */
 static nnp_result_t join_fake_root(const void *answer, size_t len, int hold_ms,
-				   int64_t *ms)
+				   int64_t *ms, char *error)
 {
 	struct sockaddr_in at = { .sin_family = AF_INET,
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -856,6 +857,8 @@ static nnp_result_t join_fake_root(const void *answer, size_t len, int hold_ms,
 	rank_main(&r);
 	*ms = ms_now() - start;
 	assert_null(r.all);
+	if (error)
+		memcpy(error, r.error, sizeof(r.error));
 	thrd_join(t, NULL);
 	close(f.listen_fd);
 	unsetenv("NNP_COMM_ID");
@@ -865,8 +868,9 @@ static nnp_result_t join_fake_root(const void *answer, size_t len, int hold_ms,
 
 /*
  * What a rank reads from its root is bounded too: random bytes, a reply
- * or table of the wrong length (1 GiB announced), a reply cut short are
- * each NNP_ERROR_IO at once, with nothing allocated for them; a root that
+ * or table of the wrong length (1 GiB announced), a reply cut short, a
+ * status no root sends are each NNP_ERROR_IO at once, with nothing
+ * allocated for them; a root that
  * says nothing is NNP_ERROR_TIMEOUT at NNP_COMM_TIMEOUT_S, plus the 5 s
  * the rank gives the root to tell it the outcome.
  */
@@ -882,6 +886,13 @@ static void test_join_hostile_root(void **state)
 		{ NNP_BOOT_MSG_MAGIC, 1u << 30 },
 	};
 	struct nnp_boot_hdr huge = { NNP_BOOT_MSG_MAGIC, 1u << 30 };
+	struct {
+		struct nnp_boot_hdr h;
+		struct nnp_boot_reply r;
+	} bad_status = { { NNP_BOOT_MSG_MAGIC, sizeof(struct nnp_boot_reply) }, { .epoch = 42 } };
+	static const uint32_t foreign[] = {
+		NNP_ERROR_IO, NNP_ERROR_VERSION, NNP_ERROR_VERSION + 1, 0xb2b2b2b2u,
+	};
 	uint8_t noise[4096];
 	int64_t ms;
 	size_t i;
@@ -890,19 +901,34 @@ static void test_join_hostile_root(void **state)
 	setenv("NNP_COMM_TIMEOUT_S", "2", 1);
 	for (i = 0; i < sizeof(noise); i++)
 		noise[i] = (uint8_t)rand();
-	assert_int_equal(join_fake_root(noise, sizeof(noise), 3000, &ms), NNP_ERROR_IO);
+	assert_int_equal(join_fake_root(noise, sizeof(noise), 3000, &ms, NULL), NNP_ERROR_IO);
 	assert_in_range(ms, 0, 1000);
-	assert_int_equal(join_fake_root(&huge, sizeof(huge), 3000, &ms), NNP_ERROR_IO);
+	assert_int_equal(join_fake_root(&huge, sizeof(huge), 3000, &ms, NULL), NNP_ERROR_IO);
 	assert_in_range(ms, 0, 1000);
-	assert_int_equal(join_fake_root(&ok_then_huge, sizeof(ok_then_huge), 3000, &ms),
+	assert_int_equal(join_fake_root(&ok_then_huge, sizeof(ok_then_huge), 3000, &ms, NULL),
 			 NNP_ERROR_IO);
 	assert_in_range(ms, 0, 1000);
 	/* The header and half the reply, then the root goes away. */
-	assert_int_equal(join_fake_root(&ok_then_huge, sizeof(huge) + 4, 1, &ms),
+	assert_int_equal(join_fake_root(&ok_then_huge, sizeof(huge) + 4, 1, &ms, NULL),
 			 NNP_ERROR_IO);
 	assert_in_range(ms, 0, 1000);
+	/*
+	 * A status no root sends, whatever its value, is NNP_ERROR_IO: never
+	 * a result the caller was not promised (found by fuzz_bootstrap).
+	 */
+	for (i = 0; i < sizeof(foreign) / sizeof(foreign[0]); i++) {
+		char error[256], want[128];
+
+		bad_status.r.status = foreign[i];
+		assert_int_equal(join_fake_root(&bad_status, sizeof(bad_status), 3000,
+						&ms, error), NNP_ERROR_IO);
+		assert_in_range(ms, 0, 1000);
+		snprintf(want, sizeof(want), "answered status %u, which no root sends",
+			 foreign[i]);
+		assert_non_null(strstr(error, want));
+	}
 	/* A rank waits for the root's word 5 s (ANSWER_MS) past its deadline. */
-	assert_int_equal(join_fake_root(NULL, 0, 10000, &ms), NNP_ERROR_TIMEOUT);
+	assert_int_equal(join_fake_root(NULL, 0, 10000, &ms, NULL), NNP_ERROR_TIMEOUT);
 	assert_in_range(ms, 6900, 8500);
 	unsetenv("NNP_COMM_TIMEOUT_S");
 }

@@ -284,7 +284,8 @@ nnp_result_t nnp_get_unique_id(nnp_unique_id_t *id);
  * rank has called it (NNP_ERROR_TIMEOUT after NNP_COMM_TIMEOUT_S seconds,
  * default 60). NNP_ERROR_INVALID_ARGUMENT if the rendezvous refuses the
  * rank (taken already, or another @nranks than the job's), NNP_ERROR_IO
- * if it drops the connection (a secret other than the job's).
+ * if it drops the connection (a secret other than the job's) or answers
+ * what no root sends.
  */
 nnp_result_t nnp_comm_init_rank(nnp_comm_t **comm, int nranks,
 				const nnp_unique_id_t *id, int rank,
