@@ -299,7 +299,8 @@ $(MNIST_STAMP): scripts/mnist-subset.sh | $(DEPS_STAMP)
 
 # ---- fuzzers (libFuzzer, ASan, UBSan): tests/fuzz/ ---------------------------
 # The device model's inputs (user queue commands, admin commands, ICL
-# packets, ICL socket frames) and libnnp's ring planner. `make check` runs each for 20 s;
+# packets, ICL socket frames), libnnp's ring planner and its rendezvous's
+# messages. `make check` runs each for 20 s;
 # `make fuzz FUZZ_TIME=SECONDS` for longer. The fuzzing host itself is not
 # instrumented for coverage: only the code under test steers the fuzzer.
 FUZZ := $(BUILD)/fuzz
@@ -309,7 +310,7 @@ FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_FW_INC := -Ihw -Ifirmware-sim/include -Ifirmware-sim/src -Itests/fuzz
 FUZZERS := $(FUZZ)/fuzz_queue $(FUZZ)/fuzz_admin $(FUZZ)/fuzz_icl \
-	$(FUZZ)/fuzz_icl_frame $(FUZZ)/fuzz_ring_plan
+	$(FUZZ)/fuzz_icl_frame $(FUZZ)/fuzz_ring_plan $(FUZZ)/fuzz_bootstrap
 
 # The fuzzing host and the chip the ICL fuzzers share.
 $(FUZZ)/%.o: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(FW_HDRS) | $(DEPS_STAMP)
@@ -326,6 +327,14 @@ $(FUZZ)/fuzz_ring_plan: tests/fuzz/fuzz_ring_plan.c libnnp/src/ring_plan.c libnn
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Ilibnnp/include -Ilibnnp/src -o $@ \
 		$< libnnp/src/ring_plan.c
+
+# What libnnp reads from a rendezvous root, its ranks and their tables.
+FUZZ_BOOT_SRCS := libnnp/src/boot_msg.c libnnp/src/comm_plan.c \
+	libnnp/src/ring_plan.c libnnp/src/log.c libnnp/src/errors.c
+$(FUZZ)/fuzz_bootstrap: tests/fuzz/fuzz_bootstrap.c $(FUZZ_BOOT_SRCS) $(LIBNNP_HDRS) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Ilibnnp/include -Ilibnnp/src -Ihw -o $@ \
+		$< $(FUZZ_BOOT_SRCS)
 
 fuzz: $(FUZZERS)
 	bash tests/fuzz/run.sh $(FUZZ_TIME)

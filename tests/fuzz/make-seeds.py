@@ -181,9 +181,60 @@ def ring_seeds():
     write("ring_plan", "same-chip", bytes([2]) + rank(5, [(3, 5, 0)]) * 2)
 
 
+def bootstrap_seeds():
+    # libnnp/src/bootstrap.h and fuzz_bootstrap.c
+    magic, secret = 0x6e6e7062, b"fuzz the rendezvous".ljust(64, b"\0")
+    SUCCESS, INVALID, TIMEOUT = 0, 1, 10
+    up = 3  # NNP_LINK_UP | NNP_LINK_TRAINED
+
+    def info(chip, ports):
+        b = struct.pack("<II", chip, len(ports))
+        for state, peer_chip, peer_port in ports:
+            b += struct.pack("<III", state, peer_chip, peer_port)
+        return b.ljust(8 + 16 * 12, b"\0")
+
+    def msg(body):
+        return struct.pack("<II", magic, len(body)) + body
+
+    def ring(n):
+        return [info(10 + c, [(up, 10 + (c + 1) % n, 1), (up, 10 + (c - 1) % n, 0)])
+                for c in range(n)]
+
+    def hello(nranks, rank, what):
+        return secret + msg(struct.pack("<II", nranks, rank) + what)
+
+    def records(chunks):
+        out = b""
+        for conn, data in chunks:
+            while data:
+                out += bytes([conn, min(len(data), 255)]) + data[:255]
+                data = data[255:]
+        return out
+
+    def seed(chunks, n, answer):
+        root = records(chunks)
+        return struct.pack("<H", len(root)) + root + bytes([n - 1]) + answer
+
+    table = ring(3)
+    hellos = [hello(3, r, table[r]) for r in range(3)]
+    # Rank 1 in pieces across connections, a stranger, rank 1 again.
+    chunks = [(0, hellos[0]), (1, hellos[1][:50]), (2, b"\x55" * 64),
+              (1, hellos[1][50:]), (3, hellos[2]), (4, hellos[1])]
+    reply = lambda st, missing=0: msg(struct.pack("<IIQ", st, missing, 0x1234))  # noqa: E731
+    write("bootstrap", "job", seed(chunks, 3, reply(SUCCESS) + msg(b"".join(table))))
+    write("bootstrap", "timeout", seed(chunks[:2], 3, reply(TIMEOUT, 1)))
+    # A job of no ranks, a header of another length, a rank past the job.
+    bad = [(0, hello(0, 0, table[0])), (1, secret + struct.pack("<II", magic, 7)),
+           (2, hello(2, 2, table[0]))]
+    write("bootstrap", "refused", seed(bad, 2, reply(INVALID)))
+    # Two ranks on one chip: no ring.
+    write("bootstrap", "same-chip", seed([], 2, reply(SUCCESS) + msg(table[0] * 2)))
+
+
 if __name__ == "__main__":
     queue_seeds()
     admin_seeds()
     icl_seeds()
     icl_frame_seeds()
     ring_seeds()
+    bootstrap_seeds()

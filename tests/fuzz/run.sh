@@ -11,7 +11,7 @@ out=$root/build/fuzz
 secs=${1:-20}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(queue admin icl icl_frame ring_plan)
+[ ${#targets[@]} -gt 0 ] || targets=(queue admin icl icl_frame ring_plan bootstrap)
 
 tap_plan ${#targets[@]}
 for t in "${targets[@]}"; do
