@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run each fuzzer for SECONDS (default 20) from its checked-in seeds and
 # what earlier runs found (build/fuzz/corpus/<target>); TAP, one test per
-# target: ok if it ran the whole time without a crash. A crash leaves its
+# target: ok if it ran the whole time without a crash, saying what the
+# target ran (its own count) and libFuzzer's final coverage. A crash leaves its
 # input in build/fuzz/crash-<target>-* and the report in the TAP output.
 # Usage: run.sh [SECONDS] [TARGET...]
 set -uo pipefail
@@ -23,8 +24,10 @@ for t in "${targets[@]}"; do
 	status=$?
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 	counts=$(grep -E "^fuzz_$t: " "$log" | tail -n 1 | sed "s/^fuzz_$t: //")
+	# libFuzzer's coverage at the end: edges (cov) and features (ft).
+	cov=$(sed -n 's/^#[0-9]*[[:space:]]*DONE[[:space:]]*\(cov: [0-9]* ft: [0-9]*\).*/\1/p' "$log")
 	if [ "$status" = 0 ]; then
-		tap_ok "fuzz_$t: ${runs:-0} inputs in ${secs} s, ${counts:-no count}, no crash"
+		tap_ok "fuzz_$t: ${runs:-0} inputs in ${secs} s, ${counts:-no count}, ${cov:-no coverage}, no crash"
 	else
 		grep -E '^(fuzz_dev|fuzz_|==[0-9]+==|SUMMARY|artifact_prefix|    #[0-9] )' \
 			"$log" | head -n 40 | sed 's/^/# /'
