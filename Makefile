@@ -331,7 +331,8 @@ $(FUZZ)/fuzz_ring_plan: tests/fuzz/fuzz_ring_plan.c libnnp/src/ring_plan.c libnn
 # What libnnp reads from a rendezvous root, its ranks and their tables.
 FUZZ_BOOT_SRCS := libnnp/src/boot_msg.c libnnp/src/comm_plan.c \
 	libnnp/src/ring_plan.c libnnp/src/log.c libnnp/src/errors.c
-$(FUZZ)/fuzz_bootstrap: tests/fuzz/fuzz_bootstrap.c $(FUZZ_BOOT_SRCS) $(LIBNNP_HDRS) | $(DEPS_STAMP)
+$(FUZZ)/fuzz_bootstrap: tests/fuzz/fuzz_bootstrap.c tests/fuzz/fuzz_stream.h $(FUZZ_BOOT_SRCS) \
+		$(LIBNNP_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Ilibnnp/include -Ilibnnp/src -Ihw -o $@ \
 		$< $(FUZZ_BOOT_SRCS)

@@ -25,6 +25,7 @@
 
 #include "boot_msg.h"
 #include "comm.h"
+#include "fuzz_stream.h"
 
 #define CONNS		8
 #define MAX_TABLE	16
@@ -44,23 +45,6 @@ static void fail(const char *what)
 {
 	fprintf(stderr, "fuzz_bootstrap: %s\n", what);
 	abort();
-}
-
-/* The bytes left of the input. */
-struct stream {
-	const uint8_t *p;
-	size_t left;
-};
-
-static const uint8_t *take(struct stream *s, size_t len)
-{
-	const uint8_t *p = s->p;
-
-	if (len > s->left)
-		return NULL;
-	s->p += len;
-	s->left -= len;
-	return p;
 }
 
 /* The job as the rules make it: its size and the ranks taken, in order. */
@@ -155,7 +139,7 @@ static void conn_feed(struct nnp_boot_roster *r, struct job *j, struct nnp_boot_
 	}
 }
 
-static void root_side(struct stream *s)
+static void root_side(struct fuzz_stream *s)
 {
 	static struct nnp_boot_in in[CONNS];
 	size_t got[CONNS] = { 0 };
@@ -165,11 +149,11 @@ static void root_side(struct stream *s)
 	uint32_t missing;
 
 	memset(&j, 0, sizeof(j));
-	while ((rec = take(s, 2))) {
+	while ((rec = fuzz_take(s, 2))) {
 		size_t n = rec[1] < s->left ? rec[1] : s->left;
 		unsigned int k = rec[0] % CONNS;
 
-		bytes = take(s, n);
+		bytes = fuzz_take(s, n);
 		conn_feed(&r, &j, &in[k], &got[k], k, bytes, n);
 	}
 	if (!r.m)
@@ -189,10 +173,10 @@ static bool documented(nnp_result_t res)
 }
 
 /* A message of exactly @len bytes, as the rank's recv_msg(): copied out. */
-static nnp_result_t recv_msg(struct stream *s, void *buf, uint32_t len)
+static nnp_result_t recv_msg(struct fuzz_stream *s, void *buf, uint32_t len)
 {
 	struct nnp_boot_hdr h;
-	const uint8_t *p = take(s, sizeof(h));
+	const uint8_t *p = fuzz_take(s, sizeof(h));
 	nnp_result_t res;
 
 	if (!p)
@@ -201,16 +185,16 @@ static nnp_result_t recv_msg(struct stream *s, void *buf, uint32_t len)
 	res = nnp_boot_hdr_check(&h, len);
 	if (res != NNP_SUCCESS)
 		return res;
-	p = take(s, len);
+	p = fuzz_take(s, len);
 	if (!p)
 		return NNP_ERROR_IO;
 	memcpy(buf, p, len);
 	return NNP_SUCCESS;
 }
 
-static void rank_side(struct stream *s)
+static void rank_side(struct fuzz_stream *s)
 {
-	const uint8_t *b = take(s, 1);
+	const uint8_t *b = fuzz_take(s, 1);
 	struct nnp_rank_info *all;
 	struct nnp_boot_reply r;
 	struct nnp_ring ring;
@@ -260,8 +244,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct stream s = { data, size }, root;
-	const uint8_t *len = take(&s, 2);
+	struct fuzz_stream s = { data, size }, root;
+	const uint8_t *len = fuzz_take(&s, 2);
 	size_t rlen;
 
 	if (!len)
@@ -269,7 +253,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rlen = (size_t)(len[0] | len[1] << 8);
 	if (rlen > s.left)
 		rlen = s.left;
-	root = (struct stream){ take(&s, rlen), rlen };
+	root = (struct fuzz_stream){ fuzz_take(&s, rlen), rlen };
 	root_side(&root);
 	rank_side(&s);
 	return 0;

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "fuzz_icl_chip.h"
+#include "fuzz_stream.h"
 #include "nnp_icl_frame.h"
 
 static unsigned long long frames, packets, commands;
@@ -34,42 +35,24 @@ static void report(void)
 		frames, packets, commands);
 }
 
-/* What is left of the peer's bytes. */
-struct stream {
-	const uint8_t *p;
-	size_t left;
-};
-
-/* The next @len bytes, or NULL if the peer sent fewer (it left). */
-static const uint8_t *take(struct stream *s, size_t len)
-{
-	const uint8_t *p = s->p;
-
-	if (len > s->left)
-		return NULL;
-	s->p += len;
-	s->left -= len;
-	return p;
-}
-
 /*
  * One frame, as the link's read_frame(): false where the link drops the
  * connection. *@payload is malloc'd to exactly @f->len bytes.
  */
-static bool read_frame(struct stream *s, struct nnp_icl_frame *f,
+static bool read_frame(struct fuzz_stream *s, struct nnp_icl_frame *f,
 		       uint8_t **payload)
 {
-	const uint8_t *p = take(s, NNP_ICL_HDR_BYTES);
+	const uint8_t *p = fuzz_take(s, NNP_ICL_HDR_BYTES);
 
 	if (!p || nnp_icl_header_decode(p, f))
 		return false;
 	if (nnp_icl_model_bytes(f)) {
-		p = take(s, NNP_ICL_MODEL_BYTES);
+		p = fuzz_take(s, NNP_ICL_MODEL_BYTES);
 		if (!p)
 			return false;
 		nnp_icl_model_decode(p, f);
 	}
-	p = take(s, f->len);
+	p = fuzz_take(s, f->len);
 	if (!p)
 		return false;
 	*payload = malloc(f->len ? f->len : 1);
@@ -81,7 +64,7 @@ static bool read_frame(struct stream *s, struct nnp_icl_frame *f,
 }
 
 /* The hello: the peer's HELLO and AUTH; true if the link comes up. */
-static bool hello(struct fuzz_dev *d, struct stream *s, unsigned int port)
+static bool hello(struct fuzz_dev *d, struct fuzz_stream *s, unsigned int port)
 {
 	struct nnp_icl_frame f;
 	struct nnp_icl_hello peer;
@@ -109,7 +92,7 @@ static bool hello(struct fuzz_dev *d, struct stream *s, unsigned int port)
 }
 
 /* Frames until the stream ends or one would drop the connection. */
-static void receive(struct fuzz_dev *d, struct stream *s, unsigned int port)
+static void receive(struct fuzz_dev *d, struct fuzz_stream *s, unsigned int port)
 {
 	struct nnp_icl_frame f;
 	uint8_t *payload;
@@ -138,7 +121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static bool registered;
-	struct stream s;
+	struct fuzz_stream s;
 	struct fuzz_dev d;
 	unsigned int port;
 	uint32_t key;
@@ -148,7 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < FUZZ_ICL_CMDS_BYTES + 1)
 		return 0;
 	port = data[FUZZ_ICL_CMDS_BYTES] & 1;
-	s = (struct stream){
+	s = (struct fuzz_stream){
 		.p = data + FUZZ_ICL_CMDS_BYTES + 1,
 		.left = size - FUZZ_ICL_CMDS_BYTES - 1,
 	};
