@@ -23,13 +23,13 @@ for t in "${targets[@]}"; do
 		"$out/corpus/$t" "$root/tests/fuzz/corpus/$t" >"$log" 2>&1
 	status=$?
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-	counts=$(grep -E "^fuzz_$t: " "$log" | tail -n 1 | sed "s/^fuzz_$t: //")
+	counts=$(grep -aE "^fuzz_$t: " "$log" | tail -n 1 | sed "s/^fuzz_$t: //")
 	# libFuzzer's coverage at the end: edges (cov) and features (ft).
 	cov=$(sed -n 's/^#[0-9]*[[:space:]]*DONE[[:space:]]*\(cov: [0-9]* ft: [0-9]*\).*/\1/p' "$log")
 	if [ "$status" = 0 ]; then
 		tap_ok "fuzz_$t: ${runs:-0} inputs in ${secs} s, ${counts:-no count}, ${cov:-no coverage}, no crash"
 	else
-		grep -E '^(fuzz_dev|fuzz_|==[0-9]+==|SUMMARY|artifact_prefix|    #[0-9] )' \
+		grep -aE '^(fuzz_dev|fuzz_|==[0-9]+==|SUMMARY|artifact_prefix|    #[0-9] )' \
 			"$log" | head -n 40 | sed 's/^/# /'
 		tap_not_ok "fuzz_$t: crashed after ${runs:-?} inputs (log: $log)"
 	fi
