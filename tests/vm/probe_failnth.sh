@@ -9,4 +9,4 @@ if [ "${NNP_VM_KERNEL:-stock}" != debug ]; then
 	echo "1..0 # SKIP needs the debug kernel's fault injection (make check-debug)"
 	exit 0
 fi
-exec "$root/tools/nnp-vm" --chips 2 --mem-size 64M -- probe_failnth_test
+exec "$root/tools/nnp-vm" --chips 2 --mem-size 64M --timeout 5400 -- probe_failnth_test
