@@ -19,6 +19,7 @@
 
 #include "guest_env.h"
 #include "kselftest_harness.h"
+#include "pci_bind.h"
 
 #define GUARD 0xa5
 
@@ -376,28 +377,17 @@ TEST_F(dev, mmap_without_objects_fails_cleanly)
 /* Runs last: it takes the last device away and gives it back. */
 TEST(unbind_with_open_file_gives_enodev)
 {
-	char link[PATH_MAX], node[64], path[128];
+	char addr[64], node[64];
 	struct nnp_device_info in;
 	uint32_t size = sizeof(in);
 	nnp_device_t *dev;
-	const char *addr;
-	ssize_t n;
-	int fd, tries;
 
+	pci_addr_of(GUEST_CHIPS - 1, addr, sizeof(addr));
+	ASSERT_NE(0, addr[0]);
 	ASSERT_EQ(NNP_SUCCESS, nnp_device_open(GUEST_CHIPS - 1, &dev));
 	ASSERT_EQ(NNP_SUCCESS, nnp_device_get_info(dev, &in));
-	snprintf(path, sizeof(path), "/sys/class/accel/%s/device",
-		 strrchr(in.path, '/') + 1);
-	n = readlink(path, link, sizeof(link) - 1);
-	ASSERT_GT(n, 0);
-	link[n] = '\0';
-	addr = strrchr(link, '/') + 1;
 	snprintf(node, sizeof(node), "%s", in.path);
-
-	fd = open("/sys/bus/pci/drivers/nnp/unbind", O_WRONLY);
-	ASSERT_GE(fd, 0);
-	ASSERT_EQ((ssize_t)strlen(addr), write(fd, addr, strlen(addr)));
-	close(fd);
+	ASSERT_EQ(0, unbind(addr));
 
 	/* The open file outlives the device: every call is -ENODEV. */
 	EXPECT_EQ(-ENODEV, query(nnp_device_fd(dev), DRM_NNP_QUERY_DEVICE_INFO,
@@ -406,17 +396,7 @@ TEST(unbind_with_open_file_gives_enodev)
 	EXPECT_NE(0, access(node, F_OK));
 	nnp_device_close(dev);
 
-	fd = open("/sys/bus/pci/drivers/nnp/bind", O_WRONLY);
-	ASSERT_GE(fd, 0);
-	ASSERT_EQ((ssize_t)strlen(addr), write(fd, addr, strlen(addr)));
-	close(fd);
-	for (tries = 0; tries < 50; tries++) {
-		int count = 0;
-
-		if (nnp_device_count(&count) == NNP_SUCCESS && count == GUEST_CHIPS)
-			break;
-		usleep(100 * 1000);
-	}
+	ASSERT_EQ(0, rebind(addr));
 	ASSERT_EQ(NNP_SUCCESS, nnp_device_open(GUEST_CHIPS - 1, &dev));
 	EXPECT_EQ(NNP_SUCCESS, nnp_device_get_info(dev, &in));
 	nnp_device_close(dev);
