@@ -348,7 +348,7 @@ uint16_t nnp_fw_algo_step(struct coll *p)
 	}
 }
 
-void nnp_fw_algo_end(struct coll *p, uint16_t st)
+void nnp_fw_algo_end(struct coll *p, bool tell)
 {
 	uint32_t i, k;
 
@@ -361,7 +361,7 @@ void nnp_fw_algo_end(struct coll *p, uint16_t st)
 			nnp_fw_icl_reclaim(p->fw, &l->ring[k].link,
 					   l->ring[k].send_port);
 		/* Every pass of the next chip's lane stops. */
-		for (k = 0; st && k < (l->nrings == 2 ? 3u : 1u); k++)
+		for (k = 0; tell && k < (l->nrings == 2 ? 3u : 1u); k++)
 			nnp_fw_icl_send(p->fw, NULL,
 					l->ring[l->nrings == 2 && k == 1].send_port,
 					p->epoch, nnp_fw_seq(p->seq + i * LANE_SEQS + k,

@@ -19,10 +19,12 @@
  * allreduce's allgather overwrites the segments its reduce-scatter lent
  * only after all came back, and no collective ends before everything it
  * lent came back.
- * A rank whose part fails tells the next rank, which fails and passes it
- * on, so every waiting rank ends once the first one fails. After a
- * failure the ranks no longer agree on where they are: the communicator is
- * made again, with a new epoch, before it is used again (as NCCL's abort).
+ * A rank whose part fails tells both its neighbours; a chip takes the
+ * abort as the communicator's death (rx_arrive()), ends its command in
+ * flight and passes the abort on, so every rank ends once the first one
+ * fails, whatever it was waiting for. After a failure the ranks no longer
+ * agree on where they are: the communicator is made again, with a new
+ * epoch, before it is used again (as NCCL's abort).
  *
  * A collective is a link command (nnp_fw_op): it parks whenever a packet
  * it needs has not come, or the next chip has no room, and a later step
@@ -367,6 +369,9 @@ static uint16_t coll_begin(struct nnp_fw *fw, uint32_t ctx,
 	m = nnp_fw_comm_of_locked(fw, ctx, comm);
 	if (!m) {
 		st = NNP_STATUS_NOT_FOUND;
+	} else if (m->error) {
+		/* Failed on some rank: it is made again before further use. */
+		st = NNP_STATUS_ABORTED;
 	} else if (c->root >= m->nranks) {
 		st = NNP_STATUS_INVALID_FIELD;
 	} else {
@@ -378,6 +383,7 @@ static uint16_t coll_begin(struct nnp_fw *fw, uint32_t ctx,
 		c->epoch = m->epoch;
 		c->link.timeout_ns = m->timeout_ns;
 		c->link.comm = comm;
+		c->link.ports = nnp_fw_comm_ports(m);
 		c->topo = m->topo;
 		c->algo = nnp_fw_algo_pick(&m->topo, c->opcode, c->count,
 					   m->nranks);
@@ -532,6 +538,7 @@ static const char *coll_name(unsigned int opcode)
 static void coll_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
 {
 	struct coll *c = (struct coll *)op;
+	bool tell;
 
 	if (st && st != NNP_STATUS_ABORTED)
 		nnp_fw_op_failed(fw, st, "%s on comm %u failed: status 0x%x",
@@ -539,14 +546,13 @@ static void coll_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
 	/* The next chip must not read this one's memory any more. */
 	if (c->nranks > 1)
 		nnp_fw_icl_reclaim(fw, op, c->send_port);
+	/* A failure new to the communicator goes on, so the whole ring stops. */
+	tell = c->nranks && nnp_fw_comm_ended(fw, c->comm, c->epoch, st) &&
+	       c->nranks > 1;
 	if (c->algo != NNP_FW_ALGO_RING)
-		nnp_fw_algo_end(c, st);
-	if (c->nranks)
-		nnp_fw_comm_ended(fw, c->comm, c->epoch, st);
-	/* Pass the failure on so that the whole ring stops. */
-	if (st && c->nranks > 1)
-		nnp_fw_icl_send(fw, NULL, c->send_port, c->epoch, c->seq, true,
-				NULL, 0);
+		nnp_fw_algo_end(c, tell);
+	if (tell)
+		nnp_fw_icl_send_aborts(fw, c->link.ports, c->epoch, c->seq);
 	nnp_fw_count_local(fw, c->local);
 	if (c->acc != c->dst)
 		free(c->acc);

@@ -82,7 +82,7 @@ uint32_t nnp_fw_algo_seqs(uint32_t algo);
 uint16_t nnp_fw_algo_start(struct coll *c);
 /* One step of all its rings: a status, or NNP_FW_PARKED. */
 uint16_t nnp_fw_algo_step(struct coll *c);
-/* @c ends with @st: take back what its rings lent, pass a failure on. */
-void nnp_fw_algo_end(struct coll *c, uint16_t st);
+/* @c ends: take back what its rings lent, and @tell them of a failure. */
+void nnp_fw_algo_end(struct coll *c, bool tell);
 
 #endif /* NNP_FW_COLL_H */

@@ -220,16 +220,61 @@ uint16_t nnp_fw_comm_status(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 	return status;
 }
 
-void nnp_fw_comm_ended(struct nnp_fw *fw, uint32_t comm, uint64_t epoch,
+bool nnp_fw_comm_ended(struct nnp_fw *fw, uint32_t comm, uint64_t epoch,
 		       uint16_t status)
 {
 	struct nnp_fw_comm *m = &fw->comms[comm];
+	bool news;
 
+	if (!status)
+		return false;
 	mtx_lock(&fw->lock);
 	/* Not a communicator made since in the same slot. */
-	if (status && m->ctx && m->epoch == epoch && !m->error)
+	news = !m->ctx || m->epoch != epoch || !m->error;
+	if (m->ctx && m->epoch == epoch && !m->error)
 		m->error = status;
 	mtx_unlock(&fw->lock);
+	return news;
+}
+
+uint32_t nnp_fw_comm_ports(const struct nnp_fw_comm *m)
+{
+	return m->nranks > 1 ? 1u << m->send_port | 1u << m->recv_port |
+			       m->ports : 0;
+}
+
+bool nnp_fw_comm_aborted_locked(struct nnp_fw *fw, struct nnp_fw_comm *m)
+{
+	if (m->error)
+		return false;
+	m->error = NNP_STATUS_ABORTED;
+	m->pass_abort = true;
+	atomic_store(&fw->aborts_to_pass, true);
+	abort_commands_locked(fw, m->ctx, (uint32_t)(m - fw->comms));
+	return true;
+}
+
+void nnp_fw_comms_pass_aborts(struct nnp_fw *fw)
+{
+	uint32_t i;
+
+	if (!atomic_exchange(&fw->aborts_to_pass, false))
+		return;
+	for (i = 1; i < NNP_HW_MAX_COMMS; i++) {
+		struct nnp_fw_comm *m = &fw->comms[i];
+		uint32_t ports = 0, seq = 0;
+		uint64_t epoch = 0;
+
+		mtx_lock(&fw->lock);
+		if (m->ctx && m->pass_abort && m->nranks > 1) {
+			ports = nnp_fw_comm_ports(m);
+			epoch = m->epoch;
+			seq = nnp_fw_seq(m->seq, false);
+		}
+		m->pass_abort = false;
+		mtx_unlock(&fw->lock);
+		nnp_fw_icl_send_aborts(fw, ports, epoch, seq);
+	}
 }
 
 void nnp_fw_comms_clear(struct nnp_fw *fw, uint32_t ctx)

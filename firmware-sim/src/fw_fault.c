@@ -167,7 +167,7 @@ void nnp_fw_links_take_down(struct nnp_fw *fw)
 	for (i = 0; i < fw->cfg.num_ports; i++) {
 		if (info[i].state & NNP_PORT_UP) {
 			downed |= 1u << i;
-			nnp_fw_link_drop(fw, i);
+			nnp_fw_link_set(fw, i, false);
 		}
 	}
 	atomic_fetch_or(&fw->faults.downed_ports, downed);

@@ -231,48 +231,62 @@ int nnp_fw_link_attach_remote(struct nnp_fw *fw, unsigned int port,
 	return 0;
 }
 
+static void kick_queues(struct nnp_fw *fw)
+{
+	if (fw->host.kick)
+		fw->host.kick(fw->host.opaque, NNP_FW_KICK_QUEUES);
+}
+
 /*
  * The link commands that use @port lose it, with fw->lock held: those
- * parked on it, and those running for a communicator whose ring runs over
- * it. Each ends LINK_DOWN at its next wait even if the link is up again by
- * then, as when the far chip is reset and boots again at once.
+ * parked on it, and the collectives whose ring or algorithm runs over it
+ * wherever they wait. Each is woken and ends LINK_DOWN at its next wait,
+ * even if the link is up again by then (the far chip may have been reset
+ * and forgotten the communicator); one whose data all came through
+ * completes. True if there was any.
  */
-static void link_lost_locked(struct nnp_fw *fw, uint32_t port)
+static bool link_lost_locked(struct nnp_fw *fw, uint32_t port)
 {
+	bool any = false;
 	uint32_t i;
 
 	for (i = 0; i < NNP_HW_MAX_QUEUES; i++) {
 		struct nnp_fw_op *op = fw->queues[i].op;
-		struct nnp_fw_comm *m;
 
-		if (!op)
-			continue;
-		m = nnp_fw_comm_of_locked(fw, fw->queues[i].ctx, op->comm);
-		if (op->parked && op->wait_port != NNP_FW_ANY_PORT ?
-		    op->wait_port == port :
-		    m && (m->send_port == port || m->recv_port == port ||
-			  (m->ports >> port & 1)))
+		if (op && ((op->parked && op->wait_port == port) ||
+			   (op->ports >> port & 1))) {
 			op->link_lost = true;
+			op->ready = true;
+			any = true;
+		}
 	}
+	return any;
 }
 
-static void port_set(struct nnp_fw *fw, uint32_t port, bool up, bool latch)
+static void port_set(struct nnp_fw *fw, uint32_t port, bool up)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
+	bool was, lost = false;
 
 	mtx_lock(&p->lock);
+	was = p->up;
 	p->up = up && p->tp;
 	mtx_unlock(&p->lock);
-	if (latch) {
+	if (was && !up) {
 		mtx_lock(&fw->lock);
-		link_lost_locked(fw, port);
+		lost = link_lost_locked(fw, port);
 		mtx_unlock(&fw->lock);
 	}
+	if (lost)
+		kick_queues(fw);
 	nnp_fw_icl_wake(fw, port);
 }
 
-static void link_set(struct nnp_fw *fw, unsigned int port, bool up,
-		     bool latch)
+/*
+ * A link going down or up, from the monitor, a peer, a reset or a dead
+ * chip: at both ends of an in-process link.
+ */
+void nnp_fw_link_set(struct nnp_fw *fw, unsigned int port, bool up)
 {
 	struct nnp_fw *peer;
 	uint32_t pp;
@@ -283,29 +297,9 @@ static void link_set(struct nnp_fw *fw, unsigned int port, bool up,
 	peer = fw->ports[port].peer;
 	pp = fw->ports[port].peer_port;
 	mtx_unlock(&fw->ports[port].lock);
-	port_set(fw, port, up, latch);
+	port_set(fw, port, up);
 	if (peer)
-		port_set(peer, pp, up, latch);
-}
-
-/*
- * A link going down from the monitor or a peer: the commands waiting on it
- * see it down when they wake, and one whose data all came through before
- * completes, as on the ranks at the other end of the ring.
- */
-void nnp_fw_link_set(struct nnp_fw *fw, unsigned int port, bool up)
-{
-	link_set(fw, port, up, false);
-}
-
-/*
- * A link lost to a reset or a dead chip: the far chip forgets its
- * communicators, so the commands that use the link end LINK_DOWN even if
- * it trains again before they next wait (link_lost_locked()).
- */
-void nnp_fw_link_drop(struct nnp_fw *fw, unsigned int port)
-{
-	link_set(fw, port, false, true);
+		port_set(peer, pp, up);
 }
 
 static void count(struct nnp_fw *fw, uint64_t *counter, size_t len)
@@ -333,12 +327,6 @@ static bool wake_locked(struct nnp_fw *fw, uint32_t port)
 		}
 	}
 	return any;
-}
-
-static void kick_queues(struct nnp_fw *fw)
-{
-	if (fw->host.kick)
-		fw->host.kick(fw->host.opaque, NNP_FW_KICK_QUEUES);
 }
 
 void nnp_fw_icl_wake(struct nnp_fw *fw, uint32_t port)
@@ -450,12 +438,22 @@ static bool rx_room_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
 	return rx_fits(p, len);
 }
 
+/* The communicator here @pk is the abort of a collective of; else NULL. */
+static struct nnp_fw_comm *abort_for_locked(struct nnp_fw *fw,
+					    const struct nnp_fw_packet *pk)
+{
+	return pk->abort && !(pk->seq & NNP_FW_SEQ_P2P) ?
+	       nnp_fw_comm_by_epoch_locked(fw, pk->epoch) : NULL;
+}
+
 /*
  * A packet arrives on @port of @fw: queued for its receiver (SUCCESS),
  * refused for want of room (NO_RESOURCES), or not for this chip (dropped,
  * INVALID_FIELD). LINK_DOWN if the port is down, or for a @remote packet
  * not remote. A descriptor (@pk->owner) is queued as a copy of @pk in a
  * slot of the port's pool; the caller keeps a copy @pk unless it was queued.
+ * A collective's abort for a communicator here is taken at once (freed):
+ * the communicator is dead, whatever its command in flight waits for.
  */
 static uint16_t rx_arrive(struct nnp_fw *fw, uint32_t port,
 			  struct nnp_fw_packet *pk, bool remote)
@@ -463,6 +461,7 @@ static uint16_t rx_arrive(struct nnp_fw *fw, uint32_t port,
 	struct nnp_fw_port *p = &fw->ports[port];
 	bool lost = nnp_fw_fault_rx(fw, port);	/* an injected fault */
 	uint16_t st = NNP_STATUS_SUCCESS;
+	struct nnp_fw_comm *m = NULL;
 	bool woke = false;
 
 	pk->arrived_ns = fw->host.now_ns(fw->host.opaque);
@@ -470,12 +469,20 @@ static uint16_t rx_arrive(struct nnp_fw *fw, uint32_t port,
 	mtx_lock(&p->lock);
 	if (!p->up || (remote && p->tp != &remote_transport))
 		st = NNP_STATUS_LINK_DOWN;
-	else if (lost || !rx_wanted_locked(fw, port, pk))
-		st = NNP_STATUS_INVALID_FIELD;
-	else if (!rx_room_locked(fw, p, pk->len, pk->arrived_ns) ||
-		 (pk->owner && !p->desc_free))
-		st = NNP_STATUS_NO_RESOURCES;
-	if (!st) {
+	else
+		m = lost ? NULL : abort_for_locked(fw, pk);
+	if (!st && !m) {
+		if (lost || !rx_wanted_locked(fw, port, pk))
+			st = NNP_STATUS_INVALID_FIELD;
+		else if (!rx_room_locked(fw, p, pk->len, pk->arrived_ns) ||
+			 (pk->owner && !p->desc_free))
+			st = NNP_STATUS_NO_RESOURCES;
+	}
+	if (m) {
+		p->rx_packets++;
+		woke = nnp_fw_comm_aborted_locked(fw, m);
+		free(pk);
+	} else if (!st) {
 		if (pk->owner) {
 			struct nnp_fw_packet *slot = p->desc_free;
 
@@ -686,6 +693,16 @@ uint16_t nnp_fw_icl_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 	};
 
 	return send_packet(fw, op, port, &tpl);
+}
+
+void nnp_fw_icl_send_aborts(struct nnp_fw *fw, uint32_t ports, uint64_t epoch,
+			    uint32_t seq)
+{
+	uint32_t port;
+
+	for (port = 0; port < NNP_FW_MAX_PORTS; port++)
+		if (ports >> port & 1)
+			nnp_fw_icl_send(fw, NULL, port, epoch, seq, true, NULL, 0);
 }
 
 uint16_t nnp_fw_icl_lend(struct nnp_fw *fw, struct nnp_fw_op *op,

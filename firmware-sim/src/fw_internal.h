@@ -76,8 +76,9 @@ struct nnp_fw_op {
 	bool parked;		/* waiting; no worker runs it */
 	bool ready;		/* what it waits for may have come */
 	bool aborted;		/* torn down: the next wait ends ABORTED */
-	/* The link it waited on went down: every later wait ends LINK_DOWN. */
+	/* A link it uses went down: every later wait ends LINK_DOWN. */
 	bool link_lost;
+	uint32_t ports;		/* a collective's: the ports it uses, a bit each */
 	uint32_t wait_port;
 	uint64_t deadline_ns;	/* of the current wait (now_ns clock); 0: none */
 	/* Longest one wait may be: its communicator's; UINT64_MAX: never. */
@@ -211,6 +212,7 @@ struct nnp_fw_comm {
 	uint64_t timeout_ns;	/* each wait of its commands; UINT64_MAX: never */
 	uint32_t seq;		/* collectives started; the same on every rank */
 	uint16_t error;		/* the first failure of its commands: COMM_STATUS */
+	bool pass_abort;	/* an abort came: a worker sends it on */
 	/* Allreduce's algorithm and the fabric it may use (fw_algo.c). */
 	struct nnp_fw_topology topo;
 	uint32_t ports;		/* every port topo names: packets are taken there */
@@ -297,6 +299,7 @@ struct nnp_fw {
 	uint32_t wakes;		/* bumped by every nnp_fw_icl_wake() of any port */
 	struct nnp_hw_counters counters;
 	struct nnp_fw_comm comms[NNP_HW_MAX_COMMS];
+	atomic_bool aborts_to_pass;	/* some comm's pass_abort is set */
 
 	struct nnp_fw_port ports[NNP_FW_MAX_PORTS];
 };
@@ -397,6 +400,13 @@ uint16_t nnp_fw_icl_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 			 uint32_t port, uint64_t epoch, uint32_t seq,
 			 bool abort, const void *data, size_t len);
 /*
+ * A failure of communicator @epoch to the chips at each port in @ports:
+ * aborts labelled @seq; a chip that has the communicator takes one as
+ * its death whatever the label (rx_arrive()), and passes it on.
+ */
+void nnp_fw_icl_send_aborts(struct nnp_fw *fw, uint32_t ports, uint64_t epoch,
+			    uint32_t seq);
+/*
  * As nnp_fw_icl_send(), but zero-copy to an in-process peer: the packet
  * names the @len bytes of this chip's device memory at @data, which the
  * receiver reads in place later. Every chunk counts in op->lent, and in
@@ -463,9 +473,23 @@ uint16_t nnp_fw_comm_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 uint16_t nnp_fw_comm_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
 uint16_t nnp_fw_comm_status(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd,
 			    uint32_t *result);
-/* A command of communicator @comm (@epoch) ended with @status. */
-void nnp_fw_comm_ended(struct nnp_fw *fw, uint32_t comm, uint64_t epoch,
+/*
+ * A command of communicator @comm (@epoch) ended with @status: true if
+ * that is a failure the communicator had not had, to be sent on as an
+ * abort (it is gone, or this is its first).
+ */
+bool nnp_fw_comm_ended(struct nnp_fw *fw, uint32_t comm, uint64_t epoch,
 		       uint16_t status);
+/*
+ * An abort of communicator @m came in, with fw->lock held: its command in
+ * flight ends ABORTED and a worker sends the abort on, once. True if a
+ * worker must run for it.
+ */
+bool nnp_fw_comm_aborted_locked(struct nnp_fw *fw, struct nnp_fw_comm *m);
+/* The ports @m's collectives use, a bit each: its ring's and its algorithm's. */
+uint32_t nnp_fw_comm_ports(const struct nnp_fw_comm *m);
+/* Send on the aborts nnp_fw_comm_aborted_locked() took in. */
+void nnp_fw_comms_pass_aborts(struct nnp_fw *fw);
 /* Forget communicators of @ctx (0: all) and what the links hold for them. */
 void nnp_fw_comms_clear(struct nnp_fw *fw, uint32_t ctx);
 /*
@@ -565,8 +589,6 @@ void nnp_fw_faults_reset(struct nnp_fw *fw);
  * (in-process peers), remembering them for nnp_fw_faults_revive().
  */
 void nnp_fw_links_take_down(struct nnp_fw *fw);
-/* No lock held: @port down at both ends, its commands latched LINK_DOWN. */
-void nnp_fw_link_drop(struct nnp_fw *fw, unsigned int port);
 /* Booted after a reset, no lock held: the links taken down come back. */
 void nnp_fw_faults_revive(struct nnp_fw *fw);
 

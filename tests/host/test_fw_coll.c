@@ -992,9 +992,9 @@ static uint32_t comm_status(unsigned int chip, uint16_t *status)
 /*
  * Chips 0 and 1 wait in an allreduce chip 2 never joins, with no timeout:
  * COMM_DESTROY with ABORT on chip 0 ends its command and, passed down the
- * ring, chip 1's, at once. COMM_STATUS says ABORTED on chip 1, nothing on
- * chip 2 (its abort waits for its next collective); the destroyed
- * communicator is NOT_FOUND. Remade, the ring works.
+ * ring, chip 1's, at once. COMM_STATUS says ABORTED on chip 1 and on chip
+ * 2, which had no command to end; the destroyed communicator is NOT_FOUND.
+ * Remade, the ring works.
  */
 static void test_comm_abort(void **state)
 {
@@ -1038,7 +1038,7 @@ static void test_comm_abort(void **state)
 	assert_int_equal(st, NNP_STATUS_NOT_FOUND);
 	assert_int_equal(comm_status(1, &st), NNP_STATUS_ABORTED);
 	assert_int_equal(st, NNP_STATUS_SUCCESS);
-	assert_int_equal(comm_status(2, &st), 0);
+	assert_int_equal(comm_status(2, &st), NNP_STATUS_ABORTED);
 	assert_int_equal(st, NNP_STATUS_SUCCESS);
 
 	for (c = 0; c < 3; c++) {
@@ -1054,6 +1054,56 @@ static void test_comm_abort(void **state)
 	}
 	comm_create(3, 2);
 	allreduce_case(3, NNP_DTYPE_F32, NNP_OP_SUM, 5000, false);
+	ring_down(3);
+}
+
+/*
+ * A failure reaches every rank, whatever it is doing. Chips 0 and 1 of a
+ * ring of 3 wait, with no timeout, in an allreduce chip 2 has not started:
+ * chip 0 for chip 2's data, chip 1 for chip 2 to read what it lent. The
+ * link from chip 1 to chip 2 goes down: chip 1 fails LINK_DOWN, and its
+ * abort, lost on that link, goes back to chip 0 as well, which ends
+ * ABORTED at once. Chip 2, idle, hears of it from chip 0: its
+ * communicator says ABORTED and its next allreduce ends so at once.
+ */
+static void test_failure_reaches_every_rank(void **state)
+{
+	struct nnp_hw_queue_cmd cmd = {
+		.opcode = NNP_CMD_ALLREDUCE, .len = 100000,
+		.value = NNP_COLL_VALUE(NNP_DTYPE_I32, NNP_OP_SUM, COMM, 0),
+	};
+	struct timespec nap = { 0, 200 * 1000000 }, a, b;
+	uint32_t key[3];
+	unsigned int c;
+	uint16_t st;
+	double secs;
+
+	(void)state;
+	comm_timeout_ms = NNP_HW_COMM_TIMEOUT_NEVER;
+	ring_up(3);
+	for (c = 0; c < 3; c++)
+		key[c] = fw_harness_dev_key(chips[c].h, CTX, DATA, 400000,
+					    NNP_KEY_READ | NNP_KEY_WRITE);
+	for (c = 0; c < 2; c++) {
+		cmd.src_key = cmd.dst_key = key[c];
+		run_on(c, c + 1, cmd);
+	}
+	thrd_sleep(&nap, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	nnp_fw_link_set(chips[1].h->fw, 0, false);
+	join(0, 2);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	secs = (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+	print_message("  chip 0 ABORTED %.3f s after the link went down\n", secs);
+	assert_int_equal(chips[1].status, NNP_STATUS_LINK_DOWN);
+	assert_int_equal(chips[0].status, NNP_STATUS_ABORTED);
+	assert_true(secs < 0.5);
+	assert_int_equal(comm_status(2, &st), NNP_STATUS_ABORTED);
+	assert_int_equal(st, NNP_STATUS_SUCCESS);
+	cmd.src_key = cmd.dst_key = key[2];
+	run_on(2, 3, cmd);
+	join(2, 3);
+	assert_int_equal(chips[2].status, NNP_STATUS_ABORTED);
 	ring_down(3);
 }
 
@@ -1171,6 +1221,7 @@ int main(void)
 		cmocka_unit_test(test_late_rank_is_not_dead),
 		cmocka_unit_test(test_short_comm_timeout_fires),
 		cmocka_unit_test(test_comm_abort),
+		cmocka_unit_test(test_failure_reaches_every_rank),
 		cmocka_unit_test(test_port_info),
 	};
 
