@@ -148,6 +148,11 @@ static nnp_result_t recv_msg(int fd, void *buf, uint32_t len, int64_t deadline)
  */
 #define MAX_PENDING	64	/* connections not yet admitted as ranks */
 #define HELLO_MS	5000	/* for a connection to say who it is */
+/*
+ * Past the job's deadline, for the hellos already under way: a rank that
+ * connected just before it hears the timeout, not a closed connection.
+ */
+#define LATE_HELLO_MS	1000
 
 /* A connection whose hello is still coming in. */
 struct conn {
@@ -261,29 +266,38 @@ static void take_conn(struct root *rt)
 	}
 	rt->pending[rt->npending++] = (struct conn){
 		.fd = fd,
-		.deadline = deadline < rt->deadline ? deadline : rt->deadline,
+		.deadline = deadline < rt->deadline + LATE_HELLO_MS ? deadline :
+			    rt->deadline + LATE_HELLO_MS,
 	};
 }
 
-/* Serve hellos until every rank is in or the job's deadline passes. */
+/*
+ * Serve hellos until every rank is in, or the job's deadline passes and
+ * the hellos under way then are in or given up.
+ */
 static void gather(struct root *rt)
 {
 	struct pollfd p[MAX_PENDING + 1];
 
 	while (!rt->ranks.m || rt->ranks.joined < rt->ranks.nranks) {
 		int64_t now = now_ms(), next = rt->deadline;
+		bool late = now >= rt->deadline;
 		unsigned int i;
 		int wait;
 
-		if (now >= rt->deadline)
+		if (late && !rt->npending)
 			return;
-		p[0] = (struct pollfd){ .fd = rt->listen_fd, .events = POLLIN };
+		if (late)
+			next = rt->deadline + LATE_HELLO_MS;
+		/* No new connection once the deadline is past. */
+		p[0] = (struct pollfd){ .fd = rt->listen_fd,
+					.events = late ? 0 : POLLIN };
 		for (i = 0; i < rt->npending; i++) {
 			p[i + 1] = (struct pollfd){ .fd = rt->pending[i].fd, .events = POLLIN };
 			if (rt->pending[i].deadline < next)
 				next = rt->pending[i].deadline;
 		}
-		wait = next - now > 1000 ? 1000 : (int)(next - now);
+		wait = next - now > 1000 ? 1000 : next > now ? (int)(next - now) : 0;
 		if (poll(p, rt->npending + 1, wait) < 0 && errno != EINTR)
 			return;
 		now = now_ms();
@@ -544,7 +558,7 @@ nnp_result_t nnp_bootstrap_join(const nnp_unique_id_t *id, int nranks, int rank,
 	if (res == NNP_SUCCESS) {
 		*all = calloc((size_t)nranks, sizeof(**all));
 		res = *all ? recv_msg(fd, *all, (uint32_t)nranks * (uint32_t)sizeof(**all),
-				      deadline) : NNP_ERROR_OUT_OF_MEMORY;
+				      deadline + ANSWER_MS) : NNP_ERROR_OUT_OF_MEMORY;
 		if (res != NNP_SUCCESS) {
 			free(*all);
 			*all = NULL;

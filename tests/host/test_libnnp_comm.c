@@ -24,6 +24,7 @@
 
 #include <cmocka.h>
 
+#include "boot_msg.h"
 #include "bootstrap.h"
 #include "comm.h"
 #include "ring_plan.h"
@@ -792,6 +793,59 @@ static void test_rendezvous_truncated_and_random(void **state)
 	unsetenv("NNP_COMM_TIMEOUT_S");
 }
 
+/*
+ * Rank 1 of 2 connects well before the job's 2 s deadline but finishes its
+ * hello 400 ms after it: the root reads the hello under way, so the job
+ * completes and the rank hears so, rather than a closed connection.
+ */
+static void test_rendezvous_hello_at_deadline(void **state)
+{
+	const int first[1] = { 0 };
+	const size_t cut = sizeof(struct nnp_boot_in) / 2;
+	struct {
+		struct nnp_boot_hdr h;
+		struct nnp_boot_reply r;
+	} reply;
+	struct timeval tv = { .tv_sec = 5 };
+	struct nnp_boot_in in = { 0 };
+	struct rank_thread rt[1];
+	struct nnp_job_id j;
+	nnp_unique_id_t id;
+	int64_t start;
+	int fd;
+
+	(void)state;
+	unsetenv("NNP_COMM_ID");
+	setenv("NNP_COMM_TIMEOUT_S", "2", 1);
+	assert_int_equal(nnp_bootstrap_new_id(&id), NNP_SUCCESS);
+	memcpy(&j, id.internal, sizeof(j));
+	memcpy(in.secret, j.secret, sizeof(in.secret));
+	in.hdr = (struct nnp_boot_hdr){ .magic = NNP_BOOT_MSG_MAGIC,
+					.len = sizeof(in.hello) };
+	in.hello = (struct nnp_boot_hello){ .nranks = 2, .rank = 1,
+					    .info = { .chip = 1001 } };
+	start = ms_now();
+	start_ranks(&id, 2, first, 1, rt);
+	nap_ms(1000);
+	fd = dial(&j.root);
+	assert_true(fd >= 0);
+	assert_int_equal(send(fd, &in, cut, MSG_NOSIGNAL), (ssize_t)cut);
+	nap_ms(2400 - (ms_now() - start));
+	assert_int_equal(send(fd, (uint8_t *)&in + cut, sizeof(in) - cut,
+			      MSG_NOSIGNAL), (ssize_t)(sizeof(in) - cut));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	assert_int_equal(recv(fd, &reply, sizeof(reply), MSG_WAITALL),
+			 (ssize_t)sizeof(reply));
+	close(fd);
+	assert_int_equal(nnp_boot_reply_status(&reply.r), NNP_SUCCESS);
+	wait_ranks(rt, 1);
+	assert_int_equal(rt[0].res, NNP_SUCCESS);
+	assert_int_equal(rt[0].all[1].chip, 1001);
+	assert_int_equal(rt[0].epoch, reply.r.epoch);
+	free(rt[0].all);
+	unsetenv("NNP_COMM_TIMEOUT_S");
+}
+
 /* ---- a rank against a root that is not one ---- */
 
 struct fake_root {
@@ -953,6 +1007,7 @@ int main(void)
 		cmocka_unit_test(test_rendezvous_error_text),
 		cmocka_unit_test(test_no_ring_error_text),
 		cmocka_unit_test(test_rendezvous_truncated_and_random),
+		cmocka_unit_test(test_rendezvous_hello_at_deadline),
 		cmocka_unit_test(test_join_hostile_root),
 	};
 
