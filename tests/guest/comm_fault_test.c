@@ -143,7 +143,8 @@ TEST_F_TIMEOUT(ring, synchronize_follows_coll_timeout_past_60s, 200)
  * Ranks 1..n-1 block in an allreduce rank 0 never joins, under the
  * default 30-minute timeout. A watchdog sees no error yet, aborts rank 1's
  * communicator from its own thread: every blocked rank returns within 2 s
- * with ABORTED, and the async error of the ranks that failed says so.
+ * with ABORTED, and the async error of every other rank says so, rank 0's
+ * too, though it had nothing in flight.
  */
 TEST_F_TIMEOUT(ring, abort_unblocks_blocked_ranks, 120)
 {
@@ -177,12 +178,12 @@ TEST_F_TIMEOUT(ring, abort_unblocks_blocked_ranks, 120)
 		EXPECT_EQ(0x15, e.status);	/* ABORTED */
 		EXPECT_LT(b[r].at - t0, 2.0);
 	}
-	for (r = 2; r < n; r++) {
+	for (r = 0; r < n; r++) {
+		if (r == 1)
+			continue;
 		ASSERT_EQ(NNP_SUCCESS, nnp_comm_get_async_error(self->rr.comm[r], &async));
 		EXPECT_EQ(NNP_ERROR_COMM_FAILED, async) TH_LOG("rank %d", r);
 	}
-	ASSERT_EQ(NNP_SUCCESS, nnp_comm_get_async_error(self->rr.comm[0], &async));
-	EXPECT_EQ(NNP_SUCCESS, async);	/* rank 0 never started it */
 	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_comm_get_async_error(NULL, &async));
 	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_comm_abort(NULL));
 
