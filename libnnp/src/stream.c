@@ -361,6 +361,19 @@ nnp_result_t nnp_memset_async(nnp_stream_t *s, nnp_mem_t *dst, size_t off,
 	return nnp_stream_submit(s, &c);
 }
 
+nnp_result_t nnp_timestamp_async(nnp_stream_t *s, nnp_mem_t *dst, size_t off)
+{
+	struct nnp_hw_queue_cmd c = { .opcode = NNP_CMD_TIMESTAMP };
+
+	if (!s || !nnp_stream_range_ok(s, dst, off, sizeof(uint64_t)))
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"nnp_timestamp_async: no stream, or a buffer not of its device or without 8 bytes at %zu",
+				off);
+	c.dst_key = dst->key;
+	c.dst_off = off;
+	return nnp_stream_submit(s, &c);
+}
+
 nnp_result_t nnp_stream_synchronize(nnp_stream_t *s)
 {
 	if (!s)

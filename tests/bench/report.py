@@ -67,9 +67,15 @@ def device_json(lines):
 
 def device_rows(lines, coll, n):
     """nnptool bench rows: {size: {"out_of_place": {...}, "in_place": {...}}}."""
-    return {r["size"]: {p: timing(coll, n, r["size"], r[p]["time_us"], r[p]["wrong"])
-                        for p in ("out_of_place", "in_place")}
-            for r in device_json(lines)["rows"]}
+    rows = {}
+    for r in device_json(lines)["rows"]:
+        rows[r["size"]] = {}
+        for p in ("out_of_place", "in_place"):
+            t = timing(coll, n, r["size"], r[p]["time_us"], r[p]["wrong"])
+            t["model_time_us"] = r[p]["model_time_us"]
+            t["model_busbw_gbps"] = r[p]["model_busbw_gbps"]
+            rows[r["size"]][p] = t
+    return rows
 
 
 def host_info(root):
@@ -208,15 +214,16 @@ def print_tables(res):
         r = roof["allreduce_busbw_gbps"][n]
         dev, mpi = per["device"]["allreduce"], per["openmpi"]["allreduce"]
         lat = per["latency_8B_us"]
-        print("\n## n = %s: allreduce, float sum, busbw in GB/s (roofline %.3f)" % (n, r))
-        print("%8s %9s %9s %9s %9s %8s %8s" % ("size", "device", "in place", "Open MPI",
-                                             "roofline", "dev/roof", "dev/MPI"))
+        print("\n## n = %s: allreduce, float sum, busbw in GB/s (roofline %.3f; modeled: the devices as NNP-Ts, on their modeled clock)" % (n, r))
+        print("%8s %9s %9s %9s %9s %8s %8s %9s" % ("size", "device", "in place", "Open MPI",
+                                                  "roofline", "dev/roof", "dev/MPI",
+                                                  "modeled"))
         for size in sorted(dev):
             d = dev[size]["out_of_place"]["busbw_gbps"]
             m = mpi.get(size, {}).get("busbw_gbps", float("nan"))
-            print("%8s %9.4f %9.4f %9.4f %9.3f %7.3fx %7.3fx" % (
+            print("%8s %9.4f %9.4f %9.4f %9.3f %7.3fx %7.3fx %9.3f" % (
                 human(size), d, dev[size]["in_place"]["busbw_gbps"], m, r,
-                ratio(d, r), ratio(d, m)))
+                ratio(d, r), ratio(d, m), dev[size]["out_of_place"]["model_busbw_gbps"]))
         print("8-byte allreduce: device %.1f us, Open MPI %.1f us (device/Open MPI time %.1fx)"
               % (lat["device"], lat["openmpi"], ratio(lat["device"], lat["openmpi"])))
         if "host_per_8B_allreduce" in per:

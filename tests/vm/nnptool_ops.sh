@@ -89,6 +89,8 @@ for c in broadcast allgather reduce_scatter; do
 	nnptool bench $c --json --min 1K --max 4K --step 4 --iters 1 --trials 1; echo "status=$?"
 done
 nnptool --json bench copy 1 --max 16K --iters 1; echo "status=$?"
+# The modeled clock of the devices: the same allreduce again, the same modeled time.
+nnptool bench allreduce --min 64K --max 64K --iters 2 --trials 1 --json; echo "status=$?"
 sec reset-json; nnptool reset 3 --json; echo "status=$?"
 '
 "$root/tools/nnp-vm" --chips 4 --fabric ring --mem-size 16M --timeout 600 \
@@ -300,8 +302,8 @@ check("every command: --help exits 0 with its usage on stdout; a bad option, "
 def bench_json():
     lines = secs["bench-json"].splitlines()
     objs = [json.loads(l) for l in lines if l.startswith("{")]
-    assert [l for l in lines if l.startswith("status=")] == ["status=0"] * 5
-    before, ar, after, bc, ag, rs, cp = objs
+    assert [l for l in lines if l.startswith("status=")] == ["status=0"] * 6
+    before, ar, after, bc, ag, rs, cp, ar2 = objs
     # 2 passes (out of place, in place) x (1 warm-up + 1 trial x 2 iterations)
     # allreduces of 64 KiB on 4 chips, each chip sending 2 x 3/4 x 65536.
     per_chip = 6 * 2 * 3 * 65536 // 4
@@ -326,12 +328,24 @@ def bench_json():
                 assert t["wrong"] == 0 and t["time_us"] > 0
                 assert abs(t["algbw_gbps"] - r["size"] / t["time_us"] / 1e3) <= 1e-5 + 1e-3 * t["algbw_gbps"]
                 assert abs(t["busbw_gbps"] - factor * t["algbw_gbps"]) <= 1e-5
+    # Modeled time: the same on both runs and both passes, to the ns; at
+    # least the alpha-beta floor of a ring of 4 with NNP-T's defaults,
+    # 2(n-1)/n S / 56 GB/s + 2(n-1) x 1 us = 7.755 us, at most twice it;
+    # busbw from it as from the host's time.
+    floor_us = 1.5 * 65536 / 56e3 + 6 * 1.0
+    models = [r[p]["model_time_us"] for a in (ar, ar2) for r in a["rows"]
+              for p in ("out_of_place", "in_place")]
+    assert len(set(models)) == 1 and floor_us <= models[0] <= 2 * floor_us, models
+    for p in ("out_of_place", "in_place"):
+        t = ar["rows"][0][p]
+        assert abs(t["model_busbw_gbps"] - 1.5 * 65536 / t["model_time_us"] / 1e3) <= 1e-5, t
     rows = cp["copy"]
     assert [(r["size"], r["reps"]) for r in rows] == [(4096, 16384), (16384, 4096)], rows
     assert all(r[k] > 0 for r in rows for k in ("h2d_gbps", "d2h_gbps", "d2d_gbps", "memcpy_gbps"))
     return True
 check("bench --json: the four collectives' sizes, counts, busbw factors and verdicts; "
-      "the allreduce's exact link bytes per chip; bench copy's sizes and repetitions", bench_json)
+      "the allreduce's exact link bytes per chip; bench copy's sizes and repetitions; "
+      "the allreduce's modeled time the same on two runs, within the ring's alpha-beta bounds", bench_json)
 check("info -j after the operand: chip 2",
       lambda: jline("info-json-after", "{")["chip_id"] == 2)
 def reset_json():

@@ -13,6 +13,12 @@
  * output of allgather, the input of reduce-scatter, which hold nranks
  * parts of `count` elements), and busbw = algbw * 2(n-1)/n for allreduce,
  * (n-1)/n for allgather and reduce-scatter, 1 for broadcast (root 0).
+ *
+ * Next to the host's time, the device's: each rank's stream stamps its
+ * chip's modeled clock (nnp_timestamp_async()) before and after the
+ * timed iterations, and the modeled time of a collective is the longest
+ * rank's, divided by the iterations. It is what the chips would take as
+ * NNP-Ts, the same on every run whatever the host's load.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -39,6 +45,13 @@ struct ar {
 	/* Host memory: every rank's inputs, written once; results read back. */
 	nnp_mem_t *in[MAXDEV], *out[MAXDEV];
 	float *want;		/* the whole expected output, all ranks' parts */
+	/* Each rank's two clock stamps: on the device, then read back. */
+	nnp_mem_t *stamp[MAXDEV], *stamp_host[MAXDEV];
+};
+
+/* A timing: the host's and the devices' modeled seconds per collective. */
+struct timing {
+	double wall, model;
 };
 
 /* One size: the collective's count and each rank's input and output. */
@@ -113,21 +126,57 @@ static nnp_result_t issue(struct ar *a, const struct shape *sh, int k)
 	}
 }
 
-/* @reps collectives on every rank; seconds per collective. */
-static double run(struct ar *a, const struct shape *sh, unsigned int reps,
-		  nnp_result_t *r)
+/* Stamp every rank's modeled clock at byte @off of its stamp memory. */
+static void stamp(struct ar *a, size_t off, nnp_result_t *r)
+{
+	int k;
+
+	for (k = 0; k < a->n && *r == NNP_SUCCESS; k++)
+		*r = nnp_timestamp_async(a->s[k], a->stamp[k], off);
+}
+
+/* The longest rank's modeled ns between its two stamps. */
+static uint64_t model_ns(struct ar *a, nnp_result_t *r)
+{
+	uint64_t longest = 0;
+	int k;
+
+	for (k = 0; k < a->n && *r == NNP_SUCCESS; k++) {
+		const uint64_t *t;
+
+		*r = nnp_memcpy_async(a->s[k], a->stamp_host[k], 0, a->stamp[k], 0,
+				      2 * sizeof(*t));
+		if (*r == NNP_SUCCESS)
+			*r = nnp_stream_synchronize(a->s[k]);
+		if (*r == NNP_SUCCESS)
+			*r = nnp_mem_map(a->stamp_host[k], (void **)&t);
+		if (*r == NNP_SUCCESS && t[1] - t[0] > longest)
+			longest = t[1] - t[0];
+	}
+	return longest;
+}
+
+/* @reps collectives on every rank, timed by the host and the devices. */
+static struct timing run(struct ar *a, const struct shape *sh,
+			 unsigned int reps, nnp_result_t *r)
 {
 	double t0 = now_s();
+	struct timing t;
 	unsigned int i;
 	int k;
 
+	stamp(a, 0, r);
 	for (i = 0; i < reps && *r == NNP_SUCCESS; i++) {
 		for (k = 0; k < a->n && *r == NNP_SUCCESS; k++)
 			*r = issue(a, sh, k);
+		/* The host's time is of whole collectives, synchronized. */
 		for (k = 0; k < a->n && *r == NNP_SUCCESS; k++)
 			*r = nnp_stream_synchronize(a->s[k]);
 	}
-	return (now_s() - t0) / reps;
+	t.wall = (now_s() - t0) / reps;
+	stamp(a, sizeof(uint64_t), r);
+	t.model = model_ns(a, r) / 1e9 / reps;
+	return t;
 }
 
 /* Inputs into every rank's device memory, by DMA from its host buffer. */
@@ -203,10 +252,11 @@ static long check(struct ar *a, const struct shape *sh, nnp_result_t *r)
  * of @reps more: in place those reduce the results again, which costs the
  * same.
  */
-static double measure(struct ar *a, const struct shape *sh, unsigned int reps,
-		      unsigned int trials, long *wrong, nnp_result_t *r)
+static struct timing measure(struct ar *a, const struct shape *sh,
+			     unsigned int reps, unsigned int trials, long *wrong,
+			     nnp_result_t *r)
 {
-	double best = 0;
+	struct timing best = { 0, 0 };
 	unsigned int i;
 
 	*r = load(a, sh);
@@ -214,9 +264,9 @@ static double measure(struct ar *a, const struct shape *sh, unsigned int reps,
 		run(a, sh, 1, r);
 	*wrong = check(a, sh, r);
 	for (i = 0; i < trials && *r == NNP_SUCCESS; i++) {
-		double t = run(a, sh, reps, r);
+		struct timing t = run(a, sh, reps, r);
 
-		best = !i || t < best ? t : best;
+		best = !i || t.wall < best.wall ? t : best;
 	}
 	return best;
 }
@@ -249,13 +299,14 @@ static void report_head(struct report *rp, const struct ar *a,
 		printf(" (fewer above %zu B: about %zu B per size)",
 		       z->bytes / z->iters, z->bytes);
 	printf("\n");
-	printf("#%57s%34s\n", "out-of-place", "in-place");
-	printf("# %10s %12s %6s %6s  %8s %7s %7s %7s  %8s %7s %7s %7s\n", "size",
-	       "count", "type", "redop", "time", "algbw", "busbw", "#wrong",
-	       "time", "algbw", "busbw", "#wrong");
-	printf("# %10s %12s %6s %6s  %8s %7s %7s %7s  %8s %7s %7s %7s\n", "(B)",
-	       "(elements)", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)",
-	       "(GB/s)", "(GB/s)", "");
+	printf("#%75s%52s\n", "out-of-place", "in-place");
+	printf("# %10s %12s %6s %6s  %8s %7s %7s %7s %8s %8s  %8s %7s %7s %7s %8s %8s\n",
+	       "size", "count", "type", "redop", "time", "algbw", "busbw",
+	       "#wrong", "model", "mbusbw", "time", "algbw", "busbw", "#wrong",
+	       "model", "mbusbw");
+	printf("# %10s %12s %6s %6s  %8s %7s %7s %7s %8s %8s  %8s %7s %7s %7s %8s %8s\n",
+	       "(B)", "(elements)", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)",
+	       "(GB/s)", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)");
 }
 
 static void report_row_start(struct report *rp, size_t bytes, bool reduces)
@@ -271,18 +322,19 @@ static void report_row_start(struct report *rp, size_t bytes, bool reduces)
 
 /* One pass of a row: out of place, then in place. */
 static void report_pass(const struct report *rp, bool in_place, size_t bytes,
-			double t, long wrong)
+			struct timing t, long wrong)
 {
-	double algbw = bytes / t / 1e9;
+	double algbw = bytes / t.wall / 1e9, model = bytes / t.model / 1e9;
 
 	if (rp->json)
 		printf(", \"%s\": {\"time_us\": %.3f, \"algbw_gbps\": %.6f, "
-		       "\"busbw_gbps\": %.6f, \"wrong\": %ld}",
-		       in_place ? "in_place" : "out_of_place", t * 1e6, algbw,
-		       algbw * rp->bus, wrong);
+		       "\"busbw_gbps\": %.6f, \"wrong\": %ld, "
+		       "\"model_time_us\": %.3f, \"model_busbw_gbps\": %.6f}",
+		       in_place ? "in_place" : "out_of_place", t.wall * 1e6, algbw,
+		       algbw * rp->bus, wrong, t.model * 1e6, model * rp->bus);
 	else
-		printf("  %8.1f %7.3f %7.3f %7ld", t * 1e6, algbw, algbw * rp->bus,
-		       wrong);
+		printf("  %8.1f %7.3f %7.3f %7ld %8.1f %8.3f", t.wall * 1e6, algbw,
+		       algbw * rp->bus, wrong, t.model * 1e6, model * rp->bus);
 }
 
 static void report_row_end(const struct report *rp)
@@ -342,7 +394,7 @@ static int bench(struct ar *a, const struct sizes *z, bool json)
 		expect(a, &sh);
 		report_row_start(&rp, bytes, reduces);
 		for (pass = 0; pass < 2 && r == NNP_SUCCESS; pass++) {
-			double t;
+			struct timing t;
 			long wrong;
 
 			sh.in_place = pass;
@@ -423,6 +475,12 @@ static nnp_result_t setup(struct ar *a, size_t max)
 		if (r == NNP_SUCCESS)
 			r = nnp_mem_alloc(a->dev[k], NNP_MEM_HOST, max, 0, &a->out[k]);
 		if (r == NNP_SUCCESS)
+			r = nnp_mem_alloc(a->dev[k], NNP_MEM_DEVICE, 2 * sizeof(uint64_t),
+					  0, &a->stamp[k]);
+		if (r == NNP_SUCCESS)
+			r = nnp_mem_alloc(a->dev[k], NNP_MEM_HOST, 2 * sizeof(uint64_t),
+					  0, &a->stamp_host[k]);
+		if (r == NNP_SUCCESS)
 			r = nnp_mem_map(a->in[k], (void **)&h);
 		for (i = 0; r == NNP_SUCCESS && i < max / sizeof(float); i++)
 			h[i] = input(k, i);
@@ -461,6 +519,8 @@ int cmd_bench_coll(struct nnptool_opts *o, int argc, char **argv)
 	      nnptool_fail(coll_name[a.coll], r);
 	for (k = 0; k < a.n; k++) {
 		nnp_comm_destroy(a.comm[k]);
+		nnp_mem_free(a.stamp_host[k]);
+		nnp_mem_free(a.stamp[k]);
 		nnp_mem_free(a.out[k]);
 		nnp_mem_free(a.in[k]);
 		nnp_mem_free(a.recv[k]);

@@ -57,7 +57,7 @@ const char *nnp_get_last_error(void);
 #define NNP_VERSION_PATCH(v)	((v) & 0xff)
 
 /* The libnnp these headers belong to (compare with nnp_get_version()). */
-#define NNP_VERSION_CODE	NNP_VERSION(0, 3, 0)
+#define NNP_VERSION_CODE	NNP_VERSION(0, 4, 0)
 
 /* The version of the libnnp running, as NNP_VERSION(); new in 0.3.0. */
 nnp_result_t nnp_get_version(int *version);
@@ -199,6 +199,18 @@ nnp_result_t nnp_memcpy_async(nnp_stream_t *stream, nnp_mem_t *dst,
 /* Set @len bytes at @dst + @off to @byte, in stream order. */
 nnp_result_t nnp_memset_async(nnp_stream_t *stream, nnp_mem_t *dst,
 			      size_t off, uint8_t byte, size_t len);
+
+/*
+ * When the stream reaches it, the device writes its clock in ns, a
+ * little-endian 64-bit word, at @dst + @off. The clock is the device's
+ * modeled time (docs/architecture.md, "The modeled clock"): what the work
+ * before it would have taken on an NNP-T, the same whatever the host's
+ * load, not the host's time. Two stamps around some work time it on the
+ * device; the second one's command overhead (2 us modeled) is part of it.
+ * Since 0.4.
+ */
+nnp_result_t nnp_timestamp_async(nnp_stream_t *stream, nnp_mem_t *dst,
+				 size_t off);
 
 /*
  * Wait for everything submitted so far. NNP_ERROR_COMMAND_FAILED when the
