@@ -310,4 +310,41 @@ TEST(refused_command_in_words)
 	nnp_device_close(dev);
 }
 
+/*
+ * nnp_timestamp_async() reads the modeled clock at NNP-T's defaults
+ * (docs/architecture.md): a TIMESTAMP into host memory costs the PCIe
+ * latency (1000 ns; its 8 bytes at 31508 MB/s round down to 0), every
+ * command starts 2000 ns of overhead after the one before, and a FILL
+ * of 1 MiB of device memory costs 1048576 B at 1.23 TB/s = 852 ns.
+ */
+TEST(timestamp_is_the_modeled_clock)
+{
+	nnp_mem_t *dmem, *host;
+	nnp_stream_t *st;
+	nnp_device_t *dev;
+	uint64_t *t;
+
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_open(0, &dev));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(dev, NNP_MEM_DEVICE, 1 << 20, 0, &dmem));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(dev, NNP_MEM_HOST, 4096, 0, &host));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_create(dev, &st));
+	ASSERT_EQ(NNP_SUCCESS, nnp_timestamp_async(st, host, 0));
+	ASSERT_EQ(NNP_SUCCESS, nnp_timestamp_async(st, host, 8));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(st, dmem, 0, 7, 1 << 20));
+	ASSERT_EQ(NNP_SUCCESS, nnp_timestamp_async(st, host, 4088));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(st));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(host, (void **)&t));
+	EXPECT_EQ(1000 + 2000, t[1] - t[0]);
+	EXPECT_EQ(1000 + 2000 + 852 + 2000, t[511] - t[1]);
+	/* 8 bytes must fit: none past the end, nor a NULL stream. */
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_timestamp_async(st, host, 4089));
+	EXPECT_STREQ("nnp_timestamp_async: no stream, or a buffer not of its device or without 8 bytes at 4089",
+		     nnp_get_last_error());
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_timestamp_async(NULL, host, 0));
+	nnp_stream_destroy(st);
+	nnp_mem_free(host);
+	nnp_mem_free(dmem);
+	nnp_device_close(dev);
+}
+
 TEST_HARNESS_MAIN
