@@ -171,6 +171,23 @@ int nnp_fw_link_attach_remote(struct nnp_fw *fw, unsigned int port,
 int nnp_fw_icl_deliver(struct nnp_fw *fw, unsigned int port, uint64_t epoch,
 		       uint32_t seq, bool abort, uint64_t model_ns,
 		       const void *data, size_t len);
+/*
+ * nnp_fw_icl_deliver() in halves, for a transport that receives a frame's
+ * payload straight into the packet the firmware queues (one copy, not
+ * two): nnp_fw_icl_rx_alloc() gives a packet of @len bytes, NULL (nothing
+ * counted) if @port is not a port, @len is too big or memory is short;
+ * nnp_fw_icl_rx_data() its payload to fill; then nnp_fw_icl_rx_queue()
+ * queues it, with nnp_fw_icl_deliver()'s returns, and owns it either way,
+ * or nnp_fw_icl_rx_drop() frees it (the payload never came whole).
+ */
+struct nnp_fw_packet;
+struct nnp_fw_packet *nnp_fw_icl_rx_alloc(struct nnp_fw *fw, unsigned int port,
+					  size_t len);
+void *nnp_fw_icl_rx_data(struct nnp_fw_packet *pk);
+int nnp_fw_icl_rx_queue(struct nnp_fw *fw, unsigned int port,
+			struct nnp_fw_packet *pk, uint64_t epoch, uint32_t seq,
+			bool abort, uint64_t model_ns);
+void nnp_fw_icl_rx_drop(struct nnp_fw_packet *pk);
 
 /*
  * Allreduce algorithms (docs/architecture.md, "Allreduce algorithms"):

@@ -364,7 +364,7 @@ static uint16_t park_locked(struct nnp_fw *fw, struct nnp_fw_op *op,
 	return NNP_FW_PARKED;
 }
 
-/* A copy of @data, its payload right after the header. */
+/* A copy of @data (none: left to fill), its payload right after the header. */
 static struct nnp_fw_packet *packet_new(uint64_t epoch, uint32_t seq,
 				       bool abort, const void *data, size_t len)
 {
@@ -376,7 +376,7 @@ static struct nnp_fw_packet *packet_new(uint64_t epoch, uint32_t seq,
 		.epoch = epoch, .seq = seq, .abort = abort, .len = len,
 		.data = (const uint8_t *)(pk + 1),
 	};
-	if (len)
+	if (len && data)
 		memcpy(pk + 1, data, len);
 	return pk;
 }
@@ -716,28 +716,57 @@ uint16_t nnp_fw_icl_lend(struct nnp_fw *fw, struct nnp_fw_op *op,
 	return send_packet(fw, op, port, &tpl);
 }
 
-int nnp_fw_icl_deliver(struct nnp_fw *fw, unsigned int port, uint64_t epoch,
-		       uint32_t seq, bool abort, uint64_t model_ns,
-		       const void *data, size_t len)
+struct nnp_fw_packet *nnp_fw_icl_rx_alloc(struct nnp_fw *fw, unsigned int port,
+					  size_t len)
 {
-	struct nnp_fw_packet *pk = NULL;
+	if (port >= fw->cfg.num_ports || len > NNP_FW_ICL_MAX_PACKET)
+		return NULL;
+	return packet_new(0, 0, false, NULL, len);
+}
 
-	if (port >= fw->cfg.num_ports)
-		return -1;
-	if (len <= NNP_FW_ICL_MAX_PACKET)
-		pk = packet_new(epoch, seq, abort, data, len);
-	if (!pk) {
-		mtx_lock(&fw->ports[port].lock);
-		fw->ports[port].errors++;
-		mtx_unlock(&fw->ports[port].lock);
-		return -1;
-	}
+void *nnp_fw_icl_rx_data(struct nnp_fw_packet *pk)
+{
+	return pk + 1;
+}
+
+void nnp_fw_icl_rx_drop(struct nnp_fw_packet *pk)
+{
+	free(pk);
+}
+
+int nnp_fw_icl_rx_queue(struct nnp_fw *fw, unsigned int port,
+			struct nnp_fw_packet *pk, uint64_t epoch, uint32_t seq,
+			bool abort, uint64_t model_ns)
+{
+	pk->epoch = epoch;
+	pk->seq = seq;
+	pk->abort = abort;
 	pk->model_ns = model_ns;
 	if (rx_arrive(fw, port, pk, true)) {
 		free(pk);
 		return -1;
 	}
 	return 0;
+}
+
+int nnp_fw_icl_deliver(struct nnp_fw *fw, unsigned int port, uint64_t epoch,
+		       uint32_t seq, bool abort, uint64_t model_ns,
+		       const void *data, size_t len)
+{
+	struct nnp_fw_packet *pk;
+
+	if (port >= fw->cfg.num_ports)
+		return -1;
+	pk = nnp_fw_icl_rx_alloc(fw, port, len);
+	if (!pk) {
+		mtx_lock(&fw->ports[port].lock);
+		fw->ports[port].errors++;
+		mtx_unlock(&fw->ports[port].lock);
+		return -1;
+	}
+	if (len)
+		memcpy(nnp_fw_icl_rx_data(pk), data, len);
+	return nnp_fw_icl_rx_queue(fw, port, pk, epoch, seq, abort, model_ns);
 }
 
 /* Unlink and return the packet (@epoch, @seq), with p->lock held. */

@@ -425,6 +425,61 @@ static void test_remote_send_deliver_counters(void **state)
 	chips_down();
 }
 
+/*
+ * A transport that receives in place: the packet it fills is the one a
+ * receive takes, counted as a delivery; one it refuses or drops is not.
+ */
+static void test_remote_receive_in_place(void **state)
+{
+	uint8_t in[3000];
+	struct nnp_hw_port_info pb[4];
+	struct nnp_fw_op op = { 0 };	/* receives here never wait */
+	struct nnp_fw_packet *pk;
+	struct fw_harness *b;
+	uint8_t *data;
+	unsigned int i;
+
+	(void)state;
+	chips_up(2);
+	b = chips[1].h;
+	join(0, 3, 1, 2);
+
+	pk = nnp_fw_icl_rx_alloc(b->fw, 2, 3000);
+	assert_non_null(pk);
+	data = nnp_fw_icl_rx_data(pk);
+	for (i = 0; i < 3000; i++)
+		data[i] = (uint8_t)(i * 7 + 3);
+	assert_int_equal(nnp_fw_icl_rx_queue(b->fw, 2, pk, 1, 4, false, 0), 0);
+	assert_int_equal(nnp_fw_icl_recv(b->fw, &op, 2, 1, 4, in, 3000),
+			 NNP_STATUS_SUCCESS);
+	for (i = 0; i < 3000; i++)
+		assert_int_equal(in[i], (uint8_t)(i * 7 + 3));
+	/* An abort in place. */
+	pk = nnp_fw_icl_rx_alloc(b->fw, 2, 0);
+	assert_non_null(pk);
+	assert_int_equal(nnp_fw_icl_rx_queue(b->fw, 2, pk, 1, 5, true, 0), 0);
+	assert_int_equal(nnp_fw_icl_recv(b->fw, &op, 2, 1, 5, in, 0),
+			 NNP_STATUS_ABORTED);
+	/* Refused without a count: the caller goes by nnp_fw_icl_deliver(). */
+	assert_null(nnp_fw_icl_rx_alloc(b->fw, 2, NNP_FW_ICL_MAX_PACKET + 1));
+	assert_null(nnp_fw_icl_rx_alloc(b->fw, 4, 1));
+	/* A payload that never came whole: dropped, not delivered. */
+	pk = nnp_fw_icl_rx_alloc(b->fw, 2, 16);
+	assert_non_null(pk);
+	nnp_fw_icl_rx_drop(pk);
+	/* Queued on a port that is down: freed (ASan) and counted. */
+	nnp_fw_link_set(b->fw, 2, false);
+	pk = nnp_fw_icl_rx_alloc(b->fw, 2, 8);
+	assert_non_null(pk);
+	assert_int_equal(nnp_fw_icl_rx_queue(b->fw, 2, pk, 1, 6, false, 0), -1);
+
+	fw_harness_ports(b, pb);
+	assert_int_equal(pb[2].rx_bytes, 3000);
+	assert_int_equal(pb[2].rx_packets, 2);
+	assert_int_equal(pb[2].errors, 1);
+	chips_down();
+}
+
 /* ---- failures ---- */
 
 static double since(const struct timespec *a)
@@ -539,6 +594,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_remote_port_attach_and_state),
 		cmocka_unit_test(test_remote_send_deliver_counters),
+		cmocka_unit_test(test_remote_receive_in_place),
 		cmocka_unit_test(test_remote_ring_allreduce),
 		cmocka_unit_test(test_remote_link_down_mid_collective),
 		cmocka_unit_test(test_remote_transport_lost),
