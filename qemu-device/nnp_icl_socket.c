@@ -209,19 +209,26 @@ static int read_full(int fd, void *buf, size_t len, int64_t deadline)
     return 0;
 }
 
+/* The end of a failed read_full(), as read_frame() reports it. */
+static const char *read_failure(int ret)
+{
+    return ret == -ETIMEDOUT ? "no whole frame in time" : NULL;
+}
+
 /*
- * Read one frame into *@h (with the modeled arrival, 0 in a version 3
- * frame) and l->rx_buf, whole before @deadline. False if the connection
- * ended or the frame is malformed or late (@bad then says why).
+ * Read one frame's header into *@h (with the modeled arrival, 0 in a
+ * version 3 frame), whole before @deadline, leaving its payload of h->len
+ * (bounded by the decoder) on the socket. False if the connection ended
+ * or the header is malformed or late (@bad then says why).
  */
-static bool read_frame(NnpIclLink *l, int fd, struct nnp_icl_frame *h,
-                       int64_t deadline, const char **bad)
+static bool read_header(int fd, struct nnp_icl_frame *h, int64_t deadline,
+                        const char **bad)
 {
     uint8_t raw[NNP_ICL_HDR_BYTES];
     int ret = read_full(fd, raw, sizeof(raw), deadline);
 
     if (ret) {
-        *bad = ret == -ETIMEDOUT ? "no whole frame in time" : NULL;
+        *bad = read_failure(ret);
         return false;
     }
     *bad = nnp_icl_header_decode(raw, h);
@@ -231,21 +238,38 @@ static bool read_frame(NnpIclLink *l, int fd, struct nnp_icl_frame *h,
     if (nnp_icl_model_bytes(h)) {
         ret = read_full(fd, raw, NNP_ICL_MODEL_BYTES, deadline);
         if (ret) {
-            *bad = ret == -ETIMEDOUT ? "no whole frame in time" : NULL;
+            *bad = read_failure(ret);
             return false;
         }
         nnp_icl_model_decode(raw, h);
     }
+    return true;
+}
+
+/* Read the payload of the frame *@h into l->rx_buf, as read_header(). */
+static bool read_payload(NnpIclLink *l, int fd, const struct nnp_icl_frame *h,
+                         int64_t deadline, const char **bad)
+{
+    int ret;
+
     if (h->len > l->rx_size) {
         l->rx_buf = g_realloc(l->rx_buf, h->len);
         l->rx_size = h->len;
     }
     ret = read_full(fd, l->rx_buf, h->len, deadline);
     if (ret) {
-        *bad = ret == -ETIMEDOUT ? "no whole frame in time" : NULL;
+        *bad = read_failure(ret);
         return false;
     }
     return true;
+}
+
+/* Read one whole frame into *@h and l->rx_buf, as read_header(). */
+static bool read_frame(NnpIclLink *l, int fd, struct nnp_icl_frame *h,
+                       int64_t deadline, const char **bad)
+{
+    return read_header(fd, h, deadline, bad) &&
+           read_payload(l, fd, h, deadline, bad);
 }
 
 /* Send a frame on @l's connection, if there is one; false if not sent. */
@@ -483,30 +507,66 @@ static bool link_wait(NnpIclLink *l, int fd)
     }
 }
 
+/*
+ * Hand the DATA or ABORT frame *@h, whose payload is still on the socket,
+ * to the firmware. Its payload is read straight into the packet the
+ * firmware queues; only when the firmware has no packet for it (a port or
+ * length it refuses, no memory) does it go through l->rx_buf, for
+ * nnp_fw_icl_deliver() to count. False if the payload did not come whole.
+ */
+static bool link_deliver(NnpIclLink *l, int fd, const struct nnp_icl_frame *h,
+                         int64_t deadline, const char **bad)
+{
+    struct nnp_fw *fw = l->icl->fw;
+    bool abort = h->type == NNP_ICL_ABORT;
+    struct nnp_fw_packet *pk = nnp_fw_icl_rx_alloc(fw, l->port, h->len);
+    int ret;
+
+    if (pk) {
+        ret = read_full(fd, nnp_fw_icl_rx_data(pk), h->len, deadline);
+        if (ret) {
+            nnp_fw_icl_rx_drop(pk);
+            *bad = read_failure(ret);
+            return false;
+        }
+        /* A port that is down drops it (the firmware counts it). */
+        ret = nnp_fw_icl_rx_queue(fw, l->port, pk, h->epoch, h->seq, abort,
+                                  h->model);
+    } else {
+        if (!read_payload(l, fd, h, deadline, bad)) {
+            return false;
+        }
+        ret = nnp_fw_icl_deliver(fw, l->port, h->epoch, h->seq, abort,
+                                 h->model, l->rx_buf, h->len);
+    }
+    trace_nnp_icl_rx(l->icl->chip_id, l->port, h->epoch, h->seq, abort,
+                     h->len, ret);
+    return true;
+}
+
 /* Frames until the connection ends or goes wrong. */
 static void link_receive(NnpIclLink *l, int fd)
 {
     const char *bad = NULL;
     struct nnp_icl_frame h;
-    int ret;
+    int64_t deadline;
 
-    while (link_wait(l, fd) &&
-           read_frame(l, fd, &h,
-                      qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
-                      NNP_ICL_FRAME_MS, &bad)) {
+    while (link_wait(l, fd)) {
+        deadline = qemu_clock_get_ms(QEMU_CLOCK_REALTIME) + NNP_ICL_FRAME_MS;
+        if (!read_header(fd, &h, deadline, &bad)) {
+            break;
+        }
         bad = nnp_icl_frame_check_linked(&h);
         if (bad) {
             break;
         }
         if (h.type == NNP_ICL_DATA || h.type == NNP_ICL_ABORT) {
-            /* A port that is down drops it (the firmware counts it). */
-            ret = nnp_fw_icl_deliver(l->icl->fw, l->port, h.epoch, h.seq,
-                                     h.type == NNP_ICL_ABORT, h.model,
-                                     l->rx_buf, h.len);
-            trace_nnp_icl_rx(l->icl->chip_id, l->port, h.epoch, h.seq,
-                             h.type == NNP_ICL_ABORT, h.len, ret);
+            if (!link_deliver(l, fd, &h, deadline, &bad)) {
+                break;
+            }
             continue;
         }
+        /* Link state frames have no payload (checked above). */
         qemu_mutex_lock(&l->lock);
         l->admin_up = h.type == NNP_ICL_LINK_UP;
         link_update_locked(l);
