@@ -178,7 +178,8 @@ int nnp_fw_icl_deliver(struct nnp_fw *fw, unsigned int port, uint64_t epoch,
  * counted) if @port is not a port, @len is too big or memory is short;
  * nnp_fw_icl_rx_data() its payload to fill; then nnp_fw_icl_rx_queue()
  * queues it, with nnp_fw_icl_deliver()'s returns, and owns it either way,
- * or nnp_fw_icl_rx_drop() frees it (the payload never came whole).
+ * or nnp_fw_icl_rx_drop() frees it (the payload never came whole; NULL:
+ * nothing).
  */
 struct nnp_fw_packet;
 struct nnp_fw_packet *nnp_fw_icl_rx_alloc(struct nnp_fw *fw, unsigned int port,

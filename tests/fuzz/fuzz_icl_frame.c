@@ -11,8 +11,8 @@
  * low bit picks the port the connection is on, then the peer's byte
  * stream: a HELLO, an AUTH, then DATA, ABORT, LINK_DOWN and LINK_UP
  * frames, each header decoded and checked before its payload is read,
- * the payload copied to a buffer of its own length as the link's thread
- * does. The AUTH's MAC is QEMU's HMAC-SHA256, not built here: any 32
+ * a DATA or ABORT payload copied into the packet the firmware queues (a
+ * refused one to a buffer of its own length) as the link's thread does. The AUTH's MAC is QEMU's HMAC-SHA256, not built here: any 32
  * bytes pass, so the fuzzer gets past the hello as a peer holding the
  * secret would. Where the link would drop the connection, the stream
  * ends; then the port goes down and the queue drains. fuzz_dev checks
@@ -35,12 +35,8 @@ static void report(void)
 		frames, packets, commands);
 }
 
-/*
- * One frame, as the link's read_frame(): false where the link drops the
- * connection. *@payload is malloc'd to exactly @f->len bytes.
- */
-static bool read_frame(struct fuzz_stream *s, struct nnp_icl_frame *f,
-		       uint8_t **payload)
+/* A frame's header, as the link's read_header(): false where it drops. */
+static bool read_header(struct fuzz_stream *s, struct nnp_icl_frame *f)
 {
 	const uint8_t *p = fuzz_take(s, NNP_ICL_HDR_BYTES);
 
@@ -52,6 +48,21 @@ static bool read_frame(struct fuzz_stream *s, struct nnp_icl_frame *f,
 			return false;
 		nnp_icl_model_decode(p, f);
 	}
+	frames++;
+	return true;
+}
+
+/*
+ * One frame, as the link's read_frame(): false where the link drops the
+ * connection. *@payload is malloc'd to exactly @f->len bytes.
+ */
+static bool read_frame(struct fuzz_stream *s, struct nnp_icl_frame *f,
+		       uint8_t **payload)
+{
+	const uint8_t *p;
+
+	if (!read_header(s, f))
+		return false;
 	p = fuzz_take(s, f->len);
 	if (!p)
 		return false;
@@ -59,7 +70,6 @@ static bool read_frame(struct fuzz_stream *s, struct nnp_icl_frame *f,
 	if (!*payload)
 		fuzz_fail("no memory for a %u-byte frame", f->len);
 	memcpy(*payload, p, f->len);
-	frames++;
 	return true;
 }
 
@@ -91,28 +101,54 @@ static bool hello(struct fuzz_dev *d, struct fuzz_stream *s, unsigned int port)
 	return true;
 }
 
+/*
+ * A DATA or ABORT frame's payload, as the link's link_deliver(): into the
+ * packet the firmware queues, or (a packet it refuses) through a buffer of
+ * its own length to nnp_fw_icl_deliver(). False where the link drops.
+ */
+static bool deliver(struct fuzz_dev *d, struct fuzz_stream *s,
+		    unsigned int port, const struct nnp_icl_frame *f)
+{
+	struct nnp_fw_packet *pk = nnp_fw_icl_rx_alloc(d->fw, port, f->len);
+	bool abort = f->type == NNP_ICL_ABORT;
+	const uint8_t *p = fuzz_take(s, f->len);
+	uint8_t *payload;
+
+	if (!p) {
+		nnp_fw_icl_rx_drop(pk);
+		return false;
+	}
+	if (pk) {
+		memcpy(nnp_fw_icl_rx_data(pk), p, f->len);
+		nnp_fw_icl_rx_queue(d->fw, port, pk, f->epoch, f->seq, abort,
+				    f->model);
+	} else {
+		payload = malloc(f->len ? f->len : 1);
+		if (!payload)
+			fuzz_fail("no memory for a %u-byte frame", f->len);
+		memcpy(payload, p, f->len);
+		nnp_fw_icl_deliver(d->fw, port, f->epoch, f->seq, abort,
+				   f->model, payload, f->len);
+		free(payload);
+	}
+	packets++;
+	return true;
+}
+
 /* Frames until the stream ends or one would drop the connection. */
 static void receive(struct fuzz_dev *d, struct fuzz_stream *s, unsigned int port)
 {
 	struct nnp_icl_frame f;
-	uint8_t *payload;
 
-	while (read_frame(s, &f, &payload)) {
-		const char *bad = nnp_icl_frame_check_linked(&f);
-
-		if (!bad && (f.type == NNP_ICL_DATA || f.type == NNP_ICL_ABORT)) {
-			nnp_fw_icl_deliver(d->fw, port, f.epoch, f.seq,
-					   f.type == NNP_ICL_ABORT, f.model,
-					   payload, f.len);
-			packets++;
+	while (read_header(s, &f) && !nnp_icl_frame_check_linked(&f)) {
+		if (f.type == NNP_ICL_DATA || f.type == NNP_ICL_ABORT) {
+			if (!deliver(d, s, port, &f))
+				return;
 			if (!fuzz_queue_run(d))
 				fuzz_queue_reset(d, FUZZ_CTX);
-		} else if (!bad) {
+		} else {
 			nnp_fw_link_set(d->fw, port, f.type == NNP_ICL_LINK_UP);
 		}
-		free(payload);
-		if (bad)
-			return;
 	}
 }
 
