@@ -13,8 +13,9 @@
  * Each link has a thread that makes the connection (accepting, or
  * connecting and retrying until the peer is there), reads frames and hands
  * packets to the firmware: a DATA frame's payload is read straight into
- * the packet the firmware queues, not through a buffer of ours. Packets are sent by the firmware's own threads,
- * one frame at a time under the link's tx_lock. Every read of a frame and
+ * the packet the firmware queues, not through a buffer of ours. Packets
+ * are sent by the firmware's own threads, one frame at a time under the
+ * link's tx_lock. Every read of a frame and
  * every write has a deadline, so a peer that stalls mid-frame or stops
  * reading loses its connection instead of holding a thread or the lock.
  *
