@@ -1,13 +1,30 @@
 #!/usr/bin/env bash
 # Probe and remove at every injected allocation failure
-# (tests/guest/probe_failnth_test.c) on the debug kernel, in a VM of its
-# own: some 500 binds of about 3 s each there (the probe half ran past
-# 30 min beside other work), so CI's debug run (the guest suite only,
-# .ci/run) leaves it to a whole `make check-debug`. The stock kernel has
+# (tests/guest/probe_failnth_test.c) on the debug kernel: the two sweeps
+# side by side, each in a VM of its own, as each takes some 400 binds or
+# unbinds of a second or more there. CI's debug run (the guest suite only,
+# .ci/run) leaves them to a whole `make check-debug`. The stock kernel has
 # no fault injection: skipped there without a VM.
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/lib/tap.sh"
 if [ "${NNP_VM_KERNEL:-stock}" != debug ]; then
 	echo "1..0 # SKIP needs the debug kernel's fault injection (make check-debug)"
 	exit 0
 fi
-exec "$root/tools/nnp-vm" --chips 2 --mem-size 64M --timeout 9600 -- probe_failnth_test
+tmp=$(mktemp -d)
+. "$root/tests/lib/vms.sh"
+tap_plan 2
+
+sweeps=(probe_unwinds_at_every_allocation remove_survives_every_allocation)
+for t in "${sweeps[@]}"; do
+	vm_start "$t" "$root/tools/nnp-vm" --chips 2 --mem-size 64M --timeout 4800 \
+		-- probe_failnth_test -t "$t"
+done
+for t in "${sweeps[@]}"; do
+	pid=pid_$t
+	wait "${!pid}"
+	echo "vm-status=$?" >>"$tmp/$t"
+	tap_context=$tmp/$t tap_grep "$t: every allocation failed once, no report" \
+		"$tmp/$t" '^vm-status=0$'
+done
+tap_done
