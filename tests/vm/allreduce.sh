@@ -22,5 +22,5 @@ done
 echo "vm-status=$?" >>"$out"
 tap_context=$out tap_grep "bench allreduce: 0 wrong, exit 0" "$out" '^# Out of bounds values : 0 OK'
 tap_check "bench allreduce: a checked row per size, 8 B to 64 KiB" sh -c \
-	"test \$(awk '/float +sum/ && \$8 == 0 && \$12 == 0' $out | wc -l) = 14 && grep -q '^vm-status=0$' $out"
+	"test \$(awk '/float +sum/ && \$8 == 0 && \$14 == 0' $out | wc -l) = 14 && grep -q '^vm-status=0$' $out"
 tap_done
