@@ -23,6 +23,27 @@ module_param_named(fw_timeout_ms, nnp_fw_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(fw_timeout_ms,
 		 "Milliseconds to wait for firmware boot and admin commands");
 
+/*
+ * Each user queue takes an MSI-X vector, and each vector some 25
+ * allocations of the interrupt core at probe: fewer queues make a smaller
+ * device and a probe the fail-nth sweep can cover in minutes
+ * (tests/vm/probe_failnth.sh).
+ */
+static unsigned int nnp_max_queues = NNP_HW_MAX_QUEUES;
+
+static int nnp_max_queues_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, NNP_HW_MAX_QUEUES);
+}
+
+static const struct kernel_param_ops nnp_max_queues_ops = {
+	.set = nnp_max_queues_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(max_queues, &nnp_max_queues_ops, &nnp_max_queues, 0444);
+MODULE_PARM_DESC(max_queues, "User queues per device at most, 1 to 64");
+
 unsigned int nnp_dbg_mask;
 module_param_named(dbg_mask, nnp_dbg_mask, uint, 0644);
 MODULE_PARM_DESC(dbg_mask,
@@ -252,7 +273,7 @@ static int nnp_pci_init(struct nnp_device *ndev)
 		return -ENOMEM;
 
 	/* Vector 0 for the admin queue, one per user queue after it. */
-	ret = pci_alloc_irq_vectors(pdev, 1, NNP_VECTOR_QUEUE(NNP_HW_MAX_QUEUES),
+	ret = pci_alloc_irq_vectors(pdev, 1, NNP_VECTOR_QUEUE(nnp_max_queues),
 				    PCI_IRQ_MSIX);
 	if (ret < 0)
 		return ret;

@@ -63,7 +63,7 @@ static int nnp_query_device_info(struct nnp_device *ndev,
 		.num_icl_ports = id->num_ports,
 		.mem_size = id->mem_size,
 		.caps = nnp_uapi_caps(id->caps),
-		.num_queues = id->num_queues,
+		.num_queues = ndev->num_queues,
 	};
 	info.fw_heartbeat = nnp_rd(ndev, NNP_REG_FW_HEARTBEAT);
 	info.reset_count = atomic_read(&ndev->resets);

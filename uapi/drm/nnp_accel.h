@@ -135,7 +135,11 @@ struct drm_nnp_device_info {
 	__u64 mem_size;
 	/** @caps: DRM_NNP_CAP_* bits. */
 	__u64 caps;
-	/** @num_queues: user queues the device offers. */
+	/**
+	 * @num_queues: user queues the device offers: one per MSI-X vector
+	 * the driver got beside the admin queue's, at most the module
+	 * parameter max_queues.
+	 */
 	__u32 num_queues;
 	/** @fw_heartbeat: firmware heartbeat count, read at the query. */
 	__u32 fw_heartbeat;
