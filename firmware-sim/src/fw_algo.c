@@ -179,7 +179,8 @@ static uint32_t lanes_of(const struct coll *p)
 }
 
 /* Pass @k of lane @i: its ring, label and cursor, with @c's memory. */
-static void pass_setup(struct coll *p, uint32_t i, struct lane *l, uint32_t k)
+static uint16_t pass_setup(struct coll *p, uint32_t i, struct lane *l,
+			   uint32_t k)
 {
 	struct coll *c = &l->ring[l->nrings == 2 && k == 1];
 
@@ -191,6 +192,7 @@ static void pass_setup(struct coll *p, uint32_t i, struct lane *l, uint32_t k)
 	/* The division once, by all ranks, on the last reduce-scatter. */
 	c->avg_div = c->rs_only ? 0 : p->avg_div;
 	c->chunk = nnp_fw_coll_chunk(c);
+	return nnp_fw_coll_ready_init(c);
 }
 
 uint16_t nnp_fw_algo_start(struct coll *p)
@@ -216,7 +218,8 @@ uint16_t nnp_fw_algo_start(struct coll *p)
 		}
 		l->ring[0].fold_src = p->fold_src;
 		l->ring[0].src = p->fold_src ? p->src + start * p->es : NULL;
-		pass_setup(p, i, l, 0);
+		if (pass_setup(p, i, l, 0))
+			return NNP_STATUS_NO_RESOURCES;
 	}
 	return NNP_STATUS_SUCCESS;
 }
@@ -225,7 +228,8 @@ uint16_t nnp_fw_algo_start(struct coll *p)
  * From the end of pass @k of lane @i to the next: the middle pass works
  * on the segment the first left reduced here, from where the first ended.
  */
-static void pass_next(struct coll *p, uint32_t i, struct lane *l, uint32_t k)
+static uint16_t pass_next(struct coll *p, uint32_t i, struct lane *l,
+			  uint32_t k)
 {
 	struct coll *a = &l->ring[0], *b = &l->ring[1];
 	uint64_t n;
@@ -238,7 +242,7 @@ static void pass_next(struct coll *p, uint32_t i, struct lane *l, uint32_t k)
 	} else {
 		a->link.t_ns = nnp_fw_max_ns(a->link.t_ns, b->link.t_ns);
 	}
-	pass_setup(p, i, l, k + 1);
+	return pass_setup(p, i, l, k + 1);
 }
 
 /* Run lane @i of @p from where it stood: a status, or PARKED. */
@@ -252,8 +256,8 @@ static uint16_t lane_run(struct coll *p, uint32_t i, struct lane *l)
 						     l->phase == 1]);
 		if (st)
 			return st;
-		if (l->phase + 1 < passes)
-			pass_next(p, i, l, l->phase);
+		if (l->phase + 1 < passes && pass_next(p, i, l, l->phase))
+			return NNP_STATUS_NO_RESOURCES;
 		l->phase++;
 	}
 	/* Nothing it lent may be read after it ends. */
@@ -357,9 +361,11 @@ void nnp_fw_algo_end(struct coll *p, bool tell)
 	for (i = 0; i < p->lanes->n; i++) {
 		struct lane *l = &p->lanes->lane[i];
 
-		for (k = 0; k < l->nrings; k++)
+		for (k = 0; k < l->nrings; k++) {
 			nnp_fw_icl_reclaim(p->fw, &l->ring[k].link,
 					   l->ring[k].send_port);
+			free(l->ring[k].ready);
+		}
 		/* Every pass of the next chip's lane stops. */
 		for (k = 0; tell && k < (l->nrings == 2 ? 3u : 1u); k++)
 			nnp_fw_icl_send(p->fw, NULL,

@@ -8,6 +8,10 @@
  * overlap across chips; received chunks are reduced into device memory as
  * they arrive. Allreduce is a reduce-scatter then an allgather: each rank
  * sends 2(n-1) of n segments. Broadcast is a pipelined chain from the root.
+ * On the modeled clock a chunk goes on once it arrived and was folded,
+ * not once its whole step did: the steps pipeline chunk by chunk, and a
+ * ring pays the link latency once per step only when a step's chunks are
+ * fewer than the latency's worth (send_at()).
  *
  * Chunks are lent, not copied, to a chip of this process (see fw_icl.c):
  * the next chip reduces or copies straight out of this chip's memory. A
@@ -70,7 +74,9 @@ struct step {
 	bool in_lent_before;	/* @in was the previous step's @out */
 };
 
-static uint16_t send_chunk(struct coll *c, const uint8_t *p, uint64_t n)
+/* Send @n elements at @p, leaving at modeled time @at or after. */
+static uint16_t send_chunk(struct coll *c, const uint8_t *p, uint64_t n,
+			   uint64_t at)
 {
 	if (c->rationed) {
 		if (!c->round_left)
@@ -78,7 +84,50 @@ static uint16_t send_chunk(struct coll *c, const uint8_t *p, uint64_t n)
 		c->round_left--;
 	}
 	return nnp_fw_icl_lend(c->fw, &c->link, c->send_port, c->epoch, c->seq,
-			       p, n * c->es);
+			       p, n * c->es, at);
+}
+
+/* Every chunk the next step sends is ready at the ring's time, and so is it. */
+static void ready_all_now(struct coll *c)
+{
+	uint64_t k;
+
+	for (k = 0; k < c->nready; k++)
+		c->ready[k] = c->link.t_ns;
+	c->tx_ns = nnp_fw_max_ns(c->tx_ns, c->link.t_ns);
+}
+
+uint16_t nnp_fw_coll_ready_init(struct coll *c)
+{
+	uint64_t k, most = c->count;
+
+	/* Allreduce's steps are segments: a part of count / nranks, rounded up. */
+	if (c->opcode == NNP_CMD_ALLREDUCE)
+		most = (c->count + c->nranks - 1) / c->nranks;
+	k = (most + c->chunk - 1) / c->chunk;
+	if (k > c->nready) {
+		free(c->ready);
+		c->ready = malloc(k * sizeof(*c->ready));
+		c->nready = c->ready ? k : 0;
+		if (!c->ready)
+			return NNP_STATUS_NO_RESOURCES;
+	}
+	c->tx_ns = 0;
+	ready_all_now(c);
+	return NNP_STATUS_SUCCESS;
+}
+
+/*
+ * When chunk @k of this ring step may leave: once the same chunk, which
+ * the step before received, is ready here (not the whole step before, as
+ * NCCL's slices), and not before the ring's earlier chunks. A step of k
+ * chunks of wire time w thus costs max(k w, w + alpha + one chunk's
+ * memory pass) after the one before, not k w + alpha.
+ */
+static uint64_t send_at(struct coll *c, uint64_t k)
+{
+	c->tx_ns = nnp_fw_max_ns(c->tx_ns, c->ready[k]);
+	return c->tx_ns;
 }
 
 static uint16_t recv_chunk(struct coll *c, const struct nnp_fw_rx_into *into,
@@ -113,7 +162,8 @@ static uint16_t ring_step(struct coll *c, const struct step *s)
 		while (c->sent < s->out_n &&
 		       (c->off >= s->in_n || c->sent < c->off + WINDOW * chunk)) {
 			n = min_n(s->out_n - c->sent, chunk);
-			st = send_chunk(c, s->out + c->sent * c->es, n);
+			st = send_chunk(c, s->out + c->sent * c->es, n,
+					send_at(c, c->sent / chunk));
 			if (st)
 				return st;
 			c->sent += n;
@@ -135,6 +185,8 @@ static uint16_t ring_step(struct coll *c, const struct step *s)
 		}, n);
 		if (st)
 			return st;
+		/* The next step sends it on from here: in, then out. */
+		c->ready[c->off / chunk] = c->link.t_ns;
 		c->off += n;
 	}
 	c->off = 0;
@@ -192,6 +244,8 @@ uint16_t nnp_fw_coll_allreduce(struct coll *c)
 			if (moves_data(c))
 				nnp_fw_divide(c->dtype, own, own_n, c->avg_div);
 			nnp_fw_clock_hbm(c->fw, &c->link, 2 * own_n * c->es);
+			/* The allgather sends the quotient. */
+			ready_all_now(c);
 		}
 		c->stage = 1;
 		c->s = 0;
@@ -292,7 +346,7 @@ static uint16_t broadcast(struct coll *c)
 		}
 		c->half = true;
 		if (hops + 1 < c->nranks) {
-			st = send_chunk(c, at, n);
+			st = send_chunk(c, at, n, c->link.t_ns);
 			if (st)
 				return st;
 		}
@@ -425,8 +479,8 @@ static uint16_t coll_ring(struct coll *c)
 
 /*
  * Elements per chunk: CHUNKS_PER_STEP to a ring step at least, within
- * NNP_FW_CHUNK_BYTES .. CHUNK_MAX bytes, from the command alone so that
- * every rank cuts alike.
+ * NNP_FW_CHUNK_BYTES .. chunk_max (CHUNK_MAX) bytes, from the
+ * command alone so that every rank cuts alike.
  */
 uint64_t nnp_fw_coll_chunk(const struct coll *c)
 {
@@ -468,6 +522,8 @@ static uint16_t coll_start(struct coll *c)
 
 	nnp_fw_icl_purge(c->fw, c->recv_port, c->epoch, c->seq);
 	c->chunk = nnp_fw_coll_chunk(c);
+	if (c->opcode != NNP_CMD_BROADCAST && nnp_fw_coll_ready_init(c))
+		return NNP_STATUS_NO_RESOURCES;
 	/* Reduce-scatter in place folds into a scratch copy of its part. */
 	c->acc = c->dst;
 	if (c->opcode == NNP_CMD_REDUCE_SCATTER &&
@@ -557,6 +613,7 @@ static void coll_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
 	if (c->acc != c->dst)
 		free(c->acc);
 	free(c->acc2);
+	free(c->ready);
 	free(c->order);
 	free(c);
 }

@@ -44,6 +44,16 @@ struct coll {
 	uint64_t sent;		/* lent (ring steps), in elements */
 	uint32_t step_lent;	/* link.lent when this ring step began */
 	uint32_t prev_step_lent;	/* and when the one before it began */
+	/*
+	 * Modeled: when each chunk received in the last ring step was ready
+	 * (reduced or copied here), so when the same chunk, which this step
+	 * sends on, may leave; and the latest such time used so far, so the
+	 * ring's chunks leave in order. A chunk does not wait for the rest
+	 * of the step before it: the steps pipeline chunk by chunk.
+	 */
+	uint64_t *ready;
+	uint64_t nready;
+	uint64_t tx_ns;
 	bool half;		/* broadcast: this chunk's receive is done */
 	/* Allreduce: */
 	bool rs_only;		/* stop after the reduce-scatter stage */
@@ -71,6 +81,8 @@ uint32_t nnp_fw_coll_behind(const struct coll *c, uint32_t back);
 uint64_t nnp_fw_coll_chunk(const struct coll *c);
 /* Wait until the first @want chunks @c lent came back. */
 uint16_t nnp_fw_coll_lent_back(struct coll *c, uint32_t want);
+/* With c->chunk set: every chunk of the first step is ready now. */
+uint16_t nnp_fw_coll_ready_init(struct coll *c);
 
 /* Allreduce algorithms (fw_algo.c) */
 /* The algorithm of collective @opcode of @count elements on @nranks with @t. */

@@ -567,7 +567,8 @@ static void lent_and_back(struct nnp_fw_op *op)
  * until the bytes are on their way. A copy leaves a lent chunk free at once.
  */
 static uint16_t remote_send(struct nnp_fw *fw, struct nnp_fw_op *op,
-			    uint32_t port, const struct nnp_fw_packet *tpl)
+			    uint32_t port, const struct nnp_fw_packet *tpl,
+			    uint64_t at)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
 	uint64_t wire = nnp_fw_ns_at(tpl->len, fw->cfg.icl_mbps), depart;
@@ -576,7 +577,7 @@ static uint16_t remote_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 	/* No flow control: @op never waits for room. */
 	mtx_lock(&p->lock);
 	ok = p->up;
-	depart = nnp_fw_tx_fit(&p->model_tx, op ? op->t_ns : 0, wire);
+	depart = nnp_fw_tx_fit(&p->model_tx, at, wire);
 	mtx_unlock(&p->lock);
 	ok = ok && fw->host.icl_tx && tpl->len <= NNP_FW_ICL_MAX_PACKET &&
 	     !fw->host.icl_tx(fw->host.opaque, port, tpl->epoch, tpl->seq,
@@ -605,7 +606,8 @@ static uint16_t remote_send(struct nnp_fw *fw, struct nnp_fw_op *op,
  * the packet.
  */
 static uint16_t local_send(struct nnp_fw *fw, struct nnp_fw_op *op,
-			   uint32_t port, const struct nnp_fw_packet *tpl)
+			   uint32_t port, const struct nnp_fw_packet *tpl,
+			   uint64_t at)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
 	uint16_t st = SEND_AGAIN;
@@ -622,7 +624,7 @@ static uint16_t local_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 		mtx_lock(&p->lock);
 		peer = p->up ? p->peer : NULL;
 		pp = p->peer_port;
-		depart = nnp_fw_tx_fit(&p->model_tx, op ? op->t_ns : 0, wire);
+		depart = nnp_fw_tx_fit(&p->model_tx, at, wire);
 		if (!peer)
 			p->errors++;
 		else
@@ -668,9 +670,10 @@ static uint16_t local_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 	return st;
 }
 
-/* Send on @port through its transport; LINK_DOWN if it has none. */
+/* Send on @port through its transport, at @at or after; LINK_DOWN if none. */
 static uint16_t send_packet(struct nnp_fw *fw, struct nnp_fw_op *op,
-			    uint32_t port, const struct nnp_fw_packet *tpl)
+			    uint32_t port, const struct nnp_fw_packet *tpl,
+			    uint64_t at)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
 	const struct nnp_fw_transport *tp;
@@ -680,7 +683,7 @@ static uint16_t send_packet(struct nnp_fw *fw, struct nnp_fw_op *op,
 	if (!tp)
 		p->errors++;
 	mtx_unlock(&p->lock);
-	return tp ? tp->send(fw, op, port, tpl) : NNP_STATUS_LINK_DOWN;
+	return tp ? tp->send(fw, op, port, tpl, at) : NNP_STATUS_LINK_DOWN;
 }
 
 uint16_t nnp_fw_icl_send(struct nnp_fw *fw, struct nnp_fw_op *op,
@@ -692,7 +695,7 @@ uint16_t nnp_fw_icl_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 		.data = data,
 	};
 
-	return send_packet(fw, op, port, &tpl);
+	return send_packet(fw, op, port, &tpl, op ? op->t_ns : 0);
 }
 
 void nnp_fw_icl_send_aborts(struct nnp_fw *fw, uint32_t ports, uint64_t epoch,
@@ -707,13 +710,13 @@ void nnp_fw_icl_send_aborts(struct nnp_fw *fw, uint32_t ports, uint64_t epoch,
 
 uint16_t nnp_fw_icl_lend(struct nnp_fw *fw, struct nnp_fw_op *op,
 			 uint32_t port, uint64_t epoch, uint32_t seq,
-			 const void *data, size_t len)
+			 const void *data, size_t len, uint64_t at)
 {
 	const struct nnp_fw_packet tpl = {
 		.epoch = epoch, .seq = seq, .len = len, .data = data, .owner = op,
 	};
 
-	return send_packet(fw, op, port, &tpl);
+	return send_packet(fw, op, port, &tpl, at);
 }
 
 struct nnp_fw_packet *nnp_fw_icl_rx_alloc(struct nnp_fw *fw, unsigned int port,

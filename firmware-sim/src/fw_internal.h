@@ -156,10 +156,11 @@ struct nnp_fw_tx_schedule {
 struct nnp_fw_transport {
 	/*
 	 * Send @tpl on @port: a copy of its payload, or for a @tpl with an
-	 * owner its chunk, lent or copied. See nnp_fw_icl_send().
+	 * owner its chunk, lent or copied, leaving at modeled time @at or
+	 * after. See nnp_fw_icl_send().
 	 */
 	uint16_t (*send)(struct nnp_fw *fw, struct nnp_fw_op *op, uint32_t port,
-			 const struct nnp_fw_packet *tpl);
+			 const struct nnp_fw_packet *tpl, uint64_t at);
 	/*
 	 * The receiver took or dropped packets of @port: a sender at the
 	 * other end may go on. @peer and @peer_port as the port had them.
@@ -412,10 +413,13 @@ void nnp_fw_icl_send_aborts(struct nnp_fw *fw, uint32_t ports, uint64_t epoch,
  * receiver reads in place later. Every chunk counts in op->lent, and in
  * op->returned once the memory is free again: at once for a copy (remote
  * peer), when the receiver has read or dropped it for a descriptor.
+ * The chunk leaves on the modeled clock at @at or after (not @op's t_ns):
+ * a ring sends a chunk once its own data is ready, which may be before
+ * its command has received everything else (fw_coll.c).
  */
 uint16_t nnp_fw_icl_lend(struct nnp_fw *fw, struct nnp_fw_op *op,
 			 uint32_t port, uint64_t epoch, uint32_t seq,
-			 const void *data, size_t len);
+			 const void *data, size_t len, uint64_t at);
 /*
  * Whether the first @want chunks @op lent on @port came back: SUCCESS, or
  * @op parks until the receiver returns one (LINK_DOWN once the link is,

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The firmware simulator's modeled clock (fw_clock.c): ring allreduce
- * against the alpha-beta formula t = 2(n-1)/n S/B + 2(n-1) alpha, alpha
- * and B fitted over a sweep of n and S; the same modeled times whatever
+ * against the alpha-beta formula of a ring whose steps pipeline chunk by
+ * chunk (ring_ns()), alpha and B fitted over a sweep of n and S; the same
+ * modeled times whatever
  * the host's threads and delays; busy times and link bytes exact;
  * TIMESTAMP and FILL on the modeled clock.
  */
@@ -161,6 +162,40 @@ static uint64_t wire_ns(uint64_t seg, uint32_t mbps)
 	return ns;
 }
 
+/* Chunks of a segment of @seg bytes (all of CHUNK bytes, or one). */
+static uint64_t chunks(uint64_t seg)
+{
+	return seg > CHUNK ? seg / CHUNK : 1;
+}
+
+/*
+ * Whether a ring step of @seg bytes keeps the port busy: chunk j of a
+ * step leaves once the chunk before it is out and chunk j of the step
+ * before has arrived, alpha after its wire time w (fw_coll.c's send_at()):
+ * the port never waits when alpha is at most (k - 1) w, k chunks a step.
+ */
+static bool port_bound(uint64_t seg, uint32_t mbps, uint32_t alpha_ns)
+{
+	return alpha_ns <= (chunks(seg) - 1) * wire_ns(seg / chunks(seg), mbps);
+}
+
+/*
+ * A ring allreduce of @seg bytes a rank on @n chips, less the command
+ * overhead, with memory passes free: its L = 2(n-1) steps pipeline chunk
+ * by chunk. Port-bound, the last chunk arrives alpha after all L k
+ * chunks' wire time; else every step waits for its first chunk, w + alpha
+ * after the step before's, and its other k - 1 follow back to back.
+ */
+static uint64_t ring_ns(unsigned int n, uint64_t seg, uint32_t mbps,
+			uint32_t alpha_ns)
+{
+	uint64_t L = 2 * (n - 1), w = wire_ns(seg / chunks(seg), mbps);
+
+	if (port_bound(seg, mbps, alpha_ns))
+		return L * wire_ns(seg, mbps) + alpha_ns;
+	return L * (w + alpha_ns) + wire_ns(seg, mbps) - w;
+}
+
 static void use_model(uint32_t icl_mbps, uint32_t latency_ns, uint32_t hbm_mbps,
 		      uint32_t overhead_ns)
 {
@@ -202,6 +237,10 @@ static void solve3(double a[3][3], const double b[3], double x[3])
  * allreduce is the ring's alpha-beta time plus one command overhead:
  * least squares over n and S give back B, alpha and the overhead within
  * 1%, and each point is exactly the formula, chunk by chunk rounded.
+ * ring_ns() is linear in 1/B, alpha and the overhead in either regime:
+ * port-bound 2(n-1)/n S/B + alpha, else (2(n-1) + k - 1) c/B + 2(n-1)
+ * alpha for k chunks of c bytes a step (the segments here have 1, 3 and
+ * 8), so one least-squares fit takes the points of both.
  */
 #define FIT_MBPS	50000u
 #define FIT_ALPHA_NS	1500u
@@ -220,14 +259,19 @@ static void test_alpha_beta_fit(void **state)
 	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
 		for (j = 0; j < sizeof(segs) / sizeof(segs[0]); j++) {
 			unsigned int n = ns[i];
-			uint64_t s = n * segs[j];
-			double row[3] = { 2.0 * (n - 1) / n * s, 2.0 * (n - 1), 1 };
+			uint64_t s = n * segs[j], k = chunks(segs[j]);
+			double L = 2.0 * (n - 1);
+			double row[3] = { (L + k - 1) * (double)(segs[j] / k), L, 1 };
 
+			if (port_bound(segs[j], FIT_MBPS, FIT_ALPHA_NS)) {
+				row[0] = L / n * s;
+				row[1] = 1;
+			}
 			allreduce(n, segs[j], 0, m);
 			for (c = 0; c < n; c++)
 				assert_int_equal(m[c].now_ns, FIT_OVERHEAD_NS +
-						 2 * (n - 1) * (FIT_ALPHA_NS +
-						 wire_ns(segs[j], FIT_MBPS)));
+						 ring_ns(n, segs[j], FIT_MBPS,
+							 FIT_ALPHA_NS));
 			for (r = 0; r < 3; r++) {
 				for (c = 0; c < 3; c++)
 					ata[r][c] += row[r] * row[c];
@@ -245,9 +289,11 @@ static void test_alpha_beta_fit(void **state)
 }
 
 /*
- * NNP-T's figures: each ring step also ends with the device-memory pass
- * over its last chunk, a reduction (two reads, a write) in reduce-scatter
- * and a write in allgather; the busy times add up chunk by chunk.
+ * NNP-T's figures: 8 chunks a step keep the port busy (alpha and a
+ * chunk's reduction, 1159 ns, within 7 chunks' wire time), so the time is
+ * the wire time of all 2(n-1) 8 chunks, then alpha and the last chunk's
+ * copy in allgather (each chunk arrives after its predecessor was folded);
+ * the busy times add up chunk by chunk.
  */
 static void test_defaults_and_busy_times(void **state)
 {
@@ -259,8 +305,8 @@ static void test_defaults_and_busy_times(void **state)
 
 	(void)state;
 	allreduce(n, seg, 0, m);
-	want = 2000 + 2 * (n - 1) * (1000 + wire_ns(seg, icl)) +
-	       (n - 1) * (3 * CHUNK * 1000 / hbm + CHUNK * 1000 / hbm);
+	assert_true(port_bound(seg, icl, 1000 + 3 * CHUNK * 1000 / hbm));
+	want = 2000 + 2 * (n - 1) * wire_ns(seg, icl) + 1000 + CHUNK * 1000 / hbm;
 	hbm_busy = (n - 1) * (seg / CHUNK) *
 		   (3 * CHUNK * 1000 / hbm + CHUNK * 1000 / hbm);
 	print_message("  n=%u, %llu KiB in all: %.3f us modeled\n", n,

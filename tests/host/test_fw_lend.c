@@ -69,7 +69,8 @@ static void fill(float *f, size_t n, float v)
 
 static uint16_t lend(struct nnp_fw_op *op, uint32_t seq, const void *p, size_t len)
 {
-	return nnp_fw_icl_lend(chips[0].h->fw, op, 0, EPOCH, seq, p, len);
+	return nnp_fw_icl_lend(chips[0].h->fw, op, 0, EPOCH, seq, p, len,
+			       op->t_ns);
 }
 
 /* Chip 1 takes (EPOCH, @seq) on port 1 as @into says. */
@@ -210,8 +211,8 @@ static void test_lend_remote_copies_down_fails(void **state)
 	a->icl_tx = count_tx;
 	assert_int_equal(nnp_fw_link_attach_remote(a->fw, 2, 9, 0), 0);
 	nnp_fw_link_set(a->fw, 2, true);
-	assert_int_equal(nnp_fw_icl_lend(a->fw, &tx, 2, EPOCH, 1, a->dev_mem, LEN),
-			 NNP_STATUS_SUCCESS);
+	assert_int_equal(nnp_fw_icl_lend(a->fw, &tx, 2, EPOCH, 1, a->dev_mem, LEN,
+					 tx.t_ns), NNP_STATUS_SUCCESS);
 	assert_int_equal(remote_sent, 1);
 	assert_int_equal(tx.lent, 1);
 	assert_int_equal(returned(&tx), 1);
