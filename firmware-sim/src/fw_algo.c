@@ -14,15 +14,21 @@
  *   reduce-scatters its part along a, allreduces the segment it holds
  *   along b, and allgathers along a again. Per chip it sends the bytes a
  *   ring would, 2(n-1)/n of its part, in 2(R-1) + 2(C-1) steps, not
- *   2(RC-1), and the four lanes keep all four ports busy.
+ *   2(RC-1), and the four lanes keep all four ports busy. On a torus
+ *   whose sides differ the lanes that start along x and along y take
+ *   parts of different sizes, so that their passes take the same time
+ *   (lane_weight()).
  *
  * A lane runs the single-ring code (nnp_fw_coll_allreduce()) on a struct
  * coll of its own for each of its rings: each has its own lending count,
  * so what it lent on its send port is taken back there, and its own
- * modeled time; a lane's next ring starts when its last one ended. The
- * lanes are steps of one command: the queue's op parks, on any port, when
- * every lane waits, unless a wake came while they ran. Each lane and ring
- * takes a packet label (collective number) of its own.
+ * modeled time. A chip's lanes begin each pass together, when the last
+ * one ended the pass before (lanes_next_pass()): the lanes that use a
+ * port in one pass are not the ones that use it in the next, and none
+ * waits behind another's packets. The lanes are steps of one command:
+ * the queue's op parks, on any port, when every lane waits, unless a wake
+ * came while they ran. Each lane and ring takes a packet label
+ * (collective number) of its own.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +51,7 @@ struct lane {
 	struct coll ring[2];	/* over dimension a, and b (TORUS) */
 	uint32_t nrings;
 	uint32_t phase;		/* 0 .. 2 with two rings, 0 with one */
+	bool held;		/* ended pass @phase; waits for the other lanes */
 	bool done;
 };
 
@@ -52,6 +59,9 @@ struct nnp_fw_lanes {
 	uint32_t n;
 	struct lane lane[MAX_LANES];
 };
+
+/* Not a status: the lane ended its pass and waits for the others. */
+#define LANE_HELD	(NNP_FW_PARKED - 3)
 
 uint32_t nnp_fw_algo_pick(const struct nnp_fw_topology *t, unsigned int opcode,
 			  uint64_t count, uint32_t nranks)
@@ -195,18 +205,41 @@ static uint16_t pass_setup(struct coll *p, uint32_t i, struct lane *l,
 	return nnp_fw_coll_ready_init(c);
 }
 
+/*
+ * Lane @i's share of the buffer, against the sum over all lanes. On a
+ * torus of C columns (dim[0]) and R rows the lanes that start along a row
+ * send (C-1)/C of their part in their first pass, those that start along
+ * a column (R-1)/R: parts in the ratio C(R-1) : R(C-1) make both first
+ * passes (and last) take the same time, so all four ports stay busy until
+ * the lanes meet at the next pass (lanes_next_pass()). Otherwise equal.
+ */
+static uint64_t lane_weight(const struct coll *p, uint32_t i)
+{
+	uint64_t c = p->topo.dim[0].n, r = p->topo.dim[1].n;
+
+	if (p->algo != NNP_FW_ALGO_TORUS)
+		return 1;
+	return i / 2 ? r * (c - 1) : c * (r - 1);
+}
+
 uint16_t nnp_fw_algo_start(struct coll *p)
 {
+	uint64_t total = 0, below = 0;
 	uint32_t i, r, n;
 
 	p->lanes = calloc(1, sizeof(*p->lanes));
 	if (!p->lanes)
 		return NNP_STATUS_NO_RESOURCES;
 	n = p->lanes->n = lanes_of(p);
+	for (i = 0; i < n; i++)
+		total += lane_weight(p, i);
 	for (i = 0; i < n; i++) {
 		struct lane *l = &p->lanes->lane[i];
-		uint64_t start = (unsigned __int128)p->count * i / n;
-		uint64_t end = (unsigned __int128)p->count * (i + 1) / n;
+		uint64_t start = (unsigned __int128)p->count * below / total;
+		uint64_t end;
+
+		below += lane_weight(p, i);
+		end = (unsigned __int128)p->count * below / total;
 
 		lane_rings(p, i, l);
 		for (r = 0; r < l->nrings; r++) {
@@ -224,12 +257,23 @@ uint16_t nnp_fw_algo_start(struct coll *p)
 	return NNP_STATUS_SUCCESS;
 }
 
+static uint32_t passes_of(const struct lane *l)
+{
+	return l->nrings == 2 ? 3 : 1;
+}
+
+/* The ring lane @l's pass @k runs on. */
+static struct coll *pass_ring(struct lane *l, uint32_t k)
+{
+	return &l->ring[l->nrings == 2 && k == 1];
+}
+
 /*
- * From the end of pass @k of lane @i to the next: the middle pass works
- * on the segment the first left reduced here, from where the first ended.
+ * From the end of pass @k of lane @i to the next, at modeled time @t: the
+ * middle pass works on the segment the first left reduced here.
  */
 static uint16_t pass_next(struct coll *p, uint32_t i, struct lane *l,
-			  uint32_t k)
+			  uint32_t k, uint64_t t)
 {
 	struct coll *a = &l->ring[0], *b = &l->ring[1];
 	uint64_t n;
@@ -238,33 +282,62 @@ static uint16_t pass_next(struct coll *p, uint32_t i, struct lane *l,
 		b->dst = nnp_fw_coll_seg(a, a->dst,
 					 nnp_fw_coll_behind(a, a->nranks - 1), &n);
 		b->count = n;
-		b->link.t_ns = nnp_fw_max_ns(b->link.t_ns, a->link.t_ns);
-	} else {
-		a->link.t_ns = nnp_fw_max_ns(a->link.t_ns, b->link.t_ns);
 	}
+	l->phase = k + 1;
+	l->held = false;
+	pass_ring(l, k + 1)->link.t_ns = t;
 	return pass_setup(p, i, l, k + 1);
 }
 
-/* Run lane @i of @p from where it stood: a status, or PARKED. */
-static uint16_t lane_run(struct coll *p, uint32_t i, struct lane *l)
+/*
+ * Run lane @l from where it stood: a status, PARKED, or LANE_HELD at the
+ * end of a pass that is not its last.
+ */
+static uint16_t lane_run(struct lane *l)
 {
-	uint32_t passes = l->nrings == 2 ? 3 : 1, r;
+	uint32_t r;
 	uint16_t st;
 
-	while (l->phase < passes) {
-		st = nnp_fw_coll_allreduce(&l->ring[l->nrings == 2 &&
-						     l->phase == 1]);
+	if (!l->held) {
+		st = nnp_fw_coll_allreduce(pass_ring(l, l->phase));
 		if (st)
 			return st;
-		if (l->phase + 1 < passes && pass_next(p, i, l, l->phase))
-			return NNP_STATUS_NO_RESOURCES;
-		l->phase++;
+		l->held = true;
 	}
+	if (l->phase + 1 < passes_of(l))
+		return LANE_HELD;
 	/* Nothing it lent may be read after it ends. */
 	for (r = 0; r < l->nrings; r++) {
 		st = nnp_fw_coll_lent_back(&l->ring[r], l->ring[r].link.lent);
 		if (st)
 			return st;
+	}
+	return NNP_STATUS_SUCCESS;
+}
+
+/*
+ * Every lane ended its pass: all begin the next together, when the last
+ * ended and its last packet left. So lanes that share a port (a torus's
+ * first pass along x and the middle pass along x of the lanes that start
+ * along y) never use it at once: none waits behind another's packets, and
+ * the lanes' split (lane_weight()) makes their passes end together.
+ */
+static uint16_t lanes_next_pass(struct coll *p)
+{
+	uint64_t t = 0;
+	uint32_t i;
+
+	for (i = 0; i < p->lanes->n; i++) {
+		struct lane *l = &p->lanes->lane[i];
+		const struct nnp_fw_op *o = &pass_ring(l, l->phase)->link;
+
+		t = nnp_fw_max_ns(t, nnp_fw_max_ns(o->t_ns, o->tx_end_ns));
+	}
+	for (i = 0; i < p->lanes->n; i++) {
+		struct lane *l = &p->lanes->lane[i];
+
+		if (pass_next(p, i, l, l->phase, t))
+			return NNP_STATUS_NO_RESOURCES;
 	}
 	return NNP_STATUS_SUCCESS;
 }
@@ -291,7 +364,7 @@ uint16_t nnp_fw_algo_step(struct coll *p)
 
 	for (;;) {
 		uint64_t deadline = UINT64_MAX;
-		uint32_t wakes, i, left = 0;
+		uint32_t wakes, i, left = 0, held = 0;
 		bool aborted, lost, yielded = false;
 
 		mtx_lock(&fw->lock);
@@ -315,7 +388,12 @@ uint16_t nnp_fw_algo_step(struct coll *p)
 				l->ring[r].round_left = ROUND_CHUNKS;
 			}
 			mtx_unlock(&fw->lock);
-			st = lane_run(p, i, l);
+			st = lane_run(l);
+			if (st == LANE_HELD) {
+				left++;
+				held++;
+				continue;
+			}
 			if (st == COLL_YIELD) {
 				left++;
 				yielded = true;
@@ -336,6 +414,11 @@ uint16_t nnp_fw_algo_step(struct coll *p)
 		if (!left) {
 			lanes_clock(p);
 			return NNP_STATUS_SUCCESS;
+		}
+		if (held == left) {
+			if (lanes_next_pass(p))
+				return NNP_STATUS_NO_RESOURCES;
+			continue;
 		}
 		if (yielded)
 			continue;

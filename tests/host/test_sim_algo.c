@@ -186,16 +186,20 @@ static void test_rings_exact(void **state)
 }
 
 /*
- * The torus on R x C: a lane of P = S/4 sends 2(C-1)/C P along a row
- * when it starts there, 2(C-1)/C P/R when it ends there (its middle
- * pass on the segment its rows left it), and the same across.
+ * The torus on R x C: the two lanes that start along a row take Px each,
+ * the two that start along a column Py, in the ratio C(R-1) : R(C-1) so
+ * that their first passes, (C-1)/C Px and (R-1)/R Py, take equal time
+ * (S/4 each on a square). A lane sends 2(C-1)/C Px along a row when it
+ * starts there, 2(C-1)/C Py/R when it ends there (its middle pass on the
+ * segment its columns left it), and the same across.
  */
 static void torus_want(unsigned int R, unsigned int C, uint64_t S,
 		       uint64_t want[SIM_PORTS])
 {
-	uint64_t P = S / 4;
-	uint64_t x = 2 * (C - 1) * P / C + 2 * (C - 1) * (P / R) / C;
-	uint64_t y = 2 * (R - 1) * P / R + 2 * (R - 1) * (P / C) / R;
+	uint64_t wx = C * (R - 1), wy = R * (C - 1);
+	uint64_t Px = S * wx / (2 * (wx + wy)), Py = S * wy / (2 * (wx + wy));
+	uint64_t x = 2 * (C - 1) * Px / C + 2 * (C - 1) * (Py / R) / C;
+	uint64_t y = 2 * (R - 1) * Py / R + 2 * (R - 1) * (Px / C) / R;
 
 	want[0] = want[1] = x;
 	want[2] = want[3] = y;
@@ -204,14 +208,18 @@ static void torus_want(unsigned int R, unsigned int C, uint64_t S,
 static void test_torus_exact(void **state)
 {
 	const uint64_t S = 3u << 20;	/* a multiple of 4 lanes x 16 x 4 B */
+	/* 2 x 4: lanes of 4/20 and 6/20 of S, then 1/8 and 1/4 of each: 80 x 4 B. */
+	const uint64_t S24 = 320u << 12;
 	uint64_t want[SIM_PORTS];
 
 	(void)state;
 	torus_want(4, 4, S, want);
 	check_algo(4, 4, NNP_FW_ALGO_TORUS, S, want);
 	/* Not square: rows and columns of other lengths. */
-	torus_want(2, 4, S, want);
-	check_algo(2, 4, NNP_FW_ALGO_TORUS, S, want);
+	torus_want(2, 4, S24, want);
+	assert_int_equal(want[0], 688128);	/* not the 737280 of S/4 a lane */
+	assert_int_equal(want[2], 458752);
+	check_algo(2, 4, NNP_FW_ALGO_TORUS, S24, want);
 }
 
 /* AUTO picks by topology and size: the bytes per port tell which. */
@@ -258,25 +266,29 @@ static void modeled_times(unsigned int rows, unsigned int cols, uint32_t algo,
 }
 
 /*
- * The ring, both ways, and a square torus, whose lanes never want one
- * port at the same modeled time. (On a torus of unequal sides they do,
- * and which packet goes first follows the host: docs/nnp-sim.md.)
+ * The ring, both ways, and a torus square or not: no two lanes want one
+ * port at the same modeled time (a chip's lanes begin each pass together,
+ * fw_algo.c's lanes_next_pass()), so the host's order changes nothing.
  */
 static void test_jitter_same_times(void **state)
 {
-	static const uint32_t algos[] = {
-		NNP_FW_ALGO_RING, NNP_FW_ALGO_BIDIR, NNP_FW_ALGO_TORUS,
+	static const struct { uint32_t algo; unsigned int rows, cols; } runs[] = {
+		{ NNP_FW_ALGO_RING, 1, 4 }, { NNP_FW_ALGO_BIDIR, 1, 4 },
+		{ NNP_FW_ALGO_RINGS, 1, 4 }, { NNP_FW_ALGO_TORUS, 4, 4 },
+		{ NNP_FW_ALGO_TORUS, 2, 4 }, { NNP_FW_ALGO_TORUS, 4, 2 },
 	};
 	uint64_t want[MAX_CHIPS], got[MAX_CHIPS], tx[SIM_PORTS], tx2[SIM_PORTS];
-	unsigned int a, seed, rows;
+	unsigned int a, seed, rows, cols;
 
 	(void)state;
-	for (a = 0; a < 3; a++) {
-		rows = algos[a] == NNP_FW_ALGO_TORUS ? 4 : 1;
-		modeled_times(rows, 4, algos[a], 0, false, want, tx);
+	for (a = 0; a < sizeof(runs) / sizeof(runs[0]); a++) {
+		rows = runs[a].rows;
+		cols = runs[a].cols;
+		modeled_times(rows, cols, runs[a].algo, 0, false, want, tx);
 		for (seed = 1; seed <= 3; seed++) {
-			modeled_times(rows, 4, algos[a], seed, false, got, tx2);
-			assert_memory_equal(got, want, rows * 4 * sizeof(got[0]));
+			modeled_times(rows, cols, runs[a].algo, seed, false, got,
+				      tx2);
+			assert_memory_equal(got, want, rows * cols * sizeof(got[0]));
 			assert_memory_equal(tx2, tx, sizeof(tx));
 		}
 	}
@@ -292,6 +304,28 @@ static void test_timing_only_same_model(void **state)
 	modeled_times(2, 4, NNP_FW_ALGO_TORUS, 0, true, got, tx2);
 	assert_memory_equal(got, want, 8 * sizeof(got[0]));
 	assert_memory_equal(tx2, tx, sizeof(tx));
+}
+
+/*
+ * A torus whose sides differ, 4 x 16 (a POD of 4 chassis of 16 chips),
+ * timing-only: at 256 MiB its lanes keep the four ports busy, at least
+ * 200 GB/s of NCCL's bus bandwidth of the 224 they carry (201.1 measured;
+ * equal parts and lanes going on alone, each from its own last pass:
+ * 140). The rest is the middle pass, whose ports are not all busy.
+ */
+static void test_uneven_torus_busbw(void **state)
+{
+	const uint64_t S = 256ull << 20;
+	double busbw;
+	uint64_t ns;
+
+	(void)state;
+	fabric_up(4, 16, NNP_FW_ALGO_TORUS, S, true, 0);
+	ns = allreduce(S / 4, 0, 0, false);
+	sim_destroy(&sim);
+	busbw = 2.0 * 63 / 64 * (double)S / (double)ns;
+	print_message("  4 x 16 torus, 256 MiB: %.1f GB/s busbw\n", busbw);
+	assert_true(busbw >= 200);
 }
 
 /*
@@ -418,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_bidir_exact),
 		cmocka_unit_test(test_rings_exact),
 		cmocka_unit_test(test_torus_exact),
+		cmocka_unit_test(test_uneven_torus_busbw),
 		cmocka_unit_test(test_auto_choice),
 		cmocka_unit_test(test_jitter_same_times),
 		cmocka_unit_test(test_timing_only_same_model),
