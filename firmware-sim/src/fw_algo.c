@@ -41,6 +41,17 @@
 /* Rings share ports: two lanes' windows of chunks fit one port's room. */
 #define LANE_CHUNK_MAX	(CHUNK_MAX / 2)
 /*
+ * A lane's ring steps can be small: a POD's middle pass along its 64
+ * chips moves 64 KiB a step at 256 MiB, a ring of 1024 chips too. In one
+ * chunk such a step pays the link latency after all of its wire time; in
+ * 16 KiB chunks the next step's first leaves after a quarter of it (the
+ * steps pipeline chunk by chunk, fw_coll.c). Steps of 512 KiB or more keep
+ * the chunks they had (CHUNKS_PER_STEP of 64 KiB or more), so a large
+ * message costs the host no more packets. The single ring, QEMU's today,
+ * keeps NNP_FW_CHUNK_BYTES.
+ */
+#define LANE_CHUNK_MIN	(16u << 10)
+/*
  * Chunks a lane sends before the next lane's turn: lanes that share a
  * port take it in the host's order, so none may run far ahead of the
  * others on the host (see nnp_fw_tx_fit()).
@@ -147,6 +158,7 @@ static void ring_setup(struct coll *p, struct lane *l, uint32_t r,
 		.fw = p->fw, .nranks = d->n, .epoch = p->epoch,
 		.opcode = p->opcode, .dtype = p->dtype, .op = p->op,
 		.comm = p->comm, .es = p->es, .chunk_max = LANE_CHUNK_MAX,
+		.chunk_min = LANE_CHUNK_MIN,
 		.algo = NNP_FW_ALGO_RING, .rationed = true,
 		/* Backward, position p is n - p: the next chip is one more. */
 		.pos = back ? (d->n - d->pos) % d->n : d->pos,

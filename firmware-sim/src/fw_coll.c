@@ -17,7 +17,7 @@
  * the next chip reduces or copies straight out of this chip's memory. A
  * sender lends up to WINDOW chunks ahead of its receives, so a chunk's
  * wake-up latency is not paid in lock-step, and the chunk grows with the
- * message (NNP_FW_CHUNK_BYTES .. CHUNK_MAX) so that per-chunk costs
+ * message (chunk_min .. chunk_max) so that per-chunk costs
  * amortize. Lent memory is not written until it came back: reduce-scatter
  * folds into the chunk it just lent only once the next chip has read it,
  * allreduce's allgather overwrites the segments its reduce-scatter lent
@@ -479,12 +479,13 @@ static uint16_t coll_ring(struct coll *c)
 
 /*
  * Elements per chunk: CHUNKS_PER_STEP to a ring step at least, within
- * NNP_FW_CHUNK_BYTES .. chunk_max (CHUNK_MAX) bytes, from the
+ * chunk_min (NNP_FW_CHUNK_BYTES) .. chunk_max (CHUNK_MAX) bytes, from the
  * command alone so that every rank cuts alike.
  */
 uint64_t nnp_fw_coll_chunk(const struct coll *c)
 {
-	uint64_t step = c->count * c->es, bytes = NNP_FW_CHUNK_BYTES;
+	uint64_t step = c->count * c->es;
+	uint64_t bytes = c->chunk_min ? c->chunk_min : NNP_FW_CHUNK_BYTES;
 	uint64_t max = c->chunk_max ? c->chunk_max : CHUNK_MAX;
 
 	if (c->opcode == NNP_CMD_ALLREDUCE)

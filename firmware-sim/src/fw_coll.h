@@ -59,6 +59,7 @@ struct coll {
 	bool rs_only;		/* stop after the reduce-scatter stage */
 	uint32_t avg_div;	/* AVG: divide the own segment by this; 0: no */
 	uint64_t chunk_max;	/* bytes; 0: CHUNK_MAX */
+	uint64_t chunk_min;	/* bytes; 0: NNP_FW_CHUNK_BYTES */
 	uint32_t algo;		/* enum nnp_fw_algo, picked at its start */
 	struct nnp_fw_topology topo;	/* its communicator's */
 	struct nnp_fw_lanes *lanes;	/* algo other than RING: its rings */

@@ -329,6 +329,35 @@ static void test_uneven_torus_busbw(void **state)
 }
 
 /*
+ * A lane's small ring steps go in packets of 16 KiB, and each goes on
+ * once it arrived, not its whole step: RINGS on a ring of 16 chips, 4 MiB
+ * (a lane's step is 64 KiB), sends 4 packets a step on each port, 120 in
+ * its 30 steps, and a step costs a hop and a packet's wire time (and its
+ * fold), less than the hop and the whole step's wire time, 1170 ns, that
+ * a step of one 64 KiB packet waited for.
+ */
+static void test_small_steps_pipeline(void **state)
+{
+	const uint64_t S = 4u << 20, steps = 30, step_wire = 1170;
+	struct nnp_hw_port_info info[SIM_PORTS];
+	unsigned int p;
+	uint64_t ns;
+
+	(void)state;
+	fabric_up(1, 16, NNP_FW_ALGO_RINGS, S, true, 0);
+	ns = allreduce(S / 4, 0, 0, false) - 2000;
+	assert_int_equal(sim_admin_read(&sim, 0, NNP_ADMIN_GET_PORTS, info,
+					sizeof(info)), NNP_STATUS_SUCCESS);
+	sim_destroy(&sim);
+	print_message("  ring of 16, 4 MiB: %.3f us, %.0f ns a step\n", ns / 1e3,
+		      (double)ns / steps);
+	for (p = 0; p < SIM_PORTS; p++)
+		assert_int_equal(info[p].tx_packets, 4 * steps);
+	assert_true(ns < steps * (1000 + step_wire));
+	assert_true(ns > steps * (1000 + step_wire / 4));
+}
+
+/*
  * A small allreduce is latency: 2(n-1) hops around a ring of n, but
  * 2(R-1) + 2(C-1) on an R x C torus, O(sqrt(n)). The modeled times of
  * 16 elements on 4 x 4 chips, less the command overhead, are in the
@@ -453,6 +482,7 @@ int main(void)
 		cmocka_unit_test(test_rings_exact),
 		cmocka_unit_test(test_torus_exact),
 		cmocka_unit_test(test_uneven_torus_busbw),
+		cmocka_unit_test(test_small_steps_pipeline),
 		cmocka_unit_test(test_auto_choice),
 		cmocka_unit_test(test_jitter_same_times),
 		cmocka_unit_test(test_timing_only_same_model),
