@@ -22,10 +22,11 @@
  * A lane runs the single-ring code (nnp_fw_coll_allreduce()) on a struct
  * coll of its own for each of its rings: each has its own lending count,
  * so what it lent on its send port is taken back there, and its own
- * modeled time. A chip's lanes begin each pass together, when the last
- * one ended the pass before (lanes_next_pass()): the lanes that use a
- * port in one pass are not the ones that use it in the next, and none
- * waits behind another's packets. The lanes are steps of one command:
+ * modeled time. When the passes are bound by bandwidth, a chip's lanes
+ * begin each pass together, when the last one ended the pass before
+ * (lanes_next_pass()): the lanes that use a port in one pass are not the
+ * ones that use it in the next, and none waits behind another's packets.
+ * Otherwise each lane goes on alone. The lanes are steps of one command:
  * the queue's op parks, on any port, when every lane waits, unless a wake
  * came while they ran. Each lane and ring takes a packet label
  * (collective number) of its own.
@@ -68,6 +69,7 @@ struct lane {
 
 struct nnp_fw_lanes {
 	uint32_t n;
+	bool lockstep;		/* lanes begin each pass together */
 	struct lane lane[MAX_LANES];
 };
 
@@ -234,6 +236,33 @@ static uint64_t lane_weight(const struct coll *p, uint32_t i)
 	return i / 2 ? r * (c - 1) : c * (r - 1);
 }
 
+/*
+ * Whether @p's lanes begin each pass together: on a torus, when every
+ * lane's first pass is bound by bandwidth, a ring step's wire time past
+ * the link's latency. Then lanes that share a port in turn would take it
+ * from each other (each packet takes the first gap on its port, in the
+ * host's order), and waiting at each pass costs little, the passes being
+ * of one length (lane_weight()). A small allreduce is latency: its lanes'
+ * passes cost their hops, 2(C-1) along a row and 2(R-1) along a column,
+ * and waiting would cost a lane the other's, so they go on alone.
+ */
+static bool lanes_lockstep(const struct coll *p)
+{
+	const struct nnp_fw_config *cfg = &p->fw->cfg;
+	uint32_t i;
+
+	if (p->algo != NNP_FW_ALGO_TORUS)
+		return false;
+	for (i = 0; i < p->lanes->n; i++) {
+		const struct coll *c = &p->lanes->lane[i].ring[0];
+		uint64_t step = c->count / c->nranks * c->es;
+
+		if (nnp_fw_ns_at(step, cfg->icl_mbps) < cfg->icl_latency_ns)
+			return false;
+	}
+	return true;
+}
+
 uint16_t nnp_fw_algo_start(struct coll *p)
 {
 	uint64_t total = 0, below = 0;
@@ -266,6 +295,7 @@ uint16_t nnp_fw_algo_start(struct coll *p)
 		if (pass_setup(p, i, l, 0))
 			return NNP_STATUS_NO_RESOURCES;
 	}
+	p->lanes->lockstep = lanes_lockstep(p);
 	return NNP_STATUS_SUCCESS;
 }
 
@@ -297,7 +327,8 @@ static uint16_t pass_next(struct coll *p, uint32_t i, struct lane *l,
 	}
 	l->phase = k + 1;
 	l->held = false;
-	pass_ring(l, k + 1)->link.t_ns = t;
+	pass_ring(l, k + 1)->link.t_ns =
+		nnp_fw_max_ns(pass_ring(l, k + 1)->link.t_ns, t);
 	return pass_setup(p, i, l, k + 1);
 }
 
@@ -305,19 +336,28 @@ static uint16_t pass_next(struct coll *p, uint32_t i, struct lane *l,
  * Run lane @l from where it stood: a status, PARKED, or LANE_HELD at the
  * end of a pass that is not its last.
  */
-static uint16_t lane_run(struct lane *l)
+static uint16_t lane_run(struct coll *p, uint32_t i, struct lane *l)
 {
 	uint32_t r;
 	uint16_t st;
 
-	if (!l->held) {
-		st = nnp_fw_coll_allreduce(pass_ring(l, l->phase));
+	for (;;) {
+		if (!l->held) {
+			st = nnp_fw_coll_allreduce(pass_ring(l, l->phase));
+			if (st)
+				return st;
+			l->held = true;
+		}
+		if (l->phase + 1 == passes_of(l))
+			break;
+		if (p->lanes->lockstep)
+			return LANE_HELD;
+		/* On its own: from where its last ring ended. */
+		st = pass_next(p, i, l, l->phase,
+			       pass_ring(l, l->phase)->link.t_ns);
 		if (st)
 			return st;
-		l->held = true;
 	}
-	if (l->phase + 1 < passes_of(l))
-		return LANE_HELD;
 	/* Nothing it lent may be read after it ends. */
 	for (r = 0; r < l->nrings; r++) {
 		st = nnp_fw_coll_lent_back(&l->ring[r], l->ring[r].link.lent);
@@ -328,8 +368,8 @@ static uint16_t lane_run(struct lane *l)
 }
 
 /*
- * Every lane ended its pass: all begin the next together, when the last
- * ended and its last packet left. So lanes that share a port (a torus's
+ * Lockstep, every lane ended its pass: all begin the next together, when
+ * the last ended and its last packet left. So lanes that share a port (a torus's
  * first pass along x and the middle pass along x of the lanes that start
  * along y) never use it at once: none waits behind another's packets, and
  * the lanes' split (lane_weight()) makes their passes end together.
@@ -400,7 +440,7 @@ uint16_t nnp_fw_algo_step(struct coll *p)
 				l->ring[r].round_left = ROUND_CHUNKS;
 			}
 			mtx_unlock(&fw->lock);
-			st = lane_run(l);
+			st = lane_run(p, i, l);
 			if (st == LANE_HELD) {
 				left++;
 				held++;

@@ -387,6 +387,17 @@ static void test_small_latency(void **state)
 	sim_destroy(&sim);
 	assert_in_range(ring64 * 100 / ring, 415, 425);	/* 126 / 30 */
 	assert_in_range(torus64 * 100 / torus, 230, 236);	/* 28 / 12 */
+	/*
+	 * Sides that differ, 2 x 8: 2 + 14 hops, the lanes' passes
+	 * unequal in hops (1, 14, 1 and 7, 2, 7) and none waiting for
+	 * another's (27 us if each pass waited for the longest).
+	 */
+	fabric_up(2, 8, NNP_FW_ALGO_TORUS, 4096, true, 0);
+	torus = allreduce(16, 0, 0, false) - 2000;
+	sim_destroy(&sim);
+	print_message("  2 x 8 torus, 16 elements: %llu ns\n",
+		      (unsigned long long)torus);
+	assert_in_range(torus, 16000, 16000 + 16 * 10);
 }
 
 /*
