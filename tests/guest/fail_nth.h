@@ -77,7 +77,7 @@ static inline int kernel_warnings(void)
 
 /*
  * A reader of the kernel log from its current end, for a sweep that looks
- * for warnings after each of thousands of injected failures: reading only
+ * for warnings after each of hundreds of injected failures: reading only
  * the records logged since takes microseconds, where kernel_warnings()'s
  * dmesg | grep took 0.36 s on the debug kernel under TCG.
  */
