@@ -51,7 +51,7 @@ typedef uint64_t nnp_le64;
 
 /* Interface version: the driver refuses a major it does not know. */
 #define NNP_HW_VERSION_MAJOR		1
-#define NNP_HW_VERSION_MINOR		6
+#define NNP_HW_VERSION_MINOR		7
 #define NNP_HW_VERSION			((NNP_HW_VERSION_MAJOR << 16) | NNP_HW_VERSION_MINOR)
 #define NNP_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
 
@@ -212,6 +212,7 @@ typedef uint64_t nnp_le64;
 #define NNP_ADMIN_COMM_DESTROY		0x0b	/* args: ctx, comm, flags (v1.4) */
 #define NNP_ADMIN_GET_PORTS		0x0c	/* addr/len: struct nnp_hw_port_info[] */
 #define NNP_ADMIN_COMM_STATUS		0x0d	/* v1.4, args: ctx, comm */
+#define NNP_ADMIN_COMM_TOPOLOGY		0x0e	/* v1.7, args: ctx, comm; see below */
 
 /*
  * COMM_DESTROY flags (v1.4). ABORT: the communicator's commands in flight
@@ -332,6 +333,43 @@ struct nnp_hw_comm_args {
 };
 
 #define NNP_HW_COMM_TIMEOUT_NEVER	0xffffffffu
+
+/*
+ * COMM_TOPOLOGY (v1.7): after COMM_CREATE, give communicator (ctx, comm)
+ * the fabric it runs on and the allreduce algorithm, the same on every
+ * rank; the command's data buffer is exactly one struct
+ * nnp_hw_comm_topology (else INVALID_FIELD). Without it, or with algo
+ * RING, every collective runs COMM_CREATE's ring. A ring dimension lists
+ * the chips along it (n, 0: none), this chip's position and one or two
+ * port pairs, each sending to position pos + 1 and receiving from
+ * pos - 1. dim[1] with n > 0 makes a dim[0].n x dim[1].n torus, whose
+ * product must be nranks; a ring's dim[0].n must be nranks. A position
+ * not below n, a pair count not 1 or 2, a port the chip lacks, dim[1]
+ * without dim[0], an unknown algo or a reserved word set: INVALID_FIELD;
+ * no such communicator: NOT_FOUND. Only allreduce uses the topology, and
+ * only with dim[0].n >= 2; TORUS without dim[1] runs the ring.
+ */
+#define NNP_HW_ALGO_AUTO		0	/* the device picks by size */
+#define NNP_HW_ALGO_RING		1	/* COMM_CREATE's ring only */
+#define NNP_HW_ALGO_BIDIR		2	/* dim[0]'s first pair both ways */
+#define NNP_HW_ALGO_RINGS		3	/* every pair of dim[0], both ways */
+#define NNP_HW_ALGO_TORUS		4	/* along dim[0], then dim[1] */
+
+struct nnp_hw_ring_dim {
+	nnp_le32 n;
+	nnp_le32 pos;
+	nnp_le32 pairs;		/* 1 or 2 when n > 0 */
+	nnp_le32 next_port[2];
+	nnp_le32 prev_port[2];
+	nnp_le32 rsvd;
+};
+
+struct nnp_hw_comm_topology {
+	nnp_le32 algo;		/* NNP_HW_ALGO_* */
+	nnp_le32 rsvd;
+	struct nnp_hw_ring_dim dim[2];
+};
+
 #define NNP_HW_MAX_COMMS		64
 /* nranks at most: a rank is a 16-bit field (NNP_COLL_ROOT). */
 #define NNP_HW_MAX_RANKS		0xffff

@@ -222,8 +222,9 @@ struct nnp_fw_topology {
 
 /*
  * Give communicator @comm of context @ctx its fabric topology and
- * algorithm (the same on every rank, as COMM_CREATE's ring). Not yet a
- * device command: an embedder (tools/nnp-sim) calls it after COMM_CREATE.
+ * algorithm (the same on every rank, as COMM_CREATE's ring), after
+ * COMM_CREATE: the admin command COMM_TOPOLOGY (v1.7), or an embedder
+ * (tools/nnp-sim) directly.
  * Returns 0, or -1 if there is no such communicator or @t does not fit it
  * (sizes that do not multiply to nranks, a position or port out of range).
  */

@@ -242,7 +242,8 @@ static bool takes_buffer(uint8_t opcode)
 {
 	return opcode == NNP_ADMIN_IDENTIFY || opcode == NNP_ADMIN_GET_COUNTERS ||
 	       opcode == NNP_ADMIN_KEY_REGISTER || opcode == NNP_ADMIN_GET_PORTS ||
-	       opcode == NNP_ADMIN_COMM_CREATE;
+	       opcode == NNP_ADMIN_COMM_CREATE ||
+	       opcode == NNP_ADMIN_COMM_TOPOLOGY;
 }
 
 /* Argument words each opcode uses; the rest must be zero. */
@@ -256,6 +257,7 @@ static size_t args_used(uint8_t opcode)
 	case NNP_ADMIN_QUEUE_DESTROY:
 	case NNP_ADMIN_QUEUE_RESET:
 	case NNP_ADMIN_COMM_STATUS:
+	case NNP_ADMIN_COMM_TOPOLOGY:
 		return 2;
 	case NNP_ADMIN_COMM_DESTROY:
 		return 3;
@@ -312,6 +314,8 @@ static uint16_t admin_execute(struct nnp_fw *fw,
 		return nnp_fw_comm_status(fw, cmd, result);
 	case NNP_ADMIN_GET_PORTS:
 		return admin_get_ports(fw, cmd, result);
+	case NNP_ADMIN_COMM_TOPOLOGY:
+		return nnp_fw_comm_topology(fw, cmd);
 	}
 	nnp_fw_guest_error(fw, "admin cid %u: unknown opcode 0x%x", cmd->cid,
 			   cmd->opcode);

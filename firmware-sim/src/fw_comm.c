@@ -296,3 +296,52 @@ void nnp_fw_comms_clear(struct nnp_fw *fw, uint32_t ctx)
 			purge_epoch(fw, epoch);
 	}
 }
+
+/* A ring dimension in host order; false if its reserved word is set. */
+static bool topology_dim(const struct nnp_hw_ring_dim *h,
+			 struct nnp_fw_ring_dim *d)
+{
+	uint32_t k;
+
+	d->n = fw_le32(h->n);
+	d->pos = fw_le32(h->pos);
+	d->pairs = fw_le32(h->pairs);
+	for (k = 0; k < 2; k++) {
+		d->next_port[k] = fw_le32(h->next_port[k]);
+		d->prev_port[k] = fw_le32(h->prev_port[k]);
+	}
+	return !h->rsvd;
+}
+
+_Static_assert(NNP_HW_ALGO_TORUS == NNP_FW_ALGO_TORUS &&
+	       NNP_HW_ALGO_AUTO == NNP_FW_ALGO_AUTO,
+	       "COMM_TOPOLOGY's algorithms are the firmware's");
+
+/*
+ * COMM_TOPOLOGY (v1.7). Admin commands run one at a time, so the
+ * communicator found here is still there for nnp_fw_comm_set_topology().
+ */
+uint16_t nnp_fw_comm_topology(struct nnp_fw *fw,
+			      const struct nnp_hw_admin_cmd *cmd)
+{
+	uint32_t ctx = fw_admin_arg(cmd, 0), comm = fw_admin_arg(cmd, 1);
+	struct nnp_hw_comm_topology h;
+	struct nnp_fw_topology t;
+	bool found;
+
+	if (cmd->len != sizeof(h))
+		return NNP_STATUS_INVALID_FIELD;
+	mtx_lock(&fw->lock);
+	found = nnp_fw_comm_of_locked(fw, ctx, comm);
+	mtx_unlock(&fw->lock);
+	if (!found)
+		return NNP_STATUS_NOT_FOUND;
+	if (fw->host.dma_read(fw->host.opaque, cmd->addr, &h, sizeof(h)))
+		return NNP_STATUS_DMA_ERROR;
+	t.algo = fw_le32(h.algo);
+	if (h.rsvd || !topology_dim(&h.dim[0], &t.dim[0]) ||
+	    !topology_dim(&h.dim[1], &t.dim[1]) ||
+	    nnp_fw_comm_set_topology(fw, ctx, comm, &t))
+		return NNP_STATUS_INVALID_FIELD;
+	return NNP_STATUS_SUCCESS;
+}

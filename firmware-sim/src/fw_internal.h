@@ -475,6 +475,8 @@ void nnp_fw_icl_purge_all(struct nnp_fw *fw);
 /* Communicators (fw_comm.c) and collectives (fw_coll.c) */
 uint16_t nnp_fw_comm_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
 uint16_t nnp_fw_comm_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
+uint16_t nnp_fw_comm_topology(struct nnp_fw *fw,
+			      const struct nnp_hw_admin_cmd *cmd);
 uint16_t nnp_fw_comm_status(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd,
 			    uint32_t *result);
 /*

@@ -9,7 +9,8 @@
  * whose order is not rank order; point-to-point messages through a port.
  * A communicator's own timeout: a rank 5 s late completing exactly, a
  * short one failing with PEER_TIMEOUT. COMM_DESTROY with ABORT stopping
- * every waiting rank at once, and COMM_STATUS telling of it.
+ * every waiting rank at once, and COMM_STATUS telling of it. COMM_TOPOLOGY
+ * checking its fields and turning a ring's allreduce into BIDIR.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -1159,6 +1160,73 @@ static void test_collective_checks(void **state)
 	ring_down(1);
 }
 
+/* COMM_TOPOLOGY on @chip with topology @t (its data buffer @len bytes). */
+static uint16_t comm_topology(unsigned int chip, uint32_t comm,
+			      const struct nnp_hw_comm_topology *t, uint32_t len)
+{
+	struct nnp_hw_admin_cmd c = {
+		.opcode = NNP_ADMIN_COMM_TOPOLOGY, .addr = H_AQ_DATA, .len = len,
+	};
+
+	c.args[0] = CTX;
+	c.args[1] = comm;
+	memcpy(fw_harness_host_ptr(chips[chip].h, H_AQ_DATA), t, sizeof(*t));
+	return fw_harness_admin(chips[chip].h, c, NULL);
+}
+
+/*
+ * COMM_TOPOLOGY (v1.7) refuses each bad field, then makes the ring of 4
+ * (port 0 to the next chip, port 1 from the previous) run BIDIR: the
+ * same exact sums, now 3S/4 out of each of ports 0 and 1 instead of the
+ * ring's 3S/2 out of port 0 alone.
+ */
+static void test_comm_topology(void **state)
+{
+	const struct nnp_hw_comm_topology ok = {
+		.algo = NNP_HW_ALGO_BIDIR,
+		.dim[0] = { .n = 4, .pairs = 1, .next_port = { 0 },
+			    .prev_port = { 1 } },
+	};
+	struct nnp_hw_comm_topology t;
+	struct nnp_hw_port_info p[4];
+	unsigned int c;
+
+	(void)state;
+	ring_up(4);
+	assert_int_equal(comm_topology(0, COMM + 1, &ok, sizeof(ok)),
+			 NNP_STATUS_NOT_FOUND);
+	assert_int_equal(comm_topology(0, COMM, &ok, sizeof(ok) - 4),
+			 NNP_STATUS_INVALID_FIELD);
+	t = ok, t.algo = NNP_HW_ALGO_TORUS + 1;
+	assert_int_equal(comm_topology(0, COMM, &t, sizeof(t)), NNP_STATUS_INVALID_FIELD);
+	t = ok, t.rsvd = 1;
+	assert_int_equal(comm_topology(0, COMM, &t, sizeof(t)), NNP_STATUS_INVALID_FIELD);
+	t = ok, t.dim[1].rsvd = 1;
+	assert_int_equal(comm_topology(0, COMM, &t, sizeof(t)), NNP_STATUS_INVALID_FIELD);
+	t = ok, t.dim[0].n = 3;		/* not nranks */
+	assert_int_equal(comm_topology(0, COMM, &t, sizeof(t)), NNP_STATUS_INVALID_FIELD);
+	t = ok, t.dim[0].pos = 4;
+	assert_int_equal(comm_topology(0, COMM, &t, sizeof(t)), NNP_STATUS_INVALID_FIELD);
+	t = ok, t.dim[0].pairs = 3;
+	assert_int_equal(comm_topology(0, COMM, &t, sizeof(t)), NNP_STATUS_INVALID_FIELD);
+	t = ok, t.dim[0].prev_port[0] = 4;	/* the harness's chips have 4 */
+	assert_int_equal(comm_topology(0, COMM, &t, sizeof(t)), NNP_STATUS_INVALID_FIELD);
+	t = ok, t.dim[1] = t.dim[0], t.dim[0].n = 0;
+	assert_int_equal(comm_topology(0, COMM, &t, sizeof(t)), NNP_STATUS_INVALID_FIELD);
+
+	for (c = 0; c < 4; c++) {
+		t = ok, t.dim[0].pos = c;
+		assert_int_equal(comm_topology(c, COMM, &t, sizeof(t)), NNP_STATUS_SUCCESS);
+	}
+	allreduce_case(4, NNP_DTYPE_I32, NNP_OP_SUM, 1024, false);
+	for (c = 0; c < 4; c++) {
+		fw_harness_ports(chips[c].h, p);
+		assert_int_equal(p[0].tx_bytes, 3 * 4096 / 4);
+		assert_int_equal(p[1].tx_bytes, 3 * 4096 / 4);
+	}
+	ring_down(4);
+}
+
 static void test_port_info(void **state)
 {
 	struct nnp_hw_port_info p[4];
@@ -1223,6 +1291,7 @@ int main(void)
 		cmocka_unit_test(test_comm_abort),
 		cmocka_unit_test(test_failure_reaches_every_rank),
 		cmocka_unit_test(test_port_info),
+		cmocka_unit_test(test_comm_topology),
 	};
 
 	return cmocka_run_group_tests_name("fw_coll", tests, NULL, NULL);
