@@ -160,6 +160,108 @@ int nnp_ioctl_comm_status(struct drm_device *drm, void *data,
 			     &args->status);
 }
 
+/* COMM_TOPOLOGY: hardware interface 1.7 on; a 1.6 device lacks the opcode. */
+static bool nnp_comm_v17(const struct nnp_device *ndev)
+{
+	return (ndev->id.hw_version & 0xffff) >= 7;
+}
+
+/*
+ * A ring dimension the device may be given, in its byte order; false (and
+ * why, at dbg_mask COMM) if a field is one the device would refuse.
+ */
+static bool nnp_comm_dim(struct nnp_device *ndev, unsigned int i,
+			 const struct drm_nnp_ring_dim *d,
+			 struct nnp_hw_ring_dim *h)
+{
+	unsigned int k;
+
+	if (d->pad) {
+		nnp_dbg(ndev, COMM, "comm_topology: dim[%u] pad 0x%x: not 0\n",
+			i, d->pad);
+		return false;
+	}
+	if (d->n && (d->n > NNP_HW_MAX_RANKS || d->pos >= d->n ||
+		     !d->pairs || d->pairs > ARRAY_SIZE(d->next_port))) {
+		nnp_dbg(ndev, COMM,
+			"comm_topology: dim[%u] n %u, pos %u, pairs %u: want pos < n <= %u, 1 or 2 pairs\n",
+			i, d->n, d->pos, d->pairs, NNP_HW_MAX_RANKS);
+		return false;
+	}
+	h->n = cpu_to_le32(d->n);
+	h->pos = cpu_to_le32(d->pos);
+	h->pairs = cpu_to_le32(d->pairs);
+	for (k = 0; k < ARRAY_SIZE(d->next_port); k++) {
+		/* Ports of pairs it does not have: the device reads none. */
+		bool used = d->n && k < d->pairs;
+
+		if (used && (d->next_port[k] >= ndev->id.num_ports ||
+			     d->prev_port[k] >= ndev->id.num_ports)) {
+			nnp_dbg(ndev, COMM,
+				"comm_topology: dim[%u] pair %u ports %u, %u of only %u ports\n",
+				i, k, d->next_port[k], d->prev_port[k],
+				ndev->id.num_ports);
+			return false;
+		}
+		h->next_port[k] = cpu_to_le32(used ? d->next_port[k] : 0);
+		h->prev_port[k] = cpu_to_le32(used ? d->prev_port[k] : 0);
+	}
+	return true;
+}
+
+/*
+ * COMM_TOPOLOGY names the communicator by (context, id), like COMM_STATUS:
+ * a COMM_DESTROY racing it from another thread of the file makes the
+ * device answer NOT_FOUND (ENOENT), and an id made again meanwhile is this
+ * file's own communicator. Nothing here outlives the call.
+ */
+int nnp_ioctl_comm_topology(struct drm_device *drm, void *data,
+			    struct drm_file *file)
+{
+	struct nnp_device *ndev = to_nnp(drm);
+	struct nnp_file *nf = file->driver_priv;
+	struct drm_nnp_comm_topology *args = data;
+	__le32 a[2] = { cpu_to_le32(nf->ctx), cpu_to_le32(args->comm) };
+	struct device *dev = &ndev->pdev->dev;
+	struct nnp_hw_comm_topology h = { .algo = cpu_to_le32(args->algo) };
+	struct nnp_hw_comm_topology *t;
+	unsigned int i;
+	dma_addr_t dma;
+	int ret;
+
+	if (args->flags || args->pad) {
+		nnp_dbg(ndev, COMM, "comm_topology: flags 0x%x, pad 0x%x: not 0\n",
+			args->flags, args->pad);
+		return -EINVAL;
+	}
+	if (args->algo > DRM_NNP_ALGO_TORUS) {
+		nnp_dbg(ndev, COMM, "comm_topology: unknown algorithm %u\n",
+			args->algo);
+		return -EINVAL;
+	}
+	if (!args->dim[0].n && args->dim[1].n) {
+		nnp_dbg(ndev, COMM, "comm_topology: dim[1] without dim[0]\n");
+		return -EINVAL;
+	}
+	for (i = 0; i < ARRAY_SIZE(args->dim); i++)
+		if (!nnp_comm_dim(ndev, i, &args->dim[i], &h.dim[i]))
+			return -EINVAL;
+	if (args->comm >= NNP_HW_MAX_COMMS || !test_bit(args->comm, nf->comms))
+		return -ENOENT;
+	if (!nnp_comm_v17(ndev))
+		return -EOPNOTSUPP;
+	t = dma_alloc_coherent(dev, sizeof(*t), &dma, GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	*t = h;
+	ret = nnp_admin_run(ndev, NNP_ADMIN_COMM_TOPOLOGY, a, sizeof(a), dma,
+			    sizeof(*t), NULL);
+	/* A device that did not answer may still read @t: keep it. */
+	if (ret != -ETIMEDOUT)
+		dma_free_coherent(dev, sizeof(*t), t, dma);
+	return ret;
+}
+
 /* The file is closing: the firmware drops its communicators with its context. */
 void nnp_comms_release(struct nnp_file *nf)
 {

@@ -184,6 +184,17 @@ static int run_comm_status(struct state *s)
 	return xioctl(s->fd, DRM_IOCTL_NNP_COMM_STATUS, &st);
 }
 
+static int run_comm_topology(struct state *s)
+{
+	/* The 1-rank communicator's ring: one chip, no link to name. */
+	struct drm_nnp_comm_topology t = {
+		.comm = s->comm, .algo = DRM_NNP_ALGO_RING,
+		.dim[0] = { .n = 1, .pairs = 1 },
+	};
+
+	return xioctl(s->fd, DRM_IOCTL_NNP_COMM_TOPOLOGY, &t);
+}
+
 static int run_gem_close(struct state *s)
 {
 	struct drm_gem_close c = { .handle = s->handle };
@@ -340,6 +351,7 @@ CALL(queue_wait, run_queue_create, run_queue_wait, -ETIMEDOUT, 0);
 CALL(comm_create, NULL, run_comm_create, 0, ENOMEM);
 CALL(comm_destroy, run_comm_create, run_comm_destroy, 0, 0);
 CALL(comm_status, run_comm_create, run_comm_status, 0, 0);
+CALL(comm_topology, run_comm_create, run_comm_topology, 0, ENOMEM);
 CALL(gem_close, run_bo_create_device, run_gem_close, 0, 0);
 CALL(prime_handle_to_fd, run_bo_create_host, run_prime_export, 0, ENOMEM);
 

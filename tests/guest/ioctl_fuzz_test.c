@@ -252,8 +252,24 @@ static void do_comm(struct worker *w)
 	struct drm_nnp_comm_destroy d = { .comm = val32(&w->seed, w->pool->comm) };
 	uint32_t *ring = (uint32_t *)w->buf;
 
-	if (pick(&w->seed, 2)) {
+	struct drm_nnp_comm_topology t = {
+		.comm = d.comm, .algo = pick(&w->seed, 6),
+		.dim[0] = { .n = pick(&w->seed, 4), .pairs = 1 + pick(&w->seed, 2),
+			    .next_port = { pick(&w->seed, 5), pick(&w->seed, 5) },
+			    .prev_port = { pick(&w->seed, 5), pick(&w->seed, 5) } },
+		.dim[1] = { .n = pick(&w->seed, 4) ? 0 : pick(&w->seed, 3),
+			    .pairs = 1, .next_port = { 2 }, .prev_port = { 3 } },
+	};
+
+	switch (pick(&w->seed, 4)) {
+	case 0:
+	case 1:
 		call(w, DRM_IOCTL_NNP_COMM_DESTROY, &d, sizeof(d));
+		return;
+	case 2:
+		/* Threads of one file racing it against COMM_DESTROY. */
+		t.dim[0].pos = pick(&w->seed, t.dim[0].n ? t.dim[0].n : 1);
+		call(w, DRM_IOCTL_NNP_COMM_TOPOLOGY, &t, sizeof(t));
 		return;
 	}
 	c.rank = pick(&w->seed, 4) ? pick(&w->seed, c.nranks ? c.nranks : 1) :

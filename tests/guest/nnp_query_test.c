@@ -122,7 +122,7 @@ TEST(every_device_reports_its_identity)
 	EXPECT_EQ((1u << GUEST_CHIPS) - 1, seen);
 }
 
-/* DRM_IOCTL_VERSION: 1.3, three additions since the first release. */
+/* DRM_IOCTL_VERSION: 1.4, four additions since the first release. */
 TEST_F(dev, driver_version_counts_uapi_additions)
 {
 	char name[16] = { 0 };
@@ -134,7 +134,7 @@ TEST_F(dev, driver_version_counts_uapi_additions)
 	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_VERSION, &v));
 	EXPECT_STREQ(DRM_NNP_DRIVER_NAME, name);
 	EXPECT_EQ(1, v.version_major);
-	EXPECT_EQ(3, v.version_minor);
+	EXPECT_EQ(4, v.version_minor);
 	EXPECT_EQ(DRM_NNP_DRIVER_MAJOR, v.version_major);
 	EXPECT_EQ(DRM_NNP_DRIVER_MINOR, v.version_minor);
 }

@@ -26,13 +26,14 @@ extern "C" {
  * 1.1: DRM_IOCTL_NNP_COMM_STATUS, DRM_NNP_COMM_DESTROY_ABORT.
  * 1.2: drm_nnp_device_info version 2: reset_count, last_reset_reason.
  * 1.3: drm_nnp_ports.entry_size.
+ * 1.4: DRM_IOCTL_NNP_COMM_TOPOLOGY.
  *
  * The major changes only if something is taken away, which this header's
  * rules forbid.
  */
 #define DRM_NNP_DRIVER_NAME		"nnp"
 #define DRM_NNP_DRIVER_MAJOR		1
-#define DRM_NNP_DRIVER_MINOR		3
+#define DRM_NNP_DRIVER_MINOR		4
 
 #define DRM_NNP_QUERY			0x00
 #define DRM_NNP_BO_CREATE		0x01
@@ -44,6 +45,7 @@ extern "C" {
 #define DRM_NNP_COMM_CREATE		0x07
 #define DRM_NNP_COMM_DESTROY		0x08
 #define DRM_NNP_COMM_STATUS		0x09	/* since 1.1 */
+#define DRM_NNP_COMM_TOPOLOGY		0x0a	/* since 1.4 */
 
 #define DRM_IOCTL_NNP_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NNP_QUERY, struct drm_nnp_query)
@@ -65,6 +67,8 @@ extern "C" {
 	DRM_IOW(DRM_COMMAND_BASE + DRM_NNP_COMM_DESTROY, struct drm_nnp_comm_destroy)
 #define DRM_IOCTL_NNP_COMM_STATUS \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NNP_COMM_STATUS, struct drm_nnp_comm_status)
+#define DRM_IOCTL_NNP_COMM_TOPOLOGY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_NNP_COMM_TOPOLOGY, struct drm_nnp_comm_topology)
 
 /*
  * DRM_NNP_QUERY_DEVICE_INFO - identity and basics of the device,
@@ -501,6 +505,66 @@ struct drm_nnp_comm_status {
 	__u32 status;
 	/** @pad: in: must be zero. */
 	__u32 pad;
+};
+
+/**
+ * struct drm_nnp_ring_dim - one ring dimension of a communicator's fabric
+ *
+ * The chips along it (@n; 0: no such dimension), this chip's position
+ * @pos on it, and @pairs (1 or 2) port pairs: pair k sends to position
+ * @pos + 1 through @next_port[k] and receives from @pos - 1 on
+ * @prev_port[k]. Ports of a pair past @pairs are not read.
+ */
+struct drm_nnp_ring_dim {
+	/** @n: in: chips along this dimension, 0: none. */
+	__u32 n;
+	/** @pos: in: this chip's position, below @n. */
+	__u32 pos;
+	/** @pairs: in: port pairs along it, 1 or 2 when @n > 0. */
+	__u32 pairs;
+	/** @next_port: in: per pair, the port towards @pos + 1. */
+	__u32 next_port[2];
+	/** @prev_port: in: per pair, the port from @pos - 1. */
+	__u32 prev_port[2];
+	/** @pad: in: must be zero. */
+	__u32 pad;
+};
+
+/* Allreduce algorithms of struct drm_nnp_comm_topology (since 1.4). */
+#define DRM_NNP_ALGO_AUTO		0	/* the device picks by size */
+#define DRM_NNP_ALGO_RING		1	/* the communicator's one ring */
+#define DRM_NNP_ALGO_BIDIR		2	/* dim[0]'s first pair both ways */
+#define DRM_NNP_ALGO_RINGS		3	/* every pair of dim[0] both ways */
+#define DRM_NNP_ALGO_TORUS		4	/* along dim[0], then dim[1] */
+
+/**
+ * struct drm_nnp_comm_topology - the fabric a communicator's allreduces run on
+ *
+ * Since 1.4. After DRM_IOCTL_NNP_COMM_CREATE, every rank gives its
+ * communicator the same fabric, as this chip sees it, and the same
+ * allreduce algorithm (docs/architecture.md, "Allreduce algorithms"):
+ * a ring of @dim[0].n = nranks chips, or with @dim[1].n a @dim[0].n x
+ * @dim[1].n torus (product nranks). Without it, or with
+ * %DRM_NNP_ALGO_RING, allreduce runs the communicator's one ring; other
+ * collectives always do. It may be given again, between collectives.
+ *
+ * Errors: %ENOENT if @comm is not this file's; %EINVAL for nonzero @flags
+ * or pad, an unknown @algo, @pairs not 1 or 2, a position not below @n, a
+ * port past the device's, @dim[1] without @dim[0], or sizes that do not
+ * make nranks (the device refuses those); %EOPNOTSUPP on a device older
+ * than hardware interface 1.7; %ENOMEM when the kernel has no memory.
+ */
+struct drm_nnp_comm_topology {
+	/** @comm: in: communicator id. */
+	__u32 comm;
+	/** @algo: in: %DRM_NNP_ALGO_*. */
+	__u32 algo;
+	/** @flags: in: none defined, must be zero. */
+	__u32 flags;
+	/** @pad: in: must be zero. */
+	__u32 pad;
+	/** @dim: in: the ring dimensions, dim[0] first. */
+	struct drm_nnp_ring_dim dim[2];
 };
 
 #if defined(__cplusplus)
