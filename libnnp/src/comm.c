@@ -5,6 +5,7 @@
  * links that are up, and make each chip its rank on that ring.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,11 +98,76 @@ static void comm_free(nnp_comm_t *m)
 	free(m);
 }
 
-/* Make @dev rank @rank of the planned @ring; *@comm on success. */
+_Static_assert(NNP_ALGO_AUTO == DRM_NNP_ALGO_AUTO &&
+	       NNP_ALGO_RING == DRM_NNP_ALGO_RING &&
+	       NNP_ALGO_BIDIR == DRM_NNP_ALGO_BIDIR &&
+	       NNP_ALGO_RINGS == DRM_NNP_ALGO_RINGS &&
+	       NNP_ALGO_TORUS == DRM_NNP_ALGO_TORUS,
+	       "NNP_ALGO's algorithms are the driver's");
+
+static void dim_to_drm(const struct nnp_dim *d, struct drm_nnp_ring_dim *o)
+{
+	*o = (struct drm_nnp_ring_dim){
+		.n = d->n, .pos = d->pos, .pairs = d->pairs,
+		.next_port = { d->next_port[0], d->next_port[1] },
+		.prev_port = { d->prev_port[0], d->prev_port[1] },
+	};
+}
+
+/*
+ * Give communicator @m (rank @rank) the fabric @algo runs on: the torus
+ * for torus (and auto, the device's pick, when there is one), else the
+ * ring with its port pairs. A driver or device without COMM_TOPOLOGY
+ * (driver interface 1.4, hardware 1.7) runs the ring: fine for auto and
+ * ring, NNP_ERROR_NOT_SUPPORTED for an algorithm asked for by name.
+ */
+static nnp_result_t comm_topology(nnp_comm_t *m, uint32_t rank,
+				  const struct nnp_topo *topo, enum nnp_algo algo)
+{
+	struct drm_nnp_comm_topology t = { .comm = m->id, .algo = algo };
+	bool torus = topo->w && (algo == NNP_ALGO_AUTO || algo == NNP_ALGO_TORUS);
+	int err = EOPNOTSUPP;
+
+	if (torus) {
+		dim_to_drm(&topo->torus[rank][0], &t.dim[0]);
+		dim_to_drm(&topo->torus[rank][1], &t.dim[1]);
+	} else {
+		dim_to_drm(&topo->ring[rank], &t.dim[0]);
+	}
+	/* Before 1.4 the ioctl's number is past the driver's last: EINVAL. */
+	if (m->dev->driver_minor >= 4 &&
+	    !drmIoctl(m->dev->fd, DRM_IOCTL_NNP_COMM_TOPOLOGY, &t)) {
+		nnp_log(NNP_LOG_INFO, "rank %u: allreduce %s on %s: dim 0 %u chips at %u, ports %u/%u%s; dim 1 %u chips at %u, ports %u/%u",
+			rank, nnp_algo_names[algo], torus ? "the torus" : "the ring",
+			t.dim[0].n, t.dim[0].pos, t.dim[0].next_port[0],
+			t.dim[0].prev_port[0], t.dim[0].pairs > 1 ? " and a second pair" : "",
+			t.dim[1].n, t.dim[1].pos, t.dim[1].next_port[0],
+			t.dim[1].prev_port[0]);
+		return NNP_SUCCESS;
+	}
+	if (m->dev->driver_minor >= 4)
+		err = errno;
+	if (err == EOPNOTSUPP && (algo == NNP_ALGO_AUTO || algo == NNP_ALGO_RING)) {
+		nnp_log(NNP_LOG_INFO, "rank %u: %s has no COMM_TOPOLOGY: allreduce on the ring",
+			rank, m->dev->path);
+		return NNP_SUCCESS;
+	}
+	if (err == EOPNOTSUPP)
+		return nnp_fail(NNP_ERROR_NOT_SUPPORTED,
+				"rank %u: %s cannot run NNP_ALGO=%s: its driver or device has no COMM_TOPOLOGY (driver interface 1.4, hardware interface 1.7)",
+				rank, m->dev->path, nnp_algo_names[algo]);
+	return nnp_fail(nnp_result_from_errno(err),
+			"rank %u: %s refused the %s topology for NNP_ALGO=%s: %s",
+			rank, m->dev->path, torus ? "torus" : "ring",
+			nnp_algo_names[algo], strerror(err));
+}
+
+/* Make @dev rank @rank of the planned @ring and @topo; *@comm on success. */
 static nnp_result_t comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
 			      const struct nnp_rank_info *all,
-			      const struct nnp_ring *ring, uint64_t epoch,
-			      nnp_comm_t **comm)
+			      const struct nnp_ring *ring,
+			      const struct nnp_topo *topo, enum nnp_algo algo,
+			      uint64_t epoch, nnp_comm_t **comm)
 {
 	struct drm_nnp_comm_create c = {
 		.nranks = nranks, .rank = rank, .epoch = epoch,
@@ -111,6 +177,7 @@ static nnp_result_t comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
 		.timeout_ms = coll_timeout_ms(),
 	};
 	nnp_comm_t *m = calloc(1, sizeof(*m));
+	nnp_result_t res;
 	int ret;
 
 	if (!m)
@@ -144,6 +211,11 @@ static nnp_result_t comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
 		rank, nranks, dev->path, c.comm, c.send_port, c.recv_port,
 		(unsigned long long)epoch);
 	m->id = c.comm;
+	res = comm_topology(m, rank, topo, algo);
+	if (res != NNP_SUCCESS) {
+		nnp_comm_destroy(m);
+		return res;
+	}
 	*comm = m;
 	return NNP_SUCCESS;
 }
@@ -160,7 +232,9 @@ nnp_result_t nnp_comm_init_rank(nnp_comm_t **comm, int nranks,
 				nnp_device_t *dev)
 {
 	struct nnp_rank_info mine, *all = NULL;
+	struct nnp_topo topo;
 	struct nnp_ring ring;
+	enum nnp_algo algo;
 	uint64_t epoch;
 	nnp_result_t res;
 
@@ -177,8 +251,12 @@ nnp_result_t nnp_comm_init_rank(nnp_comm_t **comm, int nranks,
 	if (res == NNP_SUCCESS)
 		res = nnp_comm_plan(all, (uint32_t)nranks, epoch, &ring);
 	if (res == NNP_SUCCESS) {
-		res = comm_make(dev, (uint32_t)nranks, (uint32_t)rank, all, &ring,
-				epoch, comm);
+		res = nnp_comm_plan_algo(all, (uint32_t)nranks, &ring, &topo, &algo);
+		if (res == NNP_SUCCESS) {
+			res = comm_make(dev, (uint32_t)nranks, (uint32_t)rank, all,
+					&ring, &topo, algo, epoch, comm);
+			nnp_topo_free(&topo);
+		}
 		nnp_ring_free(&ring);
 	}
 	free(all);
@@ -191,7 +269,9 @@ nnp_result_t nnp_comm_init_all(nnp_device_t **devs, int n, nnp_comm_t **comms)
 	struct nnp_rank_info *info;
 	uint64_t epoch = nnp_random64();
 	struct nnp_ring ring = { 0 };
+	struct nnp_topo topo = { 0 };
 	nnp_result_t res = NNP_SUCCESS;
+	enum nnp_algo algo;
 	int r;
 
 	if (!devs || !comms || n < 1 || n > NNP_BOOTSTRAP_MAX_RANKS)
@@ -210,14 +290,17 @@ nnp_result_t nnp_comm_init_all(nnp_device_t **devs, int n, nnp_comm_t **comms)
 		res = rank_info(devs[r], &info[r]);
 	if (res == NNP_SUCCESS)
 		res = nnp_comm_plan(info, (uint32_t)n, epoch, &ring);
+	if (res == NNP_SUCCESS)
+		res = nnp_comm_plan_algo(info, (uint32_t)n, &ring, &topo, &algo);
 	for (r = 0; r < n && res == NNP_SUCCESS; r++)
 		res = comm_make(devs[r], (uint32_t)n, (uint32_t)r, info, &ring,
-				epoch, &comms[r]);
+				&topo, algo, epoch, &comms[r]);
 	if (res != NNP_SUCCESS)
 		for (r = 0; r < n; r++) {
 			nnp_comm_destroy(comms[r]);
 			comms[r] = NULL;
 		}
+	nnp_topo_free(&topo);
 	nnp_ring_free(&ring);
 	free(info);
 	return res;

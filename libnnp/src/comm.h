@@ -26,4 +26,31 @@ struct nnp_comm {
 nnp_result_t nnp_comm_plan(const struct nnp_rank_info *all, uint32_t n,
 			   uint64_t epoch, struct nnp_ring *ring);
 
+/*
+ * Allreduce algorithms, as NNP_ALGO names them (like NCCL_ALGO): the
+ * values of the driver's DRM_NNP_ALGO_* and the device's.
+ */
+enum nnp_algo {
+	NNP_ALGO_AUTO,		/* the device picks by size, on a torus if any */
+	NNP_ALGO_RING,		/* the communicator's one ring */
+	NNP_ALGO_BIDIR,		/* the ring both ways */
+	NNP_ALGO_RINGS,		/* the ring's two port pairs, both ways */
+	NNP_ALGO_TORUS,		/* along rows, then columns */
+	NNP_ALGO_COUNT
+};
+
+extern const char *const nnp_algo_names[NNP_ALGO_COUNT];
+
+/*
+ * The algorithm NNP_ALGO asks for (unset or empty: auto, any case) in
+ * *@algo, and in @topo (nnp_topo_free()) what the fabric of @n ranks
+ * @all, planned as @ring, offers it: NNP_ERROR_INVALID_ARGUMENT for a
+ * name it does not know, NNP_ERROR_NO_PATH if the fabric cannot run it
+ * (rings: a hop of the ring with one link; torus: no torus), the last
+ * error naming it and why. At NNP_DEBUG=INFO it says what it found.
+ */
+nnp_result_t nnp_comm_plan_algo(const struct nnp_rank_info *all, uint32_t n,
+				const struct nnp_ring *ring, struct nnp_topo *topo,
+				enum nnp_algo *algo);
+
 #endif /* NNP_COMM_H */

@@ -6,6 +6,8 @@
  * a root or its peers made up.
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <strings.h>
 
 #include "comm.h"
 #include "log.h"
@@ -73,5 +75,64 @@ nnp_result_t nnp_comm_plan(const struct nnp_rank_info *all, uint32_t n,
 	if (res != NNP_SUCCESS)
 		return nnp_fail(res, "no host memory to plan a ring of %u ranks", n);
 	log_ring(all, ring, n, epoch);
+	return NNP_SUCCESS;
+}
+
+const char *const nnp_algo_names[NNP_ALGO_COUNT] = {
+	"auto", "ring", "bidir", "rings", "torus",
+};
+
+static nnp_result_t algo_from_env(enum nnp_algo *algo)
+{
+	const char *s = getenv("NNP_ALGO");
+	int a;
+
+	*algo = NNP_ALGO_AUTO;
+	if (!s || !*s)
+		return NNP_SUCCESS;
+	for (a = 0; a < NNP_ALGO_COUNT; a++)
+		if (!strcasecmp(s, nnp_algo_names[a])) {
+			*algo = (enum nnp_algo)a;
+			return NNP_SUCCESS;
+		}
+	return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+			"NNP_ALGO=%s: not an allreduce algorithm (ring, bidir, rings, torus or auto)",
+			s);
+}
+
+nnp_result_t nnp_comm_plan_algo(const struct nnp_rank_info *all, uint32_t n,
+				const struct nnp_ring *ring, struct nnp_topo *topo,
+				enum nnp_algo *algo)
+{
+	nnp_result_t res = algo_from_env(algo);
+	uint32_t a, b;
+
+	if (res != NNP_SUCCESS)
+		return res;
+	res = nnp_topo_plan(all, n, ring, topo);
+	if (res != NNP_SUCCESS)
+		return nnp_fail(res, "no host memory to plan the fabric of %u ranks", n);
+	/* One rank sends nothing: any algorithm runs. */
+	if (*algo == NNP_ALGO_RINGS && n > 1 && topo->pairs < 2) {
+		a = ring->order[topo->lone_hop];
+		b = ring->order[(topo->lone_hop + 1) % n];
+		nnp_topo_free(topo);
+		return nnp_fail(NNP_ERROR_NO_PATH,
+				"NNP_ALGO=rings: the ring's hop from rank %u (chip %u) to rank %u (chip %u) has one link free, rings needs a second between every pair of neighbours",
+				a, all[a].chip, b, all[b].chip);
+	}
+	if (*algo == NNP_ALGO_TORUS && n > 1 && !topo->w) {
+		nnp_topo_free(topo);
+		return nnp_fail(NNP_ERROR_NO_PATH,
+				"NNP_ALGO=torus: the %u ranks' chips make no 2D torus of up links",
+				n);
+	}
+	if (topo->w)
+		nnp_log(NNP_LOG_INFO, "NNP_ALGO=%s: a %ux%u torus, and a ring of %u port pair%s",
+			nnp_algo_names[*algo], topo->w, topo->h, topo->pairs,
+			topo->pairs > 1 ? "s" : "");
+	else
+		nnp_log(NNP_LOG_INFO, "NNP_ALGO=%s: a ring of %u port pair%s, no torus",
+			nnp_algo_names[*algo], topo->pairs, topo->pairs > 1 ? "s" : "");
 	return NNP_SUCCESS;
 }

@@ -163,8 +163,11 @@ nnp_result_t nnp_device_count(int *count)
 	return nnp_enumerate(paths, NNP_MAX_DEVICES, count);
 }
 
-/* Is the node open on @fd driven by nnp.ko, at an interface we speak? */
-static nnp_result_t check_node(int fd, const char *path)
+/*
+ * Is the node open on @fd driven by nnp.ko, at an interface we speak?
+ * *@minor gets the interface's minor: what the driver has added.
+ */
+static nnp_result_t check_node(int fd, const char *path, int *minor)
 {
 	drmVersionPtr ver = drmGetVersion(fd);
 	nnp_result_t res;
@@ -175,6 +178,7 @@ static nnp_result_t check_node(int fd, const char *path)
 	} else {
 		res = nnp_check_driver_version(path, ver->version_major,
 					       ver->version_minor);
+		*minor = ver->version_minor;
 		nnp_log(NNP_LOG_TRACE, "%s: nnp driver interface %d.%d.%d", path,
 			ver->version_major, ver->version_minor,
 			ver->version_patchlevel);
@@ -187,7 +191,7 @@ nnp_result_t nnp_device_open_path(const char *path, nnp_device_t **dev)
 {
 	struct nnp_device *d;
 	nnp_result_t res;
-	int fd;
+	int fd, minor = 0;
 
 	if (!path || !dev || strlen(path) >= sizeof(d->path))
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
@@ -201,7 +205,7 @@ nnp_result_t nnp_device_open_path(const char *path, nnp_device_t **dev)
 		return nnp_fail(nnp_result_from_errno(err), "cannot open %s: %s",
 				path, strerror(err));
 	}
-	res = check_node(fd, path);
+	res = check_node(fd, path, &minor);
 	if (res != NNP_SUCCESS) {
 		close(fd);
 		return res;
@@ -212,6 +216,7 @@ nnp_result_t nnp_device_open_path(const char *path, nnp_device_t **dev)
 		return nnp_fail(NNP_ERROR_OUT_OF_MEMORY, "no memory to open %s", path);
 	}
 	d->fd = fd;
+	d->driver_minor = minor;
 	snprintf(d->path, sizeof(d->path), "%s", path);
 	*dev = d;
 	return NNP_SUCCESS;

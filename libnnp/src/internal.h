@@ -18,6 +18,8 @@
 
 struct nnp_device {
 	int fd;
+	/* DRM_NNP_DRIVER_MINOR of the driver: the ioctls it has (uapi.md). */
+	int driver_minor;
 	char path[64];
 };
 

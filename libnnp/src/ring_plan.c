@@ -2,6 +2,7 @@
 /* libnnp ring planning: a Hamiltonian cycle over the chips' up links. */
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ring_plan.h"
 
@@ -99,5 +100,326 @@ out:
 	free(s.used);
 	if (res != NNP_SUCCESS)
 		nnp_ring_free(ring);
+	return res;
+}
+
+/* ---- beyond the ring: a second port pair, a torus ---- */
+
+/* Searches for a torus this long give up: no torus, as far as we look. */
+#define TORUS_BUDGET	(1u << 20)
+
+static uint32_t port_bit(uint32_t p)
+{
+	return p < NNP_MAX_PORTS ? 1u << p : 0;
+}
+
+/*
+ * An up port of rank @a's chip to rank @b's chip that neither end has
+ * given to another pair (@used, by rank), and its peer port in *@peer;
+ * -1 if none.
+ */
+static int free_link(const struct nnp_rank_info *info, uint32_t a, uint32_t b,
+		     const uint32_t *used, uint32_t *peer)
+{
+	uint32_t p;
+
+	for (p = 0; p < info[a].nports && p < NNP_MAX_PORTS; p++) {
+		uint32_t q = info[a].ports[p].peer_port;
+
+		if ((info[a].ports[p].state & NNP_LINK_UP) &&
+		    info[a].ports[p].peer_chip == info[b].chip &&
+		    q < NNP_MAX_PORTS && !(used[a] & port_bit(p)) &&
+		    !(used[b] & port_bit(q))) {
+			*peer = q;
+			return (int)p;
+		}
+	}
+	return -1;
+}
+
+/* The ring as dimension 0, and its second port pair if every hop has one. */
+static void plan_pairs(const struct nnp_rank_info *info, uint32_t n,
+		       const struct nnp_ring *ring, struct nnp_topo *topo,
+		       uint32_t *used)
+{
+	uint32_t pos, r, q;
+	int p;
+
+	for (pos = 0; pos < n; pos++) {
+		r = n > 1 ? ring->order[pos] : 0;
+		topo->ring[r] = (struct nnp_dim){
+			.n = n, .pos = pos, .pairs = 1,
+			.next_port[0] = n > 1 ? ring->send_port[r] : 0,
+			.prev_port[0] = n > 1 ? ring->recv_port[r] : 0,
+		};
+		used[r] = n > 1 ? port_bit(ring->send_port[r]) |
+				  port_bit(ring->recv_port[r]) : 0;
+	}
+	topo->pairs = 1;
+	if (n < 2)
+		return;
+	for (pos = 0; pos < n; pos++) {
+		uint32_t a = ring->order[pos], b = ring->order[(pos + 1) % n];
+
+		p = free_link(info, a, b, used, &q);
+		if (p < 0) {
+			topo->lone_hop = pos;
+			for (r = 0; r < n; r++)
+				topo->ring[r].next_port[1] = topo->ring[r].prev_port[1] = 0;
+			return;
+		}
+		used[a] |= port_bit((uint32_t)p);
+		used[b] |= port_bit(q);
+		topo->ring[a].next_port[1] = (uint32_t)p;
+		topo->ring[b].prev_port[1] = q;
+	}
+	topo->pairs = 2;
+	for (r = 0; r < n; r++)
+		topo->ring[r].pairs = 2;
+}
+
+struct chip_rank {
+	uint32_t chip, rank;
+};
+
+static int by_chip(const void *a, const void *b)
+{
+	const struct chip_rank *x = a, *y = b;
+
+	return x->chip < y->chip ? -1 : x->chip > y->chip;
+}
+
+/*
+ * The torus search: cell y * w + x holds grid[cell], entered from the
+ * cell before it in its row (or above it, at x = 0) by that chip's port
+ * via[cell]. Row 0's length, w, is where following links first comes
+ * back to rank 0 in a way the rest can be laid out on.
+ */
+struct tsearch {
+	const struct nnp_rank_info *info;
+	const struct chip_rank *chips;	/* sorted by chip */
+	struct nnp_topo *topo;
+	uint32_t n, w, h;
+	uint32_t *grid, *via, *mask;
+	bool *used;
+	uint32_t budget;
+};
+
+static int rank_of_chip(const struct tsearch *s, uint32_t chip)
+{
+	struct chip_rank key = { .chip = chip }, *hit;
+
+	hit = bsearch(&key, s->chips, s->n, sizeof(key), by_chip);
+	return hit ? (int)hit->rank : -1;
+}
+
+/* Up links from rank @a's chip to rank @b's. */
+static uint32_t links(const struct nnp_rank_info *info, uint32_t a, uint32_t b)
+{
+	uint32_t p, k = 0;
+
+	for (p = 0; p < info[a].nports && p < NNP_MAX_PORTS; p++)
+		k += (info[a].ports[p].state & NNP_LINK_UP) &&
+		     info[a].ports[p].peer_chip == info[b].chip;
+	return k;
+}
+
+/*
+ * May rank @r sit at @cell (w known), given the cells before it? A
+ * dimension of 2 needs two links between its chips, one each way.
+ */
+static bool fits(const struct tsearch *s, uint32_t cell, uint32_t r)
+{
+	uint32_t x = cell % s->w, y = cell / s->w;
+
+	if (x && links(s->info, s->grid[cell - 1], r) < (s->w == 2 ? 2u : 1u))
+		return false;
+	if (x == s->w - 1 && s->w > 2 && !links(s->info, r, s->grid[cell - x]))
+		return false;
+	if (y && links(s->info, s->grid[cell - s->w], r) < (s->h == 2 ? 2u : 1u))
+		return false;
+	return !(y == s->h - 1 && s->h > 2 && !links(s->info, r, s->grid[x]));
+}
+
+/*
+ * Every chip's four ports: a link to the next chip along each dimension
+ * that no other of its pairs uses. False if the links do not allow it.
+ */
+static bool torus_ports(struct tsearch *s)
+{
+	uint32_t cell, dim, q;
+	int p;
+
+	memset(s->mask, 0, s->n * sizeof(*s->mask));
+	for (dim = 0; dim < 2; dim++)
+		for (cell = 0; cell < s->n; cell++) {
+			uint32_t x = cell % s->w, y = cell / s->w;
+			uint32_t a = s->grid[cell];
+			uint32_t b = dim ? s->grid[(y + 1) % s->h * s->w + x] :
+				     s->grid[y * s->w + (x + 1) % s->w];
+			struct nnp_dim *da = &s->topo->torus[a][dim];
+
+			p = free_link(s->info, a, b, s->mask, &q);
+			if (p < 0)
+				return false;
+			s->mask[a] |= port_bit((uint32_t)p);
+			s->mask[b] |= port_bit(q);
+			da->n = dim ? s->h : s->w;
+			da->pos = dim ? y : x;
+			da->pairs = 1;
+			da->next_port[0] = (uint32_t)p;
+			s->topo->torus[b][dim].prev_port[0] = q;
+		}
+	return true;
+}
+
+/*
+ * Lay out cells @cell.. of rows 1 and on. Candidates are the peers of the
+ * cell to the left (or above), their ports tried from the one that cell
+ * was itself entered by: on a fabric wired alike on every chip, the
+ * straight line comes first, and the search seldom backtracks.
+ */
+static bool place(struct tsearch *s, uint32_t cell)
+{
+	const struct nnp_rank_info *info = s->info;
+	uint32_t x, anchor, pref, np, k;
+
+	if (cell == s->n)
+		return torus_ports(s);
+	x = cell % s->w;
+	anchor = x ? cell - 1 : cell - s->w;
+	pref = x ? s->via[x == 1 ? 1 : anchor] : cell >= 2 * s->w ? s->via[anchor] : 0;
+	np = info[s->grid[anchor]].nports < NNP_MAX_PORTS ?
+	     info[s->grid[anchor]].nports : NNP_MAX_PORTS;
+	for (k = 0; k < np; k++) {
+		uint32_t p = (pref + k) % np;
+		const struct nnp_rank_info *ai = &info[s->grid[anchor]];
+		int r;
+
+		if (!(ai->ports[p].state & NNP_LINK_UP))
+			continue;
+		r = rank_of_chip(s, ai->ports[p].peer_chip);
+		if (r < 0 || s->used[r] || !fits(s, cell, (uint32_t)r))
+			continue;
+		if (!s->budget--)
+			return false;
+		s->used[r] = true;
+		s->grid[cell] = (uint32_t)r;
+		s->via[cell] = p;
+		if (place(s, cell + 1))
+			return true;
+		s->used[r] = false;
+	}
+	return false;
+}
+
+/* Lay out row 0 from cell @x on, until it closes back to rank 0. */
+static bool row0(struct tsearch *s, uint32_t x)
+{
+	const struct nnp_rank_info *info = s->info;
+	uint32_t a = s->grid[x - 1], pref = x >= 2 ? s->via[x - 1] : 0, np, k;
+
+	np = info[a].nports < NNP_MAX_PORTS ? info[a].nports : NNP_MAX_PORTS;
+	for (k = 0; k < np; k++) {
+		uint32_t p = (pref + k) % np;
+		int r;
+
+		if (!(info[a].ports[p].state & NNP_LINK_UP))
+			continue;
+		r = rank_of_chip(s, info[a].ports[p].peer_chip);
+		if (r < 0)
+			continue;
+		if ((uint32_t)r == s->grid[0] && x >= 2 && s->n % x == 0 &&
+		    s->n / x >= 2 && links(info, a, s->grid[0]) >= (x == 2 ? 2u : 1u)) {
+			if (!s->budget--)
+				return false;
+			s->w = x;
+			s->h = s->n / x;
+			if (place(s, x))
+				return true;
+			continue;
+		}
+		if (s->used[r] || 2 * x > s->n)
+			continue;
+		if (!s->budget--)
+			return false;
+		s->used[r] = true;
+		s->grid[x] = (uint32_t)r;
+		s->via[x] = p;
+		if (row0(s, x + 1))
+			return true;
+		s->used[r] = false;
+	}
+	return false;
+}
+
+static nnp_result_t plan_torus(const struct nnp_rank_info *info, uint32_t n,
+			       struct nnp_topo *topo)
+{
+	struct tsearch s = {
+		.info = info, .topo = topo, .n = n, .budget = TORUS_BUDGET,
+	};
+	struct chip_rank *chips = calloc(n, sizeof(*chips));
+	nnp_result_t res = NNP_SUCCESS;
+	uint32_t r;
+
+	topo->torus = calloc(n, sizeof(*topo->torus));
+	s.grid = calloc(n, sizeof(uint32_t));
+	s.via = calloc(n, sizeof(uint32_t));
+	s.mask = calloc(n, sizeof(uint32_t));
+	s.used = calloc(n, sizeof(bool));
+	if (!chips || !topo->torus || !s.grid || !s.via || !s.mask || !s.used) {
+		res = NNP_ERROR_OUT_OF_MEMORY;
+		goto out;
+	}
+	for (r = 0; r < n; r++)
+		chips[r] = (struct chip_rank){ .chip = info[r].chip, .rank = r };
+	qsort(chips, n, sizeof(*chips), by_chip);
+	s.chips = chips;
+	s.used[0] = true;
+	if (row0(&s, 1)) {
+		topo->w = s.w;
+		topo->h = s.h;
+	}
+out:
+	if (!topo->w) {
+		free(topo->torus);
+		topo->torus = NULL;
+	}
+	free(chips);
+	free(s.grid);
+	free(s.via);
+	free(s.mask);
+	free(s.used);
+	return res;
+}
+
+void nnp_topo_free(struct nnp_topo *topo)
+{
+	free(topo->ring);
+	free(topo->torus);
+	topo->ring = NULL;
+	topo->torus = NULL;
+}
+
+nnp_result_t nnp_topo_plan(const struct nnp_rank_info *info, uint32_t n,
+			   const struct nnp_ring *ring, struct nnp_topo *topo)
+{
+	uint32_t *used = calloc(n, sizeof(uint32_t));
+	nnp_result_t res = NNP_SUCCESS;
+
+	*topo = (struct nnp_topo){ .ring = calloc(n, sizeof(struct nnp_dim)) };
+	if (!used || !topo->ring) {
+		res = NNP_ERROR_OUT_OF_MEMORY;
+		goto out;
+	}
+	plan_pairs(info, n, ring, topo, used);
+	/* A torus has at least two chips along each of its dimensions. */
+	if (n >= 4)
+		res = plan_torus(info, n, topo);
+out:
+	free(used);
+	if (res != NNP_SUCCESS)
+		nnp_topo_free(topo);
 	return res;
 }

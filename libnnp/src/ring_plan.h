@@ -43,4 +43,46 @@ nnp_result_t nnp_ring_plan(const struct nnp_rank_info *info, uint32_t n,
 			   struct nnp_ring *ring);
 void nnp_ring_free(struct nnp_ring *ring);
 
+/*
+ * One ring dimension of the fabric as one rank's chip sees it, the
+ * device's struct nnp_hw_ring_dim: @n chips along it, this chip at
+ * position @pos, @pairs port pairs, pair k sending to position pos + 1 on
+ * next_port[k] and receiving from pos - 1 on prev_port[k].
+ */
+struct nnp_dim {
+	uint32_t n;
+	uint32_t pos;
+	uint32_t pairs;
+	uint32_t next_port[2];
+	uint32_t prev_port[2];
+};
+
+/*
+ * What the allreduce algorithms may use beyond the ring (by rank):
+ * @ring is the planned ring as a dimension, with a second port pair
+ * (@pairs 2) when every hop of it has a second link; @torus, when @w is
+ * not 0, a @w x @h torus (w, h >= 2), torus[r][0] along its rows (w
+ * chips), torus[r][1] along its columns. @lone_hop is the ring position
+ * of the first hop with one link only (@pairs 1, n > 1).
+ */
+struct nnp_topo {
+	uint32_t pairs;
+	uint32_t lone_hop;
+	uint32_t w, h;
+	struct nnp_dim *ring;
+	struct nnp_dim (*torus)[2];
+};
+
+/*
+ * Find @topo of the @n ranks of @info, whose ring @ring nnp_ring_plan()
+ * planned: every rank finds the same from the same table. Port pairs take
+ * links no other pair of the chip uses; the torus is searched for from
+ * the graph of up links (rank 0 at 0,0, its rows following each chip's
+ * ports in the order it was entered by), not from port numbers. Only
+ * NNP_ERROR_OUT_OF_MEMORY fails; nnp_topo_free() frees.
+ */
+nnp_result_t nnp_topo_plan(const struct nnp_rank_info *info, uint32_t n,
+			   const struct nnp_ring *ring, struct nnp_topo *topo);
+void nnp_topo_free(struct nnp_topo *topo);
+
 #endif /* NNP_RING_PLAN_H */

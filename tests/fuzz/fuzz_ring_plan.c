@@ -7,7 +7,10 @@
  * port, state, peer chip and peer port. A planned ring must be a
  * permutation of the ranks starting at rank 0 whose every hop leaves by a
  * port that is up and leads to the next rank's chip; two ranks on one
- * chip must get NNP_ERROR_INVALID_ARGUMENT.
+ * chip must get NNP_ERROR_INVALID_ARGUMENT. Then the fabric beyond the
+ * ring (nnp_topo_plan()): a second port pair must be a second link along
+ * every hop, a torus a grid whose every row and column is a ring of
+ * links, and no chip may give one port to two pairs.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -63,6 +66,81 @@ static void check_ring(const struct nnp_rank_info *info, uint32_t n,
 	}
 }
 
+/* Port @p of rank @a is up and leads to rank @b's port @q. */
+static bool hop(const struct nnp_rank_info *info, uint32_t a, uint32_t p,
+		uint32_t b, uint32_t q)
+{
+	return p < NNP_MAX_PORTS && p < info[a].nports &&
+	       (info[a].ports[p].state & NNP_LINK_UP) &&
+	       info[a].ports[p].peer_chip == info[b].chip &&
+	       info[a].ports[p].peer_port == q;
+}
+
+/* No two of the ports @n ports @ports of one chip are the same. */
+static bool distinct(const uint32_t *ports, uint32_t n)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (ports[i] == ports[j])
+				return false;
+	return true;
+}
+
+static void check_topo(const struct nnp_rank_info *info, uint32_t n,
+		       const struct nnp_ring *ring, const struct nnp_topo *t)
+{
+	uint32_t grid[MAX_RANKS], i, d;
+	bool seen[MAX_RANKS] = { false };
+
+	for (i = 0; n > 1 && i < n; i++) {
+		uint32_t a = ring->order[i], b = ring->order[(i + 1) % n];
+		const struct nnp_dim *da = &t->ring[a];
+		uint32_t ports[4] = { da->next_port[0], da->prev_port[0],
+				      da->next_port[1], da->prev_port[1] };
+
+		if (da->n != n || da->pos != i || da->pairs != t->pairs ||
+		    da->next_port[0] != ring->send_port[a])
+			fail("the ring's dimension is not the ring", n);
+		if (t->pairs == 2 &&
+		    (!hop(info, a, da->next_port[1], b, t->ring[b].prev_port[1]) ||
+		     !distinct(ports, 4)))
+			fail("a second pair is no second link along the ring", n);
+	}
+	if (!t->w)
+		return;
+	if (t->w < 2 || t->h < 2 || t->w * t->h != n)
+		fail("a torus of the wrong size", n);
+	for (i = 0; i < n; i++) {
+		uint32_t x = t->torus[i][0].pos, y = t->torus[i][1].pos;
+
+		if (x >= t->w || y >= t->h || seen[y * t->w + x])
+			fail("two ranks at one place of the torus", n);
+		seen[y * t->w + x] = true;
+		grid[y * t->w + x] = i;
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t x = t->torus[i][0].pos, y = t->torus[i][1].pos;
+		uint32_t ports[4];
+
+		for (d = 0; d < 2; d++) {
+			const struct nnp_dim *dd = &t->torus[i][d];
+			uint32_t b = d ? grid[(y + 1) % t->h * t->w + x] :
+				     grid[y * t->w + (x + 1) % t->w];
+
+			if (dd->n != (d ? t->h : t->w) || dd->pairs != 1 ||
+			    !hop(info, i, dd->next_port[0], b,
+				 t->torus[b][d].prev_port[0]))
+				fail("a torus dimension is no ring of links", n);
+			ports[2 * d] = dd->next_port[0];
+			ports[2 * d + 1] = dd->prev_port[0];
+		}
+		if (!distinct(ports, 4))
+			fail("a chip gives one port to two torus directions", n);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -93,7 +171,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (shares_chip(info, n) != (res == NNP_ERROR_INVALID_ARGUMENT))
 		fail("two ranks on one chip and INVALID_ARGUMENT disagree", n);
 	if (res == NNP_SUCCESS) {
+		struct nnp_topo topo;
+
 		check_ring(info, n, &ring);
+		if (nnp_topo_plan(info, n, &ring, &topo) != NNP_SUCCESS)
+			fail("no topology planned", n);
+		check_topo(info, n, &ring, &topo);
+		nnp_topo_free(&topo);
 		nnp_ring_free(&ring);
 	} else if (res != NNP_ERROR_NO_PATH && res != NNP_ERROR_INVALID_ARGUMENT) {
 		fail("an unexpected result", n);

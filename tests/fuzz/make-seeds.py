@@ -179,6 +179,20 @@ def ring_seeds():
     write("ring_plan", "search", bytes([n]) + b"".join(
         rank(c, [(3, wires[c][0], 1), (3, wires[c][1], 0)]) for c in range(n)))
     write("ring_plan", "same-chip", bytes([2]) + rank(5, [(3, 5, 0)]) * 2)
+    # QEMU's torus:4x4 (port 0 east to 1, 2 south to 3): a torus to find.
+    w = h = 4
+
+    def at(x, y):
+        return y % h * w + x % w
+    write("ring_plan", "torus-4x4", bytes([w * h]) + b"".join(
+        rank(at(x, y), [(3, at(x + 1, y), 1), (3, at(x - 1, y), 0),
+                        (3, at(x, y + 1), 3), (3, at(x, y - 1), 2)])
+        for y in range(h) for x in range(w)))
+    # A ring of 6 with two links between neighbours: a second port pair.
+    n = 6
+    write("ring_plan", "double-ring", bytes([n]) + b"".join(
+        rank(c, [(3, (c + 1) % n, 1), (3, (c - 1) % n, 0),
+                 (3, (c + 1) % n, 3), (3, (c - 1) % n, 2)]) for c in range(n)))
 
 
 def bootstrap_seeds():

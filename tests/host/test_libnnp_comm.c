@@ -151,6 +151,253 @@ static void test_no_ring(void **state)
 	nnp_ring_free(&ring);
 }
 
+/* ---- the fabric beyond the ring: port pairs and tori (NNP_ALGO) ---- */
+
+static void assert_dim(const struct nnp_dim *d, uint32_t n, uint32_t pos,
+		       uint32_t pairs, uint32_t next0, uint32_t prev0,
+		       uint32_t next1, uint32_t prev1)
+{
+	assert_int_equal(d->n, n);
+	assert_int_equal(d->pos, pos);
+	assert_int_equal(d->pairs, pairs);
+	assert_int_equal(d->next_port[0], next0);
+	assert_int_equal(d->prev_port[0], prev0);
+	assert_int_equal(d->next_port[1], next1);
+	assert_int_equal(d->prev_port[1], prev1);
+}
+
+/* QEMU's torus:WxH: chip y * w + x, port 0 east to port 1, 2 south to 3. */
+static void torus_wires(uint32_t w, uint32_t h)
+{
+	uint32_t x, y;
+
+	chips(w * h);
+	for (y = 0; y < h; y++)
+		for (x = 0; x < w; x++) {
+			wire(y * w + x, 0, y * w + (x + 1) % w, 1);
+			wire(y * w + x, 2, (y + 1) % h * w + x, 3);
+		}
+}
+
+/* Plan @n ranks of info[] as libnnp does, NNP_ALGO=@algo (NULL: unset). */
+static nnp_result_t plan(uint32_t n, const char *algo, struct nnp_ring *ring,
+			 struct nnp_topo *topo, enum nnp_algo *a)
+{
+	nnp_result_t res;
+
+	if (algo)
+		setenv("NNP_ALGO", algo, 1);
+	else
+		unsetenv("NNP_ALGO");
+	assert_int_equal(nnp_comm_plan(info, n, 7, ring), NNP_SUCCESS);
+	res = nnp_comm_plan_algo(info, n, ring, topo, a);
+	unsetenv("NNP_ALGO");
+	return res;
+}
+
+/*
+ * Whatever the numbering, each dimension of a planned torus is a ring:
+ * next_port of the chip at (x, y) is an up link to the chip one further
+ * along, arriving on that chip's prev_port, and the four ports differ.
+ */
+static void assert_torus(const struct nnp_topo *t, uint32_t n)
+{
+	uint32_t grid[MAXN], seen = 0, r, d;
+
+	assert_int_equal(t->w * t->h, n);
+	for (r = 0; r < n; r++) {
+		assert_true(t->torus[r][0].pos < t->w && t->torus[r][1].pos < t->h);
+		grid[t->torus[r][1].pos * t->w + t->torus[r][0].pos] = r;
+		seen |= 1u << (t->torus[r][1].pos * t->w + t->torus[r][0].pos);
+	}
+	assert_int_equal(seen, (1u << n) - 1);
+	for (r = 0; r < n; r++) {
+		uint32_t x = t->torus[r][0].pos, y = t->torus[r][1].pos, ports = 0;
+
+		for (d = 0; d < 2; d++) {
+			const struct nnp_dim *dim = &t->torus[r][d];
+			uint32_t b = d ? grid[(y + 1) % t->h * t->w + x] :
+				     grid[y * t->w + (x + 1) % t->w];
+			uint32_t p = dim->next_port[0];
+
+			assert_int_equal(dim->n, d ? t->h : t->w);
+			assert_int_equal(dim->pairs, 1);
+			assert_true(info[r].ports[p].state & NNP_LINK_UP);
+			assert_int_equal(info[r].ports[p].peer_chip, info[b].chip);
+			assert_int_equal(info[r].ports[p].peer_port,
+					 t->torus[b][d].prev_port[0]);
+			ports |= 1u << p | 1u << dim->prev_port[0];
+		}
+		assert_int_equal(__builtin_popcount(ports), 4);
+	}
+}
+
+/* A ring of 4 on one link a hop: one pair, no torus; rings and torus refused. */
+static void test_topo_ring_of_4(void **state)
+{
+	struct nnp_ring ring;
+	struct nnp_topo t;
+	enum nnp_algo a;
+	uint32_t r;
+
+	(void)state;
+	chips(4);
+	for (r = 0; r < 4; r++)
+		wire(r, 0, (r + 1) % 4, 1);
+	assert_int_equal(plan(4, NULL, &ring, &t, &a), NNP_SUCCESS);
+	assert_int_equal(a, NNP_ALGO_AUTO);
+	assert_int_equal(t.pairs, 1);
+	assert_int_equal(t.w, 0);
+	assert_null(t.torus);
+	for (r = 0; r < 4; r++)
+		assert_dim(&t.ring[r], 4, r, 1, 0, 1, 0, 0);
+	nnp_topo_free(&t);
+	assert_int_equal(plan(4, "Bidir", &ring, &t, &a), NNP_SUCCESS);
+	assert_int_equal(a, NNP_ALGO_BIDIR);
+	nnp_topo_free(&t);
+	assert_int_equal(plan(4, "rings", &ring, &t, &a), NNP_ERROR_NO_PATH);
+	assert_string_equal(nnp_get_last_error(),
+			    "NNP_ALGO=rings: the ring's hop from rank 0 (chip 100) to rank 1 (chip 103) has one link free, rings needs a second between every pair of neighbours");
+	assert_null(t.ring);
+	assert_int_equal(plan(4, "torus", &ring, &t, &a), NNP_ERROR_NO_PATH);
+	assert_string_equal(nnp_get_last_error(),
+			    "NNP_ALGO=torus: the 4 ranks' chips make no 2D torus of up links");
+	assert_int_equal(plan(4, "tree", &ring, &t, &a), NNP_ERROR_INVALID_ARGUMENT);
+	assert_string_equal(nnp_get_last_error(),
+			    "NNP_ALGO=tree: not an allreduce algorithm (ring, bidir, rings, torus or auto)");
+	nnp_ring_free(&ring);
+	/* One rank: nothing crosses a link, whatever is asked. */
+	chips(1);
+	assert_int_equal(plan(1, "torus", &ring, &t, &a), NNP_SUCCESS);
+	assert_dim(&t.ring[0], 1, 0, 1, 0, 0, 0, 0);
+	nnp_topo_free(&t);
+	nnp_ring_free(&ring);
+}
+
+/*
+ * Two links between each pair of neighbours (ports 0-1 and 2-3): the
+ * ring's second pair; and, 4 chips so joined, a 2x2 torus too.
+ */
+static void test_topo_double_ring(void **state)
+{
+	struct nnp_ring ring;
+	struct nnp_topo t;
+	enum nnp_algo a;
+	uint32_t r;
+
+	(void)state;
+	chips(6);
+	for (r = 0; r < 6; r++) {
+		wire(r, 0, (r + 1) % 6, 1);
+		wire(r, 2, (r + 1) % 6, 3);
+	}
+	assert_int_equal(plan(6, "RINGS", &ring, &t, &a), NNP_SUCCESS);
+	assert_int_equal(a, NNP_ALGO_RINGS);
+	assert_int_equal(t.pairs, 2);
+	for (r = 0; r < 6; r++)
+		assert_dim(&t.ring[r], 6, r, 2, 0, 1, 2, 3);
+	assert_int_equal(t.w, 0);	/* each chip has two neighbours, not four */
+	nnp_topo_free(&t);
+	nnp_ring_free(&ring);
+
+	chips(4);
+	for (r = 0; r < 4; r++) {
+		wire(r, 0, (r + 1) % 4, 1);
+		wire(r, 2, (r + 1) % 4, 3);
+	}
+	assert_int_equal(plan(4, "rings", &ring, &t, &a), NNP_SUCCESS);
+	for (r = 0; r < 4; r++)
+		assert_dim(&t.ring[r], 4, r, 2, 0, 1, 2, 3);
+	/* Rows 0-1 and 3-2, each pair twice linked: a 2x2 torus. */
+	assert_int_equal(t.w, 2);
+	assert_int_equal(t.h, 2);
+	assert_dim(&t.torus[0][0], 2, 0, 1, 0, 2, 0, 0);
+	assert_dim(&t.torus[1][0], 2, 1, 1, 3, 1, 0, 0);
+	assert_dim(&t.torus[3][0], 2, 0, 1, 1, 3, 0, 0);
+	assert_dim(&t.torus[2][0], 2, 1, 1, 2, 0, 0, 0);
+	assert_torus(&t, 4);
+	nnp_topo_free(&t);
+	/* Two neighbours with one link between them: one pair. */
+	info[2].ports[2].state = info[3].ports[3].state = NNP_LINK_WIRED;
+	assert_int_equal(plan(4, "rings", &ring, &t, &a), NNP_ERROR_NO_PATH);
+	assert_string_equal(nnp_get_last_error(),
+			    "NNP_ALGO=rings: the ring's hop from rank 2 (chip 106) to rank 3 (chip 109) has one link free, rings needs a second between every pair of neighbours");
+	nnp_ring_free(&ring);
+}
+
+/* QEMU's torus:2x4 and torus:4x4: rows along ports 0/1, columns 2/3. */
+static void test_topo_torus(void **state)
+{
+	static const uint32_t shapes[][2] = { { 2, 4 }, { 4, 4 }, { 4, 2 } };
+	struct nnp_ring ring;
+	struct nnp_topo t;
+	enum nnp_algo a;
+	uint32_t i, r;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		uint32_t w = shapes[i][0], h = shapes[i][1];
+
+		torus_wires(w, h);
+		assert_int_equal(plan(w * h, i ? NULL : "torus", &ring, &t, &a),
+				 NNP_SUCCESS);
+		assert_int_equal(a, i ? NNP_ALGO_AUTO : NNP_ALGO_TORUS);
+		assert_int_equal(t.w, w);
+		assert_int_equal(t.h, h);
+		for (r = 0; r < w * h; r++) {
+			assert_dim(&t.torus[r][0], w, r % w, 1, 0, 1, 0, 0);
+			assert_dim(&t.torus[r][1], h, r / w, 1, 2, 3, 0, 0);
+		}
+		assert_torus(&t, w * h);
+		/* A 2-wide torus's rows are two links each: a second pair. */
+		assert_int_equal(t.pairs, 1);
+		nnp_topo_free(&t);
+		nnp_ring_free(&ring);
+	}
+}
+
+/*
+ * A 4x4 torus wired with each chip's ports in an order of its own, and a
+ * 2x4 one whose ranks are not in row order: found from the links alone.
+ */
+static void test_topo_torus_any_numbering(void **state)
+{
+	static const uint32_t perm[4][4] = {
+		{ 0, 1, 2, 3 }, { 3, 2, 1, 0 }, { 2, 0, 3, 1 }, { 1, 3, 0, 2 },
+	};
+	struct nnp_ring ring;
+	struct nnp_topo t;
+	enum nnp_algo a;
+	uint32_t x, y;
+
+	(void)state;
+	chips(16);
+	for (y = 0; y < 4; y++)
+		for (x = 0; x < 4; x++) {
+			uint32_t c = y * 4 + x, e = y * 4 + (x + 1) % 4;
+			uint32_t s = (y + 1) % 4 * 4 + x;
+
+			wire(c, perm[c % 4][0], e, perm[e % 4][1]);
+			wire(c, perm[c % 4][2], s, perm[s % 4][3]);
+		}
+	assert_int_equal(plan(16, "torus", &ring, &t, &a), NNP_SUCCESS);
+	assert_torus(&t, 16);
+	nnp_topo_free(&t);
+	nnp_ring_free(&ring);
+
+	/* Rank r on the chip at (r / 4, r % 4) of a 2-wide, 4-high torus. */
+	chips(8);
+	for (y = 0; y < 4; y++)
+		for (x = 0; x < 2; x++) {
+			wire(x * 4 + y, 0, (x + 1) % 2 * 4 + y, 1);
+			wire(x * 4 + y, 2, x * 4 + (y + 1) % 4, 3);
+		}
+	assert_int_equal(plan(8, "torus", &ring, &t, &a), NNP_SUCCESS);
+	assert_torus(&t, 8);
+	nnp_topo_free(&t);
+	nnp_ring_free(&ring);
+}
+
 /* ---- rendezvous ---- */
 
 struct rank_thread {
@@ -993,6 +1240,10 @@ int main(void)
 		cmocka_unit_test(test_rank_order_ring),
 		cmocka_unit_test(test_torus_needs_search),
 		cmocka_unit_test(test_no_ring),
+		cmocka_unit_test(test_topo_ring_of_4),
+		cmocka_unit_test(test_topo_double_ring),
+		cmocka_unit_test(test_topo_torus),
+		cmocka_unit_test(test_topo_torus_any_numbering),
 		cmocka_unit_test(test_rendezvous),
 		cmocka_unit_test(test_rendezvous_at_comm_id),
 		cmocka_unit_test(test_rendezvous_failures),
