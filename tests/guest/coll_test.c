@@ -197,8 +197,7 @@ static void tx_bounds(const struct ccase *c, int n, uint64_t *lo, uint64_t *hi)
 	if (n == 1 || !c->count)
 		*lo = *hi = 0;
 	else if (c->kind == ALLREDUCE)
-		*lo = 2 * bytes - 2 * (c->count / n + 1) * es,
-		*hi = 2 * bytes - 2 * (c->count / n) * es;
+		allreduce_tx_bounds(c->count, es, n, lo, hi);
 	else if (c->kind == BROADCAST)
 		*lo = 0, *hi = bytes;
 }
@@ -230,7 +229,7 @@ static void run_case(struct __test_metadata *_metadata, FIXTURE_DATA(ring) *self
 		EXPECT_LE(tx, hi);
 		total_tx += tx;
 	}
-	/* A ring allreduce sends 2(n-1)/n of the buffer from each rank. */
+	/* Any allreduce sends 2(n-1)/n of the buffer from each rank, in all. */
 	if (c->kind == ALLREDUCE)
 		EXPECT_EQ(2 * (uint64_t)(n - 1) * bytes, total_tx);
 	if (c->kind == BROADCAST)

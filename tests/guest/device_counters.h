@@ -4,7 +4,9 @@
 #define NNP_DEVICE_COUNTERS_H
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 
 #include <nnp/nnp.h>
@@ -34,6 +36,36 @@ static inline uint64_t icl_tx(nnp_device_t *dev)
 	for (i = 0; i < n; i++)
 		tx += p[i].tx_bytes;
 	return tx;
+}
+
+/*
+ * Bytes one of @n ranks sends in an allreduce of @count elements of @es
+ * bytes, at least *@lo and at most *@hi. On the ring (NNP_ALGO=ring)
+ * every segment of the buffer but two, each count/n elements or one
+ * more. Every other algorithm (auto, the default, included) may split
+ * the buffer into up to 4 lanes (docs/architecture.md, "Allreduce
+ * algorithms"), each an allreduce of its part on rings of its own, and
+ * each pass of a lane rounds its own segments: a rank's share is
+ * 2(n-1)/n of the buffer give or take 6 elements a lane (a torus lane:
+ * 1 on its reduce-scatter, 4 on its middle allreduce of a segment itself
+ * rounded, 1 on its allgather; a ring lane 2). The sum over the ranks
+ * stays exactly 2(n-1) buffers: each lane's rings add up to it.
+ */
+static inline void allreduce_tx_bounds(uint64_t count, uint64_t es, int n,
+				       uint64_t *lo, uint64_t *hi)
+{
+	const char *algo = getenv("NNP_ALGO");
+	uint64_t share = 2 * count * (uint64_t)(n - 1) / (uint64_t)n;
+
+	if (n == 1 || !count) {
+		*lo = *hi = 0;
+	} else if (algo && !strcasecmp(algo, "ring")) {
+		*lo = (2 * count - 2 * (count / (uint64_t)n + 1)) * es;
+		*hi = (2 * count - 2 * (count / (uint64_t)n)) * es;
+	} else {
+		*lo = (share > 4 * 6 ? share - 4 * 6 : 0) * es;
+		*hi = (share + 1 + 4 * 6) * es;
+	}
 }
 
 #endif /* NNP_DEVICE_COUNTERS_H */

@@ -246,7 +246,10 @@ static int comm_child(void)
 	return 0;
 }
 
-/* NNP_DEBUG=INFO: the ring, the ports and the epoch of a communicator. */
+/*
+ * NNP_DEBUG=INFO: the ring, the ports and the epoch of a communicator, and
+ * the topology its allreduces were given (COMM_TOPOLOGY taken).
+ */
 TEST(info_log_of_a_communicator)
 {
 	char path[64], buf[4096], want[128];
@@ -276,6 +279,9 @@ TEST(info_log_of_a_communicator)
 	snprintf(want, sizeof(want), " NNP INFO rank 0 of 1 on %s: communicator ", path);
 	EXPECT_NE(NULL, strstr(buf, want));
 	EXPECT_NE(NULL, strstr(buf, ", sends on port 0, receives on port 0, epoch 0x"));
+	/* NNP_ALGO unset: auto, and the driver and device took the ring. */
+	EXPECT_NE(NULL, strstr(buf, " NNP INFO NNP_ALGO=auto: a ring of 1 port pair, no torus\n"));
+	EXPECT_NE(NULL, strstr(buf, " NNP INFO rank 0: allreduce auto on the ring: dim 0 1 chips at 0, ports 0/0; dim 1 0 chips at 0, ports 0/0\n"));
 	if (_metadata->exit_code == KSFT_FAIL)
 		fprintf(stderr, "%s", buf);
 }
