@@ -92,7 +92,7 @@ def exact(name, secs, algo, n, want):
         assert [(r["size"], r["count"]) for r in b["rows"]] == [(S, S // 4)], b
         got = {k: v for k, v in tx.items() if v}
         exp = {(dev, p): RUNS * v for dev in range(n) for p, v in want.items() if v}
-        print("# %s: chip 0 sent %s" % (name.split(":")[0], ", ".join(
+        print("# %s: chip 0 sent %s" % (name.split(": ")[0], ", ".join(
             "port %d %d B" % (p, v // RUNS) for (dev, p), v in sorted(got.items()) if dev == 0)))
         assert got == exp, (sorted(got.items()), sorted(exp.items()))
         return True
