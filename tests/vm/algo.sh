@@ -2,7 +2,7 @@
 # The allreduce algorithms on the devices (issue 12 item 4), end to end:
 # libnnp plans the fabric, NNP_ALGO picks the algorithm, the driver's
 # COMM_TOPOLOGY gives it to the device. One VM per fabric, every
-# algorithm run in it: `nnptool bench allreduce` of 64 KiB of floats
+# algorithm run in it: `nnptool bench allreduce` of 80 KiB of floats
 # (2 passes x (1 warm-up + 2 iterations) = 6 allreduces, every element
 # checked) between `nnptool links --json` before and after, and each
 # port's transmit bytes must be exactly what the algorithm sends, per
@@ -10,10 +10,12 @@
 #   ring   2(n-1)/n S out of the ring's send port only (3S/2 on 4 chips)
 #   bidir  (n-1)/n S out of the send port and the receive port (3S/4)
 #   rings  (n-1)/(2n) S out of each of the 4 ports of two pairs (3S/8)
-#   torus  W x H, P = S/4: 2(W-1)/W P + 2(W-1)/W P/H out of each row
-#          port, 2(H-1)/H P + 2(H-1)/H P/W out of each column port
-#          (2x2: 3S/8 each; 4x2: 9S/16 on rows, 5S/16 on columns)
-# 64 KiB divides into every segment exactly. auto is the device's pick:
+#   torus  W x H: two lanes rows first of Px = S W(H-1) / 2(W(H-1) +
+#          H(W-1)) each, two columns first of Py = S H(W-1) / 2(...)
+#          (fw_algo.c's lane_weight()); 2(W-1)/W (Px + Py/H) out of each
+#          row port, 2(H-1)/H (Py + Px/W) out of each column port (2x2:
+#          3S/8 each; 4x2: 21S/40 on rows, 7S/20 on columns)
+# 80 KiB divides into every lane and segment exactly. auto is the device's pick:
 # bidir on a ring (2 or more elements a chip), torus on a torus. An
 # algorithm the fabric cannot run fails at comm init naming it.
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,7 +28,7 @@ guest='
 for a in $ALGOS; do
 	echo "=== $a"
 	nnptool links --json
-	NNP_DEBUG=WARN NNP_ALGO=$a nnptool bench allreduce --min 64K --max 64K --iters 2 --trials 1 --json 2>&1
+	NNP_DEBUG=WARN NNP_ALGO=$a nnptool bench allreduce --min 80K --max 80K --iters 2 --trials 1 --json 2>&1
 	echo "status=$?"
 	nnptool links --json
 done
@@ -51,7 +53,7 @@ python3 - "$tmp" <<'PY'
 import json, re, sys
 
 d = sys.argv[1]
-S, RUNS = 65536, 6
+S, RUNS = 81920, 6
 n_ok = 0
 
 def runs(name):
@@ -140,11 +142,13 @@ exact("torus:2x2, auto: the torus, 3S/8 out of each port", s, "auto", 4,
       {p: 3 * S // 8 for p in range(4)})
 
 out, s = runs("torus4x2")
-P = S // 4
-row = 2 * 3 * P // 4 + 2 * 3 * P // 4 // 2     # W = 4 along ports 0/1: 9S/16
-col = 2 * 1 * P // 2 + 2 * 1 * P // 2 // 4     # H = 2 along ports 2/3: 5S/16
+W, H = 4, 2                                     # rows along ports 0/1
+wx, wy = W * (H - 1), H * (W - 1)
+Px, Py = S * wx // (2 * (wx + wy)), S * wy // (2 * (wx + wy))
+row = 2 * (W - 1) * (Px + Py // H) // W         # 21S/40
+col = 2 * (H - 1) * (Py + Px // W) // H         # 7S/20
 check("torus:4x2: exit 0", lambda: "vm-status=0" in out)
-exact("torus:4x2, torus: 9S/16 out of ports 0 and 1, 5S/16 out of 2 and 3", s, "torus", 8,
+exact("torus:4x2, torus: 21S/40 out of ports 0 and 1, 7S/20 out of 2 and 3", s, "torus", 8,
       {0: row, 1: row, 2: col, 3: col})
 exact("torus:4x2, auto: the torus, the same bytes", s, "auto", 8,
       {0: row, 1: row, 2: col, 3: col})
