@@ -51,7 +51,7 @@ typedef uint64_t nnp_le64;
 
 /* Interface version: the driver refuses a major it does not know. */
 #define NNP_HW_VERSION_MAJOR		1
-#define NNP_HW_VERSION_MINOR		7
+#define NNP_HW_VERSION_MINOR		8
 #define NNP_HW_VERSION			((NNP_HW_VERSION_MAJOR << 16) | NNP_HW_VERSION_MINOR)
 #define NNP_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
 
@@ -213,6 +213,7 @@ typedef uint64_t nnp_le64;
 #define NNP_ADMIN_GET_PORTS		0x0c	/* addr/len: struct nnp_hw_port_info[] */
 #define NNP_ADMIN_COMM_STATUS		0x0d	/* v1.4, args: ctx, comm */
 #define NNP_ADMIN_COMM_TOPOLOGY		0x0e	/* v1.7, args: ctx, comm; see below */
+#define NNP_ADMIN_GET_MODEL		0x0f	/* v1.8, addr/len: struct nnp_hw_model */
 
 /*
  * COMM_DESTROY flags (v1.4). ABORT: the communicator's commands in flight
@@ -384,6 +385,20 @@ struct nnp_hw_counters {
 	nnp_le64 icl_rx_bytes;		/* payload received on inter-chip links */
 	nnp_le64 icl_dropped;		/* v1.3: packets refused on arrival, all ports */
 	nnp_le64 icl_held_bytes;	/* v1.3: payload the ports hold now */
+};
+
+/*
+ * GET_MODEL data (v1.8): the chip's modeled clock (docs/architecture.md,
+ * "The modeled clock") since the last reset, in modeled ns: its time, and
+ * how long each engine was busy. A new block rather than fields appended
+ * to GET_COUNTERS or GET_PORTS, whose callers ask for their exact size.
+ */
+struct nnp_hw_model {
+	nnp_le64 now_ns;		/* the chip's modeled time */
+	nnp_le64 commands;		/* user queue commands run to their end */
+	nnp_le64 hbm_busy_ns;		/* device memory: copies, fills, reductions */
+	nnp_le64 pcie_busy_ns;		/* host DMA */
+	nnp_le64 port_tx_busy_ns[NNP_HW_MAX_PORTS];	/* each port's transmit side */
 };
 
 /* GET_PORTS data: one entry per ICL port, NUM_PORTS entries. */

@@ -237,13 +237,36 @@ static uint16_t admin_get_ports(struct nnp_fw *fw,
 	return NNP_STATUS_SUCCESS;
 }
 
+static uint16_t admin_get_model(struct nnp_fw *fw,
+				const struct nnp_hw_admin_cmd *cmd,
+				uint32_t *result)
+{
+	struct nnp_hw_model hw = { 0 };
+	struct nnp_fw_model m;
+	unsigned int i;
+
+	if (cmd->len < sizeof(hw))
+		return NNP_STATUS_BUFFER_TOO_SMALL;
+	nnp_fw_model_get(fw, &m);
+	hw.now_ns = fw_le64(m.now_ns);
+	hw.commands = fw_le64(m.commands);
+	hw.hbm_busy_ns = fw_le64(m.hbm_busy_ns);
+	hw.pcie_busy_ns = fw_le64(m.pcie_busy_ns);
+	for (i = 0; i < fw->cfg.num_ports; i++)
+		hw.port_tx_busy_ns[i] = fw_le64(m.port_busy_ns[i]);
+	if (fw->host.dma_write(fw->host.opaque, cmd->addr, &hw, sizeof(hw)))
+		return NNP_STATUS_DMA_ERROR;
+	*result = sizeof(hw);
+	return NNP_STATUS_SUCCESS;
+}
+
 /* Opcodes that take a data buffer; the others need addr and len zero. */
 static bool takes_buffer(uint8_t opcode)
 {
 	return opcode == NNP_ADMIN_IDENTIFY || opcode == NNP_ADMIN_GET_COUNTERS ||
 	       opcode == NNP_ADMIN_KEY_REGISTER || opcode == NNP_ADMIN_GET_PORTS ||
 	       opcode == NNP_ADMIN_COMM_CREATE ||
-	       opcode == NNP_ADMIN_COMM_TOPOLOGY;
+	       opcode == NNP_ADMIN_COMM_TOPOLOGY || opcode == NNP_ADMIN_GET_MODEL;
 }
 
 /* Argument words each opcode uses; the rest must be zero. */
@@ -316,6 +339,8 @@ static uint16_t admin_execute(struct nnp_fw *fw,
 		return admin_get_ports(fw, cmd, result);
 	case NNP_ADMIN_COMM_TOPOLOGY:
 		return nnp_fw_comm_topology(fw, cmd);
+	case NNP_ADMIN_GET_MODEL:
+		return admin_get_model(fw, cmd, result);
 	}
 	nnp_fw_guest_error(fw, "admin cid %u: unknown opcode 0x%x", cmd->cid,
 			   cmd->opcode);
