@@ -12,6 +12,7 @@ static_assert(sizeof(struct drm_nnp_device_info) == DRM_NNP_DEVICE_INFO_SIZE_V2)
 static_assert(sizeof(struct drm_nnp_counters) == DRM_NNP_COUNTERS_SIZE_V1);
 static_assert(sizeof(struct drm_nnp_ports) == DRM_NNP_PORTS_SIZE_V1);
 static_assert(sizeof(struct drm_nnp_port) == DRM_NNP_PORT_SIZE_V1);
+static_assert(sizeof(struct drm_nnp_model) == DRM_NNP_MODEL_SIZE_V1);
 static_assert(DRM_NNP_MAX_PORTS == NNP_HW_MAX_PORTS);
 
 /*
@@ -135,6 +136,37 @@ static int nnp_query_ports(struct nnp_device *ndev, struct drm_nnp_query *q)
 	return ret;
 }
 
+/* GET_MODEL: hardware interface 1.8 on; a 1.7 device lacks the opcode. */
+static bool nnp_has_model(const struct nnp_device *ndev)
+{
+	return (ndev->id.hw_version & 0xffff) >= 8;
+}
+
+static int nnp_query_model(struct nnp_device *ndev, struct drm_nnp_query *q)
+{
+	struct drm_nnp_model m = { 0 };
+	struct nnp_hw_model hw;
+	int ret;
+	u32 i;
+
+	if (!nnp_has_model(ndev)) {
+		nnp_dbg(ndev, QUERY, "query MODEL: hw interface 0x%x before 1.8\n",
+			ndev->id.hw_version);
+		return -EOPNOTSUPP;
+	}
+	ret = nnp_admin_read(ndev, NNP_ADMIN_GET_MODEL, &hw, sizeof(hw), NULL);
+	if (ret)
+		return ret;
+	m.now_ns = le64_to_cpu(hw.now_ns);
+	m.commands = le64_to_cpu(hw.commands);
+	m.hbm_busy_ns = le64_to_cpu(hw.hbm_busy_ns);
+	m.pcie_busy_ns = le64_to_cpu(hw.pcie_busy_ns);
+	m.num_ports = min_t(u32, ndev->id.num_ports, DRM_NNP_MAX_PORTS);
+	for (i = 0; i < m.num_ports; i++)
+		m.port_tx_busy_ns[i] = le64_to_cpu(hw.port_tx_busy_ns[i]);
+	return nnp_query_copy(q, &m, sizeof(m), DRM_NNP_MODEL_SIZE_V1);
+}
+
 int nnp_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file)
 {
 	struct drm_nnp_query *q = data;
@@ -152,6 +184,8 @@ int nnp_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file)
 		return nnp_query_counters(to_nnp(drm), q);
 	case DRM_NNP_QUERY_PORTS:
 		return nnp_query_ports(to_nnp(drm), q);
+	case DRM_NNP_QUERY_MODEL:
+		return nnp_query_model(to_nnp(drm), q);
 	default:
 		return -EOPNOTSUPP;
 	}

@@ -86,6 +86,11 @@ static int run_query_ports(struct state *s)
 	return query(s, DRM_NNP_QUERY_PORTS);
 }
 
+static int run_query_model(struct state *s)
+{
+	return query(s, DRM_NNP_QUERY_MODEL);
+}
+
 static int bo_create(struct state *s, uint32_t flags, uint64_t size)
 {
 	struct drm_nnp_bo_create c = { .size = size, .flags = flags };
@@ -341,6 +346,7 @@ CALL(open, NULL, run_open, 0, ENOMEM);
 CALL(query_device_info, NULL, run_query_info, 0, 0);
 CALL(query_counters, NULL, run_query_counters, 0, ENOMEM);
 CALL(query_ports, NULL, run_query_ports, 0, ENOMEM);
+CALL(query_model, NULL, run_query_model, 0, ENOMEM);
 CALL(bo_create_device, NULL, run_bo_create_device, 0, ENOMEM);
 CALL(bo_create_host, NULL, run_bo_create_host, 0, ENOMEM);
 CALL(bo_userptr, setup_userptr, run_bo_userptr, 0, ENOMEM);

@@ -107,7 +107,7 @@ TEST(every_device_reports_its_identity)
 		EXPECT_FALSE(seen & (1u << in.chip_id));
 		seen |= 1u << in.chip_id;
 		EXPECT_EQ(GUEST_MEM_SIZE, in.mem_size);
-		EXPECT_EQ(0x00010007u, in.hw_version);
+		EXPECT_EQ(0x00010008u, in.hw_version);
 		EXPECT_EQ(0x00010200u, in.fw_version);
 		EXPECT_EQ(GUEST_ICL_PORTS, in.num_icl_ports);
 		EXPECT_EQ(GUEST_NUM_QUEUES, in.num_queues);
@@ -122,7 +122,7 @@ TEST(every_device_reports_its_identity)
 	EXPECT_EQ((1u << GUEST_CHIPS) - 1, seen);
 }
 
-/* DRM_IOCTL_VERSION: 1.4, four additions since the first release. */
+/* DRM_IOCTL_VERSION: 1.5, five additions since the first release. */
 TEST_F(dev, driver_version_counts_uapi_additions)
 {
 	char name[16] = { 0 };
@@ -134,7 +134,7 @@ TEST_F(dev, driver_version_counts_uapi_additions)
 	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_VERSION, &v));
 	EXPECT_STREQ(DRM_NNP_DRIVER_NAME, name);
 	EXPECT_EQ(1, v.version_major);
-	EXPECT_EQ(4, v.version_minor);
+	EXPECT_EQ(5, v.version_minor);
 	EXPECT_EQ(DRM_NNP_DRIVER_MAJOR, v.version_major);
 	EXPECT_EQ(DRM_NNP_DRIVER_MINOR, v.version_minor);
 }
@@ -225,7 +225,7 @@ TEST(sysfs_matches_ioctl)
 		read_attr(in.path, "num_icl_ports", buf, sizeof(buf));
 		EXPECT_STREQ("4", buf);
 		read_attr(in.path, "hw_version", buf, sizeof(buf));
-		EXPECT_STREQ("1.7", buf);
+		EXPECT_STREQ("1.8", buf);
 		read_attr(in.path, "fw_version", buf, sizeof(buf));
 		EXPECT_STREQ("1.2.0", buf);
 		read_attr(in.path, "serial", buf, sizeof(buf));
@@ -282,6 +282,40 @@ TEST_F(dev, v1_caller_gets_v1)
 		ASSERT_EQ(GUARD, self->buf[i]);
 }
 
+/*
+ * QUERY_MODEL (1.5): 168 bytes; the device's ports, their busy times and
+ * nothing past them; a buffer shorter than the block ENOSPC, untouched;
+ * the modeled clock and its counts never go back. libnnp_test checks
+ * what a command adds to them.
+ */
+TEST_F(dev, model_answers_its_ports_and_a_clock_that_only_grows)
+{
+	struct drm_nnp_model m[2];
+	uint32_t size = 0, i;
+
+	ASSERT_EQ(0, query(self->fd, DRM_NNP_QUERY_MODEL, 0, 0, NULL, &size));
+	EXPECT_EQ(DRM_NNP_MODEL_SIZE_V1, size);
+	EXPECT_EQ(sizeof(m[0]), size);
+	size = DRM_NNP_MODEL_SIZE_V1 - 1;
+	EXPECT_EQ(-ENOSPC, query(self->fd, DRM_NNP_QUERY_MODEL, 0, 0,
+				 self->buf, &size));
+	EXPECT_EQ(GUARD, self->buf[0]);
+	for (i = 0; i < 2; i++) {
+		memset(&m[i], GUARD, sizeof(m[i]));
+		size = sizeof(m[i]);
+		ASSERT_EQ(0, query(self->fd, DRM_NNP_QUERY_MODEL, 0, 0, &m[i],
+				   &size));
+		EXPECT_EQ(sizeof(m[i]), size);
+	}
+	EXPECT_EQ(GUEST_ICL_PORTS, m[0].num_ports);
+	EXPECT_EQ(0, m[0].reserved);
+	for (i = m[0].num_ports; i < DRM_NNP_MAX_PORTS; i++)
+		EXPECT_EQ(0, m[0].port_tx_busy_ns[i]);
+	EXPECT_LE(m[0].now_ns, m[1].now_ns);
+	EXPECT_LE(m[0].commands, m[1].commands);
+	EXPECT_LE(m[0].hbm_busy_ns, m[1].hbm_busy_ns);
+}
+
 TEST_F(dev, size_too_small_is_enospc)
 {
 	uint32_t sizes[] = { 1, 4, DRM_NNP_DEVICE_INFO_SIZE_V1 - 1 };
@@ -321,7 +355,7 @@ TEST_F(dev, nonzero_reserved_is_einval)
 
 TEST_F(dev, unknown_query_is_eopnotsupp)
 {
-	uint32_t which[] = { 0, DRM_NNP_QUERY_PORTS + 1, 0xffffffffu };
+	uint32_t which[] = { 0, DRM_NNP_QUERY_MODEL + 1, 0xffffffffu };
 	unsigned int i;
 
 	for (i = 0; i < sizeof(which) / sizeof(which[0]); i++) {

@@ -27,13 +27,14 @@ extern "C" {
  * 1.2: drm_nnp_device_info version 2: reset_count, last_reset_reason.
  * 1.3: drm_nnp_ports.entry_size.
  * 1.4: DRM_IOCTL_NNP_COMM_TOPOLOGY.
+ * 1.5: DRM_NNP_QUERY_MODEL.
  *
  * The major changes only if something is taken away, which this header's
  * rules forbid.
  */
 #define DRM_NNP_DRIVER_NAME		"nnp"
 #define DRM_NNP_DRIVER_MAJOR		1
-#define DRM_NNP_DRIVER_MINOR		4
+#define DRM_NNP_DRIVER_MINOR		5
 
 #define DRM_NNP_QUERY			0x00
 #define DRM_NNP_BO_CREATE		0x01
@@ -79,6 +80,12 @@ extern "C" {
 #define DRM_NNP_QUERY_COUNTERS		2
 /* DRM_NNP_QUERY_PORTS - inter-chip link ports, as struct drm_nnp_ports. */
 #define DRM_NNP_QUERY_PORTS		3
+/*
+ * DRM_NNP_QUERY_MODEL - since 1.5: the device's modeled clock and busy
+ * times, as struct drm_nnp_model (%EOPNOTSUPP from a device older than
+ * hardware interface 1.8).
+ */
+#define DRM_NNP_QUERY_MODEL		4
 
 /**
  * struct drm_nnp_query - read one block of information about the device
@@ -91,10 +98,12 @@ extern "C" {
  * Errors (returned by ioctl() in errno):
  *
  * - %EINVAL: @flags or @reserved is not zero.
- * - %EOPNOTSUPP: @query is not a query this kernel knows.
+ * - %EOPNOTSUPP: @query is not a query this kernel knows, or one the
+ *   device is too old to answer (MODEL).
  * - %ENOSPC: @size is not zero but smaller than the query's first version.
  * - %EFAULT: @data cannot be written for @size bytes.
- * - %ENOMEM: the kernel has no memory for the answer (COUNTERS, PORTS).
+ * - %ENOMEM: the kernel has no memory for the answer (COUNTERS, PORTS,
+ *   MODEL).
  * - %ENODEV: the device was removed (for example by unbinding the driver).
  */
 struct drm_nnp_query {
@@ -259,6 +268,34 @@ struct drm_nnp_ports {
 #define DRM_NNP_PORT_SIZE_V1		56	/* since 1.3 */
 
 #define DRM_NNP_PORTS_SIZE_V1		904
+
+/**
+ * struct drm_nnp_model - answer to DRM_NNP_QUERY_MODEL (since 1.5)
+ *
+ * The device's modeled clock: what its work since it was last reset
+ * (driver bind) would have taken on an NNP-T, in modeled ns, the same
+ * whatever the host's load (docs/architecture.md, "The modeled clock").
+ * All processes' work counts. A busy time over @now_ns is the share of
+ * modeled time that engine or link direction was in use.
+ */
+struct drm_nnp_model {
+	/** @now_ns: the device's modeled time. */
+	__u64 now_ns;
+	/** @commands: user queue commands run to their end. */
+	__u64 commands;
+	/** @hbm_busy_ns: device memory busy with copies, fills, reductions. */
+	__u64 hbm_busy_ns;
+	/** @pcie_busy_ns: host DMA busy. */
+	__u64 pcie_busy_ns;
+	/** @num_ports: entries of @port_tx_busy_ns that are the device's ports. */
+	__u32 num_ports;
+	/** @reserved: zero. */
+	__u32 reserved;
+	/** @port_tx_busy_ns: each port's transmit direction busy, by port. */
+	__u64 port_tx_busy_ns[DRM_NNP_MAX_PORTS];
+};
+
+#define DRM_NNP_MODEL_SIZE_V1		168
 
 /* Memory object placement, struct drm_nnp_bo_create.flags */
 #define DRM_NNP_BO_DEVICE		(1u << 0)	/* device memory (BAR2) */
