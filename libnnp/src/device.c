@@ -355,3 +355,35 @@ nnp_result_t nnp_device_get_ports(nnp_device_t *dev, struct nnp_port_info *ports
 	free(buf);
 	return NNP_SUCCESS;
 }
+
+nnp_result_t nnp_device_get_model(nnp_device_t *dev,
+				  struct nnp_device_model *model)
+{
+	struct drm_nnp_model m = { 0 };
+	struct drm_nnp_query q = {
+		.query = DRM_NNP_QUERY_MODEL, .size = sizeof(m),
+		.data = (uintptr_t)&m,
+	};
+	unsigned int i;
+
+	if (!dev || !model)
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"nnp_device_get_model: no device or model");
+	if (drmIoctl(dev->fd, DRM_IOCTL_NNP_QUERY, &q)) {
+		if (errno == EOPNOTSUPP)
+			return nnp_fail(NNP_ERROR_NOT_SUPPORTED,
+					"%s: no modeled clock: the driver predates interface 1.5 or the device hardware interface 1.8",
+					dev->path);
+		return nnp_ioctl_failed(dev, "the model query", errno);
+	}
+	*model = (struct nnp_device_model){
+		.now_ns = m.now_ns,
+		.commands = m.commands,
+		.hbm_busy_ns = m.hbm_busy_ns,
+		.pcie_busy_ns = m.pcie_busy_ns,
+		.num_ports = m.num_ports < NNP_MAX_PORTS ? m.num_ports : NNP_MAX_PORTS,
+	};
+	for (i = 0; i < model->num_ports; i++)
+		model->port_tx_busy_ns[i] = m.port_tx_busy_ns[i];
+	return NNP_SUCCESS;
+}

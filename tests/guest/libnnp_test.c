@@ -185,7 +185,7 @@ TEST(versions)
 
 	ASSERT_EQ(NNP_SUCCESS, nnp_get_version(&v));
 	EXPECT_EQ(NNP_VERSION_CODE, v);
-	EXPECT_EQ(NNP_VERSION(0, 4, 0), v);
+	EXPECT_EQ(NNP_VERSION(0, 5, 0), v);
 	ASSERT_EQ(NNP_SUCCESS, nnp_device_open(0, &dev));
 	nnp_device_close(dev);
 }
@@ -347,6 +347,53 @@ TEST(timestamp_is_the_modeled_clock)
 	EXPECT_STREQ("nnp_timestamp_async: no stream, or a buffer not of its device or without 8 bytes at 4089",
 		     nnp_get_last_error());
 	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_timestamp_async(NULL, host, 0));
+	nnp_stream_destroy(st);
+	nnp_mem_free(host);
+	nnp_mem_free(dmem);
+	nnp_device_close(dev);
+}
+
+/*
+ * nnp_device_get_model() adds up what each command costs on the modeled
+ * clock, at the defaults above: a FILL of 1 MiB keeps device memory busy
+ * 852 ns and moves the clock on by its overhead and that; a TIMESTAMP
+ * into host memory is 1000 ns of host DMA. Neither sends on a port.
+ */
+TEST(model_adds_each_commands_busy_time)
+{
+	struct nnp_device_model m[3];
+	nnp_mem_t *dmem, *host;
+	nnp_stream_t *st;
+	nnp_device_t *dev;
+	unsigned int i;
+
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_open(0, &dev));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(dev, NNP_MEM_DEVICE, 1 << 20, 0, &dmem));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(dev, NNP_MEM_HOST, 4096, 0, &host));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_create(dev, &st));
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_get_model(dev, &m[0]));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(st, dmem, 0, 7, 1 << 20));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(st));
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_get_model(dev, &m[1]));
+	ASSERT_EQ(NNP_SUCCESS, nnp_timestamp_async(st, host, 0));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(st));
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_get_model(dev, &m[2]));
+
+	EXPECT_EQ(m[0].commands + 1, m[1].commands);
+	EXPECT_EQ(m[0].now_ns + 2000 + 852, m[1].now_ns);
+	EXPECT_EQ(m[0].hbm_busy_ns + 852, m[1].hbm_busy_ns);
+	EXPECT_EQ(m[0].pcie_busy_ns, m[1].pcie_busy_ns);
+	EXPECT_EQ(m[1].commands + 1, m[2].commands);
+	EXPECT_EQ(m[1].now_ns + 2000 + 1000, m[2].now_ns);
+	EXPECT_EQ(m[1].hbm_busy_ns, m[2].hbm_busy_ns);
+	EXPECT_EQ(m[1].pcie_busy_ns + 1000, m[2].pcie_busy_ns);
+	EXPECT_EQ(GUEST_ICL_PORTS, m[2].num_ports);
+	for (i = 0; i < m[2].num_ports; i++)
+		EXPECT_EQ(m[0].port_tx_busy_ns[i], m[2].port_tx_busy_ns[i]);
+
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_device_get_model(NULL, &m[0]));
+	EXPECT_STREQ("nnp_device_get_model: no device or model", nnp_get_last_error());
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_device_get_model(dev, NULL));
 	nnp_stream_destroy(st);
 	nnp_mem_free(host);
 	nnp_mem_free(dmem);

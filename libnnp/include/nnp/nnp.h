@@ -57,7 +57,7 @@ const char *nnp_get_last_error(void);
 #define NNP_VERSION_PATCH(v)	((v) & 0xff)
 
 /* The libnnp these headers belong to (compare with nnp_get_version()). */
-#define NNP_VERSION_CODE	NNP_VERSION(0, 4, 0)
+#define NNP_VERSION_CODE	NNP_VERSION(0, 5, 0)
 
 /* The version of the libnnp running, as NNP_VERSION(); new in 0.3.0. */
 nnp_result_t nnp_get_version(int *version);
@@ -131,6 +131,29 @@ struct nnp_port_info {
 /* Fill up to @max entries of @ports; *@count gets the device's port count. */
 nnp_result_t nnp_device_get_ports(nnp_device_t *dev, struct nnp_port_info *ports,
 				  unsigned int max, unsigned int *count);
+
+/*
+ * The device's modeled clock (docs/architecture.md, "The modeled clock"):
+ * what all the work on it since it was last reset would have taken on an
+ * NNP-T, in modeled ns, the same whatever the host's load; the work of
+ * every process counts. A busy time over @now_ns is how much of the time
+ * that engine or link direction was in use.
+ */
+struct nnp_device_model {
+	uint64_t now_ns;	/* the device's modeled time */
+	uint64_t commands;	/* stream commands run to their end */
+	uint64_t hbm_busy_ns;	/* device memory: copies, fills, reductions */
+	uint64_t pcie_busy_ns;	/* transfers to and from host memory */
+	uint32_t num_ports;	/* entries of port_tx_busy_ns in use */
+	uint64_t port_tx_busy_ns[NNP_MAX_PORTS];	/* each port's sending side */
+};
+
+/*
+ * Read it into @model. Since 0.5; NNP_ERROR_NOT_SUPPORTED from a driver
+ * or device that predates it (the last error says which).
+ */
+nnp_result_t nnp_device_get_model(nnp_device_t *dev,
+				  struct nnp_device_model *model);
 
 /*
  * Device resets since the driver bound to it, and the last one's reason:
