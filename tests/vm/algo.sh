@@ -15,6 +15,8 @@
 #          (fw_algo.c's lane_weight()); 2(W-1)/W (Px + Py/H) out of each
 #          row port, 2(H-1)/H (Py + Px/W) out of each column port (2x2:
 #          3S/8 each; 4x2: 21S/40 on rows, 7S/20 on columns)
+# Each port's modeled transmit busy time (links' tx_busy_ns) grows by its
+# packets' wire times at 56000 MB/s, each rounded down to the ns.
 # 80 KiB divides into every lane and segment exactly. auto is the device's pick:
 # bidir on a ring (2 or more elements a chip), torus on a torus. An
 # algorithm the fabric cannot run fails at comm init naming it.
@@ -62,16 +64,34 @@ def runs(name):
             re.finditer(r"^=== (\S+)\n(.*?)(?=^=== |^vm-status|\Z)", out, re.S | re.M)}
     return out, secs
 
+def delta(before, after, key):
+    """Per (dev, port): how much @key of nnptool links grew in the run."""
+    v = {(p["dev"], p["port"]): p[key] for p in after["ports"]}
+    for p in before["ports"]:
+        v[(p["dev"], p["port"])] -= p[key]
+    return v
+
 def moved(sec):
     """Per (dev, port): tx bytes the run sent; the bench's JSON; its status."""
     lines = sec.splitlines()
     objs = [json.loads(l) for l in lines if l.startswith("{")]
     status = [l for l in lines if l.startswith("status=")]
-    before, after = objs[0], objs[-1]
-    tx = {(p["dev"], p["port"]): p["tx_bytes"] for p in after["ports"]}
-    for p in before["ports"]:
-        tx[(p["dev"], p["port"])] -= p["tx_bytes"]
-    return tx, objs[1:-1], status, sec
+    return delta(objs[0], objs[-1], "tx_bytes"), objs[1:-1], status, sec
+
+def busy_fits(sec):
+    """
+    Each port's modeled transmit busy time grew by its packets' wire times
+    at the default 56000 MB/s, each rounded down to the ns: at most its
+    bytes' time, at most a ns a packet less.
+    """
+    objs = [json.loads(l) for l in sec.splitlines() if l.startswith("{")]
+    tx = delta(objs[0], objs[-1], "tx_bytes")
+    pk = delta(objs[0], objs[-1], "tx_packets")
+    busy = delta(objs[0], objs[-1], "tx_busy_ns")
+    for k, b in busy.items():
+        top = tx[k] * 1000 // 56000
+        assert top - pk[k] <= b <= top, (k, b, tx[k], pk[k])
+    return busy
 
 tests = []
 
@@ -97,6 +117,9 @@ def exact(name, secs, algo, n, want):
         print("# %s: chip 0 sent %s" % (name.split(": ")[0], ", ".join(
             "port %d %d B" % (p, v // RUNS) for (dev, p), v in sorted(got.items()) if dev == 0)))
         assert got == exp, (sorted(got.items()), sorted(exp.items()))
+        busy = busy_fits(sec)
+        print("# %s: chip 0 busy %s" % (name.split(": ")[0], ", ".join(
+            "port %d %d ns" % (p, v) for (dev, p), v in sorted(busy.items()) if dev == 0)))
         return True
     check(name, fn)
 

@@ -11,6 +11,15 @@ int nnptool_fail(const char *what, nnp_result_t r)
 	return NNPTOOL_EXIT_ERROR;
 }
 
+nnp_result_t nnptool_model(nnp_device_t *dev, struct nnp_device_model *m,
+			   bool *modeled)
+{
+	nnp_result_t r = nnp_device_get_model(dev, m);
+
+	*modeled = r == NNP_SUCCESS;
+	return r == NNP_ERROR_NOT_SUPPORTED ? NNP_SUCCESS : r;
+}
+
 int nnptool_open(const char *spec, nnp_device_t **dev)
 {
 	nnp_result_t r;

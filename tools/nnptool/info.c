@@ -22,8 +22,50 @@ struct resets {
 	const char *last;
 };
 
+/* Its modeled clock, if it has one (hardware interface 1.8 on). */
+struct model {
+	bool valid;
+	struct nnp_device_model m;
+};
+
+static void print_model_text(const struct model *md)
+{
+	const struct nnp_device_model *m = &md->m;
+	unsigned int i;
+
+	if (!md->valid) {
+		printf("modeled clock: none (device or driver too old)\n");
+		return;
+	}
+	printf("modeled clock: %" PRIu64 " ns, %" PRIu64 " commands\n",
+	       m->now_ns, m->commands);
+	printf("modeled busy:  memory %" PRIu64 " ns, host dma %" PRIu64
+	       " ns, port tx", m->hbm_busy_ns, m->pcie_busy_ns);
+	for (i = 0; i < m->num_ports; i++)
+		printf("%s%u %" PRIu64, i ? ", " : " ", i, m->port_tx_busy_ns[i]);
+	printf(" ns\n");
+}
+
+static void print_model_json(const struct model *md)
+{
+	const struct nnp_device_model *m = &md->m;
+	unsigned int i;
+
+	if (!md->valid) {
+		printf(", \"model\": null");
+		return;
+	}
+	printf(", \"model\": {\"now_ns\": %" PRIu64 ", \"commands\": %" PRIu64
+	       ", \"hbm_busy_ns\": %" PRIu64 ", \"pcie_busy_ns\": %" PRIu64
+	       ", \"port_tx_busy_ns\": [", m->now_ns, m->commands,
+	       m->hbm_busy_ns, m->pcie_busy_ns);
+	for (i = 0; i < m->num_ports; i++)
+		printf("%s%" PRIu64, i ? ", " : "", m->port_tx_busy_ns[i]);
+	printf("]}");
+}
+
 static void print_text(const struct nnp_device_info *in, const char *fw,
-		       const struct resets *rs)
+		       const struct resets *rs, const struct model *md)
 {
 	size_t i;
 	int n = 0;
@@ -51,10 +93,11 @@ static void print_text(const struct nnp_device_info *in, const char *fw,
 		if (in->caps & caps[i].bit)
 			printf("%s%s", n++ ? ", " : " ", caps[i].name);
 	printf("%s\n", n ? "" : " none");
+	print_model_text(md);
 }
 
 static void print_json(const struct nnp_device_info *in, const char *fw,
-		       const struct resets *rs)
+		       const struct resets *rs, const struct model *md)
 {
 	char pci[64];
 	size_t i;
@@ -82,7 +125,9 @@ static void print_json(const struct nnp_device_info *in, const char *fw,
 	for (i = 0; i < NCAPS; i++)
 		if (in->caps & caps[i].bit)
 			printf("%s\"%s\"", n++ ? ", " : "", caps[i].name);
-	printf("]}\n");
+	printf("]");
+	print_model_json(md);
+	printf("}\n");
 }
 
 int cmd_info(struct nnptool_opts *o, int argc, char **argv)
@@ -92,6 +137,7 @@ int cmd_info(struct nnptool_opts *o, int argc, char **argv)
 	};
 	struct nnp_device_info in;
 	struct resets rs;
+	struct model md;
 	nnp_device_t *dev;
 	nnp_result_t r;
 	char fw[16];
@@ -105,14 +151,16 @@ int cmd_info(struct nnptool_opts *o, int argc, char **argv)
 	r = nnp_device_get_info(dev, &in);
 	if (r == NNP_SUCCESS)
 		r = nnp_device_get_resets(dev, &rs.count, &rs.last);
+	if (r == NNP_SUCCESS)
+		r = nnptool_model(dev, &md.m, &md.valid);
 	nnp_device_close(dev);
 	if (r != NNP_SUCCESS)
 		return nnptool_fail("info", r);
 	fw_version_str(in.fw_version, fw, sizeof(fw));
 	if (o->json)
-		print_json(&in, fw, &rs);
+		print_json(&in, fw, &rs, &md);
 	else
-		print_text(&in, fw, &rs);
+		print_text(&in, fw, &rs, &md);
 	return NNPTOOL_EXIT_OK;
 }
 

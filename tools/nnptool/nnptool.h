@@ -103,6 +103,13 @@ int nnptool_fail(const char *what, nnp_result_t r);
  */
 int nnptool_open(const char *spec, nnp_device_t **dev);
 
+/*
+ * @dev's modeled clock into @m, *@modeled true; a device or driver that
+ * predates it is no error: *@modeled false. Other failures returned.
+ */
+nnp_result_t nnptool_model(nnp_device_t *dev, struct nnp_device_model *m,
+			   bool *modeled);
+
 /* Write @s as a JSON string literal. */
 void json_string(FILE *f, const char *s);
 
