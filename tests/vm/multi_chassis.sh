@@ -49,7 +49,8 @@ port = {}
 for f in sys.argv[1:]:
     for line in open(f):
         # any state: the other VM may be gone by the time this one looks
-        m = re.match(r"\d+ +(\d+) +(\d+) +\S+ +\S+ +(\d+) +(\d+) +(\d+)$", line.strip())
+        # DEV CHIP PORT STATE PEER TX RX ERRORS TX-BUSY-NS
+        m = re.match(r"\d+ +(\d+) +(\d+) +\S+ +\S+ +(\d+) +(\d+) +(\d+) +\S+$", line.strip())
         if m:
             port[int(m[1]), int(m[2])] = tuple(map(int, m.groups()[2:]))
 for (c, p), (d, q) in (((1, 2), (2, 2)), ((3, 3), (0, 3))):
