@@ -329,12 +329,14 @@ def bench_json():
                 assert abs(t["algbw_gbps"] - r["size"] / t["time_us"] / 1e3) <= 1e-5 + 1e-3 * t["algbw_gbps"]
                 assert abs(t["busbw_gbps"] - factor * t["algbw_gbps"]) <= 1e-5
     # Modeled time at NNP-T's defaults (docs/architecture.md, "The modeled
-    # clock"): S/n = 16 KiB, one chunk a stage, so a command's overhead
-    # 2000 ns + 2(n-1)(16 KiB at 56 GB/s + 1000 ns latency) + (n-1)(a
-    # reduction's 3 x 16 KiB and a copy's 16 KiB at 1.23 TB/s) = 9915 ns,
-    # within 1% (the stamps' own 2000 ns, left in, is 10% over 2
-    # iterations); the same to the ns on both passes and a second run.
-    want_ns = 2000 + 6 * (16384 / 56.0 + 1000) + 3 * 4 * 16384 / 1230.0
+    # clock"): on a ring NNP_ALGO's default runs BIDIR, two lanes of half
+    # the buffer each, one each way at once, so S/2n = 8 KiB, one chunk a
+    # stage: a command's overhead 2000 ns + 2(n-1)(8 KiB at 56 GB/s +
+    # 1000 ns latency) + (n-1)(a reduction's 3 x 8 KiB and a copy's 8 KiB
+    # at 1.23 TB/s) = 8958 ns, within 1% (the stamps' own 2000 ns, left
+    # in, is 11% over 2 iterations); the same to the ns on both passes
+    # and a second run.
+    want_ns = 2000 + 6 * (8192 / 56.0 + 1000) + 3 * 4 * 8192 / 1230.0
     models = [r[p]["model_time_us"] for a in (ar, ar2) for r in a["rows"]
               for p in ("out_of_place", "in_place")]
     assert len(set(models)) == 1, models
