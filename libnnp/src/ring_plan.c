@@ -9,13 +9,31 @@
 /* Searches this long give up: no ring, as far as we will look. */
 #define SEARCH_BUDGET	(1u << 22)
 
+bool nnp_rank_link(const struct nnp_rank_info *info, uint32_t a, uint32_t p,
+		   uint32_t b, uint32_t *q)
+{
+	uint32_t back;
+
+	if (p >= info[a].nports || p >= NNP_MAX_PORTS ||
+	    !(info[a].ports[p].state & NNP_LINK_UP) ||
+	    info[a].ports[p].peer_chip != info[b].chip)
+		return false;
+	back = info[a].ports[p].peer_port;
+	if (back >= info[b].nports || back >= NNP_MAX_PORTS ||
+	    !(info[b].ports[back].state & NNP_LINK_WIRED) ||
+	    info[b].ports[back].peer_chip != info[a].chip ||
+	    info[b].ports[back].peer_port != p)
+		return false;
+	*q = back;
+	return true;
+}
+
 int nnp_rank_port_to(const struct nnp_rank_info *info, uint32_t a, uint32_t b)
 {
-	uint32_t p;
+	uint32_t p, q;
 
 	for (p = 0; p < info[a].nports && p < NNP_MAX_PORTS; p++)
-		if ((info[a].ports[p].state & NNP_LINK_UP) &&
-		    info[a].ports[p].peer_chip == info[b].chip)
+		if (nnp_rank_link(info, a, p, b, &q))
 			return (int)p;
 	return -1;
 }
@@ -114,26 +132,21 @@ static uint32_t port_bit(uint32_t p)
 }
 
 /*
- * An up port of rank @a's chip to rank @b's chip that neither end has
- * given to another pair (@used, by rank), and its peer port in *@peer;
- * -1 if none.
+ * A port of rank @a's chip linked to rank @b's chip (nnp_rank_link())
+ * that neither end has given to another pair (@used, by rank), and its
+ * peer port in *@peer; -1 if none.
  */
 static int free_link(const struct nnp_rank_info *info, uint32_t a, uint32_t b,
 		     const uint32_t *used, uint32_t *peer)
 {
-	uint32_t p;
+	uint32_t p, q;
 
-	for (p = 0; p < info[a].nports && p < NNP_MAX_PORTS; p++) {
-		uint32_t q = info[a].ports[p].peer_port;
-
-		if ((info[a].ports[p].state & NNP_LINK_UP) &&
-		    info[a].ports[p].peer_chip == info[b].chip &&
-		    q < NNP_MAX_PORTS && !(used[a] & port_bit(p)) &&
-		    !(used[b] & port_bit(q))) {
+	for (p = 0; p < info[a].nports && p < NNP_MAX_PORTS; p++)
+		if (nnp_rank_link(info, a, p, b, &q) &&
+		    !(used[a] & port_bit(p)) && !(used[b] & port_bit(q))) {
 			*peer = q;
 			return (int)p;
 		}
-	}
 	return -1;
 }
 
@@ -213,14 +226,13 @@ static int rank_of_chip(const struct tsearch *s, uint32_t chip)
 	return hit ? (int)hit->rank : -1;
 }
 
-/* Up links from rank @a's chip to rank @b's. */
+/* Links from rank @a's chip to rank @b's (nnp_rank_link()). */
 static uint32_t links(const struct nnp_rank_info *info, uint32_t a, uint32_t b)
 {
-	uint32_t p, k = 0;
+	uint32_t p, q, k = 0;
 
 	for (p = 0; p < info[a].nports && p < NNP_MAX_PORTS; p++)
-		k += (info[a].ports[p].state & NNP_LINK_UP) &&
-		     info[a].ports[p].peer_chip == info[b].chip;
+		k += nnp_rank_link(info, a, p, b, &q);
 	return k;
 }
 

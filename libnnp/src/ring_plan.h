@@ -7,6 +7,7 @@
 #ifndef NNP_RING_PLAN_H
 #define NNP_RING_PLAN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "nnp/nnp.h"
@@ -29,7 +30,17 @@ struct nnp_ring {
 	uint32_t *recv_port;	/* by rank: from the previous position */
 };
 
-/* The first up port of rank @a's chip leading to rank @b's chip, or -1. */
+/*
+ * Port @p of rank @a's chip is up and wired to rank @b's chip, at a port
+ * that @b's own table wires back to port @p of @a's chip: that port in
+ * *@q. Each table comes from its rank over the network, so a link only
+ * one end reports, or reports to another port, is no link: a ring over
+ * it could arrive on the port its receiver sends on.
+ */
+bool nnp_rank_link(const struct nnp_rank_info *info, uint32_t a, uint32_t p,
+		   uint32_t b, uint32_t *q);
+
+/* The first port of rank @a's chip linked to rank @b's chip, or -1. */
 int nnp_rank_port_to(const struct nnp_rank_info *info, uint32_t a, uint32_t b);
 
 /*

@@ -6,7 +6,9 @@
  * Input: a rank count, then per rank its chip, its port count and, per
  * port, state, peer chip and peer port. A planned ring must be a
  * permutation of the ranks starting at rank 0 whose every hop leaves by a
- * port that is up and leads to the next rank's chip; two ranks on one
+ * port that is up and leads to a port of the next rank's chip that the
+ * next rank's own table wires back to it (the tables disagree when a
+ * hostile or confused rank sends one); two ranks on one
  * chip must get NNP_ERROR_INVALID_ARGUMENT. Then the fabric beyond the
  * ring (nnp_topo_plan()): a second port pair must be a second link along
  * every hop, a torus a grid whose every row and column is a ring of
@@ -40,6 +42,23 @@ static bool shares_chip(const struct nnp_rank_info *info, uint32_t n)
 	return false;
 }
 
+/*
+ * Port @p of rank @a is up and leads to rank @b's port @q, which @b's
+ * table wires back to port @p of @a.
+ */
+static bool hop(const struct nnp_rank_info *info, uint32_t a, uint32_t p,
+		uint32_t b, uint32_t q)
+{
+	return p < NNP_MAX_PORTS && p < info[a].nports &&
+	       (info[a].ports[p].state & NNP_LINK_UP) &&
+	       info[a].ports[p].peer_chip == info[b].chip &&
+	       info[a].ports[p].peer_port == q &&
+	       q < NNP_MAX_PORTS && q < info[b].nports &&
+	       (info[b].ports[q].state & NNP_LINK_WIRED) &&
+	       info[b].ports[q].peer_chip == info[a].chip &&
+	       info[b].ports[q].peer_port == p;
+}
+
 static void check_ring(const struct nnp_rank_info *info, uint32_t n,
 		       const struct nnp_ring *ring)
 {
@@ -57,23 +76,9 @@ static void check_ring(const struct nnp_rank_info *info, uint32_t n,
 		uint32_t a = ring->order[i], b = ring->order[(i + 1) % n];
 		uint32_t p = ring->send_port[a];
 
-		if (p >= NNP_MAX_PORTS || p >= info[a].nports ||
-		    !(info[a].ports[p].state & NNP_LINK_UP) ||
-		    info[a].ports[p].peer_chip != info[b].chip)
-			fail("a hop leaves by a port that does not lead there", n);
-		if (ring->recv_port[b] != info[a].ports[p].peer_port)
-			fail("a hop arrives on another port than its peer's", n);
+		if (!hop(info, a, p, b, ring->recv_port[b]))
+			fail("a hop is no link both ends report", n);
 	}
-}
-
-/* Port @p of rank @a is up and leads to rank @b's port @q. */
-static bool hop(const struct nnp_rank_info *info, uint32_t a, uint32_t p,
-		uint32_t b, uint32_t q)
-{
-	return p < NNP_MAX_PORTS && p < info[a].nports &&
-	       (info[a].ports[p].state & NNP_LINK_UP) &&
-	       info[a].ports[p].peer_chip == info[b].chip &&
-	       info[a].ports[p].peer_port == q;
 }
 
 /* No two of the ports @n ports @ports of one chip are the same. */

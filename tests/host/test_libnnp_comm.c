@@ -91,6 +91,36 @@ static void test_rank_order_ring(void **state)
 	nnp_ring_free(&ring);
 }
 
+/*
+ * A link only one end reports is no link. Rank 0 says its port 0 leads to
+ * rank 1's port 0, which rank 1 wires to rank 2: a ring over it would
+ * arrive at rank 1 on the port rank 1 sends on. Port 2 is a link both
+ * ends report.
+ */
+static void test_one_sided_link(void **state)
+{
+	struct nnp_ring ring;
+
+	(void)state;
+	chips(3);
+	wire(0, 2, 1, 1);
+	wire(1, 0, 2, 1);
+	wire(2, 0, 0, 1);
+	info[0].ports[0].state = NNP_LINK_WIRED | NNP_LINK_UP;
+	info[0].ports[0].peer_chip = info[1].chip;
+	info[0].ports[0].peer_port = 0;
+	assert_int_equal(nnp_rank_port_to(info, 0, 1), 2);
+	assert_int_equal(nnp_ring_plan(info, 3, &ring), NNP_SUCCESS);
+	assert_ring(&ring, 3);
+	assert_int_equal(ring.send_port[0], 2);
+	assert_int_equal(ring.recv_port[1], 1);
+	nnp_ring_free(&ring);
+	/* Without port 2, only the one-sided claim joins 0 to 1: no ring. */
+	info[0].ports[2].state = 0;
+	info[1].ports[1].state = 0;
+	assert_int_equal(nnp_ring_plan(info, 3, &ring), NNP_ERROR_NO_PATH);
+}
+
 /* A 2x4 torus in row-major rank order: rank order is no ring, one exists. */
 static void test_torus_needs_search(void **state)
 {
@@ -1238,6 +1268,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rank_order_ring),
+		cmocka_unit_test(test_one_sided_link),
 		cmocka_unit_test(test_torus_needs_search),
 		cmocka_unit_test(test_no_ring),
 		cmocka_unit_test(test_topo_ring_of_4),
