@@ -63,6 +63,29 @@ struct nnp_fw_host {
 		      uint32_t seq, bool abort, uint64_t model_ns,
 		      const void *data, size_t len);
 	/*
+	 * Optional, for ports shared with their remote peer
+	 * (nnp_fw_link_share_remote()): lend the peer @len bytes of device
+	 * memory at @offset, labelled as icl_tx's, under @tag, which the peer
+	 * gives back (nnp_fw_icl_given_back()) once it has read or dropped
+	 * the chunk. Returns and may block as icl_tx.
+	 */
+	int (*icl_tx_lent)(void *opaque, unsigned int port, uint64_t epoch,
+			   uint32_t seq, uint64_t model_ns, uint64_t offset,
+			   size_t len, uint32_t tag);
+	/*
+	 * Optional, with icl_tx_lent: this end is done with the peer's chunk
+	 * @tag (nnp_fw_icl_deliver_lent()): tell the peer. Called with
+	 * firmware locks held, from any thread: it must not block.
+	 */
+	void (*icl_give_back)(void *opaque, unsigned int port, uint32_t tag);
+	/*
+	 * Optional, with icl_tx_lent: ask the peer to drop the chunks @tags
+	 * (@n of them) it holds unread, and give them back. No lock held; it
+	 * may block as icl_tx.
+	 */
+	void (*icl_reclaim)(void *opaque, unsigned int port,
+			    const uint32_t *tags, size_t n);
+	/*
 	 * Optional: the firmware has work of NNP_FW_KICK_* kinds outside a
 	 * register write: a packet or a link change for a parked user command
 	 * (then any thread may call it, holding no firmware lock).
@@ -171,6 +194,43 @@ int nnp_fw_link_attach_remote(struct nnp_fw *fw, unsigned int port,
 int nnp_fw_icl_deliver(struct nnp_fw *fw, unsigned int port, uint64_t epoch,
 		       uint32_t seq, bool abort, uint64_t model_ns,
 		       const void *data, size_t len);
+/*
+ * Share remote @port's link with a peer in this host's memory (@on), or
+ * stop (!@on). Shared, a collective's chunk crosses as on an in-process
+ * link: it is lent (host->icl_tx_lent) within the port's credits, the
+ * peer reads it in our memory and gives it back, and the chunks the peer
+ * lends arrive through nnp_fw_icl_deliver_lent(). Stopping forgets what
+ * the peer has not given back, drops the peer's chunks not yet read and
+ * waits for those being read: once it returns, nothing here reads the
+ * peer's memory, which may be unmapped. Returns 0, or -1 if @port is not
+ * attached remote or memory is short.
+ */
+int nnp_fw_link_share_remote(struct nnp_fw *fw, unsigned int port, bool on);
+/*
+ * A chunk the peer of shared @port lent: @len bytes at @data, in the
+ * peer's memory as this process maps it (the embedder checked that they
+ * lie within it), labelled as nnp_fw_icl_deliver()'s. Queued, read in
+ * place by its receiver, then given back (host->icl_give_back, @tag);
+ * refused (-1, counted as nnp_fw_icl_deliver() does) it is given back at
+ * once. Returns 0 or -1.
+ */
+int nnp_fw_icl_deliver_lent(struct nnp_fw *fw, unsigned int port,
+			    uint64_t epoch, uint32_t seq, uint64_t model_ns,
+			    const void *data, size_t len, uint32_t tag);
+/*
+ * The peer of shared @port is done with the chunk we lent under @tag.
+ * Returns 0, or -1 if no chunk is out under @tag (the peer breaks the
+ * protocol: the embedder drops the link).
+ */
+int nnp_fw_icl_given_back(struct nnp_fw *fw, unsigned int port, uint32_t tag);
+/*
+ * The peer of shared @port asks for its chunks @tag back: drop it if it
+ * is queued unread (given back as any drop is); nothing if it is being
+ * read (given back when done) or unknown.
+ */
+void nnp_fw_icl_reclaim_lent(struct nnp_fw *fw, unsigned int port,
+			     uint32_t tag);
+
 /*
  * nnp_fw_icl_deliver() in halves, for a transport that receives a frame's
  * payload straight into the packet the firmware queues (one copy, not

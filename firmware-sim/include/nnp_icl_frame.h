@@ -12,6 +12,15 @@
  * with HELLO (struct nnp_icl_hello, NNP_ICL_HELLO_BYTES) and AUTH (an
  * HMAC-SHA256, NNP_ICL_MAC_LEN); then come DATA and ABORT (the firmware's
  * packets) and LINK_DOWN / LINK_UP (empty).
+ *
+ * Two ends on one host (a unix socket) whose hellos both offer
+ * NNP_ICL_FEAT_SHARE then each send SHARE, an empty frame carrying a
+ * read-only descriptor of their device memory (a sealed memfd of the size
+ * the hello announced), and the link is shared: a collective's chunk goes
+ * as LENT (where it lies in the sender's memory, its length and a tag)
+ * instead of DATA, the receiver reads it in the sender's memory mapped
+ * read-only, and hands its tag back in GIVE_BACK once done with it;
+ * RECLAIM asks the receiver to drop the tags it holds unread.
  */
 #ifndef NNP_ICL_FRAME_H
 #define NNP_ICL_FRAME_H
@@ -26,6 +35,8 @@
 #define NNP_ICL_VERSION_MODEL	4
 /* HELLO features: the sender takes version 4 DATA and ABORT frames. */
 #define NNP_ICL_FEAT_MODEL	(1u << 0)
+/* HELLO features: the sender shares its device memory (mem_shift). */
+#define NNP_ICL_FEAT_SHARE	(1u << 1)
 #define NNP_ICL_NONCE_LEN	32
 #define NNP_ICL_MAC_LEN		32	/* HMAC-SHA256 */
 
@@ -40,7 +51,19 @@ enum nnp_icl_frame_type {
 	NNP_ICL_LINK_DOWN = 4,
 	NNP_ICL_LINK_UP = 5,
 	NNP_ICL_AUTH = 6,
+	NNP_ICL_SHARE = 7,	/* empty; the memory's descriptor alongside */
+	NNP_ICL_LENT = 8,	/* struct nnp_icl_lent, NNP_ICL_LENT_BYTES */
+	NNP_ICL_GIVE_BACK = 9,	/* tags, le32 each */
+	NNP_ICL_RECLAIM = 10,	/* tags, le32 each */
 };
+
+/* A LENT frame's payload: le64 offset, le32 length, le32 tag. */
+#define NNP_ICL_LENT_BYTES	16
+/* Most tags one GIVE_BACK or RECLAIM carries: a port's packets. */
+#define NNP_ICL_TAGS_MAX	1024u
+/* Device memory a hello may announce: 1 MiB to 64 GiB, as log2. */
+#define NNP_ICL_MEM_SHIFT_MIN	20
+#define NNP_ICL_MEM_SHIFT_MAX	36
 
 /* A frame's header, in host order. */
 struct nnp_icl_frame {
@@ -60,7 +83,16 @@ struct nnp_icl_hello {
 	uint8_t features;	/* NNP_ICL_FEAT_*; 0 from version 3 ends */
 	uint32_t want_chip;	/* the chip and port the sender links to */
 	uint16_t want_port;
+	/* With NNP_ICL_FEAT_SHARE: log2 of the device memory SHARE gives. */
+	uint8_t mem_shift;
 	uint8_t nonce[NNP_ICL_NONCE_LEN];
+};
+
+/* A chunk of the sender's device memory lent, as a LENT frame names it. */
+struct nnp_icl_lent {
+	uint64_t offset;
+	uint32_t len;
+	uint32_t tag;
 };
 
 /*
@@ -90,6 +122,11 @@ void nnp_icl_hello_decode(const uint8_t in[NNP_ICL_HELLO_BYTES],
  * Is @peer the chip and port (@want_chip, @want_port) we link to, and
  * does it link to our @chip_id and @port?
  */
+/*
+ * The bytes of device memory @h offers to share: 0 unless it offers
+ * NNP_ICL_FEAT_SHARE with a mem_shift in range.
+ */
+uint64_t nnp_icl_hello_mem_size(const struct nnp_icl_hello *h);
 bool nnp_icl_hello_matches(const struct nnp_icl_hello *peer, uint32_t chip_id,
 			   unsigned int port, uint32_t want_chip,
 			   unsigned int want_port);
@@ -105,5 +142,24 @@ const char *nnp_icl_frame_expect(const struct nnp_icl_frame *f, uint8_t type,
  * state frame (LINK_DOWN, LINK_UP), else why the connection must go.
  */
 const char *nnp_icl_frame_check_linked(const struct nnp_icl_frame *f);
+/*
+ * The same on a shared link, which also takes LENT (of its exact length),
+ * GIVE_BACK and RECLAIM (1 to NNP_ICL_TAGS_MAX tags).
+ */
+const char *nnp_icl_frame_check_shared(const struct nnp_icl_frame *f);
+
+void nnp_icl_lent_encode(const struct nnp_icl_lent *d,
+			 uint8_t out[NNP_ICL_LENT_BYTES]);
+/*
+ * Decode a LENT payload into @d: NULL if the chunk lies wholly within the
+ * @mapped bytes of the peer's memory and is a packet's size (1 byte to
+ * NNP_FW_ICL_MAX_PACKET), else why the connection must go. Nothing of
+ * the peer's memory may be touched before this said NULL.
+ */
+const char *nnp_icl_lent_decode(const uint8_t in[NNP_ICL_LENT_BYTES],
+				uint64_t mapped, struct nnp_icl_lent *d);
+/* The tags of a GIVE_BACK or RECLAIM payload of @n tags: le32 each. */
+void nnp_icl_tags_encode(const uint32_t *tags, size_t n, uint8_t *out);
+uint32_t nnp_icl_tag_decode(const uint8_t *in, size_t i);
 
 #endif /* NNP_ICL_FRAME_H */

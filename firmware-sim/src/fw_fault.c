@@ -108,6 +108,31 @@ static int wrap_icl_tx(void *opaque, unsigned int port, uint64_t epoch,
 				   model_ns, data, len);
 }
 
+static int wrap_icl_tx_lent(void *opaque, unsigned int port, uint64_t epoch,
+			    uint32_t seq, uint64_t model_ns, uint64_t offset,
+			    size_t len, uint32_t tag)
+{
+	struct nnp_fw *fw = opaque;
+
+	return fw->embedder.icl_tx_lent(fw->embedder.opaque, port, epoch, seq,
+					model_ns, offset, len, tag);
+}
+
+static void wrap_icl_give_back(void *opaque, unsigned int port, uint32_t tag)
+{
+	struct nnp_fw *fw = opaque;
+
+	fw->embedder.icl_give_back(fw->embedder.opaque, port, tag);
+}
+
+static void wrap_icl_reclaim(void *opaque, unsigned int port,
+			     const uint32_t *tags, size_t n)
+{
+	struct nnp_fw *fw = opaque;
+
+	fw->embedder.icl_reclaim(fw->embedder.opaque, port, tags, n);
+}
+
 static void wrap_kick(void *opaque, unsigned int what)
 {
 	struct nnp_fw *fw = opaque;
@@ -130,6 +155,9 @@ void nnp_fw_faults_init(struct nnp_fw *fw, const struct nnp_fw_host *host)
 		.guest_error = host->guest_error ? wrap_guest_error : NULL,
 		.warning = host->warning ? wrap_warning : NULL,
 		.icl_tx = host->icl_tx ? wrap_icl_tx : NULL,
+		.icl_tx_lent = host->icl_tx_lent ? wrap_icl_tx_lent : NULL,
+		.icl_give_back = host->icl_give_back ? wrap_icl_give_back : NULL,
+		.icl_reclaim = host->icl_reclaim ? wrap_icl_reclaim : NULL,
 		.kick = host->kick ? wrap_kick : NULL,
 	};
 }

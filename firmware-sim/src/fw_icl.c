@@ -48,14 +48,16 @@
 #include "fw_internal.h"
 #include "fw_reduce.h"
 
-/* The two transports, at the end of this file. */
-static const struct nnp_fw_transport local_transport, remote_transport;
+/* The in-process transport, at the end of this file. */
+static const struct nnp_fw_transport local_transport;
 
 void nnp_fw_ports_init(struct nnp_fw *fw)
 {
 	unsigned int i;
 
 	for (i = 0; i < NNP_FW_MAX_PORTS; i++) {
+		fw->ports[i].fw = fw;
+		fw->ports[i].index = i;
 		mtx_init(&fw->ports[i].lock, mtx_plain);
 		cnd_init(&fw->ports[i].tx_idle);
 		cnd_init(&fw->ports[i].lent_back);
@@ -64,15 +66,19 @@ void nnp_fw_ports_init(struct nnp_fw *fw)
 
 /*
  * Done with @pk, with p->lock held: a descriptor goes back to the pool and
- * to its lender (who may wait for it: lent_back), a copy is freed.
+ * to its lender (who may wait for it: lent_back), in-process or the peer
+ * of a shared link; a copy is freed.
  */
 static void packet_release(struct nnp_fw_port *p, struct nnp_fw_packet *pk)
 {
-	if (!pk->owner) {
+	if (!pk->desc) {
 		free(pk);
 		return;
 	}
-	atomic_fetch_add(&pk->owner->returned, 1);
+	if (pk->owner)
+		atomic_fetch_add(&pk->owner->returned, 1);
+	else
+		nnp_fw_icl_give_back_locked(p, pk);
 	pk->owner = NULL;
 	pk->next = p->desc_free;
 	p->desc_free = pk;
@@ -94,8 +100,8 @@ static struct nnp_fw_packet *unlink_at(struct nnp_fw_port *p,
 	return pk;
 }
 
-static void drop_at(struct nnp_fw_port *p, struct nnp_fw_packet **link,
-		    struct nnp_fw_packet *prev)
+void nnp_fw_icl_drop_at(struct nnp_fw_port *p, struct nnp_fw_packet **link,
+			struct nnp_fw_packet *prev)
 {
 	packet_release(p, unlink_at(p, link, prev));
 }
@@ -103,7 +109,7 @@ static void drop_at(struct nnp_fw_port *p, struct nnp_fw_packet **link,
 static void free_packets(struct nnp_fw_port *p)
 {
 	while (p->rx_head)
-		drop_at(p, &p->rx_head, NULL);
+		nnp_fw_icl_drop_at(p, &p->rx_head, NULL);
 }
 
 /*
@@ -142,6 +148,7 @@ void nnp_fw_ports_fini(struct nnp_fw *fw)
 			nnp_fw_icl_wake(peer, pp);
 		}
 		free(p->desc_pool);
+		nnp_fw_icl_shared_fini(p);
 		cnd_destroy(&p->lent_back);
 		cnd_destroy(&p->tx_idle);
 		mtx_destroy(&p->lock);
@@ -222,7 +229,7 @@ int nnp_fw_link_attach_remote(struct nnp_fw *fw, unsigned int port,
 		mtx_unlock(&p->lock);
 		return -1;
 	}
-	p->tp = &remote_transport;
+	p->tp = &nnp_fw_remote_transport;
 	p->peer_chip = peer_chip;
 	p->peer_port = peer_port;
 	p->up = false;
@@ -416,7 +423,7 @@ static void drop_stale_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
 
 		if (now - pk->arrived_ns >= nnp_fw_comm_timeout_ns(fw, 0) &&
 		    !nnp_fw_comm_by_epoch_locked(fw, pk->epoch)) {
-			drop_at(p, link, prev);
+			nnp_fw_icl_drop_at(p, link, prev);
 			count_drop_locked(fw, p);
 			continue;
 		}
@@ -455,8 +462,8 @@ static struct nnp_fw_comm *abort_for_locked(struct nnp_fw *fw,
  * A collective's abort for a communicator here is taken at once (freed):
  * the communicator is dead, whatever its command in flight waits for.
  */
-static uint16_t rx_arrive(struct nnp_fw *fw, uint32_t port,
-			  struct nnp_fw_packet *pk, bool remote)
+uint16_t nnp_fw_icl_rx_arrive(struct nnp_fw *fw, uint32_t port,
+			      struct nnp_fw_packet *pk, bool remote)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
 	bool lost = nnp_fw_fault_rx(fw, port);	/* an injected fault */
@@ -467,7 +474,7 @@ static uint16_t rx_arrive(struct nnp_fw *fw, uint32_t port,
 	pk->arrived_ns = fw->host.now_ns(fw->host.opaque);
 	mtx_lock(&fw->lock);
 	mtx_lock(&p->lock);
-	if (!p->up || (remote && p->tp != &remote_transport))
+	if (!p->up || (remote && !(p->tp && p->tp->remote)))
 		st = NNP_STATUS_LINK_DOWN;
 	else
 		m = lost ? NULL : abort_for_locked(fw, pk);
@@ -475,7 +482,7 @@ static uint16_t rx_arrive(struct nnp_fw *fw, uint32_t port,
 		if (lost || !rx_wanted_locked(fw, port, pk))
 			st = NNP_STATUS_INVALID_FIELD;
 		else if (!rx_room_locked(fw, p, pk->len, pk->arrived_ns) ||
-			 (pk->owner && !p->desc_free))
+			 (pk->desc && !p->desc_free))
 			st = NNP_STATUS_NO_RESOURCES;
 	}
 	if (m) {
@@ -483,7 +490,7 @@ static uint16_t rx_arrive(struct nnp_fw *fw, uint32_t port,
 		woke = nnp_fw_comm_aborted_locked(fw, m);
 		free(pk);
 	} else if (!st) {
-		if (pk->owner) {
+		if (pk->desc) {
 			struct nnp_fw_packet *slot = p->desc_free;
 
 			p->desc_free = slot->next;
@@ -526,14 +533,20 @@ static void op_progress(struct nnp_fw *fw, struct nnp_fw_op *op)
 	mtx_unlock(&fw->lock);
 }
 
-/* Not a status: room came at the peer before the sender could park. */
-#define SEND_AGAIN	(NNP_FW_PARKED - 1)
-
-/* Park @op on @port for room at the peer, unless a wake came since @wakes. */
-static uint16_t park_for_room(struct nnp_fw *fw, struct nnp_fw_op *op,
-			      uint32_t port, uint32_t wakes)
+uint32_t nnp_fw_icl_wakes(struct nnp_fw *fw, uint32_t port)
 {
-	uint16_t st = SEND_AGAIN;
+	uint32_t wakes;
+
+	mtx_lock(&fw->lock);
+	wakes = fw->ports[port].wakes;
+	mtx_unlock(&fw->lock);
+	return wakes;
+}
+
+uint16_t nnp_fw_icl_park_for_room(struct nnp_fw *fw, struct nnp_fw_op *op,
+				  uint32_t port, uint32_t wakes)
+{
+	uint16_t st = NNP_FW_SEND_AGAIN;
 
 	mtx_lock(&fw->lock);
 	if (fw->ports[port].wakes == wakes)
@@ -555,6 +568,20 @@ static void model_sent(struct nnp_fw_port *p, struct nnp_fw_op *op,
 		op->tx_end_ns = nnp_fw_max_ns(op->tx_end_ns, depart + wire);
 }
 
+void nnp_fw_icl_sent(struct nnp_fw *fw, struct nnp_fw_op *op, uint32_t port,
+		     size_t len, uint64_t depart, uint64_t wire)
+{
+	struct nnp_fw_port *p = &fw->ports[port];
+
+	mtx_lock(&p->lock);
+	p->tx_bytes += len;
+	p->tx_packets++;
+	model_sent(p, op, depart, wire);
+	mtx_unlock(&p->lock);
+	count(fw, &fw->counters.icl_tx_bytes, len);
+	op_progress(fw, op);
+}
+
 /* A chunk @op lent that is free again at once: copied, or dropped. */
 static void lent_and_back(struct nnp_fw_op *op)
 {
@@ -566,9 +593,9 @@ static void lent_and_back(struct nnp_fw_op *op)
  * Hand a packet to the host's transport, with no lock held: it may block
  * until the bytes are on their way. A copy leaves a lent chunk free at once.
  */
-static uint16_t remote_send(struct nnp_fw *fw, struct nnp_fw_op *op,
-			    uint32_t port, const struct nnp_fw_packet *tpl,
-			    uint64_t at)
+uint16_t nnp_fw_icl_remote_send(struct nnp_fw *fw, struct nnp_fw_op *op,
+				uint32_t port, const struct nnp_fw_packet *tpl,
+				uint64_t at)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
 	uint64_t wire = nnp_fw_ns_at(tpl->len, fw->cfg.icl_mbps), depart;
@@ -610,17 +637,15 @@ static uint16_t local_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 			   uint64_t at)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
-	uint16_t st = SEND_AGAIN;
+	uint16_t st = NNP_FW_SEND_AGAIN;
 
-	while (st == SEND_AGAIN) {
+	while (st == NNP_FW_SEND_AGAIN) {
 		struct nnp_fw_packet desc = *tpl, *pk = &desc;
 		uint64_t wire = nnp_fw_ns_at(tpl->len, fw->cfg.icl_mbps), depart;
 		struct nnp_fw *peer;
 		uint32_t pp, wakes;
 
-		mtx_lock(&fw->lock);
-		wakes = p->wakes;
-		mtx_unlock(&fw->lock);
+		wakes = nnp_fw_icl_wakes(fw, port);
 		mtx_lock(&p->lock);
 		peer = p->up ? p->peer : NULL;
 		pp = p->peer_port;
@@ -638,7 +663,8 @@ static uint16_t local_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 					tpl->data, tpl->len);
 		if (pk)
 			pk->model_ns = depart + wire + fw->cfg.icl_latency_ns;
-		st = pk ? rx_arrive(peer, pp, pk, false) : NNP_STATUS_NO_RESOURCES;
+		st = pk ? nnp_fw_icl_rx_arrive(peer, pp, pk, false) :
+			  NNP_STATUS_NO_RESOURCES;
 		mtx_lock(&p->lock);
 		if (!--p->tx_busy)
 			cnd_broadcast(&p->tx_idle);	/* port_unwire_locked() */
@@ -650,13 +676,7 @@ static uint16_t local_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 		} else if (!st) {
 			if (tpl->owner)
 				tpl->owner->lent++;
-			mtx_lock(&p->lock);
-			p->tx_bytes += tpl->len;
-			p->tx_packets++;
-			model_sent(p, op, depart, wire);
-			mtx_unlock(&p->lock);
-			count(fw, &fw->counters.icl_tx_bytes, tpl->len);
-			op_progress(fw, op);
+			nnp_fw_icl_sent(fw, op, port, tpl->len, depart, wire);
 		}
 		/* Dropped by the receiver: the link carried it all the same. */
 		if (st == NNP_STATUS_INVALID_FIELD) {
@@ -665,7 +685,7 @@ static uint16_t local_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 				lent_and_back(tpl->owner);
 		}
 		if (st == NNP_STATUS_NO_RESOURCES && op)
-			st = park_for_room(fw, op, port, wakes);
+			st = nnp_fw_icl_park_for_room(fw, op, port, wakes);
 	}
 	return st;
 }
@@ -714,6 +734,7 @@ uint16_t nnp_fw_icl_lend(struct nnp_fw *fw, struct nnp_fw_op *op,
 {
 	const struct nnp_fw_packet tpl = {
 		.epoch = epoch, .seq = seq, .len = len, .data = data, .owner = op,
+		.desc = true,
 	};
 
 	return send_packet(fw, op, port, &tpl, at);
@@ -745,7 +766,7 @@ int nnp_fw_icl_rx_queue(struct nnp_fw *fw, unsigned int port,
 	pk->seq = seq;
 	pk->abort = abort;
 	pk->model_ns = model_ns;
-	if (rx_arrive(fw, port, pk, true)) {
+	if (nnp_fw_icl_rx_arrive(fw, port, pk, true)) {
 		free(pk);
 		return -1;
 	}
@@ -820,7 +841,10 @@ uint16_t nnp_fw_icl_recv_into(struct nnp_fw *fw, struct nnp_fw_op *op,
 	pk = take(p, epoch, seq);
 	if (pk)
 		op->deadline_ns = 0;
-	else
+	/* The shared peer's memory stays mapped until this read is over. */
+	if (pk && pk->desc && !pk->owner)
+		p->peer_reads++;
+	if (!pk)
 		status = p->up ? park_locked(fw, op, port) : NNP_STATUS_LINK_DOWN;
 	tp = p->tp;
 	peer = p->peer;
@@ -845,6 +869,8 @@ uint16_t nnp_fw_icl_recv_into(struct nnp_fw *fw, struct nnp_fw_op *op,
 		nnp_fw_clock_hbm(fw, op, into->reduce ? 3 * len : len);
 	}
 	mtx_lock(&p->lock);
+	if (pk->desc && !pk->owner && !--p->peer_reads)
+		cnd_broadcast(&p->lent_back);
 	packet_release(p, pk);
 	mtx_unlock(&p->lock);
 	/* Room at this end, a lent chunk back: a sender waiting goes on. */
@@ -910,7 +936,7 @@ static void local_reclaim(struct nnp_fw *fw, struct nnp_fw_op *op,
 		struct nnp_fw_packet *pk = *link;
 
 		if (pk->owner == op) {
-			drop_at(q, link, prev);
+			nnp_fw_icl_drop_at(q, link, prev);
 			continue;
 		}
 		prev = pk;
@@ -990,8 +1016,11 @@ static void room_freed(struct nnp_fw *fw, uint32_t port)
 		tp->room_freed(peer, pp);
 }
 
-/* A remote peer finds no flow control, and holds no lent chunk. */
-static void remote_room_freed(struct nnp_fw *peer, uint32_t peer_port)
+/*
+ * A remote peer finds no flow control here, and a shared one learns of
+ * room from the chunks given back (fw_icl_shared.c).
+ */
+void nnp_fw_icl_room_freed_none(struct nnp_fw *peer, uint32_t peer_port)
 {
 	(void)peer;
 	(void)peer_port;
@@ -1011,9 +1040,10 @@ static const struct nnp_fw_transport local_transport = {
 	.reclaim = local_reclaim,
 };
 
-static const struct nnp_fw_transport remote_transport = {
-	.send = remote_send,
-	.room_freed = remote_room_freed,
+const struct nnp_fw_transport nnp_fw_remote_transport = {
+	.remote = true,
+	.send = nnp_fw_icl_remote_send,
+	.room_freed = nnp_fw_icl_room_freed_none,
 	.reclaim = remote_reclaim,
 };
 
@@ -1029,7 +1059,7 @@ void nnp_fw_icl_purge(struct nnp_fw *fw, uint32_t port, uint64_t epoch,
 		struct nnp_fw_packet *pk = *link;
 
 		if (pk->epoch == epoch && pk->seq < below) {
-			drop_at(p, link, prev);
+			nnp_fw_icl_drop_at(p, link, prev);
 			continue;
 		}
 		prev = pk;

@@ -15,7 +15,9 @@ enum {
 	HDR_MAGIC = 0, HDR_VERSION = 4, HDR_TYPE = 5, HDR_LEN = 8,
 	HDR_SEQ = 12, HDR_EPOCH = 16,
 	HELLO_CHIP = 0, HELLO_PORT = 4, HELLO_UP = 6, HELLO_FEATURES = 7,
-	HELLO_WANT_CHIP = 8, HELLO_WANT_PORT = 12, HELLO_NONCE = 16,
+	HELLO_WANT_CHIP = 8, HELLO_WANT_PORT = 12, HELLO_MEM_SHIFT = 14,
+	HELLO_NONCE = 16,
+	LENT_OFFSET = 0, LENT_LEN = 8, LENT_TAG = 12,
 };
 
 size_t nnp_icl_header_encode(const struct nnp_icl_frame *f, bool with_model,
@@ -73,6 +75,7 @@ void nnp_icl_hello_encode(const struct nnp_icl_hello *h,
 	out[HELLO_FEATURES] = h->features;
 	fw_store_le32(out + HELLO_WANT_CHIP, h->want_chip);
 	fw_store_le16(out + HELLO_WANT_PORT, h->want_port);
+	out[HELLO_MEM_SHIFT] = h->mem_shift;
 	memcpy(out + HELLO_NONCE, h->nonce, NNP_ICL_NONCE_LEN);
 }
 
@@ -85,7 +88,17 @@ void nnp_icl_hello_decode(const uint8_t in[NNP_ICL_HELLO_BYTES],
 	h->features = in[HELLO_FEATURES];
 	h->want_chip = fw_load_le32(in + HELLO_WANT_CHIP);
 	h->want_port = fw_load_le16(in + HELLO_WANT_PORT);
+	h->mem_shift = in[HELLO_MEM_SHIFT];
 	memcpy(h->nonce, in + HELLO_NONCE, NNP_ICL_NONCE_LEN);
+}
+
+uint64_t nnp_icl_hello_mem_size(const struct nnp_icl_hello *h)
+{
+	if (!(h->features & NNP_ICL_FEAT_SHARE) ||
+	    h->mem_shift < NNP_ICL_MEM_SHIFT_MIN ||
+	    h->mem_shift > NNP_ICL_MEM_SHIFT_MAX)
+		return 0;
+	return 1ull << h->mem_shift;
 }
 
 bool nnp_icl_hello_matches(const struct nnp_icl_hello *peer, uint32_t chip_id,
@@ -116,4 +129,54 @@ const char *nnp_icl_frame_check_linked(const struct nnp_icl_frame *f)
 	default:
 		return "unexpected frame type";
 	}
+}
+
+const char *nnp_icl_frame_check_shared(const struct nnp_icl_frame *f)
+{
+	switch (f->type) {
+	case NNP_ICL_LENT:
+		return f->len != NNP_ICL_LENT_BYTES ? "LENT frame of a wrong length"
+						    : NULL;
+	case NNP_ICL_GIVE_BACK:
+	case NNP_ICL_RECLAIM:
+		return !f->len || f->len % 4 || f->len / 4 > NNP_ICL_TAGS_MAX ?
+		       "tag list of a wrong length" : NULL;
+	default:
+		return nnp_icl_frame_check_linked(f);
+	}
+}
+
+void nnp_icl_lent_encode(const struct nnp_icl_lent *d,
+			 uint8_t out[NNP_ICL_LENT_BYTES])
+{
+	fw_store_le64(out + LENT_OFFSET, d->offset);
+	fw_store_le32(out + LENT_LEN, d->len);
+	fw_store_le32(out + LENT_TAG, d->tag);
+}
+
+const char *nnp_icl_lent_decode(const uint8_t in[NNP_ICL_LENT_BYTES],
+				uint64_t mapped, struct nnp_icl_lent *d)
+{
+	d->offset = fw_load_le64(in + LENT_OFFSET);
+	d->len = fw_load_le32(in + LENT_LEN);
+	d->tag = fw_load_le32(in + LENT_TAG);
+	if (!d->len || d->len > NNP_FW_ICL_MAX_PACKET)
+		return "lent chunk of no or too many bytes";
+	/* Written so that no sum can wrap: offset + len past 2^64 too. */
+	if (d->offset > mapped || d->len > mapped - d->offset)
+		return "lent chunk outside the peer's memory";
+	return NULL;
+}
+
+void nnp_icl_tags_encode(const uint32_t *tags, size_t n, uint8_t *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		fw_store_le32(out + 4 * i, tags[i]);
+}
+
+uint32_t nnp_icl_tag_decode(const uint8_t *in, size_t i)
+{
+	return fw_load_le32(in + 4 * i);
 }

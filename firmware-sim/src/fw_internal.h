@@ -115,20 +115,33 @@ struct nnp_fw_queue {
 
 /*
  * A message on an inter-chip link: a copy of the payload (remote links,
- * point-to-point messages), or a descriptor naming a chunk of the in-process
- * sender's device memory, lent by the link command @owner until the
- * receiver has read it (a slot of the receiving port's pool).
+ * point-to-point messages), or a descriptor (@desc, a slot of the
+ * receiving port's pool) naming a chunk of the sender's device memory
+ * until the receiver has read it: lent by the link command @owner of an
+ * in-process sender, or with no @owner by the peer of a shared link
+ * (fw_icl_shared.c), which gets @tag back.
  */
 struct nnp_fw_packet {
 	struct nnp_fw_packet *next;
 	uint64_t epoch;		/* the communicator's secret */
 	uint32_t seq;		/* nnp_fw_seq() */
 	bool abort;		/* the sender's part failed */
+	bool desc;		/* a descriptor, not a copy */
+	uint32_t tag;		/* a shared link's peer's name for the chunk */
 	uint64_t arrived_ns;
 	uint64_t model_ns;	/* its modeled arrival */
 	size_t len;
 	const uint8_t *data;	/* the copy after this header, or the lent chunk */
-	struct nnp_fw_op *owner;	/* a descriptor's lender; NULL: a copy */
+	struct nnp_fw_op *owner;	/* an in-process descriptor's lender */
+};
+
+/* A chunk lent to the peer of a shared link, by tag (fw_icl_shared.c). */
+struct nnp_fw_lent {
+	bool used;		/* out at the peer, until it gives it back */
+	struct nnp_fw_op *owner;	/* its lender; NULL once forgotten */
+	uint32_t gen;		/* bumped by each use: a tag names one */
+	uint32_t len;
+	uint32_t next_free;
 };
 
 struct nnp_fw_port;
@@ -154,6 +167,7 @@ struct nnp_fw_tx_schedule {
  * peer) or attached (remote peer), as NCCL picks a transport per peer.
  */
 struct nnp_fw_transport {
+	bool remote;		/* the peer is another process */
 	/*
 	 * Send @tpl on @port: a copy of its payload, or for a @tpl with an
 	 * owner its chunk, lent or copied, leaving at modeled time @at or
@@ -171,6 +185,8 @@ struct nnp_fw_transport {
 };
 
 struct nnp_fw_port {
+	struct nnp_fw *fw;	/* whose port this is, and which */
+	uint32_t index;
 	/* Guards everything below; never held with another port's lock. */
 	mtx_t lock;
 	const struct nnp_fw_transport *tp;	/* NULL: not wired */
@@ -186,6 +202,15 @@ struct nnp_fw_port {
 	struct nnp_fw_packet *desc_pool;
 	struct nnp_fw_packet *desc_free;
 	cnd_t lent_back;	/* a lent chunk was read: nnp_fw_icl_reclaim() */
+	/*
+	 * Shared with a remote peer (fw_icl_shared.c): our chunks it holds,
+	 * NNP_FW_PORT_RX_PACKETS slots, and its chunks being read here.
+	 */
+	struct nnp_fw_lent *lent;
+	uint32_t lent_free;	/* first free slot; NNP_FW_PORT_RX_PACKETS: none */
+	uint32_t lent_out;	/* slots in use: the credits the peer holds */
+	uint64_t lent_out_bytes;
+	uint32_t peer_reads;
 	uint64_t held_bytes;	/* payload queued, at most NNP_FW_PORT_RX_BYTES */
 	uint32_t held_packets;
 	/* tx_* counted by this port's sends, rx_* by its peer's (or deliveries) */
@@ -471,6 +496,49 @@ void nnp_fw_icl_purge(struct nnp_fw *fw, uint32_t port, uint64_t epoch,
 		      uint64_t below);
 /* Drop every packet queued on any port (reset). */
 void nnp_fw_icl_purge_all(struct nnp_fw *fw);
+
+/* What fw_icl.c lends the shared transport (fw_icl_shared.c). */
+extern const struct nnp_fw_transport nnp_fw_remote_transport;
+extern const struct nnp_fw_transport nnp_fw_shared_transport;
+/* Not a status: room came at the peer before the sender could park. */
+#define NNP_FW_SEND_AGAIN	(NNP_FW_PARKED - 1)
+/*
+ * @pk arrives on @port (@remote: from another process): queued (SUCCESS;
+ * a descriptor as a copy into a slot of the port's pool), or why not.
+ */
+uint16_t nnp_fw_icl_rx_arrive(struct nnp_fw *fw, uint32_t port,
+			      struct nnp_fw_packet *pk, bool remote);
+/* The remote transport's send: a copy to the host's icl_tx. */
+uint16_t nnp_fw_icl_remote_send(struct nnp_fw *fw, struct nnp_fw_op *op,
+				uint32_t port, const struct nnp_fw_packet *tpl,
+				uint64_t at);
+/*
+ * Park @op on @port for room at the peer, unless a wake came since
+ * @wakes (then NNP_FW_SEND_AGAIN).
+ */
+uint16_t nnp_fw_icl_park_for_room(struct nnp_fw *fw, struct nnp_fw_op *op,
+				  uint32_t port, uint32_t wakes);
+/* @port's wake count, to pass to nnp_fw_icl_park_for_room(). */
+uint32_t nnp_fw_icl_wakes(struct nnp_fw *fw, uint32_t port);
+/*
+ * A packet of @len bytes left @port at modeled @depart taking @wire ns:
+ * the port's and chip's counters, the port's busy time, @op's progress.
+ */
+void nnp_fw_icl_sent(struct nnp_fw *fw, struct nnp_fw_op *op, uint32_t port,
+		     size_t len, uint64_t depart, uint64_t wire);
+/* A transport's room_freed when the peer learns of room otherwise. */
+void nnp_fw_icl_room_freed_none(struct nnp_fw *peer, uint32_t peer_port);
+/* The shared transport's slots of @p, freed (nnp_fw_ports_fini()). */
+void nnp_fw_icl_shared_fini(struct nnp_fw_port *p);
+/*
+ * Unlink the packet *@link (@prev before it) of @p and let it go, with
+ * p->lock held: a copy freed, a descriptor back to its lender.
+ */
+void nnp_fw_icl_drop_at(struct nnp_fw_port *p, struct nnp_fw_packet **link,
+			struct nnp_fw_packet *prev);
+/* The peer of shared @p is done with its chunk @pk: with p->lock held. */
+void nnp_fw_icl_give_back_locked(struct nnp_fw_port *p,
+				 const struct nnp_fw_packet *pk);
 
 /* Communicators (fw_comm.c) and collectives (fw_coll.c) */
 uint16_t nnp_fw_comm_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);

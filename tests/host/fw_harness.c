@@ -119,6 +119,33 @@ static int h_icl_tx(void *opaque, unsigned int port, uint64_t epoch,
 				     data, len) : -1;
 }
 
+static int h_icl_tx_lent(void *opaque, unsigned int port, uint64_t epoch,
+			 uint32_t seq, uint64_t model_ns, uint64_t offset,
+			 size_t len, uint32_t tag)
+{
+	struct fw_harness *h = opaque;
+
+	return h->icl_tx_lent ? h->icl_tx_lent(h, port, epoch, seq, model_ns,
+					       offset, len, tag) : -1;
+}
+
+static void h_icl_give_back(void *opaque, unsigned int port, uint32_t tag)
+{
+	struct fw_harness *h = opaque;
+
+	if (h->icl_give_back)
+		h->icl_give_back(h, port, tag);
+}
+
+static void h_icl_reclaim(void *opaque, unsigned int port,
+			  const uint32_t *tags, size_t n)
+{
+	struct fw_harness *h = opaque;
+
+	if (h->icl_reclaim)
+		h->icl_reclaim(h, port, tags, n);
+}
+
 static void h_kick(void *opaque, unsigned int what)
 {
 	struct fw_harness *h = opaque;
@@ -152,6 +179,9 @@ static void create(void **state, uint32_t chip_id)
 		.guest_error = h_guest_error,
 		.warning = h_warning,
 		.icl_tx = h_icl_tx,
+		.icl_tx_lent = h_icl_tx_lent,
+		.icl_give_back = h_icl_give_back,
+		.icl_reclaim = h_icl_reclaim,
 		.kick = h_kick,
 	};
 	/* The clock's parameters, and the harness's own for the rest. */

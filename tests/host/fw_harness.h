@@ -47,6 +47,14 @@ struct fw_harness {
 	int (*icl_tx)(struct fw_harness *h, unsigned int port, uint64_t epoch,
 		      uint32_t seq, bool abort, uint64_t model_ns,
 		      const void *data, size_t len);
+	/* The shared transport's callbacks go here; NULL: absent. */
+	int (*icl_tx_lent)(struct fw_harness *h, unsigned int port,
+			   uint64_t epoch, uint32_t seq, uint64_t model_ns,
+			   uint64_t offset, size_t len, uint32_t tag);
+	void (*icl_give_back)(struct fw_harness *h, unsigned int port,
+			      uint32_t tag);
+	void (*icl_reclaim)(struct fw_harness *h, unsigned int port,
+			    const uint32_t *tags, size_t n);
 	/*
 	 * dma_map maps at most this many bytes of the window at once (0:
 	 * maps nothing, so the firmware falls back to dma_read/dma_write);

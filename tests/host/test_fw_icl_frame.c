@@ -2,7 +2,9 @@
 /*
  * ICL socket frames (nnp_icl_frame.h): headers and hellos encoded to their
  * exact bytes, decoded back, and every malformed frame a peer may send
- * refused with its reason, as the QEMU device's link drops it.
+ * refused with its reason, as the QEMU device's link drops it. Shared
+ * links: the memory a hello announces, LENT frames' bytes and their
+ * bounds against the peer's memory, tag lists.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -117,7 +119,7 @@ static void test_hello_bytes_and_match(void **state)
 	assert_int_equal(sizeof(raw), 48);
 	assert_memory_equal(raw, head, sizeof(head));
 	assert_memory_equal(raw + 16, h.nonce, NNP_ICL_NONCE_LEN);
-	raw[14] = raw[15] = 0xff;	/* reserved: not read */
+	raw[15] = 0xff;	/* reserved: not read */
 	nnp_icl_hello_decode(raw, &g);
 	assert_int_equal(g.chip_id, h.chip_id);
 	assert_int_equal(g.port, h.port);
@@ -134,6 +136,153 @@ static void test_hello_bytes_and_match(void **state)
 	assert_false(nnp_icl_hello_matches(&g, 0x0a0b0c0d, 0x0e0f, 0x01020304, 0x0507));
 	/* A port number past 16 bits is not the peer's truncated one. */
 	assert_false(nnp_icl_hello_matches(&g, 0x0a0b0c0d, 0x10e0f, 0x01020304, 0x0506));
+}
+
+/* Byte 14 is log2 of the memory shared, read only with the feature. */
+static void test_hello_announces_memory(void **state)
+{
+	struct nnp_icl_hello h = {
+		.features = NNP_ICL_FEAT_MODEL | NNP_ICL_FEAT_SHARE,
+		.mem_shift = 26,
+	}, g;
+	uint8_t raw[NNP_ICL_HELLO_BYTES];
+
+	(void)state;
+	nnp_icl_hello_encode(&h, raw);
+	assert_int_equal(raw[7], 3);
+	assert_int_equal(raw[14], 26);
+	assert_int_equal(raw[15], 0);
+	nnp_icl_hello_decode(raw, &g);
+	assert_int_equal(g.mem_shift, 26);
+	assert_int_equal(nnp_icl_hello_mem_size(&g), 64ull << 20);
+	g.mem_shift = 20;
+	assert_int_equal(nnp_icl_hello_mem_size(&g), 1ull << 20);
+	g.mem_shift = 36;
+	assert_int_equal(nnp_icl_hello_mem_size(&g), 64ull << 30);
+	/* Out of the device's range, or not offered: nothing shared. */
+	g.mem_shift = 19;
+	assert_int_equal(nnp_icl_hello_mem_size(&g), 0);
+	g.mem_shift = 37;
+	assert_int_equal(nnp_icl_hello_mem_size(&g), 0);
+	g.mem_shift = 255;
+	assert_int_equal(nnp_icl_hello_mem_size(&g), 0);
+	g.mem_shift = 26;
+	g.features = NNP_ICL_FEAT_MODEL;
+	assert_int_equal(nnp_icl_hello_mem_size(&g), 0);
+}
+
+/* A LENT frame's payload, byte by byte, and back. */
+static void test_lent_bytes(void **state)
+{
+	static const uint8_t want[NNP_ICL_LENT_BYTES] = {
+		0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,
+		0x00, 0x00, 0x01, 0x00, 0xd4, 0xc3, 0xb2, 0xa1,
+	};
+	struct nnp_icl_lent d = {
+		.offset = 0x0102030405060708ull, .len = 0x10000, .tag = 0xa1b2c3d4,
+	}, g;
+	uint8_t raw[NNP_ICL_LENT_BYTES];
+
+	(void)state;
+	nnp_icl_lent_encode(&d, raw);
+	assert_memory_equal(raw, want, sizeof(want));
+	assert_null(nnp_icl_lent_decode(raw, 1ull << 60, &g));
+	assert_true(g.offset == d.offset);
+	assert_int_equal(g.len, d.len);
+	assert_int_equal(g.tag, d.tag);
+}
+
+/* Decode @offset, @len against @mapped bytes: the codec's verdict. */
+static const char *lent_verdict(uint64_t offset, uint32_t len, uint64_t mapped)
+{
+	struct nnp_icl_lent d = { .offset = offset, .len = len, .tag = 1 }, g;
+	uint8_t raw[NNP_ICL_LENT_BYTES];
+
+	nnp_icl_lent_encode(&d, raw);
+	return nnp_icl_lent_decode(raw, mapped, &g);
+}
+
+/*
+ * Every chunk a peer names must lie within the memory it mapped to us:
+ * the last byte in, one byte past refused, offsets past the end, sums that
+ * wrap past 2^64, empty and oversized chunks.
+ */
+static void test_lent_bounds(void **state)
+{
+	static const char outside[] = "lent chunk outside the peer's memory";
+	static const char size[] = "lent chunk of no or too many bytes";
+	const uint64_t m = 64ull << 20;
+
+	(void)state;
+	assert_null(lent_verdict(0, 1, m));
+	assert_null(lent_verdict(m - 1, 1, m));
+	assert_null(lent_verdict(m - NNP_FW_ICL_MAX_PACKET, NNP_FW_ICL_MAX_PACKET, m));
+	assert_string_equal(lent_verdict(m - 15, 16, m), outside);
+	assert_string_equal(lent_verdict(m, 1, m), outside);
+	assert_string_equal(lent_verdict(m + 4096, 4096, m), outside);
+	assert_string_equal(lent_verdict(UINT64_MAX, 1, m), outside);
+	/* offset + len wraps to a small number: still outside. */
+	assert_string_equal(lent_verdict(UINT64_MAX - 7, 16, m), outside);
+	assert_string_equal(lent_verdict(UINT64_MAX - 7, 16, UINT64_MAX), outside);
+	assert_string_equal(lent_verdict(0, 1, 0), outside);
+	assert_string_equal(lent_verdict(0, 0, m), size);
+	assert_string_equal(lent_verdict(0, NNP_FW_ICL_MAX_PACKET + 1, m), size);
+	assert_string_equal(lent_verdict(0, UINT32_MAX, m), size);
+}
+
+/*
+ * What a shared link takes after the hello: the linked frames, LENT of its
+ * exact length (a truncated or padded one refused), tag lists of 1 to
+ * 1024 whole tags; SHARE belongs to the hello. A link that shares nothing
+ * takes none of them.
+ */
+static void test_shared_frames(void **state)
+{
+	static const char wrong_lent[] = "LENT frame of a wrong length";
+	static const char wrong_tags[] = "tag list of a wrong length";
+	static const uint32_t lens[] = { 0, 2, 6, 4 * NNP_ICL_TAGS_MAX + 4 };
+	struct nnp_icl_frame f = { .type = NNP_ICL_LENT, .len = NNP_ICL_LENT_BYTES };
+	uint32_t tags[3] = { 0, 0xdeadbeef, 0x400 | 5 };
+	uint8_t raw[12];
+	unsigned int i;
+
+	(void)state;
+	assert_null(nnp_icl_frame_check_shared(&f));
+	assert_string_equal(nnp_icl_frame_check_linked(&f), "unexpected frame type");
+	f.len = NNP_ICL_LENT_BYTES - 1;
+	assert_string_equal(nnp_icl_frame_check_shared(&f), wrong_lent);
+	f.len = NNP_ICL_LENT_BYTES + 1;
+	assert_string_equal(nnp_icl_frame_check_shared(&f), wrong_lent);
+	f.len = 0;
+	assert_string_equal(nnp_icl_frame_check_shared(&f), wrong_lent);
+	for (f.type = NNP_ICL_GIVE_BACK; f.type <= NNP_ICL_RECLAIM; f.type++) {
+		f.len = 4;
+		assert_null(nnp_icl_frame_check_shared(&f));
+		f.len = 4 * NNP_ICL_TAGS_MAX;
+		assert_null(nnp_icl_frame_check_shared(&f));
+		assert_string_equal(nnp_icl_frame_check_linked(&f), "unexpected frame type");
+		for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+			f.len = lens[i];
+			assert_string_equal(nnp_icl_frame_check_shared(&f), wrong_tags);
+		}
+	}
+	f.len = 0;
+	for (f.type = NNP_ICL_DATA; f.type <= NNP_ICL_LINK_UP; f.type++)
+		assert_null(nnp_icl_frame_check_shared(&f));
+	f.len = 1;
+	f.type = NNP_ICL_LINK_UP;
+	assert_string_equal(nnp_icl_frame_check_shared(&f), "link state frame with a payload");
+	f.len = 0;
+	f.type = NNP_ICL_SHARE;
+	assert_string_equal(nnp_icl_frame_check_shared(&f), "unexpected frame type");
+	f.type = 11;
+	assert_string_equal(nnp_icl_frame_check_shared(&f), "unexpected frame type");
+	/* A tag list: le32 each, in order. */
+	nnp_icl_tags_encode(tags, 3, raw);
+	assert_memory_equal(raw, ((const uint8_t[]){ 0, 0, 0, 0, 0xef, 0xbe, 0xad, 0xde,
+						     5, 4, 0, 0 }), 12);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(nnp_icl_tag_decode(raw, i), tags[i]);
 }
 
 static void test_hello_expects_one_frame(void **state)
@@ -182,6 +331,10 @@ int main(void)
 		cmocka_unit_test(test_hello_bytes_and_match),
 		cmocka_unit_test(test_hello_expects_one_frame),
 		cmocka_unit_test(test_linked_frames),
+		cmocka_unit_test(test_hello_announces_memory),
+		cmocka_unit_test(test_lent_bytes),
+		cmocka_unit_test(test_lent_bounds),
+		cmocka_unit_test(test_shared_frames),
 	};
 
 	return cmocka_run_group_tests_name("fw_icl_frame", tests, NULL, NULL);

@@ -7,6 +7,14 @@
  * forwards each sent packet straight into the far chip. Port attach and
  * state, exact counters, allreduce results, and failures that end every
  * rank within the collective timeout.
+ *
+ * Shared links (fw_icl_shared.c), as QEMU's between processes of one
+ * host: chunks lent through the transport as LENT frames would carry them
+ * (nnp_icl_frame.h's codec, bounds checked against the lender's memory,
+ * which the far chip reads where it lies, as a mapping of it), and given
+ * back by a thread of their own, as the socket's reader would: the same
+ * allreduces with the same counters, every chunk lent and given back;
+ * the tags, the credits, a link that stops being shared, reclaims.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +30,7 @@
 
 #include "fw_harness.h"
 #include "fw_internal.h"
+#include "nnp_icl_frame.h"
 
 #define MAX_CHIPS	4
 #define CHIP_ID(i)	(20 + (i))	/* ids the peers see: not the index */
@@ -40,6 +49,11 @@ struct wire {
 static struct fw_chip chips[MAX_CHIPS];
 static struct wire wires[MAX_CHIPS][4];
 static unsigned int nchips;
+/* join() shares the links it makes (fw_icl_shared.c). */
+static bool shared;
+/* What the shared transport carried: LENT frames and their bytes, DATA bytes. */
+static atomic_uint lent_frames;
+static atomic_ullong lent_bytes, data_bytes;
 
 static unsigned int index_of(struct fw_harness *h)
 {
@@ -64,9 +78,133 @@ static int transport_tx(struct fw_harness *h, unsigned int port, uint64_t epoch,
 
 	if (!w->used || atomic_load(&w->cut))
 		return -1;
+	atomic_fetch_add(&data_bytes, len);
 	nnp_fw_icl_deliver(chips[w->chip].h->fw, w->port, epoch, seq, abort,
 			   model_ns, data, len);
 	return 0;
+}
+
+/*
+ * Give-backs, carried by a thread of their own as a socket's reader
+ * would: the firmware hands them over with its locks held. @held keeps
+ * them queued (a peer slow to give back).
+ */
+struct give_back {
+	unsigned int chip, port;	/* the lender's end */
+	uint32_t tag;
+};
+
+static struct {
+	mtx_t lock;
+	cnd_t cond;
+	struct give_back q[4 * NNP_FW_PORT_RX_PACKETS];
+	unsigned int head, n;
+	bool held, stop, busy;
+	unsigned int refused;	/* tags the lender did not know */
+	thrd_t thread;
+} pump;
+
+static int pump_main(void *arg)
+{
+	(void)arg;
+	mtx_lock(&pump.lock);
+	while (!pump.stop) {
+		struct give_back g;
+
+		if (!pump.n || pump.held) {
+			cnd_wait(&pump.cond, &pump.lock);
+			continue;
+		}
+		g = pump.q[pump.head];
+		pump.head = (pump.head + 1) % (sizeof(pump.q) / sizeof(pump.q[0]));
+		pump.n--;
+		pump.busy = true;
+		mtx_unlock(&pump.lock);
+		if (nnp_fw_icl_given_back(chips[g.chip].h->fw, g.port, g.tag))
+			pump.refused++;
+		mtx_lock(&pump.lock);
+		pump.busy = false;
+		cnd_broadcast(&pump.cond);
+	}
+	mtx_unlock(&pump.lock);
+	return 0;
+}
+
+/* Until every give-back queued (and not held) reached its lender. */
+static void pump_drain(void)
+{
+	mtx_lock(&pump.lock);
+	while ((pump.n && !pump.held) || pump.busy)
+		cnd_wait(&pump.cond, &pump.lock);
+	mtx_unlock(&pump.lock);
+}
+
+static void pump_hold(bool held)
+{
+	mtx_lock(&pump.lock);
+	pump.held = held;
+	cnd_broadcast(&pump.cond);
+	mtx_unlock(&pump.lock);
+}
+
+static unsigned int pump_queued(void)
+{
+	unsigned int n;
+
+	mtx_lock(&pump.lock);
+	n = pump.n;
+	mtx_unlock(&pump.lock);
+	return n;
+}
+
+static void transport_give_back(struct fw_harness *h, unsigned int port,
+				uint32_t tag)
+{
+	struct wire *w = &wires[index_of(h)][port];
+	const unsigned int size = sizeof(pump.q) / sizeof(pump.q[0]);
+
+	mtx_lock(&pump.lock);
+	assert_true(pump.n < size);
+	pump.q[(pump.head + pump.n++) % size] = (struct give_back){
+		.chip = w->chip, .port = w->port, .tag = tag,
+	};
+	cnd_broadcast(&pump.cond);
+	mtx_unlock(&pump.lock);
+}
+
+/*
+ * A chunk lent: through the LENT frame's codec, checked against the
+ * lender's memory as the receiving QEMU checks it against its mapping,
+ * then read where it lies.
+ */
+static int transport_tx_lent(struct fw_harness *h, unsigned int port,
+			     uint64_t epoch, uint32_t seq, uint64_t model_ns,
+			     uint64_t offset, size_t len, uint32_t tag)
+{
+	struct wire *w = &wires[index_of(h)][port];
+	struct nnp_icl_lent d = { .offset = offset, .len = len, .tag = tag };
+	uint8_t raw[NNP_ICL_LENT_BYTES];
+
+	if (!w->used || atomic_load(&w->cut))
+		return -1;
+	nnp_icl_lent_encode(&d, raw);
+	assert_null(nnp_icl_lent_decode(raw, DEV_MEM_SIZE, &d));
+	atomic_fetch_add(&lent_frames, 1);
+	atomic_fetch_add(&lent_bytes, d.len);
+	nnp_fw_icl_deliver_lent(chips[w->chip].h->fw, w->port, epoch, seq,
+				model_ns, h->dev_mem + d.offset, d.len, d.tag);
+	return 0;
+}
+
+/* RECLAIM: the far end drops what it holds of @tags unread. */
+static void transport_reclaim(struct fw_harness *h, unsigned int port,
+			      const uint32_t *tags, size_t n)
+{
+	struct wire *w = &wires[index_of(h)][port];
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		nnp_fw_icl_reclaim_lent(chips[w->chip].h->fw, w->port, tags[i]);
 }
 
 static void chips_up(unsigned int n)
@@ -76,12 +214,23 @@ static void chips_up(unsigned int n)
 	memset(chips, 0, sizeof(chips));
 	memset(wires, 0, sizeof(wires));
 	nchips = n;
+	atomic_store(&lent_frames, 0);
+	atomic_store(&lent_bytes, 0);
+	atomic_store(&data_bytes, 0);
+	pump.held = pump.stop = false;
+	pump.head = pump.n = pump.refused = 0;
+	mtx_init(&pump.lock, mtx_plain);
+	cnd_init(&pump.cond);
+	assert_int_equal(thrd_create(&pump.thread, pump_main, NULL), thrd_success);
 	for (i = 0; i < n; i++) {
 		void *st;
 
 		fw_harness_setup_chip(&st, CHIP_ID(i));
 		chips[i].h = st;
 		chips[i].h->icl_tx = transport_tx;
+		chips[i].h->icl_tx_lent = transport_tx_lent;
+		chips[i].h->icl_give_back = transport_give_back;
+		chips[i].h->icl_reclaim = transport_reclaim;
 		fw_harness_ctx_create(chips[i].h, CTX);
 		fw_harness_queue_create(chips[i].h, CTX, 0);
 	}
@@ -91,11 +240,19 @@ static void chips_down(void)
 {
 	unsigned int i;
 
+	mtx_lock(&pump.lock);
+	pump.stop = true;
+	cnd_broadcast(&pump.cond);
+	mtx_unlock(&pump.lock);
+	thrd_join(pump.thread, NULL);
+	/* Chunks still queued are given back into the stopped pump. */
 	for (i = 0; i < nchips; i++) {
 		void *st = chips[i].h;
 
 		fw_harness_teardown(&st);
 	}
+	mtx_destroy(&pump.lock);
+	cnd_destroy(&pump.cond);
 	nchips = 0;
 }
 
@@ -106,6 +263,10 @@ static void join(unsigned int a, unsigned int pa, unsigned int b, unsigned int p
 	assert_int_equal(nnp_fw_link_attach_remote(chips[b].h->fw, pb, CHIP_ID(a), pa), 0);
 	wires[a][pa] = (struct wire){ .used = true, .chip = b, .port = pb };
 	wires[b][pb] = (struct wire){ .used = true, .chip = a, .port = pa };
+	if (shared) {
+		assert_int_equal(nnp_fw_link_share_remote(chips[a].h->fw, pa, true), 0);
+		assert_int_equal(nnp_fw_link_share_remote(chips[b].h->fw, pb, true), 0);
+	}
 	nnp_fw_link_set(chips[a].h->fw, pa, true);
 	nnp_fw_link_set(chips[b].h->fw, pb, true);
 }
@@ -208,6 +369,8 @@ static void allreduce_i32_sum(uint64_t count)
 		.dst_off = 64 + bytes + 64,
 		.value = NNP_COLL_VALUE(NNP_DTYPE_I32, NNP_OP_SUM, COMM, 0),
 	};
+	uint64_t lent0 = atomic_load(&lent_bytes), data0 = atomic_load(&data_bytes);
+	uint64_t tx_all = 0;
 	unsigned int c, k;
 	uint64_t i;
 
@@ -271,6 +434,18 @@ static void allreduce_i32_sum(uint64_t count)
 				 pa[c][0].tx_packets - pb[c][0].tx_packets);
 		assert_int_equal(pa[c][0].errors, pb[c][0].errors);
 		assert_int_equal(pa[d][1].errors, pb[d][1].errors);
+		tx_all += pa[c][0].tx_bytes - pb[c][0].tx_bytes;
+	}
+	if (!shared)
+		return;
+	/* Every chunk went lent, none copied, and every one came back. */
+	assert_int_equal(atomic_load(&lent_bytes) - lent0, tx_all);
+	assert_int_equal(atomic_load(&data_bytes) - data0, 0);
+	pump_drain();
+	assert_int_equal(pump.refused, 0);
+	for (c = 0; c < nchips; c++) {
+		assert_int_equal(chips[c].h->fw->ports[0].lent_out, 0);
+		assert_int_equal(chips[c].h->fw->ports[0].lent_out_bytes, 0);
 	}
 }
 
@@ -286,6 +461,224 @@ static void test_remote_ring_allreduce(void **state)
 			allreduce_i32_sum(counts[k]);
 		chips_down();
 	}
+}
+
+/* The same over shared links: lent and given back, not copied. */
+static void test_shared_ring_allreduce(void **state)
+{
+	const uint64_t counts[] = { 1, 7, 1003, 40000, 600000 };
+	unsigned int n, k;
+
+	(void)state;
+	shared = true;
+	for (n = 2; n <= MAX_CHIPS; n++) {
+		ring_up(n);
+		for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++)
+			allreduce_i32_sum(counts[k]);
+		assert_true(atomic_load(&lent_frames) > 0);
+		chips_down();
+	}
+	shared = false;
+}
+
+/* ---- shared links, by hand ---- */
+
+static double since(const struct timespec *a)
+{
+	struct timespec b;
+
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (b.tv_sec - a->tv_sec) + (b.tv_nsec - a->tv_nsec) / 1e9;
+}
+
+
+#define EPOCH	0x5ba4ed0000000001ull
+#define MIB	(1u << 20)
+
+static uint16_t lend_from(unsigned int c, struct nnp_fw_op *op, uint32_t seq,
+			  uint64_t off, size_t len)
+{
+	return nnp_fw_icl_lend(chips[c].h->fw, op, c == 0 ? 0 : 1, EPOCH, seq,
+			       chips[c].h->dev_mem + off, len, 0);
+}
+
+/* Two chips, chip 0 port 0 and chip 1 port 1 joined by a shared link. */
+static void shared_pair_up(void)
+{
+	shared = true;
+	chips_up(2);
+	join(0, 0, 1, 1);
+	shared = false;
+}
+
+/* The last tag chip 0 lent under, as its port's table has it. */
+static uint32_t tag_of_slot(unsigned int c, unsigned int port, uint32_t slot)
+{
+	return chips[c].h->fw->ports[port].lent[slot].gen << 10 | slot;
+}
+
+/*
+ * Chunks are read where they lie, counted back only once given back, and
+ * the receiver's bound is the lender's credits: past 4 MiB out it parks,
+ * and a give-back lets it go on. A tag is taken back once, and only the
+ * use it names.
+ */
+static void test_shared_tags_and_credits(void **state)
+{
+	struct nnp_fw_op tx = { 0 }, rx = { 0 };
+	struct nnp_hw_port_info pa[4], pb[4];
+	uint8_t *src, *in;
+	uint32_t first, k, wakes;
+
+	(void)state;
+	shared_pair_up();
+	src = chips[0].h->dev_mem;
+	in = chips[1].h->dev_mem + 4 * MIB;
+	for (k = 0; k < 4 * MIB; k++)
+		src[k] = (uint8_t)(k * 31 + 7);
+	pump_hold(true);
+	for (k = 0; k < 4; k++)
+		assert_int_equal(lend_from(0, &tx, k, k * MIB, MIB), NNP_STATUS_SUCCESS);
+	first = tag_of_slot(0, 0, 0);
+	assert_int_equal(tx.lent, 4);
+	assert_int_equal(atomic_load(&lent_frames), 4);
+	assert_int_equal(chips[0].h->fw->ports[0].lent_out_bytes, 4 * MIB);
+	assert_int_equal(nnp_fw_icl_held_bytes(chips[1].h->fw), 4 * MIB);
+	/* The credits are spent: the lender waits, nothing is sent. */
+	assert_int_equal(lend_from(0, &tx, 4, 0, 64 << 10), NNP_FW_PARKED);
+	assert_true(tx.parked);
+	assert_int_equal(atomic_load(&lent_frames), 4);
+
+	/* Read in place: a change made after lending is what arrives. */
+	src[0] ^= 0xff;
+	assert_int_equal(nnp_fw_icl_recv(chips[1].h->fw, &rx, 1, EPOCH, 0, in, MIB),
+			 NNP_STATUS_SUCCESS);
+	assert_memory_equal(in, src, MIB);
+	/* Done with it, but not given back yet: still lent. */
+	assert_int_equal(pump_queued(), 1);
+	assert_int_equal(atomic_load(&tx.returned), 0);
+	wakes = chips[0].h->fw->ports[0].wakes;
+	pump_hold(false);
+	pump_drain();
+	assert_int_equal(atomic_load(&tx.returned), 1);
+	/* The give-back woke the lender's port. */
+	assert_int_equal(chips[0].h->fw->ports[0].wakes, wakes + 1);
+	assert_int_equal(lend_from(0, &tx, 4, 0, 64 << 10), NNP_STATUS_SUCCESS);
+
+	/* Given back once; a slot never used; another use of a slot out. */
+	assert_int_equal(nnp_fw_icl_given_back(chips[0].h->fw, 0, first), -1);
+	assert_int_equal(nnp_fw_icl_given_back(chips[0].h->fw, 0, 5u << 10 | 1000), -1);
+	assert_int_equal(nnp_fw_icl_given_back(chips[0].h->fw, 0,
+					       tag_of_slot(0, 0, 1) + (1u << 10)), -1);
+	assert_int_equal(nnp_fw_icl_given_back(chips[0].h->fw, 2, tag_of_slot(0, 0, 1)), -1);
+	assert_int_equal(nnp_fw_icl_given_back(chips[0].h->fw, 0, tag_of_slot(0, 0, 1)), 0);
+	assert_int_equal(atomic_load(&tx.returned), 2);
+	/* Both ends counted each chunk once, as lent. */
+	fw_harness_ports(chips[0].h, pa);
+	fw_harness_ports(chips[1].h, pb);
+	assert_int_equal(pa[0].tx_bytes, 4 * MIB + (64 << 10));
+	assert_int_equal(pa[0].tx_packets, 5);
+	assert_int_equal(pb[1].rx_bytes, pa[0].tx_bytes);
+	assert_int_equal(pb[1].rx_packets, 5);
+	assert_int_equal(pa[0].errors + pb[1].errors, 0);
+	assert_int_equal(atomic_load(&data_bytes), 0);
+	chips_down();
+}
+
+/*
+ * A link that stops being shared (its connection closed): the chunks the
+ * peer lent and nobody read are dropped and given back, ours count as
+ * back; give-backs that come later are refused, and so are lent chunks.
+ * A lend then copies.
+ */
+static void test_shared_link_unshared(void **state)
+{
+	struct nnp_fw_op tx0 = { 0 }, tx1 = { 0 };
+	uint8_t byte = 1;
+
+	(void)state;
+	shared_pair_up();
+	pump_hold(true);
+	assert_int_equal(lend_from(0, &tx0, 1, 0, 4096), NNP_STATUS_SUCCESS);
+	assert_int_equal(lend_from(0, &tx0, 2, 4096, 4096), NNP_STATUS_SUCCESS);
+	assert_int_equal(lend_from(1, &tx1, 3, 0, 100), NNP_STATUS_SUCCESS);
+	assert_int_equal(nnp_fw_icl_held_bytes(chips[1].h->fw), 8192);
+
+	assert_int_equal(nnp_fw_link_share_remote(chips[1].h->fw, 1, false), 0);
+	assert_int_equal(nnp_fw_icl_held_bytes(chips[1].h->fw), 0);
+	assert_int_equal(pump_queued(), 2);
+	assert_int_equal(atomic_load(&tx1.returned), 1);
+	assert_int_equal(nnp_fw_link_share_remote(chips[0].h->fw, 0, false), 0);
+	assert_int_equal(nnp_fw_icl_held_bytes(chips[0].h->fw), 0);
+	assert_int_equal(pump_queued(), 3);
+	assert_int_equal(atomic_load(&tx0.returned), 2);
+	pump_hold(false);
+	pump_drain();
+	assert_int_equal(pump.refused, 3);
+
+	/* A lent chunk on a port not shared: refused, given back at once. */
+	assert_int_equal(nnp_fw_icl_deliver_lent(chips[1].h->fw, 1, EPOCH, 9, 0,
+						 &byte, 1, 77), -1);
+	pump_drain();
+	assert_int_equal(pump.refused, 4);
+	/* Lending now copies, and the chunk is free at once. */
+	assert_int_equal(lend_from(0, &tx0, 4, 0, 4096), NNP_STATUS_SUCCESS);
+	assert_int_equal(atomic_load(&data_bytes), 4096);
+	assert_int_equal(atomic_load(&tx0.returned), tx0.lent);
+	/* Only a remote port can be shared. */
+	assert_int_equal(nnp_fw_link_share_remote(chips[0].h->fw, 3, true), -1);
+	assert_int_equal(nnp_fw_link_share_remote(chips[0].h->fw, 4, true), -1);
+	chips_down();
+}
+
+/*
+ * A command ending early asks for its chunks back: the peer drops those
+ * it holds unread and gives them back at once. A peer that does not
+ * answer is waited for 5 s, then forgotten, with a warning.
+ */
+static void test_shared_reclaim(void **state)
+{
+	struct nnp_fw_op tx = { 0 }, rx = { 0 };
+	struct timespec t0;
+	double took;
+
+	(void)state;
+	shared_pair_up();
+	assert_int_equal(lend_from(0, &tx, 1, 0, 4096), NNP_STATUS_SUCCESS);
+	assert_int_equal(lend_from(0, &tx, 2, 4096, 4096), NNP_STATUS_SUCCESS);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	nnp_fw_icl_reclaim(chips[0].h->fw, &tx, 0);
+	assert_true(since(&t0) < 1.0);
+	assert_int_equal(atomic_load(&tx.returned), 2);
+	assert_int_equal(nnp_fw_icl_held_bytes(chips[1].h->fw), 0);
+	pump_drain();
+	assert_int_equal(chips[0].h->fw->ports[0].lent_out, 0);
+	assert_int_equal(chips[0].h->warnings, 0);
+
+	/* A silent peer. */
+	chips[0].h->icl_reclaim = NULL;
+	pump_hold(true);
+	assert_int_equal(lend_from(0, &tx, 3, 0, 4096), NNP_STATUS_SUCCESS);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	nnp_fw_icl_reclaim(chips[0].h->fw, &tx, 0);
+	took = since(&t0);
+	print_message("  reclaim from a silent peer gave up after %.2f s\n", took);
+	assert_true(took >= 4.5 && took < 7.0);
+	assert_int_equal(atomic_load(&tx.returned), tx.lent);
+	assert_int_equal(chips[0].h->warnings, 1);
+	assert_string_equal(chips[0].h->last_warning,
+			    "the peer of a shared link did not give lent chunks back in time");
+	/* Forgotten by the command, the slot stays out until given back. */
+	assert_int_equal(chips[0].h->fw->ports[0].lent_out, 1);
+	pump_hold(false);
+	assert_int_equal(nnp_fw_icl_recv(chips[1].h->fw, &rx, 1, EPOCH, 3,
+					 chips[1].h->dev_mem, 4096),
+			 NNP_STATUS_SUCCESS);
+	pump_drain();
+	assert_int_equal(pump.refused, 0);
+	assert_int_equal(chips[0].h->fw->ports[0].lent_out, 0);
+	assert_int_equal(atomic_load(&tx.returned), tx.lent);
+	chips_down();
 }
 
 /* ---- ports ---- */
@@ -482,14 +875,6 @@ static void test_remote_receive_in_place(void **state)
 
 /* ---- failures ---- */
 
-static double since(const struct timespec *a)
-{
-	struct timespec b;
-
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	return (b.tv_sec - a->tv_sec) + (b.tv_nsec - a->tv_nsec) / 1e9;
-}
-
 static void assert_failed(unsigned int i)
 {
 	uint16_t st = chips[i].status;
@@ -598,6 +983,10 @@ int main(void)
 		cmocka_unit_test(test_remote_ring_allreduce),
 		cmocka_unit_test(test_remote_link_down_mid_collective),
 		cmocka_unit_test(test_remote_transport_lost),
+		cmocka_unit_test(test_shared_ring_allreduce),
+		cmocka_unit_test(test_shared_tags_and_credits),
+		cmocka_unit_test(test_shared_link_unshared),
+		cmocka_unit_test(test_shared_reclaim),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
