@@ -37,6 +37,22 @@
  * so a restarted peer comes back. Anything malformed or unauthenticated
  * from the peer is logged and drops the connection.
  *
+ * Two QEMUs on one host, joined by a unix socket, share their device
+ * memory (when the device has it in a memfd: icl-share, the default):
+ * both hellos offer NNP_ICL_FEAT_SHARE with the memory's size, each end
+ * then sends SHARE with a read-only descriptor of its sealed memfd
+ * (SCM_RIGHTS), and maps the peer's read-only once nnp_icl_shm_check()
+ * found it sealed against shrinking and of the size announced (a peer
+ * that truncated a file we map would SIGBUS us). The firmware then lends
+ * a collective's chunks as on an in-process link: a LENT frame says where
+ * the chunk lies (offset, length, tag), bounds-checked against the mapping
+ * before anything is read; the receiver reduces or copies straight from
+ * the mapping and gives the tag back in GIVE_BACK (queued by the firmware
+ * under its locks, sent by this link's thread). The mapping goes when the
+ * connection does, once the firmware has stopped reading it. Sharing
+ * gives the authenticated peer read access to all of our device memory,
+ * as chips of one process have: a job's chips trust each other that far.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
@@ -47,6 +63,7 @@
 #include "qemu/cutils.h"
 #include "qemu/error-report.h"
 #include "qemu/event_notifier.h"
+#include "qemu/host-utils.h"
 #include "qemu/iov.h"
 #include "qemu/sockets.h"
 #include "qemu/thread.h"
@@ -55,6 +72,7 @@
 
 #include "nnp_fw.h"
 #include "nnp_icl_frame.h"
+#include "nnp_icl_shm.h"
 #include "nnp_icl_socket.h"
 #include "trace.h"
 
@@ -64,6 +82,11 @@
 #define NNP_ICL_FRAME_MS    5000
 /* How often the connecting side tries again. */
 #define NNP_ICL_RETRY_MS    200
+/*
+ * Give-backs queued at most: what an honest peer can have lent us (its
+ * credits), twice over. More is a peer lending past its credits.
+ */
+#define NNP_ICL_GIVE_BACK_MAX   (2 * NNP_ICL_TAGS_MAX)
 
 typedef struct NnpIclLink {
     NnpIclSockets *icl;
@@ -92,6 +115,20 @@ typedef struct NnpIclLink {
     bool peer_model;        /* the peer takes modeled arrival times */
     bool admin_up;          /* not taken down, at either end */
     bool stopping;
+
+    /* Shared memory (the thread's, set before the link comes up): */
+    bool is_unix;           /* a unix socket: the peer is on this host */
+    const uint8_t *peer_mem;    /* the peer's memory, mapped; NULL: none */
+    uint64_t peer_mem_size;
+    /*
+     * Tags to give back, queued by the firmware with its locks held; the
+     * thread sends them (gb_pending). Guarded by gb_lock, a leaf lock.
+     */
+    QemuMutex gb_lock;
+    EventNotifier gb_pending;
+    uint32_t gb[NNP_ICL_GIVE_BACK_MAX];
+    unsigned gb_n;
+    bool gb_overflow;
 } NnpIclLink;
 
 struct NnpIclSockets {
@@ -99,6 +136,8 @@ struct NnpIclSockets {
     uint32_t chip_id;
     uint8_t *key;           /* the job's secret */
     size_t key_len;
+    int share_fd;           /* our memory, read-only, for peers; -1: none */
+    uint64_t mem_size;
     NnpIclLink *links[NNP_FW_MAX_PORTS];
 };
 
@@ -160,6 +199,46 @@ static bool write_iov(int fd, struct iovec *iov, unsigned cnt,
 }
 
 /*
+ * The header of an empty frame of @type with descriptor @pass_fd alongside
+ * (SCM_RIGHTS on its first byte), sent whole within NNP_ICL_FRAME_MS.
+ */
+static bool write_frame_fd(int fd, uint8_t type, int pass_fd)
+{
+    struct nnp_icl_frame f = { .type = type };
+    uint8_t h[NNP_ICL_HDR_BYTES + NNP_ICL_MODEL_BYTES];
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } u = { };
+    struct iovec iov = {
+        .iov_base = h, .iov_len = nnp_icl_header_encode(&f, false, h),
+    };
+    struct msghdr msg = {
+        .msg_iov = &iov, .msg_iovlen = 1,
+        .msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+    };
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    ssize_t n;
+
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
+    do {
+        n = sendmsg(fd, &msg, MSG_NOSIGNAL);
+    } while (n < 0 && errno == EINTR);
+    if (n <= 0) {
+        return false;
+    }
+    /* The descriptor went with the first byte; the rest goes plain. */
+    iov.iov_base = h + n;
+    iov.iov_len -= n;
+    return write_iov(fd, &iov, iov.iov_len ? 1 : 0,
+                     qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
+                     NNP_ICL_FRAME_MS);
+}
+
+/*
  * One frame, sent whole within NNP_ICL_FRAME_MS or not at all; with
  * @model (a version 4 header) the packet's modeled arrival.
  */
@@ -209,6 +288,77 @@ static int read_full(int fd, void *buf, size_t len, int64_t deadline)
         len -= n;
     }
     return 0;
+}
+
+/*
+ * read_full() of a frame's header that carries one descriptor alongside:
+ * *@got gets it (close-on-exec), or -1 if none came. Any more than one,
+ * or a truncated list, and every one received is closed: -EBADMSG.
+ */
+static int read_full_fd(int fd, void *buf, size_t len, int64_t deadline,
+                        int *got)
+{
+    uint8_t *p = buf;
+    int bad = 0;
+
+    *got = -1;
+    while (len) {
+        union {
+            char buf[CMSG_SPACE(4 * sizeof(int))];
+            struct cmsghdr align;
+        } u;
+        struct iovec iov = { .iov_base = p, .iov_len = len };
+        struct msghdr msg = {
+            .msg_iov = &iov, .msg_iovlen = 1,
+            .msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+        };
+        struct cmsghdr *c;
+        ssize_t n = recvmsg(fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            if (!wait_fd(fd, G_IO_IN, deadline)) {
+                bad = -ETIMEDOUT;
+                break;
+            }
+            continue;
+        }
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            bad = -EPIPE;
+            break;
+        }
+        if (msg.msg_flags & MSG_CTRUNC) {
+            bad = -EBADMSG;
+        }
+        for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+            size_t i, nfd;
+
+            if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) {
+                continue;
+            }
+            nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+            for (i = 0; i < nfd; i++) {
+                int rfd;
+
+                memcpy(&rfd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+                if (*got < 0 && !bad) {
+                    *got = rfd;
+                } else {
+                    close(rfd);
+                    bad = -EBADMSG;
+                }
+            }
+        }
+        p += n;
+        len -= n;
+    }
+    if (bad && *got >= 0) {
+        close(*got);
+        *got = -1;
+    }
+    return bad;
 }
 
 /* The end of a failed read_full(), as read_frame() reports it. */
@@ -403,6 +553,78 @@ static bool hello_read(NnpIclLink *l, int fd, uint8_t type, void *buf,
 }
 
 /*
+ * Take the peer's SHARE, check the memory that came with it and map it
+ * read-only into *@map: NULL, or why not (nothing mapped then).
+ */
+static const char *share_take(int fd, uint64_t size, int64_t deadline,
+                              const void **map)
+{
+    uint8_t raw[NNP_ICL_HDR_BYTES];
+    struct nnp_icl_frame h;
+    const char *bad;
+    int peer_fd = -1;
+    int ret = read_full_fd(fd, raw, sizeof(raw), deadline, &peer_fd);
+
+    if (ret == -EBADMSG) {
+        return "the peer sent more than one descriptor";
+    }
+    if (ret) {
+        return read_failure(ret) ?: "the peer left during the hello";
+    }
+    bad = nnp_icl_header_decode(raw, &h);
+    if (!bad) {
+        bad = nnp_icl_frame_expect(&h, NNP_ICL_SHARE, 0);
+    }
+    if (!bad && peer_fd < 0) {
+        bad = "the peer's SHARE came without its memory";
+    }
+    if (!bad) {
+        bad = nnp_icl_shm_check(peer_fd, size);
+    }
+    if (!bad) {
+        *map = nnp_icl_shm_map(peer_fd, size);
+        if (!*map) {
+            bad = "could not map the peer's memory";
+        }
+    }
+    if (peer_fd >= 0) {
+        close(peer_fd);     /* the mapping stays */
+    }
+    return bad;
+}
+
+/*
+ * Swap memories with a peer whose hello offered @size bytes of it: send
+ * ours, take theirs, check it and map it read-only, then let the
+ * firmware lend and borrow on the link. False (logged) if anything fails.
+ */
+static bool link_share(NnpIclLink *l, int fd, uint64_t size, int64_t deadline)
+{
+    const void *map = NULL;
+    const char *bad = NULL;
+
+    if (!size) {
+        bad = "the peer offers to share memory of no valid size";
+    } else if (!write_frame_fd(fd, NNP_ICL_SHARE, l->icl->share_fd)) {
+        bad = "could not send our memory";
+    } else {
+        bad = share_take(fd, size, deadline, &map);
+    }
+    if (!bad && nnp_fw_link_share_remote(l->icl->fw, l->port, true)) {
+        bad = "no memory to share the link";
+    }
+    if (bad) {
+        link_log(l, "%s", bad);
+        nnp_icl_shm_unmap(map, size);
+        return false;
+    }
+    l->peer_mem = map;
+    l->peer_mem_size = size;
+    trace_nnp_icl_shared(l->icl->chip_id, l->port, size);
+    return true;
+}
+
+/*
  * Exchange hellos and MACs, all within NNP_ICL_HELLO_MS: false unless the
  * peer holds the secret and is the chip and port we link to, and expects
  * us.
@@ -418,6 +640,7 @@ static bool link_hello(NnpIclLink *l, int fd)
         .want_port = l->want_port,
         .features = NNP_ICL_FEAT_MODEL,
     }, peer;
+    bool share = l->is_unix && l->icl->share_fd >= 0;
     uint8_t mine_raw[NNP_ICL_HELLO_BYTES], peer_raw[NNP_ICL_HELLO_BYTES];
     uint8_t mac[NNP_ICL_MAC_LEN], peer_mac[NNP_ICL_MAC_LEN];
 
@@ -427,6 +650,10 @@ static bool link_hello(NnpIclLink *l, int fd)
     qemu_mutex_lock(&l->lock);
     mine.up = l->admin_up;
     qemu_mutex_unlock(&l->lock);
+    if (share) {
+        mine.features |= NNP_ICL_FEAT_SHARE;
+        mine.mem_shift = ctz64(l->icl->mem_size);
+    }
     nnp_icl_hello_encode(&mine, mine_raw);
     /* Not connected yet: no sender writes on @fd, so no tx_lock. */
     if (!write_frame(fd, NNP_ICL_HELLO, 0, 0, NULL, mine_raw,
@@ -462,6 +689,10 @@ static bool link_hello(NnpIclLink *l, int fd)
         qemu_mutex_unlock(&l->lock);
         return false;
     }
+    if (share && (peer.features & NNP_ICL_FEAT_SHARE) &&
+        !link_share(l, fd, nnp_icl_hello_mem_size(&peer), deadline)) {
+        return false;
+    }
     qemu_mutex_lock(&l->lock);
     l->connected = true;
     l->peer_model = peer.features & NNP_ICL_FEAT_MODEL;
@@ -485,22 +716,60 @@ static bool link_send_state(NnpIclLink *l)
 }
 
 /*
+ * Send the tags the firmware gave back since the last time, in frames of
+ * NNP_ICL_TAGS_MAX at most: false if the connection failed, or the peer
+ * lent past its credits.
+ */
+static bool link_send_give_backs(NnpIclLink *l)
+{
+    uint32_t tags[NNP_ICL_GIVE_BACK_MAX];
+    uint8_t raw[4 * NNP_ICL_TAGS_MAX];
+    unsigned n, i, k;
+    bool overflow;
+
+    qemu_mutex_lock(&l->gb_lock);
+    n = l->gb_n;
+    memcpy(tags, l->gb, n * sizeof(tags[0]));
+    l->gb_n = 0;
+    overflow = l->gb_overflow;
+    qemu_mutex_unlock(&l->gb_lock);
+    if (overflow) {
+        link_log(l, "the peer lent past its credits");
+        return false;
+    }
+    for (i = 0; i < n; i += k) {
+        k = MIN(n - i, NNP_ICL_TAGS_MAX);
+        nnp_icl_tags_encode(tags + i, k, raw);
+        if (!link_send(l, NNP_ICL_GIVE_BACK, 0, 0, 0, raw, 4 * k)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/*
  * Wait, without a bound (an idle link is fine), until a frame starts on
- * @fd or our link state changed: false if the connection is over.
+ * @fd or our link state changed, sending give-backs meanwhile: false if
+ * the connection is over.
  */
 static bool link_wait(NnpIclLink *l, int fd)
 {
-    GPollFD pfd[2] = {
+    GPollFD pfd[3] = {
         { .fd = fd, .events = G_IO_IN },
         { .fd = event_notifier_get_fd(&l->state_changed), .events = G_IO_IN },
+        { .fd = event_notifier_get_fd(&l->gb_pending), .events = G_IO_IN },
     };
 
     for (;;) {
-        if (g_poll(pfd, 2, -1) < 0 && errno != EINTR) {
+        if (g_poll(pfd, 3, -1) < 0 && errno != EINTR) {
             return false;
         }
         if (pfd[1].revents && event_notifier_test_and_clear(&l->state_changed)
             && !link_send_state(l)) {
+            return false;
+        }
+        if (pfd[2].revents && event_notifier_test_and_clear(&l->gb_pending)
+            && !link_send_give_backs(l)) {
             return false;
         }
         if (pfd[0].revents) {
@@ -546,6 +815,60 @@ static bool link_deliver(NnpIclLink *l, int fd, const struct nnp_icl_frame *h,
     return true;
 }
 
+/*
+ * The LENT frame *@h: the chunk is checked to lie within the peer's
+ * memory we map, then queued for the firmware to read in place. False
+ * (@bad says why) if the frame did not come whole or names memory
+ * outside the mapping.
+ */
+static bool link_deliver_lent(NnpIclLink *l, int fd,
+                              const struct nnp_icl_frame *h,
+                              int64_t deadline, const char **bad)
+{
+    struct nnp_icl_lent d;
+    int ret;
+
+    if (!read_payload(l, fd, h, deadline, bad)) {
+        return false;
+    }
+    *bad = nnp_icl_lent_decode(l->rx_buf, l->peer_mem_size, &d);
+    if (*bad) {
+        return false;
+    }
+    ret = nnp_fw_icl_deliver_lent(l->icl->fw, l->port, h->epoch, h->seq,
+                                  h->model, l->peer_mem + d.offset, d.len,
+                                  d.tag);
+    trace_nnp_icl_rx_lent(l->icl->chip_id, l->port, h->epoch, h->seq,
+                          d.offset, d.len, d.tag, ret);
+    return true;
+}
+
+/*
+ * GIVE_BACK (our chunks the peer is done with) or RECLAIM (the peer's
+ * chunks it wants back): false if the frame did not come whole, or the
+ * peer gave back a tag it did not hold.
+ */
+static bool link_tags(NnpIclLink *l, int fd, const struct nnp_icl_frame *h,
+                      int64_t deadline, const char **bad)
+{
+    unsigned i;
+
+    if (!read_payload(l, fd, h, deadline, bad)) {
+        return false;
+    }
+    for (i = 0; i < h->len / 4; i++) {
+        uint32_t tag = nnp_icl_tag_decode(l->rx_buf, i);
+
+        if (h->type == NNP_ICL_RECLAIM) {
+            nnp_fw_icl_reclaim_lent(l->icl->fw, l->port, tag);
+        } else if (nnp_fw_icl_given_back(l->icl->fw, l->port, tag)) {
+            *bad = "the peer gave back a chunk it does not hold";
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Frames until the connection ends or goes wrong. */
 static void link_receive(NnpIclLink *l, int fd)
 {
@@ -558,12 +881,25 @@ static void link_receive(NnpIclLink *l, int fd)
         if (!read_header(fd, &h, deadline, &bad)) {
             break;
         }
-        bad = nnp_icl_frame_check_linked(&h);
+        bad = l->peer_mem ? nnp_icl_frame_check_shared(&h)
+                          : nnp_icl_frame_check_linked(&h);
         if (bad) {
             break;
         }
         if (h.type == NNP_ICL_DATA || h.type == NNP_ICL_ABORT) {
             if (!link_deliver(l, fd, &h, deadline, &bad)) {
+                break;
+            }
+            continue;
+        }
+        if (h.type == NNP_ICL_LENT) {
+            if (!link_deliver_lent(l, fd, &h, deadline, &bad)) {
+                break;
+            }
+            continue;
+        }
+        if (h.type == NNP_ICL_GIVE_BACK || h.type == NNP_ICL_RECLAIM) {
+            if (!link_tags(l, fd, &h, deadline, &bad)) {
                 break;
             }
             continue;
@@ -593,6 +929,19 @@ static void link_close(NnpIclLink *l, int fd)
     qemu_mutex_lock(&l->tx_lock);
     qemu_mutex_unlock(&l->tx_lock);
     close(fd);
+    if (l->peer_mem) {
+        /* Once the firmware has stopped reading the peer's memory. */
+        nnp_fw_link_share_remote(l->icl->fw, l->port, false);
+        nnp_icl_shm_unmap(l->peer_mem, l->peer_mem_size);
+        l->peer_mem = NULL;
+        l->peer_mem_size = 0;
+    }
+    /* Give-backs of this connection's chunks mean nothing to the next. */
+    qemu_mutex_lock(&l->gb_lock);
+    l->gb_n = 0;
+    l->gb_overflow = false;
+    qemu_mutex_unlock(&l->gb_lock);
+    event_notifier_test_and_clear(&l->gb_pending);
 }
 
 static void *link_thread(void *opaque)
@@ -622,6 +971,8 @@ static void link_free(NnpIclLink *l)
     }
     qapi_free_SocketAddress(l->addr);
     event_notifier_cleanup(&l->state_changed);
+    event_notifier_cleanup(&l->gb_pending);
+    qemu_mutex_destroy(&l->gb_lock);
     qemu_cond_destroy(&l->cond);
     qemu_mutex_destroy(&l->lock);
     qemu_mutex_destroy(&l->tx_lock);
@@ -670,8 +1021,12 @@ static NnpIclLink *link_new(NnpIclSockets *icl, const char *item,
     l->admin_up = true;
     qemu_mutex_init(&l->tx_lock);
     qemu_mutex_init(&l->lock);
+    qemu_mutex_init(&l->gb_lock);
     qemu_cond_init(&l->cond);
     ret = event_notifier_init(&l->state_changed, false);
+    if (!ret) {
+        ret = event_notifier_init(&l->gb_pending, false);
+    }
     if (ret) {
         error_setg_errno(errp, -ret, "nnp: remote link '%s'", item);
         link_free(l);
@@ -690,6 +1045,7 @@ static NnpIclLink *link_new(NnpIclSockets *icl, const char *item,
         link_free(l);
         return NULL;
     }
+    l->is_unix = l->addr->type == SOCKET_ADDRESS_TYPE_UNIX;
     if (l->listen) {
         l->listen_fd = socket_listen(l->addr, 1, errp);
         if (l->listen_fd < 0) {
@@ -724,7 +1080,8 @@ static bool secret_load(NnpIclSockets *icl, const char *secret_id,
 
 NnpIclSockets *nnp_icl_sockets_new(const char *spec, const char *secret_id,
                                    struct nnp_fw *fw, uint32_t chip_id,
-                                   unsigned num_ports, Error **errp)
+                                   unsigned num_ports, int mem_fd,
+                                   uint64_t mem_size, Error **errp)
 {
     NnpIclSockets *icl = g_new0(NnpIclSockets, 1);
     g_auto(GStrv) items = g_strsplit(spec, ";", -1);
@@ -733,6 +1090,18 @@ NnpIclSockets *nnp_icl_sockets_new(const char *spec, const char *secret_id,
 
     icl->fw = fw;
     icl->chip_id = chip_id;
+    icl->share_fd = -1;
+    icl->mem_size = mem_size;
+    if (mem_fd >= 0) {
+        icl->share_fd = nnp_icl_shm_reopen_ro(mem_fd);
+        if (icl->share_fd < 0) {
+            error_setg_errno(errp, -icl->share_fd,
+                             "nnp: no read-only descriptor of the device "
+                             "memory to share");
+            nnp_icl_sockets_free(icl);
+            return NULL;
+        }
+    }
     if (!secret_load(icl, secret_id, errp)) {
         nnp_icl_sockets_free(icl);
         return NULL;
@@ -774,6 +1143,60 @@ int nnp_icl_sockets_send(NnpIclSockets *icl, unsigned port, uint64_t epoch,
     }
     return link_send(icl->links[port], abort ? NNP_ICL_ABORT : NNP_ICL_DATA,
                      epoch, seq, model_ns, data, len) ? 0 : -1;
+}
+
+int nnp_icl_sockets_send_lent(NnpIclSockets *icl, unsigned port,
+                              uint64_t epoch, uint32_t seq, uint64_t model_ns,
+                              uint64_t offset, size_t len, uint32_t tag)
+{
+    struct nnp_icl_lent d = { .offset = offset, .len = len, .tag = tag };
+    uint8_t raw[NNP_ICL_LENT_BYTES];
+
+    if (!nnp_icl_sockets_has_port(icl, port)) {
+        return -1;
+    }
+    nnp_icl_lent_encode(&d, raw);
+    return link_send(icl->links[port], NNP_ICL_LENT, epoch, seq, model_ns,
+                     raw, sizeof(raw)) ? 0 : -1;
+}
+
+/* With firmware locks held: queue it for the link's thread, never block. */
+void nnp_icl_sockets_give_back(NnpIclSockets *icl, unsigned port,
+                               uint32_t tag)
+{
+    NnpIclLink *l;
+
+    if (!nnp_icl_sockets_has_port(icl, port)) {
+        return;
+    }
+    l = icl->links[port];
+    qemu_mutex_lock(&l->gb_lock);
+    if (l->gb_n < NNP_ICL_GIVE_BACK_MAX) {
+        l->gb[l->gb_n++] = tag;
+    } else {
+        l->gb_overflow = true;
+    }
+    qemu_mutex_unlock(&l->gb_lock);
+    event_notifier_set(&l->gb_pending);
+}
+
+void nnp_icl_sockets_reclaim(NnpIclSockets *icl, unsigned port,
+                             const uint32_t *tags, size_t n)
+{
+    uint8_t raw[4 * NNP_ICL_TAGS_MAX];
+    size_t i, k;
+
+    if (!nnp_icl_sockets_has_port(icl, port)) {
+        return;
+    }
+    for (i = 0; i < n; i += k) {
+        k = MIN(n - i, NNP_ICL_TAGS_MAX);
+        nnp_icl_tags_encode(tags + i, k, raw);
+        if (!link_send(icl->links[port], NNP_ICL_RECLAIM, 0, 0, 0, raw,
+                       4 * k)) {
+            return;
+        }
+    }
 }
 
 /*
@@ -837,6 +1260,9 @@ void nnp_icl_sockets_free(NnpIclSockets *icl)
     if (icl->key) {
         explicit_bzero(icl->key, icl->key_len);
         g_free(icl->key);
+    }
+    if (icl->share_fd >= 0) {
+        close(icl->share_fd);
     }
     g_free(icl);
 }

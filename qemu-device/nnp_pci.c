@@ -15,6 +15,8 @@
  * Monitor: qom-set ID link-down|link-up PORT, qom-set ID fault SPEC.
  *        [,icl-secret=SECRET-ID,remote=PORT-CHIP.PORT:listen|connect:ADDR;...]
  *                             (links to other QEMUs: see nnp_icl_socket.c)
+ *        [,icl-share=on|off]  (with remote: device memory in a sealed memfd,
+ *                             shared with peers on unix sockets; default on)
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -26,6 +28,7 @@
 #include "qemu/thread.h"
 #include "qemu/timer.h"
 #include "qemu/cutils.h"
+#include "qemu/memfd.h"
 #include "qemu/units.h"
 #include "qapi/error.h"
 #include "hw/pci/pci_device.h"
@@ -81,6 +84,7 @@ struct NnpState {
     uint32_t pcie_latency_ns;
     uint32_t cmd_overhead_ns;
     uint32_t nworkers;       /* property "workers" */
+    bool icl_share;
 };
 
 static void nnp_kick(NnpState *s, unsigned int what)
@@ -257,6 +261,69 @@ static int nnp_icl_tx(void *opaque, unsigned int port, uint64_t epoch,
     return ret;
 }
 
+static int nnp_icl_tx_lent(void *opaque, unsigned int port, uint64_t epoch,
+                           uint32_t seq, uint64_t model_ns, uint64_t offset,
+                           size_t len, uint32_t tag)
+{
+    NnpState *s = opaque;
+    int ret = s->icl ? nnp_icl_sockets_send_lent(s->icl, port, epoch, seq,
+                                                 model_ns, offset, len, tag)
+                     : -1;
+
+    trace_nnp_icl_tx_lent(s->chip_id, port, seq, offset, len, tag, ret);
+    return ret;
+}
+
+/* With firmware locks held: queued, never waits. */
+static void nnp_icl_give_back(void *opaque, unsigned int port, uint32_t tag)
+{
+    NnpState *s = opaque;
+
+    if (s->icl) {
+        nnp_icl_sockets_give_back(s->icl, port, tag);
+    }
+}
+
+static void nnp_icl_reclaim(void *opaque, unsigned int port,
+                            const uint32_t *tags, size_t n)
+{
+    NnpState *s = opaque;
+
+    if (s->icl) {
+        nnp_icl_sockets_reclaim(s->icl, port, tags, n);
+    }
+}
+
+/*
+ * The device memory: RAM, or with remote links that may share it a
+ * memfd sealed against shrinking, growing and new seals, so that a peer
+ * on this host can map it and rely on its size. Returns its fd, -1 if
+ * not shared; false on failure.
+ */
+static bool nnp_mem_init(NnpState *s, int *fd, Error **errp)
+{
+    *fd = -1;
+    if (!s->remote || !s->icl_share) {
+        return memory_region_init_ram(&s->mem, OBJECT(s), "nnp-mem",
+                                      s->mem_size, errp);
+    }
+    *fd = qemu_memfd_create("nnp-mem", s->mem_size, false, 0,
+                            F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL, errp);
+    if (*fd < 0) {
+        return false;
+    }
+    /* The RAM block owns the fd from here and closes it when freed. */
+    if (!memory_region_init_ram_from_fd(&s->mem, OBJECT(s), "nnp-mem",
+                                        s->mem_size, RAM_SHARED, *fd, 0,
+                                        errp)) {
+        close(*fd);
+        *fd = -1;
+        return false;
+    }
+    vmstate_register_ram(&s->mem, DEVICE(s));
+    return true;
+}
+
 /* A packet or a deadline for a parked command: the workers go on. */
 static void nnp_fw_kick(void *opaque, unsigned int what)
 {
@@ -312,6 +379,9 @@ static void nnp_realize(PCIDevice *pdev, Error **errp)
         .guest_error = nnp_guest_error,
         .warning = nnp_warning,
         .icl_tx = nnp_icl_tx,
+        .icl_tx_lent = nnp_icl_tx_lent,
+        .icl_give_back = nnp_icl_give_back,
+        .icl_reclaim = nnp_icl_reclaim,
         .kick = nnp_fw_kick,
     };
     struct nnp_fw_config cfg = {
@@ -330,6 +400,7 @@ static void nnp_realize(PCIDevice *pdev, Error **errp)
     unsigned int nvec = NNP_VECTOR_QUEUE(NNP_HW_MAX_QUEUES);
     const char *why = NULL;
     unsigned int i;
+    int mem_fd;
 
     if (s->mem_size < NNP_MEM_SIZE_MIN || s->mem_size > NNP_MEM_SIZE_MAX ||
         !is_power_of_2(s->mem_size)) {
@@ -341,8 +412,7 @@ static void nnp_realize(PCIDevice *pdev, Error **errp)
                    NNP_WORKERS_MAX);
         return;
     }
-    if (!memory_region_init_ram(&s->mem, OBJECT(s), "nnp-mem", s->mem_size,
-                                errp)) {
+    if (!nnp_mem_init(s, &mem_fd, errp)) {
         return;
     }
     cfg.mem = memory_region_get_ram_ptr(&s->mem);
@@ -379,7 +449,8 @@ static void nnp_realize(PCIDevice *pdev, Error **errp)
     }
     if (s->remote) {
         s->icl = nnp_icl_sockets_new(s->remote, s->icl_secret, s->fw,
-                                     s->chip_id, s->num_ports, errp);
+                                     s->chip_id, s->num_ports, mem_fd,
+                                     s->mem_size, errp);
         if (!s->icl) {
             if (s->fabric) {
                 nnp_fabric_leave(s->fw);
@@ -455,6 +526,7 @@ static const Property nnp_props[] = {
     DEFINE_PROP_UINT32("pcie-latency-ns", NnpState, pcie_latency_ns, 0),
     DEFINE_PROP_UINT32("cmd-overhead-ns", NnpState, cmd_overhead_ns, 0),
     DEFINE_PROP_UINT32("workers", NnpState, nworkers, 0),
+    DEFINE_PROP_BOOL("icl-share", NnpState, icl_share, true),
 };
 
 /* Monitor: qom-set /machine/peripheral/ID link-down PORT (or link-up). */

@@ -22,8 +22,16 @@ else 1 with the reason on stderr.
   garbage         link, then send --frame (hex) after the handshake: QEMU
                   must drop us
   raw             send --frame (hex) instead of a hello: QEMU must drop us
+  share           over a unix socket, link offering to share --mem-shift
+                  (log2 bytes) of memory; QEMU must send its own memory, a
+                  read-only sealed memfd; we send --memfd: sealed (a sealed
+                  memfd of the size offered: QEMU must keep us, and then
+                  with --send (hex) drop us after it), unsealed, large
+                  (twice the size offered) or none (SHARE without a
+                  descriptor): QEMU must drop us within --within seconds
 """
 import argparse
+import fcntl
 import hashlib
 import hmac
 import os
@@ -38,6 +46,9 @@ HELLO = struct.Struct("<IHBBIHH32s")
 MAGIC = 0x4C43494E
 VERSION = 3
 T_HELLO, T_DATA, T_ABORT, T_LINK_DOWN, T_LINK_UP, T_AUTH = 1, 2, 3, 4, 5, 6
+T_SHARE, T_LENT, T_GIVE_BACK, T_RECLAIM = 7, 8, 9, 10
+FEAT_SHARE = 2
+SEALS = fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL
 
 
 def fail(why):
@@ -107,10 +118,11 @@ def closed_within(s, secs):
     return False
 
 
-def handshake(s, a):
-    """Hello and AUTH; returns whether QEMU's AUTH proves our secret."""
-    mine = HELLO.pack(a.chip, a.port, 1, 0, a.want_chip, a.want_port, 0,
-                      os.urandom(32))
+def handshake(s, a, share=0):
+    """Hello and AUTH, offering to share 2**share bytes of memory (0: not);
+    returns whether QEMU's AUTH proves our secret."""
+    mine = HELLO.pack(a.chip, a.port, 1, FEAT_SHARE if share else 0,
+                      a.want_chip, a.want_port, share, os.urandom(32))
     s.sendall(frame(T_HELLO, mine))
     t, theirs = recv_frame(s)
     if t != T_HELLO or len(theirs) != HELLO.size:
@@ -122,6 +134,38 @@ def handshake(s, a):
         fail("no AUTH from QEMU (got type %r)" % t)
     return hmac.compare_digest(mac, hmac.new(key, theirs + mine,
                                              hashlib.sha256).digest())
+
+
+def memfd(size, seals):
+    fd = os.memfd_create("icl-peer", os.MFD_ALLOW_SEALING)
+    os.ftruncate(fd, size)
+    if seals:
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, seals)
+    return fd
+
+
+def share(s, a):
+    """After the handshake: QEMU's SHARE (its memory, read-only and
+    sealed), then ours as --memfd says."""
+    s.settimeout(10)
+    h, fds, _, _ = socket.recv_fds(s, HDR.size, 4)
+    if len(h) != HDR.size or HDR.unpack(h)[2] != T_SHARE or len(fds) != 1:
+        fail("no SHARE with one descriptor from QEMU (%r, %d fds)" % (h, len(fds)))
+    theirs = fds[0]
+    if fcntl.fcntl(theirs, fcntl.F_GET_SEALS) & SEALS != SEALS:
+        fail("QEMU's memory is not sealed")
+    if fcntl.fcntl(theirs, fcntl.F_GETFL) & os.O_ACCMODE != os.O_RDONLY:
+        fail("QEMU gave us its memory writable")
+    print("QEMU shares %d bytes, read-only, sealed" % os.fstat(theirs).st_size)
+    os.close(theirs)
+    size = 1 << a.mem_shift
+    if a.memfd == "none":
+        s.sendall(frame(T_SHARE))
+        return
+    fd = memfd(2 * size if a.memfd == "large" else size,
+               0 if a.memfd == "unsealed" else SEALS)
+    socket.send_fds(s, [frame(T_SHARE)], [fd])
+    os.close(fd)
 
 
 class Monitor:
@@ -169,7 +213,27 @@ def main():
     p.add_argument("--device", default="nnp0")
     p.add_argument("--toggles", type=int, default=1000)
     p.add_argument("--frame", default="")
+    p.add_argument("--mem-shift", type=int, default=20)
+    p.add_argument("--memfd", default="sealed")
+    p.add_argument("--send", default="")
     a = p.parse_args()
+
+    if a.scenario == "share":
+        s = connect(a.addr)
+        if not handshake(s, a, a.mem_shift):
+            fail("QEMU's AUTH does not prove the secret")
+        share(s, a)
+        if a.memfd != "sealed":
+            if not closed_within(s, a.within):
+                fail("QEMU kept a peer whose memory is %s" % a.memfd)
+            return
+        if closed_within(s, 1):
+            fail("QEMU dropped a peer sharing sealed memory")
+        if a.send:
+            s.sendall(bytes.fromhex(a.send))
+            if not closed_within(s, a.within):
+                fail("QEMU kept the connection after %s" % a.send)
+        return
 
     if a.scenario in ("stall", "silent"):
         s = connect(a.addr)

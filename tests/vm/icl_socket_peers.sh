@@ -6,12 +6,17 @@
 # bytes or a hello announcing 4 GiB are dropped at once; a linked peer that
 # cuts a frame short is dropped within the frame timeout; a peer that never
 # reads does not hold up the monitor's link-down; after each of them QEMU
-# still serves the monitor and a real peer still links.
+# still serves the monitor and a real peer still links. Peers that share
+# memory (a unix socket, as QEMUs on one host): a sealed memfd of the size
+# offered is mapped, and QEMU's own comes read-only and sealed; an
+# unsealed one, one larger than offered, or none is refused unmapped; a
+# LENT frame past the end of the peer's memory or wrapping past 2^64, and
+# a GIVE_BACK of a tag never lent, drop the connection.
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)
 . "$root/tests/lib/vms.sh"
-tap_plan 11
+tap_plan 21
 
 secret=job-secret-$$
 peer=(python3 "$root/tests/vm/icl_peer.py")
@@ -20,6 +25,7 @@ addr=unix:$tmp/icl
 vm_start qemu "$root/build/qemu/qemu-system-x86_64" -machine q35 -accel tcg \
 	-nodefaults -nographic -S -bios /usr/share/qemu/qboot.rom -L /usr/share/qemu \
 	-d guest_errors -D "$tmp/log" -trace nnp_icl_link_error \
+	-trace nnp_icl_shared -trace nnp_icl_rx_lent \
 	-monitor "unix:$tmp/mon,server=on,wait=off" \
 	-object "secret,id=icl,data=$secret" \
 	-device "nnp,id=nnp0,chip-id=0,icl-secret=icl,remote=0-1.0:listen:$addr"
@@ -57,6 +63,44 @@ peer_ok "linked, then a frame cut short: dropped within 8 s" \
 	truncated --secret "$secret" --within 8
 peer_ok "a peer that never reads: 300 link-down/up each return within 1 s" \
 	no-read --secret "$secret" --monitor "$tmp/mon" --toggles 300 --within 1
+# frame_hex TYPE PAYLOAD_HEX: a version 3 frame with that payload
+frame_hex() {
+	python3 -c 'import struct, sys
+p = bytes.fromhex(sys.argv[2])
+print((struct.pack("<IBBHIIQ", 0x4C43494E, 3, int(sys.argv[1]), 0, len(p), 0, 0) + p).hex())' "$@"
+}
+# lent_hex OFFSET LEN: a LENT frame naming that chunk, tag 0
+lent_hex() {
+	frame_hex 8 "$(python3 -c 'import struct, sys
+print(struct.pack("<QII", int(sys.argv[1], 0), int(sys.argv[2], 0), 0).hex())' "$1" "$2")"
+}
+
+share=(share --secret "$secret" --mem-shift 20)
+peer_ok "a peer sharing a sealed memfd of the 1 MiB offered is linked" \
+	"${share[@]}" --memfd sealed
+tap_grep "QEMU gave it its 256 MiB read-only and sealed" "$tmp/peer" \
+	'^QEMU shares 268435456 bytes, read-only, sealed$'
+tap_grep "QEMU mapped the peer's 1 MiB" "$tmp/log" \
+	"nnp_icl_shared chip 0 port 0 maps the peer's 1048576 bytes"
+peer_ok "an unsealed memfd is refused: dropped within 2 s" \
+	"${share[@]}" --memfd unsealed --within 2
+peer_ok "a memfd of 2 MiB when 1 MiB was offered is refused" \
+	"${share[@]}" --memfd large --within 2
+peer_ok "SHARE without a descriptor is refused" \
+	"${share[@]}" --memfd none --within 2
+peer_ok "a LENT chunk 8 bytes past the peer's memory: dropped within 2 s" \
+	"${share[@]}" --send "$(lent_hex 0xffff8 16)" --within 2
+peer_ok "a LENT chunk whose offset + length wraps past 2^64: dropped" \
+	"${share[@]}" --send "$(lent_hex 0xfffffffffffffff8 16)" --within 2
+peer_ok "a GIVE_BACK of a tag never lent: dropped" \
+	"${share[@]}" --send "$(frame_hex 9 45230100)" --within 2
+tap_check "each sharing refusal logged; no refused chunk delivered" eval '
+	grep -q "not sealed against shrinking, growing and new seals" "$tmp/log" &&
+	grep -q "not the size its hello announced" "$tmp/log" &&
+	grep -q "SHARE came without its memory" "$tmp/log" &&
+	test "$(grep -c "lent chunk outside the peer.s memory" "$tmp/log")" = 2 &&
+	grep -q "gave back a chunk it does not hold" "$tmp/log" &&
+	! grep -q nnp_icl_rx_lent "$tmp/log"'
 tap_check "each refusal and timeout logged" eval '
 	grep -q "failed authentication" "$tmp/log" &&
 	grep -q "the peer is chip 5 port 0 linking to chip 0 port 0" "$tmp/log" &&
