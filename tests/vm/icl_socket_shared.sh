@@ -26,6 +26,8 @@ tap_plan 15
 iters=${NNP_PAIR_BENCH_ITERS:-0}
 mib=8
 bytes=$((mib << 20))
+# What each chip receives in all: the checked allreduce and the timed ones.
+total=$(((iters + 1) * bytes))
 printf "job-secret-%s" "$$" >"$tmp/secret"
 
 # pair WAY ADDR: the two VMs, linked at ADDR, both run to the end
@@ -105,15 +107,15 @@ for r in 0 1; do
 	lent=$(lens "$tmp/unix-log$r" nnp_icl_rx_lent)
 	data=$(lens "$tmp/unix-log$r" nnp_icl_rx)
 	echo "# unix: chip $r received lent: $lent, as payload: $data (bytes, frames)"
-	tap_check "unix: chip $r received all $bytes bytes lent, none as payload" \
-		test "${lent% *}" = "$bytes" -a "$data" = "0 0"
+	tap_check "unix: chip $r received all $total bytes lent, none as payload" \
+		test "${lent% *}" = "$total" -a "$data" = "0 0"
 done
 shared=$(cat "$tmp/tcp-log0" "$tmp/tcp-log1" | grep -c nnp_icl_shared)
 lent=$(lens "$tmp/tcp-log0" nnp_icl_rx_lent)
 data=$(lens "$tmp/tcp-log0" nnp_icl_rx)
 echo "# tcp: chip 0 received lent: $lent, as payload: $data (bytes, frames)"
-tap_check "tcp: no memory shared, chip 0 received all $bytes bytes as payload" \
-	test "$shared" = 0 -a "$lent" = "0 0" -a "${data% *}" = "$bytes"
+tap_check "tcp: no memory shared, chip 0 received all $total bytes as payload" \
+	test "$shared" = 0 -a "$lent" = "0 0" -a "${data% *}" = "$total"
 
 if [ "$iters" -gt 0 ]; then
 	for way in unix tcp; do
