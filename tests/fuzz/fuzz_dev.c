@@ -188,6 +188,32 @@ static int icl_tx(void *opaque, unsigned int port, uint64_t epoch,
 	return 0;
 }
 
+/* A shared link's lend: only ever of the chip's own memory. */
+static int icl_tx_lent(void *opaque, unsigned int port, uint64_t epoch,
+		       uint32_t seq, uint64_t model_ns, uint64_t offset,
+		       size_t len, uint32_t tag)
+{
+	struct fuzz_dev *d = opaque;
+
+	(void)epoch, (void)seq, (void)model_ns, (void)tag;
+	if (port >= NNP_FW_MAX_PORTS || !len || len > NNP_FW_ICL_MAX_PACKET ||
+	    offset > FUZZ_DEV_SIZE || len > FUZZ_DEV_SIZE - offset)
+		fuzz_fail("lent %zu bytes at 0x%llx on port %u", len,
+			  (unsigned long long)offset, port);
+	d->icl_lent++;
+	return 0;
+}
+
+static void icl_give_back(void *opaque, unsigned int port, uint32_t tag)
+{
+	struct fuzz_dev *d = opaque;
+
+	(void)tag;
+	if (port >= NNP_FW_MAX_PORTS)
+		fuzz_fail("gave back a chunk on port %u", port);
+	d->icl_given_back++;
+}
+
 static struct fuzz_named *name(struct fuzz_dev *d, struct fuzz_named n)
 {
 	if (d->nnamed == FUZZ_NAMED_MAX)
@@ -238,6 +264,7 @@ void fuzz_dev_init(struct fuzz_dev *d, uint16_t ports)
 		.opaque = d, .dma_read = dma_read, .dma_write = dma_write,
 		.dma_map = dma_map, .dma_unmap = dma_unmap,
 		.raise_irq = raise_irq, .now_ns = now_ns, .icl_tx = icl_tx,
+		.icl_tx_lent = icl_tx_lent, .icl_give_back = icl_give_back,
 	};
 	struct nnp_fw_config cfg = {
 		.chip_id = FUZZ_CHIP_ID, .mem_size = FUZZ_DEV_SIZE, .num_ports = ports,

@@ -77,6 +77,8 @@ struct fuzz_dev {
 	uint64_t commands;	/* completions read back */
 	/* The remote peer's transport: packets sent, for the ICL fuzzer. */
 	uint64_t icl_sent;
+	/* A shared link's: chunks lent, and the peer's given back. */
+	uint64_t icl_lent, icl_given_back;
 	/* fuzz_dev_seal(): what memory held, and the secret planted. */
 	uint8_t *host_ref, *dev_ref;
 	uint64_t secret_off, secret_len;

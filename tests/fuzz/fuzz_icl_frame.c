@@ -18,6 +18,14 @@
  * ends; then the port goes down and the queue drains. fuzz_dev checks
  * every access and, at the end, that nothing outside context 1's key
  * changed.
+ *
+ * A hello offering to share 1 MiB of memory (NNP_ICL_FEAT_SHARE, as a
+ * QEMU on the same host) makes the link shared, the peer's memory a
+ * buffer of exactly 1 MiB (ASan's bounds): LENT frames are decoded and
+ * bounds-checked as the link does and their chunks read in place,
+ * GIVE_BACK hands the firmware tags (one it does not know drops the
+ * connection), RECLAIM asks for the peer's chunks back. The link stops
+ * being shared before that memory goes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,12 +35,17 @@
 #include "fuzz_stream.h"
 #include "nnp_icl_frame.h"
 
-static unsigned long long frames, packets, commands;
+/* The peer's memory on a shared link: what its hello must offer. */
+#define PEER_MEM	(1u << 20)
+
+static unsigned long long frames, packets, commands, lent, shared_links;
+/* The peer's memory as the link maps it; NULL: the link shares none. */
+static uint8_t *peer_mem;
 
 static void report(void)
 {
-	fprintf(stderr, "fuzz_icl_frame: %llu frames read, %llu packets delivered, %llu commands completed\n",
-		frames, packets, commands);
+	fprintf(stderr, "fuzz_icl_frame: %llu frames read, %llu packets delivered, %llu commands completed, %llu shared links, %llu chunks lent to us\n",
+		frames, packets, commands, shared_links, lent);
 }
 
 /* A frame's header, as the link's read_header(): false where it drops. */
@@ -97,7 +110,44 @@ static bool hello(struct fuzz_dev *d, struct fuzz_stream *s, unsigned int port)
 		return false;
 	if (nnp_fw_link_attach_remote(d->fw, port, peer.chip_id, peer.port))
 		fuzz_fail("port %u: its peer's hello not attached", port);
+	if (nnp_icl_hello_mem_size(&peer) == PEER_MEM) {
+		peer_mem = malloc(PEER_MEM);
+		if (!peer_mem || nnp_fw_link_share_remote(d->fw, port, true))
+			fuzz_fail("port %u: not shared", port);
+		memset(peer_mem, 0x3c, PEER_MEM);
+		shared_links++;
+	}
 	nnp_fw_link_set(d->fw, port, peer.up);
+	return true;
+}
+
+/*
+ * LENT, GIVE_BACK or RECLAIM on a shared link, as the link's
+ * link_deliver_lent() and link_tags(): false where it drops.
+ */
+static bool shared_frame(struct fuzz_dev *d, struct fuzz_stream *s,
+			 unsigned int port, const struct nnp_icl_frame *f)
+{
+	const uint8_t *p = fuzz_take(s, f->len);
+	struct nnp_icl_lent c;
+	uint32_t i;
+
+	if (!p)
+		return false;
+	if (f->type == NNP_ICL_LENT) {
+		if (nnp_icl_lent_decode(p, PEER_MEM, &c))
+			return false;
+		nnp_fw_icl_deliver_lent(d->fw, port, f->epoch, f->seq, f->model,
+					peer_mem + c.offset, c.len, c.tag);
+		lent++;
+		return true;
+	}
+	for (i = 0; i < f->len / 4; i++) {
+		if (f->type == NNP_ICL_RECLAIM)
+			nnp_fw_icl_reclaim_lent(d->fw, port, nnp_icl_tag_decode(p, i));
+		else if (nnp_fw_icl_given_back(d->fw, port, nnp_icl_tag_decode(p, i)))
+			return false;
+	}
 	return true;
 }
 
@@ -140,8 +190,16 @@ static void receive(struct fuzz_dev *d, struct fuzz_stream *s, unsigned int port
 {
 	struct nnp_icl_frame f;
 
-	while (read_header(s, &f) && !nnp_icl_frame_check_linked(&f)) {
-		if (f.type == NNP_ICL_DATA || f.type == NNP_ICL_ABORT) {
+	while (read_header(s, &f) &&
+	       !(peer_mem ? nnp_icl_frame_check_shared(&f) :
+			    nnp_icl_frame_check_linked(&f))) {
+		if (f.type == NNP_ICL_LENT || f.type == NNP_ICL_GIVE_BACK ||
+		    f.type == NNP_ICL_RECLAIM) {
+			if (!shared_frame(d, s, port, &f))
+				return;
+			if (!fuzz_queue_run(d))
+				fuzz_queue_reset(d, FUZZ_CTX);
+		} else if (f.type == NNP_ICL_DATA || f.type == NNP_ICL_ABORT) {
 			if (!deliver(d, s, port, &f))
 				return;
 			if (!fuzz_queue_run(d))
@@ -180,6 +238,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		receive(&d, &s, port);
 	/* The connection is over: the port goes down with it. */
 	nnp_fw_link_set(d.fw, port, false);
+	/* Nothing reads the peer's memory once this returns: it may go. */
+	if (peer_mem) {
+		nnp_fw_link_share_remote(d.fw, port, false);
+		free(peer_mem);
+		peer_mem = NULL;
+	}
 	fuzz_queue_drain(&d);
 	commands += d.commands;
 	fuzz_dev_fini(&d);

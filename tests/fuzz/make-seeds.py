@@ -130,6 +130,7 @@ def icl_seeds():
 def icl_frame_seeds():
     # firmware-sim/include/nnp_icl_frame.h
     HELLO, DATA, ABORT, LINK_DOWN, LINK_UP, AUTH = 1, 2, 3, 4, 5, 6
+    LENT, GIVE_BACK, RECLAIM = 8, 9, 10
     EPOCHS = [0x1111, 0x2222, 0xdead]  # fuzz_icl_chip.c
     PEERS = [(2, 1), (3, 0)]  # the far ends of our ports 0 and 1
     CHIP = 1  # FUZZ_CHIP_ID
@@ -140,10 +141,12 @@ def icl_frame_seeds():
                            seq, epoch) + \
             (b"" if model is None else struct.pack("<Q", model)) + payload
 
-    def hello(port, chip=None, up=1):
+    def hello(port, chip=None, up=1, share=False):
+        # share: offering 1 MiB of memory (log2 20), as fuzz_icl_frame.c wants
         peer_chip, peer_port = PEERS[port]
         body = struct.pack("<IHBBIHH", peer_chip if chip is None else chip,
-                           peer_port, up, 1, CHIP, port, 0) + bytes(range(32))
+                           peer_port, up, 3 if share else 1, CHIP, port,
+                           20 if share else 0) + bytes(range(32))
         # On port PORT, the peer's HELLO and an AUTH (not checked here).
         return bytes([port]) + frame(HELLO, body) + frame(AUTH, b"\xa5" * 32)
 
@@ -161,6 +164,21 @@ def icl_frame_seeds():
           frame(DATA, b"\x5a" * 100, EPOCHS[1]))
     write("icl_frame", "wrong-chip", ICL_RECV + hello(0, chip=4) +
           frame(DATA, b"\x5a" * 100, EPOCHS[1]))
+
+    def lent(offset, n, tag, model=None):
+        return frame(LENT, struct.pack("<QII", offset, n, tag), EPOCHS[0], 0,
+                     model)
+
+    def tags(kind, *t):
+        return frame(kind, struct.pack("<%dI" % len(t), *t))
+
+    # A shared link: the segments lent from the peer's 1 MiB, then tags.
+    shared = b"".join(lent(i << 16, n, i, 1000 * i)
+                      for i, n in enumerate(ICL_SEGMENTS))
+    write("icl_frame", "shared-allreduce", ICL_ALLREDUCE + hello(1, share=True) +
+          shared + tags(RECLAIM, 2, 3) + tags(GIVE_BACK, 1 << 10))
+    write("icl_frame", "shared-outside", ICL_ALLREDUCE + hello(1, share=True) +
+          lent((1 << 20) - 8, 16, 0) + lent(2**64 - 8, 16, 1))
 
 
 def ring_seeds():
