@@ -38,20 +38,7 @@
  * from the peer is logged and drops the connection.
  *
  * Two QEMUs on one host, joined by a unix socket, share their device
- * memory (when the device has it in a memfd: icl-share, the default):
- * both hellos offer NNP_ICL_FEAT_SHARE with the memory's size, each end
- * then sends SHARE with a read-only descriptor of its sealed memfd
- * (SCM_RIGHTS), and maps the peer's read-only once nnp_icl_shm_check()
- * found it sealed against shrinking and of the size announced (a peer
- * that truncated a file we map would SIGBUS us). The firmware then lends
- * a collective's chunks as on an in-process link: a LENT frame says where
- * the chunk lies (offset, length, tag), bounds-checked against the mapping
- * before anything is read; the receiver reduces or copies straight from
- * the mapping and gives the tag back in GIVE_BACK (queued by the firmware
- * under its locks, sent by this link's thread). The mapping goes when the
- * connection does, once the firmware has stopped reading it. Sharing
- * gives the authenticated peer read access to all of our device memory,
- * as chips of one process have: a job's chips trust each other that far.
+ * memory instead (nnp_icl_share.c).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -72,76 +59,16 @@
 
 #include "nnp_fw.h"
 #include "nnp_icl_frame.h"
+#include "nnp_icl_link.h"
 #include "nnp_icl_shm.h"
-#include "nnp_icl_socket.h"
 #include "trace.h"
 
 /* A peer that has not authenticated in this long is not one of ours. */
 #define NNP_ICL_HELLO_MS    5000
-/* A peer that does not send or take a whole frame in this long is gone. */
-#define NNP_ICL_FRAME_MS    5000
 /* How often the connecting side tries again. */
 #define NNP_ICL_RETRY_MS    200
-/*
- * Give-backs queued at most: what an honest peer can have lent us (its
- * credits), twice over. More is a peer lending past its credits.
- */
-#define NNP_ICL_GIVE_BACK_MAX   (2 * NNP_ICL_TAGS_MAX)
 
-typedef struct NnpIclLink {
-    NnpIclSockets *icl;
-    unsigned port;
-    uint32_t want_chip;     /* the peer we link to */
-    unsigned want_port;
-    bool listen;
-    SocketAddress *addr;
-    int listen_fd;
-    QemuThread thread;
-    bool started;
-    uint8_t *rx_buf;        /* the thread's */
-    size_t rx_size;
-
-    /*
-     * Tells the thread to send our link state to the peer: the monitor
-     * (under the BQL) must not wait for tx_lock, which a peer that reads
-     * slowly holds until the send deadline.
-     */
-    EventNotifier state_changed;
-    QemuMutex tx_lock;      /* one frame at a time; taken before lock */
-    QemuMutex lock;         /* guards what follows; never held across I/O */
-    QemuCond cond;          /* wakes the connect retry wait */
-    int fd;                 /* the connection, -1 if none */
-    bool connected;         /* hellos exchanged */
-    bool peer_model;        /* the peer takes modeled arrival times */
-    bool admin_up;          /* not taken down, at either end */
-    bool stopping;
-
-    /* Shared memory (the thread's, set before the link comes up): */
-    bool is_unix;           /* a unix socket: the peer is on this host */
-    const uint8_t *peer_mem;    /* the peer's memory, mapped; NULL: none */
-    uint64_t peer_mem_size;
-    /*
-     * Tags to give back, queued by the firmware with its locks held; the
-     * thread sends them (gb_pending). Guarded by gb_lock, a leaf lock.
-     */
-    QemuMutex gb_lock;
-    EventNotifier gb_pending;
-    uint32_t gb[NNP_ICL_GIVE_BACK_MAX];
-    unsigned gb_n;
-    bool gb_overflow;
-} NnpIclLink;
-
-struct NnpIclSockets {
-    struct nnp_fw *fw;
-    uint32_t chip_id;
-    uint8_t *key;           /* the job's secret */
-    size_t key_len;
-    int share_fd;           /* our memory, read-only, for peers; -1: none */
-    uint64_t mem_size;
-    NnpIclLink *links[NNP_FW_MAX_PORTS];
-};
-
-static void G_GNUC_PRINTF(2, 3) link_log(NnpIclLink *l, const char *fmt, ...)
+void nnp_icl_link_log(NnpIclLink *l, const char *fmt, ...)
 {
     g_autofree char *what = NULL;
     va_list ap;
@@ -165,7 +92,7 @@ static void link_update_locked(NnpIclLink *l)
  * Wait until @fd is ready for @events, at most until @deadline (ms on the
  * realtime clock): false on timeout or error.
  */
-static bool wait_fd(int fd, short events, int64_t deadline)
+bool nnp_icl_wait_fd(int fd, short events, int64_t deadline)
 {
     GPollFD pfd = { .fd = fd, .events = events };
     int64_t left = deadline - qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
@@ -174,15 +101,15 @@ static bool wait_fd(int fd, short events, int64_t deadline)
 }
 
 /* Send @iov whole before @deadline: false if the connection failed. */
-static bool write_iov(int fd, struct iovec *iov, unsigned cnt,
-                      int64_t deadline)
+bool nnp_icl_write_iov(int fd, struct iovec *iov, unsigned cnt,
+                       int64_t deadline)
 {
     while (cnt) {
         struct msghdr msg = { .msg_iov = iov, .msg_iovlen = cnt };
         ssize_t n = sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
 
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            if (!wait_fd(fd, G_IO_OUT, deadline)) {
+            if (!nnp_icl_wait_fd(fd, G_IO_OUT, deadline)) {
                 return false;
             }
             continue;
@@ -196,46 +123,6 @@ static bool write_iov(int fd, struct iovec *iov, unsigned cnt,
         iov_discard_front(&iov, &cnt, n);
     }
     return true;
-}
-
-/*
- * The header of an empty frame of @type with descriptor @pass_fd alongside
- * (SCM_RIGHTS on its first byte), sent whole within NNP_ICL_FRAME_MS.
- */
-static bool write_frame_fd(int fd, uint8_t type, int pass_fd)
-{
-    struct nnp_icl_frame f = { .type = type };
-    uint8_t h[NNP_ICL_HDR_BYTES + NNP_ICL_MODEL_BYTES];
-    union {
-        char buf[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-    } u = { };
-    struct iovec iov = {
-        .iov_base = h, .iov_len = nnp_icl_header_encode(&f, false, h),
-    };
-    struct msghdr msg = {
-        .msg_iov = &iov, .msg_iovlen = 1,
-        .msg_control = u.buf, .msg_controllen = sizeof(u.buf),
-    };
-    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-    ssize_t n;
-
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
-    do {
-        n = sendmsg(fd, &msg, MSG_NOSIGNAL);
-    } while (n < 0 && errno == EINTR);
-    if (n <= 0) {
-        return false;
-    }
-    /* The descriptor went with the first byte; the rest goes plain. */
-    iov.iov_base = h + n;
-    iov.iov_len -= n;
-    return write_iov(fd, &iov, iov.iov_len ? 1 : 0,
-                     qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
-                     NNP_ICL_FRAME_MS);
 }
 
 /*
@@ -256,7 +143,7 @@ static bool write_frame(int fd, uint8_t type, uint64_t epoch, uint32_t seq,
         { .iov_base = (void *)data, .iov_len = len },
     };
 
-    return write_iov(fd, iov, len ? 2 : 1,
+    return nnp_icl_write_iov(fd, iov, len ? 2 : 1,
                      qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
                      NNP_ICL_FRAME_MS);
 }
@@ -273,7 +160,7 @@ static int read_full(int fd, void *buf, size_t len, int64_t deadline)
         ssize_t n = recv(fd, p, len, MSG_DONTWAIT);
 
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            if (!wait_fd(fd, G_IO_IN, deadline)) {
+            if (!nnp_icl_wait_fd(fd, G_IO_IN, deadline)) {
                 return -ETIMEDOUT;
             }
             continue;
@@ -290,79 +177,8 @@ static int read_full(int fd, void *buf, size_t len, int64_t deadline)
     return 0;
 }
 
-/*
- * read_full() of a frame's header that carries one descriptor alongside:
- * *@got gets it (close-on-exec), or -1 if none came. Any more than one,
- * or a truncated list, and every one received is closed: -EBADMSG.
- */
-static int read_full_fd(int fd, void *buf, size_t len, int64_t deadline,
-                        int *got)
-{
-    uint8_t *p = buf;
-    int bad = 0;
-
-    *got = -1;
-    while (len) {
-        union {
-            char buf[CMSG_SPACE(4 * sizeof(int))];
-            struct cmsghdr align;
-        } u;
-        struct iovec iov = { .iov_base = p, .iov_len = len };
-        struct msghdr msg = {
-            .msg_iov = &iov, .msg_iovlen = 1,
-            .msg_control = u.buf, .msg_controllen = sizeof(u.buf),
-        };
-        struct cmsghdr *c;
-        ssize_t n = recvmsg(fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            if (!wait_fd(fd, G_IO_IN, deadline)) {
-                bad = -ETIMEDOUT;
-                break;
-            }
-            continue;
-        }
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            bad = -EPIPE;
-            break;
-        }
-        if (msg.msg_flags & MSG_CTRUNC) {
-            bad = -EBADMSG;
-        }
-        for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-            size_t i, nfd;
-
-            if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) {
-                continue;
-            }
-            nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-            for (i = 0; i < nfd; i++) {
-                int rfd;
-
-                memcpy(&rfd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-                if (*got < 0 && !bad) {
-                    *got = rfd;
-                } else {
-                    close(rfd);
-                    bad = -EBADMSG;
-                }
-            }
-        }
-        p += n;
-        len -= n;
-    }
-    if (bad && *got >= 0) {
-        close(*got);
-        *got = -1;
-    }
-    return bad;
-}
-
 /* The end of a failed read_full(), as read_frame() reports it. */
-static const char *read_failure(int ret)
+const char *nnp_icl_read_failure(int ret)
 {
     return ret == -ETIMEDOUT ? "no whole frame in time" : NULL;
 }
@@ -380,7 +196,7 @@ static bool read_header(int fd, struct nnp_icl_frame *h, int64_t deadline,
     int ret = read_full(fd, raw, sizeof(raw), deadline);
 
     if (ret) {
-        *bad = read_failure(ret);
+        *bad = nnp_icl_read_failure(ret);
         return false;
     }
     *bad = nnp_icl_header_decode(raw, h);
@@ -390,7 +206,7 @@ static bool read_header(int fd, struct nnp_icl_frame *h, int64_t deadline,
     if (nnp_icl_model_bytes(h)) {
         ret = read_full(fd, raw, NNP_ICL_MODEL_BYTES, deadline);
         if (ret) {
-            *bad = read_failure(ret);
+            *bad = nnp_icl_read_failure(ret);
             return false;
         }
         nnp_icl_model_decode(raw, h);
@@ -399,8 +215,9 @@ static bool read_header(int fd, struct nnp_icl_frame *h, int64_t deadline,
 }
 
 /* Read the payload of the frame *@h into l->rx_buf, as read_header(). */
-static bool read_payload(NnpIclLink *l, int fd, const struct nnp_icl_frame *h,
-                         int64_t deadline, const char **bad)
+bool nnp_icl_read_payload(NnpIclLink *l, int fd,
+                          const struct nnp_icl_frame *h, int64_t deadline,
+                          const char **bad)
 {
     int ret;
 
@@ -410,7 +227,7 @@ static bool read_payload(NnpIclLink *l, int fd, const struct nnp_icl_frame *h,
     }
     ret = read_full(fd, l->rx_buf, h->len, deadline);
     if (ret) {
-        *bad = read_failure(ret);
+        *bad = nnp_icl_read_failure(ret);
         return false;
     }
     return true;
@@ -421,13 +238,13 @@ static bool read_frame(NnpIclLink *l, int fd, struct nnp_icl_frame *h,
                        int64_t deadline, const char **bad)
 {
     return read_header(fd, h, deadline, bad) &&
-           read_payload(l, fd, h, deadline, bad);
+           nnp_icl_read_payload(l, fd, h, deadline, bad);
 }
 
 /* Send a frame on @l's connection, if there is one; false if not sent. */
-static bool link_send(NnpIclLink *l, uint8_t type, uint64_t epoch,
-                      uint32_t seq, uint64_t model, const void *data,
-                      size_t len)
+bool nnp_icl_link_send(NnpIclLink *l, uint8_t type, uint64_t epoch,
+                       uint32_t seq, uint64_t model, const void *data,
+                       size_t len)
 {
     bool ok = false, with_model;
     int fd;
@@ -540,87 +357,15 @@ static bool hello_read(NnpIclLink *l, int fd, uint8_t type, void *buf,
     struct nnp_icl_frame h;
 
     if (!read_frame(l, fd, &h, deadline, &bad)) {
-        link_log(l, "%s", bad ? bad : "the peer left during the hello");
+        nnp_icl_link_log(l, "%s", bad ? bad : "the peer left during the hello");
         return false;
     }
     bad = nnp_icl_frame_expect(&h, type, len);
     if (bad) {
-        link_log(l, "%s", bad);
+        nnp_icl_link_log(l, "%s", bad);
         return false;
     }
     memcpy(buf, l->rx_buf, len);
-    return true;
-}
-
-/*
- * Take the peer's SHARE, check the memory that came with it and map it
- * read-only into *@map: NULL, or why not (nothing mapped then).
- */
-static const char *share_take(int fd, uint64_t size, int64_t deadline,
-                              const void **map)
-{
-    uint8_t raw[NNP_ICL_HDR_BYTES];
-    struct nnp_icl_frame h;
-    const char *bad;
-    int peer_fd = -1;
-    int ret = read_full_fd(fd, raw, sizeof(raw), deadline, &peer_fd);
-
-    if (ret == -EBADMSG) {
-        return "the peer sent more than one descriptor";
-    }
-    if (ret) {
-        return read_failure(ret) ?: "the peer left during the hello";
-    }
-    bad = nnp_icl_header_decode(raw, &h);
-    if (!bad) {
-        bad = nnp_icl_frame_expect(&h, NNP_ICL_SHARE, 0);
-    }
-    if (!bad && peer_fd < 0) {
-        bad = "the peer's SHARE came without its memory";
-    }
-    if (!bad) {
-        bad = nnp_icl_shm_check(peer_fd, size);
-    }
-    if (!bad) {
-        *map = nnp_icl_shm_map(peer_fd, size);
-        if (!*map) {
-            bad = "could not map the peer's memory";
-        }
-    }
-    if (peer_fd >= 0) {
-        close(peer_fd);     /* the mapping stays */
-    }
-    return bad;
-}
-
-/*
- * Swap memories with a peer whose hello offered @size bytes of it: send
- * ours, take theirs, check it and map it read-only, then let the
- * firmware lend and borrow on the link. False (logged) if anything fails.
- */
-static bool link_share(NnpIclLink *l, int fd, uint64_t size, int64_t deadline)
-{
-    const void *map = NULL;
-    const char *bad = NULL;
-
-    if (!size) {
-        bad = "the peer offers to share memory of no valid size";
-    } else if (!write_frame_fd(fd, NNP_ICL_SHARE, l->icl->share_fd)) {
-        bad = "could not send our memory";
-    } else {
-        bad = share_take(fd, size, deadline, &map);
-    }
-    if (!bad && nnp_fw_link_share_remote(l->icl->fw, l->port, true)) {
-        bad = "no memory to share the link";
-    }
-    if (bad) {
-        link_log(l, "%s", bad);
-        nnp_icl_shm_unmap(map, size);
-        return false;
-    }
-    l->peer_mem = map;
-    l->peer_mem_size = size;
-    trace_nnp_icl_shared(l->icl->chip_id, l->port, size);
     return true;
 }
 
@@ -668,13 +413,13 @@ static bool link_hello(NnpIclLink *l, int fd)
         return false;
     }
     if (!mac_equal(mac, peer_mac)) {
-        link_log(l, "the peer failed authentication (not the job's secret)");
+        nnp_icl_link_log(l, "the peer failed authentication (not the job's secret)");
         return false;
     }
     nnp_icl_hello_decode(peer_raw, &peer);
     if (!nnp_icl_hello_matches(&peer, l->icl->chip_id, l->port,
                                l->want_chip, l->want_port)) {
-        link_log(l, "the peer is chip %u port %u linking to chip %u port %u, "
+        nnp_icl_link_log(l, "the peer is chip %u port %u linking to chip %u port %u, "
                  "not chip %u port %u linking to us", peer.chip_id, peer.port,
                  peer.want_chip, peer.want_port, l->want_chip, l->want_port);
         return false;
@@ -690,7 +435,7 @@ static bool link_hello(NnpIclLink *l, int fd)
         return false;
     }
     if (share && (peer.features & NNP_ICL_FEAT_SHARE) &&
-        !link_share(l, fd, nnp_icl_hello_mem_size(&peer), deadline)) {
+        !nnp_icl_link_share(l, fd, nnp_icl_hello_mem_size(&peer), deadline)) {
         return false;
     }
     qemu_mutex_lock(&l->lock);
@@ -711,40 +456,8 @@ static bool link_send_state(NnpIclLink *l)
     qemu_mutex_lock(&l->lock);
     up = l->admin_up;
     qemu_mutex_unlock(&l->lock);
-    return link_send(l, up ? NNP_ICL_LINK_UP : NNP_ICL_LINK_DOWN, 0, 0, 0,
+    return nnp_icl_link_send(l, up ? NNP_ICL_LINK_UP : NNP_ICL_LINK_DOWN, 0, 0, 0,
                      NULL, 0);
-}
-
-/*
- * Send the tags the firmware gave back since the last time, in frames of
- * NNP_ICL_TAGS_MAX at most: false if the connection failed, or the peer
- * lent past its credits.
- */
-static bool link_send_give_backs(NnpIclLink *l)
-{
-    uint32_t tags[NNP_ICL_GIVE_BACK_MAX];
-    uint8_t raw[4 * NNP_ICL_TAGS_MAX];
-    unsigned n, i, k;
-    bool overflow;
-
-    qemu_mutex_lock(&l->gb_lock);
-    n = l->gb_n;
-    memcpy(tags, l->gb, n * sizeof(tags[0]));
-    l->gb_n = 0;
-    overflow = l->gb_overflow;
-    qemu_mutex_unlock(&l->gb_lock);
-    if (overflow) {
-        link_log(l, "the peer lent past its credits");
-        return false;
-    }
-    for (i = 0; i < n; i += k) {
-        k = MIN(n - i, NNP_ICL_TAGS_MAX);
-        nnp_icl_tags_encode(tags + i, k, raw);
-        if (!link_send(l, NNP_ICL_GIVE_BACK, 0, 0, 0, raw, 4 * k)) {
-            return false;
-        }
-    }
-    return true;
 }
 
 /*
@@ -769,7 +482,7 @@ static bool link_wait(NnpIclLink *l, int fd)
             return false;
         }
         if (pfd[2].revents && event_notifier_test_and_clear(&l->gb_pending)
-            && !link_send_give_backs(l)) {
+            && !nnp_icl_send_give_backs(l)) {
             return false;
         }
         if (pfd[0].revents) {
@@ -797,14 +510,14 @@ static bool link_deliver(NnpIclLink *l, int fd, const struct nnp_icl_frame *h,
         ret = read_full(fd, nnp_fw_icl_rx_data(pk), h->len, deadline);
         if (ret) {
             nnp_fw_icl_rx_drop(pk);
-            *bad = read_failure(ret);
+            *bad = nnp_icl_read_failure(ret);
             return false;
         }
         /* A port that is down drops it (the firmware counts it). */
         ret = nnp_fw_icl_rx_queue(fw, l->port, pk, h->epoch, h->seq, abort,
                                   h->model);
     } else {
-        if (!read_payload(l, fd, h, deadline, bad)) {
+        if (!nnp_icl_read_payload(l, fd, h, deadline, bad)) {
             return false;
         }
         ret = nnp_fw_icl_deliver(fw, l->port, h->epoch, h->seq, abort,
@@ -812,60 +525,6 @@ static bool link_deliver(NnpIclLink *l, int fd, const struct nnp_icl_frame *h,
     }
     trace_nnp_icl_rx(l->icl->chip_id, l->port, h->epoch, h->seq, abort,
                      h->len, ret);
-    return true;
-}
-
-/*
- * The LENT frame *@h: the chunk is checked to lie within the peer's
- * memory we map, then queued for the firmware to read in place. False
- * (@bad says why) if the frame did not come whole or names memory
- * outside the mapping.
- */
-static bool link_deliver_lent(NnpIclLink *l, int fd,
-                              const struct nnp_icl_frame *h,
-                              int64_t deadline, const char **bad)
-{
-    struct nnp_icl_lent d;
-    int ret;
-
-    if (!read_payload(l, fd, h, deadline, bad)) {
-        return false;
-    }
-    *bad = nnp_icl_lent_decode(l->rx_buf, l->peer_mem_size, &d);
-    if (*bad) {
-        return false;
-    }
-    ret = nnp_fw_icl_deliver_lent(l->icl->fw, l->port, h->epoch, h->seq,
-                                  h->model, l->peer_mem + d.offset, d.len,
-                                  d.tag);
-    trace_nnp_icl_rx_lent(l->icl->chip_id, l->port, h->epoch, h->seq,
-                          d.offset, d.len, d.tag, ret);
-    return true;
-}
-
-/*
- * GIVE_BACK (our chunks the peer is done with) or RECLAIM (the peer's
- * chunks it wants back): false if the frame did not come whole, or the
- * peer gave back a tag it did not hold.
- */
-static bool link_tags(NnpIclLink *l, int fd, const struct nnp_icl_frame *h,
-                      int64_t deadline, const char **bad)
-{
-    unsigned i;
-
-    if (!read_payload(l, fd, h, deadline, bad)) {
-        return false;
-    }
-    for (i = 0; i < h->len / 4; i++) {
-        uint32_t tag = nnp_icl_tag_decode(l->rx_buf, i);
-
-        if (h->type == NNP_ICL_RECLAIM) {
-            nnp_fw_icl_reclaim_lent(l->icl->fw, l->port, tag);
-        } else if (nnp_fw_icl_given_back(l->icl->fw, l->port, tag)) {
-            *bad = "the peer gave back a chunk it does not hold";
-            return false;
-        }
-    }
     return true;
 }
 
@@ -893,13 +552,13 @@ static void link_receive(NnpIclLink *l, int fd)
             continue;
         }
         if (h.type == NNP_ICL_LENT) {
-            if (!link_deliver_lent(l, fd, &h, deadline, &bad)) {
+            if (!nnp_icl_deliver_lent(l, fd, &h, deadline, &bad)) {
                 break;
             }
             continue;
         }
         if (h.type == NNP_ICL_GIVE_BACK || h.type == NNP_ICL_RECLAIM) {
-            if (!link_tags(l, fd, &h, deadline, &bad)) {
+            if (!nnp_icl_link_tags(l, fd, &h, deadline, &bad)) {
                 break;
             }
             continue;
@@ -911,7 +570,7 @@ static void link_receive(NnpIclLink *l, int fd)
         qemu_mutex_unlock(&l->lock);
     }
     if (bad) {
-        link_log(l, "%s", bad);
+        nnp_icl_link_log(l, "%s", bad);
     }
 }
 
@@ -929,19 +588,7 @@ static void link_close(NnpIclLink *l, int fd)
     qemu_mutex_lock(&l->tx_lock);
     qemu_mutex_unlock(&l->tx_lock);
     close(fd);
-    if (l->peer_mem) {
-        /* Once the firmware has stopped reading the peer's memory. */
-        nnp_fw_link_share_remote(l->icl->fw, l->port, false);
-        nnp_icl_shm_unmap(l->peer_mem, l->peer_mem_size);
-        l->peer_mem = NULL;
-        l->peer_mem_size = 0;
-    }
-    /* Give-backs of this connection's chunks mean nothing to the next. */
-    qemu_mutex_lock(&l->gb_lock);
-    l->gb_n = 0;
-    l->gb_overflow = false;
-    qemu_mutex_unlock(&l->gb_lock);
-    event_notifier_test_and_clear(&l->gb_pending);
+    nnp_icl_link_unshare(l);
 }
 
 static void *link_thread(void *opaque)
@@ -1141,62 +788,8 @@ int nnp_icl_sockets_send(NnpIclSockets *icl, unsigned port, uint64_t epoch,
     if (!nnp_icl_sockets_has_port(icl, port)) {
         return -1;
     }
-    return link_send(icl->links[port], abort ? NNP_ICL_ABORT : NNP_ICL_DATA,
+    return nnp_icl_link_send(icl->links[port], abort ? NNP_ICL_ABORT : NNP_ICL_DATA,
                      epoch, seq, model_ns, data, len) ? 0 : -1;
-}
-
-int nnp_icl_sockets_send_lent(NnpIclSockets *icl, unsigned port,
-                              uint64_t epoch, uint32_t seq, uint64_t model_ns,
-                              uint64_t offset, size_t len, uint32_t tag)
-{
-    struct nnp_icl_lent d = { .offset = offset, .len = len, .tag = tag };
-    uint8_t raw[NNP_ICL_LENT_BYTES];
-
-    if (!nnp_icl_sockets_has_port(icl, port)) {
-        return -1;
-    }
-    nnp_icl_lent_encode(&d, raw);
-    return link_send(icl->links[port], NNP_ICL_LENT, epoch, seq, model_ns,
-                     raw, sizeof(raw)) ? 0 : -1;
-}
-
-/* With firmware locks held: queue it for the link's thread, never block. */
-void nnp_icl_sockets_give_back(NnpIclSockets *icl, unsigned port,
-                               uint32_t tag)
-{
-    NnpIclLink *l;
-
-    if (!nnp_icl_sockets_has_port(icl, port)) {
-        return;
-    }
-    l = icl->links[port];
-    qemu_mutex_lock(&l->gb_lock);
-    if (l->gb_n < NNP_ICL_GIVE_BACK_MAX) {
-        l->gb[l->gb_n++] = tag;
-    } else {
-        l->gb_overflow = true;
-    }
-    qemu_mutex_unlock(&l->gb_lock);
-    event_notifier_set(&l->gb_pending);
-}
-
-void nnp_icl_sockets_reclaim(NnpIclSockets *icl, unsigned port,
-                             const uint32_t *tags, size_t n)
-{
-    uint8_t raw[4 * NNP_ICL_TAGS_MAX];
-    size_t i, k;
-
-    if (!nnp_icl_sockets_has_port(icl, port)) {
-        return;
-    }
-    for (i = 0; i < n; i += k) {
-        k = MIN(n - i, NNP_ICL_TAGS_MAX);
-        nnp_icl_tags_encode(tags + i, k, raw);
-        if (!link_send(icl->links[port], NNP_ICL_RECLAIM, 0, 0, 0, raw,
-                       4 * k)) {
-            return;
-        }
-    }
 }
 
 /*
