@@ -24,8 +24,9 @@ unsigned int nnp_icl_shm_seals(void);
 int nnp_icl_shm_reopen_ro(int fd);
 /*
  * Whether the peer's descriptor @fd may be mapped as @size bytes of its
- * memory: NULL if it is a regular file of exactly @size bytes that holds
- * every seal nnp_icl_shm_seals() names, else why not.
+ * memory: NULL if it is a regular file of plain shared memory (tmpfs, not
+ * hugetlbfs) of exactly @size bytes that holds every seal
+ * nnp_icl_shm_seals() names, else why not.
  */
 const char *nnp_icl_shm_check(int fd, uint64_t size);
 /*

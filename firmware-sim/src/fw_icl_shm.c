@@ -6,9 +6,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "nnp_icl_shm.h"
@@ -32,6 +34,7 @@ int nnp_icl_shm_reopen_ro(int fd)
 const char *nnp_icl_shm_check(int fd, uint64_t size)
 {
 	unsigned int want = nnp_icl_shm_seals();
+	struct statfs fs;
 	struct stat st;
 	int seals;
 
@@ -44,6 +47,12 @@ const char *nnp_icl_shm_check(int fd, uint64_t size)
 	if (((unsigned int)seals & want) != want)
 		return "the peer's memory is not sealed against shrinking, "
 		       "growing and new seals";
+	/*
+	 * Plain shared memory only: a hugetlbfs memfd takes seals too, but
+	 * a read of a huge page its pool cannot supply faults (SIGBUS).
+	 */
+	if (fstatfs(fd, &fs) || fs.f_type != TMPFS_MAGIC)
+		return "the peer's memory is not plain shared memory (hugetlbfs?)";
 	if (st.st_size < 0 || (uint64_t)st.st_size != size)
 		return "the peer's memory is not the size its hello announced";
 	return NULL;

@@ -105,11 +105,16 @@ static void test_wrong_size_refused(void **state)
 	close(fd);
 }
 
-/* Other kinds of descriptor: a file, which takes no seals, and a pipe. */
+/*
+ * Other kinds of descriptor: a file, which takes no seals, and a pipe; a
+ * hugetlbfs memfd, sealed and of the size, whose reads may fault when its
+ * pool runs dry (where the host can make one at all).
+ */
 static void test_not_a_memfd_refused(void **state)
 {
 	char path[] = "/tmp/nnp-shm-XXXXXX";
 	int fd = mkstemp(path), pipefd[2];
+	long huge = 2l << 20;
 
 	(void)state;
 	assert_true(fd >= 0);
@@ -123,6 +128,16 @@ static void test_not_a_memfd_refused(void **state)
 			    "the peer's memory is not a regular file");
 	close(pipefd[0]);
 	close(pipefd[1]);
+	fd = memfd_create("nnp-test-huge", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_HUGETLB);
+	if (fd < 0 || ftruncate(fd, huge) ||
+	    fcntl(fd, F_ADD_SEALS, ALL_SEALS)) {
+		print_message("  no sealed hugetlbfs memfd on this host: not tried\n");
+	} else {
+		assert_string_equal(nnp_icl_shm_check(fd, huge),
+				    "the peer's memory is not plain shared memory (hugetlbfs?)");
+	}
+	if (fd >= 0)
+		close(fd);
 }
 
 /*
