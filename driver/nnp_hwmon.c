@@ -61,5 +61,12 @@ int nnp_hwmon_init(struct nnp_device *ndev)
 		return 0;
 	hwmon = devm_hwmon_device_register_with_info(&ndev->pdev->dev, "nnp",
 						     ndev, &nnp_hwmon_chip, NULL);
+	/*
+	 * Our chip description is fixed and valid, so what can fail is an
+	 * allocation; 6.12's __hwmon_device_register() ignores a failed
+	 * dev_set_name() and device_add() then says EINVAL for it.
+	 */
+	if (PTR_ERR_OR_ZERO(hwmon) == -EINVAL)
+		return -ENOMEM;
 	return PTR_ERR_OR_ZERO(hwmon);
 }
