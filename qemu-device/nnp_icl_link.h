@@ -65,6 +65,9 @@ typedef struct NnpIclLink {
     uint32_t gb[NNP_ICL_GIVE_BACK_MAX];
     unsigned gb_n;
     bool gb_overflow;
+    /* Credits owed to the peer (nnp_icl_credit.c), also under gb_lock. */
+    uint32_t cr_packets;
+    uint64_t cr_bytes;
 } NnpIclLink;
 
 struct NnpIclSockets {
@@ -116,5 +119,17 @@ bool nnp_icl_link_tags(NnpIclLink *l, int fd, const struct nnp_icl_frame *h,
                        int64_t deadline, const char **bad);
 /* The connection is gone: stop sharing, once nothing reads the peer's memory. */
 void nnp_icl_link_unshare(NnpIclLink *l);
+
+/* nnp_icl_credit.c: */
+/* Send the credits owed to the peer, if any: false if the link must go. */
+bool nnp_icl_send_credits(NnpIclLink *l);
+/* A CREDIT frame to the firmware: false (@bad) if the link must go. */
+bool nnp_icl_link_credit(NnpIclLink *l, int fd, const struct nnp_icl_frame *h,
+                         int64_t deadline, const char **bad);
+/*
+ * A connection begins (@on: both hellos offered credits) or ends (!@on):
+ * the firmware counts afresh, and nothing owed is carried over.
+ */
+void nnp_icl_credits_start(NnpIclLink *l, bool on);
 
 #endif

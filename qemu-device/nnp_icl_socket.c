@@ -383,7 +383,7 @@ static bool link_hello(NnpIclLink *l, int fd)
         .port = l->port,
         .want_chip = l->want_chip,
         .want_port = l->want_port,
-        .features = NNP_ICL_FEAT_MODEL,
+        .features = NNP_ICL_FEAT_MODEL | NNP_ICL_FEAT_CREDIT,
     }, peer;
     bool share = l->is_unix && l->icl->share_fd >= 0;
     uint8_t mine_raw[NNP_ICL_HELLO_BYTES], peer_raw[NNP_ICL_HELLO_BYTES];
@@ -438,6 +438,7 @@ static bool link_hello(NnpIclLink *l, int fd)
         !nnp_icl_link_share(l, fd, nnp_icl_hello_mem_size(&peer), deadline)) {
         return false;
     }
+    nnp_icl_credits_start(l, peer.features & NNP_ICL_FEAT_CREDIT);
     qemu_mutex_lock(&l->lock);
     l->connected = true;
     l->peer_model = peer.features & NNP_ICL_FEAT_MODEL;
@@ -482,7 +483,7 @@ static bool link_wait(NnpIclLink *l, int fd)
             return false;
         }
         if (pfd[2].revents && event_notifier_test_and_clear(&l->gb_pending)
-            && !nnp_icl_send_give_backs(l)) {
+            && (!nnp_icl_send_give_backs(l) || !nnp_icl_send_credits(l))) {
             return false;
         }
         if (pfd[0].revents) {
@@ -563,6 +564,12 @@ static void link_receive(NnpIclLink *l, int fd)
             }
             continue;
         }
+        if (h.type == NNP_ICL_CREDIT) {
+            if (!nnp_icl_link_credit(l, fd, &h, deadline, &bad)) {
+                break;
+            }
+            continue;
+        }
         /* Link state frames have no payload (checked above). */
         qemu_mutex_lock(&l->lock);
         l->admin_up = h.type == NNP_ICL_LINK_UP;
@@ -589,6 +596,7 @@ static void link_close(NnpIclLink *l, int fd)
     qemu_mutex_unlock(&l->tx_lock);
     close(fd);
     nnp_icl_link_unshare(l);
+    nnp_icl_credits_start(l, false);
 }
 
 static void *link_thread(void *opaque)

@@ -36,6 +36,8 @@ int nnp_icl_sockets_send_lent(NnpIclSockets *icl, unsigned port,
 /* The firmware's icl_give_back: queued for the link's thread, no waiting. */
 void nnp_icl_sockets_give_back(NnpIclSockets *icl, unsigned port,
                                uint32_t tag);
+/* The firmware's icl_credit: added up for the link's thread, no waiting. */
+void nnp_icl_sockets_credit(NnpIclSockets *icl, unsigned port, size_t len);
 /* The firmware's icl_reclaim: RECLAIM frames. */
 void nnp_icl_sockets_reclaim(NnpIclSockets *icl, unsigned port,
                              const uint32_t *tags, size_t n);

@@ -284,6 +284,16 @@ static void nnp_icl_give_back(void *opaque, unsigned int port, uint32_t tag)
     }
 }
 
+/* With firmware locks held: added up, never waits. */
+static void nnp_icl_credit(void *opaque, unsigned int port, size_t len)
+{
+    NnpState *s = opaque;
+
+    if (s->icl) {
+        nnp_icl_sockets_credit(s->icl, port, len);
+    }
+}
+
 static void nnp_icl_reclaim(void *opaque, unsigned int port,
                             const uint32_t *tags, size_t n)
 {
@@ -382,6 +392,7 @@ static void nnp_realize(PCIDevice *pdev, Error **errp)
         .icl_tx_lent = nnp_icl_tx_lent,
         .icl_give_back = nnp_icl_give_back,
         .icl_reclaim = nnp_icl_reclaim,
+        .icl_credit = nnp_icl_credit,
         .kick = nnp_fw_kick,
     };
     struct nnp_fw_config cfg = {

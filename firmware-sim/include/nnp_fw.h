@@ -86,6 +86,14 @@ struct nnp_fw_host {
 	void (*icl_reclaim)(void *opaque, unsigned int port,
 			    const uint32_t *tags, size_t n);
 	/*
+	 * Optional, for remote ports whose peer counts credits
+	 * (nnp_fw_link_credits()): this end no longer holds a packet of
+	 * @len bytes the peer sent: tell the peer, which gives the credit
+	 * back to its sender (nnp_fw_icl_credits_back()). Called with
+	 * firmware locks held, from any thread: it must not block.
+	 */
+	void (*icl_credit)(void *opaque, unsigned int port, size_t len);
+	/*
 	 * Optional: the firmware has work of NNP_FW_KICK_* kinds outside a
 	 * register write: a packet or a link change for a parked user command
 	 * (then any thread may call it, holding no firmware lock).
@@ -230,6 +238,26 @@ int nnp_fw_icl_given_back(struct nnp_fw *fw, unsigned int port, uint32_t tag);
  */
 void nnp_fw_icl_reclaim_lent(struct nnp_fw *fw, unsigned int port,
 			     uint32_t tag);
+
+/*
+ * Credits on remote @port (@on: both ends of this connection count them),
+ * or none (!@on: the connection is gone, or the peer does not count).
+ * Counting, a packet sent waits (parked, as for an in-process peer) while
+ * the peer holds the port's bound of our packets and bytes, and every
+ * packet received is credited back through host->icl_credit once this end
+ * no longer holds it, whatever became of it. Either way what was
+ * outstanding is forgotten, and packets still held from an earlier
+ * connection are credited to none. Returns 0, or -1 if @port is not
+ * attached remote.
+ */
+int nnp_fw_link_credits(struct nnp_fw *fw, unsigned int port, bool on);
+/*
+ * The peer of @port no longer holds @packets of ours, @bytes in all.
+ * Returns 0, or -1 if it never held that many (a peer breaking the
+ * protocol: the embedder drops the link) or the port counts no credits.
+ */
+int nnp_fw_icl_credits_back(struct nnp_fw *fw, unsigned int port,
+			    uint32_t packets, uint64_t bytes);
 
 /*
  * nnp_fw_icl_deliver() in halves, for a transport that receives a frame's

@@ -21,6 +21,12 @@
  * instead of DATA, the receiver reads it in the sender's memory mapped
  * read-only, and hands its tag back in GIVE_BACK once done with it;
  * RECLAIM asks the receiver to drop the tags it holds unread.
+ *
+ * Two ends whose hellos both offer NNP_ICL_FEAT_CREDIT count credits: each
+ * end answers every DATA and ABORT frame it received with a credit once
+ * it no longer holds the packet (taken or dropped), in CREDIT frames
+ * carrying how many packets and bytes they free, and a sender keeps at
+ * most the receiver's room of packets and bytes uncredited.
  */
 #ifndef NNP_ICL_FRAME_H
 #define NNP_ICL_FRAME_H
@@ -37,6 +43,8 @@
 #define NNP_ICL_FEAT_MODEL	(1u << 0)
 /* HELLO features: the sender shares its device memory (mem_shift). */
 #define NNP_ICL_FEAT_SHARE	(1u << 1)
+/* HELLO features: the sender credits back the packets it received. */
+#define NNP_ICL_FEAT_CREDIT	(1u << 2)
 #define NNP_ICL_NONCE_LEN	32
 #define NNP_ICL_MAC_LEN		32	/* HMAC-SHA256 */
 
@@ -55,10 +63,13 @@ enum nnp_icl_frame_type {
 	NNP_ICL_LENT = 8,	/* struct nnp_icl_lent, NNP_ICL_LENT_BYTES */
 	NNP_ICL_GIVE_BACK = 9,	/* tags, le32 each */
 	NNP_ICL_RECLAIM = 10,	/* tags, le32 each */
+	NNP_ICL_CREDIT = 11,	/* struct nnp_icl_credit, NNP_ICL_CREDIT_BYTES */
 };
 
 /* A LENT frame's payload: le64 offset, le32 length, le32 tag. */
 #define NNP_ICL_LENT_BYTES	16
+/* A CREDIT frame's payload: le32 packets, le64 bytes. */
+#define NNP_ICL_CREDIT_BYTES	12
 /* Most tags one GIVE_BACK or RECLAIM carries: a port's packets. */
 #define NNP_ICL_TAGS_MAX	1024u
 /* Device memory a hello may announce: 1 MiB to 64 GiB, as log2. */
@@ -86,6 +97,12 @@ struct nnp_icl_hello {
 	/* With NNP_ICL_FEAT_SHARE: log2 of the device memory SHARE gives. */
 	uint8_t mem_shift;
 	uint8_t nonce[NNP_ICL_NONCE_LEN];
+};
+
+/* Packets the receiver no longer holds, as a CREDIT frame counts them. */
+struct nnp_icl_credit {
+	uint32_t packets;
+	uint64_t bytes;
 };
 
 /* A chunk of the sender's device memory lent, as a LENT frame names it. */
@@ -138,8 +155,9 @@ bool nnp_icl_hello_matches(const struct nnp_icl_hello *peer, uint32_t chip_id,
 const char *nnp_icl_frame_expect(const struct nnp_icl_frame *f, uint8_t type,
 				 size_t len);
 /*
- * After the hello: NULL if @f is a packet (DATA, ABORT) or an empty link
- * state frame (LINK_DOWN, LINK_UP), else why the connection must go.
+ * After the hello: NULL if @f is a packet (DATA, ABORT), an empty link
+ * state frame (LINK_DOWN, LINK_UP) or a CREDIT of its exact length, else
+ * why the connection must go.
  */
 const char *nnp_icl_frame_check_linked(const struct nnp_icl_frame *f);
 /*
@@ -158,6 +176,15 @@ void nnp_icl_lent_encode(const struct nnp_icl_lent *d,
  */
 const char *nnp_icl_lent_decode(const uint8_t in[NNP_ICL_LENT_BYTES],
 				uint64_t mapped, struct nnp_icl_lent *d);
+void nnp_icl_credit_encode(const struct nnp_icl_credit *c,
+			   uint8_t out[NNP_ICL_CREDIT_BYTES]);
+/*
+ * Decode a CREDIT payload into @c: NULL if it credits 1 packet or more
+ * and no more bytes than that many packets can hold, else why the
+ * connection must go.
+ */
+const char *nnp_icl_credit_decode(const uint8_t in[NNP_ICL_CREDIT_BYTES],
+				  struct nnp_icl_credit *c);
 /* The tags of a GIVE_BACK or RECLAIM payload of @n tags: le32 each. */
 void nnp_icl_tags_encode(const uint32_t *tags, size_t n, uint8_t *out);
 uint32_t nnp_icl_tag_decode(const uint8_t *in, size_t i);

@@ -133,6 +133,13 @@ static void wrap_icl_reclaim(void *opaque, unsigned int port,
 	fw->embedder.icl_reclaim(fw->embedder.opaque, port, tags, n);
 }
 
+static void wrap_icl_credit(void *opaque, unsigned int port, size_t len)
+{
+	struct nnp_fw *fw = opaque;
+
+	fw->embedder.icl_credit(fw->embedder.opaque, port, len);
+}
+
 static void wrap_kick(void *opaque, unsigned int what)
 {
 	struct nnp_fw *fw = opaque;
@@ -158,6 +165,7 @@ void nnp_fw_faults_init(struct nnp_fw *fw, const struct nnp_fw_host *host)
 		.icl_tx_lent = host->icl_tx_lent ? wrap_icl_tx_lent : NULL,
 		.icl_give_back = host->icl_give_back ? wrap_icl_give_back : NULL,
 		.icl_reclaim = host->icl_reclaim ? wrap_icl_reclaim : NULL,
+		.icl_credit = host->icl_credit ? wrap_icl_credit : NULL,
 		.kick = host->kick ? wrap_kick : NULL,
 	};
 }

@@ -33,9 +33,9 @@
  *
  * A port holds at most NNP_FW_PORT_RX_BYTES and NNP_FW_PORT_RX_PACKETS.
  * An in-process sender finding its peer full waits (parked, see
- * nnp_fw_op) until the receiver takes a packet: credits. Remote packets
- * find no such flow control, so past the bound they are dropped and
- * counted. Waiting for a packet parks the same way, bounded by the
+ * nnp_fw_op) until the receiver takes a packet: credits. A remote sender
+ * counts credits the peer gives back (fw_icl_credit.c) when both ends
+ * offered them; without, past the bound packets are dropped and counted. Waiting for a packet parks the same way, bounded by the
  * communicator's timeout on the host's monotonic clock, and learns at
  * once when the link goes down.
  *
@@ -67,11 +67,12 @@ void nnp_fw_ports_init(struct nnp_fw *fw)
 /*
  * Done with @pk, with p->lock held: a descriptor goes back to the pool and
  * to its lender (who may wait for it: lent_back), in-process or the peer
- * of a shared link; a copy is freed.
+ * of a shared link; a copy is credited to a remote sender and freed.
  */
 static void packet_release(struct nnp_fw_port *p, struct nnp_fw_packet *pk)
 {
 	if (!pk->desc) {
+		nnp_fw_icl_credit_locked(p, pk);
 		free(pk);
 		return;
 	}
@@ -236,6 +237,21 @@ int nnp_fw_link_attach_remote(struct nnp_fw *fw, unsigned int port,
 	mtx_unlock(&p->lock);
 	nnp_fw_icl_wake(fw, port);
 	return 0;
+}
+
+struct nnp_fw_port *nnp_fw_remote_port_lock(struct nnp_fw *fw,
+					    unsigned int port)
+{
+	struct nnp_fw_port *p;
+
+	if (port >= fw->cfg.num_ports)
+		return NULL;
+	p = &fw->ports[port];
+	mtx_lock(&p->lock);
+	if (p->tp && p->tp->remote)
+		return p;
+	mtx_unlock(&p->lock);
+	return NULL;
 }
 
 static void kick_queues(struct nnp_fw *fw)
@@ -474,6 +490,8 @@ uint16_t nnp_fw_icl_rx_arrive(struct nnp_fw *fw, uint32_t port,
 	pk->arrived_ns = fw->host.now_ns(fw->host.opaque);
 	mtx_lock(&fw->lock);
 	mtx_lock(&p->lock);
+	if (remote && !pk->desc)
+		nnp_fw_icl_credit_owed_locked(p, pk);
 	if (!p->up || (remote && !(p->tp && p->tp->remote)))
 		st = NNP_STATUS_LINK_DOWN;
 	else
@@ -488,6 +506,7 @@ uint16_t nnp_fw_icl_rx_arrive(struct nnp_fw *fw, uint32_t port,
 	if (m) {
 		p->rx_packets++;
 		woke = nnp_fw_comm_aborted_locked(fw, m);
+		nnp_fw_icl_credit_locked(p, pk);
 		free(pk);
 	} else if (!st) {
 		if (pk->desc) {
@@ -515,6 +534,9 @@ uint16_t nnp_fw_icl_rx_arrive(struct nnp_fw *fw, uint32_t port,
 	} else if (remote) {
 		p->errors++;
 	}
+	/* Refused, a remote copy is credited back all the same. */
+	if (st)
+		nnp_fw_icl_credit_locked(p, pk);
 	/* An in-process sender refused room keeps its packet and waits. */
 	mtx_unlock(&p->lock);
 	mtx_unlock(&fw->lock);
@@ -591,7 +613,9 @@ static void lent_and_back(struct nnp_fw_op *op)
 
 /*
  * Hand a packet to the host's transport, with no lock held: it may block
- * until the bytes are on their way. A copy leaves a lent chunk free at once.
+ * until the bytes are on their way, and first, on a link that counts
+ * credits, @op may park until the peer has room (fw_icl_credit.c). A copy
+ * leaves a lent chunk free at once.
  */
 uint16_t nnp_fw_icl_remote_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 				uint32_t port, const struct nnp_fw_packet *tpl,
@@ -599,9 +623,15 @@ uint16_t nnp_fw_icl_remote_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 {
 	struct nnp_fw_port *p = &fw->ports[port];
 	uint64_t wire = nnp_fw_ns_at(tpl->len, fw->cfg.icl_mbps), depart;
+	uint32_t gen;
+	uint16_t st;
 	bool ok;
 
-	/* No flow control: @op never waits for room. */
+	do {
+		st = nnp_fw_icl_credit_take(fw, op, port, tpl->len, &gen);
+	} while (st == NNP_FW_SEND_AGAIN);
+	if (st)
+		return st;
 	mtx_lock(&p->lock);
 	ok = p->up;
 	depart = nnp_fw_tx_fit(&p->model_tx, at, wire);
@@ -619,8 +649,10 @@ uint16_t nnp_fw_icl_remote_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 		p->errors++;
 	}
 	mtx_unlock(&p->lock);
-	if (!ok)
+	if (!ok) {
+		nnp_fw_icl_credit_undo(fw, port, tpl->len, gen);
 		return NNP_STATUS_LINK_DOWN;
+	}
 	count(fw, &fw->counters.icl_tx_bytes, tpl->len);
 	if (tpl->owner)
 		lent_and_back(tpl->owner);
@@ -783,8 +815,12 @@ int nnp_fw_icl_deliver(struct nnp_fw *fw, unsigned int port, uint64_t epoch,
 		return -1;
 	pk = nnp_fw_icl_rx_alloc(fw, port, len);
 	if (!pk) {
+		struct nnp_fw_packet lost = { .len = len };
+
 		mtx_lock(&fw->ports[port].lock);
 		fw->ports[port].errors++;
+		nnp_fw_icl_credit_owed_locked(&fw->ports[port], &lost);
+		nnp_fw_icl_credit_locked(&fw->ports[port], &lost);
 		mtx_unlock(&fw->ports[port].lock);
 		return -1;
 	}

@@ -18,6 +18,7 @@ enum {
 	HELLO_WANT_CHIP = 8, HELLO_WANT_PORT = 12, HELLO_MEM_SHIFT = 14,
 	HELLO_NONCE = 16,
 	LENT_OFFSET = 0, LENT_LEN = 8, LENT_TAG = 12,
+	CREDIT_PACKETS = 0, CREDIT_BYTES = 4,
 };
 
 size_t nnp_icl_header_encode(const struct nnp_icl_frame *f, bool with_model,
@@ -126,6 +127,9 @@ const char *nnp_icl_frame_check_linked(const struct nnp_icl_frame *f)
 	case NNP_ICL_LINK_DOWN:
 	case NNP_ICL_LINK_UP:
 		return f->len ? "link state frame with a payload" : NULL;
+	case NNP_ICL_CREDIT:
+		return f->len != NNP_ICL_CREDIT_BYTES ?
+		       "CREDIT frame of a wrong length" : NULL;
 	default:
 		return "unexpected frame type";
 	}
@@ -165,6 +169,25 @@ const char *nnp_icl_lent_decode(const uint8_t in[NNP_ICL_LENT_BYTES],
 	/* Written so that no sum can wrap: offset + len past 2^64 too. */
 	if (d->offset > mapped || d->len > mapped - d->offset)
 		return "lent chunk outside the peer's memory";
+	return NULL;
+}
+
+void nnp_icl_credit_encode(const struct nnp_icl_credit *c,
+			   uint8_t out[NNP_ICL_CREDIT_BYTES])
+{
+	fw_store_le32(out + CREDIT_PACKETS, c->packets);
+	fw_store_le64(out + CREDIT_BYTES, c->bytes);
+}
+
+const char *nnp_icl_credit_decode(const uint8_t in[NNP_ICL_CREDIT_BYTES],
+				  struct nnp_icl_credit *c)
+{
+	c->packets = fw_load_le32(in + CREDIT_PACKETS);
+	c->bytes = fw_load_le64(in + CREDIT_BYTES);
+	if (!c->packets)
+		return "credit of no packets";
+	if (c->bytes > (uint64_t)c->packets * NNP_FW_ICL_MAX_PACKET)
+		return "credit of more bytes than its packets hold";
 	return NULL;
 }
 

@@ -70,7 +70,8 @@ static uint32_t slot_take_locked(struct nnp_fw_port *p, struct nnp_fw_op *op,
 {
 	uint32_t i = p->lent_free;
 
-	if (i == SLOTS || p->lent_out_bytes + len > NNP_FW_PORT_RX_BYTES)
+	/* The copies' credits and the slots share the peer's room. */
+	if (i == SLOTS || !nnp_fw_icl_peer_room_locked(p, len))
 		return SLOTS;
 	p->lent_free = p->lent[i].next_free;
 	p->lent[i] = (struct nnp_fw_lent){
@@ -236,17 +237,11 @@ static void drop_peer_chunks_locked(struct nnp_fw_port *p, bool all,
 
 int nnp_fw_link_share_remote(struct nnp_fw *fw, unsigned int port, bool on)
 {
-	struct nnp_fw_port *p;
+	struct nnp_fw_port *p = nnp_fw_remote_port_lock(fw, port);
 	uint32_t i;
 
-	if (port >= fw->cfg.num_ports)
+	if (!p)
 		return -1;
-	p = &fw->ports[port];
-	mtx_lock(&p->lock);
-	if (!p->tp || !p->tp->remote) {
-		mtx_unlock(&p->lock);
-		return -1;
-	}
 	if (on) {
 		if (!p->lent)
 			p->lent = lent_table_new();

@@ -128,6 +128,8 @@ struct nnp_fw_packet {
 	bool abort;		/* the sender's part failed */
 	bool desc;		/* a descriptor, not a copy */
 	uint32_t tag;		/* a shared link's peer's name for the chunk */
+	bool credit;		/* a remote copy its sender counts (fw_icl_credit.c) */
+	uint32_t credit_gen;	/* of the port's connection it came on */
 	uint64_t arrived_ns;
 	uint64_t model_ns;	/* its modeled arrival */
 	size_t len;
@@ -211,6 +213,15 @@ struct nnp_fw_port {
 	uint32_t lent_out;	/* slots in use: the credits the peer holds */
 	uint64_t lent_out_bytes;
 	uint32_t peer_reads;
+	/*
+	 * Credits of a remote link (fw_icl_credit.c): whether both ends count
+	 * them, which connection is counted, and our packets and bytes the
+	 * peer holds as far as we know.
+	 */
+	bool credits;
+	uint32_t credit_gen;
+	uint32_t credit_out;
+	uint64_t credit_out_bytes;
 	uint64_t held_bytes;	/* payload queued, at most NNP_FW_PORT_RX_BYTES */
 	uint32_t held_packets;
 	/* tx_* counted by this port's sends, rx_* by its peer's (or deliveries) */
@@ -508,6 +519,28 @@ extern const struct nnp_fw_transport nnp_fw_shared_transport;
  */
 uint16_t nnp_fw_icl_rx_arrive(struct nnp_fw *fw, uint32_t port,
 			      struct nnp_fw_packet *pk, bool remote);
+/* Remote @port, locked; NULL (nothing locked) if it is not attached remote. */
+struct nnp_fw_port *nnp_fw_remote_port_lock(struct nnp_fw *fw,
+					    unsigned int port);
+/*
+ * Credits (fw_icl_credit.c). Before a remote copy of @len bytes goes on
+ * @port: take its credit, or park @op until the peer has room (an @op of
+ * NULL, an abort, takes it regardless); SUCCESS, NNP_FW_SEND_AGAIN or
+ * why not, and *@gen the connection it was taken on, for
+ * nnp_fw_icl_credit_undo() to give it back when the send failed.
+ */
+uint16_t nnp_fw_icl_credit_take(struct nnp_fw *fw, struct nnp_fw_op *op,
+				uint32_t port, size_t len, uint32_t *gen);
+void nnp_fw_icl_credit_undo(struct nnp_fw *fw, uint32_t port, size_t len,
+			    uint32_t gen);
+/* Room for @len more bytes within the peer's bound, with p->lock held. */
+bool nnp_fw_icl_peer_room_locked(const struct nnp_fw_port *p, size_t len);
+/* A remote copy @pk arrived on @p, with p->lock held: it owes a credit. */
+void nnp_fw_icl_credit_owed_locked(struct nnp_fw_port *p,
+				   struct nnp_fw_packet *pk);
+/* This end is done with @pk, with p->lock held: credit its sender. */
+void nnp_fw_icl_credit_locked(struct nnp_fw_port *p,
+			      struct nnp_fw_packet *pk);
 /* The remote transport's send: a copy to the host's icl_tx. */
 uint16_t nnp_fw_icl_remote_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 				uint32_t port, const struct nnp_fw_packet *tpl,

@@ -214,6 +214,16 @@ static void icl_give_back(void *opaque, unsigned int port, uint32_t tag)
 	d->icl_given_back++;
 }
 
+static void icl_credit(void *opaque, unsigned int port, size_t len)
+{
+	struct fuzz_dev *d = opaque;
+
+	if (port >= NNP_FW_MAX_PORTS || len > NNP_FW_ICL_MAX_PACKET)
+		fuzz_fail("credited %zu bytes on port %u", len, port);
+	d->icl_credited++;
+	d->icl_credited_bytes += len;
+}
+
 static struct fuzz_named *name(struct fuzz_dev *d, struct fuzz_named n)
 {
 	if (d->nnamed == FUZZ_NAMED_MAX)
@@ -265,6 +275,7 @@ void fuzz_dev_init(struct fuzz_dev *d, uint16_t ports)
 		.dma_map = dma_map, .dma_unmap = dma_unmap,
 		.raise_irq = raise_irq, .now_ns = now_ns, .icl_tx = icl_tx,
 		.icl_tx_lent = icl_tx_lent, .icl_give_back = icl_give_back,
+		.icl_credit = icl_credit,
 	};
 	struct nnp_fw_config cfg = {
 		.chip_id = FUZZ_CHIP_ID, .mem_size = FUZZ_DEV_SIZE, .num_ports = ports,

@@ -79,6 +79,8 @@ struct fuzz_dev {
 	uint64_t icl_sent;
 	/* A shared link's: chunks lent, and the peer's given back. */
 	uint64_t icl_lent, icl_given_back;
+	/* A counting link's: the peer's packets credited back, their bytes. */
+	uint64_t icl_credited, icl_credited_bytes;
 	/* fuzz_dev_seal(): what memory held, and the secret planted. */
 	uint8_t *host_ref, *dev_ref;
 	uint64_t secret_off, secret_len;

@@ -26,6 +26,11 @@
  * GIVE_BACK hands the firmware tags (one it does not know drops the
  * connection), RECLAIM asks for the peer's chunks back. The link stops
  * being shared before that memory goes.
+ *
+ * A hello offering NNP_ICL_FEAT_CREDIT makes the link count credits, as
+ * QEMU's does: our sends on it take them, CREDIT frames give them back
+ * (more than were out drops the connection), and the chip may credit the
+ * peer no more packets and bytes than it delivered.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,14 +43,17 @@
 /* The peer's memory on a shared link: what its hello must offer. */
 #define PEER_MEM	(1u << 20)
 
-static unsigned long long frames, packets, commands, lent, shared_links;
+static unsigned long long frames, packets, commands, lent, shared_links,
+	credit_frames;
+/* This input's packets delivered and their bytes: the most creditable. */
+static uint64_t run_packets, run_bytes;
 /* The peer's memory as the link maps it; NULL: the link shares none. */
 static uint8_t *peer_mem;
 
 static void report(void)
 {
-	fprintf(stderr, "fuzz_icl_frame: %llu frames read, %llu packets delivered, %llu commands completed, %llu shared links, %llu chunks lent to us\n",
-		frames, packets, commands, shared_links, lent);
+	fprintf(stderr, "fuzz_icl_frame: %llu frames read, %llu packets delivered, %llu commands completed, %llu shared links, %llu chunks lent to us, %llu credit frames taken\n",
+		frames, packets, commands, shared_links, lent, credit_frames);
 }
 
 /* A frame's header, as the link's read_header(): false where it drops. */
@@ -117,6 +125,8 @@ static bool hello(struct fuzz_dev *d, struct fuzz_stream *s, unsigned int port)
 		memset(peer_mem, 0x3c, PEER_MEM);
 		shared_links++;
 	}
+	if (nnp_fw_link_credits(d->fw, port, peer.features & NNP_ICL_FEAT_CREDIT))
+		fuzz_fail("port %u: credits not set", port);
 	nnp_fw_link_set(d->fw, port, peer.up);
 	return true;
 }
@@ -182,6 +192,22 @@ static bool deliver(struct fuzz_dev *d, struct fuzz_stream *s,
 		free(payload);
 	}
 	packets++;
+	run_packets++;
+	run_bytes += f->len;
+	return true;
+}
+
+/* CREDIT, as the link's nnp_icl_link_credit(): false where it drops. */
+static bool credit(struct fuzz_dev *d, struct fuzz_stream *s,
+		   unsigned int port, const struct nnp_icl_frame *f)
+{
+	const uint8_t *p = fuzz_take(s, f->len);
+	struct nnp_icl_credit c;
+
+	if (!p || nnp_icl_credit_decode(p, &c) ||
+	    nnp_fw_icl_credits_back(d->fw, port, c.packets, c.bytes))
+		return false;
+	credit_frames++;
 	return true;
 }
 
@@ -201,6 +227,11 @@ static void receive(struct fuzz_dev *d, struct fuzz_stream *s, unsigned int port
 				fuzz_queue_reset(d, FUZZ_CTX);
 		} else if (f.type == NNP_ICL_DATA || f.type == NNP_ICL_ABORT) {
 			if (!deliver(d, s, port, &f))
+				return;
+			if (!fuzz_queue_run(d))
+				fuzz_queue_reset(d, FUZZ_CTX);
+		} else if (f.type == NNP_ICL_CREDIT) {
+			if (!credit(d, s, port, &f))
 				return;
 			if (!fuzz_queue_run(d))
 				fuzz_queue_reset(d, FUZZ_CTX);
@@ -224,6 +255,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		registered = !atexit(report);
 	if (size < FUZZ_ICL_CMDS_BYTES + 1)
 		return 0;
+	run_packets = run_bytes = 0;
 	port = data[FUZZ_ICL_CMDS_BYTES] & 1;
 	s = (struct fuzz_stream){
 		.p = data + FUZZ_ICL_CMDS_BYTES + 1,
@@ -238,6 +270,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		receive(&d, &s, port);
 	/* The connection is over: the port goes down with it. */
 	nnp_fw_link_set(d.fw, port, false);
+	nnp_fw_link_credits(d.fw, port, false);
 	/* Nothing reads the peer's memory once this returns: it may go. */
 	if (peer_mem) {
 		nnp_fw_link_share_remote(d.fw, port, false);
@@ -247,5 +280,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_queue_drain(&d);
 	commands += d.commands;
 	fuzz_dev_fini(&d);
+	if (d.icl_credited > run_packets || d.icl_credited_bytes > run_bytes)
+		fuzz_fail("credited %llu packets, %llu bytes of %llu, %llu delivered",
+			  (unsigned long long)d.icl_credited,
+			  (unsigned long long)d.icl_credited_bytes,
+			  (unsigned long long)run_packets,
+			  (unsigned long long)run_bytes);
 	return 0;
 }

@@ -130,7 +130,7 @@ def icl_seeds():
 def icl_frame_seeds():
     # firmware-sim/include/nnp_icl_frame.h
     HELLO, DATA, ABORT, LINK_DOWN, LINK_UP, AUTH = 1, 2, 3, 4, 5, 6
-    LENT, GIVE_BACK, RECLAIM = 8, 9, 10
+    LENT, GIVE_BACK, RECLAIM, CREDIT = 8, 9, 10, 11
     EPOCHS = [0x1111, 0x2222, 0xdead]  # fuzz_icl_chip.c
     PEERS = [(2, 1), (3, 0)]  # the far ends of our ports 0 and 1
     CHIP = 1  # FUZZ_CHIP_ID
@@ -141,11 +141,12 @@ def icl_frame_seeds():
                            seq, epoch) + \
             (b"" if model is None else struct.pack("<Q", model)) + payload
 
-    def hello(port, chip=None, up=1, share=False):
+    def hello(port, chip=None, up=1, share=False, credit=False):
         # share: offering 1 MiB of memory (log2 20), as fuzz_icl_frame.c wants
         peer_chip, peer_port = PEERS[port]
+        features = 1 | (2 if share else 0) | (4 if credit else 0)
         body = struct.pack("<IHBBIHH", peer_chip if chip is None else chip,
-                           peer_port, up, 3 if share else 1, CHIP, port,
+                           peer_port, up, features, CHIP, port,
                            20 if share else 0) + bytes(range(32))
         # On port PORT, the peer's HELLO and an AUTH (not checked here).
         return bytes([port]) + frame(HELLO, body) + frame(AUTH, b"\xa5" * 32)
@@ -179,6 +180,21 @@ def icl_frame_seeds():
           shared + tags(RECLAIM, 2, 3) + tags(GIVE_BACK, 1 << 10))
     write("icl_frame", "shared-outside", ICL_ALLREDUCE + hello(1, share=True) +
           lent((1 << 20) - 8, 16, 0) + lent(2**64 - 8, 16, 1))
+
+    # Credits: the allreduce sends on port 0 once a frame has let the
+    # queue run (a stray DATA, dropped there and credited), and that
+    # port's peer credits back a packet, then more than it was ever sent
+    # (the link drops it); and packets received on a counting link, each
+    # credited once taken.
+    def credit(packets, n):
+        return frame(CREDIT, struct.pack("<IQ", packets, n))
+
+    write("icl_frame", "credits", ICL_ALLREDUCE + hello(0, credit=True) +
+          frame(DATA, b"\x5a" * 16, EPOCHS[0]) + credit(1, 4) + credit(1, 0) +
+          credit(5, 0))
+    write("icl_frame", "credits-recv", ICL_RECV + hello(0, credit=True) +
+          frame(DATA, b"\x5a" * 100, EPOCHS[1], 0x80000000) +
+          frame(DATA, b"stranger", EPOCHS[2]) + credit(1, 8))
 
 
 def ring_seeds():

@@ -55,6 +55,8 @@ struct fw_harness {
 			      uint32_t tag);
 	void (*icl_reclaim)(struct fw_harness *h, unsigned int port,
 			    const uint32_t *tags, size_t n);
+	/* Credits of remote links (nnp_fw_link_credits()); NULL: absent. */
+	void (*icl_credit)(struct fw_harness *h, unsigned int port, size_t len);
 	/*
 	 * dma_map maps at most this many bytes of the window at once (0:
 	 * maps nothing, so the firmware falls back to dma_read/dma_write);

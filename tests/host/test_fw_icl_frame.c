@@ -275,7 +275,7 @@ static void test_shared_frames(void **state)
 	f.len = 0;
 	f.type = NNP_ICL_SHARE;
 	assert_string_equal(nnp_icl_frame_check_shared(&f), "unexpected frame type");
-	f.type = 11;
+	f.type = NNP_ICL_CREDIT + 1;
 	assert_string_equal(nnp_icl_frame_check_shared(&f), "unexpected frame type");
 	/* A tag list: le32 each, in order. */
 	nnp_icl_tags_encode(tags, 3, raw);
@@ -283,6 +283,52 @@ static void test_shared_frames(void **state)
 						     5, 4, 0, 0 }), 12);
 	for (i = 0; i < 3; i++)
 		assert_int_equal(nnp_icl_tag_decode(raw, i), tags[i]);
+}
+
+/* Decode a CREDIT of @packets and @bytes: the codec's verdict. */
+static const char *credit_verdict(uint32_t packets, uint64_t bytes)
+{
+	struct nnp_icl_credit c = { .packets = packets, .bytes = bytes }, g;
+	uint8_t raw[NNP_ICL_CREDIT_BYTES];
+
+	nnp_icl_credit_encode(&c, raw);
+	return nnp_icl_credit_decode(raw, &g);
+}
+
+/*
+ * CREDIT, on any link after the hello: its exact bytes, and no credit
+ * of no packets or of more bytes than its packets can hold; a truncated
+ * or padded frame refused.
+ */
+static void test_credit_frames(void **state)
+{
+	static const uint8_t want[NNP_ICL_CREDIT_BYTES] = {
+		0x04, 0x03, 0x02, 0x01,
+		0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00,
+	};
+	static const char more[] = "credit of more bytes than its packets hold";
+	struct nnp_icl_credit c = { .packets = 0x01020304, .bytes = 4u << 20 }, g;
+	struct nnp_icl_frame f = { .type = NNP_ICL_CREDIT, .len = NNP_ICL_CREDIT_BYTES };
+	uint8_t raw[NNP_ICL_CREDIT_BYTES];
+
+	(void)state;
+	nnp_icl_credit_encode(&c, raw);
+	assert_memory_equal(raw, want, sizeof(want));
+	assert_null(nnp_icl_credit_decode(raw, &g));
+	assert_int_equal(g.packets, c.packets);
+	assert_true(g.bytes == c.bytes);
+	assert_null(credit_verdict(1, 0));
+	assert_null(credit_verdict(1, NNP_FW_ICL_MAX_PACKET));
+	assert_null(credit_verdict(UINT32_MAX, (uint64_t)UINT32_MAX * NNP_FW_ICL_MAX_PACKET));
+	assert_string_equal(credit_verdict(0, 0), "credit of no packets");
+	assert_string_equal(credit_verdict(1, NNP_FW_ICL_MAX_PACKET + 1), more);
+	assert_string_equal(credit_verdict(2, UINT64_MAX), more);
+	assert_null(nnp_icl_frame_check_linked(&f));
+	assert_null(nnp_icl_frame_check_shared(&f));
+	f.len = NNP_ICL_CREDIT_BYTES - 1;
+	assert_string_equal(nnp_icl_frame_check_linked(&f), "CREDIT frame of a wrong length");
+	f.len = NNP_ICL_CREDIT_BYTES + 1;
+	assert_string_equal(nnp_icl_frame_check_shared(&f), "CREDIT frame of a wrong length");
 }
 
 static void test_hello_expects_one_frame(void **state)
@@ -335,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_lent_bytes),
 		cmocka_unit_test(test_lent_bounds),
 		cmocka_unit_test(test_shared_frames),
+		cmocka_unit_test(test_credit_frames),
 	};
 
 	return cmocka_run_group_tests_name("fw_icl_frame", tests, NULL, NULL);

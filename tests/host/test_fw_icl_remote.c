@@ -49,8 +49,8 @@ struct wire {
 static struct fw_chip chips[MAX_CHIPS];
 static struct wire wires[MAX_CHIPS][4];
 static unsigned int nchips;
-/* join() shares the links it makes (fw_icl_shared.c). */
-static bool shared;
+/* join() shares the links it makes (fw_icl_shared.c); counts credits. */
+static bool shared, credits;
 /* What the shared transport carried: LENT frames and their bytes, DATA bytes. */
 static atomic_uint lent_frames;
 static atomic_ullong lent_bytes, data_bytes;
@@ -85,13 +85,15 @@ static int transport_tx(struct fw_harness *h, unsigned int port, uint64_t epoch,
 }
 
 /*
- * Give-backs, carried by a thread of their own as a socket's reader
- * would: the firmware hands them over with its locks held. @held keeps
- * them queued (a peer slow to give back).
+ * Give-backs and credits, carried by a thread of their own as a socket's
+ * reader would: the firmware hands them over with its locks held. @held
+ * keeps them queued (a peer slow to give back).
  */
 struct give_back {
-	unsigned int chip, port;	/* the lender's end */
+	unsigned int chip, port;	/* the sender's end */
+	bool credit;			/* a credit of @len bytes, not @tag */
 	uint32_t tag;
+	size_t len;
 };
 
 static struct {
@@ -100,7 +102,9 @@ static struct {
 	struct give_back q[4 * NNP_FW_PORT_RX_PACKETS];
 	unsigned int head, n;
 	bool held, stop, busy;
-	unsigned int refused;	/* tags the lender did not know */
+	unsigned int refused;	/* tags or credits the sender did not know */
+	unsigned int credits;	/* credits queued, all told */
+	uint64_t credit_bytes;
 	thrd_t thread;
 } pump;
 
@@ -120,7 +124,9 @@ static int pump_main(void *arg)
 		pump.n--;
 		pump.busy = true;
 		mtx_unlock(&pump.lock);
-		if (nnp_fw_icl_given_back(chips[g.chip].h->fw, g.port, g.tag))
+		if (g.credit ?
+		    nnp_fw_icl_credits_back(chips[g.chip].h->fw, g.port, 1, g.len) :
+		    nnp_fw_icl_given_back(chips[g.chip].h->fw, g.port, g.tag))
 			pump.refused++;
 		mtx_lock(&pump.lock);
 		pump.busy = false;
@@ -157,19 +163,35 @@ static unsigned int pump_queued(void)
 	return n;
 }
 
-static void transport_give_back(struct fw_harness *h, unsigned int port,
-				uint32_t tag)
+static void pump_queue(struct fw_harness *h, unsigned int port,
+		       struct give_back g)
 {
 	struct wire *w = &wires[index_of(h)][port];
 	const unsigned int size = sizeof(pump.q) / sizeof(pump.q[0]);
 
+	g.chip = w->chip;
+	g.port = w->port;
 	mtx_lock(&pump.lock);
 	assert_true(pump.n < size);
-	pump.q[(pump.head + pump.n++) % size] = (struct give_back){
-		.chip = w->chip, .port = w->port, .tag = tag,
-	};
+	pump.q[(pump.head + pump.n++) % size] = g;
+	if (g.credit) {
+		pump.credits++;
+		pump.credit_bytes += g.len;
+	}
 	cnd_broadcast(&pump.cond);
 	mtx_unlock(&pump.lock);
+}
+
+static void transport_give_back(struct fw_harness *h, unsigned int port,
+				uint32_t tag)
+{
+	pump_queue(h, port, (struct give_back){ .tag = tag });
+}
+
+static void transport_credit(struct fw_harness *h, unsigned int port,
+			     size_t len)
+{
+	pump_queue(h, port, (struct give_back){ .credit = true, .len = len });
 }
 
 /*
@@ -218,7 +240,8 @@ static void chips_up(unsigned int n)
 	atomic_store(&lent_bytes, 0);
 	atomic_store(&data_bytes, 0);
 	pump.held = pump.stop = false;
-	pump.head = pump.n = pump.refused = 0;
+	pump.head = pump.n = pump.refused = pump.credits = 0;
+	pump.credit_bytes = 0;
 	mtx_init(&pump.lock, mtx_plain);
 	cnd_init(&pump.cond);
 	assert_int_equal(thrd_create(&pump.thread, pump_main, NULL), thrd_success);
@@ -231,6 +254,7 @@ static void chips_up(unsigned int n)
 		chips[i].h->icl_tx_lent = transport_tx_lent;
 		chips[i].h->icl_give_back = transport_give_back;
 		chips[i].h->icl_reclaim = transport_reclaim;
+		chips[i].h->icl_credit = transport_credit;
 		fw_harness_ctx_create(chips[i].h, CTX);
 		fw_harness_queue_create(chips[i].h, CTX, 0);
 	}
@@ -266,6 +290,10 @@ static void join(unsigned int a, unsigned int pa, unsigned int b, unsigned int p
 	if (shared) {
 		assert_int_equal(nnp_fw_link_share_remote(chips[a].h->fw, pa, true), 0);
 		assert_int_equal(nnp_fw_link_share_remote(chips[b].h->fw, pb, true), 0);
+	}
+	if (credits) {
+		assert_int_equal(nnp_fw_link_credits(chips[a].h->fw, pa, true), 0);
+		assert_int_equal(nnp_fw_link_credits(chips[b].h->fw, pb, true), 0);
 	}
 	nnp_fw_link_set(chips[a].h->fw, pa, true);
 	nnp_fw_link_set(chips[b].h->fw, pb, true);
@@ -481,6 +509,152 @@ static void test_shared_ring_allreduce(void **state)
 	shared = false;
 }
 
+/*
+ * The same with credits: every packet copied across is credited back once
+ * taken, and no sender is left owing or owed.
+ */
+static void test_remote_ring_allreduce_credits(void **state)
+{
+	const uint64_t counts[] = { 1, 1003, 600000 };
+	struct nnp_hw_port_info p[4];
+	uint64_t rx_packets, rx_bytes;
+	unsigned int n, k, c;
+
+	(void)state;
+	credits = true;
+	for (n = 2; n <= MAX_CHIPS; n++) {
+		ring_up(n);
+		for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++)
+			allreduce_i32_sum(counts[k]);
+		pump_drain();
+		assert_int_equal(pump.refused, 0);
+		rx_packets = rx_bytes = 0;
+		for (c = 0; c < n; c++) {
+			fw_harness_ports(chips[c].h, p);
+			rx_packets += p[1].rx_packets;
+			rx_bytes += p[1].rx_bytes;
+			assert_int_equal(p[1].errors, 0);
+			assert_int_equal(chips[c].h->fw->ports[0].credit_out, 0);
+			assert_int_equal(chips[c].h->fw->ports[0].credit_out_bytes, 0);
+		}
+		assert_int_equal(pump.credits, rx_packets);
+		assert_int_equal(pump.credit_bytes, rx_bytes);
+		chips_down();
+	}
+	credits = false;
+}
+
+/* ---- credits, by hand ---- */
+
+#define EPOCH	0x5ba4ed0000000001ull
+#define MIB	(1u << 20)
+
+/* Chip 0 port 3 sends @len bytes labelled @seq to chip 1 port 2. */
+static uint16_t send_copy(struct nnp_fw_op *op, uint32_t seq, size_t len)
+{
+	static uint8_t out[MIB];
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		out[i] = (uint8_t)(seq * 31 + i);
+	return nnp_fw_icl_send(chips[0].h->fw, op, 3, EPOCH, seq, false, out, len);
+}
+
+/* Chip 1 takes the packet @seq, byte-exact. */
+static void take_copy(uint32_t seq, size_t len)
+{
+	static uint8_t in[MIB];
+	struct nnp_fw_op op = { .timeout_ns = UINT64_MAX };
+	size_t i;
+
+	assert_int_equal(nnp_fw_icl_recv(chips[1].h->fw, &op, 2, EPOCH, seq, in, len),
+			 NNP_STATUS_SUCCESS);
+	for (i = 0; i < len; i++)
+		if (in[i] != (uint8_t)(seq * 31 + i))
+			fail_msg("packet %u byte %zu", seq, i);
+}
+
+/*
+ * A peer that takes nothing holds at most its room of our copies: 4 of
+ * 1 MiB go, the 5th parks instead of being dropped there; taking one
+ * credits it back and the 5th goes. Credits follow every end of a packet
+ * (dropped on arrival too), a peer crediting what it never held breaks
+ * the link, and a new connection forgets the old one's packets.
+ */
+static void test_remote_credits(void **state)
+{
+	struct nnp_fw_op tx = { .timeout_ns = UINT64_MAX };
+	struct nnp_fw_port *a;
+	struct nnp_hw_port_info pb[4];
+	uint32_t seq;
+
+	(void)state;
+	credits = true;
+	chips_up(2);
+	join(0, 3, 1, 2);
+	a = &chips[0].h->fw->ports[3];
+
+	for (seq = 1; seq <= 4; seq++)
+		assert_int_equal(send_copy(&tx, seq, MIB), NNP_STATUS_SUCCESS);
+	assert_int_equal(send_copy(&tx, 5, MIB), NNP_FW_PARKED);
+	assert_true(tx.parked);
+	/* Not one byte more fits; an abort (no command) goes regardless. */
+	assert_int_equal(send_copy(&tx, 6, 1), NNP_FW_PARKED);
+	assert_int_equal(nnp_fw_icl_send(chips[0].h->fw, NULL, 3, EPOCH, 7, true,
+					 NULL, 0), NNP_STATUS_SUCCESS);
+	fw_harness_ports(chips[1].h, pb);
+	assert_int_equal(pb[2].rx_packets, 5);
+	assert_int_equal(pb[2].rx_bytes, 4 * MIB);
+	assert_int_equal(pb[2].errors, 0);
+	assert_int_equal(a->credit_out, 5);
+	assert_int_equal(a->credit_out_bytes, 4 * MIB);
+
+	take_copy(1, MIB);
+	pump_drain();
+	assert_int_equal(pump.credits, 1);
+	assert_int_equal(a->credit_out, 4);
+	tx.parked = false;
+	tx.deadline_ns = 0;
+	assert_int_equal(send_copy(&tx, 5, MIB), NNP_STATUS_SUCCESS);
+	for (seq = 2; seq <= 5; seq++)
+		take_copy(seq, MIB);
+	pump_drain();
+	/* The abort is still held: its credit is all that is out. */
+	assert_int_equal(a->credit_out, 1);
+	assert_int_equal(a->credit_out_bytes, 0);
+
+	/* Dropped on arrival (the far end down): credited all the same. */
+	nnp_fw_link_set(chips[1].h->fw, 2, false);
+	assert_int_equal(send_copy(&tx, 8, 4096), NNP_STATUS_SUCCESS);
+	nnp_fw_link_set(chips[1].h->fw, 2, true);
+	pump_drain();
+	assert_int_equal(a->credit_out, 1);
+	assert_int_equal(pump.credits, 6);
+	assert_int_equal(pump.credit_bytes, 5 * MIB + 4096);
+
+	/* More than it holds: refused, and nothing counted back. */
+	assert_int_equal(nnp_fw_icl_credits_back(chips[0].h->fw, 3, 2, 0), -1);
+	assert_int_equal(nnp_fw_icl_credits_back(chips[0].h->fw, 3, 1, 1), -1);
+	assert_int_equal(a->credit_out, 1);
+	assert_int_equal(pump.refused, 0);
+
+	/* A new connection: what the old one left held is credited to none. */
+	assert_int_equal(send_copy(&tx, 9, 100), NNP_STATUS_SUCCESS);
+	assert_int_equal(nnp_fw_link_credits(chips[0].h->fw, 3, true), 0);
+	assert_int_equal(nnp_fw_link_credits(chips[1].h->fw, 2, true), 0);
+	assert_int_equal(a->credit_out, 0);
+	take_copy(9, 100);
+	pump_drain();
+	assert_int_equal(pump.credits, 6);
+	/* Not counting: nothing owed either way, and nothing waits. */
+	assert_int_equal(nnp_fw_link_credits(chips[0].h->fw, 3, false), 0);
+	assert_int_equal(nnp_fw_icl_credits_back(chips[0].h->fw, 3, 0, 0), -1);
+	assert_int_equal(nnp_fw_link_credits(chips[0].h->fw, 0, true), -1);
+	assert_int_equal(nnp_fw_link_credits(chips[0].h->fw, 9, true), -1);
+	credits = false;
+	chips_down();
+}
+
 /* ---- shared links, by hand ---- */
 
 static double since(const struct timespec *a)
@@ -490,10 +664,6 @@ static double since(const struct timespec *a)
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	return (b.tv_sec - a->tv_sec) + (b.tv_nsec - a->tv_nsec) / 1e9;
 }
-
-
-#define EPOCH	0x5ba4ed0000000001ull
-#define MIB	(1u << 20)
 
 static uint16_t lend_from(unsigned int c, struct nnp_fw_op *op, uint32_t seq,
 			  uint64_t off, size_t len)
@@ -983,6 +1153,8 @@ int main(void)
 		cmocka_unit_test(test_remote_ring_allreduce),
 		cmocka_unit_test(test_remote_link_down_mid_collective),
 		cmocka_unit_test(test_remote_transport_lost),
+		cmocka_unit_test(test_remote_ring_allreduce_credits),
+		cmocka_unit_test(test_remote_credits),
 		cmocka_unit_test(test_shared_ring_allreduce),
 		cmocka_unit_test(test_shared_tags_and_credits),
 		cmocka_unit_test(test_shared_link_unshared),

@@ -5,15 +5,17 @@
 # VMs, the ring algorithm): first over a unix socket, where the QEMUs
 # share their device memory (sealed memfds passed with SCM_RIGHTS) and
 # chunks cross as LENT descriptors read in place, then over TCP, where
-# they are copied through the socket. Each way: the 8 MiB allreduce is
-# exact on both ranks, each sends exactly 8 MiB on its link and moves
-# no host DMA byte, both ends of the link agree byte for byte; and
-# QEMU's own trace (nnp_icl_*) shows which path carried the bytes: over
-# unix, both ends mapped the peer's 64 MiB, and every byte each chip
-# received came in LENT frames (nnp_icl_rx_lent) and none as payload;
-# over TCP no memory was shared and every byte came as DATA payload.
-# 8 MiB, not 16: a TCP link has no credits, and at 16 MiB (1 MiB chunks,
-# 4 ahead) a receiver may hold its 4 MiB bound and drop a chunk.
+# they are copied through the socket. Each way: the 32 MiB allreduce is
+# exact on both ranks, each sends exactly 32 MiB on its link and moves
+# no host DMA byte, both ends of the link agree byte for byte with no
+# error or drop; and QEMU's own trace (nnp_icl_*) shows which path
+# carried the bytes: over unix, both ends mapped the peer's 128 MiB, and
+# every byte each chip received came in LENT frames (nnp_icl_rx_lent) and
+# none as payload; over TCP no memory was shared, every byte came as DATA
+# payload, and each chip credited every byte back (nnp_icl_credit_tx).
+# 32 MiB: a rank may run a whole 16 MiB segment ahead of its peer, four
+# times the receiving port's room; before TCP links had credits, a
+# receiver then dropped chunks and the job failed on its timeout.
 #
 # NNP_PAIR_BENCH_ITERS=N also times N more allreduces each way and
 # prints the BENCH lines and the unix/TCP ratio: a figure, not a test.
@@ -21,10 +23,10 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)
 . "$root/tests/lib/vms.sh"
-tap_plan 15
+tap_plan 17
 
 iters=${NNP_PAIR_BENCH_ITERS:-0}
-mib=8
+mib=32
 bytes=$((mib << 20))
 # What each chip receives in all: the checked allreduce and the timed ones.
 total=$(((iters + 1) * bytes))
@@ -38,7 +40,7 @@ pair() {
 	for r in 0 1; do
 		local mode=connect lanmode=connect
 		[ $r = 0 ] && mode=listen lanmode=listen
-		vm=("$root/tools/nnp-vm" --chips 1 --chip-base $r --mem-size 64M
+		vm=("$root/tools/nnp-vm" --chips 1 --chip-base $r --mem-size 128M
 			--guest-mem 1024 --timeout 300 --icl-secret "$tmp/secret"
 			--remote "$r.0-$((1 - r)).0=$mode:$addr"
 			--lan "$lanmode:$lan:10.0.0.$((r + 1))/24"
@@ -102,8 +104,8 @@ done
 
 # Which path: the QEMUs' traces.
 for r in 0 1; do
-	tap_context=$tmp/unix-log$r tap_grep "unix: chip $r mapped its peer's 64 MiB" \
-		"$tmp/unix-log$r" "nnp_icl_shared chip $r port 0 maps the peer's 67108864 bytes"
+	tap_context=$tmp/unix-log$r tap_grep "unix: chip $r mapped its peer's 128 MiB" \
+		"$tmp/unix-log$r" "nnp_icl_shared chip $r port 0 maps the peer's 134217728 bytes"
 	lent=$(lens "$tmp/unix-log$r" nnp_icl_rx_lent)
 	data=$(lens "$tmp/unix-log$r" nnp_icl_rx)
 	echo "# unix: chip $r received lent: $lent, as payload: $data (bytes, frames)"
@@ -116,6 +118,15 @@ data=$(lens "$tmp/tcp-log0" nnp_icl_rx)
 echo "# tcp: chip 0 received lent: $lent, as payload: $data (bytes, frames)"
 tap_check "tcp: no memory shared, chip 0 received all $total bytes as payload" \
 	test "$shared" = 0 -a "$lent" = "0 0" -a "${data% *}" = "$total"
+for r in 0 1; do
+	credited=$(awk '/nnp_icl_credit_tx chip/ {
+		for (i = 1; i < NF; i++) if ($i == "back") { p += $(i + 1); b += $(i + 3) }
+	} END { printf "%d %d\n", b, p }' "$tmp/tcp-log$r")
+	frames=$(lens "$tmp/tcp-log$r" nnp_icl_rx)
+	echo "# tcp: chip $r credited back $credited (bytes, packets) of $frames received"
+	tap_check "tcp: chip $r credited back every packet it received" \
+		test "$credited" = "$frames"
+done
 
 if [ "$iters" -gt 0 ]; then
 	for way in unix tcp; do
