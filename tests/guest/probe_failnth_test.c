@@ -6,8 +6,8 @@
  * of the binding thread failing, until the bind no longer reaches it: a
  * failed probe gives ENOMEM (or the PCI core's errno for the step, see
  * probe_errno()) and leaves the device unbound, a probe that
- * absorbed the failure leaves it working, and the next bind works either
- * way. Remove likewise: unbind with the n-th allocation failing, then a
+ * absorbed the failure leaves it working (but for a node devtmpfs could
+ * not make, accel_nodes_missing()), and the next bind works either way. Remove likewise: unbind with the n-th allocation failing, then a
  * plain bind must give a working device. No kernel warning may appear
  * but the interrupt core's own, irq_proc_missing(); what was leaked is
  * kmemleak's, whose scan after the run fails it.
@@ -137,13 +137,48 @@ static void irq_proc_missing(const char *addr, struct known_warns *known,
 	closedir(d);
 }
 
-/* Every device answers a query and gives a page of device memory. */
+/*
+ * device_add() makes the node in /dev through devtmpfs_create_node() and
+ * ignores its failure (6.12): when the node's name cannot be allocated
+ * (accel_devnode()), the bind works and the device is in sysfs with no
+ * node to open until it is bound again. The driver never sees it. Log
+ * each accel device of sysfs with no node; true if there was one.
+ */
+static bool accel_nodes_missing(struct __test_metadata *_metadata)
+{
+	char path[PATH_MAX];
+	bool missing = false;
+	struct dirent *e;
+	DIR *d = opendir("/sys/class/accel");
+
+	while (d && (e = readdir(d))) {
+		if (strncmp(e->d_name, "accel", 5))
+			continue;
+		snprintf(path, sizeof(path), "/dev/accel/%s", e->d_name);
+		if (!access(path, F_OK))
+			continue;
+		TH_LOG("%s was not made: devtmpfs's failure is not the driver's",
+		       path);
+		missing = true;
+	}
+	if (d)
+		closedir(d);
+	return missing;
+}
+
+/*
+ * Every device answers a query and gives a page of device memory; what
+ * did not is said on stderr.
+ */
 static bool devices_work(void)
 {
 	int i, fd, count;
 
-	if (nnp_device_count(&count) != NNP_SUCCESS || count != GUEST_CHIPS)
+	if (nnp_device_count(&count) != NNP_SUCCESS || count != GUEST_CHIPS) {
+		fprintf(stderr, "# devices_work: %d devices, not %d\n", count,
+			GUEST_CHIPS);
 		return false;
+	}
 	for (i = 0; i < count; i++) {
 		struct drm_nnp_device_info info;
 		struct drm_nnp_query q = {
@@ -156,10 +191,15 @@ static bool devices_work(void)
 		bool ok;
 
 		fd = guest_open_fd(i);
-		if (fd < 0)
+		if (fd < 0) {
+			fprintf(stderr, "# devices_work: device %d does not open\n", i);
 			return false;
+		}
 		ok = !ioctl(fd, DRM_IOCTL_NNP_QUERY, &q) &&
 		     !ioctl(fd, DRM_IOCTL_NNP_BO_CREATE, &c);
+		if (!ok)
+			fprintf(stderr, "# devices_work: device %d: %s\n", i,
+				strerror(errno));
 		close(fd);
 		if (!ok)
 			return false;
@@ -228,17 +268,18 @@ FIXTURE_TEARDOWN(sweep)
 
 /*
  * Bind device 0 with the n-th allocation (of those the stack filter lets
- * through) failing, for n = 1, 2, ... until the bind no longer reaches it.
+ * through) failing, for n = 1, 2, ... until the bind no longer reaches it;
+ * from n = NNP_FAILNTH_FROM instead, to look again at one found.
  */
 static void probe_sweep(FIXTURE_DATA(sweep) *self,
 			struct __test_metadata *_metadata)
 {
 	struct known_warns known = { .count = 0 };
-	unsigned int n;
+	unsigned int n = guest_env_u64("NNP_FAILNTH_FROM") ?: 1;
 	int ret;
 
 	ASSERT_EQ(0, unbind(self->addr));
-	for (n = 1;; n++) {
+	for (;; n++) {
 		ASSERT_GT(MAX_NTH, n);
 		known.count = 0;
 		fail_nth_arm(self->fail_fd, n);
@@ -257,9 +298,10 @@ static void probe_sweep(FIXTURE_DATA(sweep) *self,
 			ASSERT_EQ(0, devices_back()) {
 				TH_LOG("allocation %u of the probe", n);
 			}
-			ASSERT_TRUE(devices_work()) {
-				TH_LOG("allocation %u of the probe", n);
-			}
+			if (!accel_nodes_missing(_metadata))
+				ASSERT_TRUE(devices_work()) {
+					TH_LOG("allocation %u of the probe", n);
+				}
 			irq_proc_missing(self->addr, &known, _metadata);
 			ASSERT_EQ(0, unbind(self->addr));
 		}
