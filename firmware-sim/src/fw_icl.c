@@ -24,12 +24,14 @@
  * port it arrived on. On arrival a packet a communicator of this chip
  * would never take from that port (a collective's, off its ring) is
  * dropped and counted. One whose epoch no communicator here has yet is
- * kept, as its receiver may not have made its communicator yet, but only
- * for the device's default timeout (cfg.coll_timeout_ms, whatever the
- * communicators' own): the next arrival drops it and counts it. That wait
- * covers the ranks of one job making their communicators after the same
- * rendezvous answer, not a peer late to a collective, and the port's room
- * it holds is every job's, so no one job's timeout may stretch it.
+ * kept, as its receiver may not have made its communicator yet, for as
+ * long as no arrival needs its room; past the device's default timeout
+ * (cfg.coll_timeout_ms, whatever the communicators' own) an arrival that
+ * finds the port full drops it, and the job's other packets there, and
+ * counts them. A rank of one job may be slow to make its communicator
+ * after the rendezvous answer (seconds, loading its data on a debug
+ * kernel), and the port's room it holds is every job's, so no one job's
+ * timeout may stretch it past others' need.
  *
  * A port holds at most NNP_FW_PORT_RX_BYTES and NNP_FW_PORT_RX_PACKETS.
  * An in-process sender finding its peer full waits (parked, see
@@ -425,26 +427,57 @@ static void count_drop_locked(struct nnp_fw *fw, struct nnp_fw_port *p)
 	fw->counters.icl_dropped++;
 }
 
-/*
- * Drop the packets no communicator here has claimed within the device's
- * default timeout of their arrival, with fw->lock and p->lock held.
- */
-static void drop_stale_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
-			      uint64_t now)
+/* Whether packets of @epoch were dropped unclaimed on @p, with p->lock held. */
+static bool epoch_lost_locked(const struct nnp_fw_port *p, uint64_t epoch)
+{
+	uint32_t i;
+
+	for (i = 0; i < NNP_FW_LOST_EPOCHS && i < p->lost_next; i++)
+		if (p->lost_epochs[i] == epoch)
+			return true;
+	return false;
+}
+
+/* Drop every packet of @epoch queued on @p, with p->lock held. */
+static void drop_epoch_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
+			      uint64_t epoch)
 {
 	struct nnp_fw_packet **link = &p->rx_head, *prev = NULL;
 
 	while (*link) {
-		struct nnp_fw_packet *pk = *link;
-
-		if (now - pk->arrived_ns >= nnp_fw_comm_timeout_ns(fw, 0) &&
-		    !nnp_fw_comm_by_epoch_locked(fw, pk->epoch)) {
+		if ((*link)->epoch == epoch) {
 			nnp_fw_icl_drop_at(p, link, prev);
 			count_drop_locked(fw, p);
 			continue;
 		}
-		prev = pk;
-		link = &pk->next;
+		prev = *link;
+		link = &(*link)->next;
+	}
+}
+
+/*
+ * Make room by dropping the packets no communicator here has claimed
+ * within the device's default timeout of their arrival, with fw->lock and
+ * p->lock held. Their job lost a packet here: so that a communicator
+ * made for it later never takes a later chunk in place of the dropped
+ * one (a collective's chunks share a label), every packet of that epoch
+ * goes, now and on arrival, and the communicator times out instead.
+ */
+static void drop_stale_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
+			      uint64_t now)
+{
+	struct nnp_fw_packet *pk = p->rx_head;
+
+	while (pk) {
+		if (now - pk->arrived_ns >= nnp_fw_comm_timeout_ns(fw, 0) &&
+		    !nnp_fw_comm_by_epoch_locked(fw, pk->epoch)) {
+			p->lost_epochs[p->lost_next++ % NNP_FW_LOST_EPOCHS] =
+				pk->epoch;
+			drop_epoch_locked(fw, p, pk->epoch);
+			pk = p->rx_head;
+			continue;
+		}
+		pk = pk->next;
 	}
 }
 
@@ -454,9 +487,15 @@ static bool rx_fits(const struct nnp_fw_port *p, size_t len)
 	       p->held_bytes + len <= NNP_FW_PORT_RX_BYTES;
 }
 
+/*
+ * Room for @len more bytes on @p, with fw->lock and p->lock held: an
+ * unclaimed packet holds its room for as long as no arrival needs it.
+ */
 static bool rx_room_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
 			   size_t len, uint64_t now)
 {
+	if (rx_fits(p, len))
+		return true;
 	drop_stale_locked(fw, p, now);
 	return rx_fits(p, len);
 }
@@ -497,7 +536,8 @@ uint16_t nnp_fw_icl_rx_arrive(struct nnp_fw *fw, uint32_t port,
 	else
 		m = lost ? NULL : abort_for_locked(fw, pk);
 	if (!st && !m) {
-		if (lost || !rx_wanted_locked(fw, port, pk))
+		if (lost || !rx_wanted_locked(fw, port, pk) ||
+		    epoch_lost_locked(p, pk->epoch))
 			st = NNP_STATUS_INVALID_FIELD;
 		else if (!rx_room_locked(fw, p, pk->len, pk->arrived_ns) ||
 			 (pk->desc && !p->desc_free))
@@ -898,6 +938,8 @@ uint16_t nnp_fw_icl_recv_into(struct nnp_fw *fw, struct nnp_fw_op *op,
 		status = NNP_STATUS_ABORTED;
 	} else if (pk->len != len) {
 		status = NNP_STATUS_INVALID_FIELD;	/* ranks disagree on the call */
+		nnp_fw_guest_error(fw, "port %u: packet %#x of epoch %#llx has %zu bytes, the receive %zu: the ranks disagree on the call",
+				   port, seq, (unsigned long long)epoch, pk->len, len);
 	} else {
 		if (!fw->cfg.timing_only)
 			rx_consume(into, pk->data, len);

@@ -12,6 +12,8 @@
 /* What a port holds for its receivers at most, payload and packets. */
 #define NNP_FW_PORT_RX_BYTES	(4u << 20)
 #define NNP_FW_PORT_RX_PACKETS	1024u
+/* Epochs a port remembers dropping unclaimed packets of (drop_stale_locked()). */
+#define NNP_FW_LOST_EPOCHS	8
 
 /*
  * The packet of a point-to-point message, and a collective's smallest
@@ -227,6 +229,12 @@ struct nnp_fw_port {
 	/* tx_* counted by this port's sends, rx_* by its peer's (or deliveries) */
 	uint64_t tx_bytes, rx_bytes, tx_packets, rx_packets, errors;
 	uint64_t dropped;	/* arrivals refused: full, or not for us */
+	/*
+	 * Epochs whose unclaimed packets were dropped for room, the latest
+	 * NNP_FW_LOST_EPOCHS: their later packets are dropped on arrival.
+	 */
+	uint64_t lost_epochs[NNP_FW_LOST_EPOCHS];
+	uint32_t lost_next;
 	/*
 	 * Modeled: when the transmit direction is busy (fw_clock.c), and
 	 * its busy time in all.

@@ -368,11 +368,14 @@ static void test_packets_checked_against_receiver(void **state)
 		.value = NNP_COLL_VALUE(NNP_DTYPE_I32, NNP_OP_SUM, COMM, 0),
 	};
 	uint32_t data[4] = { 1, 2, 3, 4 };
+	uint8_t *big = calloc(1, NNP_FW_ICL_MAX_PACKET);
 	struct nnp_hw_port_info p[4];
 	struct fw_harness *b;
+	unsigned int i;
 	uint32_t key;
 
 	(void)state;
+	assert_non_null(big);
 	pair_up();
 	b = chips[1].h;
 	assert_int_equal(nnp_fw_link_attach_remote(b->fw, 2, 9, 0), 0);
@@ -397,11 +400,28 @@ static void test_packets_checked_against_receiver(void **state)
 	fw_chip_start(&chips[1], ar);
 	fw_chip_join(&chips[1]);
 	assert_true(chips[1].status == NNP_STATUS_PEER_TIMEOUT);
-	/* Unclaimed past a timeout: the next arrival drops and counts it. */
-	nnp_fw_icl_send(chips[0].h->fw, NULL, 0, EPOCH ^ (1ull << 40), 1, false,
+	/*
+	 * Unclaimed past a timeout, it keeps its room while no arrival needs
+	 * it: three packets of 1 MiB fit beside it, the fourth drops it (its
+	 * job's: the 8 bytes of another epoch stay) and fits.
+	 */
+	nnp_fw_icl_send(chips[0].h->fw, NULL, 0, EPOCH ^ (1ull << 41), 1, false,
 			data, 8);
-	assert_int_equal(held(b, 1), 1);
+	for (i = 0; i < 3; i++)
+		nnp_fw_icl_send(chips[0].h->fw, NULL, 0, EPOCH ^ (1ull << 42),
+				2 + i, false, big, NNP_FW_ICL_MAX_PACKET);
+	assert_int_equal(held(b, 1), 5);
+	assert_int_equal(fw_harness_counters(b).icl_dropped, 1);
+	nnp_fw_icl_send(chips[0].h->fw, NULL, 0, EPOCH ^ (1ull << 42), 5, false,
+			big, NNP_FW_ICL_MAX_PACKET - 8);
+	assert_int_equal(held(b, 1), 5);
 	assert_int_equal(fw_harness_counters(b).icl_dropped, 2);
+	/* That job lost a packet here: its later ones are dropped on arrival. */
+	nnp_fw_icl_send(chips[0].h->fw, NULL, 0, EPOCH ^ (1ull << 40), 6, false,
+			data, 8);
+	assert_int_equal(held(b, 1), 5);
+	assert_int_equal(fw_harness_counters(b).icl_dropped, 3);
+	free(big);
 	pair_down();
 }
 
