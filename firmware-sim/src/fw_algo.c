@@ -133,6 +133,8 @@ int nnp_fw_comm_set_topology(struct nnp_fw *fw, uint32_t ctx, uint32_t comm,
 	const struct nnp_fw_ring_dim *d = t->dim;
 	uint64_t chips = (uint64_t)d[0].n * (d[1].n ? d[1].n : 1);
 	struct nnp_fw_comm *m;
+	uint32_t ports = 0;
+	uint64_t epoch = 0;
 	int ret = -1;
 
 	if (t->algo >= NNP_FW_ALGO_COUNT || !dim_ok(fw, &d[0]) ||
@@ -143,9 +145,14 @@ int nnp_fw_comm_set_topology(struct nnp_fw *fw, uint32_t ctx, uint32_t comm,
 	if (m && (!d[0].n || chips == m->nranks)) {
 		m->topo = *t;
 		m->ports = dim_ports(&d[0]) | dim_ports(&d[1]);
+		m->topo_set = true;
+		ports = nnp_fw_comm_ports(m);
+		epoch = m->epoch;
 		ret = 0;
 	}
 	mtx_unlock(&fw->lock);
+	if (ports)
+		nnp_fw_comm_drop_off_ring(fw, epoch, ports);
 	return ret;
 }
 

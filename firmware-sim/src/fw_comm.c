@@ -87,16 +87,13 @@ struct nnp_fw_comm *nnp_fw_comm_by_epoch_locked(struct nnp_fw *fw, uint64_t epoc
 	return NULL;
 }
 
-/*
- * Collective packets of @epoch that came before their communicator, on a
- * port other than its ring's @recv_port, are not for it: dropped.
- */
-static void drop_off_ring(struct nnp_fw *fw, uint64_t epoch, uint32_t recv_port)
+void nnp_fw_comm_drop_off_ring(struct nnp_fw *fw, uint64_t epoch,
+			       uint32_t ports)
 {
 	uint32_t port;
 
 	for (port = 0; port < fw->cfg.num_ports; port++)
-		if (port != recv_port)
+		if (!(ports >> port & 1))
 			nnp_fw_icl_purge(fw, port, epoch, NNP_FW_SEQ_P2P);
 }
 
@@ -143,8 +140,6 @@ uint16_t nnp_fw_comm_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 	}
 	mtx_unlock(&fw->lock);
 	free(order);
-	if (!status && a.nranks > 1)
-		drop_off_ring(fw, a.epoch, a.recv_port);
 	return status;
 }
 

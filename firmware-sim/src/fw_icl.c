@@ -408,8 +408,12 @@ static struct nnp_fw_packet *packet_new(uint64_t epoch, uint32_t seq,
 
 /*
  * Whether a communicator of this chip may take @pk from @port, with
- * fw->lock held: a collective's packet only on its ring's receive port.
- * A packet of no communicator here may be for one not made yet.
+ * fw->lock held: a collective's packet only on a port its ring or its
+ * topology receives on (both ways: a ring's backward lane receives on
+ * its send port). A packet of no communicator here may be for one not
+ * made yet, and one of a communicator whose topology is not given yet for
+ * a lane of a peer that has it: kept (nnp_fw_comm_set_topology() drops
+ * those on no port of its).
  */
 static bool rx_wanted_locked(struct nnp_fw *fw, uint32_t port,
 			     const struct nnp_fw_packet *pk)
@@ -417,7 +421,8 @@ static bool rx_wanted_locked(struct nnp_fw *fw, uint32_t port,
 	const struct nnp_fw_comm *m = nnp_fw_comm_by_epoch_locked(fw, pk->epoch);
 
 	return !m || (pk->seq & NNP_FW_SEQ_P2P) ||
-	       (m->nranks > 1 && (m->recv_port == port || (m->ports >> port & 1)));
+	       (m->nranks > 1 &&
+		(!m->topo_set || nnp_fw_comm_ports(m) >> port & 1));
 }
 
 static void count_drop_locked(struct nnp_fw *fw, struct nnp_fw_port *p)

@@ -261,6 +261,11 @@ struct nnp_fw_comm {
 	/* Allreduce's algorithm and the fabric it may use (fw_algo.c). */
 	struct nnp_fw_topology topo;
 	uint32_t ports;		/* every port topo names: packets are taken there */
+	/*
+	 * Its topology was given: until then a collective's packet of its
+	 * epoch may come on any port (a peer's lanes may already run).
+	 */
+	bool topo_set;
 	uint32_t p2p_sent[NNP_FW_MAX_PORTS];	/* messages, by port */
 	uint32_t p2p_received[NNP_FW_MAX_PORTS];
 };
@@ -603,6 +608,13 @@ bool nnp_fw_comm_ended(struct nnp_fw *fw, uint32_t comm, uint64_t epoch,
 bool nnp_fw_comm_aborted_locked(struct nnp_fw *fw, struct nnp_fw_comm *m);
 /* The ports @m's collectives use, a bit each: its ring's and its algorithm's. */
 uint32_t nnp_fw_comm_ports(const struct nnp_fw_comm *m);
+/*
+ * Collective packets of @epoch held on a port outside @ports (a bit each)
+ * are not for its communicator, whose topology now names every port it
+ * receives on: dropped.
+ */
+void nnp_fw_comm_drop_off_ring(struct nnp_fw *fw, uint64_t epoch,
+			       uint32_t ports);
 /* Send on the aborts nnp_fw_comm_aborted_locked() took in. */
 void nnp_fw_comms_pass_aborts(struct nnp_fw *fw);
 /* Forget communicators of @ctx (0: all) and what the links hold for them. */

@@ -369,6 +369,12 @@ static void test_packets_checked_against_receiver(void **state)
 	};
 	uint32_t data[4] = { 1, 2, 3, 4 };
 	uint8_t *big = calloc(1, NNP_FW_ICL_MAX_PACKET);
+	/* Chip 1's ring of 2: to chip 0 on port 0, from it on port 1. */
+	const struct nnp_fw_topology ring = {
+		.algo = NNP_FW_ALGO_RING,
+		.dim[0] = { .n = 2, .pos = 1, .pairs = 1, .next_port = { 0 },
+			    .prev_port = { 1 } },
+	};
 	struct nnp_hw_port_info p[4];
 	struct fw_harness *b;
 	unsigned int i;
@@ -380,13 +386,35 @@ static void test_packets_checked_against_receiver(void **state)
 	b = chips[1].h;
 	assert_int_equal(nnp_fw_link_attach_remote(b->fw, 2, 9, 0), 0);
 	nnp_fw_link_set(b->fw, 2, true);
-	/* Collective 0's packet, right epoch, on a port off the ring. */
+	/*
+	 * Collective 0's packet, right epoch, on a port off the ring: kept
+	 * while the communicator's topology is not given (a peer's lane may
+	 * use any port), dropped once it is and names no such port, and
+	 * dropped and counted on arrival then.
+	 */
+	assert_int_equal(nnp_fw_icl_deliver(b->fw, 2, EPOCH, 0, false, 0, data, 8), 0);
+	assert_int_equal(held(b, 2), 1);
+	assert_int_equal(nnp_fw_comm_set_topology(b->fw, CTX, COMM, &ring), 0);
+	assert_int_equal(held(b, 2), 0);
 	assert_int_equal(nnp_fw_icl_deliver(b->fw, 2, EPOCH, 0, false, 0, data, 8), -1);
 	fw_harness_ports(b, p);
 	assert_int_equal(p[2].errors, 1);
-	assert_int_equal(p[2].rx_packets, 0);
+	assert_int_equal(p[2].rx_packets, 1);
 	assert_int_equal(held(b, 2), 0);
 	assert_int_equal(fw_harness_counters(b).icl_dropped, 1);
+
+	/*
+	 * A peer's backward lane reaches this chip on its ring's send port,
+	 * before this chip has its communicator: kept when it is made, and
+	 * when its topology (the same ring) is given.
+	 */
+	nnp_fw_icl_send(chips[0].h->fw, NULL, 1, EPOCH + 1, 3, false, data, 8);
+	assert_int_equal(held(b, 0), 1);
+	assert_int_equal(fw_harness_comm_pair(b, CTX, COMM + 1, 1, EPOCH + 1),
+			 NNP_STATUS_SUCCESS);
+	assert_int_equal(held(b, 0), 1);
+	assert_int_equal(nnp_fw_comm_set_topology(b->fw, CTX, COMM + 1, &ring), 0);
+	assert_int_equal(held(b, 0), 1);
 
 	/*
 	 * A packet of another epoch with the same low word, queued on the
