@@ -263,6 +263,8 @@ struct racer {
 	volatile bool *stop;
 	int bad;	/* results other than 0 and ECANCELED */
 	int after;	/* ECANCELED seen */
+	int bad_errno;	/* the first of them, and its call */
+	const char *bad_call;
 };
 
 static void *race_ioctls(void *arg)
@@ -278,18 +280,22 @@ static void *race_ioctls(void *arg)
 		struct drm_nnp_bo_create bc = {
 			.size = 65536, .flags = DRM_NNP_BO_DEVICE,
 		};
+		const char *call = "QUERY";
 		int r = drmIoctl(rc->fd, DRM_IOCTL_NNP_QUERY, &q);
 
-		if (!r)
+		if (!r) {
+			call = "BO_CREATE";
 			r = drmIoctl(rc->fd, DRM_IOCTL_NNP_BO_CREATE, &bc);
+		}
 		if (!r) {
 			struct drm_gem_close gc = { .handle = bc.handle };
 
 			drmIoctl(rc->fd, DRM_IOCTL_GEM_CLOSE, &gc);
 		} else if (errno == ECANCELED) {
 			rc->after++;
-		} else {
-			rc->bad++;
+		} else if (!rc->bad++) {
+			rc->bad_errno = errno;
+			rc->bad_call = call;
 		}
 	}
 	return NULL;
@@ -323,6 +329,9 @@ static void test_race_reset(void)
 		pthread_join(t[i], NULL);
 		bad += rc[i].bad;
 		after += rc[i].after;
+		if (rc[i].bad)
+			printf("# race: thread %d: %d other, the first %s: %s\n",
+			       i, rc[i].bad, rc[i].bad_call, strerror(rc[i].bad_errno));
 	}
 	check(!bad && after > 0,
 	      "race: ioctls of 3 threads across a reset: only 0 or ECANCELED (%d ECANCELED, %d other)",
