@@ -66,6 +66,9 @@ static int nnp_guarded_##name(struct drm_device *drm, void *data,	\
 		ret = -ECANCELED;					\
 	else								\
 		ret = nnp_ioctl_##name(drm, data, file);		\
+	/* A reset during the call took its context: that failed it. */	\
+	if (ret && nnp_file_lost(file->driver_priv))			\
+		ret = -ECANCELED;					\
 	drm_dev_exit(idx);						\
 	return ret;							\
 }
