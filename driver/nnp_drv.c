@@ -357,6 +357,9 @@ static int nnp_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = nnp_mem_init(ndev);
 	if (ret)
 		return ret;
+	ret = nnp_queues_init(ndev);
+	if (ret)
+		return ret;
 	ret = nnp_sysfs_ports_init(ndev);
 	if (ret)
 		return ret;

@@ -69,6 +69,14 @@ struct nnp_device {
 	struct mutex queue_lock;
 	struct nnp_queue *queues[NNP_HW_MAX_QUEUES];
 	unsigned int num_queues;
+	/*
+	 * A word per queue id that the device reads before it interrupts
+	 * (hw 1.9, struct nnp_hw_queue_args): QUEUE_WAIT sets it before it
+	 * sleeps, so a process polling its ring takes no interrupts. NULL on
+	 * an older device, which interrupts on every batch of completions.
+	 */
+	__le32 *irq_arm;
+	dma_addr_t irq_arm_dma;
 	/* Set by remove() before unplugging: sleeping waiters leave. */
 	bool unplugging;
 
@@ -166,6 +174,7 @@ int nnp_ioctl_queue_reset(struct drm_device *drm, void *data,
 int nnp_ioctl_queue_wait(struct drm_device *drm, void *data,
 			 struct drm_file *file);
 void nnp_queues_release(struct nnp_file *nf);
+int nnp_queues_init(struct nnp_device *ndev);
 void nnp_queues_wake_all(struct nnp_device *ndev);
 void nnp_queues_detach_irqs(struct nnp_device *ndev);
 void nnp_queues_fini(struct drm_device *drm, void *data);

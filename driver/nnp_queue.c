@@ -52,6 +52,22 @@ static irqreturn_t nnp_queue_irq(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
+static bool nnp_has_irq_arm(struct nnp_device *ndev)
+{
+	return (ndev->id.hw_version & 0xffff) >= 9;
+}
+
+/* The words the device reads before it raises a queue's vector. */
+int nnp_queues_init(struct nnp_device *ndev)
+{
+	if (!nnp_has_irq_arm(ndev))
+		return 0;
+	ndev->irq_arm = dmam_alloc_coherent(&ndev->pdev->dev,
+					    NNP_HW_MAX_QUEUES * sizeof(__le32),
+					    &ndev->irq_arm_dma, GFP_KERNEL);
+	return ndev->irq_arm ? 0 : -ENOMEM;
+}
+
 static const struct nnp_hw_cqe *nnp_queue_cq(struct nnp_queue *q)
 {
 	return q->ring->vaddr + q->cq_offset;
@@ -237,6 +253,7 @@ static int nnp_queue_setup(struct nnp_device *ndev, struct nnp_queue *q,
 		.vector = cpu_to_le32(NNP_VECTOR_QUEUE(q->qid)),
 	};
 	size_t sq_size = (size_t)q->depth * sizeof(struct nnp_hw_queue_cmd);
+	size_t args_len = offsetof(struct nnp_hw_queue_args, irq_arm);
 	size_t size;
 	int ret;
 
@@ -269,8 +286,15 @@ static int nnp_queue_setup(struct nnp_device *ndev, struct nnp_queue *q,
 
 	a.sq_base = cpu_to_le64(q->ring->ring_dma);
 	a.cq_base = cpu_to_le64(q->ring->ring_dma + q->cq_offset);
-	ret = nnp_admin_run(ndev, NNP_ADMIN_QUEUE_CREATE, &a,
-			    offsetof(struct nnp_hw_queue_args, rsvd), 0, 0, NULL);
+	if (ndev->irq_arm) {
+		/* A word an earlier queue of this id left set costs one irq. */
+		WRITE_ONCE(ndev->irq_arm[q->qid], 0);
+		a.irq_arm = cpu_to_le64(ndev->irq_arm_dma +
+					q->qid * sizeof(__le32));
+		args_len = sizeof(a);
+	}
+	ret = nnp_admin_run(ndev, NNP_ADMIN_QUEUE_CREATE, &a, args_len, 0, 0,
+			    NULL);
 	/* Unless the firmware refused it, it may hold the queue now. */
 	q->fw_owned = ret == 0 || ret == -ETIMEDOUT || ret == -EIO;
 	if (ret)
@@ -428,6 +452,24 @@ static bool nnp_queue_wait_over(struct nnp_queue *q,
 	       nnp_file_lost(q->owner);
 }
 
+/*
+ * The wait's condition, checked before each sleep: first ask the device
+ * to interrupt on the next completions, then look. The barrier orders the
+ * word's write before the ring's read, as the device orders its CQE's
+ * write before the word's read: either the device sees the word set, or
+ * this read sees its completion.
+ */
+static bool nnp_queue_armed_wait_over(struct nnp_queue *q,
+				      const struct drm_nnp_queue_wait *w)
+{
+	if (q->ndev->irq_arm) {
+		WRITE_ONCE(q->ndev->irq_arm[q->qid], cpu_to_le32(1));
+		/* The word's write before the CQ's read (see above). */
+		mb();
+	}
+	return nnp_queue_wait_over(q, w);
+}
+
 int nnp_ioctl_queue_wait(struct drm_device *drm, void *data,
 			 struct drm_file *file)
 {
@@ -459,7 +501,7 @@ int nnp_ioctl_queue_wait(struct drm_device *drm, void *data,
 	trace_nnp_queue_wait_begin(q->ndev, q->qid, args->cq_index, args->phase,
 				   args->timeout_ns);
 	left = wait_event_interruptible_timeout(q->wq,
-						nnp_queue_wait_over(q, args),
+						nnp_queue_armed_wait_over(q, args),
 						timeout);
 	if (nnp_file_lost(q->owner))
 		ret = -ECANCELED;

@@ -51,7 +51,7 @@ typedef uint64_t nnp_le64;
 
 /* Interface version: the driver refuses a major it does not know. */
 #define NNP_HW_VERSION_MAJOR		1
-#define NNP_HW_VERSION_MINOR		8
+#define NNP_HW_VERSION_MINOR		9
 #define NNP_HW_VERSION			((NNP_HW_VERSION_MAJOR << 16) | NNP_HW_VERSION_MINOR)
 #define NNP_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
 
@@ -287,6 +287,15 @@ struct nnp_hw_key_args {
  * Argument words of QUEUE_CREATE: rings in host memory (SQ of 64-byte
  * struct nnp_hw_queue_cmd, CQ of 16-byte struct nnp_hw_cqe), signalled on
  * MSI-X vector @vector.
+ *
+ * @irq_arm (v1.9), if not 0, is the host address of a 32-bit word that
+ * says whether anyone sleeps on the queue's completions. After posting a
+ * batch of completions the device reads it: 0, no interrupt; else it
+ * writes 0 and raises @vector. A driver about to sleep writes 1, then
+ * (after a full barrier) reads the CQ once more: a completion posted
+ * before the device saw the 1 is then seen by that read. A word the
+ * device cannot read raises the vector. With @irq_arm 0, every batch of
+ * completions raises it, as before v1.9.
  */
 struct nnp_hw_queue_args {
 	nnp_le32 ctx;
@@ -295,7 +304,7 @@ struct nnp_hw_queue_args {
 	nnp_le32 vector;
 	nnp_le64 sq_base;
 	nnp_le64 cq_base;
-	nnp_le32 rsvd[2];
+	nnp_le64 irq_arm;	/* v1.9; 4-byte aligned */
 };
 
 /*

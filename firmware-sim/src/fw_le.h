@@ -139,6 +139,7 @@ static inline void fw_le_queue_args(struct nnp_hw_queue_args *a)
 	a->vector = fw_le32(a->vector);
 	a->sq_base = fw_le64(a->sq_base);
 	a->cq_base = fw_le64(a->cq_base);
+	a->irq_arm = fw_le64(a->irq_arm);
 }
 
 static inline void fw_le_comm_args(struct nnp_hw_comm_args *a)

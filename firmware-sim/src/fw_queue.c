@@ -44,7 +44,7 @@ uint16_t nnp_fw_queue_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *c
 	memcpy(&a, cmd->args, sizeof(a));
 	fw_le_queue_args(&a);
 	if (a.qid >= NNP_HW_MAX_QUEUES || a.vector < NNP_VECTOR_QUEUE(0) ||
-	    a.vector >= NNP_VECTOR_QUEUE(NNP_HW_MAX_QUEUES))
+	    a.vector >= NNP_VECTOR_QUEUE(NNP_HW_MAX_QUEUES) || a.irq_arm % 4)
 		return NNP_STATUS_INVALID_FIELD;
 
 	mtx_lock(&fw->lock);
@@ -66,6 +66,7 @@ uint16_t nnp_fw_queue_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *c
 			q->ring = r;
 			q->ctx = a.ctx;
 			q->vector = a.vector;
+			q->irq_arm = a.irq_arm;
 			q->error = false;
 			q->error_info = 0;
 			q->enabled = true;
@@ -80,6 +81,32 @@ static void queue_fail_locked(struct nnp_fw_queue *q, uint16_t cid,
 {
 	q->error = true;
 	q->error_info = (uint32_t)cid << 16 | status;
+}
+
+/*
+ * Raise @vector for the completions just posted on a queue whose armed
+ * word is at @irq_arm, unless nobody sleeps on them (v1.9, struct
+ * nnp_hw_queue_args): a process that polls its ring is not interrupted.
+ */
+static void queue_raise_irq(struct nnp_fw *fw, uint32_t vector,
+			    uint64_t irq_arm)
+{
+	uint32_t armed = 1;
+	const uint32_t disarmed = 0;
+
+	if (irq_arm) {
+		/*
+		 * The completions' writes before the word's read, against the
+		 * driver's write of the word before its read of the ring.
+		 */
+		atomic_thread_fence(memory_order_seq_cst);
+		if (!fw->host.dma_read(fw->host.opaque, irq_arm, &armed,
+				       sizeof(armed)) && !armed)
+			return;
+		fw->host.dma_write(fw->host.opaque, irq_arm, &disarmed,
+				   sizeof(disarmed));
+	}
+	fw->host.raise_irq(fw->host.opaque, vector);
 }
 
 /* Account a command's end, with fw->lock held; true if it was posted. */
@@ -123,6 +150,7 @@ static void queue_abort_op(struct nnp_fw *fw, struct nnp_fw_queue *q,
 {
 	struct nnp_fw_op *op = NULL;
 	struct nnp_fw_ring r;
+	uint64_t irq_arm;
 	uint32_t vector;
 	bool irq = false;
 	uint16_t cid;
@@ -134,6 +162,7 @@ static void queue_abort_op(struct nnp_fw *fw, struct nnp_fw_queue *q,
 	}
 	r = q->ring;
 	vector = q->vector;
+	irq_arm = q->irq_arm;
 	mtx_unlock(&fw->lock);
 	if (!op)
 		return;
@@ -146,7 +175,7 @@ static void queue_abort_op(struct nnp_fw *fw, struct nnp_fw_queue *q,
 	irq = queue_done_locked(fw, q, post, cid, NNP_STATUS_ABORTED);
 	mtx_unlock(&fw->lock);
 	if (irq)
-		fw->host.raise_irq(fw->host.opaque, vector);
+		queue_raise_irq(fw, vector, irq_arm);
 }
 
 /*
@@ -472,6 +501,7 @@ void nnp_fw_run_queues(struct nnp_fw *fw)
 		nnp_fw_comms_pass_aborts(fw);
 	while (!nnp_fw_fault_hung(fw) && (q = queue_claim(fw))) {
 		bool posted = false;
+		uint64_t irq_arm;
 		uint32_t vector;
 		int n;
 
@@ -480,9 +510,10 @@ void nnp_fw_run_queues(struct nnp_fw *fw)
 		mtx_lock(&fw->lock);
 		q->claimed = false;
 		vector = q->ctx ? q->vector : 0;
+		irq_arm = q->irq_arm;
 		mtx_unlock(&fw->lock);
-		/* One interrupt per batch of completions. */
+		/* One interrupt per batch of completions, if anyone sleeps. */
 		if (posted && vector)
-			fw->host.raise_irq(fw->host.opaque, vector);
+			queue_raise_irq(fw, vector, irq_arm);
 	}
 }

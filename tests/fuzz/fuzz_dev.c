@@ -517,6 +517,10 @@ static void name_queue(struct fuzz_dev *d, const struct nnp_hw_admin_cmd *cmd)
 		 .rights = FUZZ_R, .ctx = a.ctx, .queue = a.qid + 1 });
 	name(d, (struct fuzz_named){ .addr = a.cq_base, .len = a.depth * CQE_BYTES,
 		 .rights = FUZZ_W, .ctx = a.ctx, .queue = a.qid + 1 });
+	if (a.irq_arm)
+		name(d, (struct fuzz_named){ .addr = a.irq_arm, .len = 4,
+			 .rights = FUZZ_R | FUZZ_W, .ctx = a.ctx,
+			 .queue = a.qid + 1 });
 }
 
 /* What a successful command named to the device, or took back. */
@@ -610,7 +614,7 @@ uint16_t fuzz_queue_create(struct fuzz_dev *d, uint32_t ctx)
 	struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_QUEUE_CREATE };
 	struct nnp_hw_queue_args a = {
 		.ctx = ctx, .depth = FUZZ_Q_DEPTH, .vector = NNP_VECTOR_QUEUE(0),
-		.sq_base = FUZZ_Q_SQ, .cq_base = FUZZ_Q_CQ,
+		.sq_base = FUZZ_Q_SQ, .cq_base = FUZZ_Q_CQ, .irq_arm = FUZZ_Q_ARM,
 	};
 
 	memset(host_at(d, FUZZ_Q_CQ, FUZZ_Q_DEPTH * CQE_BYTES), 0,

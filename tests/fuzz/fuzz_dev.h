@@ -35,6 +35,7 @@
 #define FUZZ_Q_SQ		(FUZZ_HOST_BASE + 0x4000)
 #define FUZZ_Q_CQ		(FUZZ_HOST_BASE + 0x5000)
 #define FUZZ_Q_DEPTH		16
+#define FUZZ_Q_ARM		(FUZZ_Q_CQ + 0x800)	/* its armed word */
 /* Pages from here on are free for host keys. */
 #define FUZZ_FIRST_KEY_PAGE	8u
 

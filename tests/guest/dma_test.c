@@ -472,7 +472,7 @@ FIXTURE(raw) {
 	struct nnp_hw_queue_cmd *sq;
 	volatile struct nnp_hw_cqe *cq;
 	volatile uint32_t *db;
-	uint32_t tail;
+	uint32_t tail;		/* commands submitted */
 };
 
 static uint32_t bo(int fd, uint32_t flags, uint64_t size, uint8_t **map)
@@ -510,27 +510,43 @@ FIXTURE_TEARDOWN(raw)
 	close(self->fd);
 }
 
-/* Submit @c in the next slot and wait for its completion: its status. */
-static int raw_run(struct _test_data_raw *self, struct nnp_hw_queue_cmd c)
+/* Put @c in the next slot and ring the doorbell: the slot. */
+static uint32_t raw_submit(struct _test_data_raw *self,
+			   struct nnp_hw_queue_cmd c)
 {
-	uint32_t slot = self->tail;
-	struct drm_nnp_queue_wait w = {
-		.qid = self->qc.qid, .cq_index = slot, .phase = 1,
-		.timeout_ns = 10ll * 1000000000,
-	};
-	int ret;
+	uint32_t slot = self->tail % self->qc.depth;
 
 	c.cid = (uint16_t)(0x100 + slot);
 	self->sq[slot] = c;
-	self->tail = slot + 1;
+	self->tail++;
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	self->db[NNP_DB_SQ_TAIL / 4] = self->tail;
+	self->db[NNP_DB_SQ_TAIL / 4] = self->tail % self->qc.depth;
+	return slot;
+}
+
+/* The phase the completion of the next command submitted will carry. */
+static uint32_t raw_next_phase(const struct _test_data_raw *self)
+{
+	return (self->tail / self->qc.depth + 1) & 1;
+}
+
+/* Submit @c in the next slot and wait for its completion: its status. */
+static int raw_run(struct _test_data_raw *self, struct nnp_hw_queue_cmd c)
+{
+	struct drm_nnp_queue_wait w = {
+		.qid = self->qc.qid, .phase = raw_next_phase(self),
+		.timeout_ns = 10ll * 1000000000,
+	};
+	uint32_t slot = raw_submit(self, c);
+	int ret;
+
+	w.cq_index = slot;
 	ret = xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_WAIT, &w);
 	if (ret)
 		return ret;
-	if (self->cq[slot].cid != c.cid)
+	if (self->cq[slot].cid != 0x100 + slot)
 		return -1000;
-	self->db[NNP_DB_CQ_HEAD / 4] = self->tail;
+	self->db[NNP_DB_CQ_HEAD / 4] = self->tail % self->qc.depth;
 	return self->cq[slot].status;
 }
 
@@ -738,6 +754,112 @@ TEST_F(raw, wait_times_out_then_wakes_on_completion)
 	EXPECT_EQ(-ETIMEDOUT, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_WAIT, &w));
 	EXPECT_EQ(NNP_STATUS_SUCCESS,
 		  raw_run(self, (struct nnp_hw_queue_cmd){ .opcode = NNP_CMD_NOP }));
+}
+
+/* Interrupts taken so far by every user queue of every device. */
+static unsigned long queue_irqs(void)
+{
+	FILE *f = fopen("/proc/interrupts", "r");
+	unsigned long sum = 0, n;
+	char line[1024], *p, *end;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "nnp-queue"))
+			continue;
+		/* "IRQ:" then a count per CPU, then the chip's name */
+		p = strchr(line, ':') + 1;
+		for (n = strtoul(p, &end, 10); end != p;
+		     n = strtoul(p, &end, 10)) {
+			sum += n;
+			p = end;
+		}
+	}
+	fclose(f);
+	return sum;
+}
+
+/*
+ * Hardware 1.9: the device interrupts only while someone sleeps in
+ * QUEUE_WAIT. A process that polls its ring takes none; a sleeper is
+ * woken by exactly one.
+ */
+TEST_F(raw, polled_completions_raise_no_interrupt)
+{
+	struct nnp_hw_queue_cmd nop = { .opcode = NNP_CMD_NOP };
+	unsigned long before = queue_irqs();
+	uint32_t i, slot;
+
+	for (i = 0; i < 6; i++) {
+		struct timespec t0, t;
+
+		slot = raw_submit(self, nop);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do {
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			ASSERT_LT(t.tv_sec - t0.tv_sec, 5) TH_LOG("slot %u never completed", slot);
+		} while (!(self->cq[slot].phase & NNP_CQE_PHASE));
+		ASSERT_EQ(0x100 + slot, self->cq[slot].cid);
+		self->db[NNP_DB_CQ_HEAD / 4] = self->tail % self->qc.depth;
+	}
+	usleep(100 * 1000);	/* an interrupt on its way lands */
+	EXPECT_EQ(before, queue_irqs());
+
+	EXPECT_EQ(NNP_STATUS_SUCCESS, raw_run(self, nop));
+	EXPECT_LE(queue_irqs(), before + 1);
+}
+
+struct sleeper {
+	int fd;
+	struct drm_nnp_queue_wait w;
+	int ret;
+};
+
+static void *sleep_in_wait(void *arg)
+{
+	struct sleeper *s = arg;
+
+	s->ret = xioctl(s->fd, DRM_IOCTL_NNP_QUEUE_WAIT, &s->w);
+	return NULL;
+}
+
+/*
+ * Two threads asleep on the same completion, then a command: both wake
+ * at once, every time (a wake-up the device skipped would end in
+ * ETIMEDOUT after 5 s), and the device interrupted once per command.
+ */
+TEST_F_TIMEOUT(raw, sleepers_are_woken_every_time, 120)
+{
+	struct nnp_hw_queue_cmd nop = { .opcode = NNP_CMD_NOP };
+	unsigned long before = queue_irqs();
+	const uint32_t rounds = 40;
+	uint32_t r, slot;
+	int t;
+
+	for (r = 0; r < rounds; r++) {
+		struct sleeper s[2];
+		pthread_t th[2];
+
+		slot = self->tail % self->qc.depth;
+		for (t = 0; t < 2; t++) {
+			s[t] = (struct sleeper){
+				.fd = self->fd,
+				.w = { .qid = self->qc.qid, .cq_index = slot,
+				       .phase = raw_next_phase(self),
+				       .timeout_ns = 5ll * 1000000000 },
+			};
+			ASSERT_EQ(0, pthread_create(&th[t], NULL, sleep_in_wait, &s[t]));
+		}
+		usleep(20 * 1000);	/* both asleep by now */
+		ASSERT_EQ(slot, raw_submit(self, nop));
+		for (t = 0; t < 2; t++) {
+			pthread_join(th[t], NULL);
+			ASSERT_EQ(0, s[t].ret) TH_LOG("round %u, sleeper %d", r, t);
+		}
+		self->db[NNP_DB_CQ_HEAD / 4] = self->tail % self->qc.depth;
+	}
+	EXPECT_EQ(before + rounds, queue_irqs());
 }
 
 static void on_alarm(int sig)

@@ -188,11 +188,12 @@ static void test_queue_create_checks(void **state)
 		.ctx = CTX, .qid = 1, .depth = H_QDEPTH, .vector = 2,
 		.sq_base = H_QSQ(1), .cq_base = H_QCQ(1),
 	};
-	struct nnp_hw_queue_args bad[] = { ok, ok, ok, ok, ok, ok, ok };
+	struct nnp_hw_queue_args bad[] = { ok, ok, ok, ok, ok, ok, ok, ok };
 	uint16_t want[] = {
 		NNP_STATUS_BUSY, NNP_STATUS_INVALID_FIELD, NNP_STATUS_INVALID_FIELD,
 		NNP_STATUS_INVALID_FIELD, NNP_STATUS_INVALID_FIELD,
 		NNP_STATUS_NOT_FOUND, NNP_STATUS_INVALID_FIELD,
+		NNP_STATUS_INVALID_FIELD,
 	};
 	struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_QUEUE_CREATE };
 	size_t i;
@@ -204,6 +205,7 @@ static void test_queue_create_checks(void **state)
 	bad[4].sq_base = H_QSQ(1) + 8;
 	bad[5].ctx = 99;
 	bad[6].depth = NNP_HW_QUEUE_DEPTH_MAX * 2;
+	bad[7].irq_arm = H_QCQ(1) + 0x802;	/* not a 4-byte word */
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		memcpy(c.args, &bad[i], sizeof(bad[i]));
 		assert_int_equal(fw_harness_admin(h, c, NULL), want[i]);
@@ -671,6 +673,66 @@ static void test_unreachable_ring_stops_queue(void **state)
 	assert_int_equal(h->irqs[8], 0);
 }
 
+/* Queue @qid of CTX whose armed word is at host address @irq_arm. */
+static void create_armed_queue(struct fw_harness *h, uint32_t qid,
+			       uint64_t irq_arm)
+{
+	struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_QUEUE_CREATE };
+	struct nnp_hw_queue_args a = {
+		.ctx = CTX, .qid = qid, .depth = H_QDEPTH,
+		.vector = NNP_VECTOR_QUEUE(qid), .sq_base = H_QSQ(qid),
+		.cq_base = H_QCQ(qid), .irq_arm = irq_arm,
+	};
+
+	memcpy(c.args, &a, sizeof(a));
+	assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_SUCCESS);
+}
+
+/* Run a NOP on queue @qid; the interrupts its vector has taken since. */
+static unsigned int nop_irqs(struct fw_harness *h, uint32_t qid)
+{
+	struct nnp_hw_queue_cmd nop = { .opcode = NNP_CMD_NOP };
+	struct nnp_hw_cqe *cq = fw_harness_host_ptr(h, H_QCQ(qid));
+	unsigned int before = h->irqs[NNP_VECTOR_QUEUE(qid)];
+	uint32_t slot;
+
+	nop.cid = (uint16_t)(0x5000 + h->q_tail[qid]);
+	slot = fw_harness_post(h, qid, nop);
+	nnp_fw_run_queues(h->fw);
+	assert_int_equal(cq[slot].cid, nop.cid);
+	assert_int_equal(cq[slot].status, NNP_STATUS_SUCCESS);
+	nnp_fw_reg_write(h->fw, NNP_DOORBELL(qid) + NNP_DB_CQ_HEAD, h->q_tail[qid]);
+	return h->irqs[NNP_VECTOR_QUEUE(qid)] - before;
+}
+
+/*
+ * v1.9: with an armed word, completions interrupt only while it is set,
+ * and the interrupt clears it; a word the device cannot read interrupts
+ * every time, and a queue without one (queue 0) too.
+ */
+static void test_irq_only_when_armed(void **state)
+{
+	struct fw_harness *h = *state;
+	uint32_t *word = fw_harness_host_ptr(h, H_QCQ(3) + 0x800);
+
+	create_armed_queue(h, 3, H_QCQ(3) + 0x800);
+	*word = 0;
+	assert_int_equal(nop_irqs(h, 3), 0);
+	assert_int_equal(*word, 0);
+	*word = 1;
+	assert_int_equal(nop_irqs(h, 3), 1);
+	assert_int_equal(*word, 0);
+	assert_int_equal(nop_irqs(h, 3), 0);
+	*word = 0xffffffffu;		/* any value but 0 is set */
+	assert_int_equal(nop_irqs(h, 3), 1);
+	assert_int_equal(*word, 0);
+
+	create_armed_queue(h, 4, 0x7000000);	/* no host memory there */
+	assert_int_equal(nop_irqs(h, 4), 1);
+	assert_int_equal(nop_irqs(h, 4), 1);
+	assert_int_equal(nop_irqs(h, 0), 1);
+}
+
 static void test_destroy_and_reset_drop_everything(void **state)
 {
 	struct fw_harness *h = *state;
@@ -793,6 +855,7 @@ int main(void)
 		QTEST(test_violations_fail_and_stop_the_queue),
 		QTEST(test_doorbell_misuse),
 		QTEST(test_unreachable_ring_stops_queue),
+		QTEST(test_irq_only_when_armed),
 		QTEST(test_destroy_and_reset_drop_everything),
 		QTEST(test_queues_run_in_parallel_workers),
 	};
