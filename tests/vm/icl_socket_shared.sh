@@ -72,19 +72,7 @@ lens() {
 
 # agree WAY: chip 0 port 0 and chip 1 port 0 agree on what crossed
 agree() {
-	python3 - "$tmp/${1}0" "$tmp/${1}1" <<'PY'
-import re, sys
-port = {}
-for f in sys.argv[1:]:
-    for line in open(f):
-        # DEV CHIP PORT STATE PEER TX RX ERRORS TX-BUSY-NS
-        m = re.match(r"\d+ +(\d+) +(\d+) +\S+ +\S+ +(\d+) +(\d+) +(\d+) +\d+$", line.strip())
-        if m:
-            port[int(m[1]), int(m[2])] = tuple(map(int, m.groups()[2:]))
-(a_tx, a_rx, a_err), (b_tx, b_rx, b_err) = port[0, 0], port[1, 0]
-print("# chip 0 sent %d received %d; chip 1 sent %d received %d" % (a_tx, a_rx, b_tx, b_rx))
-assert a_tx == b_rx > 0 and b_tx == a_rx > 0 and a_err == b_err == 0
-PY
+	python3 "$root/tests/lib/links_agree.py" "$tmp/${1}0" "$tmp/${1}1" '0.0>1.0' '1.0>0.0'
 }
 
 pair unix "unix:$tmp/icl.sock"
