@@ -7,10 +7,12 @@
 # them idle. Run it on a quiet machine: other load takes cores from
 # QEMU and the shares with them.
 # Usage: profile_threads.sh N SIZE [SECONDS]  (NNP_QEMU picks another QEMU)
-# e.g. profile_threads.sh 2 16M 8
+# e.g. profile_threads.sh 2 16M 8; NNP_PROFILE_CMD replaces the guest's
+# loop, e.g. NNP_PROFILE_CMD='nnptool bench copy --max 4M --iters 100000'.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 n=$1 size=$2 secs=${3:-8}
+cmd=${NNP_PROFILE_CMD:-nnptool bench allreduce --min $size --max $size --iters 100000 --trials 100}
 tmp=$(mktemp -d)
 vm=
 cleanup() {
@@ -22,7 +24,7 @@ trap cleanup EXIT
 
 setsid "$root/tools/nnp-vm" --chips "$n" --fabric ring --mem-size 256M \
 	--guest-mem $((1024 + 48 * n)) --qemu-arg -name --qemu-arg debug-threads=on -- \
-	sh -c "echo PROFILE-START; nnptool bench allreduce --min $size --max $size --iters 100000 --trials 100" \
+	sh -c "echo PROFILE-START; $cmd" \
 	>"$tmp/vm.out" 2>&1 </dev/null &
 vm=$!
 for _ in $(seq 120); do

@@ -37,6 +37,8 @@ nnptool info 0 1 >/tmp/o 2>/tmp/e
 echo "extra info~$?~$(head -n 1 /tmp/o)~$(head -n 1 /tmp/e)~"
 nnptool bench allgather --step 1 >/tmp/o 2>/tmp/e
 echo "range bench allgather~$?~$(head -n 1 /tmp/o)~$(head -n 1 /tmp/e)~"
+nnptool bench copy --min 64K --max 16K >/tmp/o 2>/tmp/e
+echo "range bench copy~$?~$(head -n 1 /tmp/o)~$(head -n 1 /tmp/e)~"
 nnptool info 4 >/tmp/o 2>/tmp/e
 echo "nodev info~$?~$(head -n 1 /tmp/o)~$(head -n 1 /tmp/e)~"
 sec idle-sysfs
@@ -88,7 +90,7 @@ nnptool links --json
 for c in broadcast allgather reduce_scatter; do
 	nnptool bench $c --json --min 1K --max 4K --step 4 --iters 1 --trials 1; echo "status=$?"
 done
-nnptool --json bench copy 1 --max 16K --iters 1; echo "status=$?"
+nnptool --json bench copy 1 --min 16K --max 64K --iters 1; echo "status=$?"
 # The modeled clock of the devices: the same allreduce again, the same modeled time.
 nnptool bench allreduce --min 64K --max 64K --iters 2 --trials 1 --json; echo "status=$?"
 sec reset-json; nnptool reset 3 --json; echo "status=$?"
@@ -293,9 +295,11 @@ def help_bad():
     assert rows[("extra", "info")] == (2, "", "nnptool: info: extra operand '1'", "")
     assert rows[("range", "bench allgather")] == \
         (2, "", "nnptool: bench allgather: bad F (2 to 100000) '1'", "")
+    assert rows[("range", "bench copy")] == \
+        (2, "", "nnptool: bench copy: bad SIZE (4K to --max) '64K'", "")
     st, o, e1, _ = rows[("nodev", "info")]
     assert (st, o) == (1, "") and e1.startswith("nnptool: device '4': "), e1
-    return len(rows) == 2 * len(cmds) + 4
+    return len(rows) == 2 * len(cmds) + 5
 check("every command: --help exits 0 with its usage on stdout; a bad option, "
       "a missing value, an extra operand, a bad range exit 2 saying so; no device exits 1", help_bad)
 
@@ -345,7 +349,7 @@ def bench_json():
         t = ar["rows"][0][p]
         assert abs(t["model_busbw_gbps"] - 1.5 * 65536 / t["model_time_us"] / 1e3) <= 1e-5, t
     rows = cp["copy"]
-    assert [(r["size"], r["reps"]) for r in rows] == [(4096, 16384), (16384, 4096)], rows
+    assert [(r["size"], r["reps"]) for r in rows] == [(16384, 4096), (65536, 1024)], rows
     assert all(r[k] > 0 for r in rows for k in ("h2d_gbps", "d2h_gbps", "d2d_gbps", "memcpy_gbps"))
     return True
 check("bench --json: the four collectives' sizes, counts, busbw factors and verdicts; "

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * nnptool bench copy [DEV] [--max SIZE] [--iters N]: copy bandwidth of one
+ * nnptool bench copy [DEV] [--min SIZE] [--max SIZE] [--iters N]: copy
+ * bandwidth of one
  * stream, host to device, device to host and device to device, by size,
  * with the host's own memcpy bandwidth measured in the same run as the
  * baseline. Bandwidth counts the bytes copied once (not read + written).
@@ -73,7 +74,7 @@ struct bench {
 };
 
 static int bench_copy(nnp_device_t *dev, const struct nnptool_opts *o,
-		      size_t max, unsigned int iters)
+		      size_t min, size_t max, unsigned int iters)
 {
 	struct bench b = { 0 };
 	nnp_result_t r;
@@ -100,7 +101,7 @@ static int bench_copy(nnp_device_t *dev, const struct nnptool_opts *o,
 			printf("%12s %8s %10s %10s %10s %12s\n", "size", "reps",
 			       "h2d GB/s", "d2h GB/s", "d2d GB/s", "memcpy GB/s");
 	}
-	for (size = MIN_SIZE; size <= max && r == NNP_SUCCESS; size *= 4) {
+	for (size = min; size <= max && r == NNP_SUCCESS; size *= 4) {
 		unsigned int reps = reps_for(size, iters);
 		double h2d, d2h, d2d, mc;
 
@@ -137,21 +138,27 @@ static int bench_copy(nnp_device_t *dev, const struct nnptool_opts *o,
 int cmd_bench_copy(struct nnptool_opts *o, int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{ "min", required_argument, NULL, 'l' },
 		{ "max", required_argument, NULL, 'm' },
 		{ "iters", required_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct nnptool_cmd cmd = {
-		"bench copy", "[--json] [DEV] [--max SIZE] [--iters N]", NULL,
+		"bench copy", "[--json] [DEV] [--min SIZE] [--max SIZE] [--iters N]", NULL,
 		opts, 0, 1,
 	};
-	size_t max = 64u << 20;
+	size_t min = MIN_SIZE, max = 64u << 20;
+	const char *min_arg = NULL;
 	unsigned long iters = 8;
 	nnp_device_t *dev;
 	char *end;
 	int c, ret;
 
 	while ((c = nnptool_getopt(&cmd, o, argc, argv)) > 0) {
+		if (c == 'l' && (parse_size(optarg, &min) || min < MIN_SIZE))
+			return nnptool_bad_value(&cmd, "SIZE (4K or more)", optarg);
+		if (c == 'l')
+			min_arg = optarg;
 		if (c == 'm' && (parse_size(optarg, &max) || max < MIN_SIZE))
 			return nnptool_bad_value(&cmd, "SIZE (4K or more)", optarg);
 		if (c == 'n') {
@@ -163,9 +170,11 @@ int cmd_bench_copy(struct nnptool_opts *o, int argc, char **argv)
 	}
 	if (c != NNPTOOL_OPTS_DONE)
 		return nnptool_opts_exit(c);
+	if (min > max)
+		return nnptool_bad_value(&cmd, "SIZE (4K to --max)", min_arg);
 	if (nnptool_open(optind < argc ? argv[optind] : "0", &dev))
 		return NNPTOOL_EXIT_ERROR;
-	ret = bench_copy(dev, o, max, (unsigned int)iters);
+	ret = bench_copy(dev, o, min, max, (unsigned int)iters);
 	nnp_device_close(dev);
 	return ret;
 }

@@ -27,7 +27,7 @@ static void usage(FILE *f)
 	      "              (default /etc/cdi/nnp.json; - for stdout)\n"
 	      "  memtest [DEV] [--size SIZE]\n"
 	      "              write and verify patterns through every memory path\n"
-	      "  bench copy [DEV] [--max SIZE] [--iters N]\n"
+	      "  bench copy [DEV] [--min SIZE] [--max SIZE] [--iters N]\n"
 	      "              copy bandwidth per direction and size, next to host memcpy\n"
 	      "  bench allreduce|broadcast|allgather|reduce_scatter [--min SIZE]\n"
 	      "        [--max SIZE] [--step F] [--iters N] [--bytes SIZE] [--trials T]\n"
