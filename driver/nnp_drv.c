@@ -345,6 +345,9 @@ static int nnp_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = nnp_fw_boot(ndev);
 	if (ret)
 		return ret;
+	ret = nnp_queues_init(ndev);
+	if (ret)
+		return ret;
 	ret = nnp_admin_init(ndev);
 	if (ret)
 		return ret;
@@ -355,9 +358,6 @@ static int nnp_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		return ret;
 	ret = nnp_mem_init(ndev);
-	if (ret)
-		return ret;
-	ret = nnp_queues_init(ndev);
 	if (ret)
 		return ret;
 	ret = nnp_sysfs_ports_init(ndev);

@@ -72,8 +72,8 @@ struct nnp_device {
 	/*
 	 * A word per queue id that the device reads before it interrupts
 	 * (hw 1.9, struct nnp_hw_queue_args): QUEUE_WAIT sets it before it
-	 * sleeps, so a process polling its ring takes no interrupts. NULL on
-	 * an older device, which interrupts on every batch of completions.
+	 * sleeps, so a process polling its ring takes no interrupts. Unused
+	 * on an older device, which interrupts on every batch of completions.
 	 */
 	__le32 *irq_arm;
 	dma_addr_t irq_arm_dma;

@@ -57,11 +57,14 @@ static bool nnp_has_irq_arm(struct nnp_device *ndev)
 	return (ndev->id.hw_version & 0xffff) >= 9;
 }
 
-/* The words the device reads before it raises a queue's vector. */
+/*
+ * The words the device reads before it raises a queue's vector, used from
+ * hardware 1.9 on. Made before the admin queue: devres undoes in reverse,
+ * so they are freed only after the unbind's reset has stopped the device,
+ * which may still write them for the queues of files left open.
+ */
 int nnp_queues_init(struct nnp_device *ndev)
 {
-	if (!nnp_has_irq_arm(ndev))
-		return 0;
 	ndev->irq_arm = dmam_alloc_coherent(&ndev->pdev->dev,
 					    NNP_HW_MAX_QUEUES * sizeof(__le32),
 					    &ndev->irq_arm_dma, GFP_KERNEL);
@@ -286,7 +289,7 @@ static int nnp_queue_setup(struct nnp_device *ndev, struct nnp_queue *q,
 
 	a.sq_base = cpu_to_le64(q->ring->ring_dma);
 	a.cq_base = cpu_to_le64(q->ring->ring_dma + q->cq_offset);
-	if (ndev->irq_arm) {
+	if (nnp_has_irq_arm(ndev)) {
 		/* A word an earlier queue of this id left set costs one irq. */
 		WRITE_ONCE(ndev->irq_arm[q->qid], 0);
 		a.irq_arm = cpu_to_le64(ndev->irq_arm_dma +
@@ -462,7 +465,7 @@ static bool nnp_queue_wait_over(struct nnp_queue *q,
 static bool nnp_queue_armed_wait_over(struct nnp_queue *q,
 				      const struct drm_nnp_queue_wait *w)
 {
-	if (q->ndev->irq_arm) {
+	if (nnp_has_irq_arm(q->ndev)) {
 		WRITE_ONCE(q->ndev->irq_arm[q->qid], cpu_to_le32(1));
 		/* The word's write before the CQ's read (see above). */
 		mb();
