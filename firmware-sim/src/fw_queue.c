@@ -476,10 +476,15 @@ static bool queue_step(struct nnp_fw *fw, struct nnp_fw_queue *q, bool *posted)
 		cid = op->cid;
 		if (status != NNP_FW_PARKED) {
 			nnp_fw_clock_end_op(fw, op);
-			op->end(fw, op, status);
+			/*
+			 * Out of the queue before end() frees it: an abort or
+			 * a link event from another chip's thread looks at
+			 * q->op under fw->lock at any time.
+			 */
 			mtx_lock(&fw->lock);
 			q->op = NULL;
 			mtx_unlock(&fw->lock);
+			op->end(fw, op, status);
 		}
 	}
 	if (ok && status != NNP_FW_PARKED)
