@@ -589,9 +589,24 @@ void nnp_queues_lost(struct nnp_device *ndev)
 }
 
 /*
+ * The device holds the queue's next command back only because its owner
+ * has not taken the completions (CQ full: the CQ tail, which is the SQ
+ * head, one behind CQ_HEAD) and runs nothing of it. The uapi lets CQ_HEAD
+ * lag, and a stopped or debugged owner leaves it so: the owner's stall,
+ * not a hung device.
+ */
+static bool nnp_queue_owner_stalled(struct nnp_queue *q, u32 head, u32 st)
+{
+	u32 cq_head = nnp_rd(q->ndev, NNP_DOORBELL(q->qid) + NNP_DB_CQ_HEAD);
+
+	return !(st & NNP_QUEUE_STATUS_BUSY) && (head + 1) % q->depth == cq_head;
+}
+
+/*
  * The job timeout, from the watchdog: the first queue that has work (SQ
- * head behind the tail), is neither stopped nor waiting on a link, and
- * whose SQ head has not moved for @timeout; -1 if none.
+ * head behind the tail), is neither stopped, nor waiting on a link, nor
+ * held back by its owner, and whose SQ head has not moved for @timeout;
+ * -1 if none.
  */
 int nnp_queues_find_stuck(struct nnp_device *ndev, unsigned long timeout)
 {
@@ -609,7 +624,8 @@ int nnp_queues_find_stuck(struct nnp_device *ndev, unsigned long timeout)
 		st = nnp_rd(ndev, db + NNP_DB_STATUS);
 		if (head == nnp_rd(ndev, db + NNP_DB_SQ_TAIL) ||
 		    head != q->wd_head || !(st & NNP_QUEUE_STATUS_ENABLED) ||
-		    (st & (NNP_QUEUE_STATUS_ERROR | NNP_QUEUE_STATUS_WAITING))) {
+		    (st & (NNP_QUEUE_STATUS_ERROR | NNP_QUEUE_STATUS_WAITING)) ||
+		    nnp_queue_owner_stalled(q, head, st)) {
 			q->wd_head = head;
 			q->wd_since = jiffies;
 		} else if (time_after(jiffies, q->wd_since + timeout)) {
