@@ -181,6 +181,42 @@ static void test_key_register_checks(void **state)
 	assert_int_not_equal(fw_harness_dev_key(h, CTX, 0, 4096, NNP_KEY_READ), k2);
 }
 
+/*
+ * The host keys of a chip span NNP_HW_MAX_KEY_PAGES pages at most: keys
+ * of 2^18 pages (a 2 MiB list at BUF) up to one page short, a one-page
+ * key reaching the cap, then one page past it refused with NO_RESOURCES
+ * until a key is unregistered.
+ */
+static void test_host_key_pages_capped(void **state)
+{
+	struct fw_harness *h = *state;
+	const uint32_t big = 1u << 18, nbig = NNP_HW_MAX_KEY_PAGES / big;
+	struct nnp_hw_key_args a = {
+		.ctx = CTX, .type = NNP_KEY_TYPE_HOST, .rights = NNP_KEY_READ,
+		.length = (uint64_t)big * NNP_HW_PAGE_SIZE,
+	};
+	struct nnp_hw_admin_cmd u = { .opcode = NNP_ADMIN_KEY_UNREGISTER };
+	uint64_t *list = fw_harness_host_ptr(h, BUF);
+	uint32_t i, key, last;
+
+	for (i = 0; i < big; i++)
+		list[i] = BUF;
+	for (i = 0; i < nbig - 1; i++)
+		assert_int_equal(fw_harness_key_register(h, a, BUF, big * 8, &key),
+				 NNP_STATUS_SUCCESS);
+	a.length -= NNP_HW_PAGE_SIZE;
+	assert_int_equal(fw_harness_key_register(h, a, BUF, (big - 1) * 8, &key),
+			 NNP_STATUS_SUCCESS);
+	a.length = NNP_HW_PAGE_SIZE;
+	assert_int_equal(fw_harness_key_register(h, a, BUF, 8, &last), NNP_STATUS_SUCCESS);
+	assert_int_equal(fw_harness_key_register(h, a, BUF, 8, &key),
+			 NNP_STATUS_NO_RESOURCES);
+	u.args[0] = CTX;
+	u.args[1] = last;
+	assert_int_equal(fw_harness_admin(h, u, NULL), NNP_STATUS_SUCCESS);
+	assert_int_equal(fw_harness_key_register(h, a, BUF, 8, &key), NNP_STATUS_SUCCESS);
+}
+
 static void test_queue_create_checks(void **state)
 {
 	struct fw_harness *h = *state;
@@ -841,6 +877,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		QTEST(test_contexts),
 		QTEST(test_key_register_checks),
+		QTEST(test_host_key_pages_capped),
 		QTEST(test_queue_create_checks),
 		QTEST(test_copy_every_direction_byte_exact),
 		QTEST(test_copy_without_mapping_byte_exact),

@@ -99,6 +99,21 @@ static void test_busy_time_counts_overlap_once(void **state)
 }
 
 /*
+ * Busy time past 2^32 ns (4.29 s) carries into BUSY_NS_HI: 5 s busy is
+ * 5000000000 ns, HI 1 and LO 705032704, read as one 64-bit count.
+ */
+static void test_busy_time_past_32_bits(void **state)
+{
+	struct fw_harness *h = *state;
+
+	busy_span(h, 0, 5000);
+	fw_harness_advance_ms(h, 5000);
+	assert_int_equal(rd(h, NNP_REG_BUSY_NS_HI), 1);
+	assert_int_equal(rd(h, NNP_REG_BUSY_NS_LO), 705032704);
+	assert_int_equal(busy_ns(h), 5000 * MS);
+}
+
+/*
  * A 4 MiB fill of device memory in a 1 s window: 4 nJ x 4194304 bytes
  * over 1 s is 16777.216 uW, so 30016777 uW.
  */
@@ -183,6 +198,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_busy_time_drives_power_and_temp,
 			fw_harness_setup, fw_harness_teardown),
 		cmocka_unit_test_setup_teardown(test_busy_time_counts_overlap_once,
+			fw_harness_setup, fw_harness_teardown),
+		cmocka_unit_test_setup_teardown(test_busy_time_past_32_bits,
 			fw_harness_setup, fw_harness_teardown),
 		cmocka_unit_test_setup_teardown(test_bytes_moved_drive_power,
 			fw_harness_setup_aq, fw_harness_teardown),
