@@ -30,16 +30,18 @@ tap_check "example links libnnp by soname libnnp.so.0" sh -c \
 	"readelf -d '$tmp/shared' | grep -q 'NEEDED.*\[libnnp.so.0\]'"
 LD_LIBRARY_PATH=$prefix/lib/$ma "$tmp/shared" >"$tmp/out" 2>&1
 echo "status=$?" >>"$tmp/out"
-tap_grep "without the driver the example says so and fails" "$tmp/out" \
-	"^no nnp devices: nnp driver not loaded"
+tap_check "without the driver the example says so and fails (exit 1)" sh -c \
+	"grep -q '^no nnp devices: nnp driver not loaded' '$tmp/out' &&
+	 grep -qx 'status=1' '$tmp/out'"
 # shellcheck disable=SC2046
 if cc -std=c11 -Wall -Wextra -Werror -o "$tmp/static" "$root/examples/list_devices.c" \
 	$(pkg-config --cflags nnp) "$prefix/lib/$ma/libnnp.a" $(pkg-config --libs libdrm) &&
 	! readelf -d "$tmp/static" | grep -q libnnp &&
-	"$tmp/static" 2>&1 | grep -q "nnp driver not loaded"; then
-	tap_ok "example links libnnp.a statically"
+	{ "$tmp/static" >"$tmp/static.out" 2>&1; test $? = 1; } &&
+	grep -q "^no nnp devices: nnp driver not loaded" "$tmp/static.out"; then
+	tap_ok "example links libnnp.a statically, says so and exits 1"
 else
-	tap_not_ok "example links libnnp.a statically"
+	tap_not_ok "example links libnnp.a statically, says so and exits 1"
 fi
 # shellcheck disable=SC2046
 tap_check "ring_allreduce.c builds against the installed <drm/nnp_accel.h>" \
