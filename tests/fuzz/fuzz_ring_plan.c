@@ -25,6 +25,15 @@
 #define PORT_BYTES	3
 #define RANK_BYTES	(2 + NNP_MAX_PORTS * PORT_BYTES)
 
+/* What the target ran: printed at exit for tests/fuzz/run.sh. */
+static unsigned long long tables, rings, tori;
+
+static void report(void)
+{
+	fprintf(stderr, "fuzz_ring_plan: %llu tables planned, %llu rings and %llu tori checked\n",
+		tables, rings, tori);
+}
+
 static void fail(const char *what, uint32_t n)
 {
 	fprintf(stderr, "fuzz_ring_plan: %u ranks: %s\n", n, what);
@@ -146,7 +155,16 @@ static void check_topo(const struct nnp_rank_info *info, uint32_t n,
 	}
 }
 
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	atexit(report);
+	return 0;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -173,15 +191,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	res = nnp_ring_plan(info, n, &ring);
+	tables++;
 	if (shares_chip(info, n) != (res == NNP_ERROR_INVALID_ARGUMENT))
 		fail("two ranks on one chip and INVALID_ARGUMENT disagree", n);
 	if (res == NNP_SUCCESS) {
 		struct nnp_topo topo;
 
 		check_ring(info, n, &ring);
+		rings++;
 		if (nnp_topo_plan(info, n, &ring, &topo) != NNP_SUCCESS)
 			fail("no topology planned", n);
 		check_topo(info, n, &ring, &topo);
+		tori += topo.w != 0;
 		nnp_topo_free(&topo);
 		nnp_ring_free(&ring);
 	} else if (res != NNP_ERROR_NO_PATH && res != NNP_ERROR_INVALID_ARGUMENT) {

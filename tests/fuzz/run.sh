@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Run each fuzzer for SECONDS (default 20) from its checked-in seeds and
 # what earlier runs found (build/fuzz/corpus/<target>); TAP, one test per
-# target: ok if it ran the whole time without a crash, saying what the
-# target ran (its own count) and libFuzzer's final coverage. A crash leaves its
+# target: ok if it ran the whole time without a crash, printed its own count
+# of the work it did ("fuzz_<target>: N things, M others ...") with every
+# number above 0, and ended with libFuzzer's coverage (cov, edges) at or
+# above its floor, tests/fuzz/corpus/<target>.floor: a target that never
+# reaches the code it fuzzes must fail, not pass as "no crash". The seeds
+# alone reach every count and more than each floor. A crash leaves its
 # input in build/fuzz/crash-<target>-* and the report in the TAP output.
 # Usage: run.sh [SECONDS] [TARGET...]
 set -uo pipefail
@@ -26,8 +30,15 @@ for t in "${targets[@]}"; do
 	counts=$(grep -aE "^fuzz_$t: " "$log" | tail -n 1 | sed "s/^fuzz_$t: //")
 	# libFuzzer's coverage at the end: edges (cov) and features (ft).
 	cov=$(sed -n 's/^#[0-9]*[[:space:]]*DONE[[:space:]]*\(cov: [0-9]* ft: [0-9]*\).*/\1/p' "$log")
-	if [ "$status" = 0 ]; then
-		tap_ok "fuzz_$t: ${runs:-0} inputs in ${secs} s, ${counts:-no count}, ${cov:-no coverage}, no crash"
+	floor=$(grep -v '^#' "$root/tests/fuzz/corpus/$t.floor")
+	edges=${cov#cov: }
+	edges=${edges%% *}
+	said="fuzz_$t: ${runs:-0} inputs in ${secs} s, ${counts:-no count}, ${cov:-no coverage} (floor cov: $floor)"
+	if [ "$status" = 0 ] && [ -n "$counts" ] && ! grep -qw 0 <<<"$counts" &&
+		[ "${edges:-0}" -ge "$floor" ]; then
+		tap_ok "$said, no crash"
+	elif [ "$status" = 0 ]; then
+		tap_not_ok "$said: a count of 0, or coverage below the floor"
 	else
 		grep -aE '^(fuzz_dev|fuzz_|==[0-9]+==|SUMMARY|artifact_prefix|    #[0-9] )' \
 			"$log" | head -n 40 | sed 's/^/# /'
