@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make check: every suite prints TAP into build/test-results/<suite>.tap;
-# the run ends with one summary line "N passed, N failed" and fails if any
-# test failed or any suite exited non-zero.
+# the run ends with what was skipped and why, then one summary line
+# "N passed, N skipped, N failed" (tests/lib/tap-summary.sh), and fails if
+# any test failed or any suite exited non-zero, printed no TAP plan, or
+# fewer results than a plan it printed.
 #
 # Suites: host CMocka tests of the firmware simulator, the uapi padding and
 # checkpatch checks, the guest tests (kselftest harness, libnnp, nnptool,
@@ -13,6 +15,7 @@
 #
 # Arguments, if any, are shell patterns of the suites to run, by the names
 # the summary gives them: `run-tests.sh guest 'vm-icl*' host-test_fw_coll`.
+# Such a run replaces only its own suites' results and sums up only them.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 export NNP_VM_KERNEL=${NNP_VM_KERNEL:-stock}
@@ -21,10 +24,12 @@ stock) results=$root/build/test-results ;;
 debug) results=$root/build/test-results-debug ;;
 *) echo "run-tests: NNP_VM_KERNEL is stock or debug" >&2; exit 2 ;;
 esac
-rm -rf "$results"
+patterns=("$@")
+[ ${#patterns[@]} -gt 0 ] || rm -rf "$results"
 mkdir -p "$results"
 suites_failed=0
 suites_run=0
+taps=()
 
 # Whether suite NAME is one the arguments ask for (all if there are none).
 wanted() {
@@ -36,13 +41,39 @@ wanted() {
 	done
 	return 1
 }
-patterns=("$@")
+
+# A "not ok" line for what is wrong with the plans of suite $1's TAP file
+# $2, if anything: none at all, or one with fewer results after it than it
+# announced (a suite that stopped early). The guest suite prints one plan
+# per test program.
+plan_problems() {
+	awk -v name="$1" '
+	function check() {
+		if (got < want)
+			printf "not ok - %s: plan 1..%d but %d results\n", name, want, got
+	}
+	/^1\.\.[0-9]+/ {
+		if (plans++)
+			check()
+		want = substr($0, 4) + 0
+		got = 0
+		next
+	}
+	/^(not )?ok( |$)/ { got++ }
+	END {
+		if (plans)
+			check()
+		else
+			printf "not ok - %s: no TAP plan\n", name
+	}' "$2"
+}
 
 run_suite() { # NAME COMMAND...
-	local name=$1 tap=$results/$1.tap status
+	local name=$1 tap=$results/$1.tap status problems
 	shift
 	wanted "$name" || return 0
 	suites_run=$((suites_run + 1))
+	taps+=("$tap")
 	echo "== $name"
 	SECONDS=0
 	"$@" 2>&1 | tee "$tap"
@@ -50,6 +81,11 @@ run_suite() { # NAME COMMAND...
 	echo "== $name: ${SECONDS} s"
 	if [ "$status" != 0 ] && ! grep -q '^not ok' "$tap"; then
 		echo "not ok - $name exited with status $status" | tee -a "$tap"
+	fi
+	problems=$(plan_problems "$name" "$tap")
+	if [ -n "$problems" ]; then
+		echo "$problems" | tee -a "$tap"
+		status=1
 	fi
 	[ "$status" = 0 ] || suites_failed=$((suites_failed + 1))
 }
@@ -77,12 +113,4 @@ if [ "$suites_run" = 0 ]; then
 	echo "run-tests: no suite matches: $*" >&2
 	exit 2
 fi
-passed=$(cat "$results"/*.tap | grep -cE '^ok ')
-failed=$(cat "$results"/*.tap | grep -cE '^not ok')
-echo
-if [ "$failed" != 0 ]; then
-	echo "Failed tests:"
-	grep -H -E '^not ok' "$results"/*.tap | sed "s|^$results/||"
-fi
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ] && [ "$suites_failed" = 0 ]
+bash "$root/tests/lib/tap-summary.sh" "${taps[@]}" && [ "$suites_failed" = 0 ]

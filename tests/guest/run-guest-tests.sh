@@ -1,6 +1,7 @@
 #!/bin/sh
 # Run every guest test; each prints TAP. A test that exits non-zero without
-# reporting a failure (a crash) gets a "not ok" line of its own here.
+# reporting a failure (a crash), or prints no plan, gets a "not ok" line of
+# its own here.
 # An entry with arguments is split into the test and its arguments.
 cd /usr/libexec/nnp-tests || exit 1
 rc=0
@@ -16,5 +17,7 @@ for t in nnp_query_test libnnp_test dma_test queue_lifetime_test owner_stall_tes
 		grep -q '^not ok' /tmp/tap.out ||
 			echo "not ok - $t exited with status $status"
 	fi
+	# A test that printed no plan would hide among the others' plans.
+	grep -q '^1\.\.' /tmp/tap.out || { rc=1; echo "not ok - $t printed no TAP plan"; }
 done
 exit $rc
