@@ -329,7 +329,7 @@ $(FUZZ)/fuzz_ring_plan: tests/fuzz/fuzz_ring_plan.c libnnp/src/ring_plan.c libnn
 		$< libnnp/src/ring_plan.c
 
 # What libnnp reads from a rendezvous root, its ranks and their tables.
-FUZZ_BOOT_SRCS := libnnp/src/boot_msg.c libnnp/src/comm_plan.c \
+FUZZ_BOOT_SRCS := libnnp/src/boot_msg.c libnnp/src/hmac_sha256.c libnnp/src/comm_plan.c \
 	libnnp/src/ring_plan.c libnnp/src/log.c libnnp/src/errors.c
 $(FUZZ)/fuzz_bootstrap: tests/fuzz/fuzz_bootstrap.c tests/fuzz/fuzz_stream.h $(FUZZ_BOOT_SRCS) \
 		$(LIBNNP_HDRS) | $(DEPS_STAMP)

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* The rendezvous's messages, checked as bytes (boot_msg.h). */
-#include <stdbool.h>
+/* The rendezvous's messages, checked and sealed as bytes (boot_msg.h). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "boot_msg.h"
+#include "hmac_sha256.h"
 
 size_t nnp_boot_in_part_end(size_t got)
 {
@@ -14,29 +15,109 @@ size_t nnp_boot_in_part_end(size_t got)
 	return sizeof(struct nnp_boot_in);
 }
 
-/* In constant time, so that the answer's timing does not tell how close. */
-static bool same_secret(const uint8_t *a, const uint8_t *b)
+/*
+ * HMAC(secret, @label and its NUL, both nonces, @len bytes at @a, @blen
+ * at @b): the label keeps a MAC made for one message from passing for
+ * another's, the nonces from passing in another connection.
+ */
+static void boot_mac(const struct nnp_boot_session *s, const char *label,
+		     const void *a, size_t len, const void *b, size_t blen,
+		     uint8_t mac[NNP_BOOT_MAC_BYTES])
 {
-	uint8_t diff = 0;
-	size_t i;
+	struct nnp_hmac m;
 
-	for (i = 0; i < NNP_BOOTSTRAP_SECRET_BYTES; i++)
-		diff |= a[i] ^ b[i];
-	return !diff;
+	nnp_hmac_init(&m, s->secret, NNP_BOOTSTRAP_SECRET_BYTES);
+	nnp_hmac_update(&m, label, strlen(label) + 1);
+	nnp_hmac_update(&m, s->rank_nonce, sizeof(s->rank_nonce));
+	nnp_hmac_update(&m, s->root_nonce, sizeof(s->root_nonce));
+	nnp_hmac_update(&m, a, len);
+	nnp_hmac_update(&m, b, blen);
+	nnp_hmac_final(&m, mac);
+}
+
+void nnp_boot_prove_root(const struct nnp_boot_session *s,
+			 uint8_t mac[NNP_BOOT_MAC_BYTES])
+{
+	boot_mac(s, "nnp boot root", NULL, 0, NULL, 0, mac);
+}
+
+bool nnp_boot_root_proven(struct nnp_boot_session *s,
+			  const struct nnp_boot_proof *p)
+{
+	uint8_t mac[NNP_BOOT_MAC_BYTES];
+
+	memcpy(s->root_nonce, p->nonce, sizeof(s->root_nonce));
+	nnp_boot_prove_root(s, mac);
+	return nnp_mac_equal(mac, p->mac);
+}
+
+static void hello_mac(const struct nnp_boot_session *s,
+		      const struct nnp_boot_hello *h, uint8_t mac[NNP_BOOT_MAC_BYTES])
+{
+	boot_mac(s, "nnp boot hello", h, offsetof(struct nnp_boot_hello, mac),
+		 NULL, 0, mac);
+}
+
+void nnp_boot_seal_hello(const struct nnp_boot_session *s,
+			 struct nnp_boot_hello *h)
+{
+	hello_mac(s, h, h->mac);
+}
+
+static void reply_mac(const struct nnp_boot_session *s,
+		      const struct nnp_boot_reply *r,
+		      const struct nnp_rank_info *table, uint32_t n,
+		      uint8_t mac[NNP_BOOT_MAC_BYTES])
+{
+	boot_mac(s, "nnp boot reply", r, offsetof(struct nnp_boot_reply, mac),
+		 table, n * sizeof(*table), mac);
+}
+
+void nnp_boot_seal_reply(const struct nnp_boot_session *s,
+			 struct nnp_boot_reply *r,
+			 const struct nnp_rank_info *table, uint32_t n)
+{
+	reply_mac(s, r, table, n, r->mac);
+}
+
+bool nnp_boot_reply_sealed(const struct nnp_boot_session *s,
+			   const struct nnp_boot_reply *r,
+			   const struct nnp_rank_info *table, uint32_t n)
+{
+	uint8_t mac[NNP_BOOT_MAC_BYTES];
+
+	reply_mac(s, r, table, n, mac);
+	return nnp_mac_equal(mac, r->mac);
+}
+
+static bool good_open(const struct nnp_boot_in *in)
+{
+	return !nnp_boot_hdr_check(&in->open_hdr, sizeof(in->open)) &&
+	       in->open.version == NNP_BOOT_VERSION && !in->open.zero;
+}
+
+static bool hello_sealed(const struct nnp_boot_session *s,
+			 const struct nnp_boot_hello *h)
+{
+	uint8_t mac[NNP_BOOT_MAC_BYTES];
+
+	hello_mac(s, h, mac);
+	return nnp_mac_equal(mac, h->mac);
 }
 
 enum nnp_boot_in_step nnp_boot_in_check(const struct nnp_boot_in *in,
-					size_t got, const uint8_t *secret)
+					size_t got,
+					const struct nnp_boot_session *s)
 {
 	switch (got) {
 	case offsetof(struct nnp_boot_in, hdr):
-		return same_secret(in->secret, secret) ? NNP_BOOT_IN_MORE :
-							 NNP_BOOT_IN_STRANGER;
+		return good_open(in) ? NNP_BOOT_IN_OPENED : NNP_BOOT_IN_STRANGER;
 	case offsetof(struct nnp_boot_in, hello):
 		return nnp_boot_hdr_check(&in->hdr, sizeof(in->hello)) ?
 		       NNP_BOOT_IN_MALFORMED : NNP_BOOT_IN_MORE;
 	default:
-		return NNP_BOOT_IN_HELLO;
+		return hello_sealed(s, &in->hello) ? NNP_BOOT_IN_HELLO :
+						     NNP_BOOT_IN_STRANGER;
 	}
 }
 
@@ -53,7 +134,8 @@ static nnp_result_t check_hello(const struct nnp_boot_roster *r,
 }
 
 nnp_result_t nnp_boot_admit(struct nnp_boot_roster *r,
-			    const struct nnp_boot_hello *h, int fd)
+			    const struct nnp_boot_hello *h, int fd,
+			    const struct nnp_boot_session *s)
 {
 	nnp_result_t st = check_hello(r, h);
 	uint32_t i;
@@ -70,6 +152,7 @@ nnp_result_t nnp_boot_admit(struct nnp_boot_roster *r,
 	}
 	r->m[h->rank].fd = fd;
 	r->m[h->rank].info = h->info;
+	r->m[h->rank].s = *s;
 	r->joined++;
 	return NNP_SUCCESS;
 }

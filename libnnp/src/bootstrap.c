@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * libnnp job rendezvous over TCP. The root takes one connection per
- * rank, each opening with the job's secret and then a hello (nranks,
- * rank, chip and ports), from many connections at once, each with its own
- * short deadline; once all ranks are in it answers each with the status,
- * the epoch and the whole table, and is done. The job is bounded by
- * NNP_COMM_TIMEOUT_S. The wire format is in bootstrap.h.
+ * rank, each opening with a nonce, to which the root answers with its own
+ * and its proof that it holds the job's secret; then comes a hello (nranks,
+ * rank, chip and ports) sealed with the secret. It serves many connections
+ * at once, each with its own short deadline; once all ranks are in it
+ * answers each with the status, the epoch and the whole table, sealed for
+ * that connection, and is done. The job is bounded by NNP_COMM_TIMEOUT_S.
+ * The wire format is in bootstrap.h.
  * Both ends are the same build of libnnp on machines of one byte order.
  */
 #include <errno.h>
@@ -160,6 +162,7 @@ struct conn {
 	int64_t deadline;
 	size_t got;		/* bytes of in */
 	struct nnp_boot_in in;
+	struct nnp_boot_session s;	/* once the open is in */
 };
 
 struct root {
@@ -173,22 +176,44 @@ struct root {
 	struct nnp_boot_roster ranks;
 };
 
-static void answer(int fd, nnp_result_t status, uint64_t epoch, uint32_t missing,
+/* Answer the rank on @fd in session @s: @table (@n entries) on success. */
+static void answer(int fd, const struct nnp_boot_session *s, nnp_result_t status,
+		   uint64_t epoch, uint32_t missing,
 		   const struct nnp_rank_info *table, uint32_t n, int64_t deadline)
 {
 	struct nnp_boot_reply r = {
 		.status = status, .missing = missing, .epoch = epoch,
 	};
 
+	if (status)
+		n = 0;
+	nnp_boot_seal_reply(s, &r, table, n);
 	if (send_msg(fd, &r, sizeof(r), deadline) == NNP_SUCCESS && !status)
 		send_msg(fd, table, n * (uint32_t)sizeof(*table), deadline);
 }
 
 /* Tell a rank of the job why it cannot join, and let it go. */
-static void refuse(int fd, nnp_result_t status)
+static void refuse(struct conn *c, nnp_result_t status)
 {
-	answer(fd, status, 0, 0, NULL, 0, now_ms() + ANSWER_MS);
-	close(fd);
+	answer(c->fd, &c->s, status, 0, 0, NULL, 0, now_ms() + ANSWER_MS);
+	close(c->fd);
+}
+
+/*
+ * Answer @c's open with the root's nonce and its proof of the secret
+ * over both nonces; false if that cannot be done (@c's fd is then left).
+ */
+static bool prove_root(struct root *rt, struct conn *c)
+{
+	struct nnp_boot_proof p;
+
+	c->s.secret = rt->secret;
+	memcpy(c->s.rank_nonce, c->in.open.nonce, sizeof(c->s.rank_nonce));
+	if (random_fill(c->s.root_nonce, sizeof(c->s.root_nonce)) != NNP_SUCCESS)
+		return false;
+	memcpy(p.nonce, c->s.root_nonce, sizeof(p.nonce));
+	nnp_boot_prove_root(&c->s, p.mac);
+	return send_msg(c->fd, &p, sizeof(p), c->deadline) == NNP_SUCCESS;
 }
 
 /* Make @c's sender its rank, or answer why not; @c's fd is taken either way. */
@@ -196,14 +221,14 @@ static void admit(struct root *rt, struct conn *c)
 {
 	const struct nnp_boot_hello *h = &c->in.hello;
 	const struct nnp_boot_roster *r = &rt->ranks;
-	nnp_result_t st = nnp_boot_admit(&rt->ranks, h, c->fd);
+	nnp_result_t st = nnp_boot_admit(&rt->ranks, h, c->fd, &c->s);
 
 	if (st != NNP_SUCCESS) {
 		nnp_log(NNP_LOG_WARN, "rendezvous at %s: refused rank %u of %u (job of %u ranks%s)",
 			rt->where, h->rank, h->nranks, r->nranks,
 			r->m && h->rank < r->nranks && r->m[h->rank].fd >= 0 ?
 			", rank taken" : "");
-		refuse(c->fd, st);
+		refuse(c, st);
 		return;
 	}
 	nnp_log(NNP_LOG_TRACE, "rendezvous at %s: rank %u of %u in", rt->where,
@@ -228,14 +253,19 @@ static bool conn_read(struct root *rt, struct conn *c)
 	c->got += (size_t)n;
 	if (c->got < end)
 		return true;
-	switch (nnp_boot_in_check(&c->in, c->got, rt->secret)) {
+	switch (nnp_boot_in_check(&c->in, c->got, &c->s)) {
 	case NNP_BOOT_IN_MORE:
 		return true;
+	case NNP_BOOT_IN_OPENED:
+		if (prove_root(rt, c))
+			return true;
+		close(c->fd);
+		return false;
 	case NNP_BOOT_IN_STRANGER:
 		close(c->fd);	/* dropped unheard and unanswered */
 		return false;
 	case NNP_BOOT_IN_MALFORMED:
-		refuse(c->fd, NNP_ERROR_INVALID_ARGUMENT);
+		refuse(c, NNP_ERROR_INVALID_ARGUMENT);
 		return false;
 	default:
 		admit(rt, c);
@@ -346,8 +376,8 @@ static void *root_main(void *arg)
 	for (i = 0; r->m && i < r->nranks; i++) {
 		if (r->m[i].fd < 0)
 			continue;
-		answer(r->m[i].fd, table ? NNP_SUCCESS : NNP_ERROR_TIMEOUT, rt->epoch,
-		       missing, table, r->nranks, now_ms() + ANSWER_MS);
+		answer(r->m[i].fd, &r->m[i].s, table ? NNP_SUCCESS : NNP_ERROR_TIMEOUT,
+		       rt->epoch, missing, table, r->nranks, now_ms() + ANSWER_MS);
 		close(r->m[i].fd);
 	}
 	free(table);
@@ -507,6 +537,65 @@ static nnp_result_t join_failed(nnp_result_t res, int rank, int nranks,
 			rank, where);
 }
 
+/*
+ * Open a session with the root on @fd: our nonce out, the root's back
+ * with its proof that it holds @s's secret. Past the proof's check the
+ * root has the nonces and no more: a root that does not hold the secret
+ * never hears who we are.
+ */
+static nnp_result_t open_session(int fd, struct nnp_boot_session *s,
+				 int64_t deadline, bool *proven)
+{
+	struct nnp_boot_open o = { .version = NNP_BOOT_VERSION };
+	struct nnp_boot_proof p;
+	nnp_result_t res;
+
+	*proven = false;
+	if (random_fill(o.nonce, sizeof(o.nonce)) != NNP_SUCCESS)
+		return NNP_ERROR_IO;
+	memcpy(s->rank_nonce, o.nonce, sizeof(o.nonce));
+	res = send_msg(fd, &o, sizeof(o), deadline);
+	if (res == NNP_SUCCESS)
+		res = recv_msg(fd, &p, sizeof(p), deadline);
+	if (res == NNP_SUCCESS)
+		*proven = nnp_boot_root_proven(s, &p);
+	return res;
+}
+
+/*
+ * The root's answer in session @s: its reply into @r and, if that claims
+ * success, the table of @n ranks into *@all (NULL otherwise). *@sealed
+ * says whether the root sealed both for @s; only then do they count.
+ */
+static nnp_result_t read_answer(int fd, const struct nnp_boot_session *s,
+				uint32_t n, int64_t deadline, struct nnp_boot_reply *r,
+				struct nnp_rank_info **all, bool *sealed)
+{
+	nnp_result_t res = recv_msg(fd, r, sizeof(*r), deadline);
+
+	*all = NULL;
+	*sealed = false;
+	if (res == NNP_SUCCESS && r->status == NNP_SUCCESS) {
+		*all = calloc(n, sizeof(**all));
+		res = *all ? recv_msg(fd, *all, n * (uint32_t)sizeof(**all), deadline) :
+			     NNP_ERROR_OUT_OF_MEMORY;
+	}
+	if (res == NNP_SUCCESS)
+		*sealed = nnp_boot_reply_sealed(s, r, *all, *all ? n : 0);
+	if (res != NNP_SUCCESS || !*sealed) {
+		free(*all);
+		*all = NULL;
+	}
+	return res;
+}
+
+/* Say that the root at @where failed to show the job's secret, in @what. */
+static nnp_result_t not_the_root(int rank, const char *where, const char *what)
+{
+	return nnp_fail(NNP_ERROR_IO, "rank %d: the rendezvous at %s %s, so it is not the job's root (another job's secret, or an impostor)",
+			rank, where, what);
+}
+
 nnp_result_t nnp_bootstrap_join(const nnp_unique_id_t *id, int nranks, int rank,
 				const struct nnp_rank_info *mine,
 				struct nnp_rank_info **all, uint64_t *epoch)
@@ -516,8 +605,10 @@ nnp_result_t nnp_bootstrap_join(const nnp_unique_id_t *id, int nranks, int rank,
 	};
 	int64_t deadline = deadline_ms();
 	char where[NNP_SOCKADDR_TEXT];
+	struct nnp_boot_session s;
 	struct nnp_boot_reply r;
 	struct nnp_job_id j;
+	bool proven, sealed;
 	nnp_result_t res;
 	int fd;
 
@@ -541,32 +632,29 @@ nnp_result_t nnp_bootstrap_join(const nnp_unique_id_t *id, int nranks, int rank,
 		return nnp_fail(NNP_ERROR_TIMEOUT,
 				"rank %d could not reach the rendezvous at %s in %ld s",
 				rank, where, timeout_s());
-	res = xfer(fd, j.secret, sizeof(j.secret), true, deadline);
-	if (res == NNP_SUCCESS)
+	s.secret = j.secret;
+	res = open_session(fd, &s, deadline, &proven);
+	if (res == NNP_SUCCESS && !proven) {
+		close(fd);
+		return not_the_root(rank, where, "did not prove it holds the job's secret");
+	}
+	if (res == NNP_SUCCESS) {
+		nnp_boot_seal_hello(&s, &h);
 		res = send_msg(fd, &h, sizeof(h), deadline);
+	}
 	/*
 	 * The root tells every rank the outcome at its own deadline, which
 	 * may be a little after ours: wait for its word (who is missing).
 	 */
 	if (res == NNP_SUCCESS)
-		res = recv_msg(fd, &r, sizeof(r), deadline + ANSWER_MS);
-	if (res != NNP_SUCCESS) {
-		close(fd);
-		return join_failed(res, rank, nranks, where, NULL);
-	}
-	res = nnp_boot_reply_status(&r);
-	if (res == NNP_SUCCESS) {
-		*all = calloc((size_t)nranks, sizeof(**all));
-		res = *all ? recv_msg(fd, *all, (uint32_t)nranks * (uint32_t)sizeof(**all),
-				      deadline + ANSWER_MS) : NNP_ERROR_OUT_OF_MEMORY;
-		if (res != NNP_SUCCESS) {
-			free(*all);
-			*all = NULL;
-			close(fd);
-			return join_failed(res, rank, nranks, where, NULL);
-		}
-	}
+		res = read_answer(fd, &s, (uint32_t)nranks, deadline + ANSWER_MS,
+				  &r, all, &sealed);
 	close(fd);
+	if (res != NNP_SUCCESS)
+		return join_failed(res, rank, nranks, where, NULL);
+	if (!sealed)
+		return not_the_root(rank, where, "answered with a reply not sealed for this rank");
+	res = nnp_boot_reply_status(&r);
 	if (res != NNP_SUCCESS)
 		return join_failed(res, rank, nranks, where, &r);
 	*epoch = r.epoch;

@@ -33,29 +33,60 @@ struct nnp_job_id {
 _Static_assert(sizeof(struct nnp_job_id) <= NNP_UNIQUE_ID_BYTES, "id fits");
 
 /*
- * On the wire: a rank first sends the job's secret (the root drops a
- * connection whose secret differs before reading anything else), then
- * its hello as a message; the root answers with a reply and, on success,
- * the table (nranks entries). A message is a header, then len bytes; a
- * length other than the one expected is refused unread.
+ * On the wire, version 2: the secret itself never crosses it. Each end
+ * proves it holds the secret with HMAC-SHA256 under it over both ends'
+ * fresh nonces, as the ICL socket hello does, so that a root that does not
+ * hold it (a user who bound NNP_COMM_ID's port first, anyone on the path)
+ * learns nothing of it and cannot hand a rank an epoch or a table:
+ *
+ *   rank -> root  open:  version, 0, the rank's nonce
+ *   root -> rank  proof: the root's nonce, MAC("nnp boot root", nonces)
+ *   rank -> root  hello: nranks, rank, chip and ports,
+ *                        MAC("nnp boot hello", nonces, the hello before it)
+ *   root -> rank  reply: status, missing, epoch, MAC("nnp boot reply",
+ *                        nonces, the reply before it, the table after it)
+ *   root -> rank  table: nranks entries, on success only
+ *
+ * where nonces are the rank's then the root's and each label ends with its
+ * NUL. The root drops a connection unanswered whose open is not version
+ * 2 or whose hello's MAC is wrong; a rank leaves a root whose proof or
+ * reply's MAC is wrong (another job's root, an impostor, a replay). A
+ * message is a header, then len bytes; a length other than the one
+ * expected is refused unread.
  */
 #define NNP_BOOT_MSG_MAGIC	0x6e6e7062u	/* "nnpb" */
+#define NNP_BOOT_VERSION	2	/* the first, unnumbered, sent the secret */
+#define NNP_BOOT_NONCE_BYTES	32
+#define NNP_BOOT_MAC_BYTES	32	/* HMAC-SHA256 */
 
 struct nnp_boot_hdr {
 	uint32_t magic;
 	uint32_t len;
 };
 
+struct nnp_boot_open {
+	uint32_t version;
+	uint32_t zero;
+	uint8_t nonce[NNP_BOOT_NONCE_BYTES];
+};
+
+struct nnp_boot_proof {
+	uint8_t nonce[NNP_BOOT_NONCE_BYTES];
+	uint8_t mac[NNP_BOOT_MAC_BYTES];
+};
+
 struct nnp_boot_hello {
 	uint32_t nranks;
 	uint32_t rank;
 	struct nnp_rank_info info;
+	uint8_t mac[NNP_BOOT_MAC_BYTES];
 };
 
 struct nnp_boot_reply {
 	uint32_t status;	/* nnp_result_t */
 	uint32_t missing;	/* NNP_ERROR_TIMEOUT: the first rank not in */
 	uint64_t epoch;
+	uint8_t mac[NNP_BOOT_MAC_BYTES];
 };
 
 /*

@@ -231,8 +231,9 @@ def ring_seeds():
 
 def bootstrap_seeds():
     # libnnp/src/bootstrap.h and fuzz_bootstrap.c
-    magic, secret = 0x6e6e7062, b"fuzz the rendezvous".ljust(64, b"\0")
+    magic, version, mac = 0x6e6e7062, 2, bytes(32)  # the MACs the harness seals
     SUCCESS, INVALID, TIMEOUT = 0, 1, 10
+    HOLDS_SECRET, PROVES, SEALS = 0x80, 0x80, 0x40
     up = 3  # NNP_LINK_UP | NNP_LINK_TRAINED
 
     def info(chip, ports):
@@ -248,8 +249,9 @@ def bootstrap_seeds():
         return [info(10 + c, [(up, 10 + (c + 1) % n, 1), (up, 10 + (c - 1) % n, 0)])
                 for c in range(n)]
 
-    def hello(nranks, rank, what):
-        return secret + msg(struct.pack("<II", nranks, rank) + what)
+    def hello(nranks, rank, what, nonce=0x31):
+        return msg(struct.pack("<II", version, 0) + bytes([nonce]) * 32) + \
+            msg(struct.pack("<II", nranks, rank) + what + mac)
 
     def records(chunks):
         out = b""
@@ -259,24 +261,37 @@ def bootstrap_seeds():
                 data = data[255:]
         return out
 
-    def seed(chunks, n, answer):
+    def seed(chunks, n, answer, root_holds=PROVES | SEALS):
         root = records(chunks)
-        return struct.pack("<H", len(root)) + root + bytes([n - 1]) + answer
+        proof = msg(bytes([0x77]) * 32 + mac)
+        rank = bytes([(n - 1) | root_holds])
+        return struct.pack("<H", len(root)) + root + rank + proof + answer
 
     table = ring(3)
     hellos = [hello(3, r, table[r]) for r in range(3)]
-    # Rank 1 in pieces across connections, a stranger, rank 1 again.
-    chunks = [(0, hellos[0]), (1, hellos[1][:50]), (2, b"\x55" * 64),
-              (1, hellos[1][50:]), (3, hellos[2]), (4, hellos[1])]
-    reply = lambda st, missing=0: msg(struct.pack("<IIQ", st, missing, 0x1234))  # noqa: E731
+    honest = lambda conn: conn | HOLDS_SECRET  # noqa: E731
+    # Rank 1 in pieces across connections, a stranger, a hello not sealed
+    # with the secret, rank 1 again.
+    chunks = [(honest(0), hellos[0]), (honest(1), hellos[1][:50]), (2, b"\x55" * 64),
+              (honest(1), hellos[1][50:]), (5, hello(3, 2, table[2], 0x32)),
+              (honest(3), hellos[2]), (honest(4), hellos[1])]
+    reply = lambda st, missing=0: msg(struct.pack("<IIQ", st, missing, 0x1234) + mac)  # noqa: E731
     write("bootstrap", "job", seed(chunks, 3, reply(SUCCESS) + msg(b"".join(table))))
     write("bootstrap", "timeout", seed(chunks[:2], 3, reply(TIMEOUT, 1)))
     # A job of no ranks, a header of another length, a rank past the job.
-    bad = [(0, hello(0, 0, table[0])), (1, secret + struct.pack("<II", magic, 7)),
-           (2, hello(2, 2, table[0]))]
+    bad = [(honest(0), hello(0, 0, table[0])),
+           (honest(1), hello(2, 0, table[0])[:48] + struct.pack("<II", magic, 7)),
+           (honest(2), hello(2, 2, table[0]))]
     write("bootstrap", "refused", seed(bad, 2, reply(INVALID)))
     # Two ranks on one chip: no ring.
     write("bootstrap", "same-chip", seed([], 2, reply(SUCCESS) + msg(table[0] * 2)))
+    # A root without the secret: its proof is not taken; a man in the
+    # middle who relays the proof: its reply is not.
+    write("bootstrap", "impostor", seed([], 3, reply(SUCCESS) + msg(b"".join(table)), 0))
+    write("bootstrap", "replay", seed([], 3, reply(SUCCESS) + msg(b"".join(table)), PROVES))
+    # A status no root sends, sealed: NNP_ERROR_IO, never that status.
+    write("bootstrap", "regress-reply-status-no-root-sends",
+          seed([], 2, reply(0xb2b2b2b2)))
 
 
 if __name__ == "__main__":

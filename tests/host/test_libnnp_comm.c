@@ -27,6 +27,7 @@
 #include "boot_msg.h"
 #include "bootstrap.h"
 #include "comm.h"
+#include "hmac_sha256.h"
 #include "ring_plan.h"
 
 #define MAXN 16
@@ -526,6 +527,54 @@ static union nnp_sockaddr root_of(const nnp_unique_id_t *id)
 	return j.root;
 }
 
+/*
+ * Open a session with the root on @fd as a rank holding @secret does: our
+ * open (nonce @fill repeated), the root's proof back. Is it proven?
+ */
+static bool raw_open(int fd, const uint8_t *secret, uint8_t fill,
+		     struct nnp_boot_session *s)
+{
+	struct {
+		struct nnp_boot_hdr h;
+		struct nnp_boot_open o;
+	} open = { { NNP_BOOT_MSG_MAGIC, sizeof(open.o) }, { .version = NNP_BOOT_VERSION } };
+	struct {
+		struct nnp_boot_hdr h;
+		struct nnp_boot_proof p;
+	} proof;
+
+	memset(open.o.nonce, fill, sizeof(open.o.nonce));
+	s->secret = secret;
+	memcpy(s->rank_nonce, open.o.nonce, sizeof(s->rank_nonce));
+	assert_int_equal(send(fd, &open, sizeof(open), MSG_NOSIGNAL), sizeof(open));
+	assert_int_equal(recv(fd, &proof, sizeof(proof), MSG_WAITALL), sizeof(proof));
+	assert_int_equal(proof.h.magic, NNP_BOOT_MSG_MAGIC);
+	assert_int_equal(proof.h.len, sizeof(proof.p));
+	return nnp_boot_root_proven(s, &proof.p);
+}
+
+/* A hello message of rank @rank of 2 on @chip, as a rank sends it. */
+struct hello_msg {
+	struct nnp_boot_hdr h;
+	struct nnp_boot_hello hello;
+};
+
+/* A root's answer to a rank of a job of 2 that is complete. */
+struct answer_msg {
+	struct nnp_boot_hdr h;
+	struct nnp_boot_reply r;
+	struct nnp_boot_hdr th;
+	struct nnp_rank_info table[2];
+};
+
+static struct hello_msg hello_of(uint32_t rank, uint32_t chip)
+{
+	return (struct hello_msg){
+		{ NNP_BOOT_MSG_MAGIC, sizeof(struct nnp_boot_hello) },
+		{ .nranks = 2, .rank = rank, .info = { .chip = chip } },
+	};
+}
+
 static void assert_job_ok(struct rank_thread *rt, int n)
 {
 	int i, j;
@@ -674,19 +723,45 @@ static nnp_unique_id_t wrong_secret(const nnp_unique_id_t *id)
 	return bad;
 }
 
-/* A stranger with the wrong secret is dropped unheard; the job goes on. */
+/*
+ * A stranger with the wrong secret gets nowhere, and the job goes on: as
+ * a rank, it leaves the root, whose proof is not under its secret, with
+ * NNP_ERROR_IO; its hello sealed with that secret after a good open is
+ * dropped by the root unanswered, and the rank it claimed stays free.
+ */
 static void test_rendezvous_wrong_secret(void **state)
 {
 	const int ranks[2] = { 0, 1 };
+	struct hello_msg in = hello_of(1, 666);
+	struct timeval tv = { .tv_sec = 3 };
+	char want[256], where[NNP_SOCKADDR_TEXT];
 	struct rank_thread rt[2];
+	struct nnp_boot_session s;
+	struct nnp_job_id j, bj;
 	nnp_unique_id_t id, bad;
+	uint8_t byte;
+	int fd;
 
 	(void)state;
 	unsetenv("NNP_COMM_ID");
 	setenv("NNP_COMM_TIMEOUT_S", "5", 1);
 	assert_int_equal(nnp_bootstrap_new_id(&id), NNP_SUCCESS);
 	bad = wrong_secret(&id);
+	memcpy(&j, id.internal, sizeof(j));
+	memcpy(&bj, bad.internal, sizeof(bj));
 	assert_int_equal(lone_join(&bad, 2, 0), NNP_ERROR_IO);
+	snprintf(want, sizeof(want),
+		 "rank 0: the rendezvous at %s did not prove it holds the job's secret, so it is not the job's root (another job's secret, or an impostor)",
+		 nnp_sockaddr_text(&j.root, where));
+	assert_string_equal(nnp_get_last_error(), want);
+	fd = dial(&j.root);
+	assert_true(fd >= 0);
+	assert_false(raw_open(fd, bj.secret, 0x22, &s));
+	nnp_boot_seal_hello(&s, &in.hello);
+	assert_int_equal(send(fd, &in, sizeof(in), MSG_NOSIGNAL), sizeof(in));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	assert_int_equal(recv(fd, &byte, 1, 0), 0);	/* closed, unanswered */
+	close(fd);
 	join_all(&id, 2, ranks, 2, rt);
 	assert_job_ok(rt, 2);
 	unsetenv("NNP_COMM_TIMEOUT_S");
@@ -751,7 +826,10 @@ static void test_rendezvous_comm_id_secret(void **state)
 	unsetenv("NNP_COMM_TIMEOUT_S");
 }
 
-/* A message longer than the hello is refused before its body is read. */
+/*
+ * A message longer than the hello is refused before its body is read, in
+ * a reply sealed for the connection.
+ */
 static void test_rendezvous_oversized(void **state)
 {
 	const uint32_t lens[2] = { sizeof(struct nnp_boot_hello) + 1, 1u << 30 };
@@ -772,15 +850,17 @@ static void test_rendezvous_oversized(void **state)
 			struct nnp_boot_hdr h;
 			struct nnp_boot_reply r;
 		} back;
+		struct nnp_boot_session s;
 		int fd = dial(&j.root);
 
 		assert_true(fd >= 0);
-		assert_int_equal(send(fd, &j.secret, sizeof(j.secret), 0), sizeof(j.secret));
+		assert_true(raw_open(fd, j.secret, (uint8_t)i, &s));
 		assert_int_equal(send(fd, &h, sizeof(h), 0), sizeof(h));
 		assert_int_equal(recv(fd, &back, sizeof(back), MSG_WAITALL), sizeof(back));
 		assert_int_equal(back.h.magic, NNP_BOOT_MSG_MAGIC);
 		assert_int_equal(back.h.len, sizeof(back.r));
 		assert_int_equal(back.r.status, NNP_ERROR_INVALID_ARGUMENT);
+		assert_true(nnp_boot_reply_sealed(&s, &back.r, NULL, 0));
 		assert_int_equal(recv(fd, &back, 1, 0), 0);	/* and closed */
 		close(fd);
 	}
@@ -1019,11 +1099,14 @@ static int64_t ms_until_closed(int fd, int64_t max_ms)
 static void test_rendezvous_truncated_and_random(void **state)
 {
 	const int ranks[2] = { 0, 1 };
-	struct {
-		uint8_t secret[NNP_BOOTSTRAP_SECRET_BYTES];
-		struct nnp_boot_hdr h;
-		uint8_t half[sizeof(struct nnp_boot_hello) / 2];
-	} cut;
+	/* An open, then half a hello. */
+	const size_t cut = offsetof(struct nnp_boot_in, hello) +
+			   sizeof(struct nnp_boot_hello) / 2;
+	struct nnp_boot_in in = {
+		.open_hdr = { NNP_BOOT_MSG_MAGIC, sizeof(in.open) },
+		.open = { .version = NNP_BOOT_VERSION },
+		.hdr = { NNP_BOOT_MSG_MAGIC, sizeof(in.hello) },
+	};
 	struct rank_thread rt[2];
 	uint8_t noise[4096];
 	nnp_unique_id_t id;
@@ -1037,10 +1120,6 @@ static void test_rendezvous_truncated_and_random(void **state)
 	setenv("NNP_COMM_TIMEOUT_S", "30", 1);
 	assert_int_equal(nnp_bootstrap_new_id(&id), NNP_SUCCESS);
 	memcpy(&j, id.internal, sizeof(j));
-	memcpy(cut.secret, j.secret, sizeof(cut.secret));
-	cut.h = (struct nnp_boot_hdr){ .magic = NNP_BOOT_MSG_MAGIC,
-				       .len = sizeof(struct nnp_boot_hello) };
-	memset(cut.half, 0, sizeof(cut.half));
 	for (i = 0; i < sizeof(noise); i++)
 		noise[i] = (uint8_t)rand();
 
@@ -1053,12 +1132,12 @@ static void test_rendezvous_truncated_and_random(void **state)
 
 	closing = dial(&j.root);
 	assert_true(closing >= 0);
-	assert_int_equal(send(closing, &cut, sizeof(cut), 0), sizeof(cut));
+	assert_int_equal(send(closing, &in, cut, 0), cut);
 	close(closing);
 
 	hanging = dial(&j.root);
 	assert_true(hanging >= 0);
-	assert_int_equal(send(hanging, &cut, sizeof(cut), 0), sizeof(cut));
+	assert_int_equal(send(hanging, &in, cut, 0), cut);
 	took = ms_until_closed(hanging, 10000);
 	assert_in_range(took, 4000, 7000);
 	close(hanging);
@@ -1071,20 +1150,19 @@ static void test_rendezvous_truncated_and_random(void **state)
 }
 
 /*
- * Rank 1 of 2 connects well before the job's 2 s deadline but finishes its
- * hello 400 ms after it: the root reads the hello under way, so the job
- * completes and the rank hears so, rather than a closed connection.
+ * Rank 1 of 2 connects and opens its session well before the job's 2 s
+ * deadline but finishes its hello 400 ms after it: the root reads the
+ * hello under way, so the job completes and the rank hears so, sealed,
+ * rather than a closed connection.
  */
 static void test_rendezvous_hello_at_deadline(void **state)
 {
 	const int first[1] = { 0 };
-	const size_t cut = sizeof(struct nnp_boot_in) / 2;
-	struct {
-		struct nnp_boot_hdr h;
-		struct nnp_boot_reply r;
-	} reply;
+	struct hello_msg in = hello_of(1, 1001);
+	const size_t cut = sizeof(in) / 2;
+	struct answer_msg reply;
 	struct timeval tv = { .tv_sec = 5 };
-	struct nnp_boot_in in = { 0 };
+	struct nnp_boot_session s;
 	struct rank_thread rt[1];
 	struct nnp_job_id j;
 	nnp_unique_id_t id;
@@ -1096,16 +1174,13 @@ static void test_rendezvous_hello_at_deadline(void **state)
 	setenv("NNP_COMM_TIMEOUT_S", "2", 1);
 	assert_int_equal(nnp_bootstrap_new_id(&id), NNP_SUCCESS);
 	memcpy(&j, id.internal, sizeof(j));
-	memcpy(in.secret, j.secret, sizeof(in.secret));
-	in.hdr = (struct nnp_boot_hdr){ .magic = NNP_BOOT_MSG_MAGIC,
-					.len = sizeof(in.hello) };
-	in.hello = (struct nnp_boot_hello){ .nranks = 2, .rank = 1,
-					    .info = { .chip = 1001 } };
 	start = ms_now();
 	start_ranks(&id, 2, first, 1, rt);
 	nap_ms(1000);
 	fd = dial(&j.root);
 	assert_true(fd >= 0);
+	assert_true(raw_open(fd, j.secret, 0x11, &s));
+	nnp_boot_seal_hello(&s, &in.hello);
 	assert_int_equal(send(fd, &in, cut, MSG_NOSIGNAL), (ssize_t)cut);
 	nap_ms(2400 - (ms_now() - start));
 	assert_int_equal(send(fd, (uint8_t *)&in + cut, sizeof(in) - cut,
@@ -1114,7 +1189,10 @@ static void test_rendezvous_hello_at_deadline(void **state)
 	assert_int_equal(recv(fd, &reply, sizeof(reply), MSG_WAITALL),
 			 (ssize_t)sizeof(reply));
 	close(fd);
+	assert_int_equal(reply.th.len, sizeof(reply.table));
+	assert_true(nnp_boot_reply_sealed(&s, &reply.r, reply.table, 2));
 	assert_int_equal(nnp_boot_reply_status(&reply.r), NNP_SUCCESS);
+	assert_int_equal(reply.table[1].chip, 1001);
 	wait_ranks(rt, 1);
 	assert_int_equal(rt[0].res, NNP_SUCCESS);
 	assert_int_equal(rt[0].all[1].chip, 1001);
@@ -1125,85 +1203,151 @@ static void test_rendezvous_hello_at_deadline(void **state)
 
 /* ---- a rank against a root that is not one ---- */
 
+#define UNTOUCHED_EPOCH	0x5eed5eed5eed5eedull
+
 struct fake_root {
 	int listen_fd;
-	const void *answer;	/* sent once the rank's hello is in */
+	bool proves;		/* holds the job's secret: proves it first */
+	bool seals;		/* @answer is a reply message: seal it */
+	const void *answer;	/* sent once the rank's open is in */
 	size_t answer_len;
 	int hold_ms;		/* then kept open this long at most */
+	struct nnp_boot_session s;	/* .secret: the job's, if it proves */
+	char addr[32];		/* where it listens, host:port */
+	_Alignas(uint64_t) uint8_t heard[4096];	/* everything the rank sent */
+	size_t nheard;
 };
+
+/* As a root would, answer the open in @f->heard with a proof of @f->s. */
+static bool fake_prove(int fd, struct fake_root *f)
+{
+	const struct nnp_boot_in *in = (const void *)f->heard;
+	struct {
+		struct nnp_boot_hdr h;
+		struct nnp_boot_proof p;
+	} proof = { .h = { NNP_BOOT_MSG_MAGIC, sizeof(proof.p) } };
+
+	memcpy(f->s.rank_nonce, in->open.nonce, sizeof(f->s.rank_nonce));
+	memset(f->s.root_nonce, 0x77, sizeof(f->s.root_nonce));
+	memcpy(proof.p.nonce, f->s.root_nonce, sizeof(proof.p.nonce));
+	nnp_boot_prove_root(&f->s, proof.p.mac);
+	return send(fd, &proof, sizeof(proof), MSG_NOSIGNAL) == (ssize_t)sizeof(proof);
+}
+
+/* After the rank's open: the proof if @f gives one, then @f's answer. */
+static bool fake_answer(int fd, struct fake_root *f)
+{
+	uint8_t answer[4096];
+
+	assert_true(f->answer_len <= sizeof(answer));
+	if (f->answer_len)
+		memcpy(answer, f->answer, f->answer_len);
+	if (f->proves && !fake_prove(fd, f))
+		return false;
+	/* For this session, now that both nonces are known. */
+	if (f->seals)
+		nnp_boot_seal_reply(&f->s, (struct nnp_boot_reply *)(answer +
+				    sizeof(struct nnp_boot_hdr)), NULL, 0);
+	return send(fd, answer, f->answer_len, MSG_NOSIGNAL) == (ssize_t)f->answer_len;
+}
 
 static int fake_root_main(void *arg)
 {
 	struct fake_root *f = arg;
-	size_t want = NNP_BOOTSTRAP_SECRET_BYTES + sizeof(struct nnp_boot_hdr) +
-		      sizeof(struct nnp_boot_hello);
-	uint8_t in[512];
+	const size_t open = offsetof(struct nnp_boot_in, hdr);
+	struct timeval tv = { f->hold_ms / 1000, f->hold_ms % 1000 * 1000 };
 	int fd = accept(f->listen_fd, NULL, NULL);
+	ssize_t n;
 
 	if (fd < 0)
 		return 1;
-	if (recv(fd, in, want, MSG_WAITALL) == (ssize_t)want &&
-	    send(fd, f->answer, f->answer_len, MSG_NOSIGNAL) == (ssize_t)f->answer_len) {
-		/* Until the rank hangs up, or @hold_ms. */
-		struct timeval tv = { f->hold_ms / 1000, f->hold_ms % 1000 * 1000 };
-
+	if (recv(fd, f->heard, open, MSG_WAITALL) == (ssize_t)open && fake_answer(fd, f)) {
+		f->nheard = open;
+		/* Hear the rank out: until it hangs up, or @hold_ms. */
 		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-		recv(fd, in, 1, 0);
+		while (f->nheard < sizeof(f->heard) &&
+		       (n = recv(fd, f->heard + f->nheard,
+				 sizeof(f->heard) - f->nheard, 0)) > 0)
+			f->nheard += (size_t)n;
 	}
 	close(fd);
 	return 0;
 }
 
-/*
- * Rank 1 of 2 joining at NNP_COMM_ID, where @answer (then @hold_ms of
- * silence) is all it gets: its result, in *@ms how long it took, and in
- * @error (if not NULL, 256 bytes) its last error.
- */
-static nnp_result_t join_fake_root(const void *answer, size_t len, int hold_ms,
-				   int64_t *ms, char *error)
+/* A socket listening on a free port of 127.0.0.1, that address in @addr. */
+static int listen_loopback(char addr[32])
 {
 	struct sockaddr_in at = { .sin_family = AF_INET,
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	struct fake_root f = { .answer = answer, .answer_len = len,
-			       .hold_ms = hold_ms };
 	socklen_t alen = sizeof(at);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&at, sizeof(at)), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&at, &alen), 0);
+	snprintf(addr, 32, "127.0.0.1:%u", ntohs(at.sin_port));
+	return fd;
+}
+
+/*
+ * Rank 1 of 2 joining at NNP_COMM_ID (secret "0123456789abcdef"), where
+ * @f (its answer, then @hold_ms of silence) is all it gets: its result, in
+ * *@ms how long it took, and in @error (if not NULL, 256 bytes) its last
+ * error. A rank that fails keeps its epoch and gets no table.
+ */
+static nnp_result_t join_fake_root(struct fake_root *f, int64_t *ms, char *error)
+{
 	struct rank_thread r;
 	nnp_unique_id_t id;
-	char addr[32];
+	struct nnp_job_id j;
 	int64_t start;
 	thrd_t t;
 
-	f.listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_true(f.listen_fd >= 0);
-	assert_int_equal(bind(f.listen_fd, (struct sockaddr *)&at, sizeof(at)), 0);
-	assert_int_equal(listen(f.listen_fd, 4), 0);
-	assert_int_equal(getsockname(f.listen_fd, (struct sockaddr *)&at, &alen), 0);
-	snprintf(addr, sizeof(addr), "127.0.0.1:%u", ntohs(at.sin_port));
-	setenv("NNP_COMM_ID", addr, 1);
+	f->listen_fd = listen_loopback(f->addr);
+	setenv("NNP_COMM_ID", f->addr, 1);
 	setenv("NNP_COMM_SECRET", "0123456789abcdef", 1);
 	assert_int_equal(nnp_bootstrap_new_id(&id), NNP_SUCCESS);
-	assert_int_equal(thrd_create(&t, fake_root_main, &f), thrd_success);
-	r = (struct rank_thread){ .id = &id, .nranks = 2, .rank = 1 };
+	memcpy(&j, id.internal, sizeof(j));
+	f->s.secret = j.secret;
+	f->nheard = 0;
+	assert_int_equal(thrd_create(&t, fake_root_main, f), thrd_success);
+	r = (struct rank_thread){ .id = &id, .nranks = 2, .rank = 1,
+				  .epoch = UNTOUCHED_EPOCH };
 	start = ms_now();
 	rank_main(&r);
 	*ms = ms_now() - start;
-	assert_null(r.all);
+	if (r.res != NNP_SUCCESS) {
+		assert_null(r.all);
+		assert_int_equal(r.epoch, UNTOUCHED_EPOCH);
+	}
+	free(r.all);
 	if (error)
 		memcpy(error, r.error, sizeof(r.error));
 	thrd_join(t, NULL);
-	close(f.listen_fd);
+	close(f->listen_fd);
 	unsetenv("NNP_COMM_ID");
 	unsetenv("NNP_COMM_SECRET");
 	return r.res;
 }
 
+/* A proven root's @answer of @len bytes (a reply message to seal if @seals). */
+static nnp_result_t join_proven_root(const void *answer, size_t len, bool seals,
+				     int hold_ms, int64_t *ms, char *error)
+{
+	struct fake_root f = { .proves = true, .seals = seals, .answer = answer,
+			       .answer_len = len, .hold_ms = hold_ms };
+
+	return join_fake_root(&f, ms, error);
+}
+
 /*
- * What a rank reads from its root is bounded too: random bytes, a reply
- * or table of the wrong length (1 GiB announced), a reply cut short, a
- * status no root sends are each NNP_ERROR_IO at once, with nothing
- * allocated for them; a root that
- * says nothing is NNP_ERROR_TIMEOUT at NNP_COMM_TIMEOUT_S, plus the 5 s
- * the rank gives the root to tell it the outcome.
+ * What a rank reads from its root is bounded too: random bytes, a proof,
+ * reply or table of the wrong length (1 GiB announced), a reply cut short,
+ * a status no root sends are each NNP_ERROR_IO at once, with nothing
+ * allocated for them; a root that says nothing is NNP_ERROR_TIMEOUT at
+ * NNP_COMM_TIMEOUT_S, plus the 5 s the rank gives the root to tell it the
+ * outcome. The root here holds the job's secret: the rank reads this far.
  */
 static void test_join_hostile_root(void **state)
 {
@@ -1224,6 +1368,8 @@ static void test_join_hostile_root(void **state)
 	static const uint32_t foreign[] = {
 		NNP_ERROR_IO, NNP_ERROR_VERSION, NNP_ERROR_VERSION + 1, 0xb2b2b2b2u,
 	};
+	struct fake_root f = { .answer = &huge, .answer_len = sizeof(huge),
+			       .hold_ms = 3000 };
 	uint8_t noise[4096];
 	int64_t ms;
 	size_t i;
@@ -1232,36 +1378,260 @@ static void test_join_hostile_root(void **state)
 	setenv("NNP_COMM_TIMEOUT_S", "2", 1);
 	for (i = 0; i < sizeof(noise); i++)
 		noise[i] = (uint8_t)rand();
-	assert_int_equal(join_fake_root(noise, sizeof(noise), 3000, &ms, NULL), NNP_ERROR_IO);
+	/* A proof of 1 GiB. */
+	assert_int_equal(join_fake_root(&f, &ms, NULL), NNP_ERROR_IO);
 	assert_in_range(ms, 0, 1000);
-	assert_int_equal(join_fake_root(&huge, sizeof(huge), 3000, &ms, NULL), NNP_ERROR_IO);
-	assert_in_range(ms, 0, 1000);
-	assert_int_equal(join_fake_root(&ok_then_huge, sizeof(ok_then_huge), 3000, &ms, NULL),
+	assert_int_equal(join_proven_root(noise, sizeof(noise), false, 3000, &ms, NULL),
 			 NNP_ERROR_IO);
+	assert_in_range(ms, 0, 1000);
+	assert_int_equal(join_proven_root(&huge, sizeof(huge), false, 3000, &ms, NULL),
+			 NNP_ERROR_IO);
+	assert_in_range(ms, 0, 1000);
+	assert_int_equal(join_proven_root(&ok_then_huge, sizeof(ok_then_huge), false,
+					  3000, &ms, NULL), NNP_ERROR_IO);
 	assert_in_range(ms, 0, 1000);
 	/* The header and half the reply, then the root goes away. */
-	assert_int_equal(join_fake_root(&ok_then_huge, sizeof(huge) + 4, 1, &ms, NULL),
-			 NNP_ERROR_IO);
+	assert_int_equal(join_proven_root(&ok_then_huge, sizeof(huge) + 4, false, 1,
+					  &ms, NULL), NNP_ERROR_IO);
 	assert_in_range(ms, 0, 1000);
 	/*
-	 * A status no root sends, whatever its value, is NNP_ERROR_IO: never
-	 * a result the caller was not promised (found by fuzz_bootstrap).
+	 * A status no root sends, whatever its value and though sealed, is
+	 * NNP_ERROR_IO: never a result the caller was not promised (found by
+	 * fuzz_bootstrap).
 	 */
 	for (i = 0; i < sizeof(foreign) / sizeof(foreign[0]); i++) {
 		char error[256], want[128];
 
 		bad_status.r.status = foreign[i];
-		assert_int_equal(join_fake_root(&bad_status, sizeof(bad_status), 3000,
-						&ms, error), NNP_ERROR_IO);
+		assert_int_equal(join_proven_root(&bad_status, sizeof(bad_status), true,
+						  3000, &ms, error), NNP_ERROR_IO);
 		assert_in_range(ms, 0, 1000);
 		snprintf(want, sizeof(want), "answered status %u, which no root sends",
 			 foreign[i]);
 		assert_non_null(strstr(error, want));
 	}
 	/* A rank waits for the root's word 5 s (ANSWER_MS) past its deadline. */
-	assert_int_equal(join_fake_root(NULL, 0, 10000, &ms, NULL), NNP_ERROR_TIMEOUT);
+	assert_int_equal(join_proven_root(NULL, 0, false, 10000, &ms, NULL),
+			 NNP_ERROR_TIMEOUT);
 	assert_in_range(ms, 6900, 8500);
 	unsetenv("NNP_COMM_TIMEOUT_S");
+}
+
+/* Is @needle (@nlen bytes) anywhere in @hay (@len bytes)? */
+static bool holds(const uint8_t *hay, size_t len, const void *needle, size_t nlen)
+{
+	return memmem(hay, len, needle, nlen) != NULL;
+}
+
+/*
+ * An impostor that took NNP_COMM_ID's port first, without the job's
+ * secret: it answers the rank's first bytes with a well-formed proof of
+ * random bytes, then a success with its own epoch and a table. The rank
+ * never writes the secret (nor any 8 bytes of it): all it sends is its
+ * open, version 2 with a nonce; it leaves, NNP_ERROR_IO naming the
+ * impostor, without the epoch or the table, its hello never sent.
+ */
+static void test_join_impostor_root(void **state)
+{
+	struct {
+		struct nnp_boot_hdr ph;
+		struct nnp_boot_proof p;
+		struct nnp_boot_hdr rh;
+		struct nnp_boot_reply r;
+		struct nnp_boot_hdr th;
+		struct nnp_rank_info table[2];
+	} lie = {
+		{ NNP_BOOT_MSG_MAGIC, sizeof(lie.p) }, { .nonce = { 0 } },
+		{ NNP_BOOT_MSG_MAGIC, sizeof(lie.r) },
+		{ .status = NNP_SUCCESS, .epoch = 0xfeedfacecafef00dull },
+		{ NNP_BOOT_MSG_MAGIC, sizeof(lie.table) },
+		{ { .chip = 1 }, { .chip = 2 } },
+	};
+	struct fake_root f = { .answer = &lie, .answer_len = sizeof(lie),
+			       .hold_ms = 3000 };
+	const struct nnp_boot_in *heard = (const void *)f.heard;
+	const char *secret = "0123456789abcdef";
+	char error[256], want[256];
+	size_t i;
+	int64_t ms;
+
+	(void)state;
+	setenv("NNP_COMM_TIMEOUT_S", "2", 1);
+	for (i = 0; i < sizeof(lie.p); i++)
+		((uint8_t *)&lie.p)[i] = (uint8_t)rand();
+	memset(lie.r.mac, 0xa5, sizeof(lie.r.mac));
+	assert_int_equal(join_fake_root(&f, &ms, error), NNP_ERROR_IO);
+	for (i = 0; i + 8 <= strlen(secret); i++)
+		assert_false(holds(f.heard, f.nheard, secret + i, 8));
+	assert_int_equal(f.nheard, offsetof(struct nnp_boot_in, hdr));
+	assert_int_equal(heard->open_hdr.magic, NNP_BOOT_MSG_MAGIC);
+	assert_int_equal(heard->open_hdr.len, sizeof(struct nnp_boot_open));
+	assert_int_equal(heard->open.version, 2);
+	assert_int_equal(heard->open.zero, 0);
+	assert_in_range(ms, 0, 1000);
+	snprintf(want, sizeof(want),
+		 "rank 1: the rendezvous at %s did not prove it holds the job's secret, so it is not the job's root (another job's secret, or an impostor)",
+		 f.addr);
+	assert_string_equal(error, want);
+	unsetenv("NNP_COMM_TIMEOUT_S");
+}
+
+/* ---- a man in the middle ---- */
+
+/*
+ * Between rank 1 of 2 and its root: relays the open, the proof and the
+ * hello as they are, then the root's answer, kept; or, replaying, sends
+ * the answer kept from an earlier job instead.
+ */
+struct mitm {
+	int listen_fd;
+	char addr[32];		/* where it listens, host:port */
+	union nnp_sockaddr root;
+	bool replay;
+	struct answer_msg kept;
+};
+
+/* Move exactly @len bytes from @from to @to, a copy into @keep. */
+static bool relay(int from, int to, size_t len, void *keep)
+{
+	if (recv(from, keep, len, MSG_WAITALL) != (ssize_t)len)
+		return false;
+	return send(to, keep, len, MSG_NOSIGNAL) == (ssize_t)len;
+}
+
+static int mitm_main(void *arg)
+{
+	struct mitm *m = arg;
+	union {
+		struct hello_msg hello;
+		struct answer_msg answer;
+	} buf;
+	int rank = accept(m->listen_fd, NULL, NULL), root = -1, tries;
+
+	/* Rank 0 may not serve its root yet. */
+	for (tries = 0; rank >= 0 && (root = dial(&m->root)) < 0 && tries < 200; tries++)
+		nap_ms(10);
+	if (root >= 0 &&
+	    relay(rank, root, offsetof(struct nnp_boot_in, hdr), &buf) &&
+	    relay(root, rank, sizeof(struct nnp_boot_hdr) + sizeof(struct nnp_boot_proof), &buf) &&
+	    relay(rank, root, sizeof(buf.hello), &buf) &&
+	    recv(root, &buf.answer, sizeof(buf.answer), MSG_WAITALL) == (ssize_t)sizeof(buf.answer)) {
+		if (!m->replay)
+			m->kept = buf.answer;
+		send(rank, &m->kept, sizeof(m->kept), MSG_NOSIGNAL);
+	}
+	if (root >= 0)
+		close(root);
+	if (rank >= 0)
+		close(rank);
+	return 0;
+}
+
+/*
+ * One job of 2 ranks with the secret "0123456789abcdef": rank 0 serves
+ * the root at a port of its own, rank 1 joins through @m. Results in @rt.
+ */
+static void job_through(struct mitm *m, struct rank_thread *rt)
+{
+	nnp_unique_id_t id0, id1;
+	char addr[32];
+	thrd_t t;
+
+	m->listen_fd = listen_loopback(m->addr);
+	setenv("NNP_COMM_SECRET", "0123456789abcdef", 1);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", 20000 + rand() % 20000);
+	setenv("NNP_COMM_ID", addr, 1);
+	assert_int_equal(nnp_bootstrap_new_id(&id0), NNP_SUCCESS);
+	m->root = root_of(&id0);
+	setenv("NNP_COMM_ID", m->addr, 1);
+	assert_int_equal(nnp_bootstrap_new_id(&id1), NNP_SUCCESS);
+	assert_int_equal(thrd_create(&t, mitm_main, m), thrd_success);
+	rt[0] = (struct rank_thread){ .id = &id0, .nranks = 2, .rank = 0 };
+	rt[1] = (struct rank_thread){ .id = &id1, .nranks = 2, .rank = 1,
+				      .epoch = UNTOUCHED_EPOCH };
+	assert_int_equal(thrd_create(&rt[0].t, rank_main, &rt[0]), thrd_success);
+	assert_int_equal(thrd_create(&rt[1].t, rank_main, &rt[1]), thrd_success);
+	wait_ranks(rt, 2);
+	thrd_join(t, NULL);
+	close(m->listen_fd);
+	unsetenv("NNP_COMM_ID");
+	unsetenv("NNP_COMM_SECRET");
+}
+
+/*
+ * The root's answer to rank 1 in one job, replayed by a man in the middle
+ * to rank 1 of the next job of the same secret (which it relays up to
+ * the answer), is refused: NNP_ERROR_IO, the old epoch not taken. Rank 0
+ * gets its own job's epoch.
+ */
+static void test_rendezvous_replayed_answer(void **state)
+{
+	struct mitm m = { .replay = false };
+	const struct nnp_boot_reply *old = &m.kept.r;
+	struct rank_thread rt[2];
+	char want[256];
+	uint64_t first;
+
+	(void)state;
+	setenv("NNP_COMM_TIMEOUT_S", "5", 1);
+	job_through(&m, rt);
+	assert_job_ok(rt, 2);
+	first = rt[0].epoch;
+	/* What was kept is the honest answer, the first job's epoch in it. */
+	assert_int_equal(old->status, NNP_SUCCESS);
+	assert_int_equal(old->epoch, first);
+	m.replay = true;
+	job_through(&m, rt);
+	assert_int_equal(rt[0].res, NNP_SUCCESS);
+	free(rt[0].all);
+	assert_int_not_equal(rt[0].epoch, first);
+	assert_int_equal(rt[1].res, NNP_ERROR_IO);
+	assert_int_equal(rt[1].epoch, UNTOUCHED_EPOCH);
+	assert_null(rt[1].all);
+	snprintf(want, sizeof(want),
+		 "rank 1: the rendezvous at %s answered with a reply not sealed for this rank, so it is not the job's root (another job's secret, or an impostor)",
+		 m.addr);
+	assert_string_equal(rt[1].error, want);
+	unsetenv("NNP_COMM_TIMEOUT_S");
+}
+
+/* RFC 4231's HMAC-SHA256 test cases 1, 2 and 6 (a key over one block). */
+static void test_hmac_sha256(void **state)
+{
+	static const struct {
+		const char *key;	/* else @klen bytes of @fill */
+		uint8_t fill;
+		size_t klen;
+		const char *data, *mac;
+	} tc[] = {
+		{ NULL, 0x0b, 20, "Hi There",
+		  "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7" },
+		{ "Jefe", 0, 4, "what do ya want for nothing?",
+		  "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843" },
+		{ NULL, 0xaa, 131, "Test Using Larger Than Block-Size Key - Hash Key First",
+		  "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54" },
+	};
+	uint8_t key[131], mac[NNP_SHA256_BYTES];
+	char hex[2 * NNP_SHA256_BYTES + 1];
+	struct nnp_hmac m;
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < sizeof(tc) / sizeof(tc[0]); i++) {
+		size_t len = strlen(tc[i].data);
+
+		memset(key, tc[i].fill, tc[i].klen);
+		if (tc[i].key)
+			memcpy(key, tc[i].key, tc[i].klen);
+		/* In two pieces: a MAC does not depend on how it is fed. */
+		nnp_hmac_init(&m, key, tc[i].klen);
+		nnp_hmac_update(&m, tc[i].data, len / 3);
+		nnp_hmac_update(&m, tc[i].data + len / 3, len - len / 3);
+		nnp_hmac_final(&m, mac);
+		for (k = 0; k < sizeof(mac); k++)
+			snprintf(hex + 2 * k, 3, "%02x", mac[k]);
+		assert_string_equal(hex, tc[i].mac);
+	}
 }
 
 int main(void)
@@ -1291,6 +1661,9 @@ int main(void)
 		cmocka_unit_test(test_rendezvous_truncated_and_random),
 		cmocka_unit_test(test_rendezvous_hello_at_deadline),
 		cmocka_unit_test(test_join_hostile_root),
+		cmocka_unit_test(test_join_impostor_root),
+		cmocka_unit_test(test_rendezvous_replayed_answer),
+		cmocka_unit_test(test_hmac_sha256),
 	};
 
 	srand((unsigned int)time(NULL) ^ (unsigned int)getpid());
