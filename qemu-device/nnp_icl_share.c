@@ -4,11 +4,16 @@
  *
  * Two QEMUs on one host, joined by a unix socket, share their device
  * memory (when the device has it in a memfd: icl-share, the default):
- * both hellos offer NNP_ICL_FEAT_SHARE with the memory's size, each end
- * then sends SHARE with a read-only descriptor of its sealed memfd
- * (SCM_RIGHTS), and maps the peer's read-only once nnp_icl_shm_check()
- * found it sealed against shrinking and of the size announced (a peer
- * that truncated a file we map would SIGBUS us). The firmware then lends
+ * both hellos offer NNP_ICL_FEAT_SHARE with the memory's size, and a
+ * peer may offer no more than our own (the page tables of its mapping
+ * are ours to pay). Each end then sends SHARE with a read-only
+ * descriptor of its memfd, all allocated and sealed against writes
+ * through any descriptor (nnp_icl_shm_share(), at realize: only the
+ * device's own mapping, made before, writes it), and maps the peer's
+ * read-only once nnp_icl_shm_check() found it sealed likewise, of the
+ * size announced and all allocated (a peer that truncated a file we map
+ * would SIGBUS us; a hole we read would allocate a page charged to us,
+ * and the seal keeps the peer from punching one later). The firmware lends
  * a collective's chunks as on an in-process link: a LENT frame says where
  * the chunk lies (offset, length, tag), bounds-checked against the mapping
  * before anything is read; the receiver reduces or copies straight from
@@ -184,9 +189,10 @@ static const char *share_take(int fd, uint64_t size, int64_t deadline,
 
 
 /*
- * Swap memories with a peer whose hello offered @size bytes of it: send
- * ours, take theirs, check it and map it read-only, then let the
- * firmware lend and borrow on the link. False (logged) if anything fails.
+ * Swap memories with a peer whose hello offered @size bytes of it, no
+ * more than our own: send ours, take theirs, check it and map it
+ * read-only, then let the firmware lend and borrow on the link. False
+ * (logged) if anything fails.
  */
 bool nnp_icl_link_share(NnpIclLink *l, int fd, uint64_t size,
                         int64_t deadline)
@@ -196,6 +202,8 @@ bool nnp_icl_link_share(NnpIclLink *l, int fd, uint64_t size,
 
     if (!size) {
         bad = "the peer offers to share memory of no valid size";
+    } else if (size > l->icl->mem_size) {
+        bad = "the peer offers to share more memory than ours";
     } else if (!write_frame_fd(fd, NNP_ICL_SHARE, l->icl->share_fd)) {
         bad = "could not send our memory";
     } else {

@@ -740,6 +740,7 @@ NnpIclSockets *nnp_icl_sockets_new(const char *spec, const char *secret_id,
 {
     NnpIclSockets *icl = g_new0(NnpIclSockets, 1);
     g_auto(GStrv) items = g_strsplit(spec, ";", -1);
+    bool shares = false;
     unsigned i;
     char **p;
 
@@ -747,16 +748,6 @@ NnpIclSockets *nnp_icl_sockets_new(const char *spec, const char *secret_id,
     icl->chip_id = chip_id;
     icl->share_fd = -1;
     icl->mem_size = mem_size;
-    if (mem_fd >= 0) {
-        icl->share_fd = nnp_icl_shm_reopen_ro(mem_fd);
-        if (icl->share_fd < 0) {
-            error_setg_errno(errp, -icl->share_fd,
-                             "nnp: no read-only descriptor of the device "
-                             "memory to share");
-            nnp_icl_sockets_free(icl);
-            return NULL;
-        }
-    }
     if (!secret_load(icl, secret_id, errp)) {
         nnp_icl_sockets_free(icl);
         return NULL;
@@ -773,6 +764,18 @@ NnpIclSockets *nnp_icl_sockets_new(const char *spec, const char *secret_id,
             return NULL;
         }
         icl->links[l->port] = l;
+        shares |= l->is_unix;
+    }
+    /* Only links on unix sockets share: only then is it all allocated. */
+    if (mem_fd >= 0 && shares) {
+        icl->share_fd = nnp_icl_shm_share(mem_fd);
+        if (icl->share_fd < 0) {
+            error_setg_errno(errp, -icl->share_fd,
+                             "nnp: cannot allocate and seal the device "
+                             "memory to share");
+            nnp_icl_sockets_free(icl);
+            return NULL;
+        }
     }
     for (i = 0; i < NNP_FW_MAX_PORTS; i++) {
         if (icl->links[i]) {

@@ -306,9 +306,10 @@ static void nnp_icl_reclaim(void *opaque, unsigned int port,
 
 /*
  * The device memory: RAM, or with remote links that may share it a
- * memfd sealed against shrinking, growing and new seals, so that a peer
- * on this host can map it and rely on its size. Returns its fd, -1 if
- * not shared; false on failure.
+ * memfd sealed against shrinking and growing, so that a peer on this
+ * host can map it and rely on its size. Not yet against writes and new
+ * seals: nnp_icl_shm_share() adds those once the RAM block has mapped it
+ * writable. Returns its fd, -1 if not shared; false on failure.
  */
 static bool nnp_mem_init(NnpState *s, int *fd, Error **errp)
 {
@@ -318,7 +319,7 @@ static bool nnp_mem_init(NnpState *s, int *fd, Error **errp)
                                       s->mem_size, errp);
     }
     *fd = qemu_memfd_create("nnp-mem", s->mem_size, false, 0,
-                            F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL, errp);
+                            F_SEAL_SHRINK | F_SEAL_GROW, errp);
     if (*fd < 0) {
         return false;
     }

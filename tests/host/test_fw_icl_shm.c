@@ -2,11 +2,14 @@
 /*
  * ICL shared memory (nnp_icl_shm.h): what a QEMU checks of the memfd a
  * peer on its host hands over before it maps it. Mapped only when sealed
- * against shrinking, growing and new seals and of the size the hello
- * announced: a peer that could shrink a file we map would make every
- * access past its new end fault (SIGBUS) in our process. The descriptor
- * we give the peer is read-only: it can neither write nor truncate it,
- * nor map it writable, yet sees what we write.
+ * against shrinking, growing, writes and new seals, of the size the hello
+ * announced and all allocated: a peer that could shrink a file we map
+ * would make every access past its new end fault (SIGBUS) in our process,
+ * and a read of a hole would allocate a page charged to us. The memory
+ * we give the peer is read-only through every descriptor of it: the one
+ * we pass, and a re-open of /proc/self/fd/N read-write (which root may
+ * make), can neither write nor truncate it, nor map it writable, nor
+ * punch holes in it, yet the peer sees what we write through our mapping.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -25,24 +29,37 @@
 #include "nnp_icl_shm.h"
 
 #define SIZE		(1u << 20)
-#define ALL_SEALS	(F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
+#define ALL_SEALS	(F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | \
+			 F_SEAL_SEAL)
 
 static const char not_sealed[] = "the peer's memory is not sealed against "
-				 "shrinking, growing and new seals";
+				 "shrinking, growing, writes and new seals";
 static const char wrong_size[] = "the peer's memory is not the size its "
 				 "hello announced";
+static const char sparse[] = "the peer's memory is not all allocated";
 
-/* A memfd of @size bytes with @seals added (0: none; -1: sealing not allowed). */
-static int memfd(uint64_t size, int seals)
+/*
+ * A memfd of @size bytes, the first @backed of them allocated, with
+ * @seals added (0: none; -1: sealing not allowed).
+ */
+static int memfd_backed(uint64_t size, uint64_t backed, int seals)
 {
 	int fd = memfd_create("nnp-test", MFD_CLOEXEC |
 			      (seals >= 0 ? MFD_ALLOW_SEALING : 0));
 
 	assert_true(fd >= 0);
 	assert_int_equal(ftruncate(fd, size), 0);
+	if (backed)
+		assert_int_equal(fallocate(fd, 0, 0, backed), 0);
 	if (seals > 0)
 		assert_int_equal(fcntl(fd, F_ADD_SEALS, seals), 0);
 	return fd;
+}
+
+/* The same, all of it allocated: what a peer should send. */
+static int memfd(uint64_t size, int seals)
+{
+	return memfd_backed(size, size, seals);
 }
 
 static void test_sealed_memfd_of_the_size_is_mapped(void **state)
@@ -67,8 +84,8 @@ static void test_sealed_memfd_of_the_size_is_mapped(void **state)
 static void test_unsealed_refused(void **state)
 {
 	static const int seals[] = {
-		0, F_SEAL_GROW | F_SEAL_SEAL, F_SEAL_SHRINK | F_SEAL_SEAL,
-		F_SEAL_SHRINK | F_SEAL_GROW,
+		0, ALL_SEALS & ~F_SEAL_SHRINK, ALL_SEALS & ~F_SEAL_GROW,
+		ALL_SEALS & ~F_SEAL_FUTURE_WRITE, ALL_SEALS & ~F_SEAL_SEAL,
 	};
 	unsigned int i;
 	int fd;
@@ -100,8 +117,28 @@ static void test_wrong_size_refused(void **state)
 	fd = memfd(SIZE - 1, ALL_SEALS);
 	assert_string_equal(nnp_icl_shm_check(fd, SIZE), wrong_size);
 	close(fd);
-	fd = memfd(0, ALL_SEALS);
+	fd = memfd_backed(0, 0, ALL_SEALS);
 	assert_string_equal(nnp_icl_shm_check(fd, SIZE), wrong_size);
+	close(fd);
+}
+
+/*
+ * Sealed and of the size, but with holes, which a read would fill with
+ * pages charged to the reader: none allocated, the last page missing.
+ */
+static void test_sparse_refused(void **state)
+{
+	int fd;
+
+	(void)state;
+	fd = memfd_backed(SIZE, 0, ALL_SEALS);
+	assert_string_equal(nnp_icl_shm_check(fd, SIZE), sparse);
+	close(fd);
+	fd = memfd_backed(SIZE, SIZE - 4096, ALL_SEALS);
+	assert_string_equal(nnp_icl_shm_check(fd, SIZE), sparse);
+	close(fd);
+	fd = memfd_backed(SIZE, SIZE, ALL_SEALS);
+	assert_null(nnp_icl_shm_check(fd, SIZE));
 	close(fd);
 }
 
@@ -140,23 +177,37 @@ static void test_not_a_memfd_refused(void **state)
 		close(fd);
 }
 
-/*
- * The descriptor given to the peer: it sees what the owner writes, passes
- * the checks, and can neither write, truncate nor map it writable.
- */
-static void test_read_only_for_the_peer(void **state)
+/* Device memory as QEMU makes it: sealed against shrinking and growing. */
+static int device_memfd(void)
 {
-	int fd = memfd(SIZE, ALL_SEALS), ro;
+	return memfd_backed(SIZE, 0, F_SEAL_SHRINK | F_SEAL_GROW);
+}
+
+/*
+ * Our memory once shared: all allocated, mode 0400, every seal, and it
+ * passes the checks a peer makes. The device's writable mapping, made
+ * before, goes on writing it and the peer sees that; the descriptor the
+ * peer gets can neither write, truncate, map writable nor add seals.
+ */
+static void test_shared_memory_for_the_peer(void **state)
+{
+	int fd = device_memfd(), ro;
 	uint8_t *mine;
 	const uint8_t *theirs;
+	struct stat st;
 
 	(void)state;
-	ro = nnp_icl_shm_reopen_ro(fd);
-	assert_true(ro >= 0);
-	assert_int_equal(fcntl(ro, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
-	assert_null(nnp_icl_shm_check(ro, SIZE));
 	mine = mmap(NULL, SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	assert_true(mine != MAP_FAILED);
+	ro = nnp_icl_shm_share(fd);
+	assert_true(ro >= 0);
+	assert_int_equal(fcntl(ro, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	assert_int_equal(fcntl(ro, F_GETFL) & O_ACCMODE, O_RDONLY);
+	assert_int_equal(fcntl(ro, F_GET_SEALS), ALL_SEALS);
+	assert_int_equal(fstat(ro, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0400);
+	assert_int_equal(st.st_blocks * 512, SIZE);
+	assert_null(nnp_icl_shm_check(ro, SIZE));
 	theirs = nnp_icl_shm_map(ro, SIZE);
 	assert_non_null(theirs);
 	mine[12345] = 0x5a;
@@ -170,14 +221,74 @@ static void test_read_only_for_the_peer(void **state)
 	assert_int_equal(errno, EACCES);
 	assert_int_equal(mprotect((void *)theirs, SIZE, PROT_READ | PROT_WRITE), -1);
 	assert_int_equal(errno, EACCES);
-	/* Nor add or take seals (F_SEAL_SEAL). */
 	assert_int_equal(fcntl(ro, F_ADD_SEALS, F_SEAL_WRITE), -1);
+	assert_int_equal(errno, EPERM);
 
 	nnp_icl_shm_unmap(theirs, SIZE);
 	munmap(mine, SIZE);
 	close(ro);
 	close(fd);
-	assert_int_equal(nnp_icl_shm_reopen_ro(fd), -ENOENT);
+}
+
+/*
+ * What a peer tries with the descriptor it got: re-open it read-write
+ * through /proc/self/fd/N (only root may: mode 0400), then write it,
+ * map it writable, punch a hole in it or shrink it: the seals refuse
+ * each (EPERM), and the device's own descriptor too; its mapping made
+ * before still writes.
+ */
+static void test_no_write_through_any_descriptor(void **state)
+{
+	int fd = device_memfd(), ro, rw;
+	uint8_t *mine;
+	char path[32];
+
+	(void)state;
+	mine = mmap(NULL, SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	assert_true(mine != MAP_FAILED);
+	ro = nnp_icl_shm_share(fd);
+	assert_true(ro >= 0);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", ro);
+	rw = open(path, O_RDWR | O_CLOEXEC);
+	if (geteuid()) {
+		assert_int_equal(rw, -1);
+		assert_int_equal(errno, EACCES);
+		print_message("  not root: writes tried through the device's fd\n");
+		rw = fd;
+	}
+	assert_true(rw >= 0);
+	assert_int_equal(pwrite(rw, "x", 1, 0), -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(pwrite(fd, "x", 1, 0), -1);
+	assert_int_equal(errno, EPERM);
+	assert_true(mmap(NULL, SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, rw, 0) ==
+		    MAP_FAILED);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(fallocate(rw, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				   0, 4096), -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(ftruncate(rw, 0), -1);
+	assert_int_equal(errno, EPERM);
+	mine[0] = 0xa5;
+	assert_int_equal(pread(ro, path, 1, 0), 1);
+	assert_int_equal((uint8_t)path[0], 0xa5);
+
+	if (rw != fd)
+		close(rw);
+	munmap(mine, SIZE);
+	close(ro);
+	close(fd);
+}
+
+/* A memfd already sealed against new seals cannot be made fit: EPERM. */
+static void test_share_needs_room_for_seals(void **state)
+{
+	int fd = memfd_backed(SIZE, 0, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+
+	(void)state;
+	assert_int_equal(nnp_icl_shm_share(fd), -EPERM);
+	close(fd);
+	assert_int_equal(nnp_icl_shm_share(fd), -EBADF);
 }
 
 int main(void)
@@ -187,7 +298,10 @@ int main(void)
 		cmocka_unit_test(test_unsealed_refused),
 		cmocka_unit_test(test_wrong_size_refused),
 		cmocka_unit_test(test_not_a_memfd_refused),
-		cmocka_unit_test(test_read_only_for_the_peer),
+		cmocka_unit_test(test_sparse_refused),
+		cmocka_unit_test(test_shared_memory_for_the_peer),
+		cmocka_unit_test(test_no_write_through_any_descriptor),
+		cmocka_unit_test(test_share_needs_room_for_seals),
 	};
 
 	return cmocka_run_group_tests_name("fw_icl_shm", tests, NULL, NULL);
