@@ -11,11 +11,13 @@
  *   ends must hold the job's secret SEC.
  *
  * Each link has a thread that makes the connection (accepting, or
- * connecting and retrying until the peer is there), reads frames and hands
- * packets to the firmware: a DATA frame's payload is read straight into
- * the packet the firmware queues, not through a buffer of ours. Packets
- * are sent by the firmware's own threads, one frame at a time under the
- * link's tx_lock. Every read of a frame and
+ * connecting and retrying until the peer is there; a listening link takes
+ * up to NNP_ICL_PENDING_MAX connections through their hellos at once, so
+ * that strangers that connect and say nothing do not keep the peer out),
+ * reads frames and hands packets to the firmware: a DATA frame's payload
+ * is read straight into the packet the firmware queues, not through a
+ * buffer of ours. Packets are sent by the firmware's own threads, one
+ * frame at a time under the link's tx_lock. Every read of a frame and
  * every write has a deadline, so a peer that stalls mid-frame or stops
  * reading loses its connection instead of holding a thread or the lock.
  *
@@ -26,16 +28,20 @@
  * random nonce), then AUTH: HMAC-SHA256 under the secret of the sender's
  * hello followed by the receiver's. The link comes up once each end has
  * checked the other's AUTH and that the peer is the one it expects, and
- * stays down if either end was taken down. DATA and ABORT carry the
- * firmware's packets with their epoch and sequence number, and, between
- * ends whose hellos both offer it (NNP_ICL_FEAT_MODEL), the packet's
- * modeled arrival time in a version 4 header, 8 bytes longer: an end of
- * version 3 is neither offered it nor sent it, and its packets arrive at
- * the receiver's own modeled time. LINK_DOWN and
- * LINK_UP carry the monitor's link-down and link-up to the other end. A
- * lost connection takes the link down; the connecting side connects again,
- * so a restarted peer comes back. Anything malformed or unauthenticated
- * from the peer is logged and drops the connection.
+ * stays down if either end was taken down. The MACs authenticate the
+ * hellos only: no frame after them carries one, so on a TCP link whoever
+ * is on the network path can read, alter, drop or inject frames. Across a
+ * network not trusted that far, carry the link in a tunnel (WireGuard,
+ * IPsec, ssh -L); a unix socket, or a trusted network, needs none.
+ * DATA and ABORT carry the firmware's packets with their epoch and
+ * sequence number, and, between ends whose hellos both offer it
+ * (NNP_ICL_FEAT_MODEL), the packet's modeled arrival time in a version 4
+ * header, 8 bytes longer: an end of version 3 is neither offered it nor
+ * sent it, and its packets arrive at the receiver's own modeled time.
+ * LINK_DOWN and LINK_UP carry the monitor's link-down and link-up to the
+ * other end. A lost connection takes the link down; the connecting side
+ * connects again, so a restarted peer comes back. Anything malformed or
+ * unauthenticated from the peer is logged and drops the connection.
  *
  * Two QEMUs on one host, joined by a unix socket, share their device
  * memory instead (nnp_icl_share.c).
@@ -67,6 +73,11 @@
 #define NNP_ICL_HELLO_MS    5000
 /* How often the connecting side tries again. */
 #define NNP_ICL_RETRY_MS    200
+/*
+ * Connections a listening link takes through their hellos at once: a
+ * stranger must keep this many stalled to hold up the peer even briefly.
+ */
+#define NNP_ICL_PENDING_MAX 8
 
 void nnp_icl_link_log(NnpIclLink *l, const char *fmt, ...)
 {
@@ -177,7 +188,7 @@ static int read_full(int fd, void *buf, size_t len, int64_t deadline)
     return 0;
 }
 
-/* The end of a failed read_full(), as read_frame() reports it. */
+/* The end of a failed read_full(), as read_header() reports it. */
 const char *nnp_icl_read_failure(int ret)
 {
     return ret == -ETIMEDOUT ? "no whole frame in time" : NULL;
@@ -233,14 +244,6 @@ bool nnp_icl_read_payload(NnpIclLink *l, int fd,
     return true;
 }
 
-/* Read one whole frame into *@h and l->rx_buf, as read_header(). */
-static bool read_frame(NnpIclLink *l, int fd, struct nnp_icl_frame *h,
-                       int64_t deadline, const char **bad)
-{
-    return read_header(fd, h, deadline, bad) &&
-           nnp_icl_read_payload(l, fd, h, deadline, bad);
-}
-
 /* Send a frame on @l's connection, if there is one; false if not sent. */
 bool nnp_icl_link_send(NnpIclLink *l, uint8_t type, uint64_t epoch,
                        uint32_t seq, uint64_t model, const void *data,
@@ -283,33 +286,6 @@ static bool link_stopping(NnpIclLink *l)
     return stopping;
 }
 
-/* A new connection, or -1 once the link is stopping. */
-static int link_open(NnpIclLink *l)
-{
-    while (!link_stopping(l)) {
-        int fd = l->listen ? qemu_accept(l->listen_fd, NULL, NULL)
-                           : socket_connect(l->addr, NULL);
-
-        qemu_mutex_lock(&l->lock);
-        if (l->stopping) {
-            qemu_mutex_unlock(&l->lock);
-            if (fd >= 0) {
-                close(fd);
-            }
-            return -1;
-        }
-        if (fd >= 0) {
-            l->fd = fd;
-            qemu_mutex_unlock(&l->lock);
-            return fd;
-        }
-        /* The peer is not there yet: try again shortly. */
-        qemu_cond_timedwait(&l->cond, &l->lock, NNP_ICL_RETRY_MS);
-        qemu_mutex_unlock(&l->lock);
-    }
-    return -1;
-}
-
 /*
  * The MAC that the end which sent @from proves the secret with:
  * HMAC(secret, @from's hello, @to's hello). Each end's nonce makes it
@@ -349,74 +325,277 @@ static bool mac_equal(const uint8_t *a, const uint8_t *b)
     return !diff;
 }
 
-/* Read the one frame of @type and @len the hello expects into @buf. */
-static bool hello_read(NnpIclLink *l, int fd, uint8_t type, void *buf,
-                       size_t len, int64_t deadline)
-{
-    const char *bad = NULL;
-    struct nnp_icl_frame h;
+/*
+ * A connection in its hello, read without blocking so that a peer that
+ * stalls holds up no other: our HELLO, and the peer's HELLO and AUTH as
+ * their bytes come, exactly these (nothing after them, such as SHARE's
+ * descriptor, is read here).
+ */
+typedef struct NnpIclHello {
+    int fd;
+    int64_t deadline;       /* of the whole hello, SHARE included */
+    uint8_t mine[NNP_ICL_HELLO_BYTES];
+    uint8_t in[2 * NNP_ICL_HDR_BYTES + NNP_ICL_HELLO_BYTES + NNP_ICL_MAC_LEN];
+    size_t got;             /* bytes of in[] */
+} NnpIclHello;
 
-    if (!read_frame(l, fd, &h, deadline, &bad)) {
-        nnp_icl_link_log(l, "%s", bad ? bad : "the peer left during the hello");
-        return false;
-    }
-    bad = nnp_icl_frame_expect(&h, type, len);
-    if (bad) {
-        nnp_icl_link_log(l, "%s", bad);
-        return false;
-    }
-    memcpy(buf, l->rx_buf, len);
-    return true;
+/* Where the peer's frames end in NnpIclHello.in. */
+enum {
+    HELLO_HEADER_END = NNP_ICL_HDR_BYTES,
+    HELLO_END = HELLO_HEADER_END + NNP_ICL_HELLO_BYTES,
+    AUTH_HEADER_END = HELLO_END + NNP_ICL_HDR_BYTES,
+    AUTH_END = AUTH_HEADER_END + NNP_ICL_MAC_LEN,
+};
+
+/* What hello_step() found. */
+enum { HELLO_MORE, HELLO_PROVED, HELLO_FAILED };
+
+/* Whether our hellos offer the peer our memory: unix sockets only. */
+static bool link_shares(NnpIclLink *l)
+{
+    return l->is_unix && l->icl->share_fd >= 0;
 }
 
 /*
- * Exchange hellos and MACs, all within NNP_ICL_HELLO_MS: false unless the
- * peer holds the secret and is the chip and port we link to, and expects
- * us.
+ * Start the hello on the new connection @fd into *@c: send our HELLO
+ * (small, into an empty socket: it does not wait). False if it failed.
  */
-static bool link_hello(NnpIclLink *l, int fd)
+static bool hello_begin(NnpIclLink *l, int fd, NnpIclHello *c)
 {
-    int64_t deadline = qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
-                       NNP_ICL_HELLO_MS;
     struct nnp_icl_hello mine = {
         .chip_id = l->icl->chip_id,
         .port = l->port,
         .want_chip = l->want_chip,
         .want_port = l->want_port,
         .features = NNP_ICL_FEAT_MODEL | NNP_ICL_FEAT_CREDIT,
-    }, peer;
-    bool share = l->is_unix && l->icl->share_fd >= 0;
-    uint8_t mine_raw[NNP_ICL_HELLO_BYTES], peer_raw[NNP_ICL_HELLO_BYTES];
-    uint8_t mac[NNP_ICL_MAC_LEN], peer_mac[NNP_ICL_MAC_LEN];
+    };
 
+    *c = (NnpIclHello){
+        .fd = fd,
+        .deadline = qemu_clock_get_ms(QEMU_CLOCK_REALTIME) + NNP_ICL_HELLO_MS,
+    };
     if (qcrypto_random_bytes(mine.nonce, sizeof(mine.nonce), NULL)) {
         return false;
     }
     qemu_mutex_lock(&l->lock);
     mine.up = l->admin_up;
     qemu_mutex_unlock(&l->lock);
-    if (share) {
+    if (link_shares(l)) {
         mine.features |= NNP_ICL_FEAT_SHARE;
         mine.mem_shift = ctz64(l->icl->mem_size);
     }
-    nnp_icl_hello_encode(&mine, mine_raw);
+    nnp_icl_hello_encode(&mine, c->mine);
+    /* Collectives wait on every chunk: no Nagle delay. */
+    socket_set_nodelay(fd);
     /* Not connected yet: no sender writes on @fd, so no tx_lock. */
-    if (!write_frame(fd, NNP_ICL_HELLO, 0, 0, NULL, mine_raw,
-                     sizeof(mine_raw)) ||
-        !hello_read(l, fd, NNP_ICL_HELLO, peer_raw, sizeof(peer_raw),
-                    deadline) ||
-        !hello_mac(l, mine_raw, peer_raw, mac) ||
-        !write_frame(fd, NNP_ICL_AUTH, 0, 0, NULL, mac, sizeof(mac)) ||
-        !hello_read(l, fd, NNP_ICL_AUTH, peer_mac, sizeof(peer_mac),
-                    deadline) ||
-        !hello_mac(l, peer_raw, mine_raw, mac)) {
-        return false;
+    return write_frame(fd, NNP_ICL_HELLO, 0, 0, NULL, c->mine,
+                       sizeof(c->mine));
+}
+
+/*
+ * NULL if the header at @at in c->in is the one frame of @type and @len
+ * the hello expects there, in version 3 as every hello is sent.
+ */
+static const char *hello_header(const NnpIclHello *c, size_t at, uint8_t type,
+                                size_t len)
+{
+    struct nnp_icl_frame h;
+    const char *bad = nnp_icl_header_decode(c->in + at, &h);
+
+    if (!bad && nnp_icl_model_bytes(&h)) {
+        return "the peer did not follow the hello protocol";
     }
-    if (!mac_equal(mac, peer_mac)) {
+    return bad ?: nnp_icl_frame_expect(&h, type, len);
+}
+
+/*
+ * Read what the peer sent of its hello so far, answering its HELLO with
+ * our AUTH: HELLO_PROVED once its AUTH proves the secret, HELLO_FAILED
+ * (logged) once it cannot, HELLO_MORE while it may yet.
+ */
+static int hello_step(NnpIclLink *l, NnpIclHello *c)
+{
+    static const size_t ends[] = {
+        HELLO_HEADER_END, HELLO_END, AUTH_HEADER_END, AUTH_END,
+    };
+    uint8_t mac[NNP_ICL_MAC_LEN];
+    const char *bad = NULL;
+    unsigned i = 0;
+
+    while (!bad && c->got < AUTH_END) {
+        ssize_t n;
+
+        while (ends[i] <= c->got) {
+            i++;
+        }
+        n = recv(c->fd, c->in + c->got, ends[i] - c->got, MSG_DONTWAIT);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            if (qemu_clock_get_ms(QEMU_CLOCK_REALTIME) < c->deadline) {
+                return HELLO_MORE;
+            }
+            bad = nnp_icl_read_failure(-ETIMEDOUT);
+            break;
+        }
+        if (n <= 0) {
+            bad = "the peer left during the hello";
+            break;
+        }
+        c->got += n;
+        if (c->got == HELLO_HEADER_END) {
+            bad = hello_header(c, 0, NNP_ICL_HELLO, NNP_ICL_HELLO_BYTES);
+        } else if (c->got == AUTH_HEADER_END) {
+            bad = hello_header(c, HELLO_END, NNP_ICL_AUTH, NNP_ICL_MAC_LEN);
+        } else if (c->got == HELLO_END &&
+                   (!hello_mac(l, c->mine, c->in + HELLO_HEADER_END, mac) ||
+                    !write_frame(c->fd, NNP_ICL_AUTH, 0, 0, NULL, mac,
+                                 sizeof(mac)))) {
+            return HELLO_FAILED;
+        }
+    }
+    if (bad) {
+        nnp_icl_link_log(l, "%s", bad);
+        return HELLO_FAILED;
+    }
+    if (!hello_mac(l, c->in + HELLO_HEADER_END, c->mine, mac)) {
+        return HELLO_FAILED;
+    }
+    if (!mac_equal(mac, c->in + AUTH_HEADER_END)) {
         nnp_icl_link_log(l, "the peer failed authentication (not the job's secret)");
-        return false;
+        return HELLO_FAILED;
     }
-    nnp_icl_hello_decode(peer_raw, &peer);
+    return HELLO_PROVED;
+}
+
+/* End the hello of c[@i], one of the *@n under way, keeping the others. */
+static void hello_drop(NnpIclHello *c, unsigned *n, unsigned i)
+{
+    close(c[i].fd);
+    c[i] = c[--*n];
+}
+
+/*
+ * Make room for one more of the @n hellos under way: the oldest makes
+ * way once NNP_ICL_PENDING_MAX are.
+ */
+static void hello_make_room(NnpIclLink *l, NnpIclHello *c, unsigned *n)
+{
+    unsigned i, oldest = 0;
+
+    if (*n < NNP_ICL_PENDING_MAX) {
+        return;
+    }
+    for (i = 1; i < *n; i++) {
+        if (c[i].deadline < c[oldest].deadline) {
+            oldest = i;
+        }
+    }
+    nnp_icl_link_log(l, "%u connections in their hello: the oldest makes way",
+                     *n);
+    hello_drop(c, n, oldest);
+}
+
+/*
+ * Wait until one of the @n hellos under way in @c, or (@listen) a new
+ * connection, may have moved, at most NNP_ICL_RETRY_MS.
+ */
+static void hello_wait(NnpIclLink *l, const NnpIclHello *c, unsigned n,
+                       bool listen)
+{
+    GPollFD pfd[NNP_ICL_PENDING_MAX + 1];
+    int64_t now = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+    int64_t wait = NNP_ICL_RETRY_MS;
+    unsigned i;
+
+    for (i = 0; i < n; i++) {
+        pfd[i] = (GPollFD){ .fd = c[i].fd, .events = G_IO_IN };
+        wait = MIN(wait, MAX(c[i].deadline - now, 0));
+    }
+    if (listen) {
+        pfd[n++] = (GPollFD){ .fd = l->listen_fd, .events = G_IO_IN };
+    }
+    if (n) {
+        g_poll(pfd, n, wait);
+        return;
+    }
+    /* The peer is not there yet: try again shortly. */
+    qemu_mutex_lock(&l->lock);
+    if (!l->stopping) {
+        qemu_cond_timedwait(&l->cond, &l->lock, NNP_ICL_RETRY_MS);
+    }
+    qemu_mutex_unlock(&l->lock);
+}
+
+/*
+ * A new connection whose peer proved the secret, its hello in *@won; -1
+ * once the link is stopping. A connecting link makes one connection at a
+ * time. A listening one takes every connection that comes, each through
+ * its hello at once with its own deadline (up to NNP_ICL_PENDING_MAX, the
+ * oldest making way for a new one): a stranger that connects and stalls
+ * holds up no peer that proves the secret meanwhile. The first that
+ * proves it wins; the others are closed.
+ */
+static int link_open(NnpIclLink *l, NnpIclHello *won)
+{
+    NnpIclHello c[NNP_ICL_PENDING_MAX];
+    unsigned n = 0, i;
+    int fd = -1;
+
+    while (fd < 0 && !link_stopping(l)) {
+        int new = l->listen ? qemu_accept(l->listen_fd, NULL, NULL) :
+                  n ? -1 : socket_connect(l->addr, NULL);
+        /* No connection to take, or none for now (EMFILE): poll later. */
+        bool listen = l->listen && new < 0 && errno == EAGAIN;
+
+        if (new >= 0) {
+            hello_make_room(l, c, &n);
+            if (hello_begin(l, new, &c[n])) {
+                n++;
+            } else {
+                close(new);
+            }
+            listen = l->listen;
+        }
+        hello_wait(l, c, n, listen);
+        for (i = n; i-- > 0;) {
+            int step = hello_step(l, &c[i]);
+
+            if (step == HELLO_PROVED) {
+                fd = c[i].fd;
+                *won = c[i];
+                c[i] = c[--n];
+                break;
+            }
+            if (step == HELLO_FAILED) {
+                hello_drop(c, &n, i);
+            }
+        }
+    }
+    while (n) {
+        hello_drop(c, &n, n - 1);
+    }
+    qemu_mutex_lock(&l->lock);
+    if (fd >= 0 && l->stopping) {
+        close(fd);
+        fd = -1;
+    }
+    l->fd = fd;
+    qemu_mutex_unlock(&l->lock);
+    return fd;
+}
+
+/*
+ * The peer on @fd proved the secret in its hello *@c: bring the link up,
+ * unless it is not the chip and port we link to or does not expect us,
+ * or sharing memory with it fails (within the hello's deadline).
+ */
+static bool link_join(NnpIclLink *l, int fd, const NnpIclHello *c)
+{
+    struct nnp_icl_hello peer;
+
+    nnp_icl_hello_decode(c->in + HELLO_HEADER_END, &peer);
     if (!nnp_icl_hello_matches(&peer, l->icl->chip_id, l->port,
                                l->want_chip, l->want_port)) {
         nnp_icl_link_log(l, "the peer is chip %u port %u linking to chip %u port %u, "
@@ -434,8 +613,9 @@ static bool link_hello(NnpIclLink *l, int fd)
         qemu_mutex_unlock(&l->lock);
         return false;
     }
-    if (share && (peer.features & NNP_ICL_FEAT_SHARE) &&
-        !nnp_icl_link_share(l, fd, nnp_icl_hello_mem_size(&peer), deadline)) {
+    if (link_shares(l) && (peer.features & NNP_ICL_FEAT_SHARE) &&
+        !nnp_icl_link_share(l, fd, nnp_icl_hello_mem_size(&peer),
+                            c->deadline)) {
         return false;
     }
     nnp_icl_credits_start(l, peer.features & NNP_ICL_FEAT_CREDIT);
@@ -602,12 +782,11 @@ static void link_close(NnpIclLink *l, int fd)
 static void *link_thread(void *opaque)
 {
     NnpIclLink *l = opaque;
+    NnpIclHello hello;
     int fd;
 
-    while ((fd = link_open(l)) >= 0) {
-        /* Collectives wait on every chunk: no Nagle delay. */
-        socket_set_nodelay(fd);
-        if (link_hello(l, fd)) {
+    while ((fd = link_open(l, &hello)) >= 0) {
+        if (link_join(l, fd, &hello)) {
             link_receive(l, fd);
         }
         link_close(l, fd);
@@ -702,12 +881,14 @@ static NnpIclLink *link_new(NnpIclSockets *icl, const char *item,
     }
     l->is_unix = l->addr->type == SOCKET_ADDRESS_TYPE_UNIX;
     if (l->listen) {
-        l->listen_fd = socket_listen(l->addr, 1, errp);
+        l->listen_fd = socket_listen(l->addr, NNP_ICL_PENDING_MAX, errp);
         if (l->listen_fd < 0) {
             error_prepend(errp, "nnp: remote link '%s': ", item);
             link_free(l);
             return NULL;
         }
+        /* link_open() polls it with the connections in their hello. */
+        qemu_socket_set_nonblock(l->listen_fd);
     }
     return l;
 }
