@@ -4,10 +4,11 @@
  * [--max SIZE] [--step F] [--iters N] [--bytes SIZE] [--trials T]: one
  * float collective across every device of this host, device memory to
  * device memory over the links, timed by size in nccl-tests' columns, out
- * of place and in place; every result is checked and wrong elements
- * counted. The time is the best of T timings of N iterations each (fewer
- * at large sizes with --bytes): on a shared machine the best is the one
- * least disturbed.
+ * of place and in place; the result of every iteration (warm-up and
+ * timed) is checked and its wrong elements counted, into an output
+ * poisoned before it, outside the timing. The time is the best of T
+ * timings of N iterations each (fewer at large sizes with --bytes): on a
+ * shared machine the best is the one least disturbed.
  *
  * As in nccl-tests, SIZE is the larger of a rank's input and output (the
  * output of allgather, the input of reduce-scatter, which hold nranks
@@ -16,8 +17,9 @@
  *
  * Next to the host's time, the device's: each rank's stream stamps its
  * chip's modeled clock (nnp_timestamp_async()) before and after the
- * timed iterations, and the modeled time of a collective is the longest
- * rank's, less what the two stamps alone take, divided by the iterations. It is what the chips would take as
+ * collective, and its modeled time runs from the last rank's first stamp
+ * to the last rank's second, less what the two stamps alone take,
+ * averaged over the iterations. It is what the chips would take as
  * NNP-Ts, the same on every run whatever the host's load.
  */
 #include <stdbool.h>
@@ -136,10 +138,16 @@ static void stamp(struct ar *a, size_t off, nnp_result_t *r)
 		*r = nnp_timestamp_async(a->s[k], a->stamp[k], off);
 }
 
-/* The longest rank's modeled ns between its two stamps. */
+/*
+ * The modeled ns from the last rank's first stamp to the last rank's
+ * second. The chips' clocks are one time base (a packet carries its
+ * arrival time), and a collective starts no earlier than its last rank: a
+ * rank whose clock is behind (after work of its own, a chip's clock runs
+ * ahead of the others') waits for it, which is not the collective's time.
+ */
 static uint64_t model_ns(struct ar *a, nnp_result_t *r)
 {
-	uint64_t longest = 0;
+	uint64_t start = 0, end = 0;
 	int k;
 
 	for (k = 0; k < a->n && *r == NNP_SUCCESS; k++) {
@@ -151,33 +159,12 @@ static uint64_t model_ns(struct ar *a, nnp_result_t *r)
 			*r = nnp_stream_synchronize(a->s[k]);
 		if (*r == NNP_SUCCESS)
 			*r = nnp_mem_map(a->stamp_host[k], (void **)&t);
-		if (*r == NNP_SUCCESS && t[1] - t[0] > longest)
-			longest = t[1] - t[0];
+		if (*r == NNP_SUCCESS) {
+			start = t[0] > start ? t[0] : start;
+			end = t[1] > end ? t[1] : end;
+		}
 	}
-	return longest;
-}
-
-/* @reps collectives on every rank, timed by the host and the devices. */
-static struct timing run(struct ar *a, const struct shape *sh,
-			 unsigned int reps, nnp_result_t *r)
-{
-	double t0 = now_s();
-	struct timing t;
-	unsigned int i;
-	int k;
-
-	stamp(a, 0, r);
-	for (i = 0; i < reps && *r == NNP_SUCCESS; i++) {
-		for (k = 0; k < a->n && *r == NNP_SUCCESS; k++)
-			*r = issue(a, sh, k);
-		/* The host's time is of whole collectives, synchronized. */
-		for (k = 0; k < a->n && *r == NNP_SUCCESS; k++)
-			*r = nnp_stream_synchronize(a->s[k]);
-	}
-	t.wall = (now_s() - t0) / reps;
-	stamp(a, sizeof(uint64_t), r);
-	t.model = (model_ns(a, r) - a->bracket_ns) / 1e9 / reps;
-	return t;
+	return end - start;
 }
 
 /* Inputs into every rank's device memory, by DMA from its host buffer. */
@@ -249,9 +236,60 @@ static long check(struct ar *a, const struct shape *sh, nnp_result_t *r)
 }
 
 /*
- * Load, run once (the warm-up) and check, then the best of @trials timings
- * of @reps more: in place those reduce the results again, which costs the
- * same.
+ * Before each collective, outside its timing: every rank's output poisoned
+ * (0xff bytes, NaNs: no float is equal to one), so a collective that left
+ * it alone fails the check, and in place its input loaded again, which the
+ * collective before overwrote.
+ */
+static nnp_result_t prepare(struct ar *a, const struct shape *sh)
+{
+	size_t n = sh->in_n > sh->out_n ? sh->in_n : sh->out_n;
+	nnp_result_t r = NNP_SUCCESS;
+	int k;
+
+	for (k = 0; k < a->n && r == NNP_SUCCESS; k++)
+		r = nnp_memset_async(a->s[k], a->recv[k], 0, 0xff, n * sizeof(float));
+	if (r == NNP_SUCCESS && sh->in_place)
+		r = load(a, sh);
+	return r;
+}
+
+/*
+ * @reps collectives on every rank, each timed by the host and the devices
+ * and its result checked (its wrong elements added to @wrong); the times
+ * are the collectives' alone, averaged.
+ */
+static struct timing run(struct ar *a, const struct shape *sh,
+			 unsigned int reps, long *wrong, nnp_result_t *r)
+{
+	struct timing t = { 0, 0 };
+	unsigned int i;
+	int k;
+
+	for (i = 0; i < reps && *r == NNP_SUCCESS; i++) {
+		double t0;
+
+		*r = prepare(a, sh);
+		stamp(a, 0, r);
+		t0 = now_s();
+		for (k = 0; k < a->n && *r == NNP_SUCCESS; k++)
+			*r = issue(a, sh, k);
+		/* The host's time is of whole collectives, synchronized. */
+		for (k = 0; k < a->n && *r == NNP_SUCCESS; k++)
+			*r = nnp_stream_synchronize(a->s[k]);
+		t.wall += now_s() - t0;
+		stamp(a, sizeof(uint64_t), r);
+		t.model += (model_ns(a, r) - a->bracket_ns) / 1e9;
+		*wrong += check(a, sh, r);
+	}
+	t.wall /= reps;
+	t.model /= reps;
+	return t;
+}
+
+/*
+ * Load, run once (the warm-up), then the best of @trials timings of @reps
+ * more; every result checked, the wrong elements of all in @wrong.
  */
 static struct timing measure(struct ar *a, const struct shape *sh,
 			     unsigned int reps, unsigned int trials, long *wrong,
@@ -260,12 +298,12 @@ static struct timing measure(struct ar *a, const struct shape *sh,
 	struct timing best = { 0, 0 };
 	unsigned int i;
 
+	*wrong = 0;
 	*r = load(a, sh);
 	if (*r == NNP_SUCCESS)
-		run(a, sh, 1, r);
-	*wrong = check(a, sh, r);
+		run(a, sh, 1, wrong, r);
 	for (i = 0; i < trials && *r == NNP_SUCCESS; i++) {
-		struct timing t = run(a, sh, reps, r);
+		struct timing t = run(a, sh, reps, wrong, r);
 
 		best = !i || t.wall < best.wall ? t : best;
 	}
