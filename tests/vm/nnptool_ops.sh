@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Operating the devices (issue 10, items 5 and 7), in one VM of 4 chips on
 # a ring: nnptool topo's exact matrix, metrics in the Prometheus text
-# format line by line, the CDI spec field by field, the JSON of every
-# command parsed (list, info, topo, links, metrics, watch, memtest, bench
+# format line by line (and metrics -o FILE the same lines), the CDI spec
+# field by field, the JSON of every command parsed (list, info, topo, links, metrics, watch, memtest, bench
 # copy and the four collectives with exact sizes and counts and the
 # allreduce's exact link bytes, reset), PCI address and NUMA node,
 # --version, every command's --help (exit 0) and a bad option (exit 2,
@@ -55,7 +55,8 @@ sec list-json; nnptool list --json
 sec info-json; nnptool --json info 0
 sec info-json-after; nnptool info 2 -j
 sec metrics; nnptool metrics
-sec metrics-file; nnptool metrics -o /tmp/nnp.prom; echo "status=$?"; cmp /tmp/nnp.prom /tmp/nnp.prom && ls /tmp/nnp.prom.tmp 2>&1 | grep -c "No such"
+sec metrics-file; nnptool metrics -o /tmp/nnp.prom; echo "status=$?"; ls /tmp/nnp.prom.tmp 2>&1 | grep -c "No such"
+sec metrics-file-body; cat /tmp/nnp.prom
 sec metrics-json; nnptool metrics --json
 sec cdi; nnptool cdi; echo "status=$?"; cat /etc/cdi/nnp.json
 for p in $(sed -n "s/.*\"hostPath\": \"\([^\"]*\)\".*/\1/p" /etc/cdi/nnp.json); do
@@ -214,6 +215,10 @@ def metrics():
 check("metrics: HELP then TYPE per metric, every sample line well-formed, exact idle values", metrics)
 check("metrics -o FILE: exit 0, no FILE.tmp left",
       lambda: secs["metrics-file"].split() == ["status=0", "1"])
+# Idle, nothing in the metrics changes between the two reads.
+check("metrics -o FILE: the file holds exactly what metrics printed",
+      lambda: secs["metrics"].splitlines() and
+      secs["metrics-file-body"].splitlines() == secs["metrics"].splitlines())
 def metrics_json():
     m = jline("metrics-json", "{")["devices"]
     return len(m) == 4 and m[3]["power_uw"] == 30000000 and m[3]["temperature_mc"] == 35000 \
