@@ -24,16 +24,28 @@ else 1 with the reason on stderr.
   raw             send --frame (hex) instead of a hello: QEMU must drop us
   share           over a unix socket, link offering to share --mem-shift
                   (log2 bytes) of memory; QEMU must send its own memory, a
-                  read-only sealed memfd; we send --memfd: sealed (a sealed
-                  memfd of the size offered: QEMU must keep us, and then
-                  with --send (hex) drop us after it), unsealed, large
-                  (twice the size offered) or none (SHARE without a
-                  descriptor): QEMU must drop us within --within seconds
+                  read-only sealed memfd that we can write through no
+                  descriptor (not a re-open of /proc/self/fd/N read-write,
+                  not pwrite, not a writable shared mapping); we send
+                  --memfd: sealed (a sealed memfd of the size offered, all
+                  of it allocated: QEMU must keep us, and then with --send
+                  (hex) drop us after it), unsealed, sparse (sealed but not
+                  allocated), large (twice the size offered) or none (SHARE
+                  without a descriptor): QEMU must drop us within --within
+                  seconds
+  oversize        over a unix socket, link offering to share --mem-shift
+                  bytes, more than QEMU's own memory: QEMU must drop us
+                  within --within seconds without sending its memory
+  squat           --strangers connections that say nothing, then a real
+                  link as in "link": its AUTH must come within --within
+                  seconds, and QEMU must then drop every stranger within 1 s
 """
 import argparse
 import fcntl
 import hashlib
+import errno
 import hmac
+import mmap
 import os
 import select
 import socket
@@ -48,7 +60,9 @@ VERSION = 3
 T_HELLO, T_DATA, T_ABORT, T_LINK_DOWN, T_LINK_UP, T_AUTH = 1, 2, 3, 4, 5, 6
 T_SHARE, T_LENT, T_GIVE_BACK, T_RECLAIM = 7, 8, 9, 10
 FEAT_SHARE = 2
-SEALS = fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL
+F_SEAL_FUTURE_WRITE = 0x0010  # linux/fcntl.h; not in Python 3.11's fcntl
+SEALS = (fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL |
+         F_SEAL_FUTURE_WRITE)
 
 
 def fail(why):
@@ -136,12 +150,45 @@ def handshake(s, a, share=0):
                                              hashlib.sha256).digest())
 
 
-def memfd(size, seals):
+def memfd(size, seals, backed=True):
     fd = os.memfd_create("icl-peer", os.MFD_ALLOW_SEALING)
     os.ftruncate(fd, size)
+    if backed:
+        os.posix_fallocate(fd, 0, size)
     if seals:
         fcntl.fcntl(fd, fcntl.F_ADD_SEALS, seals)
     return fd
+
+
+def expect_errno(err, what, call, *args):
+    try:
+        call(*args)
+    except OSError as e:
+        if e.errno != err:
+            fail("%s: %s, not %s" % (what, e, os.strerror(err)))
+        return
+    fail("%s succeeded: QEMU's memory is writable" % what)
+
+
+def try_writes(fd):
+    """Write QEMU's memory every way a peer has: a re-open read-write
+    (refused unless we are root: mode 0400), then pwrite and a writable
+    shared mapping through it (refused by the seal, root or not)."""
+    path = "/proc/self/fd/%d" % fd
+    if os.geteuid() != 0:
+        expect_errno(errno.EACCES, "re-open read-write", os.open, path,
+                     os.O_RDWR)
+    else:
+        rw = os.open(path, os.O_RDWR)
+        expect_errno(errno.EPERM, "pwrite through a re-open", os.pwrite, rw,
+                     b"x", 0)
+        expect_errno(errno.EPERM, "a writable shared mapping of a re-open",
+                     mmap.mmap, rw, 4096, mmap.MAP_SHARED,
+                     mmap.PROT_READ | mmap.PROT_WRITE)
+        os.close(rw)
+    mode = os.fstat(fd).st_mode & 0o7777
+    if mode != 0o400:
+        fail("QEMU's memory has mode %o, not 400" % mode)
 
 
 def share(s, a):
@@ -152,10 +199,11 @@ def share(s, a):
     if len(h) != HDR.size or HDR.unpack(h)[2] != T_SHARE or len(fds) != 1:
         fail("no SHARE with one descriptor from QEMU (%r, %d fds)" % (h, len(fds)))
     theirs = fds[0]
-    if fcntl.fcntl(theirs, fcntl.F_GET_SEALS) & SEALS != SEALS:
-        fail("QEMU's memory is not sealed")
     if fcntl.fcntl(theirs, fcntl.F_GETFL) & os.O_ACCMODE != os.O_RDONLY:
         fail("QEMU gave us its memory writable")
+    try_writes(theirs)
+    if fcntl.fcntl(theirs, fcntl.F_GET_SEALS) & SEALS != SEALS:
+        fail("QEMU's memory is not sealed")
     print("QEMU shares %d bytes, read-only, sealed" % os.fstat(theirs).st_size)
     os.close(theirs)
     size = 1 << a.mem_shift
@@ -163,7 +211,7 @@ def share(s, a):
         s.sendall(frame(T_SHARE))
         return
     fd = memfd(2 * size if a.memfd == "large" else size,
-               0 if a.memfd == "unsealed" else SEALS)
+               0 if a.memfd == "unsealed" else SEALS, a.memfd != "sparse")
     socket.send_fds(s, [frame(T_SHARE)], [fd])
     os.close(fd)
 
@@ -216,6 +264,7 @@ def main():
     p.add_argument("--mem-shift", type=int, default=20)
     p.add_argument("--memfd", default="sealed")
     p.add_argument("--send", default="")
+    p.add_argument("--strangers", type=int, default=1)
     a = p.parse_args()
 
     if a.scenario == "share":
@@ -233,6 +282,52 @@ def main():
             s.sendall(bytes.fromhex(a.send))
             if not closed_within(s, a.within):
                 fail("QEMU kept the connection after %s" % a.send)
+        return
+
+    if a.scenario == "oversize":
+        s = connect(a.addr)
+        if not handshake(s, a, a.mem_shift):
+            fail("QEMU's AUTH does not prove the secret")
+        s.settimeout(a.within)
+        try:
+            h, fds, _, _ = socket.recv_fds(s, HDR.size, 4)
+        except ConnectionResetError:
+            h, fds = b"", []
+        except socket.timeout:
+            h, fds = None, []
+        if h is None:
+            fail("QEMU kept a peer announcing %d bytes" % (1 << a.mem_shift))
+        if h or fds:
+            fail("QEMU sent its memory to a peer announcing %d bytes"
+                 % (1 << a.mem_shift))
+        return
+
+    if a.scenario == "squat":
+        strangers = []
+        for i in range(a.strangers):
+            t = socket.socket(socket.AF_UNIX)
+            t.settimeout(1)
+            try:
+                t.connect(a.addr[5:])
+                strangers.append(t)
+            except OSError as e:
+                print("stranger %d could not connect: %s" % (i, e))
+        time.sleep(0.2)
+        t0 = time.time()
+        s = connect(a.addr)
+        if not handshake(s, a):
+            fail("QEMU's AUTH does not prove the secret")
+        took = time.time() - t0
+        if took > a.within:
+            fail("linked only after %.1f s with %d strangers connected"
+                 % (took, a.strangers))
+        for i, t in enumerate(strangers):
+            if not closed_within(t, 1):
+                fail("stranger %d still connected 1 s after the peer linked"
+                     % i)
+        if closed_within(s, 1):
+            fail("QEMU dropped an authenticated peer")
+        print("linked in %.3f s past %d strangers" % (took, a.strangers))
         return
 
     if a.scenario in ("stall", "silent"):

@@ -5,18 +5,24 @@
 # stalls, or nothing at all, is dropped within the hello timeout; random
 # bytes or a hello announcing 4 GiB are dropped at once; a linked peer that
 # cuts a frame short is dropped within the frame timeout; a peer that never
-# reads does not hold up the monitor's link-down; after each of them QEMU
-# still serves the monitor and a real peer still links. Peers that share
-# memory (a unix socket, as QEMUs on one host): a sealed memfd of the size
-# offered is mapped, and QEMU's own comes read-only and sealed; an
-# unsealed one, one larger than offered, or none is refused unmapped; a
-# LENT frame past the end of the peer's memory or wrapping past 2^64, and
-# a GIVE_BACK of a tag never lent, drop the connection.
+# reads does not hold up the monitor's link-down; strangers that connect
+# and say nothing (one, or enough to fill every pending hello) do not
+# hold up a real peer connecting meanwhile, which links within 1 s; after
+# each of them QEMU still serves the monitor and a real peer still links.
+# Peers that share memory (a unix socket, as QEMUs on one host): a sealed
+# memfd of the size offered, all allocated, is mapped, and QEMU's own
+# comes read-only and sealed, so that the peer writes it through no
+# descriptor (a re-open of /proc/self/fd/N read-write, pwrite, a writable
+# mapping: EPERM); an unsealed one, a sparse one, one larger than offered,
+# or none is refused unmapped, and a peer announcing more memory than
+# QEMU's own is refused before QEMU sends its own; a LENT frame past the
+# end of the peer's memory or wrapping past 2^64, and a GIVE_BACK of a tag
+# never lent, drop the connection.
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)
 . "$root/tests/lib/vms.sh"
-tap_plan 21
+tap_plan 25
 
 secret=job-secret-$$
 peer=(python3 "$root/tests/vm/icl_peer.py")
@@ -61,6 +67,10 @@ peer_ok "a hello announcing 4 GiB: dropped within 2 s, nothing read or kept" \
 	raw --frame 4e49434c03010000ffffffff000000000000000000000000 --within 2
 peer_ok "linked, then a frame cut short: dropped within 8 s" \
 	truncated --secret "$secret" --within 8
+peer_ok "a stranger says nothing; a real peer connecting meanwhile links within 1 s" \
+	squat --secret "$secret" --strangers 1 --within 1
+peer_ok "8 strangers fill every pending hello; a real peer still links within 1 s" \
+	squat --secret "$secret" --strangers 8 --within 1
 peer_ok "a peer that never reads: 300 link-down/up each return within 1 s" \
 	no-read --secret "$secret" --monitor "$tmp/mon" --toggles 300 --within 1
 # frame_hex TYPE PAYLOAD_HEX: a version 3 frame with that payload
@@ -78,12 +88,16 @@ print(struct.pack("<QII", int(sys.argv[1], 0), int(sys.argv[2], 0), 0).hex())' "
 share=(share --secret "$secret" --mem-shift 20)
 peer_ok "a peer sharing a sealed memfd of the 1 MiB offered is linked" \
 	"${share[@]}" --memfd sealed
-tap_grep "QEMU gave it its 256 MiB read-only and sealed" "$tmp/peer" \
+tap_grep "QEMU gave it its 256 MiB read-only and sealed: no re-open, pwrite or mapping writes it" "$tmp/peer" \
 	'^QEMU shares 268435456 bytes, read-only, sealed$'
 tap_grep "QEMU mapped the peer's 1 MiB" "$tmp/log" \
 	"nnp_icl_shared chip 0 port 0 maps the peer's 1048576 bytes"
 peer_ok "an unsealed memfd is refused: dropped within 2 s" \
 	"${share[@]}" --memfd unsealed --within 2
+peer_ok "a sealed memfd with none of its pages allocated is refused" \
+	"${share[@]}" --memfd sparse --within 2
+peer_ok "a peer announcing 512 MiB, more than QEMU's 256 MiB, is refused unshared" \
+	oversize --secret "$secret" --mem-shift 29 --within 2
 peer_ok "a memfd of 2 MiB when 1 MiB was offered is refused" \
 	"${share[@]}" --memfd large --within 2
 peer_ok "SHARE without a descriptor is refused" \
@@ -95,7 +109,9 @@ peer_ok "a LENT chunk whose offset + length wraps past 2^64: dropped" \
 peer_ok "a GIVE_BACK of a tag never lent: dropped" \
 	"${share[@]}" --send "$(frame_hex 9 45230100)" --within 2
 tap_check "each sharing refusal logged; no refused chunk delivered" eval '
-	grep -q "not sealed against shrinking, growing and new seals" "$tmp/log" &&
+	grep -q "not sealed against shrinking, growing, writes and new seals" "$tmp/log" &&
+	grep -q "the peer.s memory is not all allocated" "$tmp/log" &&
+	grep -q "the peer offers to share more memory than ours" "$tmp/log" &&
 	grep -q "not the size its hello announced" "$tmp/log" &&
 	grep -q "SHARE came without its memory" "$tmp/log" &&
 	test "$(grep -c "lent chunk outside the peer.s memory" "$tmp/log")" = 2 &&
