@@ -16,7 +16,10 @@
 #include "nnp_icl_frame.h"
 #include "nnp_icl_socket.h"
 
-/* A peer that does not send or take a whole frame in this long is gone. */
+/*
+ * A peer that does not send a whole frame in this long is gone (taking
+ * one has a shorter bound: NNP_ICL_SEND_MS in nnp_icl_socket.c).
+ */
 #define NNP_ICL_FRAME_MS    5000
 /*
  * Give-backs queued at most: what an honest peer can have lent us (its
@@ -44,6 +47,7 @@ typedef struct NnpIclLink {
      */
     EventNotifier state_changed;
     QemuMutex tx_lock;      /* one frame at a time; taken before lock */
+    bool tx_failed;         /* a frame failed on this connection (tx_lock) */
     QemuMutex lock;         /* guards what follows; never held across I/O */
     QemuCond cond;          /* wakes the connect retry wait */
     int fd;                 /* the connection, -1 if none */

@@ -20,6 +20,11 @@
  * frame at a time under the link's tx_lock. Every read of a frame and
  * every write has a deadline, so a peer that stalls mid-frame or stops
  * reading loses its connection instead of holding a thread or the lock.
+ * A write's is short (NNP_ICL_SEND_MS): the firmware writes on the
+ * device's admin path too (an abort, a RECLAIM), or holds up a queue the
+ * admin path waits for, and the driver resets the whole device when an
+ * admin command takes its timeout (5 s); a peer that does not take a
+ * frame in time loses its link, the device goes on.
  *
  * On the wire (firmware-sim's nnp_icl_frame.h, which encodes and checks
  * every frame), a frame is a 24-byte little-endian header and a
@@ -73,6 +78,13 @@
 #define NNP_ICL_HELLO_MS    5000
 /* How often the connecting side tries again. */
 #define NNP_ICL_RETRY_MS    200
+/*
+ * A peer that does not take a whole frame in this long is gone: an honest
+ * one's link thread drains its socket as frames come, and the sender
+ * waits behind at most a few such frames, well inside the driver's admin
+ * timeout.
+ */
+#define NNP_ICL_SEND_MS     250
 /*
  * Connections a listening link takes through their hellos at once: a
  * stranger must keep this many stalled to hold up the peer even briefly.
@@ -137,7 +149,7 @@ bool nnp_icl_write_iov(int fd, struct iovec *iov, unsigned cnt,
 }
 
 /*
- * One frame, sent whole within NNP_ICL_FRAME_MS or not at all; with
+ * One frame, sent whole within NNP_ICL_SEND_MS or not at all; with
  * @model (a version 4 header) the packet's modeled arrival.
  */
 static bool write_frame(int fd, uint8_t type, uint64_t epoch, uint32_t seq,
@@ -156,7 +168,7 @@ static bool write_frame(int fd, uint8_t type, uint64_t epoch, uint32_t seq,
 
     return nnp_icl_write_iov(fd, iov, len ? 2 : 1,
                      qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
-                     NNP_ICL_FRAME_MS);
+                     NNP_ICL_SEND_MS);
 }
 
 /*
@@ -254,7 +266,8 @@ bool nnp_icl_link_send(NnpIclLink *l, uint8_t type, uint64_t epoch,
 
     qemu_mutex_lock(&l->tx_lock);
     qemu_mutex_lock(&l->lock);
-    fd = l->connected ? l->fd : -1;
+    /* After a failed frame, nothing more for this connection. */
+    fd = l->connected && !l->tx_failed ? l->fd : -1;
     with_model = l->peer_model &&
                  (type == NNP_ICL_DATA || type == NNP_ICL_ABORT);
     qemu_mutex_unlock(&l->lock);
@@ -267,6 +280,9 @@ bool nnp_icl_link_send(NnpIclLink *l, uint8_t type, uint64_t epoch,
              * sees it. Under tx_lock, as link_close() closes @fd only
              * after taking it: @fd cannot be a recycled number here.
              */
+            nnp_icl_link_log(l, "the peer took no whole frame in %d ms, "
+                             "or left", NNP_ICL_SEND_MS);
+            l->tx_failed = true;
             shutdown(fd, SHUT_RDWR);
         }
     }
@@ -773,6 +789,7 @@ static void link_close(NnpIclLink *l, int fd)
     /* Wake a sender blocked on the socket, then wait until it is out. */
     shutdown(fd, SHUT_RDWR);
     qemu_mutex_lock(&l->tx_lock);
+    l->tx_failed = false;
     qemu_mutex_unlock(&l->tx_lock);
     close(fd);
     nnp_icl_link_unshare(l);
@@ -997,6 +1014,28 @@ void nnp_icl_sockets_set_link(NnpIclSockets *icl, unsigned port, bool up)
     link_update_locked(l);
     qemu_mutex_unlock(&l->lock);
     event_notifier_set(&l->state_changed);
+}
+
+/*
+ * The firmware gave up on @port's peer (it did not give back lent chunks
+ * in time): end the connection, never waiting; the link's thread takes
+ * the link down and stops sharing, and (connecting) links again.
+ */
+void nnp_icl_sockets_drop(NnpIclSockets *icl, unsigned port)
+{
+    NnpIclLink *l;
+
+    if (!nnp_icl_sockets_has_port(icl, port)) {
+        return;
+    }
+    l = icl->links[port];
+    nnp_icl_link_log(l, "the peer did not give lent chunks back in time");
+    /* Under l->lock: link_close() forgets l->fd before closing it. */
+    qemu_mutex_lock(&l->lock);
+    if (l->fd >= 0) {
+        shutdown(l->fd, SHUT_RDWR);
+    }
+    qemu_mutex_unlock(&l->lock);
 }
 
 void nnp_icl_sockets_stop(NnpIclSockets *icl)

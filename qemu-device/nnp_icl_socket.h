@@ -41,6 +41,8 @@ void nnp_icl_sockets_credit(NnpIclSockets *icl, unsigned port, size_t len);
 /* The firmware's icl_reclaim: RECLAIM frames. */
 void nnp_icl_sockets_reclaim(NnpIclSockets *icl, unsigned port,
                              const uint32_t *tags, size_t n);
+/* The firmware's icl_drop: end @port's connection, no waiting. */
+void nnp_icl_sockets_drop(NnpIclSockets *icl, unsigned port);
 /* Take @port's link down or up at both ends (the monitor's link-down). */
 void nnp_icl_sockets_set_link(NnpIclSockets *icl, unsigned port, bool up);
 /*

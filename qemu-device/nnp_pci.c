@@ -304,6 +304,16 @@ static void nnp_icl_reclaim(void *opaque, unsigned int port,
     }
 }
 
+/* No lock held: the connection ends, never waiting. */
+static void nnp_icl_drop(void *opaque, unsigned int port)
+{
+    NnpState *s = opaque;
+
+    if (s->icl) {
+        nnp_icl_sockets_drop(s->icl, port);
+    }
+}
+
 /*
  * The device memory: RAM, or with remote links that may share it a
  * memfd sealed against shrinking and growing, so that a peer on this
@@ -393,6 +403,7 @@ static void nnp_realize(PCIDevice *pdev, Error **errp)
         .icl_tx_lent = nnp_icl_tx_lent,
         .icl_give_back = nnp_icl_give_back,
         .icl_reclaim = nnp_icl_reclaim,
+        .icl_drop = nnp_icl_drop,
         .icl_credit = nnp_icl_credit,
         .kick = nnp_fw_kick,
     };

@@ -86,6 +86,13 @@ struct nnp_fw_host {
 	void (*icl_reclaim)(void *opaque, unsigned int port,
 			    const uint32_t *tags, size_t n);
 	/*
+	 * Optional, with icl_reclaim: the peer of @port did not give back in
+	 * time what it was asked for: end the connection, as when it is lost
+	 * (the link goes down, and stops being shared). No lock held; it
+	 * must not block.
+	 */
+	void (*icl_drop)(void *opaque, unsigned int port);
+	/*
 	 * Optional, for remote ports whose peer counts credits
 	 * (nnp_fw_link_credits()): this end no longer holds a packet of
 	 * @len bytes the peer sent: tell the peer, which gives the credit

@@ -133,6 +133,13 @@ static void wrap_icl_reclaim(void *opaque, unsigned int port,
 	fw->embedder.icl_reclaim(fw->embedder.opaque, port, tags, n);
 }
 
+static void wrap_icl_drop(void *opaque, unsigned int port)
+{
+	struct nnp_fw *fw = opaque;
+
+	fw->embedder.icl_drop(fw->embedder.opaque, port);
+}
+
 static void wrap_icl_credit(void *opaque, unsigned int port, size_t len)
 {
 	struct nnp_fw *fw = opaque;
@@ -165,6 +172,7 @@ void nnp_fw_faults_init(struct nnp_fw *fw, const struct nnp_fw_host *host)
 		.icl_tx_lent = host->icl_tx_lent ? wrap_icl_tx_lent : NULL,
 		.icl_give_back = host->icl_give_back ? wrap_icl_give_back : NULL,
 		.icl_reclaim = host->icl_reclaim ? wrap_icl_reclaim : NULL,
+		.icl_drop = host->icl_drop ? wrap_icl_drop : NULL,
 		.icl_credit = host->icl_credit ? wrap_icl_credit : NULL,
 		.kick = host->kick ? wrap_kick : NULL,
 	};

@@ -21,17 +21,29 @@
  *
  * The peer is another process and may not answer: a command ending early
  * asks for its chunks back (icl_reclaim) and waits at most
- * NNP_FW_RECLAIM_MS, then forgets them (they hold their slot, not the
- * command, until given back). The peer then may read memory we write
- * again; it can read all of it anyway, and only its own result suffers.
+ * NNP_FW_RECLAIM_MS, then forgets them and has the embedder drop the link
+ * (icl_drop). A command ends on the admin path too (a queue or context
+ * destroyed), which must answer the driver well within its own timeout
+ * whatever a peer does: the peer's silence costs its link, not the device.
+ * What was lent is ours, mapped read-only by the peer: nothing it does
+ * can write it. Forgotten chunks hold their slot, not the command, until
+ * given back or the link stops being shared (the connection is gone), so
+ * a late give-back frees nothing lent since. The peer then may read
+ * memory we write again; it can read all of it anyway, and only its own
+ * result suffers.
  */
 #include <stdlib.h>
 #include <time.h>
 
 #include "fw_internal.h"
 
-/* How long a command ending early waits for the peer to give back. */
-#define NNP_FW_RECLAIM_MS	5000
+/*
+ * How long a command ending early waits for the peer to give back: an
+ * honest peer answers a RECLAIM in far less, and once one wait ran out
+ * the link drops and frees every slot, so a teardown waits about this
+ * once per silent link: well inside the driver's admin timeout (5 s).
+ */
+#define NNP_FW_RECLAIM_MS	250
 
 /* A tag: the slot in the low bits, the use above. */
 #define SLOT_BITS	10
@@ -188,7 +200,9 @@ static void shared_reclaim(struct nnp_fw *fw, struct nnp_fw_op *op,
 		fw->host.icl_reclaim(fw->host.opaque, port, tags, n);
 
 	timespec_get(&until, TIME_UTC);
-	until.tv_sec += NNP_FW_RECLAIM_MS / 1000;
+	until.tv_nsec += NNP_FW_RECLAIM_MS * 1000000L;
+	until.tv_sec += until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
 	mtx_lock(&p->lock);
 	while (atomic_load(&op->returned) != op->lent &&
 	       cnd_timedwait(&p->lent_back, &p->lock, &until) != thrd_timedout)
@@ -199,7 +213,9 @@ static void shared_reclaim(struct nnp_fw *fw, struct nnp_fw_op *op,
 		if (fw->host.warning)
 			fw->host.warning(fw->host.opaque,
 					 "the peer of a shared link did not give "
-					 "lent chunks back in time");
+					 "lent chunks back in time: dropping the link");
+		if (fw->host.icl_drop)
+			fw->host.icl_drop(fw->host.opaque, port);
 		return;
 	}
 	mtx_unlock(&p->lock);

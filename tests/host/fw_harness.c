@@ -146,6 +146,14 @@ static void h_icl_reclaim(void *opaque, unsigned int port,
 		h->icl_reclaim(h, port, tags, n);
 }
 
+static void h_icl_drop(void *opaque, unsigned int port)
+{
+	struct fw_harness *h = opaque;
+
+	h->icl_drops++;
+	h->icl_dropped_port = port;
+}
+
 static void h_icl_credit(void *opaque, unsigned int port, size_t len)
 {
 	struct fw_harness *h = opaque;
@@ -190,6 +198,7 @@ static void create(void **state, uint32_t chip_id)
 		.icl_tx_lent = h_icl_tx_lent,
 		.icl_give_back = h_icl_give_back,
 		.icl_reclaim = h_icl_reclaim,
+		.icl_drop = h_icl_drop,
 		.icl_credit = h_icl_credit,
 		.kick = h_kick,
 	};

@@ -55,6 +55,9 @@ struct fw_harness {
 			      uint32_t tag);
 	void (*icl_reclaim)(struct fw_harness *h, unsigned int port,
 			    const uint32_t *tags, size_t n);
+	/* The firmware's icl_drop: counted, with the last port dropped. */
+	unsigned int icl_drops;
+	unsigned int icl_dropped_port;
 	/* Credits of remote links (nnp_fw_link_credits()); NULL: absent. */
 	void (*icl_credit)(struct fw_harness *h, unsigned int port, size_t len);
 	/*
