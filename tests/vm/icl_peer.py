@@ -39,6 +39,12 @@ else 1 with the reason on stderr.
   squat           --strangers connections that say nothing, then a real
                   link as in "link": its AUTH must come within --within
                   seconds, and QEMU must then drop every stranger within 1 s
+  wedge           link, then read nothing more: QEMU must drop us within
+                  --within seconds (its frames left unread)
+  hoard           as "share" with a sealed memfd, then read every frame but
+                  give back no LENT chunk and answer no RECLAIM: QEMU must
+                  lend us some, ask for them back, and drop us within
+                  --within seconds
 """
 import argparse
 import fcntl
@@ -216,6 +222,27 @@ def share(s, a):
     os.close(fd)
 
 
+def dropped_within(s, secs):
+    """True if QEMU shuts the connection down within secs; reads nothing."""
+    p = select.poll()
+    p.register(s, select.POLLRDHUP)
+    return bool(p.poll(secs * 1000))
+
+
+def hoard(s, secs):
+    """Read frames for up to secs, keeping every LENT chunk: the LENT and
+    RECLAIM frames seen, and whether QEMU ended the connection."""
+    end = time.time() + secs
+    lent = reclaims = 0
+    while time.time() < end:
+        t, _ = recv_frame(s, end - time.time())
+        if t is None:
+            return lent, reclaims, time.time() < end
+        lent += t == T_LENT
+        reclaims += t == T_RECLAIM
+    return lent, reclaims, False
+
+
 class Monitor:
     """HMP over a unix socket, one command at a time, timed; the last
     command's output in .last."""
@@ -282,6 +309,30 @@ def main():
             s.sendall(bytes.fromhex(a.send))
             if not closed_within(s, a.within):
                 fail("QEMU kept the connection after %s" % a.send)
+        return
+
+    if a.scenario == "hoard":
+        s = connect(a.addr)
+        if not handshake(s, a, a.mem_shift):
+            fail("QEMU's AUTH does not prove the secret")
+        share(s, a)
+        lent, reclaims, dropped = hoard(s, a.within)
+        print("kept %d lent chunks, ignored %d RECLAIM frames" %
+              (lent, reclaims))
+        if not lent or not reclaims or not dropped:
+            fail("QEMU lent %d chunks, asked %d times, and %s us" %
+                 (lent, reclaims, "dropped" if dropped else "kept"))
+        return
+
+    if a.scenario == "wedge":
+        s = connect(a.addr)
+        if not handshake(s, a):
+            fail("QEMU's AUTH does not prove the secret")
+        t0 = time.time()
+        if not dropped_within(s, a.within):
+            fail("QEMU kept a peer that read nothing for %.1f s" % a.within)
+        print("dropped %.1f s after linking, %d bytes unread" %
+              (time.time() - t0, len(s.recv(1 << 24, socket.MSG_DONTWAIT))))
         return
 
     if a.scenario == "oversize":
