@@ -13,7 +13,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)
 . "$root/tests/lib/vms.sh"
-tap_plan 5
+tap_plan 6
 
 guest='
 fault_test --unplug-wait 1 &
@@ -80,4 +80,6 @@ tap_context=$tmp/vm tap_grep "a queue made before the unplug rings its doorbell 
 tap_context=$tmp/vm tap_grep "and no SIGBUS: the doorbell store completes" "$tmp/vm" '^HOLDER-STATUS=0$'
 tap_context=$tmp/vm tap_check "QEMU did not die" \
 	eval '! grep -q "QEMU exit" "$tmp/vm"'
+tap_context=$tmp/vm tap_grep "the VM exits 0: the driver unloads, no WARN or oops" "$tmp/vm" \
+	'^vm-status=0$'
 tap_done
