@@ -13,6 +13,8 @@ CC ?= gcc
 CFLAGS_COMMON := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror
 DRM_CFLAGS = $(shell pkg-config --cflags libdrm)
 DRM_LIBS = $(shell pkg-config --libs libdrm)
+# What libnnp links: libdrm, and nettle for the rendezvous's HMAC-SHA256.
+LIBNNP_LIBS = $(shell pkg-config --libs libdrm nettle)
 
 SYSROOT := $(BUILD)/sysroot
 KREL_FILE := $(SYSROOT)/kernel-release
@@ -174,7 +176,7 @@ $(LIBNNP_SO): $(LIBNNP_OBJS) libnnp/libnnp.map
 	@mkdir -p $(OUT_LIB)
 	$(CC) $(LDFLAGS) -shared -Wl,-soname,libnnp.so.$(SOVERSION) \
 		-Wl,--version-script=libnnp/libnnp.map -Wl,-z,defs \
-		-o $@ $(LIBNNP_OBJS) $(DRM_LIBS)
+		-o $@ $(LIBNNP_OBJS) $(LIBNNP_LIBS)
 	ln -sf libnnp.so.$(VERSION) $(OUT_LIB)/libnnp.so.$(SOVERSION)
 	ln -sf libnnp.so.$(SOVERSION) $(OUT_LIB)/libnnp.so
 
@@ -329,13 +331,13 @@ $(FUZZ)/fuzz_ring_plan: tests/fuzz/fuzz_ring_plan.c libnnp/src/ring_plan.c libnn
 		$< libnnp/src/ring_plan.c
 
 # What libnnp reads from a rendezvous root, its ranks and their tables.
-FUZZ_BOOT_SRCS := libnnp/src/boot_msg.c libnnp/src/hmac_sha256.c libnnp/src/comm_plan.c \
+FUZZ_BOOT_SRCS := libnnp/src/boot_msg.c libnnp/src/comm_plan.c \
 	libnnp/src/ring_plan.c libnnp/src/log.c libnnp/src/errors.c
 $(FUZZ)/fuzz_bootstrap: tests/fuzz/fuzz_bootstrap.c tests/fuzz/fuzz_stream.h $(FUZZ_BOOT_SRCS) \
 		$(LIBNNP_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Ilibnnp/include -Ilibnnp/src -Ihw -o $@ \
-		$< $(FUZZ_BOOT_SRCS)
+		$< $(FUZZ_BOOT_SRCS) $(shell pkg-config --libs nettle)
 
 fuzz: $(FUZZERS)
 	bash tests/fuzz/run.sh $(FUZZ_TIME)
@@ -360,7 +362,7 @@ $(TESTDIR)/host/test_fw_lifetime $(TESTDIR)/host/test_fw_lend: CFLAGS_COMMON += 
 
 $(TESTDIR)/host/test_libnnp_%: tests/host/test_libnnp_%.c $(LIBNNP_A) $(LIBNNP_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) -DNNP_MAKE_VERSION='"$(VERSION)"' -Ilibnnp/include -Ilibnnp/src -Ihw -o $@ $< $(LIBNNP_A) $(DRM_LIBS) -lcmocka
+	$(CC) $(CFLAGS_COMMON) -DNNP_MAKE_VERSION='"$(VERSION)"' -Ilibnnp/include -Ilibnnp/src -Ihw -o $@ $< $(LIBNNP_A) $(LIBNNP_LIBS) -lcmocka
 
 # Guest tests use the kernel's kselftest harness: GNU C (statement
 # expressions), and its macros compare mixed signedness, leave a fixture

@@ -3,8 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <nettle/hmac.h>
+#include <nettle/memops.h>
+
 #include "boot_msg.h"
-#include "hmac_sha256.h"
+
+_Static_assert(NNP_BOOT_MAC_BYTES == SHA256_DIGEST_SIZE, "the MAC is HMAC-SHA256");
 
 size_t nnp_boot_in_part_end(size_t got)
 {
@@ -24,15 +28,23 @@ static void boot_mac(const struct nnp_boot_session *s, const char *label,
 		     const void *a, size_t len, const void *b, size_t blen,
 		     uint8_t mac[NNP_BOOT_MAC_BYTES])
 {
-	struct nnp_hmac m;
+	struct hmac_sha256_ctx m;
 
-	nnp_hmac_init(&m, s->secret, NNP_BOOTSTRAP_SECRET_BYTES);
-	nnp_hmac_update(&m, label, strlen(label) + 1);
-	nnp_hmac_update(&m, s->rank_nonce, sizeof(s->rank_nonce));
-	nnp_hmac_update(&m, s->root_nonce, sizeof(s->root_nonce));
-	nnp_hmac_update(&m, a, len);
-	nnp_hmac_update(&m, b, blen);
-	nnp_hmac_final(&m, mac);
+	hmac_sha256_set_key(&m, NNP_BOOTSTRAP_SECRET_BYTES, s->secret);
+	hmac_sha256_update(&m, strlen(label) + 1, (const uint8_t *)label);
+	hmac_sha256_update(&m, sizeof(s->rank_nonce), s->rank_nonce);
+	hmac_sha256_update(&m, sizeof(s->root_nonce), s->root_nonce);
+	if (len)	/* a root's proof covers no message */
+		hmac_sha256_update(&m, len, a);
+	if (blen)
+		hmac_sha256_update(&m, blen, b);
+	hmac_sha256_digest(&m, SHA256_DIGEST_SIZE, mac);
+}
+
+/* In time that does not depend on where two MACs differ. */
+static bool mac_equal(const uint8_t *a, const uint8_t *b)
+{
+	return memeql_sec(a, b, NNP_BOOT_MAC_BYTES);
 }
 
 void nnp_boot_prove_root(const struct nnp_boot_session *s,
@@ -48,7 +60,7 @@ bool nnp_boot_root_proven(struct nnp_boot_session *s,
 
 	memcpy(s->root_nonce, p->nonce, sizeof(s->root_nonce));
 	nnp_boot_prove_root(s, mac);
-	return nnp_mac_equal(mac, p->mac);
+	return mac_equal(mac, p->mac);
 }
 
 static void hello_mac(const struct nnp_boot_session *s,
@@ -87,7 +99,7 @@ bool nnp_boot_reply_sealed(const struct nnp_boot_session *s,
 	uint8_t mac[NNP_BOOT_MAC_BYTES];
 
 	reply_mac(s, r, table, n, mac);
-	return nnp_mac_equal(mac, r->mac);
+	return mac_equal(mac, r->mac);
 }
 
 static bool good_open(const struct nnp_boot_in *in)
@@ -102,7 +114,7 @@ static bool hello_sealed(const struct nnp_boot_session *s,
 	uint8_t mac[NNP_BOOT_MAC_BYTES];
 
 	hello_mac(s, h, mac);
-	return nnp_mac_equal(mac, h->mac);
+	return mac_equal(mac, h->mac);
 }
 
 enum nnp_boot_in_step nnp_boot_in_check(const struct nnp_boot_in *in,

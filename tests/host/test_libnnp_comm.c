@@ -27,7 +27,6 @@
 #include "boot_msg.h"
 #include "bootstrap.h"
 #include "comm.h"
-#include "hmac_sha256.h"
 #include "ring_plan.h"
 
 #define MAXN 16
@@ -1595,45 +1594,6 @@ static void test_rendezvous_replayed_answer(void **state)
 	unsetenv("NNP_COMM_TIMEOUT_S");
 }
 
-/* RFC 4231's HMAC-SHA256 test cases 1, 2 and 6 (a key over one block). */
-static void test_hmac_sha256(void **state)
-{
-	static const struct {
-		const char *key;	/* else @klen bytes of @fill */
-		uint8_t fill;
-		size_t klen;
-		const char *data, *mac;
-	} tc[] = {
-		{ NULL, 0x0b, 20, "Hi There",
-		  "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7" },
-		{ "Jefe", 0, 4, "what do ya want for nothing?",
-		  "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843" },
-		{ NULL, 0xaa, 131, "Test Using Larger Than Block-Size Key - Hash Key First",
-		  "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54" },
-	};
-	uint8_t key[131], mac[NNP_SHA256_BYTES];
-	char hex[2 * NNP_SHA256_BYTES + 1];
-	struct nnp_hmac m;
-	size_t i, k;
-
-	(void)state;
-	for (i = 0; i < sizeof(tc) / sizeof(tc[0]); i++) {
-		size_t len = strlen(tc[i].data);
-
-		memset(key, tc[i].fill, tc[i].klen);
-		if (tc[i].key)
-			memcpy(key, tc[i].key, tc[i].klen);
-		/* In two pieces: a MAC does not depend on how it is fed. */
-		nnp_hmac_init(&m, key, tc[i].klen);
-		nnp_hmac_update(&m, tc[i].data, len / 3);
-		nnp_hmac_update(&m, tc[i].data + len / 3, len - len / 3);
-		nnp_hmac_final(&m, mac);
-		for (k = 0; k < sizeof(mac); k++)
-			snprintf(hex + 2 * k, 3, "%02x", mac[k]);
-		assert_string_equal(hex, tc[i].mac);
-	}
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1663,7 +1623,6 @@ int main(void)
 		cmocka_unit_test(test_join_hostile_root),
 		cmocka_unit_test(test_join_impostor_root),
 		cmocka_unit_test(test_rendezvous_replayed_answer),
-		cmocka_unit_test(test_hmac_sha256),
 	};
 
 	srand((unsigned int)time(NULL) ^ (unsigned int)getpid());
