@@ -35,7 +35,7 @@ tap_check "without the driver the example says so and fails (exit 1)" sh -c \
 	 grep -qx 'status=1' '$tmp/out'"
 # shellcheck disable=SC2046
 if cc -std=c11 -Wall -Wextra -Werror -o "$tmp/static" "$root/examples/list_devices.c" \
-	$(pkg-config --cflags nnp) "$prefix/lib/$ma/libnnp.a" $(pkg-config --libs libdrm) &&
+	$(pkg-config --cflags nnp) "$prefix/lib/$ma/libnnp.a" $(pkg-config --libs libdrm nettle) &&
 	! readelf -d "$tmp/static" | grep -q libnnp &&
 	{ "$tmp/static" >"$tmp/static.out" 2>&1; test $? = 1; } &&
 	grep -q "^no nnp devices: nnp driver not loaded" "$tmp/static.out"; then
