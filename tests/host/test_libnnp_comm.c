@@ -723,6 +723,30 @@ static nnp_unique_id_t wrong_secret(const nnp_unique_id_t *id)
 }
 
 /*
+ * Against the root of job @j, a raw rank holding @secret (not the job's):
+ * the root's proof does not pass under it, and a hello sealed with it
+ * after the open is dropped unanswered.
+ */
+static void assert_secret_refused(const struct nnp_job_id *j,
+				  const uint8_t *secret)
+{
+	struct hello_msg in = hello_of(1, 666);
+	struct timeval tv = { .tv_sec = 3 };
+	struct nnp_boot_session s;
+	uint8_t byte;
+	int fd;
+
+	fd = dial(&j->root);
+	assert_true(fd >= 0);
+	assert_false(raw_open(fd, secret, 0x22, &s));
+	nnp_boot_seal_hello(&s, &in.hello);
+	assert_int_equal(send(fd, &in, sizeof(in), MSG_NOSIGNAL), sizeof(in));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	assert_int_equal(recv(fd, &byte, 1, 0), 0);	/* closed, unanswered */
+	close(fd);
+}
+
+/*
  * A stranger with the wrong secret gets nowhere, and the job goes on: as
  * a rank, it leaves the root, whose proof is not under its secret, with
  * NNP_ERROR_IO; its hello sealed with that secret after a good open is
@@ -731,15 +755,10 @@ static nnp_unique_id_t wrong_secret(const nnp_unique_id_t *id)
 static void test_rendezvous_wrong_secret(void **state)
 {
 	const int ranks[2] = { 0, 1 };
-	struct hello_msg in = hello_of(1, 666);
-	struct timeval tv = { .tv_sec = 3 };
 	char want[256], where[NNP_SOCKADDR_TEXT];
 	struct rank_thread rt[2];
-	struct nnp_boot_session s;
 	struct nnp_job_id j, bj;
 	nnp_unique_id_t id, bad;
-	uint8_t byte;
-	int fd;
 
 	(void)state;
 	unsetenv("NNP_COMM_ID");
@@ -753,17 +772,41 @@ static void test_rendezvous_wrong_secret(void **state)
 		 "rank 0: the rendezvous at %s did not prove it holds the job's secret, so it is not the job's root (another job's secret, or an impostor)",
 		 nnp_sockaddr_text(&j.root, where));
 	assert_string_equal(nnp_get_last_error(), want);
-	fd = dial(&j.root);
-	assert_true(fd >= 0);
-	assert_false(raw_open(fd, bj.secret, 0x22, &s));
-	nnp_boot_seal_hello(&s, &in.hello);
-	assert_int_equal(send(fd, &in, sizeof(in), MSG_NOSIGNAL), sizeof(in));
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	assert_int_equal(recv(fd, &byte, 1, 0), 0);	/* closed, unanswered */
-	close(fd);
+	assert_secret_refused(&j, bj.secret);
 	join_all(&id, 2, ranks, 2, rt);
 	assert_job_ok(rt, 2);
 	unsetenv("NNP_COMM_TIMEOUT_S");
+}
+
+/*
+ * A secret wrong only in the top bit of any one byte, or in any one bit of
+ * one byte, is refused both ways: a MAC or a comparison that skipped a
+ * byte, or a bit of each, would let one through.
+ */
+static void test_rendezvous_secret_every_byte_and_bit(void **state)
+{
+	const int ranks[2] = { 0, 1 };
+	uint8_t bad[NNP_BOOTSTRAP_SECRET_BYTES];
+	struct rank_thread rt[2];
+	struct nnp_job_id j;
+	nnp_unique_id_t id;
+	unsigned int i;
+
+	(void)state;
+	unsetenv("NNP_COMM_ID");
+	assert_int_equal(nnp_bootstrap_new_id(&id), NNP_SUCCESS);
+	memcpy(&j, id.internal, sizeof(j));
+	for (i = 0; i < NNP_BOOTSTRAP_SECRET_BYTES + 8; i++) {
+		memcpy(bad, j.secret, sizeof(bad));
+		if (i < NNP_BOOTSTRAP_SECRET_BYTES)
+			bad[i] ^= 0x80;
+		else
+			bad[NNP_BOOTSTRAP_SECRET_BYTES / 2] ^=
+				(uint8_t)(1u << (i - NNP_BOOTSTRAP_SECRET_BYTES));
+		assert_secret_refused(&j, bad);
+	}
+	join_all(&id, 2, ranks, 2, rt);
+	assert_job_ok(rt, 2);
 }
 
 /* nnp_bootstrap_new_id(), and what it printed on stderr in @err. */
@@ -1611,6 +1654,7 @@ int main(void)
 		cmocka_unit_test(test_rendezvous_idle_stranger),
 		cmocka_unit_test(test_rendezvous_bad_hellos),
 		cmocka_unit_test(test_rendezvous_wrong_secret),
+		cmocka_unit_test(test_rendezvous_secret_every_byte_and_bit),
 		cmocka_unit_test(test_rendezvous_comm_id_secret),
 		cmocka_unit_test(test_rendezvous_oversized),
 		cmocka_unit_test(test_rendezvous_bound_address),
