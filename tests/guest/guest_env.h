@@ -12,9 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <nnp/nnp.h>
+#include <nnp_accel.h>
 
 static inline uint64_t guest_env_u64(const char *name)
 {
@@ -92,6 +94,26 @@ static inline long status_kb(const char *key)
 			kb = strtol(line + n + 1, NULL, 10);
 	fclose(f);
 	return kb;
+}
+
+/* DRM_IOCTL_NNP_BO_CREATE on @fd: 0 or -errno; the answer in @out if given. */
+static inline int guest_bo_create(int fd, uint32_t flags, uint64_t size,
+				  struct drm_nnp_bo_create *out)
+{
+	struct drm_nnp_bo_create c = { .size = size, .flags = flags };
+	int ret = ioctl(fd, DRM_IOCTL_NNP_BO_CREATE, &c) ? -errno : 0;
+
+	if (out)
+		*out = c;
+	return ret;
+}
+
+/* DRM_IOCTL_GEM_CLOSE of @handle: 0 or -errno. */
+static inline int guest_gem_close(int fd, uint32_t handle)
+{
+	struct drm_gem_close c = { .handle = handle };
+
+	return ioctl(fd, DRM_IOCTL_GEM_CLOSE, &c) ? -errno : 0;
 }
 
 #endif /* NNP_GUEST_ENV_H */

@@ -42,18 +42,6 @@ static int xioctl(int fd, unsigned long req, void *arg)
 	return ioctl(fd, req, arg) ? -errno : 0;
 }
 
-/* A file of its own on device @index: a context of its own. */
-static int bo_create(int fd, uint32_t flags, uint64_t size,
-		     struct drm_nnp_bo_create *out)
-{
-	struct drm_nnp_bo_create c = { .size = size, .flags = flags };
-	int ret = xioctl(fd, DRM_IOCTL_NNP_BO_CREATE, &c);
-
-	if (out)
-		*out = c;
-	return ret;
-}
-
 static int userptr(int fd, const void *p, uint64_t size, uint32_t *handle)
 {
 	struct drm_nnp_bo_userptr u = { .user_ptr = (uintptr_t)p, .size = size };
@@ -62,13 +50,6 @@ static int userptr(int fd, const void *p, uint64_t size, uint32_t *handle)
 	if (handle)
 		*handle = u.handle;
 	return ret;
-}
-
-static int gem_close(int fd, uint32_t handle)
-{
-	struct drm_gem_close c = { .handle = handle };
-
-	return xioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
 }
 
 static uint64_t mem_objects(int fd)
@@ -163,7 +144,7 @@ TEST(userptr_pins_count_against_memlock)
 	/* One byte more is a page more. */
 	EXPECT_EQ(-ENOMEM, userptr(fd, buf + MiB, 1, NULL));
 	/* Unaligned, 1 MiB touches 257 pages. */
-	ASSERT_EQ(0, gem_close(fd, h));
+	ASSERT_EQ(0, guest_gem_close(fd, h));
 	EXPECT_EQ(0, status_kb("VmPin"));
 	EXPECT_EQ(-ENOMEM, userptr(fd, buf + 100, MiB, NULL));
 	EXPECT_EQ(0, status_kb("VmPin"));
@@ -175,7 +156,7 @@ TEST(userptr_pins_count_against_memlock)
 	EXPECT_EQ(0, status_kb("VmPin"));
 	ASSERT_EQ(0, userptr(fd2, buf + MiB, MiB, &h2));
 	EXPECT_EQ(1024, status_kb("VmPin"));
-	ASSERT_EQ(0, gem_close(fd2, h2));
+	ASSERT_EQ(0, guest_gem_close(fd2, h2));
 	close(fd2);
 	munmap(buf, 4 * MiB);
 }
@@ -271,16 +252,16 @@ TEST(host_objects_charged_to_memcg)
 
 	/* 4 MiB of pages is charged here, page arrays and all. */
 	before = read_u64(TEST_CGROUP "/memory.current", NULL);
-	EXPECT_EQ(0, bo_create(fd, DRM_NNP_BO_HOST, 4 * MiB, &c));
+	EXPECT_EQ(0, guest_bo_create(fd, DRM_NNP_BO_HOST, 4 * MiB, &c));
 	after = read_u64(TEST_CGROUP "/memory.current", NULL);
 	EXPECT_LE(before + 4 * MiB, after);
 	EXPECT_GT(before + 5 * MiB, after);
-	EXPECT_EQ(0, gem_close(fd, c.handle));
+	EXPECT_EQ(0, guest_gem_close(fd, c.handle));
 
 	/* Past the cgroup's limit: ENOMEM, not the OOM killer. */
-	ASSERT_EQ(-ENOMEM, bo_create(fd, DRM_NNP_BO_HOST, 32 * MiB, NULL));
+	ASSERT_EQ(-ENOMEM, guest_bo_create(fd, DRM_NNP_BO_HOST, 32 * MiB, NULL));
 	/* The largest host object is refused the same way. */
-	EXPECT_EQ(-ENOMEM, bo_create(fd, DRM_NNP_BO_HOST, HOST_MAX, NULL));
+	EXPECT_EQ(-ENOMEM, guest_bo_create(fd, DRM_NNP_BO_HOST, HOST_MAX, NULL));
 	EXPECT_EQ(0, read_u64(TEST_CGROUP "/memory.events", "oom_kill"));
 	/* The pages were given back (slab pages may linger a little). */
 	EXPECT_GT(before + MiB, read_u64(TEST_CGROUP "/memory.current", NULL));
@@ -300,9 +281,9 @@ TEST(largest_documented_sizes)
 
 	ASSERT_GE(fd, 0);
 	/* All of device memory is one object; a byte more is too big. */
-	ASSERT_EQ(0, bo_create(fd, DRM_NNP_BO_DEVICE, GUEST_MEM_SIZE, &c));
-	EXPECT_EQ(0, gem_close(fd, c.handle));
-	EXPECT_EQ(-E2BIG, bo_create(fd, DRM_NNP_BO_DEVICE, GUEST_MEM_SIZE + 1, NULL));
+	ASSERT_EQ(0, guest_bo_create(fd, DRM_NNP_BO_DEVICE, GUEST_MEM_SIZE, &c));
+	EXPECT_EQ(0, guest_gem_close(fd, c.handle));
+	EXPECT_EQ(-E2BIG, guest_bo_create(fd, DRM_NNP_BO_DEVICE, GUEST_MEM_SIZE + 1, NULL));
 
 	/* User objects: the pages the range touches, 2 GiB at most. */
 	va = mmap(NULL, HOST_MAX + 2 * 4096, PROT_NONE,
@@ -313,8 +294,8 @@ TEST(largest_documented_sizes)
 	EXPECT_EQ(-E2BIG, userptr(fd, va + 4095, HOST_MAX - 4094, NULL));
 
 	/* Host objects: 2 GiB at most (the OOM-safe refusal is above). */
-	EXPECT_EQ(-E2BIG, bo_create(fd, DRM_NNP_BO_HOST, HOST_MAX + 1, NULL));
-	EXPECT_EQ(-E2BIG, bo_create(fd, DRM_NNP_BO_HOST, 4 * GiB, NULL));
+	EXPECT_EQ(-E2BIG, guest_bo_create(fd, DRM_NNP_BO_HOST, HOST_MAX + 1, NULL));
+	EXPECT_EQ(-E2BIG, guest_bo_create(fd, DRM_NNP_BO_HOST, 4 * GiB, NULL));
 
 	/* The deepest queue's rings (2.5 MiB) are allocated; deeper is refused. */
 	ASSERT_EQ(0, xioctl(fd, DRM_IOCTL_NNP_QUEUE_CREATE, &q));
@@ -344,22 +325,22 @@ TEST(keys_capped_per_file)
 	ASSERT_GE(fd, 0);
 	ASSERT_GE(other, 0);
 	for (i = 0; i < cap; i++)
-		ASSERT_EQ(0, bo_create(fd, DRM_NNP_BO_HOST, 4096, &last));
-	EXPECT_EQ(-EMFILE, bo_create(fd, DRM_NNP_BO_HOST, 4096, NULL));
-	EXPECT_EQ(-EMFILE, bo_create(fd, DRM_NNP_BO_DEVICE, 4096, NULL));
+		ASSERT_EQ(0, guest_bo_create(fd, DRM_NNP_BO_HOST, 4096, &last));
+	EXPECT_EQ(-EMFILE, guest_bo_create(fd, DRM_NNP_BO_HOST, 4096, NULL));
+	EXPECT_EQ(-EMFILE, guest_bo_create(fd, DRM_NNP_BO_DEVICE, 4096, NULL));
 	EXPECT_EQ(-EMFILE, userptr(fd, page, sizeof(page), NULL));
 	/* Another file has its own. */
-	EXPECT_EQ(0, bo_create(other, DRM_NNP_BO_HOST, 4096, NULL));
+	EXPECT_EQ(0, guest_bo_create(other, DRM_NNP_BO_HOST, 4096, NULL));
 
 	/* An object still mapped holds its key after its handle is closed. */
 	map = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 		   last.mmap_offset);
 	ASSERT_NE(MAP_FAILED, map);
-	ASSERT_EQ(0, gem_close(fd, last.handle));
-	EXPECT_EQ(-EMFILE, bo_create(fd, DRM_NNP_BO_HOST, 4096, NULL));
+	ASSERT_EQ(0, guest_gem_close(fd, last.handle));
+	EXPECT_EQ(-EMFILE, guest_bo_create(fd, DRM_NNP_BO_HOST, 4096, NULL));
 	munmap(map, 4096);
-	EXPECT_EQ(0, bo_create(fd, DRM_NNP_BO_HOST, 4096, &c));
-	EXPECT_EQ(-EMFILE, bo_create(fd, DRM_NNP_BO_HOST, 4096, NULL));
+	EXPECT_EQ(0, guest_bo_create(fd, DRM_NNP_BO_HOST, 4096, &c));
+	EXPECT_EQ(-EMFILE, guest_bo_create(fd, DRM_NNP_BO_HOST, 4096, NULL));
 	close(other);
 	close(fd);
 }
@@ -388,7 +369,7 @@ TEST(device_memory_zero_after_unbind_with_open_file)
 	ASSERT_NE(0, addr[0]);
 	fd = guest_open_fd(GUEST_CHIPS - 1);
 	ASSERT_GE(fd, 0);
-	ASSERT_EQ(0, bo_create(fd, DRM_NNP_BO_DEVICE, size, &c));
+	ASSERT_EQ(0, guest_bo_create(fd, DRM_NNP_BO_DEVICE, size, &c));
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 		 c.mmap_offset);
 	ASSERT_NE(MAP_FAILED, p);
@@ -403,7 +384,7 @@ TEST(device_memory_zero_after_unbind_with_open_file)
 
 	fd = guest_open_fd(GUEST_CHIPS - 1);
 	ASSERT_GE(fd, 0);
-	ASSERT_EQ(0, bo_create(fd, DRM_NNP_BO_DEVICE, size, &c));
+	ASSERT_EQ(0, guest_bo_create(fd, DRM_NNP_BO_DEVICE, size, &c));
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 		 c.mmap_offset);
 	ASSERT_NE(MAP_FAILED, p);
@@ -446,7 +427,7 @@ TEST(dmabuf_of_device_memory_dies_with_its_binding)
 	ASSERT_NE(0, addr[0]);
 	fd = guest_open_fd(GUEST_CHIPS - 1);
 	ASSERT_GE(fd, 0);
-	ASSERT_EQ(0, bo_create(fd, DRM_NNP_BO_DEVICE, MiB, &c));
+	ASSERT_EQ(0, guest_bo_create(fd, DRM_NNP_BO_DEVICE, MiB, &c));
 	ph.handle = c.handle;
 	ASSERT_EQ(0, xioctl(fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph));
 	buf = ph.fd;
@@ -473,7 +454,7 @@ TEST(dmabuf_of_device_memory_dies_with_its_binding)
 	/* The same range of BAR2 now holds a new binding's object. */
 	fd = guest_open_fd(GUEST_CHIPS - 1);
 	ASSERT_GE(fd, 0);
-	ASSERT_EQ(0, bo_create(fd, DRM_NNP_BO_DEVICE, MiB, &c));
+	ASSERT_EQ(0, guest_bo_create(fd, DRM_NNP_BO_DEVICE, MiB, &c));
 	p = mmap(NULL, MiB, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 		 c.mmap_offset);
 	ASSERT_NE(MAP_FAILED, p);
@@ -551,7 +532,7 @@ TEST(unreleased_key_leaked_without_warning)
 	/* The new binding has all of the memory, and its admin queue. */
 	fd = guest_open_fd(GUEST_CHIPS - 1);
 	ASSERT_GE(fd, 0);
-	EXPECT_EQ(0, bo_create(fd, DRM_NNP_BO_DEVICE, GUEST_MEM_SIZE, NULL));
+	EXPECT_EQ(0, guest_bo_create(fd, DRM_NNP_BO_DEVICE, GUEST_MEM_SIZE, NULL));
 	close(fd);
 }
 
