@@ -108,7 +108,10 @@ struct nnp_file {
 	struct kref ref;
 	struct nnp_device *ndev;
 	u32 ctx;
-	/* The user it is charged to; opened with CAP_SYS_RESOURCE: no limits. */
+	/*
+	 * The user it is charged to, for as long as the file or one of its
+	 * memory objects lives; opened with CAP_SYS_RESOURCE: no limits.
+	 */
 	struct nnp_user *user;
 	bool unlimited;
 	/* Memory keys this file's objects hold: max_keys_per_file at most. */
@@ -189,11 +192,13 @@ void nnp_reset_fini(struct nnp_device *ndev);
 int nnp_reset(struct nnp_device *ndev, u32 reason);
 const char *nnp_reset_reason_name(u32 reason);
 
-/* nnp_limits.c: what one user may hold of each device-wide table. */
+/* nnp_limits.c: what one user may hold of each device-wide resource. */
 enum nnp_limit {
 	NNP_LIMIT_CONTEXTS,
 	NNP_LIMIT_QUEUES,
 	NNP_LIMIT_COMMS,
+	NNP_LIMIT_KEYS,
+	NNP_LIMIT_DEVICE_MEM,	/* in bytes */
 	NNP_LIMIT_COUNT
 };
 
@@ -201,6 +206,8 @@ int nnp_user_open(struct nnp_file *nf);
 void nnp_user_close(struct nnp_file *nf);
 int nnp_user_charge(struct nnp_file *nf, enum nnp_limit what);
 void nnp_user_uncharge(struct nnp_file *nf, enum nnp_limit what);
+int nnp_user_charge_n(struct nnp_file *nf, enum nnp_limit what, u64 n);
+void nnp_user_uncharge_n(struct nnp_file *nf, enum nnp_limit what, u64 n);
 
 /* nnp_comm.c */
 int nnp_ioctl_comm_create(struct drm_device *drm, void *data,

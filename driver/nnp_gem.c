@@ -10,8 +10,10 @@
  * firmware answers only after every command using it has finished.
  *
  * What an object costs is charged to whoever made it: pinned user pages to
- * the caller's RLIMIT_MEMLOCK, host pages to its memory cgroup, and its key
- * to the file's max_keys_per_file, since the device's key table is shared.
+ * the caller's RLIMIT_MEMLOCK, host pages to its memory cgroup, its key to
+ * the file's max_keys_per_file and the user's max_keys_per_user, and device
+ * memory to the user's max_device_mem_per_user (nnp_limits.c), since the
+ * device's key table and memory are shared.
  */
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
@@ -135,6 +137,7 @@ void nnp_bo_destroy(struct nnp_bo *bo)
 
 	if (bo->owner) {
 		atomic_dec(&bo->owner->keys);
+		nnp_user_uncharge(bo->owner, NNP_LIMIT_KEYS);
 		nnp_file_put(bo->owner);
 	}
 	atomic64_dec(&ndev->mem_objects);
@@ -258,14 +261,22 @@ int nnp_bo_allow(struct nnp_bo *bo, struct drm_file *file, u64 *mmap_offset)
 }
 
 /*
- * Count @bo's key against @nf's max_keys_per_file: the device's key table
- * is shared by every process, so one file must not take all of it.
+ * Count @bo's key against @nf's max_keys_per_file and its user's
+ * max_keys_per_user: the device's key table is shared by every process,
+ * so neither one file nor one user must take all of it.
  */
 int nnp_bo_charge_key(struct nnp_bo *bo, struct nnp_file *nf)
 {
+	int ret;
+
 	if (atomic_inc_return(&nf->keys) > READ_ONCE(nnp_max_keys_per_file)) {
 		atomic_dec(&nf->keys);
 		return -EMFILE;
+	}
+	ret = nnp_user_charge(nf, NNP_LIMIT_KEYS);
+	if (ret) {
+		atomic_dec(&nf->keys);
+		return ret;
 	}
 	kref_get(&nf->ref);
 	bo->owner = nf;

@@ -33,6 +33,8 @@ static void nnp_device_bo_free(struct drm_gem_object *obj)
 		ndev->mem_used -= bo->node.size;
 		drm_mm_remove_node(&bo->node);
 		mutex_unlock(&ndev->mm_lock);
+		nnp_user_uncharge_n(bo->owner, NNP_LIMIT_DEVICE_MEM,
+				    obj->size);
 	}
 	nnp_bo_destroy(bo);
 }
@@ -91,13 +93,19 @@ struct nnp_bo *nnp_bo_create_device(struct nnp_device *ndev,
 	ret = nnp_bo_charge_key(bo, nf);
 	if (ret)
 		goto err;
+	/* The user's share first: a user at it gets EDQUOT, not ENOSPC. */
+	ret = nnp_user_charge_n(nf, NNP_LIMIT_DEVICE_MEM, size);
+	if (ret)
+		goto err;
 	mutex_lock(&ndev->mm_lock);
 	ret = drm_mm_insert_node(&ndev->mm, &bo->node, size);
 	if (!ret)
 		ndev->mem_used += bo->node.size;
 	mutex_unlock(&ndev->mm_lock);
-	if (ret)
+	if (ret) {
+		nnp_user_uncharge_n(nf, NNP_LIMIT_DEVICE_MEM, size);
 		goto err;
+	}
 	a.dev_base = cpu_to_le64(bo->node.start);
 	ret = nnp_bo_register(ndev, bo, nf->ctx, &a, 0, 0);
 	if (ret)

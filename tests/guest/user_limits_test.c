@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Per-user limits of the device-wide tables: an unprivileged user gets at
- * most max_{contexts,queues,comms}_per_user of each (EDQUOT past them),
+ * most max_{contexts,queues,comms,keys}_per_user of each and
+ * max_device_mem_per_user percent of device memory (EDQUOT past them),
  * gets them back when it lets go, and cannot lock another user or root
  * out of the device.
  */
@@ -12,12 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <nnp_accel.h>
 
+#include "guest_env.h"
 #include "kselftest_harness.h"
 
 #define NODE	"/dev/accel/accel0"
@@ -247,6 +250,301 @@ TEST_F(limits, a_user_at_its_limits_locks_nobody_out)
 		close(fds[i]);
 	kill(hog, SIGKILL);
 	waitpid(hog, NULL, 0);
+}
+
+/* ---- memory keys and device memory ---- */
+
+#define KEYS_PER_USER	1024	/* the default: 4 users' worth of the 4096 */
+#define MEM_PERCENT	25
+#define PAGE		4096u
+
+/* MAX_DEVICE_MEM_PER_USER percent of @fd's device memory, in whole pages. */
+static uint64_t mem_share(int fd)
+{
+	struct drm_nnp_device_info di = { 0 };
+	struct drm_nnp_query q = {
+		.query = DRM_NNP_QUERY_DEVICE_INFO, .size = sizeof(di),
+		.data = (uintptr_t)&di,
+	};
+
+	if (xioctl(fd, DRM_IOCTL_NNP_QUERY, &q))
+		return 0;
+	return di.mem_size * MEM_PERCENT / 100 / PAGE * PAGE;
+}
+
+/*
+ * A child that holds what it made while the parent checks others: it
+ * reports a code (0: all well so far) with hold(), then waits until the
+ * parent lets it go on.
+ */
+struct held {
+	pid_t pid;
+	int go;
+};
+
+static int report_fd = -1, go_fd = -1;	/* the child's ends */
+
+static int hold(int code)
+{
+	char c;
+
+	if (write(report_fd, &code, sizeof(code)) != sizeof(code) ||
+	    read(go_fd, &c, 1) < 0)
+		return 99;
+	return code;
+}
+
+/* Run @fn as @uid in a held child: its code, or -1 if it reported none. */
+static int held_start(struct held *h, uid_t uid, int (*fn)(void))
+{
+	int report[2], go[2], code = -1;
+
+	if (pipe(report) || pipe(go))
+		return -1;
+	h->pid = fork();
+	if (h->pid == 0) {
+		close(report[0]);
+		close(go[1]);
+		report_fd = report[1];
+		go_fd = go[0];
+		if (setgid(uid) || setuid(uid))
+			_exit(100);
+		_exit(fn());
+	}
+	close(report[1]);
+	close(go[0]);
+	h->go = go[1];
+	if (h->pid < 0 || read(report[0], &code, sizeof(code)) != sizeof(code))
+		code = -1;
+	close(report[0]);
+	return code;
+}
+
+/* Let the child go on (its read sees the end of the pipe): its status. */
+static int held_finish(struct held *h)
+{
+	int status;
+
+	close(h->go);
+	if (h->pid < 0 || waitpid(h->pid, &status, 0) != h->pid ||
+	    !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * Take every key there is: as many files as the user may open, objects in
+ * each until it is full (EMFILE). With a share per user, the user has
+ * KEYS_PER_USER of them, then EDQUOT.
+ */
+static int takes_every_key(void)
+{
+	int fd, i, n = 0, ret = -EMFILE;
+
+	for (i = 0; i < 8 && ret == -EMFILE; i++) {
+		fd = dev_open();
+		if (fd < 0)
+			return hold(1);
+		while (!(ret = guest_bo_create(fd, DRM_NNP_BO_HOST, PAGE, NULL)))
+			n++;
+	}
+	fprintf(stderr, "# uid %d: %d keys, then %s\n", (int)getuid(), n,
+		strerror(-ret));
+	if (n != KEYS_PER_USER)
+		return hold(2);
+	return hold(ret == -EDQUOT ? 0 : 3);
+}
+
+static int makes_an_object(void)
+{
+	int fd = dev_open();
+
+	if (fd < 0)
+		return 1;
+	return guest_bo_create(fd, DRM_NNP_BO_HOST, PAGE, NULL) ? 2 : 0;
+}
+
+/* The cap is the user's over all its files; a key freed can be had again. */
+static int keys_are_limited(void)
+{
+	int a = dev_open(), b = dev_open(), i;
+	struct drm_nnp_bo_create c[3];
+	void *map;
+
+	if (a < 0 || b < 0)
+		return 1;
+	for (i = 0; i < 3; i++)
+		if (guest_bo_create(a, DRM_NNP_BO_HOST, PAGE, &c[i]))
+			return 2;
+	if (guest_bo_create(b, DRM_NNP_BO_DEVICE, PAGE, NULL))
+		return 3;
+	if (guest_bo_create(a, DRM_NNP_BO_HOST, PAGE, NULL) != -EDQUOT ||
+	    guest_bo_create(b, DRM_NNP_BO_DEVICE, PAGE, NULL) != -EDQUOT)
+		return 4;
+	if (guest_gem_close(a, c[0].handle) || guest_bo_create(b, DRM_NNP_BO_HOST, PAGE, NULL))
+		return 5;
+	if (guest_bo_create(a, DRM_NNP_BO_HOST, PAGE, NULL) != -EDQUOT)
+		return 6;
+	/* An object still mapped holds its key until unmapped. */
+	map = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, a, c[1].mmap_offset);
+	if (map == MAP_FAILED || guest_gem_close(a, c[1].handle))
+		return 7;
+	if (guest_bo_create(a, DRM_NNP_BO_HOST, PAGE, NULL) != -EDQUOT)
+		return 8;
+	munmap(map, PAGE);
+	if (guest_bo_create(a, DRM_NNP_BO_HOST, PAGE, NULL))
+		return 9;
+	/* A closed file gives its two keys back. */
+	close(b);
+	if (guest_bo_create(a, DRM_NNP_BO_HOST, PAGE, NULL) ||
+	    guest_bo_create(a, DRM_NNP_BO_DEVICE, PAGE, NULL))
+		return 10;
+	return guest_bo_create(a, DRM_NNP_BO_HOST, PAGE, NULL) == -EDQUOT ? 0 : 11;
+}
+
+/* Exactly its share of device memory; host memory is not counted. */
+static int fills_its_share(void)
+{
+	int fd = dev_open();
+	struct drm_nnp_bo_create big;
+	uint64_t share;
+
+	if (fd < 0)
+		return hold(1);
+	share = mem_share(fd);
+	if (!share || guest_bo_create(fd, DRM_NNP_BO_DEVICE, share - PAGE, &big))
+		return hold(2);
+	if (guest_bo_create(fd, DRM_NNP_BO_DEVICE, 2 * PAGE, NULL) != -EDQUOT)
+		return hold(3);
+	if (guest_bo_create(fd, DRM_NNP_BO_DEVICE, PAGE, NULL))
+		return hold(4);
+	if (guest_bo_create(fd, DRM_NNP_BO_DEVICE, 1, NULL) != -EDQUOT)
+		return hold(5);
+	if (guest_bo_create(fd, DRM_NNP_BO_HOST, PAGE, NULL))
+		return hold(6);
+	if (hold(0))
+		return 99;
+	/* Freed memory can be had again, to the byte; a closed file's too. */
+	if (guest_gem_close(fd, big.handle) ||
+	    guest_bo_create(fd, DRM_NNP_BO_DEVICE, share - PAGE, NULL))
+		return 7;
+	if (guest_bo_create(fd, DRM_NNP_BO_DEVICE, PAGE, NULL) != -EDQUOT)
+		return 8;
+	close(fd);
+	fd = dev_open();
+	if (fd < 0 || guest_bo_create(fd, DRM_NNP_BO_DEVICE, share, NULL))
+		return 9;
+	return 0;
+}
+
+/* Another user's share is its own. */
+static int takes_its_share(void)
+{
+	int fd = dev_open();
+	uint64_t share = fd < 0 ? 0 : mem_share(fd);
+
+	if (!share || guest_bo_create(fd, DRM_NNP_BO_DEVICE, share, NULL))
+		return 1;
+	return guest_bo_create(fd, DRM_NNP_BO_DEVICE, PAGE, NULL) == -EDQUOT ? 0 : 2;
+}
+
+/*
+ * Holds its share in a file a reset takes: the share stays taken while the
+ * lost file's object lives (its range of BAR2 does), and comes back with it.
+ */
+static int share_lost_to_a_reset(void)
+{
+	int lost = dev_open(), fd;
+	uint64_t share = lost < 0 ? 0 : mem_share(lost);
+
+	if (!share || guest_bo_create(lost, DRM_NNP_BO_DEVICE, share, NULL))
+		return hold(1);
+	if (hold(0))
+		return 99;
+	fd = dev_open();
+	if (fd < 0 || guest_bo_create(fd, DRM_NNP_BO_DEVICE, PAGE, NULL) != -EDQUOT)
+		return 2;
+	close(lost);
+	return guest_bo_create(fd, DRM_NNP_BO_DEVICE, share, NULL) ? 3 : 0;
+}
+
+FIXTURE(shares) {
+	unsigned int old[3];
+	mode_t mode;
+};
+
+static const char *const share_names[] = {
+	"max_contexts_per_user", "max_keys_per_user", "max_device_mem_per_user",
+};
+
+FIXTURE_SETUP(shares)
+{
+	static const unsigned int set[] = { 8, KEYS_PER_USER, MEM_PERCENT };
+	struct stat st;
+	int i;
+
+	ASSERT_EQ(0, stat(NODE, &st));
+	self->mode = st.st_mode & 07777;
+	ASSERT_EQ(0, chmod(NODE, 0666));
+	/* Not asserted: without them, the tests show what a user can take. */
+	for (i = 0; i < 3; i++)
+		self->old[i] = param(share_names[i], set[i]);
+}
+
+FIXTURE_TEARDOWN(shares)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (self->old[i])
+			param(share_names[i], self->old[i]);
+	chmod(NODE, self->mode);
+}
+
+/* One user takes all the keys it can: others, and root, still get some. */
+TEST_F(shares, keys_one_user_cannot_take_all)
+{
+	struct held hog;
+	int fd = dev_open();
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, held_start(&hog, NOBODY, takes_every_key));
+	EXPECT_EQ(0, as_user(NOBODY - 1, makes_an_object));
+	EXPECT_EQ(0, guest_bo_create(fd, DRM_NNP_BO_HOST, PAGE, NULL));
+	EXPECT_EQ(0, held_finish(&hog));
+	close(fd);
+}
+
+TEST_F(shares, keys_per_user_over_all_its_files)
+{
+	param("max_keys_per_user", 4);
+	EXPECT_EQ(0, as_user(NOBODY, keys_are_limited));
+}
+
+/* At its share of device memory, a user leaves the rest to the others. */
+TEST_F(shares, device_memory_per_user)
+{
+	struct held full;
+	int fd = dev_open();
+	uint64_t share = fd < 0 ? 0 : mem_share(fd);
+
+	ASSERT_NE(0, share);
+	EXPECT_EQ(0, held_start(&full, NOBODY, fills_its_share));
+	EXPECT_EQ(0, as_user(NOBODY - 1, takes_its_share));
+	/* Root is held to no share. */
+	EXPECT_EQ(0, guest_bo_create(fd, DRM_NNP_BO_DEVICE, share + PAGE, NULL));
+	EXPECT_EQ(0, held_finish(&full));
+	close(fd);
+}
+
+TEST_F(shares, device_memory_given_back_after_a_reset)
+{
+	struct held user;
+
+	ASSERT_EQ(0, held_start(&user, NOBODY, share_lost_to_a_reset));
+	EXPECT_EQ(0, write_str("/sys/class/accel/accel0/device/reset_device",
+			       "1"));
+	EXPECT_EQ(0, held_finish(&user));
 }
 
 TEST_HARNESS_MAIN
