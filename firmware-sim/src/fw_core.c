@@ -395,6 +395,7 @@ void nnp_fw_run(struct nnp_fw *fw)
 	/* Booted again: its links train and come back up. */
 	if (run_timers(fw))
 		nnp_fw_faults_revive(fw);
+	nnp_fw_icl_sweep(fw);
 	nnp_fw_aq_process(fw);
 }
 

@@ -25,21 +25,26 @@
  * would never take from that port (a collective's, off its ring) is
  * dropped and counted. One whose epoch no communicator here has yet is
  * kept, as its receiver may not have made its communicator yet, for as
- * long as no arrival needs its room; past the device's default timeout
- * (cfg.coll_timeout_ms, whatever the communicators' own) an arrival that
- * finds the port full drops it, and the job's other packets there, and
- * counts them. A rank of one job may be slow to make its communicator
- * after the rendezvous answer (seconds, loading its data on a debug
- * kernel), and the port's room it holds is every job's, so no one job's
- * timeout may stretch it past others' need.
+ * long as no one needs its room; past the device's default timeout
+ * (cfg.coll_timeout_ms, whatever the communicators' own) it is dropped,
+ * with the job's other packets there, and counted, by an arrival that
+ * finds the port full or by the firmware's timed work once the port is
+ * short of room (nnp_fw_icl_sweep()): a remote sender waiting for credits
+ * sends nothing that would push it out. A rank of one job may be slow to
+ * make its communicator after the rendezvous answer (seconds, loading its
+ * data on a debug kernel), and the port's room it holds is every job's,
+ * so no one job's timeout may stretch it past others' need.
  *
- * A port holds at most NNP_FW_PORT_RX_BYTES and NNP_FW_PORT_RX_PACKETS.
- * An in-process sender finding its peer full waits (parked, see
- * nnp_fw_op) until the receiver takes a packet: credits. A remote sender
- * counts credits the peer gives back (fw_icl_credit.c) when both ends
- * offered them; without, past the bound packets are dropped and counted. Waiting for a packet parks the same way, bounded by the
- * communicator's timeout on the host's monotonic clock, and learns at
- * once when the link goes down.
+ * A port holds at most NNP_FW_PORT_RX_BYTES and NNP_FW_PORT_RX_PACKETS,
+ * one communicator of an in-process peer at most NNP_FW_EPOCH_RX_BYTES and
+ * NNP_FW_EPOCH_RX_PACKETS of it, so one that never receives leaves the
+ * others room. An in-process sender finding its peer full, or its
+ * communicator's share taken, waits (parked, see nnp_fw_op) until the
+ * receiver takes a packet: credits. A remote sender counts credits the
+ * peer gives back (fw_icl_credit.c) when both ends offered them; without,
+ * past the bound packets are dropped and counted. Waiting for a packet
+ * parks the same way, bounded by the communicator's timeout on the host's
+ * monotonic clock, and learns at once when the link goes down.
  *
  * Locks: a chip's fw->lock may be held when taking one of its ports'
  * locks, never the other way round, and never two chips' locks at once.
@@ -505,6 +510,38 @@ static bool rx_room_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
 	return rx_fits(p, len);
 }
 
+/*
+ * Whether @pk's communicator may hold it beside what it holds on @p, with
+ * p->lock held: no more than its share of the room.
+ */
+static bool rx_share_fits(const struct nnp_fw_port *p,
+			  const struct nnp_fw_packet *pk)
+{
+	const struct nnp_fw_packet *q;
+	uint64_t bytes = pk->len;
+	uint32_t packets = 1;
+
+	for (q = p->rx_head; q; q = q->next) {
+		if (q->epoch == pk->epoch) {
+			bytes += q->len;
+			packets++;
+		}
+	}
+	return bytes <= NNP_FW_EPOCH_RX_BYTES &&
+	       packets <= NNP_FW_EPOCH_RX_PACKETS;
+}
+
+/*
+ * Whether a sender may wait for room on @p, with p->lock held: its peer
+ * could not take a packet of the largest size, or its credits (less the
+ * packets kept for aborts) are nearly spent.
+ */
+static bool rx_short(const struct nnp_fw_port *p)
+{
+	return p->held_bytes + NNP_FW_ICL_MAX_PACKET > NNP_FW_PORT_RX_BYTES ||
+	       p->held_packets + NNP_FW_ABORT_PACKETS >= NNP_FW_PORT_RX_PACKETS;
+}
+
 /* The communicator here @pk is the abort of a collective of; else NULL. */
 static struct nnp_fw_comm *abort_for_locked(struct nnp_fw *fw,
 					    const struct nnp_fw_packet *pk)
@@ -545,7 +582,8 @@ uint16_t nnp_fw_icl_rx_arrive(struct nnp_fw *fw, uint32_t port,
 		    epoch_lost_locked(p, pk->epoch))
 			st = NNP_STATUS_INVALID_FIELD;
 		else if (!rx_room_locked(fw, p, pk->len, pk->arrived_ns) ||
-			 (pk->desc && !p->desc_free))
+			 (pk->desc && !p->desc_free) ||
+			 (!remote && !rx_share_fits(p, pk)))
 			st = NNP_STATUS_NO_RESOURCES;
 	}
 	if (m) {
@@ -1150,6 +1188,54 @@ void nnp_fw_icl_purge(struct nnp_fw *fw, uint32_t port, uint64_t epoch,
 	}
 	mtx_unlock(&p->lock);
 	room_freed(fw, port);
+}
+
+void nnp_fw_icl_drop_old_copies(struct nnp_fw *fw, uint32_t port)
+{
+	struct nnp_fw_port *p = &fw->ports[port];
+	struct nnp_fw_packet **link, *prev = NULL;
+
+	mtx_lock(&fw->lock);
+	mtx_lock(&p->lock);
+	link = &p->rx_head;
+	while (*link) {
+		struct nnp_fw_packet *pk = *link;
+
+		/* Credited to none: the earlier connection is forgotten. */
+		if (!pk->desc &&
+		    !(pk->credit && pk->credit_gen == p->credit_gen)) {
+			nnp_fw_icl_drop_at(p, link, prev);
+			count_drop_locked(fw, p);
+			continue;
+		}
+		prev = pk;
+		link = &pk->next;
+	}
+	mtx_unlock(&p->lock);
+	mtx_unlock(&fw->lock);
+}
+
+void nnp_fw_icl_sweep(struct nnp_fw *fw)
+{
+	uint64_t now = fw->host.now_ns(fw->host.opaque);
+	unsigned int i;
+
+	for (i = 0; i < fw->cfg.num_ports; i++) {
+		struct nnp_fw_port *p = &fw->ports[i];
+		uint32_t held;
+
+		mtx_lock(&fw->lock);
+		mtx_lock(&p->lock);
+		held = p->held_packets;
+		if (rx_short(p))
+			drop_stale_locked(fw, p, now);
+		held -= p->held_packets;
+		mtx_unlock(&p->lock);
+		mtx_unlock(&fw->lock);
+		/* An in-process sender waiting for the room goes on. */
+		if (held)
+			room_freed(fw, i);
+	}
 }
 
 void nnp_fw_icl_purge_all(struct nnp_fw *fw)

@@ -19,7 +19,14 @@
  * Every connection starts from nothing: turning credits on or off bumps
  * the port's generation, and a packet credits back only if it arrived on
  * the connection still counted, so nothing of an earlier one is credited
- * to the next.
+ * to the next. Nor does it hold room the next one counts on: a connection
+ * that starts counting drops the copies held from earlier ones.
+ *
+ * An abort (sent with no command, when one fails) does not wait for
+ * credits, but takes them: the last NNP_FW_ABORT_PACKETS packets of the
+ * bound are kept for aborts, and an abort past the bound is not sent (its
+ * receiver times out instead), so the peer never holds more than its
+ * bound and never drops an honest sender's packet.
  */
 #include "fw_internal.h"
 
@@ -34,6 +41,8 @@ int nnp_fw_link_credits(struct nnp_fw *fw, unsigned int port, bool on)
 	p->credit_out = 0;
 	p->credit_out_bytes = 0;
 	mtx_unlock(&p->lock);
+	if (on)
+		nnp_fw_icl_drop_old_copies(fw, port);
 	/* A sender waiting for room counts afresh, or not at all. */
 	nnp_fw_icl_wake(fw, port);
 	return 0;
@@ -61,9 +70,16 @@ int nnp_fw_icl_credits_back(struct nnp_fw *fw, unsigned int port,
 
 bool nnp_fw_icl_peer_room_locked(const struct nnp_fw_port *p, size_t len)
 {
-	return p->credit_out + p->lent_out < NNP_FW_PORT_RX_PACKETS &&
+	return p->credit_out + p->lent_out + NNP_FW_ABORT_PACKETS <
+	       NNP_FW_PORT_RX_PACKETS &&
 	       p->credit_out_bytes + p->lent_out_bytes + len <=
 	       NNP_FW_PORT_RX_BYTES;
+}
+
+/* Room for an abort (no bytes): the whole bound, with p->lock held. */
+static bool abort_room_locked(const struct nnp_fw_port *p)
+{
+	return p->credit_out + p->lent_out < NNP_FW_PORT_RX_PACKETS;
 }
 
 uint16_t nnp_fw_icl_credit_take(struct nnp_fw *fw, struct nnp_fw_op *op,
@@ -75,14 +91,19 @@ uint16_t nnp_fw_icl_credit_take(struct nnp_fw *fw, struct nnp_fw_op *op,
 
 	mtx_lock(&p->lock);
 	*gen = p->credit_gen;
-	take = !p->credits || !op || nnp_fw_icl_peer_room_locked(p, len);
+	take = !p->credits || (op ? nnp_fw_icl_peer_room_locked(p, len) :
+				    abort_room_locked(p));
 	if (take && p->credits) {
 		p->credit_out++;
 		p->credit_out_bytes += len;
 	}
+	if (!take && !op)
+		p->errors++;
 	mtx_unlock(&p->lock);
-	return take ? NNP_STATUS_SUCCESS :
-		      nnp_fw_icl_park_for_room(fw, op, port, wakes);
+	if (take)
+		return NNP_STATUS_SUCCESS;
+	return op ? nnp_fw_icl_park_for_room(fw, op, port, wakes) :
+		    NNP_STATUS_NO_RESOURCES;
 }
 
 void nnp_fw_icl_credit_undo(struct nnp_fw *fw, uint32_t port, size_t len,

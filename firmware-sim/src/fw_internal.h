@@ -12,6 +12,19 @@
 /* What a port holds for its receivers at most, payload and packets. */
 #define NNP_FW_PORT_RX_BYTES	(4u << 20)
 #define NNP_FW_PORT_RX_PACKETS	1024u
+/*
+ * What one communicator (epoch) may hold of an in-process port's room:
+ * all but a packet of the largest size and a quarter of the packets, so
+ * one that never receives leaves every other job room to go on; a ring's
+ * window (or two lanes' windows) of chunks fills most of it.
+ */
+#define NNP_FW_EPOCH_RX_BYTES	(NNP_FW_PORT_RX_BYTES - NNP_FW_ICL_MAX_PACKET)
+#define NNP_FW_EPOCH_RX_PACKETS	(NNP_FW_PORT_RX_PACKETS * 3 / 4)
+/*
+ * Of a remote peer's room, the packets only aborts (no bytes) may take:
+ * an abort never waits for credits, but never overruns the peer either.
+ */
+#define NNP_FW_ABORT_PACKETS	64u
 /* Epochs a port remembers dropping unclaimed packets of (drop_stale_locked()). */
 #define NNP_FW_LOST_EPOCHS	8
 
@@ -521,6 +534,12 @@ void nnp_fw_icl_purge(struct nnp_fw *fw, uint32_t port, uint64_t epoch,
 		      uint64_t below);
 /* Drop every packet queued on any port (reset). */
 void nnp_fw_icl_purge_all(struct nnp_fw *fw);
+/*
+ * The firmware's timed work: on a port short of room, drop the packets
+ * no communicator claimed within the default timeout, though no arrival
+ * pushes them out (a remote sender waiting for credits sends none).
+ */
+void nnp_fw_icl_sweep(struct nnp_fw *fw);
 
 /* What fw_icl.c lends the shared transport (fw_icl_shared.c). */
 extern const struct nnp_fw_transport nnp_fw_remote_transport;
@@ -539,16 +558,25 @@ struct nnp_fw_port *nnp_fw_remote_port_lock(struct nnp_fw *fw,
 /*
  * Credits (fw_icl_credit.c). Before a remote copy of @len bytes goes on
  * @port: take its credit, or park @op until the peer has room (an @op of
- * NULL, an abort, takes it regardless); SUCCESS, NNP_FW_SEND_AGAIN or
- * why not, and *@gen the connection it was taken on, for
- * nnp_fw_icl_credit_undo() to give it back when the send failed.
+ * NULL, an abort, takes one of the NNP_FW_ABORT_PACKETS kept for aborts,
+ * or is not sent: NO_RESOURCES); SUCCESS, NNP_FW_SEND_AGAIN or why not,
+ * and *@gen the connection it was taken on, for nnp_fw_icl_credit_undo()
+ * to give it back when the send failed.
  */
 uint16_t nnp_fw_icl_credit_take(struct nnp_fw *fw, struct nnp_fw_op *op,
 				uint32_t port, size_t len, uint32_t *gen);
 void nnp_fw_icl_credit_undo(struct nnp_fw *fw, uint32_t port, size_t len,
 			    uint32_t gen);
-/* Room for @len more bytes within the peer's bound, with p->lock held. */
+/*
+ * Room for @len more bytes within the peer's bound, less the packets kept
+ * for aborts, with p->lock held.
+ */
 bool nnp_fw_icl_peer_room_locked(const struct nnp_fw_port *p, size_t len);
+/*
+ * A new connection of remote @port starts counting credits: drop the
+ * copies held from earlier ones, which its sender no longer counts.
+ */
+void nnp_fw_icl_drop_old_copies(struct nnp_fw *fw, uint32_t port);
 /* A remote copy @pk arrived on @p, with p->lock held: it owes a credit. */
 void nnp_fw_icl_credit_owed_locked(struct nnp_fw_port *p,
 				   struct nnp_fw_packet *pk);

@@ -575,6 +575,33 @@ static void take_copy(uint32_t seq, size_t len)
 }
 
 /*
+ * Chips 0 and 1 joined by a link counting credits, chip 0 port 3 to
+ * chip 1 port 2; chip 0's end.
+ */
+static struct nnp_fw_port *credit_pair_up(void)
+{
+	credits = true;
+	chips_up(2);
+	join(0, 3, 1, 2);
+	return &chips[0].h->fw->ports[3];
+}
+
+static void credit_pair_down(void)
+{
+	credits = false;
+	chips_down();
+}
+
+/* Copies 1 to 4 of 1 MiB: the peer's whole room. */
+static void fill_window(struct nnp_fw_op *tx)
+{
+	uint32_t seq;
+
+	for (seq = 1; seq <= 4; seq++)
+		assert_int_equal(send_copy(tx, seq, MIB), NNP_STATUS_SUCCESS);
+}
+
+/*
  * A peer that takes nothing holds at most its room of our copies: 4 of
  * 1 MiB go, the 5th parks instead of being dropped there; taking one
  * credits it back and the 5th goes. Credits follow every end of a packet
@@ -589,13 +616,8 @@ static void test_remote_credits(void **state)
 	uint32_t seq;
 
 	(void)state;
-	credits = true;
-	chips_up(2);
-	join(0, 3, 1, 2);
-	a = &chips[0].h->fw->ports[3];
-
-	for (seq = 1; seq <= 4; seq++)
-		assert_int_equal(send_copy(&tx, seq, MIB), NNP_STATUS_SUCCESS);
+	a = credit_pair_up();
+	fill_window(&tx);
 	assert_int_equal(send_copy(&tx, 5, MIB), NNP_FW_PARKED);
 	assert_true(tx.parked);
 	/* Not one byte more fits; an abort (no command) goes regardless. */
@@ -638,12 +660,15 @@ static void test_remote_credits(void **state)
 	assert_int_equal(a->credit_out, 1);
 	assert_int_equal(pump.refused, 0);
 
-	/* A new connection: what the old one left held is credited to none. */
+	/*
+	 * A new connection: what the old one left held (the abort and this)
+	 * is dropped, and credited to none.
+	 */
 	assert_int_equal(send_copy(&tx, 9, 100), NNP_STATUS_SUCCESS);
 	assert_int_equal(nnp_fw_link_credits(chips[0].h->fw, 3, true), 0);
 	assert_int_equal(nnp_fw_link_credits(chips[1].h->fw, 2, true), 0);
 	assert_int_equal(a->credit_out, 0);
-	take_copy(9, 100);
+	assert_int_equal(chips[1].h->fw->ports[2].held_packets, 0);
 	pump_drain();
 	assert_int_equal(pump.credits, 6);
 	/* Not counting: nothing owed either way, and nothing waits. */
@@ -651,11 +676,8 @@ static void test_remote_credits(void **state)
 	assert_int_equal(nnp_fw_icl_credits_back(chips[0].h->fw, 3, 0, 0), -1);
 	assert_int_equal(nnp_fw_link_credits(chips[0].h->fw, 0, true), -1);
 	assert_int_equal(nnp_fw_link_credits(chips[0].h->fw, 9, true), -1);
-	credits = false;
-	chips_down();
+	credit_pair_down();
 }
-
-/* ---- shared links, by hand ---- */
 
 static double since(const struct timespec *a)
 {
@@ -664,6 +686,207 @@ static double since(const struct timespec *a)
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	return (b.tv_sec - a->tv_sec) + (b.tv_nsec - a->tv_nsec) / 1e9;
 }
+
+/* Packets chip @c's port @port holds now. */
+static uint32_t held_on(unsigned int c, unsigned int port)
+{
+	struct nnp_fw_port *p = &chips[c].h->fw->ports[port];
+	uint32_t n;
+
+	mtx_lock(&p->lock);
+	n = p->held_packets;
+	mtx_unlock(&p->lock);
+	return n;
+}
+
+/*
+ * A connection starts counting credits with packets of the last one still
+ * held: they are dropped (and counted), so the new one's full window of
+ * four 1 MiB copies all arrive and are taken, byte for byte, none dropped
+ * for the room the old ones held.
+ */
+static void test_remote_reconnect_drops_old_copies(void **state)
+{
+	struct nnp_fw_op tx = { .timeout_ns = UINT64_MAX };
+	struct nnp_fw_port *a;
+	struct nnp_hw_port_info pb[4];
+	uint32_t seq;
+
+	(void)state;
+	a = credit_pair_up();
+	fill_window(&tx);
+	assert_int_equal(held_on(1, 2), 4);
+
+	link_set_both(0, 3, false);
+	assert_int_equal(nnp_fw_link_credits(chips[0].h->fw, 3, true), 0);
+	assert_int_equal(nnp_fw_link_credits(chips[1].h->fw, 2, true), 0);
+	link_set_both(0, 3, true);
+	assert_int_equal(a->credit_out, 0);
+
+	for (seq = 5; seq <= 8; seq++)
+		assert_int_equal(send_copy(&tx, seq, MIB), NNP_STATUS_SUCCESS);
+	print_message("  new connection: %u packets held at the receiver\n",
+		      held_on(1, 2));
+	for (seq = 5; seq <= 8; seq++)
+		take_copy(seq, MIB);
+	/* The old ones went at the reconnect, counted. */
+	assert_int_equal(held_on(1, 2), 0);
+	assert_int_equal(fw_harness_counters(chips[1].h).icl_dropped, 4);
+	fw_harness_ports(chips[1].h, pb);
+	assert_int_equal(pb[2].errors, 4);
+	assert_int_equal(pb[2].rx_packets, 8);
+	pump_drain();
+	/* Only the new connection's packets, each once. */
+	assert_int_equal(pump.refused, 0);
+	assert_int_equal(pump.credits, 4);
+	assert_int_equal(pump.credit_bytes, 4 * MIB);
+	assert_int_equal(a->credit_out, 0);
+	assert_int_equal(a->credit_out_bytes, 0);
+	credit_pair_down();
+}
+
+/*
+ * Aborts do not wait for credits but take them: copies stop 64 packets
+ * short of the peer's bound (960 of 1024), aborts take those 64, and the
+ * 65th is not sent (NO_RESOURCES, an error of the sending port). The peer
+ * holds exactly its bound and drops nothing.
+ */
+static void test_remote_aborts_within_window(void **state)
+{
+	struct nnp_fw_op tx = { .timeout_ns = UINT64_MAX };
+	struct nnp_hw_port_info pa[4], pb[4];
+	uint32_t n = 0, aborts = 0;
+
+	(void)state;
+	credit_pair_up();
+	while (n < 2 * NNP_FW_PORT_RX_PACKETS &&
+	       send_copy(&tx, n + 1, 1) == NNP_STATUS_SUCCESS)
+		n++;
+	print_message("  %u copies of 1 byte before parking\n", n);
+	assert_int_equal(n, NNP_FW_PORT_RX_PACKETS - NNP_FW_ABORT_PACKETS);
+	assert_true(tx.parked);
+	while (aborts < 2 * NNP_FW_PORT_RX_PACKETS &&
+	       nnp_fw_icl_send(chips[0].h->fw, NULL, 3, EPOCH, 5000 + aborts,
+			       true, NULL, 0) == NNP_STATUS_SUCCESS)
+		aborts++;
+	assert_int_equal(aborts, NNP_FW_ABORT_PACKETS);
+	assert_int_equal(chips[0].h->fw->ports[3].credit_out,
+			 NNP_FW_PORT_RX_PACKETS);
+	fw_harness_ports(chips[0].h, pa);
+	fw_harness_ports(chips[1].h, pb);
+	assert_int_equal(pa[3].errors, 1);
+	assert_int_equal(pa[3].tx_packets, NNP_FW_PORT_RX_PACKETS);
+	assert_int_equal(pb[2].rx_packets, NNP_FW_PORT_RX_PACKETS);
+	assert_int_equal(pb[2].errors, 0);
+	assert_int_equal(held_on(1, 2), NNP_FW_PORT_RX_PACKETS);
+	credit_pair_down();
+}
+
+#define EPOCH_X	0x5ba4ed00000000a1ull
+#define EPOCH_Y	0x5ba4ed00000000a2ull
+#define CTX_B	2
+#define Y_BYTES	(256u << 10)
+
+/* Communicator @comm of @ctx on chip @c (rank @c of 2), waits of @ms. */
+static void comm_on(unsigned int c, uint32_t ctx, uint32_t comm, uint64_t epoch,
+		    uint32_t ms)
+{
+	struct nnp_hw_admin_cmd cmd = { .opcode = NNP_ADMIN_COMM_CREATE };
+	struct nnp_hw_comm_args a = {
+		.ctx = ctx, .comm = comm, .nranks = 2, .rank = c,
+		.send_port = 3 - c, .recv_port = 3 - c, .epoch = epoch,
+		.timeout_ms = ms,
+	};
+
+	memcpy(cmd.args, &a, sizeof(a));
+	assert_int_equal(fw_harness_admin(chips[c].h, cmd, NULL),
+			 NNP_STATUS_SUCCESS);
+}
+
+/*
+ * Over a link counting credits, a context of chip 0 sends 4 MiB (the
+ * whole window) to an epoch chip 1 never makes, and is destroyed. The
+ * packets are kept while young (a rank may be slow to make its
+ * communicator); once past the default timeout the firmware's timed work
+ * drops them (the port is short of room: a sender waits for credits and
+ * sends nothing that would push them out), counts them and credits them
+ * back, and another context's SEND and RECV over the link succeed, byte
+ * for byte.
+ */
+static void test_remote_unclaimed_packets_swept(void **state)
+{
+	struct nnp_hw_queue_cmd x = {
+		.opcode = NNP_CMD_SEND, .len = 4 * MIB,
+		.value = NNP_P2P_VALUE(COMM, 3),
+	};
+	struct nnp_hw_queue_cmd ys = {
+		.opcode = NNP_CMD_SEND, .len = Y_BYTES,
+		.value = NNP_P2P_VALUE(COMM + 1, 3),
+	};
+	struct nnp_hw_queue_cmd yr = {
+		.opcode = NNP_CMD_RECV, .len = Y_BYTES,
+		.value = NNP_P2P_VALUE(COMM + 1, 2),
+	};
+	struct nnp_hw_admin_cmd d = { .opcode = NNP_ADMIN_CTX_DESTROY };
+	struct nnp_fw_port *a;
+	struct timespec t0;
+	uint8_t *src, *dst;
+	uint32_t i;
+
+	(void)state;
+	a = credit_pair_up();
+	chips[1].h->real_clock = true;
+	comm_on(0, CTX, COMM, EPOCH_X, 0);
+	x.src_key = fw_harness_dev_key(chips[0].h, CTX, 0, 4 * MIB, NNP_KEY_READ);
+	start(0, x);
+	finish(0);
+	assert_int_equal(chips[0].status, NNP_STATUS_SUCCESS);
+	assert_int_equal(held_on(1, 2), 64);
+	assert_int_equal(a->credit_out_bytes, 4 * MIB);
+	d.args[0] = CTX;
+	assert_int_equal(fw_harness_admin(chips[0].h, d, NULL), NNP_STATUS_SUCCESS);
+
+	/* Another context on chip 0 (its queue 0 anew), chip 1's own. */
+	fw_harness_ctx_create(chips[0].h, CTX_B);
+	fw_harness_queue_create(chips[0].h, CTX_B, 0);
+	chips[0].h->q_tail[0] = 0;
+	chips[0].posted = 0;
+	/* Their waits outlast the unclaimed packets' timeout. */
+	comm_on(0, CTX_B, COMM + 1, EPOCH_Y, 3000);
+	comm_on(1, CTX, COMM + 1, EPOCH_Y, 3000);
+	/* Young: kept, though the firmware ran (the admin commands). */
+	assert_int_equal(held_on(1, 2), 64);
+	src = chips[0].h->dev_mem + 4 * MIB;
+	dst = chips[1].h->dev_mem;
+	for (i = 0; i < Y_BYTES; i++)
+		src[i] = (uint8_t)(i * 13 + 5);
+	memset(dst, 0, Y_BYTES);
+	ys.src_key = fw_harness_dev_key(chips[0].h, CTX_B, 4 * MIB, Y_BYTES,
+					NNP_KEY_READ);
+	yr.dst_key = fw_harness_dev_key(chips[1].h, CTX, 0, Y_BYTES,
+					NNP_KEY_WRITE);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	start(1, yr);
+	start(0, ys);
+	fw_harness_advance_ms(chips[1].h, COLL_TIMEOUT_MS);
+	finish(0);
+	finish(1);
+	print_message("  Y: SEND 0x%x, RECV 0x%x after %.2f s\n",
+		      chips[0].status, chips[1].status, since(&t0));
+	assert_int_equal(chips[0].status, NNP_STATUS_SUCCESS);
+	assert_int_equal(chips[1].status, NNP_STATUS_SUCCESS);
+	assert_memory_equal(dst, src, Y_BYTES);
+	assert_true(since(&t0) < 1.0);
+	assert_int_equal(held_on(1, 2), 0);
+	assert_int_equal(fw_harness_counters(chips[1].h).icl_dropped, 64);
+	pump_drain();
+	assert_int_equal(pump.refused, 0);
+	assert_int_equal(a->credit_out, 0);
+	assert_int_equal(a->credit_out_bytes, 0);
+	credit_pair_down();
+}
+
+/* ---- shared links, by hand ---- */
 
 static uint16_t lend_from(unsigned int c, struct nnp_fw_op *op, uint32_t seq,
 			  uint64_t off, size_t len)
@@ -1182,6 +1405,9 @@ int main(void)
 		cmocka_unit_test(test_remote_transport_lost),
 		cmocka_unit_test(test_remote_ring_allreduce_credits),
 		cmocka_unit_test(test_remote_credits),
+		cmocka_unit_test(test_remote_reconnect_drops_old_copies),
+		cmocka_unit_test(test_remote_aborts_within_window),
+		cmocka_unit_test(test_remote_unclaimed_packets_swept),
 		cmocka_unit_test(test_shared_ring_allreduce),
 		cmocka_unit_test(test_shared_tags_and_credits),
 		cmocka_unit_test(test_shared_link_unshared),

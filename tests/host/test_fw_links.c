@@ -184,7 +184,11 @@ static void test_recvs_do_not_starve_other_contexts(void **state)
 	pair_down();
 }
 
-/* Sends to a chip where nobody receives: the port holds 4 MiB at most. */
+/*
+ * Sends to a chip where nobody receives: one communicator holds its share
+ * of the port (3 MiB, 48 chunks) at most, and its SEND past it waits no
+ * longer than a timeout.
+ */
 static void test_sends_to_idle_peer_are_bounded(void **state)
 {
 	struct nnp_hw_queue_cmd send = {
@@ -199,23 +203,98 @@ static void test_sends_to_idle_peer_are_bounded(void **state)
 	send.src_key = fw_harness_dev_key(chips[0].h, CTX, 0, 4u << 20, NNP_KEY_READ);
 	fw_chip_start(&chips[0], send);
 	fw_chip_join(&chips[0]);
-	assert_int_equal(chips[0].status, NNP_STATUS_SUCCESS);
-	assert_int_equal(held(chips[1].h, 1), 64);
-	/* The next one finds no room, and waits no longer than a timeout. */
-	fw_chip_start(&chips[0], send);
-	fw_chip_join(&chips[0]);
-	print_message("  second SEND: status 0x%x, %u packets held\n",
+	print_message("  SEND of 4 MiB: status 0x%x, %u packets held\n",
 		      chips[0].status, held(chips[1].h, 1));
 	assert_int_equal(chips[0].status, NNP_STATUS_PEER_TIMEOUT);
-	/* The 64 chunks, and the empty packet saying the second SEND failed. */
-	assert_int_equal(held(chips[1].h, 1), 65);
+	/* 48 chunks, and the empty packet saying the SEND failed. */
+	assert_int_equal(held(chips[1].h, 1), 49);
 	c = fw_harness_counters(chips[1].h);
-	assert_int_equal(c.icl_held_bytes, 4u << 20);
-	assert_int_equal(c.icl_rx_bytes, 4u << 20);
+	assert_int_equal(c.icl_held_bytes, NNP_FW_EPOCH_RX_BYTES);
+	assert_int_equal(c.icl_rx_bytes, 3u << 20);
 	assert_int_equal(c.icl_dropped, 0);
 	fw_harness_ports(chips[0].h, p);
-	assert_int_equal(p[0].tx_bytes, 4u << 20);
-	assert_int_equal(p[0].tx_packets, 65);
+	assert_int_equal(p[0].tx_bytes, 3u << 20);
+	assert_int_equal(p[0].tx_packets, 49);
+	pair_down();
+}
+
+#define EPOCH_Y	0x5eed0000000000a2ull
+#define Y_BYTES	(1u << 20)
+
+/*
+ * Communicator X of context A that never receives is fed until its share
+ * of chip 1's port is full; communicator Y of context B exchanges 1 MiB
+ * over the same port meanwhile, byte for byte, and X's SEND ends
+ * PEER_TIMEOUT at its own timeout: X's failure, not the link's.
+ */
+static void test_one_communicator_leaves_others_room(void **state)
+{
+	struct nnp_hw_queue_cmd x = {
+		.opcode = NNP_CMD_SEND, .len = 4u << 20,
+		.value = NNP_P2P_VALUE(COMM, 0),
+	};
+	struct nnp_hw_queue_cmd ys = {
+		.opcode = NNP_CMD_SEND, .len = Y_BYTES,
+		.value = NNP_P2P_VALUE(COMM + 1, 0),
+	};
+	struct nnp_hw_queue_cmd yr = {
+		.opcode = NNP_CMD_RECV, .len = Y_BYTES,
+		.value = NNP_P2P_VALUE(COMM + 1, 1),
+	};
+	struct pool pools[2];
+	struct timespec t0;
+	uint32_t ys_slot, yr_slot, i;
+	uint16_t ys_st, yr_st;
+	uint8_t *src, *dst;
+
+	(void)state;
+	pair_up();
+	for (i = 0; i < 2; i++) {
+		fw_harness_ctx_create(chips[i].h, CTX_B);
+		fw_harness_queue_create(chips[i].h, CTX_B, 2);
+		assert_int_equal(fw_harness_comm_pair(chips[i].h, CTX_B, COMM + 1,
+						      i, EPOCH_Y),
+				 NNP_STATUS_SUCCESS);
+	}
+	src = chips[0].h->dev_mem + (4u << 20);
+	dst = chips[1].h->dev_mem;
+	for (i = 0; i < Y_BYTES; i++)
+		src[i] = (uint8_t)(i * 7 + 3);
+	memset(dst, 0, Y_BYTES);
+	x.src_key = fw_harness_dev_key(chips[0].h, CTX, 0, 4u << 20, NNP_KEY_READ);
+	ys.src_key = fw_harness_dev_key(chips[0].h, CTX_B, 4u << 20, Y_BYTES,
+					NNP_KEY_READ);
+	yr.dst_key = fw_harness_dev_key(chips[1].h, CTX_B, 0, Y_BYTES,
+					NNP_KEY_WRITE);
+
+	/* X sends all it can: its share, or on and on. */
+	fw_chip_start(&chips[0], x);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		i = held(chips[1].h, 1);
+		nap_ms(50);
+	} while ((i < 48 || held(chips[1].h, 1) != i) && ms_since(&t0) < 2000);
+	print_message("  X holds %u packets of chip 1's port\n", i);
+	yr_slot = fw_harness_post(chips[1].h, 2, yr);
+	ys_slot = fw_harness_post(chips[0].h, 2, ys);
+	pool_start(&pools[0], chips[0].h);
+	pool_start(&pools[1], chips[1].h);
+	ys_st = wait_cqe(chips[0].h, 2, ys_slot, 5000);
+	yr_st = wait_cqe(chips[1].h, 2, yr_slot, 5000);
+	print_message("  Y: SEND 0x%x, RECV 0x%x after %.1f ms\n", ys_st, yr_st,
+		      ms_since(&t0));
+	assert_int_equal(ys_st, NNP_STATUS_SUCCESS);
+	assert_int_equal(yr_st, NNP_STATUS_SUCCESS);
+	assert_memory_equal(dst, src, Y_BYTES);
+	fw_chip_join(&chips[0]);
+	assert_int_equal(chips[0].status, NNP_STATUS_PEER_TIMEOUT);
+	/* X's share, and the empty packet saying its SEND failed. */
+	assert_int_equal(held(chips[1].h, 1), 49);
+	assert_int_equal(fw_harness_counters(chips[1].h).icl_held_bytes,
+			 NNP_FW_EPOCH_RX_BYTES);
+	assert_int_equal(fw_harness_counters(chips[1].h).icl_dropped, 0);
+	pool_stop(&pools[0]);
+	pool_stop(&pools[1]);
 	pair_down();
 }
 
@@ -430,17 +509,22 @@ static void test_packets_checked_against_receiver(void **state)
 	assert_true(chips[1].status == NNP_STATUS_PEER_TIMEOUT);
 	/*
 	 * Unclaimed past a timeout, it keeps its room while no arrival needs
-	 * it: three packets of 1 MiB fit beside it, the fourth drops it (its
-	 * job's: the 8 bytes of another epoch stay) and fits.
+	 * it, the firmware's timed work too while the port has room: three
+	 * packets of 1 MiB (of two jobs, within each one's share) fit beside
+	 * it, the fourth drops it (its job's: the 8 bytes of another epoch
+	 * stay) and fits.
 	 */
+	nnp_fw_run(b->fw);
+	assert_int_equal(held(b, 1), 1);
 	nnp_fw_icl_send(chips[0].h->fw, NULL, 0, EPOCH ^ (1ull << 41), 1, false,
 			data, 8);
 	for (i = 0; i < 3; i++)
-		nnp_fw_icl_send(chips[0].h->fw, NULL, 0, EPOCH ^ (1ull << 42),
-				2 + i, false, big, NNP_FW_ICL_MAX_PACKET);
+		nnp_fw_icl_send(chips[0].h->fw, NULL, 0,
+				EPOCH ^ (1ull << (42 + i / 2)), 2 + i, false, big,
+				NNP_FW_ICL_MAX_PACKET);
 	assert_int_equal(held(b, 1), 5);
-	assert_int_equal(fw_harness_counters(b).icl_dropped, 1);
-	nnp_fw_icl_send(chips[0].h->fw, NULL, 0, EPOCH ^ (1ull << 42), 5, false,
+	assert_int_equal(b->fw->ports[1].dropped, 0);
+	nnp_fw_icl_send(chips[0].h->fw, NULL, 0, EPOCH ^ (1ull << 43), 5, false,
 			big, NNP_FW_ICL_MAX_PACKET - 8);
 	assert_int_equal(held(b, 1), 5);
 	assert_int_equal(fw_harness_counters(b).icl_dropped, 2);
@@ -519,6 +603,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_recvs_do_not_starve_other_contexts),
 		cmocka_unit_test(test_sends_to_idle_peer_are_bounded),
+		cmocka_unit_test(test_one_communicator_leaves_others_room),
 		cmocka_unit_test(test_context_destroy_and_reset_free_packets),
 		cmocka_unit_test(test_queue_destroy_aborts_recv),
 		cmocka_unit_test(test_queue_reset_aborts_recv),
