@@ -238,11 +238,12 @@ uint32_t nnp_fw_comm_ports(const struct nnp_fw_comm *m)
 			       m->ports : 0;
 }
 
-bool nnp_fw_comm_aborted_locked(struct nnp_fw *fw, struct nnp_fw_comm *m)
+bool nnp_fw_comm_failed_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
+			       uint16_t status)
 {
 	if (m->error)
 		return false;
-	m->error = NNP_STATUS_ABORTED;
+	m->error = status;
 	m->pass_abort = true;
 	atomic_store(&fw->aborts_to_pass, true);
 	abort_commands_locked(fw, m->ctx, (uint32_t)(m - fw->comms));

@@ -24,22 +24,26 @@
  * port it arrived on. On arrival a packet a communicator of this chip
  * would never take from that port (a collective's, off its ring) is
  * dropped and counted. One whose epoch no communicator here has yet is
- * kept, as its receiver may not have made its communicator yet, for as
- * long as no one needs its room; past the device's default timeout
- * (cfg.coll_timeout_ms, whatever the communicators' own) it is dropped,
- * with the job's other packets there, and counted, by an arrival that
- * finds the port full or by the firmware's timed work once the port is
- * short of room (nnp_fw_icl_sweep()): a remote sender waiting for credits
- * sends nothing that would push it out. A rank of one job may be slow to
- * make its communicator after the rendezvous answer (seconds, loading its
- * data on a debug kernel), and the port's room it holds is every job's,
- * so no one job's timeout may stretch it past others' need.
+ * kept, as its receiver may not have made its communicator yet. Any
+ * packet, its communicator made or not, holds its room for as long as no
+ * one needs it; past the device's default timeout (cfg.coll_timeout_ms,
+ * whatever the communicators' own) it is dropped, with the job's other
+ * packets there, and counted, by an arrival that finds the port full or
+ * by the firmware's timed work once the port is short of room
+ * (nnp_fw_icl_sweep()): a remote sender waiting for credits sends nothing
+ * that would push it out. A communicator here that held it fails with
+ * NO_RESOURCES. A rank of one job may be slow to make its communicator
+ * after the rendezvous answer (seconds, loading its data on a debug
+ * kernel), and one may never receive at all, while the port's room it
+ * holds is every job's: so no one job's timeout may stretch it past
+ * others' need.
  *
  * A port holds at most NNP_FW_PORT_RX_BYTES and NNP_FW_PORT_RX_PACKETS,
  * one communicator of an in-process peer at most NNP_FW_EPOCH_RX_BYTES and
  * NNP_FW_EPOCH_RX_PACKETS of it, so one that never receives leaves the
- * others room. An in-process sender finding its peer full, or its
- * communicator's share taken, waits (parked, see nnp_fw_op) until the
+ * others room (several may fill it, until their packets go stale). An
+ * in-process sender finding its peer full, or its communicator's share
+ * taken, waits (parked, see nnp_fw_op) until the
  * receiver takes a packet: credits. A remote sender counts credits the
  * peer gives back (fw_icl_credit.c) when both ends offered them; without,
  * past the bound packets are dropped and counted. Waiting for a packet
@@ -437,11 +441,19 @@ static void count_drop_locked(struct nnp_fw *fw, struct nnp_fw_port *p)
 	fw->counters.icl_dropped++;
 }
 
-/* Whether packets of @epoch were dropped unclaimed on @p, with p->lock held. */
-static bool epoch_lost_locked(const struct nnp_fw_port *p, uint64_t epoch)
+/*
+ * Whether packets of @epoch were dropped stale on @p, with fw->lock and
+ * p->lock held; the few last such epochs are kept, and one whose
+ * communicator here failed for it is known by that.
+ */
+static bool epoch_lost_locked(struct nnp_fw *fw, const struct nnp_fw_port *p,
+			      uint64_t epoch)
 {
+	const struct nnp_fw_comm *m = nnp_fw_comm_by_epoch_locked(fw, epoch);
 	uint32_t i;
 
+	if (m && m->error == NNP_STATUS_NO_RESOURCES)
+		return true;
 	for (i = 0; i < NNP_FW_LOST_EPOCHS && i < p->lost_next; i++)
 		if (p->lost_epochs[i] == epoch)
 			return true;
@@ -466,29 +478,41 @@ static void drop_epoch_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
 }
 
 /*
- * Make room by dropping the packets no communicator here has claimed
- * within the device's default timeout of their arrival, with fw->lock and
- * p->lock held. Their job lost a packet here: so that a communicator
- * made for it later never takes a later chunk in place of the dropped
- * one (a collective's chunks share a label), every packet of that epoch
- * goes, now and on arrival, and the communicator times out instead.
+ * Make room by dropping the packets held past the device's default timeout
+ * of their arrival, with fw->lock and p->lock held; true if a communicator
+ * failed and a worker must run. The room is every job's, so no one job's
+ * own timeout may stretch it: a packet no communicator took that long is
+ * one its job would have timed out on anyway (a receive waits up to that
+ * for its message), or one a communicator that never receives holds to
+ * starve the others. Its job lost a packet here: so that it never takes a
+ * later chunk in place of the dropped one (a collective's chunks share a
+ * label), every packet of that epoch goes, now and on arrival. A
+ * communicator made for it later times out; one that holds it fails at
+ * once with NO_RESOURCES, and its peers learn by its abort.
  */
-static void drop_stale_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
+static bool drop_stale_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
 			      uint64_t now)
 {
 	struct nnp_fw_packet *pk = p->rx_head;
+	bool woke = false;
 
 	while (pk) {
-		if (now - pk->arrived_ns >= nnp_fw_comm_timeout_ns(fw, 0) &&
-		    !nnp_fw_comm_by_epoch_locked(fw, pk->epoch)) {
+		if (now - pk->arrived_ns >= nnp_fw_comm_timeout_ns(fw, 0)) {
+			struct nnp_fw_comm *m =
+				nnp_fw_comm_by_epoch_locked(fw, pk->epoch);
+
 			p->lost_epochs[p->lost_next++ % NNP_FW_LOST_EPOCHS] =
 				pk->epoch;
 			drop_epoch_locked(fw, p, pk->epoch);
+			if (m)
+				woke |= nnp_fw_comm_failed_locked(fw, m,
+						NNP_STATUS_NO_RESOURCES);
 			pk = p->rx_head;
 			continue;
 		}
 		pk = pk->next;
 	}
+	return woke;
 }
 
 static bool rx_fits(const struct nnp_fw_port *p, size_t len)
@@ -498,15 +522,16 @@ static bool rx_fits(const struct nnp_fw_port *p, size_t len)
 }
 
 /*
- * Room for @len more bytes on @p, with fw->lock and p->lock held: an
- * unclaimed packet holds its room for as long as no arrival needs it.
+ * Room for @len more bytes on @p, with fw->lock and p->lock held: a packet
+ * holds its room for as long as no arrival needs it. *@woke is set if a
+ * communicator failed for it.
  */
 static bool rx_room_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
-			   size_t len, uint64_t now)
+			   size_t len, uint64_t now, bool *woke)
 {
 	if (rx_fits(p, len))
 		return true;
-	drop_stale_locked(fw, p, now);
+	*woke |= drop_stale_locked(fw, p, now);
 	return rx_fits(p, len);
 }
 
@@ -579,16 +604,20 @@ uint16_t nnp_fw_icl_rx_arrive(struct nnp_fw *fw, uint32_t port,
 		m = lost ? NULL : abort_for_locked(fw, pk);
 	if (!st && !m) {
 		if (lost || !rx_wanted_locked(fw, port, pk) ||
-		    epoch_lost_locked(p, pk->epoch))
+		    epoch_lost_locked(fw, p, pk->epoch))
 			st = NNP_STATUS_INVALID_FIELD;
-		else if (!rx_room_locked(fw, p, pk->len, pk->arrived_ns) ||
+		else if (!rx_room_locked(fw, p, pk->len, pk->arrived_ns,
+					 &woke) ||
 			 (pk->desc && !p->desc_free) ||
 			 (!remote && !rx_share_fits(p, pk)))
 			st = NNP_STATUS_NO_RESOURCES;
+		/* Its own epoch's packets, gone stale making room. */
+		else if (epoch_lost_locked(fw, p, pk->epoch))
+			st = NNP_STATUS_INVALID_FIELD;
 	}
 	if (m) {
 		p->rx_packets++;
-		woke = nnp_fw_comm_aborted_locked(fw, m);
+		woke = nnp_fw_comm_failed_locked(fw, m, NNP_STATUS_ABORTED);
 		nnp_fw_icl_credit_locked(p, pk);
 		free(pk);
 	} else if (!st) {
@@ -610,7 +639,7 @@ uint16_t nnp_fw_icl_rx_arrive(struct nnp_fw *fw, uint32_t port,
 		p->rx_bytes += pk->len;
 		p->rx_packets++;
 		fw->counters.icl_rx_bytes += pk->len;
-		woke = wake_locked(fw, port);
+		woke |= wake_locked(fw, port);
 	} else if (st == NNP_STATUS_INVALID_FIELD ||
 		   (remote && st == NNP_STATUS_NO_RESOURCES)) {
 		count_drop_locked(fw, p);
@@ -1222,19 +1251,22 @@ void nnp_fw_icl_sweep(struct nnp_fw *fw)
 
 	for (i = 0; i < fw->cfg.num_ports; i++) {
 		struct nnp_fw_port *p = &fw->ports[i];
+		bool woke = false;
 		uint32_t held;
 
 		mtx_lock(&fw->lock);
 		mtx_lock(&p->lock);
 		held = p->held_packets;
 		if (rx_short(p))
-			drop_stale_locked(fw, p, now);
+			woke = drop_stale_locked(fw, p, now);
 		held -= p->held_packets;
 		mtx_unlock(&p->lock);
 		mtx_unlock(&fw->lock);
 		/* An in-process sender waiting for the room goes on. */
 		if (held)
 			room_freed(fw, i);
+		if (woke)
+			kick_queues(fw);
 	}
 }
 

@@ -630,11 +630,14 @@ uint16_t nnp_fw_comm_status(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 bool nnp_fw_comm_ended(struct nnp_fw *fw, uint32_t comm, uint64_t epoch,
 		       uint16_t status);
 /*
- * An abort of communicator @m came in, with fw->lock held: its command in
- * flight ends ABORTED and a worker sends the abort on, once. True if a
- * worker must run for it.
+ * Communicator @m failed on this chip, with fw->lock held: an abort of it
+ * came in (@status ABORTED), or its packets were dropped for want of room
+ * (NO_RESOURCES). @status is what COMM_STATUS reports, its command in
+ * flight ends ABORTED, and a worker sends the abort on to its peers, once.
+ * True if a worker must run for it.
  */
-bool nnp_fw_comm_aborted_locked(struct nnp_fw *fw, struct nnp_fw_comm *m);
+bool nnp_fw_comm_failed_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
+			       uint16_t status);
 /* The ports @m's collectives use, a bit each: its ring's and its algorithm's. */
 uint32_t nnp_fw_comm_ports(const struct nnp_fw_comm *m);
 /*
@@ -644,7 +647,7 @@ uint32_t nnp_fw_comm_ports(const struct nnp_fw_comm *m);
  */
 void nnp_fw_comm_drop_off_ring(struct nnp_fw *fw, uint64_t epoch,
 			       uint32_t ports);
-/* Send on the aborts nnp_fw_comm_aborted_locked() took in. */
+/* Send on the aborts nnp_fw_comm_failed_locked() took in. */
 void nnp_fw_comms_pass_aborts(struct nnp_fw *fw);
 /* Forget communicators of @ctx (0: all) and what the links hold for them. */
 void nnp_fw_comms_clear(struct nnp_fw *fw, uint32_t ctx);

@@ -511,6 +511,18 @@ uint16_t fw_harness_comm_pair(struct fw_harness *h, uint32_t ctx, uint32_t comm,
 	return fw_harness_admin(h, c, NULL);
 }
 
+uint32_t fw_harness_comm_status(struct fw_harness *h, uint32_t ctx,
+				uint32_t comm)
+{
+	struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_COMM_STATUS };
+	uint32_t result = 0xdead;
+
+	c.args[0] = ctx;
+	c.args[1] = comm;
+	assert_int_equal(fw_harness_admin(h, c, &result), NNP_STATUS_SUCCESS);
+	return result;
+}
+
 void fw_harness_ports(struct fw_harness *h, struct nnp_hw_port_info *info)
 {
 	struct nnp_hw_admin_cmd c = {

@@ -120,6 +120,9 @@ struct nnp_hw_counters fw_harness_counters(struct fw_harness *h);
 /* COMM_CREATE of a ring of two, sending on port 0, receiving on port 1. */
 uint16_t fw_harness_comm_pair(struct fw_harness *h, uint32_t ctx, uint32_t comm,
 			      uint32_t rank, uint64_t epoch);
+/* COMM_STATUS of communicator @comm of @ctx, asserting the command succeeds. */
+uint32_t fw_harness_comm_status(struct fw_harness *h, uint32_t ctx,
+				uint32_t comm);
 /* GET_PORTS into @info, asserting the harness chip's 4 ports come back. */
 void fw_harness_ports(struct fw_harness *h, struct nnp_hw_port_info *info);
 /* Put @cmd in queue @q's next slot and ring its doorbell; returns the slot. */

@@ -805,15 +805,17 @@ static void comm_on(unsigned int c, uint32_t ctx, uint32_t comm, uint64_t epoch,
 
 /*
  * Over a link counting credits, a context of chip 0 sends 4 MiB (the
- * whole window) to an epoch chip 1 never makes, and is destroyed. The
- * packets are kept while young (a rank may be slow to make its
- * communicator); once past the default timeout the firmware's timed work
- * drops them (the port is short of room: a sender waits for credits and
- * sends nothing that would push them out), counts them and credits them
- * back, and another context's SEND and RECV over the link succeed, byte
- * for byte.
+ * whole window) to an epoch chip 1 never makes (@claimed false) or to a
+ * communicator of chip 1 that never receives (@claimed true), and is
+ * destroyed. The packets are kept while young (a rank may be slow to make
+ * its communicator, or to post its RECV); once past the default timeout
+ * the firmware's timed work drops them (the port is short of room: a
+ * sender waits for credits and sends nothing that would push them out),
+ * counts them and credits them back, the communicator that held them
+ * fails with NO_RESOURCES, and another context's SEND and RECV over the
+ * link succeed, byte for byte.
  */
-static void test_remote_unclaimed_packets_swept(void **state)
+static void window_swept(bool claimed)
 {
 	struct nnp_hw_queue_cmd x = {
 		.opcode = NNP_CMD_SEND, .len = 4 * MIB,
@@ -833,10 +835,11 @@ static void test_remote_unclaimed_packets_swept(void **state)
 	uint8_t *src, *dst;
 	uint32_t i;
 
-	(void)state;
 	a = credit_pair_up();
 	chips[1].h->real_clock = true;
 	comm_on(0, CTX, COMM, EPOCH_X, 0);
+	if (claimed)
+		comm_on(1, CTX, COMM, EPOCH_X, 0);
 	x.src_key = fw_harness_dev_key(chips[0].h, CTX, 0, 4 * MIB, NNP_KEY_READ);
 	start(0, x);
 	finish(0);
@@ -883,7 +886,22 @@ static void test_remote_unclaimed_packets_swept(void **state)
 	assert_int_equal(pump.refused, 0);
 	assert_int_equal(a->credit_out, 0);
 	assert_int_equal(a->credit_out_bytes, 0);
+	if (claimed)
+		assert_int_equal(fw_harness_comm_status(chips[1].h, CTX, COMM),
+				 NNP_STATUS_NO_RESOURCES);
 	credit_pair_down();
+}
+
+static void test_remote_unclaimed_packets_swept(void **state)
+{
+	(void)state;
+	window_swept(false);
+}
+
+static void test_remote_idle_communicator_swept(void **state)
+{
+	(void)state;
+	window_swept(true);
 }
 
 /* ---- shared links, by hand ---- */
@@ -1408,6 +1426,7 @@ int main(void)
 		cmocka_unit_test(test_remote_reconnect_drops_old_copies),
 		cmocka_unit_test(test_remote_aborts_within_window),
 		cmocka_unit_test(test_remote_unclaimed_packets_swept),
+		cmocka_unit_test(test_remote_idle_communicator_swept),
 		cmocka_unit_test(test_shared_ring_allreduce),
 		cmocka_unit_test(test_shared_tags_and_credits),
 		cmocka_unit_test(test_shared_link_unshared),

@@ -298,6 +298,92 @@ static void test_one_communicator_leaves_others_room(void **state)
 	pair_down();
 }
 
+#define EPOCH_X2	0x5eed0000000000a3ull
+
+/*
+ * Two communicators X1 and X2 of context A that never receive fill chip
+ * 1's port between them: X1 its share (3 MiB), X2 the rest (1 MiB). Y of
+ * context B cannot send; once X's packets are past the default timeout,
+ * the firmware's timed work drops them, counted, X1 and X2 fail with
+ * NO_RESOURCES on chip 1, and Y exchanges 1 MiB, byte for byte.
+ */
+static void test_idle_communicators_lose_room_to_others(void **state)
+{
+	struct nnp_hw_queue_cmd x = {
+		.opcode = NNP_CMD_SEND, .len = NNP_FW_EPOCH_RX_BYTES,
+		.value = NNP_P2P_VALUE(COMM, 0),
+	};
+	struct nnp_hw_queue_cmd ys = {
+		.opcode = NNP_CMD_SEND, .len = Y_BYTES,
+		.value = NNP_P2P_VALUE(COMM + 1, 0),
+	};
+	struct nnp_hw_queue_cmd yr = {
+		.opcode = NNP_CMD_RECV, .len = Y_BYTES,
+		.value = NNP_P2P_VALUE(COMM + 1, 1),
+	};
+	uint32_t ys_slot, yr_slot, i;
+	struct pool pools[2];
+	uint8_t *src, *dst;
+
+	(void)state;
+	pair_up();
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(fw_harness_comm_pair(chips[i].h, CTX, COMM + 2,
+						      i, EPOCH_X2),
+				 NNP_STATUS_SUCCESS);
+		fw_harness_ctx_create(chips[i].h, CTX_B);
+		fw_harness_queue_create(chips[i].h, CTX_B, 2);
+		assert_int_equal(fw_harness_comm_pair(chips[i].h, CTX_B, COMM + 1,
+						      i, EPOCH_Y),
+				 NNP_STATUS_SUCCESS);
+	}
+	x.src_key = fw_harness_dev_key(chips[0].h, CTX, 0, 4u << 20, NNP_KEY_READ);
+	fw_chip_start(&chips[0], x);
+	fw_chip_join(&chips[0]);
+	assert_int_equal(chips[0].status, NNP_STATUS_SUCCESS);
+	x.len = NNP_FW_PORT_RX_BYTES - NNP_FW_EPOCH_RX_BYTES;
+	x.value = NNP_P2P_VALUE(COMM + 2, 0);
+	fw_chip_start(&chips[0], x);
+	fw_chip_join(&chips[0]);
+	assert_int_equal(chips[0].status, NNP_STATUS_SUCCESS);
+	assert_int_equal(held(chips[1].h, 1), 64);
+	assert_int_equal(fw_harness_counters(chips[1].h).icl_held_bytes,
+			 NNP_FW_PORT_RX_BYTES);
+
+	src = chips[0].h->dev_mem + (4u << 20);
+	dst = chips[1].h->dev_mem;
+	for (i = 0; i < Y_BYTES; i++)
+		src[i] = (uint8_t)(i * 11 + 1);
+	memset(dst, 0, Y_BYTES);
+	ys.src_key = fw_harness_dev_key(chips[0].h, CTX_B, 4u << 20, Y_BYTES,
+					NNP_KEY_READ);
+	yr.dst_key = fw_harness_dev_key(chips[1].h, CTX_B, 0, Y_BYTES,
+					NNP_KEY_WRITE);
+	ys_slot = fw_harness_post(chips[0].h, 2, ys);
+	pool_start(&pools[0], chips[0].h);
+	/* Jammed: Y's SEND waits for room. */
+	assert_int_equal(wait_cqe(chips[0].h, 2, ys_slot, 100), 0xffff);
+	fw_harness_advance_ms(chips[1].h, COLL_TIMEOUT_MS);
+	assert_int_equal(fw_harness_counters(chips[1].h).icl_dropped, 64);
+	assert_int_equal(fw_harness_comm_status(chips[1].h, CTX, COMM),
+			 NNP_STATUS_NO_RESOURCES);
+	assert_int_equal(fw_harness_comm_status(chips[1].h, CTX, COMM + 2),
+			 NNP_STATUS_NO_RESOURCES);
+	assert_int_equal(wait_cqe(chips[0].h, 2, ys_slot, 5000),
+			 NNP_STATUS_SUCCESS);
+	yr_slot = fw_harness_post(chips[1].h, 2, yr);
+	pool_start(&pools[1], chips[1].h);
+	assert_int_equal(wait_cqe(chips[1].h, 2, yr_slot, 5000),
+			 NNP_STATUS_SUCCESS);
+	assert_memory_equal(dst, src, Y_BYTES);
+	pool_stop(&pools[0]);
+	pool_stop(&pools[1]);
+	assert_int_equal(held(chips[1].h, 1), 0);
+	assert_int_equal(fw_harness_counters(chips[1].h).icl_dropped, 64);
+	assert_int_equal(fw_harness_comm_status(chips[1].h, CTX_B, COMM + 1), 0);
+	pair_down();
+}
+
 /* What a context's communicator has queued goes with the context. */
 static void test_context_destroy_and_reset_free_packets(void **state)
 {
@@ -604,6 +690,7 @@ int main(void)
 		cmocka_unit_test(test_recvs_do_not_starve_other_contexts),
 		cmocka_unit_test(test_sends_to_idle_peer_are_bounded),
 		cmocka_unit_test(test_one_communicator_leaves_others_room),
+		cmocka_unit_test(test_idle_communicators_lose_room_to_others),
 		cmocka_unit_test(test_context_destroy_and_reset_free_packets),
 		cmocka_unit_test(test_queue_destroy_aborts_recv),
 		cmocka_unit_test(test_queue_reset_aborts_recv),
