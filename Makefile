@@ -121,17 +121,22 @@ $(KSFT_HARNESS): | $(DEPS_STAMP)
 $(CHECKPATCH): $(KSFT_HARNESS)
 
 # ---- QEMU with our device ----------------------------------------------------
+# virtfs lets `nnp-vm --host-root` show the guest the host's root read-only.
+# A change here reconfigures from scratch (ccache keeps that cheap).
+QEMU_CONFIGURE_ARGS := --target-list=x86_64-softmmu \
+	--without-default-features --enable-tcg --enable-kvm \
+	--enable-fdt=system --enable-attr --enable-virtfs --disable-docs \
+	--disable-werror --disable-install-blobs --python=/usr/bin/python3 --cc="ccache gcc"
+
 # ninja knows which of our sources changed, so it always gets a say.
 qemu: $(QEMU_SRC)/.nnp-fetched
 	bash scripts/qemu-add-device.sh $(QEMU_SRC) $(ROOT)
-	@if [ ! -f $(QEMU_BUILD)/build.ninja ]; then \
-		mkdir -p $(QEMU_BUILD) && cd $(QEMU_BUILD) && \
-		$(ROOT)/$(QEMU_SRC)/configure --target-list=x86_64-softmmu \
-			--without-default-features --enable-tcg --enable-kvm \
-			--enable-fdt=system --disable-docs --disable-werror \
-			--disable-install-blobs --python=/usr/bin/python3 \
-			--cc="ccache gcc" >configure.log 2>&1 || \
-			{ tail -n 30 configure.log; exit 1; }; \
+	@if [ ! -f $(QEMU_BUILD)/build.ninja ] || \
+	    [ "$$(cat $(QEMU_BUILD)/nnp-configure-args 2>/dev/null)" != '$(QEMU_CONFIGURE_ARGS)' ]; then \
+		rm -rf $(QEMU_BUILD) && mkdir -p $(QEMU_BUILD) && cd $(QEMU_BUILD) && \
+		$(ROOT)/$(QEMU_SRC)/configure $(QEMU_CONFIGURE_ARGS) \
+			>configure.log 2>&1 || { tail -n 30 configure.log; exit 1; }; \
+		echo '$(QEMU_CONFIGURE_ARGS)' >nnp-configure-args; \
 	fi
 	@echo "ninja -C $(QEMU_BUILD) qemu-system-x86_64 (log: $(QEMU_BUILD)/ninja.log)"
 	@ninja -C $(QEMU_BUILD) qemu-system-x86_64 >$(QEMU_BUILD)/ninja.log 2>&1 || \
