@@ -86,6 +86,27 @@ if [ "${NNP_VM_LOAD:-1}" = 1 ]; then
 	fi
 fi
 
+# nnp-vm --host-root: the host's root, read-only over virtio-9p (mount tag
+# $NNP_VM_HOST_ROOT), at /host with the guest's own /dev (and /dev/shm),
+# /proc and /sys and a /tmp of its own. The command nnp-vm packed chroots
+# there.
+mount_host_root() {
+	for m in $(cat /etc/nnp-9p-modules); do
+		insmod "/lib/modules/$m.ko" || return 1
+	done
+	mkdir -p /host &&
+		mount -t 9p -o trans=virtio,version=9p2000.L,ro "$NNP_VM_HOST_ROOT" /host &&
+		mount -o rbind /dev /host/dev &&
+		mount -t proc proc /host/proc &&
+		mount -o rbind /sys /host/sys &&
+		mount -t tmpfs -o mode=1777 tmpfs /host/tmp
+}
+if [ -n "${NNP_VM_HOST_ROOT:-}" ] && ! mount_host_root; then
+	dmesg | tail -n 30
+	echo "nnp-vm: cannot mount the host's root (9p, mount tag $NNP_VM_HOST_ROOT) on /host"
+	finish 125
+fi
+
 cd /root
 if [ -f /nnp-vm/cmd ]; then
 	sh /nnp-vm/cmd

@@ -56,7 +56,8 @@ stage_module() {
 	esac
 }
 
-# Modules nnp.ko depends on, dependencies first, from modules.dep.
+# Module $1 and the modules it needs, dependencies first, from modules.dep,
+# onto the list in /etc/nnp-module-paths.
 resolve() {
 	local path deps d
 	path=$(module_path "$1") || exit 1
@@ -67,16 +68,31 @@ resolve() {
 	grep -qx "$path" "$stage/etc/nnp-module-paths" 2>/dev/null ||
 		echo "$path" >>"$stage/etc/nnp-module-paths"
 }
-: >"$stage/etc/nnp-module-paths"
-for dep in $(modinfo -F depends "$nnp_ko" | tr ',' ' '); do
-	resolve "$dep"
-done
-: >"$stage/etc/nnp-modules"
-while read -r path; do
-	stage_module "$path"
-	basename "$path" | sed 's/\.ko.*//' >>"$stage/etc/nnp-modules"
-done <"$stage/etc/nnp-module-paths"
-rm "$stage/etc/nnp-module-paths"
+# Modules $2... and what they need into /lib/modules, their names in load
+# order in /etc/$1.
+stage_modules() {
+	local list=$stage/etc/$1 m path
+	shift
+	: >"$stage/etc/nnp-module-paths"
+	for m in "$@"; do
+		resolve "$m"
+	done
+	: >"$list"
+	while read -r path; do
+		stage_module "$path"
+		basename "$path" | sed 's/\.ko.*//' >>"$list"
+	done <"$stage/etc/nnp-module-paths"
+	rm "$stage/etc/nnp-module-paths"
+}
+# shellcheck disable=SC2046 # one module name a word
+stage_modules nnp-modules $(modinfo -F depends "$nnp_ko" | tr ',' ' ')
+# 9p over virtio for nnp-vm --host-root, loaded only then. The debug
+# kernel has none: its list stays empty.
+if grep -q '/9pnet_virtio\.ko' "$mods/modules.dep"; then
+	stage_modules nnp-9p-modules 9pnet_virtio 9p
+else
+	: >"$stage/etc/nnp-9p-modules"
+fi
 # The NIC of a VM on a LAN with others (nnp-vm --lan), loaded only then.
 stage_module "$(module_path e1000)"
 cp "$nnp_ko" "$stage/lib/modules/nnp.ko"
