@@ -6,7 +6,7 @@
 
 BUILD := build
 ROOT := $(CURDIR)
-VERSION := 0.5.0
+VERSION := 0.6.0
 SOVERSION := 0
 
 CC ?= gcc

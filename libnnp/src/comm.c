@@ -47,7 +47,7 @@ static uint32_t coll_timeout_ms(void)
 	return (errno || v > most ? most : (uint32_t)v) * 1000;
 }
 
-static nnp_result_t rank_info(nnp_device_t *dev, struct nnp_rank_info *ri)
+nnp_result_t nnp_comm_rank_info(nnp_device_t *dev, struct nnp_rank_info *ri)
 {
 	struct nnp_port_info ports[NNP_MAX_PORTS];
 	struct nnp_device_info info;
@@ -162,19 +162,18 @@ static nnp_result_t comm_topology(nnp_comm_t *m, uint32_t rank,
 			nnp_algo_names[algo], strerror(err));
 }
 
-/* Make @dev rank @rank of the planned @ring and @topo; *@comm on success. */
-static nnp_result_t comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
-			      const struct nnp_rank_info *all,
-			      const struct nnp_ring *ring,
-			      const struct nnp_topo *topo, enum nnp_algo algo,
-			      uint64_t epoch, nnp_comm_t **comm)
+nnp_result_t nnp_comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
+			   const struct nnp_rank_info *all,
+			   const struct nnp_ring *ring,
+			   const struct nnp_topo *topo, enum nnp_algo algo,
+			   uint64_t epoch, uint32_t timeout_ms, nnp_comm_t **comm)
 {
 	struct drm_nnp_comm_create c = {
 		.nranks = nranks, .rank = rank, .epoch = epoch,
 		.send_port = ring->send_port[rank],
 		.recv_port = ring->recv_port[rank],
 		.ring = (uintptr_t)ring->order,
-		.timeout_ms = coll_timeout_ms(),
+		.timeout_ms = timeout_ms,
 	};
 	nnp_comm_t *m = calloc(1, sizeof(*m));
 	nnp_result_t res;
@@ -184,6 +183,7 @@ static nnp_result_t comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
 		return nnp_fail(NNP_ERROR_OUT_OF_MEMORY, "no host memory for a communicator");
 	*m = (struct nnp_comm){
 		.dev = dev, .rank = (int)rank, .nranks = (int)nranks,
+		.timeout_ms = timeout_ms,
 	};
 	if (links_to_peers(m, all)) {
 		comm_free(m);
@@ -245,7 +245,7 @@ nnp_result_t nnp_comm_init_rank(nnp_comm_t **comm, int nranks,
 				rank, nranks);
 	*comm = NULL;
 	nnp_log_set_rank(rank);
-	res = rank_info(dev, &mine);
+	res = nnp_comm_rank_info(dev, &mine);
 	if (res == NNP_SUCCESS)
 		res = nnp_bootstrap_join(id, nranks, rank, &mine, &all, &epoch);
 	if (res == NNP_SUCCESS)
@@ -253,8 +253,9 @@ nnp_result_t nnp_comm_init_rank(nnp_comm_t **comm, int nranks,
 	if (res == NNP_SUCCESS) {
 		res = nnp_comm_plan_algo(all, (uint32_t)nranks, &ring, &topo, &algo);
 		if (res == NNP_SUCCESS) {
-			res = comm_make(dev, (uint32_t)nranks, (uint32_t)rank, all,
-					&ring, &topo, algo, epoch, comm);
+			res = nnp_comm_make(dev, (uint32_t)nranks, (uint32_t)rank,
+					    all, &ring, &topo, algo, epoch,
+					    coll_timeout_ms(), comm);
 			nnp_topo_free(&topo);
 		}
 		nnp_ring_free(&ring);
@@ -287,14 +288,15 @@ nnp_result_t nnp_comm_init_all(nnp_device_t **devs, int n, nnp_comm_t **comms)
 	if (!info)
 		return nnp_fail(NNP_ERROR_OUT_OF_MEMORY, "no host memory for %d ranks", n);
 	for (r = 0; r < n && res == NNP_SUCCESS; r++)
-		res = rank_info(devs[r], &info[r]);
+		res = nnp_comm_rank_info(devs[r], &info[r]);
 	if (res == NNP_SUCCESS)
 		res = nnp_comm_plan(info, (uint32_t)n, epoch, &ring);
 	if (res == NNP_SUCCESS)
 		res = nnp_comm_plan_algo(info, (uint32_t)n, &ring, &topo, &algo);
 	for (r = 0; r < n && res == NNP_SUCCESS; r++)
-		res = comm_make(devs[r], (uint32_t)n, (uint32_t)r, info, &ring,
-				&topo, algo, epoch, &comms[r]);
+		res = nnp_comm_make(devs[r], (uint32_t)n, (uint32_t)r, info,
+				    &ring, &topo, algo, epoch, coll_timeout_ms(),
+				    &comms[r]);
 	if (res != NNP_SUCCESS)
 		for (r = 0; r < n; r++) {
 			nnp_comm_destroy(comms[r]);

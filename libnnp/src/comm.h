@@ -16,7 +16,12 @@ struct nnp_comm {
 	/* By peer rank: this chip's port to it and from it, -1 if no link. */
 	int *send_port;
 	int *recv_port;
+	/* How long its commands wait for a late peer, as COMM_CREATE got it. */
+	uint32_t timeout_ms;
 };
+
+/* @dev's chip and port table, as the ring planner takes it. */
+nnp_result_t nnp_comm_rank_info(nnp_device_t *dev, struct nnp_rank_info *ri);
 
 /*
  * Plan the ring of @n ranks described by @all (nnp_ring_plan()); when
@@ -52,5 +57,17 @@ extern const char *const nnp_algo_names[NNP_ALGO_COUNT];
 nnp_result_t nnp_comm_plan_algo(const struct nnp_rank_info *all, uint32_t n,
 				const struct nnp_ring *ring, struct nnp_topo *topo,
 				enum nnp_algo *algo);
+
+/*
+ * Make @dev rank @rank of the @nranks ranks @all, on the planned @ring and
+ * @topo running @algo, named @epoch on the links, its commands waiting
+ * @timeout_ms for a late peer (DRM_NNP_COMM_TIMEOUT_NEVER: for ever);
+ * *@comm on success, else the last error says why.
+ */
+nnp_result_t nnp_comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
+			   const struct nnp_rank_info *all,
+			   const struct nnp_ring *ring,
+			   const struct nnp_topo *topo, enum nnp_algo algo,
+			   uint64_t epoch, uint32_t timeout_ms, nnp_comm_t **comm);
 
 #endif /* NNP_COMM_H */

@@ -140,6 +140,18 @@ nnp_result_t nnp_fail(nnp_result_t res, const char *fmt, ...)
 	return res;
 }
 
+nnp_result_t nnp_fail_within(nnp_result_t res, const char *fmt, ...)
+{
+	char what[LAST_ERROR_BYTES], inner[LAST_ERROR_BYTES];
+	va_list ap;
+
+	memcpy(inner, last_error, sizeof(inner));
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return nnp_fail(res, "%s: %s", what, inner);
+}
+
 const char *nnp_get_last_error(void)
 {
 	return last_error;

@@ -35,4 +35,11 @@ void nnp_log_set_rank(int rank);
 nnp_result_t nnp_fail(nnp_result_t res, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * Fail with @res again, @fmt saying what the failure found in this
+ * thread's last error was part of: "@fmt: last error".
+ */
+nnp_result_t nnp_fail_within(nnp_result_t res, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 #endif /* NNP_LOG_H */

@@ -27,8 +27,9 @@ tap_check "nnp.h's NNP_VERSION_CODE is $hdr_v, the Makefile's" test "$hdr_v" = "
 tap_check "debian/changelog's top entry is $deb_v, the Makefile's" test "$deb_v" = "$make_v"
 tap_check "libnnp.3 says nnp $man_v, the Makefile's" test "$man_v" = "$make_v"
 tap_check "the symbols file lists every global of libnnp.map" test "$globals" = "$listed"
-tap_check "nnp_device_get_model is at 0.5.0, nnp_timestamp_async at 0.4.0, nnp_get_version at 0.3.0, nnp_comm_abort at 0.2.0" \
-	bash -c 'grep -qx " nnp_device_get_model@LIBNNP_0.5 0.5.0" <<<"$1" &&
+tap_check "nnp_comm_split is at 0.6.0, nnp_device_get_model at 0.5.0, nnp_timestamp_async at 0.4.0, nnp_get_version at 0.3.0, nnp_comm_abort at 0.2.0" \
+	bash -c 'grep -qx " nnp_comm_split@LIBNNP_0.6 0.6.0" <<<"$1" &&
+		grep -qx " nnp_device_get_model@LIBNNP_0.5 0.5.0" <<<"$1" &&
 		grep -qx " nnp_get_version@LIBNNP_0.3 0.3.0" <<<"$1" &&
 		grep -qx " nnp_timestamp_async@LIBNNP_0.4 0.4.0" <<<"$1" &&
 		grep -qx " nnp_comm_abort@LIBNNP_0.2 0.2.0" <<<"$1"' _ "$symbols"

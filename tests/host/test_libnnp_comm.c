@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * libnnp communicator setup without devices: ring planning over ring,
- * torus and broken topologies, and the job rendezvous over TCP between
+ * torus and broken topologies, nnp_comm_split()'s groups and their rings
+ * from every rank's entry, and the job rendezvous over TCP between
  * threads standing in for ranks (own root, NNP_COMM_ID, IPv4 and IPv6,
  * bad ranks, a missing rank timing out) and strangers at the root's
  * port; what the last error says about each failure.
@@ -28,6 +29,7 @@
 #include "bootstrap.h"
 #include "comm.h"
 #include "ring_plan.h"
+#include "split.h"
 
 #define MAXN 16
 
@@ -426,6 +428,160 @@ static void test_topo_torus_any_numbering(void **state)
 	assert_torus(&t, 8);
 	nnp_topo_free(&t);
 	nnp_ring_free(&ring);
+}
+
+/* ---- nnp_comm_split(): groups and their rings from every rank's entry ---- */
+
+static struct nnp_split_entry split[MAXN];
+
+/* Parent ranks 0..@n-1 of info[] with @color and @key, epoch 0x1000 + r. */
+static void split_entries(uint32_t n, const int32_t *color, const int32_t *key)
+{
+	uint32_t r;
+
+	memset(split, 0, sizeof(split));
+	for (r = 0; r < n; r++)
+		split[r] = (struct nnp_split_entry){
+			.color = color[r], .key = key[r], .epoch = 0x1000 + r,
+			.info = info[r],
+		};
+}
+
+/* Parent rank @me's group is @n ranks, @me at @rank: parents @want. */
+static void assert_group(uint32_t nparent, uint32_t me, uint32_t n, uint32_t rank,
+			 const uint32_t *want)
+{
+	struct nnp_split_group g;
+	uint32_t k;
+
+	assert_int_equal(nnp_split_group(split, nparent, me, &g), NNP_SUCCESS);
+	assert_int_equal(g.n, n);
+	assert_int_equal(g.rank, rank);
+	assert_int_equal(g.color, split[me].color);
+	for (k = 0; k < n; k++) {
+		assert_int_equal(g.parent[k], want[k]);
+		assert_int_equal(g.info[k].chip, info[want[k]].chip);
+	}
+	/* Every member takes new rank 0's epoch. */
+	assert_int_equal(g.epoch, 0x1000 + want[0]);
+	nnp_split_group_free(&g);
+}
+
+/* Colors pick the members, keys then parent ranks their order. */
+static void test_split_groups(void **state)
+{
+	static const int32_t rows[] = { 0, 0, 1, 1 }, zero[4] = { 0 };
+	static const int32_t one[] = { 5, 5, 5, 5 }, down[] = { 3, 2, 1, 0 };
+	static const int32_t ties[] = { 1, 0, 1, 0 };
+	static const int32_t wide[] = { INT32_MAX, INT32_MIN, 0, -1 };
+	static const int32_t holes[] = { 0, NNP_SPLIT_NOCOLOR, 0, -7 };
+	struct nnp_split_group g;
+
+	(void)state;
+	torus_wires(2, 2);
+	split_entries(4, rows, zero);
+	assert_group(4, 0, 2, 0, (const uint32_t[]){ 0, 1 });
+	assert_group(4, 1, 2, 1, (const uint32_t[]){ 0, 1 });
+	assert_group(4, 2, 2, 0, (const uint32_t[]){ 2, 3 });
+	assert_group(4, 3, 2, 1, (const uint32_t[]){ 2, 3 });
+	split_entries(4, one, down);
+	assert_group(4, 0, 4, 3, (const uint32_t[]){ 3, 2, 1, 0 });
+	assert_group(4, 3, 4, 0, (const uint32_t[]){ 3, 2, 1, 0 });
+	split_entries(4, one, ties);
+	assert_group(4, 2, 4, 3, (const uint32_t[]){ 1, 3, 0, 2 });
+	split_entries(4, one, wide);
+	assert_group(4, 0, 4, 3, (const uint32_t[]){ 1, 3, 2, 0 });
+	/* Any negative color is none: in no group, not even its own. */
+	split_entries(4, holes, zero);
+	assert_group(4, 2, 2, 1, (const uint32_t[]){ 0, 2 });
+	assert_int_equal(nnp_split_group(split, 4, 1, &g), NNP_SUCCESS);
+	assert_int_equal(g.n, 0);
+	assert_null(g.parent);
+	nnp_split_group_free(&g);
+	assert_int_equal(nnp_split_group(split, 4, 3, &g), NNP_SUCCESS);
+	assert_int_equal(g.n, 0);
+	nnp_split_group_free(&g);
+}
+
+/* A member that could not read its ports fails its group, and only it. */
+static void test_split_member_failed(void **state)
+{
+	static const int32_t rows[] = { 0, 0, 1, 1 }, zero[4] = { 0 };
+	struct nnp_split_group g;
+
+	(void)state;
+	torus_wires(2, 2);
+	split_entries(4, rows, zero);
+	split[1].status = NNP_ERROR_DEVICE_LOST;
+	assert_int_equal(nnp_split_group(split, 4, 0, &g), NNP_ERROR_COMM_FAILED);
+	assert_string_equal(nnp_get_last_error(),
+			    "nnp_comm_split: color 0: rank 1 (parent rank 1) could not read its chip's ports: nnp device was removed or reset");
+	nnp_split_group_free(&g);
+	/* Its own failure is the caller's to tell. */
+	assert_int_equal(nnp_split_group(split, 4, 1, &g), NNP_SUCCESS);
+	nnp_split_group_free(&g);
+	assert_group(4, 2, 2, 0, (const uint32_t[]){ 2, 3 });
+}
+
+/* Plan parent rank @me's group: its result, and the ring in @order. */
+static nnp_result_t split_ring(uint32_t me, uint32_t *order)
+{
+	struct nnp_split_group g;
+	struct nnp_ring ring;
+	nnp_result_t res;
+	uint32_t k;
+
+	assert_int_equal(nnp_split_group(split, 4, me, &g), NNP_SUCCESS);
+	res = nnp_split_plan(&g, &ring);
+	for (k = 0; res == NNP_SUCCESS && k < g.n; k++) {
+		uint32_t a = ring.order[k], b = ring.order[(k + 1) % g.n];
+		uint32_t p = ring.send_port[a];
+
+		order[k] = g.parent[a];
+		assert_true(g.info[a].ports[p].state & NNP_LINK_UP);
+		assert_int_equal(g.info[a].ports[p].peer_chip, g.info[b].chip);
+		assert_int_equal(ring.recv_port[b], g.info[a].ports[p].peer_port);
+	}
+	if (res == NNP_SUCCESS)
+		nnp_ring_free(&ring);
+	nnp_split_group_free(&g);
+	return res;
+}
+
+/*
+ * On QEMU's torus:2x2, rows and columns are rings; diagonals and three
+ * chips are not, and the last error names a missing link by new rank,
+ * parent rank and chip at both ends.
+ */
+static void test_split_rings(void **state)
+{
+	static const int32_t rows[] = { 0, 0, 1, 1 }, cols[] = { 0, 1, 0, 1 };
+	static const int32_t diag[] = { 0, 1, 1, 0 }, three[] = { 0, 0, -1, 0 };
+	static const int32_t zero[4] = { 0 }, down[] = { 3, 2, 1, 0 };
+	uint32_t order[4];
+
+	(void)state;
+	torus_wires(2, 2);
+	split_entries(4, rows, zero);
+	assert_int_equal(split_ring(3, order), NNP_SUCCESS);
+	assert_int_equal(order[0], 2);
+	assert_int_equal(order[1], 3);
+	split_entries(4, cols, down);
+	assert_int_equal(split_ring(0, order), NNP_SUCCESS);
+	assert_int_equal(order[0], 2);
+	assert_int_equal(order[1], 0);
+	split_entries(4, diag, zero);
+	assert_int_equal(split_ring(0, order), NNP_ERROR_NO_PATH);
+	assert_string_equal(nnp_get_last_error(),
+			    "nnp_comm_split: color 0: no up link from rank 0 (parent rank 0, chip 100) to rank 1 (parent rank 3, chip 109): no ring over the 2 ranks: rank 0 (chip 100) has an up link to 0 other ranks, a ring needs 1");
+	assert_int_equal(split_ring(2, order), NNP_ERROR_NO_PATH);
+	assert_string_equal(nnp_get_last_error(),
+			    "nnp_comm_split: color 1: no up link from rank 0 (parent rank 1, chip 103) to rank 1 (parent rank 2, chip 106): no ring over the 2 ranks: rank 0 (chip 103) has an up link to 0 other ranks, a ring needs 1");
+	/* 0-1 and 1-3 are links, 3-0 is not: the gap is where order wraps. */
+	split_entries(4, three, zero);
+	assert_int_equal(split_ring(3, order), NNP_ERROR_NO_PATH);
+	assert_string_equal(nnp_get_last_error(),
+			    "nnp_comm_split: color 0: no up link from rank 2 (parent rank 3, chip 109) to rank 0 (parent rank 0, chip 100): no ring over the 3 ranks: rank 0 (chip 100) has an up link to 1 other rank, a ring needs 2");
 }
 
 /* ---- rendezvous ---- */
@@ -1648,6 +1804,9 @@ int main(void)
 		cmocka_unit_test(test_topo_double_ring),
 		cmocka_unit_test(test_topo_torus),
 		cmocka_unit_test(test_topo_torus_any_numbering),
+		cmocka_unit_test(test_split_groups),
+		cmocka_unit_test(test_split_member_failed),
+		cmocka_unit_test(test_split_rings),
 		cmocka_unit_test(test_rendezvous),
 		cmocka_unit_test(test_rendezvous_at_comm_id),
 		cmocka_unit_test(test_rendezvous_failures),

@@ -57,7 +57,7 @@ const char *nnp_get_last_error(void);
 #define NNP_VERSION_PATCH(v)	((v) & 0xff)
 
 /* The libnnp these headers belong to (compare with nnp_get_version()). */
-#define NNP_VERSION_CODE	NNP_VERSION(0, 5, 0)
+#define NNP_VERSION_CODE	NNP_VERSION(0, 6, 0)
 
 /* The version of the libnnp running, as NNP_VERSION(); new in 0.3.0. */
 nnp_result_t nnp_get_version(int *version);
@@ -328,6 +328,42 @@ nnp_result_t nnp_comm_init_rank(nnp_comm_t **comm, int nranks,
 
 /* One process driving @n devices: comms[i] is rank i on devs[i]. */
 nnp_result_t nnp_comm_init_all(nnp_device_t **devs, int n, nnp_comm_t **comms);
+/*
+ * NCCL's ncclCommSplit: make sub-communicators of @parent. Every rank of
+ * @parent calls it (a collective: from its own thread when one process
+ * drives several ranks); the ranks that give the same @color become one
+ * new communicator, ranked by @key, then by their rank in @parent, in
+ * *@newcomm. A rank with a negative @color (NNP_SPLIT_NOCOLOR) takes
+ * part in the exchange only and gets NULL; so does one whose @newcomm is
+ * NULL, which then returns NNP_ERROR_INVALID_ARGUMENT. Since 0.6.
+ *
+ * A new communicator is independent of @parent and of its siblings: an
+ * epoch of its own on the links (its traffic never mixes with theirs),
+ * its own ring over the links that are up between its chips (found as
+ * nnp_comm_init_rank() finds one: a row or a column of a torus works), and
+ * it outlives @parent (destroy or abort one, the others go on). It waits
+ * for a late peer as long as @parent does (NNP_COLL_TIMEOUT_S when @parent
+ * was made); NNP_ALGO is read again.
+ *
+ * The ranks exchange colors, keys and their chips' ports with two
+ * allgathers of @parent on a stream of the split's own (the secret of
+ * @parent's job is not used or sent): synchronize the streams with work
+ * of @parent first, so that every rank runs its collectives in the same
+ * order, and make sure no other thread is inside a call that takes
+ * @parent. A rank that never calls it holds the others up to @parent's
+ * timeout, then they fail with NNP_ERROR_COMM_FAILED.
+ *
+ * Every rank of @parent returns, and all the ranks of one color agree:
+ * NNP_ERROR_NO_PATH on each when its chips form no ring of up links, the
+ * last error naming the color and a missing link by the new rank, parent
+ * rank and chip of both ends ("nnp_comm_split: color 1: no up link from
+ * rank 0 (parent rank 0, chip 0) to rank 1 (parent rank 3, chip 3): ...");
+ * NNP_ERROR_COMM_FAILED when another of them could not make its part
+ * (the last error names it, and why) or the exchange over @parent failed.
+ */
+#define NNP_SPLIT_NOCOLOR	(-1)
+nnp_result_t nnp_comm_split(nnp_comm_t *parent, int color, int key,
+			    nnp_comm_t **newcomm);
 /*
  * Free @comm. A collective or message of it still on the device runs on
  * to its end: synchronize its streams first, or abort it instead.

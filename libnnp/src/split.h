@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nnp_comm_split(): what each rank of the parent tells all the others,
+ * and the new communicator each rank then finds in what they told. Every
+ * rank reads the same table and so agrees on the groups, their rank
+ * order, epochs and rings without further talk. Apart from the device, so
+ * that the host tests plan from made-up tables.
+ */
+#ifndef NNP_SPLIT_H
+#define NNP_SPLIT_H
+
+#include <stdint.h>
+
+#include "ring_plan.h"
+
+/* One parent rank's part of the exchange, the same layout on every rank. */
+struct nnp_split_entry {
+	int32_t color;		/* negative: in no new communicator */
+	int32_t key;
+	uint32_t status;	/* nnp_result_t of reading its chip's ports */
+	uint32_t zero;
+	uint64_t epoch;		/* nonzero; its group's, if it is new rank 0 */
+	struct nnp_rank_info info;
+};
+
+_Static_assert(sizeof(struct nnp_split_entry) % 4 == 0,
+	       "an entry travels as 32-bit words");
+
+/* The new communicator of one parent rank. */
+struct nnp_split_group {
+	int32_t color;
+	uint32_t n;		/* its ranks; 0 for a negative color */
+	uint32_t rank;		/* the caller's new rank */
+	uint64_t epoch;		/* new rank 0's */
+	uint32_t *parent;	/* by new rank: the parent rank */
+	struct nnp_rank_info *info;	/* by new rank */
+};
+
+/*
+ * The group of parent rank @me among the @nparent entries @all: the
+ * ranks of its color by key, then by parent rank. NNP_ERROR_COMM_FAILED
+ * if another of them could not read its ports (the last error names it),
+ * NNP_ERROR_OUT_OF_MEMORY; nnp_split_group_free() frees it either way.
+ */
+nnp_result_t nnp_split_group(const struct nnp_split_entry *all, uint32_t nparent,
+			     uint32_t me, struct nnp_split_group *g);
+void nnp_split_group_free(struct nnp_split_group *g);
+
+/*
+ * Plan @g's ring (nnp_comm_plan()). NNP_ERROR_NO_PATH if there is none:
+ * the last error names the color and a missing link, both of its ends by
+ * new rank, parent rank and chip, then why no other ring was found.
+ */
+nnp_result_t nnp_split_plan(const struct nnp_split_group *g, struct nnp_ring *ring);
+
+#endif /* NNP_SPLIT_H */
