@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# nnp_comm_split() (issue 26): comm_split_test on a 2x2 torus of 4 chips,
+# one process, each rank splitting on its own thread. Rows and columns
+# allreduce exactly; keys order the new ranks; NNP_SPLIT_NOCOLOR and a
+# NULL newcomm get none; a diagonal (no link) fails with
+# NNP_ERROR_NO_PATH on both of its ranks naming the link, the parent
+# still exact; a child outlives its destroyed parent and aborted sibling;
+# a rank whose device has no communicator left fails its row (the other
+# rank told COMM_FAILED naming it) and not the other row;
+# allreduces of the parent, its column and its row in flight together on
+# every chip never mix.
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/lib/tap.sh"
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+tap_plan 8
+"$root/tools/nnp-vm" --chips 4 --mem-size 16M --fabric torus:2x2 --timeout 600 \
+	-- comm_split_test >"$out" 2>&1
+echo "vm-status=$?" >>"$out"
+tap_context=$out tap_grep "rows and columns: each allreduces its own members exactly" "$out" \
+	'^ok [0-9]+ torus\.rows_and_columns_allreduce_exactly$'
+tap_context=$out tap_grep "keys 3,2,1,0: parent rank 3 is new rank 0 (broadcast), allreduce exact" "$out" \
+	'^ok [0-9]+ torus\.keys_order_the_new_ranks$'
+tap_context=$out tap_grep "NOCOLOR gets NULL, a NULL newcomm INVALID_ARGUMENT, the rest go on" "$out" \
+	'^ok [0-9]+ torus\.nocolor_and_null_newcomm_get_none$'
+tap_context=$out tap_grep "a diagonal: NO_PATH on both ranks naming the link, the parent still exact" "$out" \
+	'^ok [0-9]+ torus\.no_ring_fails_every_member_naming_the_link$'
+tap_context=$out tap_grep "a child outlives its destroyed parent and aborted sibling" "$out" \
+	'^ok [0-9]+ torus\.child_outlives_parent_and_sibling$'
+tap_context=$out tap_grep "a member that cannot make its part: its group fails as one, the other row exact" "$out" \
+	'^ok [0-9]+ torus\.a_member_that_cannot_make_its_part_fails_its_group$'
+tap_context=$out tap_grep "parent, column and row in flight at once on every chip: every sum exact" "$out" \
+	'^ok [0-9]+ torus\.parent_and_children_at_once_never_mix$'
+tap_context=$out tap_grep "and the VM exits 0" "$out" '^vm-status=0$'
+tap_done
