@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make check: every suite prints TAP into build/test-results/<suite>.tap;
-# the run ends with what was skipped and why, then one summary line
-# "N passed, N skipped, N failed" (tests/lib/tap-summary.sh), and fails if
+# the run ends with the ten slowest suites, what was skipped and why, then
+# one summary line "N passed, N skipped, N failed"
+# (tests/lib/tap-summary.sh), and fails if
 # any test failed or any suite exited non-zero, printed no TAP plan, or
 # fewer results than a plan it printed.
 #
@@ -30,6 +31,7 @@ mkdir -p "$results"
 suites_failed=0
 suites_run=0
 taps=()
+durations=()
 
 # Whether suite NAME is one the arguments ask for (all if there are none).
 wanted() {
@@ -79,6 +81,7 @@ run_suite() { # NAME COMMAND...
 	"$@" 2>&1 | tee "$tap"
 	status=${PIPESTATUS[0]}
 	echo "== $name: ${SECONDS} s"
+	durations+=("$SECONDS $name")
 	if [ "$status" != 0 ] && ! grep -q '^not ok' "$tap"; then
 		echo "not ok - $name exited with status $status" | tee -a "$tap"
 	fi
@@ -113,4 +116,7 @@ if [ "$suites_run" = 0 ]; then
 	echo "run-tests: no suite matches: $*" >&2
 	exit 2
 fi
+echo "== the slowest suites"
+printf '%s\n' "${durations[@]}" | sort -rn | head -n 10 |
+	awk '{ printf "%6d s  %s\n", $1, $2 }'
 bash "$root/tests/lib/tap-summary.sh" "${taps[@]}" && [ "$suites_failed" = 0 ]
