@@ -1,7 +1,8 @@
-# nnp: top-level build. `make` installs what is missing, fetches QEMU's and
-# the guest kernel's sources/packages from Debian, and builds everything;
-# `make check` runs the host and guest tests; `make demo` boots 4 devices;
-# `make bench` measures the devices against the host (not part of check).
+# nnp: top-level build. `make` fetches QEMU's and the guest kernel's
+# sources/packages from Debian and builds everything; `make check` runs the
+# host and guest tests; `make demo` boots 4 devices; `make bench` measures
+# the devices against the host (not part of check). Those three and `make
+# deps` first install the Debian packages the build needs (saying which).
 # A second `make` rebuilds only what changed.
 
 BUILD := build
@@ -67,48 +68,63 @@ DESTDIR ?=
 all: qemu module userspace examples tests initramfs
 
 # ---- dependencies: Debian packages, QEMU source, guest kernel ----------------
-# The stamp is a makefile that make includes: when it is missing or older
-# than install-deps.sh, make runs the script first and then starts over,
-# reading this file again. So nothing evaluated while reading it ($(shell
-# pkg-config ...), := assignments) ever sees the machine as it was before
-# the packages went in. `clean`, `distclean` and `check-fresh` install
-# nothing here; `deb` and `check-deb` install what they need themselves
-# (scripts/install-deb-deps.sh).
+# Only a newcomer's goals install packages: the README's two commands
+# (demo, check), bench, and deps itself. scripts/install-deps.sh says what
+# it adds (an apt sources file, packages) before it adds it. Any other goal
+# (make, install, install-dkms, ...) builds with what the machine has, so
+# `make install` on a production host never changes its package sources;
+# `deb` and `check-deb` install their own tools (scripts/install-deb-deps.sh).
+#
+# For those goals the stamp is a makefile that make includes: when it is
+# missing or older than the script, make runs the script first and then
+# starts over, reading this file again. So nothing evaluated while reading
+# it ($(shell pkg-config ...), := assignments) ever sees the machine as it
+# was before the packages went in. $(DEPS) is the stamp for those goals and
+# nothing for the others: rules that need the packages name it order-only.
 #
 # NNP_DEPS=none: the caller has installed what the build needs (a Debian
 # package build: debian/control's Build-Depends), run no apt.
+# INSTALL_DEPS: the script (tests/host/check-deps-goals.sh swaps in its own).
+DEPS_GOALS := deps demo check bench
+INSTALL_DEPS := scripts/install-deps.sh
+DEPS :=
 ifneq ($(NNP_DEPS),none)
-ifneq ($(filter-out clean distclean check-fresh deb check-deb,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter $(DEPS_GOALS),$(MAKECMDGOALS)),)
+DEPS := $(DEPS_STAMP)
 include $(DEPS_STAMP)
+else ifeq ($(wildcard $(DEPS_STAMP)),)
+ifneq ($(filter-out clean distclean check-fresh deb check-deb,$(or $(MAKECMDGOALS),all)),)
+$(info make: installs no packages for this goal; if a tool or library is missing, `make deps` adds it, saying what first)
+endif
 endif
 endif
 
-$(DEPS_STAMP): scripts/install-deps.sh
+$(DEPS_STAMP): $(INSTALL_DEPS)
 ifeq ($(NNP_DEPS),none)
 	@:
 else
-	bash scripts/install-deps.sh
-	@mkdir -p $(BUILD) && echo '# scripts/install-deps.sh ran' >$@
+	bash $(INSTALL_DEPS)
+	@mkdir -p $(BUILD) && echo '# $(INSTALL_DEPS) ran' >$@
 endif
 
 deps: $(DEPS_STAMP)
 
-$(KREL_FILE): scripts/fetch-kernel.sh | $(DEPS_STAMP)
+$(KREL_FILE): scripts/fetch-kernel.sh | $(DEPS)
 	bash scripts/fetch-kernel.sh $(SYSROOT)
 
 # Cached under build/debug-kernel/ by the hash of the fragment and the
 # source's version; the script relinks $(DEBUG_SYSROOT) to a cached build
 # when there is one.
 $(DEBUG_KREL_FILE): scripts/build-debug-kernel.sh scripts/debug-kernel.config \
-		/usr/src/linux-source-6.12.tar.xz | $(DEPS_STAMP)
+		/usr/src/linux-source-6.12.tar.xz | $(DEPS)
 	bash scripts/build-debug-kernel.sh $(DEBUG_SYSROOT)
 
 debug-kernel: $(DEBUG_KREL_FILE)
 
-$(QEMU_SRC)/.nnp-fetched: scripts/fetch-qemu.sh | $(DEPS_STAMP)
+$(QEMU_SRC)/.nnp-fetched: scripts/fetch-qemu.sh | $(DEPS)
 	bash scripts/fetch-qemu.sh $(QEMU_SRC)
 
-$(KSFT_HARNESS): | $(DEPS_STAMP)
+$(KSFT_HARNESS): | $(DEPS)
 	mkdir -p $(LINUX_SRC)
 	tar -xf /usr/src/linux-source-6.12.tar.xz -C $(LINUX_SRC) --strip-components=1 \
 		linux-source-6.12/tools/testing/selftests/kselftest_harness.h \
@@ -171,7 +187,7 @@ userspace: $(LIBNNP_SO) $(LIBNNP_A) $(NNPTOOL) $(NNP_SIM) $(OUT_LIB)/pkgconfig/n
 
 LIBNNP_CFLAGS := $(CFLAGS_COMMON) -Ilibnnp/include -Iuapi/drm -Ihw
 
-$(BUILD)/obj/libnnp/%.o: libnnp/src/%.c $(LIBNNP_HDRS) | $(DEPS_STAMP)
+$(BUILD)/obj/libnnp/%.o: libnnp/src/%.c $(LIBNNP_HDRS) | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBNNP_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(DRM_CFLAGS) -fPIC -c $< -o $@
 
@@ -253,7 +269,7 @@ $(NNPTOOL): $(NNPTOOL_SRCS) tools/nnptool/nnptool.h $(LIBNNP_SO)
 		-L$(OUT_LIB) -lnnp -Wl,-rpath,'$$ORIGIN/../lib'
 
 # The firmware simulator's chips at scale, no QEMU (docs/nnp-sim.md).
-$(NNP_SIM): $(NNP_SIM_SRCS) $(wildcard tools/nnp-sim/*.h) $(FW_SRCS) $(FW_HDRS) | $(DEPS_STAMP)
+$(NNP_SIM): $(NNP_SIM_SRCS) $(wildcard tools/nnp-sim/*.h) $(FW_SRCS) $(FW_HDRS) | $(DEPS)
 	@mkdir -p $(OUT_BIN)
 	$(CC) $(CFLAGS_COMMON) -Ihw -Ifirmware-sim/include -Ifirmware-sim/src -o $@ \
 		$(NNP_SIM_SRCS) $(FW_SRCS) -lm
@@ -298,7 +314,7 @@ MNIST_TEST := 1000
 MNIST_DIR := $(BUILD)/data/fashion-mnist
 MNIST_STAMP := $(BUILD)/data/fashion-mnist-$(MNIST_TRAIN)-$(MNIST_TEST).stamp
 
-$(MNIST_STAMP): scripts/mnist-subset.sh | $(DEPS_STAMP)
+$(MNIST_STAMP): scripts/mnist-subset.sh | $(DEPS)
 	rm -rf $(MNIST_DIR) $(BUILD)/data/fashion-mnist-*.stamp
 	bash scripts/mnist-subset.sh /usr/share/datasets/fashion-mnist $(MNIST_DIR) \
 		$(MNIST_TRAIN) $(MNIST_TEST)
@@ -320,7 +336,7 @@ FUZZERS := $(FUZZ)/fuzz_queue $(FUZZ)/fuzz_admin $(FUZZ)/fuzz_icl \
 	$(FUZZ)/fuzz_icl_frame $(FUZZ)/fuzz_ring_plan $(FUZZ)/fuzz_bootstrap
 
 # The fuzzing host and the chip the ICL fuzzers share.
-$(FUZZ)/%.o: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(FW_HDRS) | $(DEPS_STAMP)
+$(FUZZ)/%.o: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(FW_HDRS) | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_FW_INC) -c -o $@ $<
 
@@ -330,7 +346,7 @@ $(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ)/fuzz_dev.o $(FW_SRCS) $(FW_HDRS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_FW_INC) -o $@ $< \
 		$(filter %.o,$^) $(FW_SRCS) -lm
 
-$(FUZZ)/fuzz_ring_plan: tests/fuzz/fuzz_ring_plan.c libnnp/src/ring_plan.c libnnp/src/ring_plan.h | $(DEPS_STAMP)
+$(FUZZ)/fuzz_ring_plan: tests/fuzz/fuzz_ring_plan.c libnnp/src/ring_plan.c libnnp/src/ring_plan.h | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Ilibnnp/include -Ilibnnp/src -o $@ \
 		$< libnnp/src/ring_plan.c
@@ -339,7 +355,7 @@ $(FUZZ)/fuzz_ring_plan: tests/fuzz/fuzz_ring_plan.c libnnp/src/ring_plan.c libnn
 FUZZ_BOOT_SRCS := libnnp/src/boot_msg.c libnnp/src/comm_plan.c \
 	libnnp/src/ring_plan.c libnnp/src/log.c libnnp/src/errors.c
 $(FUZZ)/fuzz_bootstrap: tests/fuzz/fuzz_bootstrap.c tests/fuzz/fuzz_stream.h $(FUZZ_BOOT_SRCS) \
-		$(LIBNNP_HDRS) | $(DEPS_STAMP)
+		$(LIBNNP_HDRS) | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Ilibnnp/include -Ilibnnp/src -Ihw -o $@ \
 		$< $(FUZZ_BOOT_SRCS) $(shell pkg-config --libs nettle)
@@ -350,14 +366,14 @@ fuzz: $(FUZZERS)
 # ---- tests -------------------------------------------------------------------
 tests: $(HOST_TESTS) $(GUEST_C_TESTS) $(MPI_TESTS) $(FUZZERS)
 
-$(TESTDIR)/host/test_fw_%: tests/host/test_fw_%.c tests/host/fw_harness.c tests/host/fw_harness.h tests/lib/reduce_ref.h $(FW_SRCS) $(FW_HDRS) | $(DEPS_STAMP)
+$(TESTDIR)/host/test_fw_%: tests/host/test_fw_%.c tests/host/fw_harness.c tests/host/fw_harness.h tests/lib/reduce_ref.h $(FW_SRCS) $(FW_HDRS) | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) -Ihw -Ifirmware-sim/include -Ifirmware-sim/src -Itests/host \
 		-o $@ $< tests/host/fw_harness.c $(FW_SRCS) -lcmocka -lm
 
 # Host tests on nnp-sim's chips (its host, wiring and topologies).
 NNP_SIM_HOST_SRCS := tools/nnp-sim/sim.c tools/nnp-sim/topo.c
-$(TESTDIR)/host/test_sim_%: tests/host/test_sim_%.c $(NNP_SIM_HOST_SRCS) $(wildcard tools/nnp-sim/*.h) $(FW_SRCS) $(FW_HDRS) | $(DEPS_STAMP)
+$(TESTDIR)/host/test_sim_%: tests/host/test_sim_%.c $(NNP_SIM_HOST_SRCS) $(wildcard tools/nnp-sim/*.h) $(FW_SRCS) $(FW_HDRS) | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) -Ihw -Ifirmware-sim/include -Ifirmware-sim/src -Itools/nnp-sim \
 		-o $@ $< $(NNP_SIM_HOST_SRCS) $(FW_SRCS) -lcmocka -lm
@@ -450,15 +466,15 @@ stress: all
 BENCH := $(BUILD)/bench
 BENCH_DEPS_STAMP := $(BENCH)/.deps-installed
 
-$(BENCH_DEPS_STAMP): tests/bench/install-deps.sh | $(DEPS_STAMP)
+$(BENCH_DEPS_STAMP): tests/bench/install-deps.sh | $(DEPS)
 	bash tests/bench/install-deps.sh
 	@mkdir -p $(BENCH) && touch $@
 
-$(BENCH)/host_bw: tests/bench/host_bw.c | $(DEPS_STAMP)
+$(BENCH)/host_bw: tests/bench/host_bw.c | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) -pthread -o $@ $<
 
-$(BENCH)/mpi_coll: tests/bench/mpi_coll.c | $(DEPS_STAMP)
+$(BENCH)/mpi_coll: tests/bench/mpi_coll.c | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS_COMMON) -o $@ $<
 

@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Install every Debian package the build and tests need, adding the
-# bookworm-backports suite (binary and source) and bookworm deb-src on the way.
-# Idempotent: a second run with everything present does nothing but check.
+# bookworm-backports suite (binary and source) and bookworm deb-src on the
+# way. Run by `make deps`, `make demo`, `make check` and `make bench` only
+# (never by `make install`): it first prints what it will add, the apt
+# sources file and each package, then adds them. Idempotent: a second run
+# with everything present adds nothing and prints nothing.
+# Usage: install-deps.sh [--dry-run]   (--dry-run: print the plan, add nothing)
 set -euo pipefail
 
 PKGS=(
@@ -15,6 +20,10 @@ PKGS=(
 	dkms udev sparse
 )
 BACKPORTS_PKGS=(meson python3-pycotap qemu-system-data)
+# Where the sources go (the test of this plan points it elsewhere).
+src_list=${NNP_APT_SOURCES:-/etc/apt/sources.list.d/nnp-backports.sources}
+dry_run=0
+[ "${1:-}" = --dry-run ] && dry_run=1
 
 missing() {
 	local p
@@ -24,13 +33,33 @@ missing() {
 	done
 }
 
-src_list=/etc/apt/sources.list.d/nnp-backports.sources
-need_update=0
-if [ ! -f "$src_list" ]; then
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "install-deps: need root to add $src_list" >&2
-		exit 1
-	fi
+mapfile -t want < <(missing "${PKGS[@]}")
+mapfile -t want_bp < <(missing "${BACKPORTS_PKGS[@]}")
+# meson must be >= 1.5: bookworm's 1.0 does not count.
+if ! dpkg --compare-versions "$(dpkg-query -W -f='${Version}' meson 2>/dev/null || echo 0)" ge 1.5 &&
+	[[ " ${want_bp[*]} " != *" meson "* ]]; then
+	want_bp+=(meson)
+fi
+need_sources=0
+[ -f "$src_list" ] || need_sources=1
+if [ "$need_sources" = 0 ] && [ ${#want[@]} -eq 0 ] && [ ${#want_bp[@]} -eq 0 ]; then
+	exit 0
+fi
+
+echo "install-deps: this machine lacks what the nnp build needs; adding:"
+if [ "$need_sources" = 1 ]; then
+	echo "  apt sources $src_list: bookworm-backports (deb, deb-src),"
+	echo "    deb-src of bookworm and bookworm-security (QEMU's and the kernel's sources)"
+fi
+[ ${#want[@]} -eq 0 ] || echo "  packages: ${want[*]}"
+[ ${#want_bp[@]} -eq 0 ] || echo "  packages from bookworm-backports: ${want_bp[*]}"
+[ "$dry_run" = 0 ] || exit 0
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: need root to add these (or add them yourself)" >&2
+	exit 1
+fi
+
+if [ "$need_sources" = 1 ]; then
 	cat >"$src_list" <<'SRC'
 Types: deb deb-src
 URIs: http://deb.debian.org/debian
@@ -50,19 +79,8 @@ Suites: bookworm-security
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
-	need_update=1
 fi
-
-mapfile -t want < <(missing "${PKGS[@]}")
-mapfile -t want_bp < <(missing "${BACKPORTS_PKGS[@]}")
-# meson must be >= 1.5: bookworm's 1.0 does not count.
-if ! dpkg --compare-versions "$(dpkg-query -W -f='${Version}' meson 2>/dev/null || echo 0)" ge 1.5; then
-	want_bp+=(meson)
-fi
-if [ ${#want[@]} -eq 0 ] && [ ${#want_bp[@]} -eq 0 ]; then
-	exit 0
-fi
-if [ "$need_update" = 1 ] || [ ! -d /var/lib/apt/lists ] ||
+if [ "$need_sources" = 1 ] || [ ! -d /var/lib/apt/lists ] ||
 	! ls /var/lib/apt/lists/*bookworm-backports*Packages >/dev/null 2>&1; then
 	apt-get update -q
 fi

@@ -99,6 +99,7 @@ if [ "$NNP_VM_KERNEL" = stock ]; then
 	done
 	run_suite host-uapi-padding bash "$root/tests/host/check-uapi-padding.sh"
 	run_suite host-versions bash "$root/tests/host/check-versions.sh"
+	run_suite host-deps-goals bash "$root/tests/host/check-deps-goals.sh"
 	run_suite host-syz-description bash "$root/tests/host/check-syz-description.sh"
 	run_suite host-abi-doc python3 "$root/tests/host/check-abi-doc.py"
 	run_suite host-fuzz bash "$root/tests/fuzz/run.sh" 20

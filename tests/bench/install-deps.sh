@@ -9,6 +9,7 @@ pkgs=()
 command -v gnuplot >/dev/null || pkgs+=(gnuplot-nox)
 command -v perf >/dev/null || pkgs+=(linux-perf)
 [ ${#pkgs[@]} = 0 ] && exit 0
+echo "bench: adding the packages the benchmark needs: ${pkgs[*]}"
 if [ "$(id -u)" -ne 0 ]; then
 	echo "bench: need root to install ${pkgs[*]} (or install them yourself)" >&2
 	exit 1
