@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Run each fuzzer for SECONDS (default 20) from its checked-in seeds and
 # what earlier runs found (build/fuzz/corpus/<target>); TAP, one test per
 # target: ok if it ran the whole time without a crash, printed its own count
@@ -8,6 +9,8 @@
 # reaches the code it fuzzes must fail, not pass as "no crash". The seeds
 # alone reach every count and more than each floor. A crash leaves its
 # input in build/fuzz/crash-<target>-* and the report in the TAP output.
+# Each fuzzer is one thread: as many run at once as the machine has cores
+# (at most 4), each for its whole time.
 # Usage: run.sh [SECONDS] [TARGET...]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,14 +21,30 @@ shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(queue admin icl icl_frame ring_plan bootstrap)
 
+fuzz() { # TARGET: run it, its exit status into its .status file
+	local log=$out/fuzz_$1.log
+
+	mkdir -p "$out/corpus/$1"
+	"$out/fuzz_$1" -max_total_time="$secs" -max_len=8192 -timeout=10 \
+		-print_final_stats=1 -artifact_prefix="$out/crash-$1-" \
+		"$out/corpus/$1" "$root/tests/fuzz/corpus/$1" >"$log" 2>&1
+	echo $? >"$out/fuzz_$1.status"
+}
+
+at_once=$(nproc)
+[ "$at_once" -le 4 ] || at_once=4
+for t in "${targets[@]}"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$at_once" ]; do
+		wait -n
+	done
+	fuzz "$t" &
+done
+wait
+
 tap_plan ${#targets[@]}
 for t in "${targets[@]}"; do
-	mkdir -p "$out/corpus/$t"
 	log=$out/fuzz_$t.log
-	"$out/fuzz_$t" -max_total_time="$secs" -max_len=8192 -timeout=10 \
-		-print_final_stats=1 -artifact_prefix="$out/crash-$t-" \
-		"$out/corpus/$t" "$root/tests/fuzz/corpus/$t" >"$log" 2>&1
-	status=$?
+	status=$(cat "$out/fuzz_$t.status")
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 	counts=$(grep -aE "^fuzz_$t: " "$log" | tail -n 1 | sed "s/^fuzz_$t: //")
 	# libFuzzer's coverage at the end: edges (cov) and features (ft).
