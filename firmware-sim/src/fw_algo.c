@@ -76,7 +76,7 @@ struct nnp_fw_lanes {
 /* Not a status: the lane ended its pass and waits for the others. */
 #define LANE_HELD	(NNP_FW_PARKED - 3)
 
-uint32_t nnp_fw_algo_pick(const struct nnp_fw_topology *t, unsigned int opcode,
+static uint32_t algo_pick(const struct nnp_fw_topology *t, unsigned int opcode,
 			  uint64_t count, uint32_t nranks)
 {
 	bool torus = t->dim[1].n > 1;
@@ -98,7 +98,7 @@ uint32_t nnp_fw_algo_pick(const struct nnp_fw_topology *t, unsigned int opcode,
 	return a == NNP_FW_ALGO_TORUS && !torus ? NNP_FW_ALGO_RING : a;
 }
 
-uint32_t nnp_fw_algo_seqs(uint32_t algo)
+static uint32_t algo_seqs(uint32_t algo)
 {
 	return algo == NNP_FW_ALGO_RING ? 1 : MAX_LANES * LANE_SEQS;
 }
@@ -127,6 +127,20 @@ static uint32_t dim_ports(const struct nnp_fw_ring_dim *d)
 	return mask;
 }
 
+/*
+ * Collective packets of @epoch held on a port outside @ports (a bit each)
+ * are not for its communicator, whose topology now names every port it
+ * receives on: dropped.
+ */
+static void drop_off_ring(struct nnp_fw *fw, uint64_t epoch, uint32_t ports)
+{
+	uint32_t port;
+
+	for (port = 0; port < fw->cfg.num_ports; port++)
+		if (!(ports >> port & 1))
+			nnp_fw_icl_purge(fw, port, epoch, NNP_FW_SEQ_P2P);
+}
+
 int nnp_fw_comm_set_topology(struct nnp_fw *fw, uint32_t ctx, uint32_t comm,
 			     const struct nnp_fw_topology *t)
 {
@@ -152,7 +166,7 @@ int nnp_fw_comm_set_topology(struct nnp_fw *fw, uint32_t ctx, uint32_t comm,
 	}
 	mtx_unlock(&fw->lock);
 	if (ports)
-		nnp_fw_comm_drop_off_ring(fw, epoch, ports);
+		drop_off_ring(fw, epoch, ports);
 	return ret;
 }
 
@@ -270,7 +284,7 @@ static bool lanes_lockstep(const struct coll *p)
 	return true;
 }
 
-uint16_t nnp_fw_algo_start(struct coll *p)
+static uint16_t algo_start(struct coll *p)
 {
 	uint64_t total = 0, below = 0;
 	uint32_t i, r, n;
@@ -417,7 +431,7 @@ static void lanes_clock(struct coll *p)
 		}
 }
 
-uint16_t nnp_fw_algo_step(struct coll *p)
+static uint16_t algo_step(struct coll *p)
 {
 	struct nnp_fw *fw = p->fw;
 
@@ -494,7 +508,7 @@ uint16_t nnp_fw_algo_step(struct coll *p)
 	}
 }
 
-void nnp_fw_algo_end(struct coll *p, bool tell)
+static void algo_end(struct coll *p, bool tell)
 {
 	uint32_t i, k;
 
@@ -519,3 +533,12 @@ void nnp_fw_algo_end(struct coll *p, bool tell)
 	free(p->lanes);
 	p->lanes = NULL;
 }
+
+/* What the collective engine calls (fw->algo): registered by nnp_fw_create(). */
+const struct nnp_fw_algo_ops nnp_fw_algorithms = {
+	.pick = algo_pick,
+	.seqs = algo_seqs,
+	.start = algo_start,
+	.step = algo_step,
+	.end = algo_end,
+};

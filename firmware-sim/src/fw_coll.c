@@ -439,10 +439,10 @@ static uint16_t coll_begin(struct nnp_fw *fw, uint32_t ctx,
 		c->link.comm = comm;
 		c->link.ports = nnp_fw_comm_ports(m);
 		c->topo = m->topo;
-		c->algo = nnp_fw_algo_pick(&m->topo, c->opcode, c->count,
+		c->algo = fw->algo->pick(&m->topo, c->opcode, c->count,
 					   m->nranks);
 		c->seq = nnp_fw_seq(m->seq, false);
-		m->seq += nnp_fw_algo_seqs(c->algo);
+		m->seq += fw->algo->seqs(c->algo);
 		if (c->op == NNP_OP_AVG)
 			c->avg_div = m->nranks;
 		if (m->order) {
@@ -551,13 +551,13 @@ static uint16_t coll_step(struct nnp_fw *fw, struct nnp_fw_op *op)
 		if (st != NNP_FW_PARKED)
 			return st;
 		if (c->algo != NNP_FW_ALGO_RING) {
-			st = nnp_fw_algo_start(c);
+			st = fw->algo->start(c);
 			if (st)
 				return st;
 		}
 	}
 	if (c->algo != NNP_FW_ALGO_RING)
-		return nnp_fw_algo_step(c);
+		return fw->algo->step(c);
 	st = coll_ring(c);
 	/* What follows writes over lent memory; so may the next command. */
 	if (!st)
@@ -604,10 +604,11 @@ static void coll_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
 	if (c->nranks > 1)
 		nnp_fw_icl_reclaim(fw, op, c->send_port);
 	/* A failure new to the communicator goes on, so the whole ring stops. */
-	tell = c->nranks && nnp_fw_comm_ended(fw, c->comm, c->epoch, st) &&
+	tell = c->nranks &&
+	       fw->engine_hooks->comm_ended(fw, c->comm, c->epoch, st) &&
 	       c->nranks > 1;
 	if (c->algo != NNP_FW_ALGO_RING)
-		nnp_fw_algo_end(c, tell);
+		fw->algo->end(c, tell);
 	if (tell)
 		nnp_fw_icl_send_aborts(fw, c->link.ports, c->epoch, c->seq);
 	nnp_fw_count_local(fw, c->local);

@@ -85,17 +85,24 @@ uint16_t nnp_fw_coll_lent_back(struct coll *c, uint32_t want);
 /* With c->chunk set: every chunk of the first step is ready now. */
 uint16_t nnp_fw_coll_ready_init(struct coll *c);
 
-/* Allreduce algorithms (fw_algo.c) */
-/* The algorithm of collective @opcode of @count elements on @nranks with @t. */
-uint32_t nnp_fw_algo_pick(const struct nnp_fw_topology *t, unsigned int opcode,
-			  uint64_t count, uint32_t nranks);
-/* Collective numbers (packet labels) an allreduce by @algo takes. */
-uint32_t nnp_fw_algo_seqs(uint32_t algo);
-/* After coll_start: make the rings of @c's algorithm. */
-uint16_t nnp_fw_algo_start(struct coll *c);
-/* One step of all its rings: a status, or NNP_FW_PARKED. */
-uint16_t nnp_fw_algo_step(struct coll *c);
-/* @c ends: take back what its rings lent, and @tell them of a failure. */
-void nnp_fw_algo_end(struct coll *c, bool tell);
+/*
+ * What the allreduce algorithms that run several rings at once
+ * (fw_algo.c) give the engine: fw->algo, registered by nnp_fw_create().
+ */
+struct nnp_fw_algo_ops {
+	/* The algorithm of collective @opcode of @count elements on @nranks. */
+	uint32_t (*pick)(const struct nnp_fw_topology *t, unsigned int opcode,
+			 uint64_t count, uint32_t nranks);
+	/* Collective numbers (packet labels) an allreduce by @algo takes. */
+	uint32_t (*seqs)(uint32_t algo);
+	/* After coll_start: make the rings of @c's algorithm. */
+	uint16_t (*start)(struct coll *c);
+	/* One step of all its rings: a status, or NNP_FW_PARKED. */
+	uint16_t (*step)(struct coll *c);
+	/* @c ends: take back what its rings lent, and @tell them of a failure. */
+	void (*end)(struct coll *c, bool tell);
+};
+
+extern const struct nnp_fw_algo_ops nnp_fw_algorithms;
 
 #endif /* NNP_FW_COLL_H */

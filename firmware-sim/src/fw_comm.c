@@ -10,19 +10,6 @@
 
 #include "fw_internal.h"
 
-#define DEFAULT_TIMEOUT_MS 2000
-#define NS_PER_MS 1000000ull
-
-uint64_t nnp_fw_comm_timeout_ns(const struct nnp_fw *fw, uint32_t ms)
-{
-	if (ms == NNP_HW_COMM_TIMEOUT_NEVER)
-		return UINT64_MAX;
-	if (!ms)
-		ms = fw->cfg.coll_timeout_ms ? fw->cfg.coll_timeout_ms :
-		     DEFAULT_TIMEOUT_MS;
-	return ms * NS_PER_MS;
-}
-
 /*
  * Read and check the ring order (rank at each position) of @cmd: a
  * permutation of 0..nranks-1 holding @rank. *@order stays NULL for rank
@@ -66,35 +53,6 @@ static uint16_t read_order(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd
 		*order = NULL;
 	}
 	return st;
-}
-
-struct nnp_fw_comm *nnp_fw_comm_of_locked(struct nnp_fw *fw, uint32_t ctx,
-					  uint32_t comm)
-{
-	/* Bounds first: not even the address of a slot past the table. */
-	if (!comm || comm >= NNP_HW_MAX_COMMS || !ctx || fw->comms[comm].ctx != ctx)
-		return NULL;
-	return &fw->comms[comm];
-}
-
-struct nnp_fw_comm *nnp_fw_comm_by_epoch_locked(struct nnp_fw *fw, uint64_t epoch)
-{
-	uint32_t i;
-
-	for (i = 1; i < NNP_HW_MAX_COMMS; i++)
-		if (fw->comms[i].ctx && fw->comms[i].epoch == epoch)
-			return &fw->comms[i];
-	return NULL;
-}
-
-void nnp_fw_comm_drop_off_ring(struct nnp_fw *fw, uint64_t epoch,
-			       uint32_t ports)
-{
-	uint32_t port;
-
-	for (port = 0; port < fw->cfg.num_ports; port++)
-		if (!(ports >> port & 1))
-			nnp_fw_icl_purge(fw, port, epoch, NNP_FW_SEQ_P2P);
 }
 
 /* What the links hold for the communicator of @epoch is never taken now. */
@@ -230,12 +188,6 @@ bool nnp_fw_comm_ended(struct nnp_fw *fw, uint32_t comm, uint64_t epoch,
 		m->error = status;
 	mtx_unlock(&fw->lock);
 	return news;
-}
-
-uint32_t nnp_fw_comm_ports(const struct nnp_fw_comm *m)
-{
-	return m->nranks > 1 ? 1u << m->send_port | 1u << m->recv_port |
-			       m->ports : 0;
 }
 
 bool nnp_fw_comm_failed_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,

@@ -3,51 +3,24 @@
  * Firmware simulator core: lifecycle, boot and heartbeat, and the BAR0
  * register file other than the admin queue's.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fw_coll.h"
 #include "fw_internal.h"
 
 #define NS_PER_MS 1000000ull
 
-static __attribute__((format(printf, 3, 0))) void
-report(struct nnp_fw *fw, void (*to)(void *opaque, const char *msg),
-       const char *fmt, va_list ap)
-{
-	char msg[256];
+/* The upward calls of the layers below, answered here. */
+static const struct nnp_fw_link_hooks link_hooks = {
+	.rx_fault = nnp_fw_fault_rx,
+	.comm_failed_locked = nnp_fw_comm_failed_locked,
+};
 
-	if (!to)
-		return;
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	to(fw->host.opaque, msg);
-}
-
-void nnp_fw_guest_error(struct nnp_fw *fw, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	report(fw, fw->host.guest_error, fmt, ap);
-	va_end(ap);
-}
-
-/* The statuses a link or a peer chip causes, whatever the driver does. */
-static bool status_from_link(uint16_t st)
-{
-	return st == NNP_STATUS_LINK_DOWN || st == NNP_STATUS_PEER_TIMEOUT;
-}
-
-void nnp_fw_op_failed(struct nnp_fw *fw, uint16_t st, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	report(fw, status_from_link(st) ? fw->host.warning :
-	       fw->host.guest_error, fmt, ap);
-	va_end(ap);
-}
+static const struct nnp_fw_engine_hooks engine_hooks = {
+	.comm_ended = nnp_fw_comm_ended,
+};
 
 static bool is_pow2(uint64_t v)
 {
@@ -93,6 +66,9 @@ struct nnp_fw *nnp_fw_create(const struct nnp_fw_config *cfg,
 		mtx_init(&fw->queues[i].exec, mtx_plain);
 	nnp_fw_ports_init(fw);
 	fw->cfg = *cfg;
+	fw->link_hooks = &link_hooks;
+	fw->engine_hooks = &engine_hooks;
+	fw->algo = &nnp_fw_algorithms;
 	nnp_fw_clock_init(fw);
 	nnp_fw_faults_init(fw, host);
 	nnp_fw_thermal_init(fw, fw->host.now_ns(fw->host.opaque));

@@ -13,7 +13,6 @@
 
 #include "fw_internal.h"
 
-#define KEY_INDEX(k)	((k) & 0xffffu)
 
 bool nnp_fw_ctx_valid_locked(const struct nnp_fw *fw, uint32_t ctx)
 {
@@ -172,24 +171,13 @@ uint16_t nnp_fw_key_register(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *c
 	return status;
 }
 
-static struct nnp_fw_key *key_lookup_locked(struct nnp_fw *fw, uint32_t ctx,
-					    uint32_t key)
-{
-	struct nnp_fw_key *k;
-
-	if (!key || KEY_INDEX(key) >= NNP_HW_MAX_KEYS)
-		return NULL;
-	k = &fw->keys[KEY_INDEX(key)];
-	return k->key == key && k->ctx == ctx && !k->dead ? k : NULL;
-}
-
 uint16_t nnp_fw_key_unregister(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd)
 {
 	uint32_t ctx = fw_admin_arg(cmd, 0), key = fw_admin_arg(cmd, 1);
 	struct nnp_fw_key *k;
 
 	mtx_lock(&fw->lock);
-	k = key_lookup_locked(fw, ctx, key);
+	k = nnp_fw_key_lookup_locked(fw, ctx, key);
 	if (k)
 		k->dead = true;
 	mtx_unlock(&fw->lock);
@@ -202,34 +190,7 @@ uint16_t nnp_fw_key_unregister(struct nnp_fw *fw, const struct nnp_hw_admin_cmd 
 	nnp_fw_queues_abort_key(fw, ctx, key);
 	mtx_lock(&fw->lock);
 	if (k->key == key)
-		key_free_locked(fw, KEY_INDEX(key));
+		key_free_locked(fw, NNP_FW_KEY_INDEX(key));
 	mtx_unlock(&fw->lock);
 	return NNP_STATUS_SUCCESS;
-}
-
-uint16_t nnp_fw_key_resolve(struct nnp_fw *fw, uint32_t ctx, uint32_t key,
-			    uint64_t off, uint64_t len, uint32_t right,
-			    struct nnp_fw_span *span)
-{
-	const struct nnp_fw_key *k;
-	uint16_t status = NNP_STATUS_SUCCESS;
-
-	mtx_lock(&fw->lock);
-	k = key_lookup_locked(fw, ctx, key);
-	if (!k)
-		status = NNP_STATUS_KEY_INVALID;
-	else if (!(k->rights & right))
-		status = NNP_STATUS_ACCESS_DENIED;
-	else if (off > k->length || len > k->length - off)
-		status = NNP_STATUS_OUT_OF_BOUNDS;
-	if (!status) {
-		span->type = k->type;
-		span->start = off;
-		span->len = len;
-		span->dev_base = k->dev_base;
-		span->page_offset = k->page_offset;
-		span->pages = k->pages;
-	}
-	mtx_unlock(&fw->lock);
-	return status;
 }

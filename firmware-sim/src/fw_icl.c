@@ -505,7 +505,7 @@ static bool drop_stale_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
 				pk->epoch;
 			drop_epoch_locked(fw, p, pk->epoch);
 			if (m)
-				woke |= nnp_fw_comm_failed_locked(fw, m,
+				woke |= fw->link_hooks->comm_failed_locked(fw, m,
 						NNP_STATUS_NO_RESOURCES);
 			pk = p->rx_head;
 			continue;
@@ -588,7 +588,7 @@ uint16_t nnp_fw_icl_rx_arrive(struct nnp_fw *fw, uint32_t port,
 			      struct nnp_fw_packet *pk, bool remote)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
-	bool lost = nnp_fw_fault_rx(fw, port);	/* an injected fault */
+	bool lost = fw->link_hooks->rx_fault(fw, port);	/* an injected fault */
 	uint16_t st = NNP_STATUS_SUCCESS;
 	struct nnp_fw_comm *m = NULL;
 	bool woke = false;
@@ -617,7 +617,8 @@ uint16_t nnp_fw_icl_rx_arrive(struct nnp_fw *fw, uint32_t port,
 	}
 	if (m) {
 		p->rx_packets++;
-		woke = nnp_fw_comm_failed_locked(fw, m, NNP_STATUS_ABORTED);
+		woke = fw->link_hooks->comm_failed_locked(fw, m,
+							  NNP_STATUS_ABORTED);
 		nnp_fw_icl_credit_locked(p, pk);
 		free(pk);
 	} else if (!st) {

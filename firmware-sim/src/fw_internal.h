@@ -326,8 +326,35 @@ struct nnp_fw_clock {
 	uint64_t commands;
 };
 
+struct nnp_fw_comm;
+
+/*
+ * What the links tell the layers above them: registered by
+ * nnp_fw_create(), so that the links never call up directly.
+ */
+struct nnp_fw_link_hooks {
+	/* A packet arrives on @port: wait the injected delay; true if lost. */
+	bool (*rx_fault)(struct nnp_fw *fw, uint32_t port);
+	/* As nnp_fw_comm_failed_locked(): an abort came, or packets were lost. */
+	bool (*comm_failed_locked)(struct nnp_fw *fw, struct nnp_fw_comm *m,
+				   uint16_t status);
+};
+
+/* What a link command tells the control plane when it ends. */
+struct nnp_fw_engine_hooks {
+	/* As nnp_fw_comm_ended(): true if the failure is to be passed on. */
+	bool (*comm_ended)(struct nnp_fw *fw, uint32_t comm, uint64_t epoch,
+			   uint16_t status);
+};
+
+struct nnp_fw_algo_ops;
+
 struct nnp_fw {
 	struct nnp_fw_config cfg;
+	/* The layers' upward calls, set by nnp_fw_create(). */
+	const struct nnp_fw_link_hooks *link_hooks;
+	const struct nnp_fw_engine_hooks *engine_hooks;
+	const struct nnp_fw_algo_ops *algo;	/* allreduce over several rings */
 	/* The embedder's callbacks, through fw_fault.c's wrappers. */
 	struct nnp_fw_host host;
 	struct nnp_fw_host embedder;
@@ -425,6 +452,12 @@ struct nnp_fw_span {
 	const uint64_t *pages;
 };
 
+/* A key's index in fw->keys; a generation above it. */
+#define NNP_FW_KEY_INDEX(k)	((k) & 0xffffu)
+
+/* Key @key of @ctx, with fw->lock held; NULL if none or dying. */
+struct nnp_fw_key *nnp_fw_key_lookup_locked(struct nnp_fw *fw, uint32_t ctx,
+					    uint32_t key);
 uint16_t nnp_fw_key_resolve(struct nnp_fw *fw, uint32_t ctx, uint32_t key,
 			    uint64_t off, uint64_t len, uint32_t right,
 			    struct nnp_fw_span *span);
@@ -640,13 +673,6 @@ bool nnp_fw_comm_failed_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
 			       uint16_t status);
 /* The ports @m's collectives use, a bit each: its ring's and its algorithm's. */
 uint32_t nnp_fw_comm_ports(const struct nnp_fw_comm *m);
-/*
- * Collective packets of @epoch held on a port outside @ports (a bit each)
- * are not for its communicator, whose topology now names every port it
- * receives on: dropped.
- */
-void nnp_fw_comm_drop_off_ring(struct nnp_fw *fw, uint64_t epoch,
-			       uint32_t ports);
 /* Send on the aborts nnp_fw_comm_failed_locked() took in. */
 void nnp_fw_comms_pass_aborts(struct nnp_fw *fw);
 /* Forget communicators of @ctx (0: all) and what the links hold for them. */

@@ -76,7 +76,7 @@ static void p2p_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
 		nnp_fw_op_failed(fw, st, "%s on port %u failed: status 0x%x",
 				 p->send ? "send" : "receive", p->port, st);
 	if (p->op.comm)
-		nnp_fw_comm_ended(fw, p->op.comm, p->epoch, st);
+		fw->engine_hooks->comm_ended(fw, p->op.comm, p->epoch, st);
 	/* The receiver learns at once that this message will not come. */
 	if (st && p->send && p->seq)
 		nnp_fw_icl_send(fw, NULL, p->port, p->epoch, p->seq, true, NULL, 0);

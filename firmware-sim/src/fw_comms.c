@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Firmware simulator communicator table: the lookups every layer makes on
+ * it (the links label packets with a communicator's epoch, the link
+ * commands run on one). Making, failing and destroying communicators is
+ * the control plane's (fw_comm.c).
+ */
+#include "fw_internal.h"
+
+#define DEFAULT_TIMEOUT_MS 2000
+#define NS_PER_MS 1000000ull
+
+uint64_t nnp_fw_comm_timeout_ns(const struct nnp_fw *fw, uint32_t ms)
+{
+	if (ms == NNP_HW_COMM_TIMEOUT_NEVER)
+		return UINT64_MAX;
+	if (!ms)
+		ms = fw->cfg.coll_timeout_ms ? fw->cfg.coll_timeout_ms :
+		     DEFAULT_TIMEOUT_MS;
+	return ms * NS_PER_MS;
+}
+
+struct nnp_fw_comm *nnp_fw_comm_of_locked(struct nnp_fw *fw, uint32_t ctx,
+					  uint32_t comm)
+{
+	/* Bounds first: not even the address of a slot past the table. */
+	if (!comm || comm >= NNP_HW_MAX_COMMS || !ctx || fw->comms[comm].ctx != ctx)
+		return NULL;
+	return &fw->comms[comm];
+}
+
+struct nnp_fw_comm *nnp_fw_comm_by_epoch_locked(struct nnp_fw *fw, uint64_t epoch)
+{
+	uint32_t i;
+
+	for (i = 1; i < NNP_HW_MAX_COMMS; i++)
+		if (fw->comms[i].ctx && fw->comms[i].epoch == epoch)
+			return &fw->comms[i];
+	return NULL;
+}
+
+uint32_t nnp_fw_comm_ports(const struct nnp_fw_comm *m)
+{
+	return m->nranks > 1 ? 1u << m->send_port | 1u << m->recv_port |
+			       m->ports : 0;
+}
