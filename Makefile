@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # nnp: top-level build. `make` fetches QEMU's and the guest kernel's
 # sources/packages from Debian and builds everything; `make check` runs the
 # host and guest tests; `make demo` boots 4 devices; `make bench` measures

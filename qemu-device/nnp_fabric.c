@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nnp fabric: wires the ICL ports of the nnp devices in one QEMU.
  *

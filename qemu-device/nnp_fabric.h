@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nnp fabric: the inter-chip links between the nnp devices of one QEMU.
  *

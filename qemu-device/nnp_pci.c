@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nnp: PCIe device model of an NNP-T-class training accelerator.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nnp workers: one pool of threads per QEMU process runs the user queues
  * of all its nnp devices.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nnp workers: the threads that run the user queues of every nnp device of
  * one QEMU process.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # make deb: the four Debian packages (nnp-dkms, libnnp0, libnnp-dev,
 # nnptool) built by dpkg-buildpackage from debian/, in a copy of this
 # checkout's files (tracked and new, as they are now; not build/), so the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Build the debug guest kernel (KASAN, lockdep, kmemleak, UBSAN, fault
 # injection: scripts/debug-kernel.config) from Debian's linux-source-6.12,
 # laid out as a sysroot like scripts/fetch-kernel.sh's, so mkinitramfs.sh

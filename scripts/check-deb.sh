@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # make check-deb: the packages `make deb` built, checked as a user meets
 # them. lintian on the host (no errors allowed); then, in a clean Debian 12
 # root (debootstrap minbase, cached in build/check-deb/base, a fresh copy

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # make check-fresh: the README's two commands, `make demo` then `make check`,
 # from a clean clone of HEAD inside a clean Debian 12 root made with
 # debootstrap: what a newcomer's first run sees, with nothing this machine

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Download Debian's Linux 6.12 image and headers (the newest 6.12.N that has
 # both) and extract them into a sysroot; no kernel is installed on the host.
 # Usage: fetch-kernel.sh SYSROOT

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Fetch QEMU 10.0.x's source from Debian's bookworm-backports source package
 # and unpack it into DEST. Only the orig tarball is used: apt-get reports 404s
 # for the .dsc and the Debian diff and exits non-zero, so we check for the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # /init of the nnp test guest. Loads the driver, runs the command that
 # tools/nnp-vm packed into /nnp-vm/cmd (or a shell), unloads the driver,
 # checks the kernel log (and on the debug kernel kmemleak), and reports the exit status on the console as

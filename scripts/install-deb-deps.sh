@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The Debian packages `make deb` and `make check-deb` need on top of
 # scripts/install-deps.sh: debhelper and dh-dkms to build the packages,
 # dkms to check the module's dkms.conf, lintian, and debootstrap for the

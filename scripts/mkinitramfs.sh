@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Build the guest initramfs: busybox, the DRM modules nnp.ko needs (in load
 # order, decompressed), nnp.ko, nnptool, libnnp, Open MPI (mpirun, orted,
 # the plugins a one-node job uses, help texts, the guest's MCA defaults),

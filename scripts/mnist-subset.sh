@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The first NTRAIN training and NTEST test images (and their labels) of an
 # MNIST-format data set, as gzipped IDX files under the usual names, for
 # the guest initramfs: the whole of Fashion-MNIST (30 MB) would slow down

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Hook our device into an unpacked QEMU tree as hw/nnp: a Kconfig symbol, a
 # meson.build that compiles qemu-device/ and firmware-sim/ from this
 # checkout in place, and our trace events. Idempotent; rewrites hw/nnp/ only

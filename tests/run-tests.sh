@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # make check: every suite prints TAP into build/test-results/<suite>.tap;
 # the run ends with the ten slowest suites, what was skipped and why, then
 # one summary line "N passed, N skipped, N failed"
@@ -100,6 +101,7 @@ if [ "$NNP_VM_KERNEL" = stock ]; then
 	run_suite host-uapi-padding bash "$root/tests/host/check-uapi-padding.sh"
 	run_suite host-versions bash "$root/tests/host/check-versions.sh"
 	run_suite host-deps-goals bash "$root/tests/host/check-deps-goals.sh"
+	run_suite host-licenses python3 "$root/tests/host/check-licenses.py"
 	run_suite host-syz-description bash "$root/tests/host/check-syz-description.sh"
 	run_suite host-abi-doc python3 "$root/tests/host/check-abi-doc.py"
 	run_suite host-fuzz bash "$root/tests/fuzz/run.sh" 20

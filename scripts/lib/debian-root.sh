@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A clean Debian 12 root for checks that must not see what this machine has
 # installed (make check-fresh, make check-deb). Sourced (bash); needs root.
 #   debian_root_create ROOT LOG PKG,PKG...  debootstrap minbase plus PKGs,

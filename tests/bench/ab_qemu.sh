@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Two QEMU builds on the same guest command, alternating, in one run: the
 # allreduce time of each at 8 B, 64 KiB, 256 KiB, 1, 4 and 16 MiB on rings
 # of 2, 4 and 8 chips (NNP_BENCH_CHIPS), best of ROUNDS VMs each (A then B,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Host context switches and CPU migrations per 8-byte allreduce on a ring
 # of N chips: `perf stat` over two runs of the same VM that differ only in
 # how many allreduces the guest runs (nnptool bench: a warm-up and one

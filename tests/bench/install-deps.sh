@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The packages `make bench` needs beyond scripts/install-deps.sh: Debian's
 # gnuplot (no X) for the plot and perf (linux-perf) for the context
 # switches per allreduce. Kept out of the build's list since neither `make`

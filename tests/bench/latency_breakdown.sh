@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Where an 8-byte allreduce on a ring of N chips spends its time, from
 # QEMU's own trace points (the log backend, microsecond timestamps): the
 # guest's user doorbells (nnp_doorbell), the workers' command fetches

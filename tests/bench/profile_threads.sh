@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Where QEMU's CPU goes while its chips run one allreduce size in a loop:
 # each kind of thread's share of the host's cores over SECONDS (from
 # /proc, so nothing is traced), then `perf record` over the same loop

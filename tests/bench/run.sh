@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # make bench: one run, every ratio. Measures, one after the other so they
 # do not compete for the cores:
 #   - natively on the host: B, the copy bandwidth of all cores (the

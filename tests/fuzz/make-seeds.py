@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Write the fuzzers' seed corpora into tests/fuzz/corpus/<target>/.
 
 Each seed is a well-formed input that reaches deep into its target (keys

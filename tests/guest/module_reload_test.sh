@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Unload and reload nnp.ko with devices present; busy module refuses rmmod;
 # nnptool reports a missing driver; max_queues limits each device's queues
 # and refuses what is out of range; the kernel log stays clean throughout.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # nnptool in the guest: tables, JSON, errors and exit statuses.
 . /usr/libexec/nnp-tests/tap.sh
 n=$NNP_VM_CHIPS

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Run every guest test; each prints TAP. A test that exits non-zero without
 # reporting a failure (a crash), or prints no plan, gets a "not ok" line of
 # its own here.

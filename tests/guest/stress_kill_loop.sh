@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make stress, in the guest: N loops of kill -9 in the middle of
 # collectives and DMA; every third loop the devices are unbound and bound
 # again, every third rmmod and reload. After each loop no device memory and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # udev/60-nnp.rules applied by udev itself: `udevadm test --action=add`
 # runs the rules for a device and sets its node's owner and mode as udevd
 # would. Every nnp accel node, root-only 0600 as the kernel makes it, must

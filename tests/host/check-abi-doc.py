@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Every sysfs attribute nnp.ko makes is in docs/ABI/testing/sysfs-driver-nnp,
 in the kernel's Documentation/ABI format: What, Date, KernelVersion, Contact,
 Description, in that order. Prints TAP; exits 1 on a failure."""

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The module as DKMS builds it on an operator's machine: `make install-dkms`
 # lays out /usr/src/nnp-VERSION (in a scratch DESTDIR), then dkms itself
 # adds and builds it against the guest kernel's 6.12 headers in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # libnnp as a user gets it: `make install` into a scratch prefix, then the
 # examples built with pkg-config against the shared library (linked by
 # soname) and against the static one, ring_allreduce.c through the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Check the syzkaller description of nnp's uapi against the header.
 
 Usage: check-syz-description.py [--header H] [--desc D] [--cc CC]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The syzkaller description (uapi/drm/nnp_accel.txt) matches the uapi
 # header, and the check catches each kind of drift: first on the real
 # files, then on copies with one thing changed.

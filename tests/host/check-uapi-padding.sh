@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Fails if any struct in the uapi header or the hardware interface header
 # has implicit padding (holes or tail padding), as gcc -Wpadded sees it on
 # x86_64. First proves, on a struct known to be padded, that the check bites.

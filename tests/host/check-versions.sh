@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # libnnp's version is written in four places that must agree: the
 # Makefile's VERSION, NNP_VERSION_CODE in <nnp/nnp.h>, the top entry of
 # debian/changelog, and the nnp.3 man page; and libnnp0's symbols file,
@@ -11,7 +12,7 @@ make_v=$(sed -n 's/^VERSION := //p' "$root/Makefile")
 hdr_v=$(sed -n 's/^#define NNP_VERSION_CODE[[:space:]]*NNP_VERSION(\([0-9]*\), \([0-9]*\), \([0-9]*\))/\1.\2.\3/p' \
 	"$root/libnnp/include/nnp/nnp.h")
 deb_v=$(sed -n '1s/^nnp (\([^)]*\)).*/\1/p' "$root/debian/changelog")
-man_v=$(sed -n '1s/.*"nnp \([0-9.]*\)".*/\1/p' "$root/docs/man/libnnp.3")
+man_v=$(sed -n '/^\.TH/s/.*"nnp \([0-9.]*\)".*/\1/p' "$root/docs/man/libnnp.3")
 symbols=$(sh "$root/debian/symbols-from-map" "$root/libnnp/libnnp.map" "$deb_v")
 globals=$(awk '/global:/ { g = 1; next } /local:|^}/ { g = 0 }
 	g && /;/ { sub(/;.*/, ""); gsub(/[ \t]/, ""); print }' "$root/libnnp/libnnp.map" | sort)

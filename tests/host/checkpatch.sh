@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Style: the driver and the headers it shares pass the kernel's
 # checkpatch.pl --strict (from linux-source-6.12), the driver passes
 # Debian's sparse with no warning, the QEMU glue passes QEMU's own

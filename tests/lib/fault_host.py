@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Host side of the fault tests (tests/vm/faults.sh, make stress): sets on
 # the QEMU monitor every "FAULT nnpN SPEC" line the guest prints to OUT,
 # until the guest prints END (exit 0) or SECS pass (exit 1).

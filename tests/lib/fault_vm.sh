@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A guest that asks for faults ("FAULT nnpN SPEC" lines) in a VM whose QEMU
 # monitor tests/lib/fault_host.py drives. Source after setting $root.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Both ends of ICL links agree on what crossed them, read off the
 # `nnptool links` tables that VMs printed into their output files.
 # usage: links_agree.py FILE... C.P>D.Q...

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The end of a test run, from the TAP files it wrote (<dir>/<suite>.tap):
 # what was skipped and why, one line each; what failed; then the last line
 # "N passed, N skipped, N failed". Exits 1 if anything failed.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # TAP producer for the shell tests, host and guest (POSIX sh; sourced).
 tap_n=0
 tap_failed=0

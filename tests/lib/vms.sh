@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Several VMs (or QEMUs) at once in one vm test. Source after setting $tmp,
 # a directory the test owns: on exit every process started here is killed
 # with its process group and $tmp is removed.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # make stress COUNT=N: a soak run, not part of make check. N faults of
 # random kinds at random moments (fault_test --stress in a VM whose
 # monitor this script drives), and N loops of kill -9 mid-collective and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The allreduce algorithms on the devices (issue 12 item 4), end to end:
 # libnnp plans the fabric, NNP_ALGO picks the algorithm, the driver's
 # COMM_TOPOLOGY gives it to the device. One VM per fabric, every

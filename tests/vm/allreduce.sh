@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Collectives device to device over the ICL in one VM: coll_test (kselftest
 # harness; every type, op and count, 0 B to 64 MiB, broadcast, allgather,
 # reduce-scatter, guard bytes, host-DMA and link counters) on rings of 2,

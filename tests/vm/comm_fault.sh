@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Communicator faults: comm_fault_test on a ring of 3 chips. A late peer
 # is not a dead peer: rank 0 reaches an allreduce 5 s after the others and
 # every rank's result is exact under the default NNP_COLL_TIMEOUT_S;

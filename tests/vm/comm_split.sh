@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # nnp_comm_split() (issue 26): comm_split_test on a 2x2 torus of 4 chips,
 # one process, each rank splitting on its own thread. Rows and columns
 # allreduce exactly; keys order the new ranks; NNP_SPLIT_NOCOLOR and a

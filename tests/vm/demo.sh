@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `make demo` as the README runs it (the build is up to date: make check
 # built it), and the claims its output makes, checked from that output:
 # 4 devices, each chip linked to two others, an allreduce during which no

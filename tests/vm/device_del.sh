@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # device_del of a chip while its fabric peer sends to it: a VM of 2 chips
 # on a ring, each behind a hotplug PCIe root port, runs allreduces between
 # them in a loop; the host unplugs chip 1 from the QEMU monitor in the

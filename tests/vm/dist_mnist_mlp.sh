@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # examples/dist_mnist_mlp as a user runs it: `mpirun -np 4` in a VM with 4
 # chips on a ring fabric, one process per device, gradients averaged by
 # nnp_allreduce device to device. 1024 training images for 3 epochs keep it

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Faults on demand, detection, reset and recovery (issue 9): fault_test in
 # the guest asks for each fault with a "FAULT nnpN SPEC" line and this
 # script sets it on the QEMU monitor. The guest checks each is found within

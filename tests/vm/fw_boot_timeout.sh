@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A chip whose firmware never becomes ready: probe gives up after the
 # driver's timeout with a clear message, no node appears, the module still
 # unloads, and the kernel log has no WARN (nnp-vm checks that).

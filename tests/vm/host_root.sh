@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tools/nnp-vm --host-root: one boot of 3 devices, started in the checkout,
 # runs a shell of the host's in the guest's read-only view of the host's
 # root. In it the host's /usr/bin/python3 prints what it prints on the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The ICL fabric of one QEMU: ring, torus and full topologies wire the
 # ports nnptool links reports; a link taken down from the QEMU monitor
 # shows down on both ends; a fabric that does not fit is refused cleanly.

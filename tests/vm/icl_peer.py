@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """A stand-in for the far end of an nnp ICL socket link, well-behaved or
 hostile, for the tests in tests/vm (see qemu-device/nnp_icl_socket.c for the
 protocol). Usage: icl_peer.py SCENARIO ADDR [OPTIONS], ADDR being

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ICL links between two QEMU processes over a TCP socket on 127.0.0.1,
 # both holding the job's secret: two VMs of one chip each (chip ids 0 and
 # 1) see port 0 up towards each other; link-down from one side's monitor

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Hostile and broken peers on an ICL socket link, against a bare QEMU (no
 # guest) whose chip 0 listens on port 0 for chip 1's port 0: a wrong secret
 # and a wrong chip are refused and logged; a peer that sends one byte and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Two QEMU processes on one host, one chip each (chips 0 and 1), joined
 # by an ICL link and running one 2-rank allreduce job
 # (tests/guest/pair_allreduce_test.c; rendezvous over a LAN between the

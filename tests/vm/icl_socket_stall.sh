@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A peer that stalls costs its own link, not the device. One VM, whose
 # chip 0 listens on port 0 (a unix socket) for tests/vm/icl_peer.py, runs
 # tests/guest/icl_stall_test.c: first against a peer that links and then

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A link taken down from the QEMU monitor while 4 chips run allreduces:
 # link_down_test (in the guest) sees every rank fail within a bound and,
 # after this script brings the link back, the ring work again. The failed

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tools/nnp-vm --chips 3 -- nnptool list --json prints 3 devices with chip
 # ids 0, 1, 2 and the configured memory size, as valid JSON.
 root=$(cd "$(dirname "$0")/../.." && pwd)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # One process per device: `mpirun -np 4 coll_mpi` with the unique id
 # broadcast by MPI and nnp_comm_init_rank on each rank, on a ring and on a
 # 2x2 torus (rank order is no ring there: libnnp finds one). On chips with

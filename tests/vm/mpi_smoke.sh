@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Open MPI in the guest: a plain `mpirun -np 4 mpi_hello` on 4 devices (as
 # root, loopback only, more ranks than vCPUs: the guest's defaults must make
 # that work) runs 4 ranks of a 4-rank job, rank r on device r, and MPI

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # One job across two QEMU processes, as across two chassis: each VM has
 # two chips joined locally, and two socket links join the VMs' chips into
 # a ring 0 -> 1 -> 2 -> 3 -> 0 (1.2-2.2 and 3.3-0.3 cross between them).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Operating the devices (issue 10, items 5 and 7), in one VM of 4 chips on
 # a ring: nnptool topo's exact matrix, metrics in the Prometheus text
 # format line by line (and metrics -o FILE the same lines), the CDI spec

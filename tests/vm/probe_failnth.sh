@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Probe and remove at every injected allocation failure
 # (tests/guest/probe_failnth_test.c) on the debug kernel: the two sweeps
 # side by side, each in a VM of its own. nnp.ko is loaded with

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The device survives a guest writing nonsense to its registers with no
 # driver bound: QEMU logs each mistake as a guest error, keeps running, and
 # read-only registers keep their values.

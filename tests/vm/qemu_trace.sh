@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # QEMU's trace events for the device (qemu-device/trace-events), enabled
 # with -trace: the driver's probe reads the ID register, rings the admin
 # doorbell for its first command (IDENTIFY: SQ tail 1) and gets the

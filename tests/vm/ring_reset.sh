@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A chip of an 8-chip ring reset under its peers (issue 9): ring_reset_test
 # in the guest. An idle chip reset on demand fails the ranks waiting on it
 # within 1 s; a chip that hangs in the middle of an allreduce (the guest

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # rmmod nnp right after a test was killed in the middle of a collective
 # (issue 9): comm_fault_test's harness is killed with kill -9 while its
 # test, a child in a process group of its own, is blocked in an allreduce.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The process's pool of nnp workers (qemu-device/nnp_workers.c), shared by
 # every chip of one QEMU:
 # - 8 chips on a ring run by one pool thread (-global nnp.workers=1):
