@@ -7,7 +7,12 @@
 # headers, a compiler and udev: DKMS must build and install nnp.ko for that
 # kernel, examples/list_devices.c and ring_allreduce.c must build with
 # pkg-config against libnnp-dev, they and nnptool must say that the driver
-# is not loaded, and udev must parse the rule without a complaint. TAP.
+# is not loaded, and udev must parse the rule without a complaint. Then the
+# ways back out: apt purges the packages (dh-dkms's dkms remove takes nnp.ko
+# out of the kernel's tree); from a copy of this checkout, `make
+# install-dkms` and `dkms add` then `make uninstall-dkms` leave DKMS
+# knowing no nnp, and `make install` then `make uninstall` leave
+# /usr/local as it was. TAP.
 # Usage: check-deb.sh DEBDIR   (needs root)
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,7 +29,7 @@ trap 'debian_root_unmount "$root"; umount "$root/var/cache/apt/archives" 2>/dev/
 in_root() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 	LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive INITRD=No "$@"; }
 start=$SECONDS
-tap_plan 10
+tap_plan 15
 
 mkdir -p "$work"
 lintian --fail-on error "$debs"/*.changes >"$work/lintian.log" 2>&1
@@ -48,7 +53,7 @@ cp "$debs"/nnp-dkms_*.deb "$debs"/libnnp0_*.deb "$debs"/libnnp-dev_*.deb \
 echo "# root ready after $((SECONDS - start)) s; apt install (log: $work/apt.log)"
 # shellcheck disable=SC2046
 in_root sh -c "apt-get update -q && apt-get install -y -q --no-install-recommends \
-	/tmp/debs/*.deb linux-headers-$kver gcc libc6-dev pkg-config udev" \
+	/tmp/debs/*.deb linux-headers-$kver gcc libc6-dev make pkg-config udev" \
 	>"$work/apt.log" 2>&1
 in_root dpkg-query -W -f='${Status}\n' nnp-dkms libnnp0 libnnp-dev nnptool \
 	"linux-headers-$kver" | grep -vq '^install ok installed$' && false || true
@@ -87,6 +92,34 @@ tap_check "udevadm reads 60-nnp.rules and has nothing to say about it" sh -c \
 	"grep -q 'Reading rules file: /lib/udev/rules.d/60-nnp.rules\|60-nnp.rules' '$work/udev.log' &&
 	 ! grep '60-nnp.rules' '$work/udev.log' | grep -qiE 'invalid|error|unknown|ignor|fail'"
 tap_check "group render exists for the rule" sh -c "chroot '$root' getent group render >/dev/null"
+
+in_root apt-get purge -y -q nnp-dkms libnnp0 libnnp-dev nnptool >"$work/purge.log" 2>&1
+in_root dkms status >>"$work/purge.log" 2>&1
+tap_context=$work/purge.log tap_check "apt purge: DKMS knows no nnp, and no nnp.ko is left for $kver" sh -c \
+	"test -z \"\$(chroot '$root' dkms status)\" &&
+	 test -z \"\$(find '$root/lib/modules/$kver' -name 'nnp.ko*')\""
+tap_check "apt purge: /usr/src/nnp-$version, the headers, the rule and nnptool gone" sh -c \
+	"test ! -e '$root/usr/src/nnp-$version' -a ! -e '$root/usr/include/libnnp' -a \
+	 ! -e '$root/usr/include/nnp' -a ! -e '$root/lib/udev/rules.d/60-nnp.rules' -a \
+	 ! -e '$root/usr/bin/nnptool'"
+
+mkdir -p "$root/tmp/src"
+(cd "$repo" && git ls-files -z --cached --others --exclude-standard |
+	xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
+	tar --null -T - -cf -) | tar -xf - -C "$root/tmp/src"
+in_root sh -c "make -C /tmp/src install-dkms && dkms add nnp/$version && dkms status &&
+	make -C /tmp/src uninstall-dkms && dkms status" >"$work/uninstall-dkms.log" 2>&1
+tap_context=$work/uninstall-dkms.log tap_check "make install-dkms, dkms add: nnp/$version added" \
+	grep -q "^nnp/$version: added" "$work/uninstall-dkms.log"
+tap_context=$work/uninstall-dkms.log tap_check "make uninstall-dkms: dkms remove, then DKMS knows no nnp; source and rule gone" sh -c \
+	"grep -q 'Deleting module nnp-$version completely from the DKMS tree' '$work/uninstall-dkms.log' &&
+	 test -z \"\$(chroot '$root' dkms status)\" &&
+	 test ! -e '$root/usr/src/nnp-$version' -a ! -e '$root/lib/udev/rules.d/60-nnp.rules'"
+(cd "$root/usr/local" && find . | sort) >"$work/local-before"
+in_root sh -c "make -C /tmp/src install && make -C /tmp/src uninstall" >"$work/uninstall.log" 2>&1
+(cd "$root/usr/local" && find . | sort) >"$work/local-after"
+tap_context=$work/uninstall.log tap_check "make install, then make uninstall: /usr/local as it was" sh -c \
+	"test -x '$root/tmp/src/build/install/nnptool' && diff -u '$work/local-before' '$work/local-after'"
 
 echo "# check-deb: $((SECONDS - start)) s"
 tap_done

@@ -4,7 +4,9 @@
 # lays out /usr/src/nnp-VERSION (in a scratch DESTDIR), then dkms itself
 # adds and builds it against the guest kernel's 6.12 headers in
 # build/sysroot, in a DKMS tree of its own (nothing of the host's DKMS
-# state is touched). The nnp.ko it makes must be for that kernel.
+# state is touched). The nnp.ko it makes must be for that kernel. Then
+# `make uninstall-dkms` has dkms remove it and takes the source and the
+# udev rule away.
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)
@@ -13,7 +15,7 @@ version=$(sed -n 's/^VERSION := //p' "$root/Makefile")
 kver=$(cat "$root/build/sysroot/kernel-release")
 kdir=$(realpath "$root/build/sysroot/build")
 dkms_args=(--sourcetree "$tmp/dest/usr/src" --dkmstree "$tmp/dkms" -m nnp -v "$version")
-tap_plan 4
+tap_plan 6
 
 make -s -C "$root" install-dkms DESTDIR="$tmp/dest" >"$tmp/log" 2>&1
 mkdir -p "$tmp/dkms"
@@ -28,4 +30,14 @@ tap_check "DKMS made nnp.ko for $kver" sh -c \
 	"modinfo -F vermagic '$ko' | grep -q '^$kver '"
 tap_check "dkms status: nnp/$version built for $kver" sh -c \
 	"dkms status ${dkms_args[*]} -k '$kver' | grep -q ': built$'"
+
+make -s -C "$root" uninstall-dkms DKMS_ARGS="--sourcetree $tmp/dest/usr/src --dkmstree $tmp/dkms" \
+	DKMSDIR="$tmp/dest/usr/src/nnp-$version" UDEVRULESDIR="$tmp/dest/lib/udev/rules.d" \
+	>"$tmp/log" 2>&1
+dkms status "${dkms_args[@]}" >>"$tmp/log" 2>&1
+tap_context=$tmp/log tap_check "make uninstall-dkms: dkms remove, dkms status then empty, nnp.ko gone" \
+	sh -c "grep -q 'Deleting module nnp-$version completely from the DKMS tree' '$tmp/log' &&
+	test -z \"\$(dkms status ${dkms_args[*]})\" && test ! -e '$ko'"
+tap_check "make uninstall-dkms: /usr/src/nnp-$version and 60-nnp.rules gone" \
+	test ! -e "$tmp/dest/usr/src/nnp-$version" -a ! -e "$tmp/dest/lib/udev/rules.d/60-nnp.rules"
 tap_done

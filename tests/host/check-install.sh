@@ -3,11 +3,13 @@
 # libnnp as a user gets it: `make install` into a scratch prefix, then the
 # examples built with pkg-config against the shared library (linked by
 # soname) and against the static one, ring_allreduce.c through the
-# installed <drm/nnp_accel.h>. On the host there is no nnp driver, so the
+# installed <drm/nnp_accel.h> (in INCLUDEDIR/libnnp/drm, which nnp.pc's
+# Cflags name: /usr/include/drm is linux-libc-dev's). On the host there is no nnp driver, so the
 # program and nnptool must say exactly that and fail. Then the layout a
 # distribution gets with DESTDIR: PREFIX=/usr puts the library in Debian's
 # multiarch directory, LIBDIR moves it, and `make install-dkms` lays out
-# the module's DKMS source and the udev rule.
+# the module's DKMS source and the udev rule; `make uninstall` and
+# `make uninstall-dkms` take away exactly what they put, and nothing else.
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)
@@ -16,7 +18,7 @@ prefix=$tmp/prefix
 dest=$tmp/dest
 version=$(sed -n 's/^VERSION := //p' "$root/Makefile")
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
-tap_plan 19
+tap_plan 23
 
 make -s -C "$root" install PREFIX="$prefix" >"$tmp/install.log" 2>&1
 tap_check "make install PREFIX=...: nnp.pc in lib/$ma/pkgconfig" \
@@ -60,7 +62,7 @@ make -s -C "$root" install DESTDIR="$dest" PREFIX=/usr >"$tmp/install.log" 2>&1
 (cd "$dest" && find . ! -type d | sort) >"$tmp/files"
 cat >"$tmp/want" <<WANT
 ./usr/bin/nnptool
-./usr/include/drm/nnp_accel.h
+./usr/include/libnnp/drm/nnp_accel.h
 ./usr/include/nnp/nnp.h
 ./usr/lib/$ma/libnnp.a
 ./usr/lib/$ma/libnnp.so
@@ -77,6 +79,17 @@ tap_check "nnp.pc names the installed directories, not DESTDIR" sh -c \
 	 grep -qx 'includedir=/usr/include' '$dest/usr/lib/$ma/pkgconfig/nnp.pc'"
 tap_check "libnnp.so.0 is a link to libnnp.so.$version" \
 	test "$(readlink "$dest/usr/lib/$ma/libnnp.so.0")" = "libnnp.so.$version"
+tap_check "nnp.pc's Cflags: the include directory and its libnnp/, not /usr/include/drm" \
+	grep -qx 'Cflags: -I${includedir} -I${includedir}/libnnp' "$dest/usr/lib/$ma/pkgconfig/nnp.pc"
+# Someone else's file where ours go, which uninstall must leave.
+mkdir -p "$dest/usr/include/drm" && echo other >"$dest/usr/include/drm/drm.h"
+make -s -C "$root" uninstall DESTDIR="$dest" PREFIX=/usr >"$tmp/uninstall.log" 2>&1
+(cd "$dest" && find . | sort) >"$tmp/left"
+printf '%s\n' . ./usr ./usr/bin ./usr/include ./usr/include/drm ./usr/include/drm/drm.h ./usr/lib \
+	"./usr/lib/$ma" "./usr/lib/$ma/pkgconfig" ./usr/share ./usr/share/man ./usr/share/man/man1 \
+	./usr/share/man/man3 >"$tmp/want-left"
+tap_context="$tmp/uninstall.log" tap_check "make uninstall: every file install put gone, and nnp/ and libnnp/, and nothing else" \
+	diff -u "$tmp/want-left" "$tmp/left"
 rm -rf "$dest"
 make -s -C "$root" install DESTDIR="$dest" PREFIX=/opt/nnp LIBDIR=/opt/nnp/lib64 \
 	>"$tmp/install.log" 2>&1
@@ -100,5 +113,11 @@ rule=$dest/lib/udev/rules.d/60-nnp.rules
 tap_check "install-dkms: the udev rule in /lib/udev/rules.d" test -f "$rule"
 tap_check "udev rule: nodes of the nnp driver's devices, group render, mode 0660" sh -c \
 	"grep -v '^#' '$rule' | grep -qx 'SUBSYSTEM==\"accel\", KERNEL==\"accel\[0-9\]\*\", DRIVERS==\"nnp\", GROUP=\"render\", MODE=\"0660\"'"
+echo other >"$dest/lib/udev/rules.d/50-other.rules"
+make -s -C "$root" uninstall-dkms DESTDIR="$dest" >"$tmp/uninstall.log" 2>&1
+tap_context="$tmp/uninstall.log" tap_check "make uninstall-dkms: /usr/src/nnp-$version and the rule gone" \
+	test ! -e "$src" -a ! -e "$rule"
+tap_check "make uninstall-dkms: another rule and /usr/src stay" \
+	test -f "$dest/lib/udev/rules.d/50-other.rules" -a -d "$dest/usr/src"
 
 tap_done
