@@ -1,29 +1,36 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Every sysfs attribute nnp.ko makes is in docs/ABI/testing/sysfs-driver-nnp,
-in the kernel's Documentation/ABI format: What, Date, KernelVersion, Contact,
-Description, in that order. Prints TAP; exits 1 on a failure."""
+"""The reference docs cannot go stale. Every sysfs attribute nnp.ko makes
+(DEVICE_ATTR_* in any driver/*.c, the port fields of nnp_sysfs_ports.c, the
+hwmon sensors) is in docs/ABI/testing/sysfs-driver-nnp under
+/sys/class/accel/accelN/device/ (where nnptool and the README look), in the
+kernel's Documentation/ABI format: What, Date, KernelVersion, Contact,
+Description, in that order; and the file names no attribute the driver does
+not make. Every function libnnp exports (a global of libnnp/libnnp.map) has
+its entry, `.BR name ()`, in docs/man/libnnp.3, and the page names no
+nnp_ function the library does not export. Prints TAP; exits 1 on a
+failure."""
 import re
 import sys
 from pathlib import Path
 
 root = Path(__file__).resolve().parents[2]
 doc = (root / "docs/ABI/testing/sysfs-driver-nnp").read_text()
-sysfs = (root / "driver/nnp_sysfs.c").read_text()
+driver = "".join(p.read_text() for p in sorted((root / "driver").glob("*.c")))
 ports = (root / "driver/nnp_sysfs_ports.c").read_text()
 hwmon = (root / "driver/nnp_hwmon.c").read_text()
+DEV = "/sys/class/accel/accelN/device/"
 
-attrs = re.findall(r"DEVICE_ATTR_(?:RO|WO|RW)\((\w+)\)", sysfs)
+attrs = [DEV + a for a in re.findall(r"DEVICE_ATTR_(?:RO|WO|RW)\((\w+)\)", driver)]
 names = re.search(r"nnp_port_field_names\[[^]]*\] = \{([^}]*)\}", ports, re.S)
-attrs += ["portP/" + n for n in re.findall(r'"(\w+)"', names.group(1))]
+attrs += [DEV + "portP/" + n for n in re.findall(r'"(\w+)"', names.group(1))]
 if "HWMON_T_INPUT" in hwmon:
-    attrs.append("hwmon:temp1_input")
+    attrs.append("/sys/class/hwmon/hwmonN/temp1_input")
 if "HWMON_P_INPUT" in hwmon:
-    attrs.append("hwmon:power1_input")
+    attrs.append("/sys/class/hwmon/hwmonN/power1_input")
 
 entries = re.split(r"\n\n(?=What:)", doc.strip())
 whats = {}
-fails = 0
 tests = []
 for e in entries:
     keys = [line.split(":", 1)[0] for line in e.splitlines()
@@ -37,15 +44,26 @@ for e in entries:
         whats[w] = e
 
 for a in attrs:
-    if a.startswith("hwmon:"):
-        want = "/sys/class/hwmon/hwmonN/" + a[6:]
-    else:
-        want = "/sys/bus/pci/drivers/nnp/<dev>/" + a
-    tests.append((want in whats, "documented: " + want))
+    tests.append((a in whats, "documented: " + a))
+for w in whats:
+    tests.append((w in attrs, "an attribute the driver makes: " + w))
 tests.append((len(attrs) >= 20, "found the driver's attributes (%d)" % len(attrs)))
+
+libmap = (root / "libnnp/libnnp.map").read_text()
+exported = []
+for block in re.findall(r"global:(.*?)(?:local:|\})", libmap, re.S):
+    exported += re.findall(r"^\s*(nnp_\w+);", block, re.M)
+man = (root / "docs/man/libnnp.3").read_text()
+entries3 = set(re.findall(r"^\.BR (nnp_\w+) \(\)", man, re.M))
+for f in exported:
+    tests.append((f in entries3, "libnnp.3 has an entry for " + f + "()"))
+for f in sorted(entries3 - set(exported)):
+    tests.append((False, "libnnp.3 names " + f + "(), which libnnp does not export"))
+tests.append((len(exported) >= 45, "found libnnp's exported functions (%d)" % len(exported)))
 
 print("TAP version 13")
 print("1..%d" % len(tests))
+fails = 0
 for i, (ok, name) in enumerate(tests, 1):
     print("%s %d %s" % ("ok" if ok else "not ok", i, name))
     fails += not ok

@@ -436,8 +436,9 @@ nnp_result_t nnp_reduce_scatter(nnp_mem_t *send, size_t send_off,
  * posts the matching nnp_recv() (same count and type) on its stream. The
  * two chips must be joined by a link that is up (NNP_ERROR_NO_PATH
  * otherwise); messages between two ranks arrive in the order sent. A
- * receive waits up to the device's collective timeout (2 s) for its
- * message, so post the pair together.
+ * receive waits for its message as long as a collective waits for a late
+ * peer (NNP_COLL_TIMEOUT_S, 30 minutes by default), so post the pair
+ * together.
  */
 nnp_result_t nnp_send(nnp_mem_t *send, size_t off, size_t count,
 		      nnp_dtype_t dtype, int peer, nnp_comm_t *comm,
