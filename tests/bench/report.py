@@ -4,7 +4,7 @@
 left in OUT/raw, prints a table per ring size with the device's busbw
 next to Open MPI's and the roofline, and their ratios, for every size;
 writes OUT/results.json (every number, the date, the host, the commit)
-OUT/busbw.png (gnuplot) and OUT/summary.md (the README's table).
+OUT/busbw.png (gnuplot) and OUT/summary.md (the table of docs/testing.md's recorded run).
 Exits 1 if any result was wrong.
 
 The roofline: chips of one QEMU share one host memory, so a ring
