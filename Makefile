@@ -43,8 +43,11 @@ DEBUG_NNP_KO := $(DEBUG_MODDIR)/nnp.ko
 DEBUG_INITRAMFS := $(BUILD)/initramfs-debug.cpio.gz
 
 # ---- sources ---------------------------------------------------------------
-FW_SRCS := $(wildcard firmware-sim/src/*.c)
-FW_HDRS := $(wildcard firmware-sim/include/*.h firmware-sim/src/*.h) hw/nnp_hw.h
+# The firmware simulator: a folder per layer (docs/architecture.md);
+# tests/host/check-fw-layers.sh checks that calls between them go down.
+FW_SRCS := $(wildcard firmware-sim/src/*/*.c)
+FW_INC := -Ihw -Ifirmware-sim/include $(patsubst %/,-I%,$(wildcard firmware-sim/src/*/))
+FW_HDRS := $(wildcard firmware-sim/include/*.h firmware-sim/src/*/*.h) hw/nnp_hw.h
 LIBNNP_SRCS := $(wildcard libnnp/src/*.c)
 LIBNNP_HDRS := $(wildcard libnnp/include/nnp/*.h libnnp/src/*.h) uapi/drm/nnp_accel.h hw/nnp_hw.h
 NNPTOOL_SRCS := $(wildcard tools/nnptool/*.c)
@@ -64,7 +67,6 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 
 .PHONY: all deps qemu module userspace examples tests initramfs check check-fresh demo stress bench clean distclean checkpatch sparse install install-files install-dkms deb check-deb \
-	uninstall uninstall-dkms check-host \
 	reduce-bench debug-kernel debug-module debug-initramfs check-debug fuzz
 
 all: qemu module userspace examples tests initramfs
@@ -216,16 +218,11 @@ $(OUT_LIB)/pkgconfig/nnp.pc: libnnp/nnp.pc.in Makefile
 	$(PC_SUBST) >$@
 
 # ---- install -------------------------------------------------------------
-# `make install`: libnnp (shared, static, headers, nnp.pc), nnptool and the
-# man pages. The driver's uapi header goes into a directory of our own,
-# INCLUDEDIR/libnnp/drm/ (/usr/include/drm/ is linux-libc-dev's), and
-# nnp.pc's Cflags name INCLUDEDIR/libnnp, so programs still include
-# <drm/nnp_accel.h>, as libdrm's do <drm.h>.
+# `make install`: libnnp (shared, static, headers with the driver's uapi
+# header <drm/nnp_accel.h>, nnp.pc), nnptool and the man pages.
 # `make install-dkms`: the module's source and dkms.conf under /usr/src for
-# DKMS, and the udev rule for its device nodes. `make uninstall` and
-# `make uninstall-dkms` remove what they put (uninstall-dkms first has DKMS
-# remove the module from every kernel it built it for). All honour DESTDIR;
-# the directories are the usual variables. LIBDIR is Debian's multiarch
+# DKMS, and the udev rule for its device nodes. Both honour DESTDIR; the
+# directories are the usual variables. LIBDIR is Debian's multiarch
 # directory (lib/x86_64-linux-gnu) where dpkg-architecture or the compiler
 # names one: ld.so and pkg-config look there under /usr and /usr/local.
 MULTIARCH ?= $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || $(CC) -print-multiarch)
@@ -250,11 +247,11 @@ $(NNPTOOL_INSTALL): $(NNPTOOL_SRCS) tools/nnptool/nnptool.h $(LIBNNP_SO)
 install-files: $(LIBNNP_SO) $(LIBNNP_A) $(NNPTOOL_INSTALL)
 
 install: install-files
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR)/nnp $(DESTDIR)$(INCLUDEDIR)/libnnp/drm \
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR)/nnp $(DESTDIR)$(INCLUDEDIR)/drm \
 		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man3
 	install -m 644 libnnp/include/nnp/*.h $(DESTDIR)$(INCLUDEDIR)/nnp/
-	install -m 644 uapi/drm/nnp_accel.h $(DESTDIR)$(INCLUDEDIR)/libnnp/drm/
+	install -m 644 uapi/drm/nnp_accel.h $(DESTDIR)$(INCLUDEDIR)/drm/
 	install -m 644 $(LIBNNP_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libnnp.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libnnp.so.$(SOVERSION)
 	ln -sf libnnp.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libnnp.so
@@ -270,22 +267,6 @@ install-dkms:
 	sed 's|#MODULE_VERSION#|$(VERSION)|' dkms.conf >$(DESTDIR)$(DKMSDIR)/dkms.conf
 	install -m 644 udev/60-nnp.rules $(DESTDIR)$(UDEVRULESDIR)/
 
-uninstall:
-	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/nnp/,$(notdir $(wildcard libnnp/include/nnp/*.h))) \
-		$(DESTDIR)$(INCLUDEDIR)/libnnp/drm/nnp_accel.h \
-		$(addprefix $(DESTDIR)$(LIBDIR)/,libnnp.so.$(VERSION) libnnp.so.$(SOVERSION) libnnp.so libnnp.a) \
-		$(DESTDIR)$(PKGCONFIGDIR)/nnp.pc $(DESTDIR)$(BINDIR)/nnptool \
-		$(DESTDIR)$(MANDIR)/man1/nnptool.1 $(DESTDIR)$(MANDIR)/man3/libnnp.3
-	-rmdir $(DESTDIR)$(INCLUDEDIR)/nnp $(DESTDIR)$(INCLUDEDIR)/libnnp/drm \
-		$(DESTDIR)$(INCLUDEDIR)/libnnp 2>/dev/null
-
-# DKMS_ARGS: more dkms options (the tests' own --dkmstree and --sourcetree).
-uninstall-dkms:
-	if [ -z '$(DESTDIR)' ] && dkms status $(DKMS_ARGS) -m nnp -v $(VERSION) | grep -q .; then \
-		dkms remove $(DKMS_ARGS) -m nnp -v $(VERSION) --all; fi
-	rm -rf $(DESTDIR)$(DKMSDIR)
-	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-nnp.rules
-
 $(NNPTOOL): $(NNPTOOL_SRCS) tools/nnptool/nnptool.h $(LIBNNP_SO)
 	@mkdir -p $(OUT_BIN)
 	$(CC) $(CFLAGS_COMMON) -Ilibnnp/include $(NNPTOOL_DEFS) -o $@ $(NNPTOOL_SRCS) \
@@ -294,7 +275,7 @@ $(NNPTOOL): $(NNPTOOL_SRCS) tools/nnptool/nnptool.h $(LIBNNP_SO)
 # The firmware simulator's chips at scale, no QEMU (docs/nnp-sim.md).
 $(NNP_SIM): $(NNP_SIM_SRCS) $(wildcard tools/nnp-sim/*.h) $(FW_SRCS) $(FW_HDRS) | $(DEPS)
 	@mkdir -p $(OUT_BIN)
-	$(CC) $(CFLAGS_COMMON) -Ihw -Ifirmware-sim/include -Ifirmware-sim/src -o $@ \
+	$(CC) $(CFLAGS_COMMON) $(FW_INC) -o $@ \
 		$(NNP_SIM_SRCS) $(FW_SRCS) -lm
 
 # ---- MPI programs: the training example, the guest's MPI smoke test ----------
@@ -308,8 +289,8 @@ RING_ALLREDUCE := $(OUT_BIN)/ring_allreduce
 
 examples: $(DIST_MNIST) $(RING_ALLREDUCE)
 
-# Built as a user would (examples/ring_allreduce.c says how): the uapi
-# header as <drm/nnp_accel.h>, as nnp.pc's Cflags find it once installed.
+# Built as a user would (examples/ring_allreduce.c says how), with the uapi
+# header where `make install` puts it: <drm/nnp_accel.h>.
 $(RING_ALLREDUCE): examples/ring_allreduce.c $(LIBNNP_SO) $(LIBNNP_HDRS)
 	@mkdir -p $(OUT_BIN)
 	$(CC) $(CFLAGS_COMMON) -Ilibnnp/include -Iuapi $(DRM_CFLAGS) -o $@ $< \
@@ -354,7 +335,7 @@ FUZZ_TIME ?= 300
 FUZZ_CC := clang
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined
-FUZZ_FW_INC := -Ihw -Ifirmware-sim/include -Ifirmware-sim/src -Itests/fuzz
+FUZZ_FW_INC := $(FW_INC) -Itests/fuzz
 FUZZERS := $(FUZZ)/fuzz_queue $(FUZZ)/fuzz_admin $(FUZZ)/fuzz_icl \
 	$(FUZZ)/fuzz_icl_frame $(FUZZ)/fuzz_ring_plan $(FUZZ)/fuzz_bootstrap
 
@@ -391,14 +372,14 @@ tests: $(HOST_TESTS) $(GUEST_C_TESTS) $(MPI_TESTS) $(FUZZERS)
 
 $(TESTDIR)/host/test_fw_%: tests/host/test_fw_%.c tests/host/fw_harness.c tests/host/fw_harness.h tests/lib/reduce_ref.h $(FW_SRCS) $(FW_HDRS) | $(DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) -Ihw -Ifirmware-sim/include -Ifirmware-sim/src -Itests/host \
+	$(CC) $(CFLAGS_COMMON) $(FW_INC) -Itests/host \
 		-o $@ $< tests/host/fw_harness.c $(FW_SRCS) -lcmocka -lm
 
 # Host tests on nnp-sim's chips (its host, wiring and topologies).
 NNP_SIM_HOST_SRCS := tools/nnp-sim/sim.c tools/nnp-sim/topo.c
 $(TESTDIR)/host/test_sim_%: tests/host/test_sim_%.c $(NNP_SIM_HOST_SRCS) $(wildcard tools/nnp-sim/*.h) $(FW_SRCS) $(FW_HDRS) | $(DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) -Ihw -Ifirmware-sim/include -Ifirmware-sim/src -Itools/nnp-sim \
+	$(CC) $(CFLAGS_COMMON) $(FW_INC) -Itools/nnp-sim \
 		-o $@ $< $(NNP_SIM_HOST_SRCS) $(FW_SRCS) -lcmocka -lm
 # A use after free between chips, or a read of memory no longer lent,
 # must abort the test, not pass unseen.
@@ -428,9 +409,9 @@ $(TESTDIR)/guest/%_test: tests/guest/%_test.c tests/guest/guest_env.h tests/gues
 # host memcpy, at -O2 (QEMU's level) like the host tests.
 REDUCE_BENCH := $(BUILD)/bench/reduce_bench
 
-$(REDUCE_BENCH): tests/bench/reduce_bench.c tests/lib/reduce_ref.h firmware-sim/src/fw_reduce.c firmware-sim/src/fw_reduce.h hw/nnp_hw.h
+$(REDUCE_BENCH): tests/bench/reduce_bench.c tests/lib/reduce_ref.h firmware-sim/src/base/fw_reduce.c firmware-sim/src/base/fw_reduce.h hw/nnp_hw.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) -Ihw -Ifirmware-sim/src -o $@ $< firmware-sim/src/fw_reduce.c -lm
+	$(CC) $(CFLAGS_COMMON) -Ihw -Ifirmware-sim/src/base -o $@ $< firmware-sim/src/base/fw_reduce.c -lm
 
 reduce-bench: $(REDUCE_BENCH)
 	$(REDUCE_BENCH)
@@ -462,10 +443,6 @@ $(DEBUG_INITRAMFS): $(INITRAMFS_DEPS) $(DEBUG_NNP_KO) $(DEBUG_KREL_FILE)
 # SUITES: shell patterns of the suites to run (tests/run-tests.sh), all if
 # empty: `make check SUITES="guest vm-icl*"`.
 SUITES ?=
-
-# The host's CMocka suites alone: what a package build runs (debian/rules).
-check-host: $(HOST_TESTS)
-	bash tests/run-tests.sh 'host-test_*'
 
 check: all
 	bash tests/run-tests.sh $(SUITES)

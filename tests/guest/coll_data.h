@@ -25,7 +25,7 @@ static inline size_t dtype_bytes(nnp_dtype_t t)
  * Half and bfloat16 from their definitions (sign, biased exponent,
  * fraction, subnormals below the smallest exponent), with frexp() and
  * ldexp(), not the device's bit arithmetic, so that the oracle shares no
- * code with firmware-sim/src/fw_reduce.c. A value the type holds is
+ * code with firmware-sim/src/base/fw_reduce.c. A value the type holds is
  * encoded exactly: every input() is one, and every reduced() of them
  * (small integers), so comparing with reduced() needs no rounding model.
  * Any other value is cut towards zero; only the random inputs of the

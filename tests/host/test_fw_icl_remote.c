@@ -29,7 +29,7 @@
 #include <cmocka.h>
 
 #include "fw_harness.h"
-#include "fw_internal.h"
+#include "fw_control.h"
 #include "nnp_icl_frame.h"
 
 #define MAX_CHIPS	4

@@ -19,7 +19,7 @@
 #include <sanitizer/asan_interface.h>
 
 #include "fw_harness.h"
-#include "fw_internal.h"
+#include "fw_control.h"
 
 #define CTX	1
 #define COMM	5

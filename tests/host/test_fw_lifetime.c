@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "fw_harness.h"
-#include "fw_internal.h"
+#include "fw_control.h"
 
 #define ROUNDS		50
 #define PACKET		(64u << 10)	/* a collective's chunk */

@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "fw_harness.h"
-#include "fw_internal.h"
+#include "fw_control.h"
 
 #define CTX	1
 #define CTX_B	2

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "fw_harness.h"
-#include "fw_internal.h"
+#include "fw_control.h"
 
 #define CTX		1
 #define MS		1000000ull

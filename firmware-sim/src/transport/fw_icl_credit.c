@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Firmware simulator credits for packets copied to a remote peer (over a
- * socket, fw_icl.c's remote transport): the flow control an in-process
+ * socket, fw_lend.c's remote transport): the flow control an in-process
  * peer has for free. A receiving port holds at most NNP_FW_PORT_RX_BYTES
  * and NNP_FW_PORT_RX_PACKETS and drops what comes past that; a ring's
  * sender may run steps ahead of a slow successor, so without credits a
@@ -28,7 +28,7 @@
  * receiver times out instead), so the peer never holds more than its
  * bound and never drops an honest sender's packet.
  */
-#include "fw_internal.h"
+#include "fw_transport.h"
 
 int nnp_fw_link_credits(struct nnp_fw *fw, unsigned int port, bool on)
 {

@@ -5,7 +5,7 @@
  * commands run on one). Making, failing and destroying communicators is
  * the control plane's (fw_comm.c).
  */
-#include "fw_internal.h"
+#include "fw_base.h"
 
 #define DEFAULT_TIMEOUT_MS 2000
 #define NS_PER_MS 1000000ull

@@ -16,7 +16,7 @@
  */
 #include <string.h>
 
-#include "fw_internal.h"
+#include "fw_control.h"
 
 /* Commands a worker runs from one queue before looking at the others. */
 #define QUEUE_BATCH 16

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fw_internal.h"
+#include "fw_control.h"
 
 _Static_assert(sizeof(struct nnp_hw_identify) == NNP_HW_IDENTIFY_SIZE,
 	       "identify size");

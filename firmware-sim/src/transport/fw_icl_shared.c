@@ -4,7 +4,7 @@
  * process on this host that maps this chip's device memory read-only, as
  * this one maps the peer's (the embedder exchanges the memory and then
  * calls nnp_fw_link_share_remote()). A collective's chunk crosses as on
- * an in-process link (fw_icl.c), as a descriptor: the host sends where
+ * an in-process link (fw_lend.c), as a descriptor: the host sends where
  * the chunk lies, its length and a tag (icl_tx_lent), the peer queues it
  * (nnp_fw_icl_deliver_lent()), reduces or copies straight from our memory
  * and gives the tag back (icl_give_back, then nnp_fw_icl_given_back()
@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "fw_internal.h"
+#include "fw_transport.h"
 
 /*
  * How long a command ending early waits for the peer to give back: an

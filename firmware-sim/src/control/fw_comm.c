@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fw_internal.h"
+#include "fw_control.h"
 
 /*
  * Read and check the ring order (rank at each position) of @cmd: a

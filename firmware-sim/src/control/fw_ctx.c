@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fw_internal.h"
+#include "fw_control.h"
 
 
 bool nnp_fw_ctx_valid_locked(const struct nnp_fw *fw, uint32_t ctx)

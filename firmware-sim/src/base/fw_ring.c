@@ -4,7 +4,7 @@
  * queues: setup checks, positions, phase tags, and the fetch of a command
  * and post of its completion that both queues' loops are made of.
  */
-#include "fw_internal.h"
+#include "fw_base.h"
 
 _Static_assert(sizeof(struct nnp_hw_admin_cmd) == NNP_HW_SQE_SIZE &&
 	       sizeof(struct nnp_hw_queue_cmd) == NNP_HW_SQE_SIZE &&

@@ -9,7 +9,7 @@
  */
 #include <stdlib.h>
 
-#include "fw_internal.h"
+#include "fw_engines.h"
 
 struct p2p {
 	struct nnp_fw_op op;

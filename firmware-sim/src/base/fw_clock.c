@@ -26,7 +26,7 @@
  */
 #include <string.h>
 
-#include "fw_internal.h"
+#include "fw_base.h"
 
 /*
  * Defaults from NNP-T 1000's public figures (docs/architecture.md): the

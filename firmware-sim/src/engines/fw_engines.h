@@ -1,13 +1,70 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A collective's state around one ring (fw_coll.c), shared with the
- * allreduce algorithms that run several rings at once (fw_algo.c).
+ * The firmware simulator's engines: a queue command's DMA copies and fills
+ * (fw_exec.c), SEND and RECV (fw_p2p.c), and the collective engine around
+ * one ring (fw_coll.c), with the key lookups their DMA needs (fw_keys.c).
+ * The allreduce algorithms above run their rings on struct coll and the
+ * fw_coll.c calls below; the engine reaches them through fw->algo, and the
+ * control plane through fw->engine_hooks.
  */
-#ifndef NNP_FW_COLL_H
-#define NNP_FW_COLL_H
+#ifndef NNP_FW_ENGINES_H
+#define NNP_FW_ENGINES_H
 
-#include "fw_internal.h"
+#include "fw_transport.h"
 
+/* What a link command tells the control plane when it ends. */
+struct nnp_fw_engine_hooks {
+	/* As nnp_fw_comm_ended(): true if the failure is to be passed on. */
+	bool (*comm_ended)(struct nnp_fw *fw, uint32_t comm, uint64_t epoch,
+			   uint16_t status);
+};
+
+/*
+ * A key resolved for one access: a copy of its descriptor, valid while the
+ * caller holds its queue's exec lock (unregistering waits for that).
+ */
+struct nnp_fw_span {
+	uint32_t type;
+	uint64_t start;		/* byte offset within the key */
+	uint64_t len;
+	uint64_t dev_base;
+	uint32_t page_offset;
+	const uint64_t *pages;
+};
+
+/* A key's index in fw->keys; a generation above it. */
+#define NNP_FW_KEY_INDEX(k)	((k) & 0xffffu)
+
+/* Key @key of @ctx, with fw->lock held; NULL if none or dying. */
+struct nnp_fw_key *nnp_fw_key_lookup_locked(struct nnp_fw *fw, uint32_t ctx,
+					    uint32_t key);
+uint16_t nnp_fw_key_resolve(struct nnp_fw *fw, uint32_t ctx, uint32_t key,
+			    uint64_t off, uint64_t len, uint32_t right,
+			    struct nnp_fw_span *span);
+
+/*
+ * Start collective @cmd (ALLREDUCE, BROADCAST, ALLGATHER, REDUCE_SCATTER)
+ * of context @ctx: *@op to run, or a status if it cannot start.
+ */
+uint16_t nnp_fw_collective(struct nnp_fw *fw, uint32_t ctx,
+			   const struct nnp_hw_queue_cmd *cmd,
+			   struct nnp_fw_op **op);
+
+/* Start SEND or RECV @cmd (fw_p2p.c) of context @ctx, as above. */
+uint16_t nnp_fw_p2p(struct nnp_fw *fw, uint32_t ctx,
+		    const struct nnp_hw_queue_cmd *cmd, struct nnp_fw_op **op);
+
+/*
+ * Command execution (fw_exec.c): returns NNP_STATUS_*, or for a link
+ * command sets *@op for the queue to run.
+ */
+uint16_t nnp_fw_exec(struct nnp_fw *fw, uint32_t ctx,
+		     const struct nnp_hw_queue_cmd *cmd, struct nnp_fw_op **op);
+/* Add device-memory bytes a command moved to the counters. */
+void nnp_fw_count_local(struct nnp_fw *fw, uint64_t bytes);
+
+
+/* A collective's state around one ring, and what the algorithms may call. */
 /* The largest packet a remote link carries: chunks cross it as copies. */
 #define CHUNK_MAX	NNP_FW_ICL_MAX_PACKET
 /* A ring step is cut into at least this many chunks, to pipeline. */
@@ -103,6 +160,4 @@ struct nnp_fw_algo_ops {
 	void (*end)(struct coll *c, bool tell);
 };
 
-extern const struct nnp_fw_algo_ops nnp_fw_algorithms;
-
-#endif /* NNP_FW_COLL_H */
+#endif /* NNP_FW_ENGINES_H */

@@ -14,7 +14,7 @@
  */
 #include <math.h>
 
-#include "fw_internal.h"
+#include "fw_control.h"
 
 #define NS_PER_MS		1000000ull
 #define WINDOW_NS		(NNP_HW_TELEMETRY_WINDOW_MS * NS_PER_MS)

@@ -4,7 +4,7 @@
  * memory its DMA reaches. Registering and dropping keys is the control
  * plane's (fw_ctx.c).
  */
-#include "fw_internal.h"
+#include "fw_engines.h"
 
 struct nnp_fw_key *nnp_fw_key_lookup_locked(struct nnp_fw *fw, uint32_t ctx,
 					    uint32_t key)

@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fw_coll.h"
-#include "fw_internal.h"
+#include "fw_control.h"
 
 #define NS_PER_MS 1000000ull
 

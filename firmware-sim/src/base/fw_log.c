@@ -7,7 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "fw_internal.h"
+#include "fw_base.h"
 
 static __attribute__((format(printf, 3, 0))) void
 report(struct nnp_fw *fw, void (*to)(void *opaque, const char *msg),

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "fw_internal.h"
+#include "fw_control.h"
 
 /* Take one from a "next N" counter; true if it was nonzero. */
 static bool take_one(atomic_uint *n)

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fw_internal.h"
+#include "fw_engines.h"
 
 /* Bounce buffer for host-to-host copies and host fills that cannot map. */
 #define BOUNCE_SIZE (64u * 1024)

@@ -13,7 +13,7 @@
  * ring pays the link latency once per step only when a step's chunks are
  * fewer than the latency's worth (send_at()).
  *
- * Chunks are lent, not copied, to a chip of this process (see fw_icl.c):
+ * Chunks are lent, not copied, to a chip of this process (see fw_lend.c):
  * the next chip reduces or copies straight out of this chip's memory. A
  * sender lends up to WINDOW chunks ahead of its receives, so a chunk's
  * wake-up latency is not paid in lock-step, and the chunk grows with the
@@ -38,7 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fw_coll.h"
+#include "fw_engines.h"
 #include "fw_reduce.h"
 
 /* Not a timing-only run (nnp_fw_config): the bytes are read and written. */

@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fw_coll.h"
+#include "fw_algorithms.h"
 
 #define MAX_LANES	4
 /* Labels a lane takes: one per ring pass (reduce-scatter, middle, allgather). */

@@ -1,0 +1,445 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The firmware simulator's bottom layer: the types every layer shares (the
+ * chip, its ports, queues, communicators and link commands) and what any
+ * layer may call: messages to the embedder, command rings, the modeled
+ * clock and the communicator table's lookups. fw_le.h and fw_reduce.h are
+ * this layer's too. The layers, bottom up: base, transport, engines,
+ * algorithms, control; a file calls its own layer and those below, and a
+ * layer below reaches one above only through the hooks struct nnp_fw
+ * holds (docs/architecture.md, "Firmware layers").
+ */
+#ifndef NNP_FW_BASE_H
+#define NNP_FW_BASE_H
+
+#include <stdatomic.h>
+#include <threads.h>
+
+#include "nnp_fw.h"
+#include "fw_le.h"
+
+/* Defined by the layers above, which register them in struct nnp_fw. */
+struct nnp_fw_transport;
+struct nnp_fw_link_hooks;
+struct nnp_fw_engine_hooks;
+
+/* What a port holds for its receivers at most, payload and packets. */
+#define NNP_FW_PORT_RX_BYTES	(4u << 20)
+#define NNP_FW_PORT_RX_PACKETS	1024u
+/*
+ * What one communicator (epoch) may hold of an in-process port's room:
+ * all but a packet of the largest size and a quarter of the packets, so
+ * one that never receives leaves every other job room to go on; a ring's
+ * window (or two lanes' windows) of chunks fills most of it.
+ */
+#define NNP_FW_EPOCH_RX_BYTES	(NNP_FW_PORT_RX_BYTES - NNP_FW_ICL_MAX_PACKET)
+#define NNP_FW_EPOCH_RX_PACKETS	(NNP_FW_PORT_RX_PACKETS * 3 / 4)
+/*
+ * Of a remote peer's room, the packets only aborts (no bytes) may take:
+ * an abort never waits for credits, but never overruns the peer either.
+ */
+#define NNP_FW_ABORT_PACKETS	64u
+/* Epochs a port remembers dropping unclaimed packets of (fw_purge.c). */
+#define NNP_FW_LOST_EPOCHS	8
+
+/*
+ * The packet of a point-to-point message, and a collective's smallest
+ * chunk: large enough that a packet's fixed cost amortizes, small enough
+ * that a message pipelines over several.
+ */
+#define NNP_FW_CHUNK_BYTES	(64u << 10)
+
+/* A wait_port: what a command of several rings waits for may come on any. */
+#define NNP_FW_ANY_PORT		UINT32_MAX
+
+/* Not a status: a link command waits, its queue parked (see nnp_fw_op). */
+#define NNP_FW_PARKED		0xffffu
+
+struct nnp_fw_ring {
+	uint64_t sq_base;
+	uint64_t cq_base;
+	uint32_t depth;
+	uint32_t sq_tail;	/* written by the driver or user (doorbell) */
+	uint32_t cq_head;	/* written by the driver or user */
+	uint32_t sq_head;	/* firmware's position */
+	uint32_t cq_tail;	/* firmware's position */
+	uint16_t phase;		/* phase tag of the current CQ pass */
+};
+
+struct nnp_fw_admin_queue {
+	struct nnp_fw_ring ring;
+	bool enabled;
+	bool error;
+};
+
+struct nnp_fw_key {
+	uint32_t key;		/* 0: slot free */
+	uint32_t ctx;
+	uint32_t type;
+	uint32_t rights;
+	uint64_t length;
+	uint64_t dev_base;
+	uint32_t page_offset;
+	uint32_t npages;
+	uint64_t *pages;
+	bool dead;		/* unregistering: lookups fail */
+};
+
+/*
+ * A link command in flight: a collective, SEND or RECV (fw_coll.c,
+ * fw_p2p.c). It runs in steps on its queue's worker; when it must wait for
+ * a packet, or for room at the receiving end, the step parks it and
+ * returns the worker. The packet's arrival, room freed, a link change, its
+ * deadline or an abort make the queue runnable again, and a worker runs
+ * the next step. So a wait never holds a worker another queue needs.
+ */
+struct nnp_fw_op {
+	/* One step: NNP_STATUS_* once the command is done, or NNP_FW_PARKED. */
+	uint16_t (*step)(struct nnp_fw *fw, struct nnp_fw_op *op);
+	/* The command ended with @status: tell the peers if it failed; free. */
+	void (*end)(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t status);
+	uint32_t keys[2];	/* the keys it resolved (0: none) */
+	uint32_t comm;		/* its communicator, for COMM_DESTROY's abort */
+	uint16_t cid;
+	/* Guarded by fw->lock: */
+	bool parked;		/* waiting; no worker runs it */
+	bool ready;		/* what it waits for may have come */
+	bool aborted;		/* torn down: the next wait ends ABORTED */
+	/* A link it uses went down: every later wait ends LINK_DOWN. */
+	bool link_lost;
+	uint32_t ports;		/* a collective's: the ports it uses, a bit each */
+	uint32_t wait_port;
+	uint64_t deadline_ns;	/* of the current wait (now_ns clock); 0: none */
+	/* Longest one wait may be: its communicator's; UINT64_MAX: never. */
+	uint64_t timeout_ns;
+	/*
+	 * Chunks of this chip's memory lent to an in-process peer
+	 * (nnp_fw_icl_lend()), and how many of them it has finished reading
+	 * or dropped: while they differ, the peer may still read the memory.
+	 */
+	uint32_t lent;
+	atomic_uint returned;
+	uint32_t returned_seen;	/* at its last wait for them: progress */
+	/* Modeled clock (fw_clock.c), touched only by the worker running it: */
+	uint64_t t_ns;		/* where the command stands */
+	uint64_t tx_end_ns;	/* when its last packet left */
+	uint64_t hbm_ns;	/* its device-memory busy time */
+};
+
+struct nnp_fw_queue {
+	/*
+	 * Guards @op and the command's execution: held by the worker for
+	 * each step of a command, DMA included.
+	 */
+	mtx_t exec;
+	struct nnp_fw_op *op;	/* the link command in flight, or NULL */
+	struct nnp_fw_ring ring;
+	uint32_t ctx;		/* 0: queue not created */
+	uint32_t vector;
+	uint64_t irq_arm;	/* host address of the armed word, or 0 */
+	bool enabled;
+	bool error;
+	bool claimed;		/* a worker is running this queue */
+	uint32_t error_info;	/* cid << 16 | status of the failure */
+};
+
+/*
+ * A message on an inter-chip link: a copy of the payload (remote links,
+ * point-to-point messages), or a descriptor (@desc, a slot of the
+ * receiving port's pool) naming a chunk of the sender's device memory
+ * until the receiver has read it: lent by the link command @owner of an
+ * in-process sender, or with no @owner by the peer of a shared link
+ * (fw_icl_shared.c), which gets @tag back.
+ */
+struct nnp_fw_packet {
+	struct nnp_fw_packet *next;
+	uint64_t epoch;		/* the communicator's secret */
+	uint32_t seq;		/* nnp_fw_seq() */
+	bool abort;		/* the sender's part failed */
+	bool desc;		/* a descriptor, not a copy */
+	uint32_t tag;		/* a shared link's peer's name for the chunk */
+	bool credit;		/* a remote copy its sender counts (fw_icl_credit.c) */
+	uint32_t credit_gen;	/* of the port's connection it came on */
+	uint64_t arrived_ns;
+	uint64_t model_ns;	/* its modeled arrival */
+	size_t len;
+	const uint8_t *data;	/* the copy after this header, or the lent chunk */
+	struct nnp_fw_op *owner;	/* an in-process descriptor's lender */
+};
+
+/* A chunk lent to the peer of a shared link, by tag (fw_icl_shared.c). */
+struct nnp_fw_lent {
+	bool used;		/* out at the peer, until it gives it back */
+	struct nnp_fw_op *owner;	/* its lender; NULL once forgotten */
+	uint32_t gen;		/* bumped by each use: a tag names one */
+	uint32_t len;
+	uint32_t next_free;
+};
+
+struct nnp_fw_port;
+
+/*
+ * The busy periods of a port's transmit direction on the modeled clock,
+ * oldest first, disjoint; everything before @floor counts as busy (the
+ * older half is forgotten when all are used). Rings
+ * that share a port send in the host's order, not the modeled one: a
+ * packet takes the first gap at or after its time that fits it, so one
+ * ring running ahead on the host does not push another's packets back.
+ */
+#define NNP_FW_TX_PERIODS	1024
+
+struct nnp_fw_tx_schedule {
+	uint64_t floor;
+	uint32_t n;
+	struct { uint64_t start, end; } busy[NNP_FW_TX_PERIODS];
+};
+
+struct nnp_fw_port {
+	struct nnp_fw *fw;	/* whose port this is, and which */
+	uint32_t index;
+	/* Guards everything below; never held with another port's lock. */
+	mtx_t lock;
+	const struct nnp_fw_transport *tp;	/* NULL: not wired */
+	struct nnp_fw *peer;	/* in-process peer */
+	uint32_t peer_chip;
+	uint32_t peer_port;
+	bool up;
+	unsigned int tx_busy;	/* sends on their way into the in-process peer */
+	cnd_t tx_idle;		/* tx_busy fell to 0 */
+	struct nnp_fw_packet *rx_head;
+	struct nnp_fw_packet *rx_tail;
+	/* Descriptor slots, NNP_FW_PORT_RX_PACKETS, for an in-process peer. */
+	struct nnp_fw_packet *desc_pool;
+	struct nnp_fw_packet *desc_free;
+	cnd_t lent_back;	/* a lent chunk was read: nnp_fw_icl_reclaim() */
+	/*
+	 * Shared with a remote peer (fw_icl_shared.c): our chunks it holds,
+	 * NNP_FW_PORT_RX_PACKETS slots, and its chunks being read here.
+	 */
+	struct nnp_fw_lent *lent;
+	uint32_t lent_free;	/* first free slot; NNP_FW_PORT_RX_PACKETS: none */
+	uint32_t lent_out;	/* slots in use: the credits the peer holds */
+	uint64_t lent_out_bytes;
+	uint32_t peer_reads;
+	/*
+	 * Credits of a remote link (fw_icl_credit.c): whether both ends count
+	 * them, which connection is counted, and our packets and bytes the
+	 * peer holds as far as we know.
+	 */
+	bool credits;
+	uint32_t credit_gen;
+	uint32_t credit_out;
+	uint64_t credit_out_bytes;
+	uint64_t held_bytes;	/* payload queued, at most NNP_FW_PORT_RX_BYTES */
+	uint32_t held_packets;
+	/* tx_* counted by this port's sends, rx_* by its peer's (or deliveries) */
+	uint64_t tx_bytes, rx_bytes, tx_packets, rx_packets, errors;
+	uint64_t dropped;	/* arrivals refused: full, or not for us */
+	/*
+	 * Epochs whose unclaimed packets were dropped for room, the latest
+	 * NNP_FW_LOST_EPOCHS: their later packets are dropped on arrival.
+	 */
+	uint64_t lost_epochs[NNP_FW_LOST_EPOCHS];
+	uint32_t lost_next;
+	/*
+	 * Modeled: when the transmit direction is busy (fw_clock.c), and
+	 * its busy time in all.
+	 */
+	struct nnp_fw_tx_schedule model_tx;
+	uint64_t model_busy_ns;
+	/* Bumped, under fw->lock (not this lock), by every nnp_fw_icl_wake(). */
+	uint32_t wakes;
+};
+
+struct nnp_fw_comm {
+	uint32_t ctx;		/* 0: free */
+	uint32_t nranks;
+	uint32_t rank;
+	uint32_t pos;		/* position on the ring */
+	uint32_t *order;	/* rank at each position; NULL: rank order */
+	uint32_t send_port;	/* to the next position */
+	uint32_t recv_port;	/* from the previous position */
+	uint64_t epoch;		/* names the communicator on the links */
+	uint64_t timeout_ns;	/* each wait of its commands; UINT64_MAX: never */
+	uint32_t seq;		/* collectives started; the same on every rank */
+	uint16_t error;		/* the first failure of its commands: COMM_STATUS */
+	bool pass_abort;	/* an abort came: a worker sends it on */
+	/* Allreduce's algorithm and the fabric it may use (fw_algo.c). */
+	struct nnp_fw_topology topo;
+	uint32_t ports;		/* every port topo names: packets are taken there */
+	/*
+	 * Its topology was given: until then a collective's packet of its
+	 * epoch may come on any port (a peer's lanes may already run).
+	 */
+	bool topo_set;
+	uint32_t p2p_sent[NNP_FW_MAX_PORTS];	/* messages, by port */
+	uint32_t p2p_received[NNP_FW_MAX_PORTS];
+};
+
+/*
+ * A packet is labelled with its communicator's epoch and a sequence
+ * number: of its collective, or with NNP_FW_SEQ_P2P of its message on
+ * that port.
+ */
+#define NNP_FW_SEQ_P2P		0x80000000u
+
+static inline uint32_t nnp_fw_seq(uint32_t seq, bool p2p)
+{
+	return (p2p ? NNP_FW_SEQ_P2P : 0) | (seq & ~NNP_FW_SEQ_P2P);
+}
+
+/* Faults set by nnp_fw_fault_set() (fw_fault.c). */
+struct nnp_fw_faults {
+	atomic_bool hang;
+	atomic_uint stuck_queue;	/* qid + 1; 0: none */
+	atomic_uint msix_lost;		/* interrupts still to lose */
+	atomic_uint dma_fail;		/* transfers still to fail */
+	atomic_uint drop_ports;		/* ports whose arrivals are lost */
+	atomic_uint downed_ports;	/* up ports DIE or a reset took down */
+	atomic_uint delay_ms[NNP_FW_MAX_PORTS];
+};
+
+/* Busy time and the power and temperature model (fw_thermal.c). */
+struct nnp_fw_thermal {
+	uint64_t busy_ns;		/* busy periods ended since the reset */
+	uint64_t busy_start_ns;		/* start of the one in progress */
+	uint64_t window_start_ns;	/* the model's current window */
+	uint64_t window_busy_ns;	/* busy time at its start */
+	uint64_t window_bytes;		/* bytes moved at its start */
+	double temp_mc;
+	uint32_t power_uw;		/* over the last window */
+};
+
+/* The chip's modeled clock (fw_clock.c), guarded by fw->lock. */
+struct nnp_fw_clock {
+	uint64_t now_ns;	/* the latest end of a command */
+	uint64_t hbm_busy_ns;
+	uint64_t pcie_busy_ns;
+	uint64_t commands;
+};
+
+struct nnp_fw_algo_ops;
+
+struct nnp_fw {
+	struct nnp_fw_config cfg;
+	/* The layers' upward calls, set by nnp_fw_create(). */
+	const struct nnp_fw_link_hooks *link_hooks;
+	const struct nnp_fw_engine_hooks *engine_hooks;
+	const struct nnp_fw_algo_ops *algo;	/* allreduce over several rings */
+	/* The embedder's callbacks, through fw_fault.c's wrappers. */
+	struct nnp_fw_host host;
+	struct nnp_fw_host embedder;
+	struct nnp_fw_faults faults;
+
+	/*
+	 * Guards everything below but the queues' exec locks. Held only for
+	 * short updates, never across DMA or a host callback that may block.
+	 */
+	mtx_t lock;
+	uint32_t generation;	/* bumped by every reset */
+	uint32_t fw_status;
+	uint32_t fw_error;
+	uint32_t heartbeat;
+	uint32_t scratch;
+	uint32_t int_status;
+	uint32_t int_enable;
+	uint64_t boot_done_ns;
+	uint64_t next_heartbeat_ns;
+	struct nnp_fw_admin_queue aq;
+	bool aq_busy;		/* an admin command is in flight; kept over reset */
+	bool reset_pending;	/* reset cleanup not yet done by nnp_fw_run() */
+	uint32_t executing;	/* user commands in flight; kept over reset */
+	struct nnp_fw_thermal thermal;
+	struct nnp_fw_clock clock;
+
+	bool ctx_used[NNP_HW_MAX_CONTEXTS];
+	struct nnp_fw_key keys[NNP_HW_MAX_KEYS];
+	uint32_t key_pages;	/* pages of all host keys */
+	uint16_t key_gen[NNP_HW_MAX_KEYS];
+	struct nnp_fw_queue queues[NNP_HW_MAX_QUEUES];
+	uint32_t next_queue;	/* round-robin start for workers */
+	uint32_t wakes;		/* bumped by every nnp_fw_icl_wake() of any port */
+	struct nnp_hw_counters counters;
+	struct nnp_fw_comm comms[NNP_HW_MAX_COMMS];
+	atomic_bool aborts_to_pass;	/* some comm's pass_abort is set */
+
+	struct nnp_fw_port ports[NNP_FW_MAX_PORTS];
+};
+
+void nnp_fw_guest_error(struct nnp_fw *fw, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/*
+ * A user command ended with status @st: a guest error, or a warning if a
+ * link or a peer caused it (the guest did nothing wrong).
+ */
+void nnp_fw_op_failed(struct nnp_fw *fw, uint16_t st, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Ring helpers shared by the admin queue and user queues. */
+bool nnp_fw_ring_setup_ok(const struct nnp_fw_ring *r, uint32_t min_depth,
+			  uint32_t max_depth);
+void nnp_fw_ring_start(struct nnp_fw_ring *r);
+bool nnp_fw_ring_cq_has_room(const struct nnp_fw_ring *r);
+bool nnp_fw_ring_has_work(const struct nnp_fw_ring *r);
+/* Read the command at @r's SQ head into @cmd; false on a DMA fault. */
+bool nnp_fw_ring_fetch(struct nnp_fw *fw, const struct nnp_fw_ring *r,
+		       void *cmd);
+/* Write the completion of the command at @r's SQ head; false on a DMA fault. */
+bool nnp_fw_ring_post(struct nnp_fw *fw, const struct nnp_fw_ring *r,
+		      uint16_t cid, uint16_t status, uint32_t result);
+/* Account one consumed command and posted completion. */
+void nnp_fw_ring_advance(struct nnp_fw_ring *r);
+
+/* The communicator table's lookups (fw_comms.c) */
+/* The ports @m's collectives use, a bit each: its ring's and its algorithm's. */
+uint32_t nnp_fw_comm_ports(const struct nnp_fw_comm *m);
+/*
+ * Communicator @comm (a command's field: any value) of context @ctx, with
+ * fw->lock held; NULL if it is no communicator of @ctx.
+ */
+struct nnp_fw_comm *nnp_fw_comm_of_locked(struct nnp_fw *fw, uint32_t ctx,
+					  uint32_t comm);
+/*
+ * A wait of @ms (COMM_CREATE's timeout_ms) in ns: 0 is the device's
+ * default, NNP_HW_COMM_TIMEOUT_NEVER UINT64_MAX.
+ */
+uint64_t nnp_fw_comm_timeout_ns(const struct nnp_fw *fw, uint32_t ms);
+/* The communicator named @epoch on this chip, with fw->lock held; NULL if none. */
+struct nnp_fw_comm *nnp_fw_comm_by_epoch_locked(struct nnp_fw *fw, uint64_t epoch);
+/* The modeled clock (fw_clock.c) */
+/* Fill the configuration's clock parameters left 0 with NNP-T's. */
+void nnp_fw_clock_init(struct nnp_fw *fw);
+/* A reset, with fw->lock held: modeled time and busy times restart. */
+void nnp_fw_clock_reset_locked(struct nnp_fw *fw);
+/* A command fetched now starts at the returned modeled time. */
+uint64_t nnp_fw_clock_begin(struct nnp_fw *fw);
+/* A command ended at modeled @end, its engines busy as given. */
+void nnp_fw_clock_end(struct nnp_fw *fw, uint64_t end, uint64_t hbm_ns,
+		      uint64_t pcie_ns);
+void nnp_fw_clock_end_op(struct nnp_fw *fw, const struct nnp_fw_op *op);
+/* @op moves @bytes of device-memory traffic (reads plus writes). */
+void nnp_fw_clock_hbm(struct nnp_fw *fw, struct nnp_fw_op *op, uint64_t bytes);
+
+/* When a packet of @wire ns ready at @t can leave in @tx, not taking it. */
+uint64_t nnp_fw_tx_fit(const struct nnp_fw_tx_schedule *tx, uint64_t t,
+		       uint64_t wire);
+/* The packet leaves at @start: the period is taken. */
+void nnp_fw_tx_take(struct nnp_fw_tx_schedule *tx, uint64_t start,
+		    uint64_t wire);
+
+static inline uint64_t nnp_fw_ns_at(uint64_t bytes, uint32_t mbps)
+{
+	return bytes * 1000 / mbps;
+}
+
+static inline uint64_t nnp_fw_hbm_ns(const struct nnp_fw *fw, uint64_t bytes)
+{
+	return nnp_fw_ns_at(bytes, fw->cfg.hbm_mbps);
+}
+
+static inline uint64_t nnp_fw_max_ns(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+#endif /* NNP_FW_BASE_H */

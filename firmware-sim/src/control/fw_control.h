@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The firmware simulator's control plane, the top layer: the core's
+ * registers and lifecycle (fw_core.c), the admin queue (fw_admin.c),
+ * contexts and keys (fw_ctx.c), communicators (fw_comm.c), user queues
+ * (fw_queue.c), telemetry (fw_thermal.c) and faults (fw_fault.c). It
+ * answers the hooks of the layers below (fw_core.c registers them).
+ */
+#ifndef NNP_FW_CONTROL_H
+#define NNP_FW_CONTROL_H
+
+#include "fw_algorithms.h"
+
+/* Latch interrupt causes @bits; returns true if vector 0 must fire. */
+bool nnp_fw_int_latch_locked(struct nnp_fw *fw, uint32_t bits);
+
+/* Admin queue register access, with fw->lock held. */
+uint32_t nnp_fw_aq_reg_read_locked(struct nnp_fw *fw, uint32_t offset);
+unsigned int nnp_fw_aq_reg_write_locked(struct nnp_fw *fw, uint32_t offset,
+					uint32_t value);
+/* Consume submitted admin commands; called from nnp_fw_run(). */
+void nnp_fw_aq_process(struct nnp_fw *fw);
+
+/* Contexts and keys (fw_ctx.c); admin handlers return NNP_STATUS_*. */
+bool nnp_fw_ctx_valid_locked(const struct nnp_fw *fw, uint32_t ctx);
+uint16_t nnp_fw_ctx_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
+uint16_t nnp_fw_ctx_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
+uint16_t nnp_fw_key_register(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd,
+			     uint32_t *key);
+uint16_t nnp_fw_key_unregister(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
+/* Drop every key (reset), with fw->lock held. */
+void nnp_fw_keys_clear_locked(struct nnp_fw *fw);
+
+/* User queues (fw_queue.c) */
+uint16_t nnp_fw_queue_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
+uint16_t nnp_fw_queue_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
+uint16_t nnp_fw_queue_reset(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
+/*
+ * Stop and forget queues of @ctx (0: all, for a reset). A command in
+ * flight ends ABORTED, its completion posted unless it is a reset.
+ */
+void nnp_fw_queues_destroy_ctx(struct nnp_fw *fw, uint32_t ctx, bool post);
+/*
+ * Wait for the commands of @ctx in flight on a worker, and end ABORTED
+ * those waiting on a link that resolved @key.
+ */
+void nnp_fw_queues_abort_key(struct nnp_fw *fw, uint32_t ctx, uint32_t key);
+/* The earliest end of a parked command's wait, with fw->lock held. */
+uint64_t nnp_fw_queues_deadline_locked(struct nnp_fw *fw);
+/* Make the parked commands whose wait is over runnable; true if any. */
+bool nnp_fw_queues_expire_locked(struct nnp_fw *fw, uint64_t now);
+bool nnp_fw_is_doorbell(uint32_t offset);
+uint32_t nnp_fw_db_read_locked(struct nnp_fw *fw, uint32_t offset);
+unsigned int nnp_fw_db_write_locked(struct nnp_fw *fw, uint32_t offset,
+				    uint32_t value);
+
+/* Communicators (fw_comm.c) */
+uint16_t nnp_fw_comm_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
+uint16_t nnp_fw_comm_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
+uint16_t nnp_fw_comm_topology(struct nnp_fw *fw,
+			      const struct nnp_hw_admin_cmd *cmd);
+uint16_t nnp_fw_comm_status(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd,
+			    uint32_t *result);
+/*
+ * A command of communicator @comm (@epoch) ended with @status: true if
+ * that is a failure the communicator had not had, to be sent on as an
+ * abort (it is gone, or this is its first).
+ */
+bool nnp_fw_comm_ended(struct nnp_fw *fw, uint32_t comm, uint64_t epoch,
+		       uint16_t status);
+/*
+ * Communicator @m failed on this chip, with fw->lock held: an abort of it
+ * came in (@status ABORTED), or its packets were dropped for want of room
+ * (NO_RESOURCES). @status is what COMM_STATUS reports, its command in
+ * flight ends ABORTED, and a worker sends the abort on to its peers, once.
+ * True if a worker must run for it.
+ */
+bool nnp_fw_comm_failed_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
+			       uint16_t status);
+/* Send on the aborts nnp_fw_comm_failed_locked() took in. */
+void nnp_fw_comms_pass_aborts(struct nnp_fw *fw);
+/* Forget communicators of @ctx (0: all) and what the links hold for them. */
+void nnp_fw_comms_clear(struct nnp_fw *fw, uint32_t ctx);
+/* Telemetry (fw_thermal.c), with fw->lock held but for init. */
+void nnp_fw_thermal_init(struct nnp_fw *fw, uint64_t now);
+/* A reset: busy time restarts with the counters. */
+void nnp_fw_thermal_reset_locked(struct nnp_fw *fw, uint64_t now);
+/* A user command step starts or ends on a worker (fw->executing). */
+void nnp_fw_busy_begin_locked(struct nnp_fw *fw, uint64_t now);
+void nnp_fw_busy_end_locked(struct nnp_fw *fw, uint64_t now);
+/* Close the model's window if it is over. */
+void nnp_fw_thermal_step_locked(struct nnp_fw *fw, uint64_t now);
+bool nnp_fw_is_telemetry_reg(uint32_t offset);
+uint32_t nnp_fw_telemetry_read_locked(struct nnp_fw *fw, uint32_t offset,
+				      uint64_t now);
+
+/* Faults on demand (fw_fault.c) */
+/* Route @host through the fault wrappers into fw->host. */
+void nnp_fw_faults_init(struct nnp_fw *fw, const struct nnp_fw_host *host);
+bool nnp_fw_fault_hung(struct nnp_fw *fw);
+bool nnp_fw_fault_queue_stuck(struct nnp_fw *fw, uint32_t qid);
+/* A packet arrives on @port: wait the injected delay; true if it is lost. */
+bool nnp_fw_fault_rx(struct nnp_fw *fw, uint32_t port);
+/* A reset: the chip's own faults end (any thread, fw->lock may be held). */
+void nnp_fw_faults_reset(struct nnp_fw *fw);
+/*
+ * No lock held: take down every link of the chip that is up, at both ends
+ * (in-process peers), remembering them for nnp_fw_faults_revive().
+ */
+void nnp_fw_links_take_down(struct nnp_fw *fw);
+/* Booted after a reset, no lock held: the links taken down come back. */
+void nnp_fw_faults_revive(struct nnp_fw *fw);
+
+#endif /* NNP_FW_CONTROL_H */

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Firmware simulator ports: wiring a port to an in-process peer or
+ * attaching it to a remote one, a link going down or up, and waking and
+ * parking the link commands that wait on a port. The transport layer's
+ * bottom: receiving, sending and purging (fw_rx.c, fw_lend.c,
+ * fw_purge.c) build on it. See fw_transport.h for the whole.
+ */
+#include <stdlib.h>
+
+#include "fw_transport.h"
+
+void nnp_fw_ports_init(struct nnp_fw *fw)
+{
+	unsigned int i;
+
+	for (i = 0; i < NNP_FW_MAX_PORTS; i++) {
+		fw->ports[i].fw = fw;
+		fw->ports[i].index = i;
+		mtx_init(&fw->ports[i].lock, mtx_plain);
+		cnd_init(&fw->ports[i].tx_idle);
+		cnd_init(&fw->ports[i].lent_back);
+	}
+}
+
+/*
+ * Unwire @p, with p->lock held, and wait for the sends that took its peer
+ * before: after this nothing sent on @p touches the peer any more.
+ */
+static void port_unwire_locked(struct nnp_fw_port *p)
+{
+	p->tp = NULL;
+	p->peer = NULL;
+	p->up = false;
+	while (p->tx_busy)
+		cnd_wait(&p->tx_idle, &p->lock);
+}
+
+void nnp_fw_ports_fini(struct nnp_fw *fw)
+{
+	unsigned int i;
+
+	for (i = 0; i < NNP_FW_MAX_PORTS; i++) {
+		struct nnp_fw_port *p = &fw->ports[i];
+		struct nnp_fw *peer;
+		uint32_t pp;
+
+		mtx_lock(&p->lock);
+		peer = p->peer;
+		pp = p->peer_port;
+		port_unwire_locked(p);
+		nnp_fw_icl_drop_all_locked(p);
+		mtx_unlock(&p->lock);
+		/* The peer's senders may be on their way into @p: wait for them. */
+		if (peer) {
+			mtx_lock(&peer->ports[pp].lock);
+			port_unwire_locked(&peer->ports[pp]);
+			mtx_unlock(&peer->ports[pp].lock);
+			nnp_fw_icl_wake(peer, pp);
+		}
+		free(p->desc_pool);
+		nnp_fw_icl_shared_fini(p);
+		cnd_destroy(&p->lent_back);
+		cnd_destroy(&p->tx_idle);
+		mtx_destroy(&p->lock);
+	}
+}
+
+static bool port_free(struct nnp_fw *fw, unsigned int port)
+{
+	bool ok;
+
+	if (port >= fw->cfg.num_ports)
+		return false;
+	mtx_lock(&fw->ports[port].lock);
+	ok = !fw->ports[port].tp;
+	mtx_unlock(&fw->ports[port].lock);
+	return ok;
+}
+
+/* The descriptor slots of a port that will have an in-process peer. */
+static struct nnp_fw_packet *desc_pool_new(void)
+{
+	struct nnp_fw_packet *pool = calloc(NNP_FW_PORT_RX_PACKETS,
+					    sizeof(*pool));
+	uint32_t i;
+
+	for (i = 0; pool && i + 1 < NNP_FW_PORT_RX_PACKETS; i++)
+		pool[i].next = &pool[i + 1];
+	return pool;
+}
+
+static void port_wire(struct nnp_fw *fw, unsigned int port, struct nnp_fw *peer,
+		      unsigned int peer_port, struct nnp_fw_packet *pool)
+{
+	struct nnp_fw_port *p = &fw->ports[port];
+
+	mtx_lock(&p->lock);
+	p->tp = &nnp_fw_local_transport;
+	p->peer = peer;
+	p->peer_chip = peer->cfg.chip_id;
+	p->peer_port = peer_port;
+	p->up = true;
+	/* Kept, all slots free, when a peer destroyed left the port free. */
+	if (pool)
+		p->desc_pool = p->desc_free = pool;
+	mtx_unlock(&p->lock);
+}
+
+int nnp_fw_link_connect(struct nnp_fw *a, unsigned int pa, struct nnp_fw *b,
+			unsigned int pb)
+{
+	struct nnp_fw_packet *pool_a, *pool_b;
+
+	if ((a == b && pa == pb) || !port_free(a, pa) || !port_free(b, pb))
+		return -1;
+	pool_a = a->ports[pa].desc_pool ? NULL : desc_pool_new();
+	pool_b = b->ports[pb].desc_pool ? NULL : desc_pool_new();
+	if ((!pool_a && !a->ports[pa].desc_pool) ||
+	    (!pool_b && !b->ports[pb].desc_pool)) {
+		free(pool_a);
+		free(pool_b);
+		return -1;
+	}
+	port_wire(a, pa, b, pb, pool_a);
+	port_wire(b, pb, a, pa, pool_b);
+	return 0;
+}
+
+int nnp_fw_link_attach_remote(struct nnp_fw *fw, unsigned int port,
+			      uint32_t peer_chip, unsigned int peer_port)
+{
+	struct nnp_fw_port *p;
+
+	if (port >= fw->cfg.num_ports)
+		return -1;
+	p = &fw->ports[port];
+	mtx_lock(&p->lock);
+	if (p->peer) {
+		mtx_unlock(&p->lock);
+		return -1;
+	}
+	p->tp = &nnp_fw_remote_transport;
+	p->peer_chip = peer_chip;
+	p->peer_port = peer_port;
+	p->up = false;
+	mtx_unlock(&p->lock);
+	nnp_fw_icl_wake(fw, port);
+	return 0;
+}
+
+struct nnp_fw_port *nnp_fw_remote_port_lock(struct nnp_fw *fw,
+					    unsigned int port)
+{
+	struct nnp_fw_port *p;
+
+	if (port >= fw->cfg.num_ports)
+		return NULL;
+	p = &fw->ports[port];
+	mtx_lock(&p->lock);
+	if (p->tp && p->tp->remote)
+		return p;
+	mtx_unlock(&p->lock);
+	return NULL;
+}
+
+void nnp_fw_icl_kick(struct nnp_fw *fw)
+{
+	if (fw->host.kick)
+		fw->host.kick(fw->host.opaque, NNP_FW_KICK_QUEUES);
+}
+
+/*
+ * The link commands that use @port lose it, with fw->lock held: those
+ * parked on it, and the collectives whose ring or algorithm runs over it
+ * wherever they wait. Each is woken and ends LINK_DOWN at its next wait,
+ * even if the link is up again by then (the far chip may have been reset
+ * and forgotten the communicator); one whose data all came through
+ * completes. True if there was any.
+ */
+static bool link_lost_locked(struct nnp_fw *fw, uint32_t port)
+{
+	bool any = false;
+	uint32_t i;
+
+	for (i = 0; i < NNP_HW_MAX_QUEUES; i++) {
+		struct nnp_fw_op *op = fw->queues[i].op;
+
+		if (op && ((op->parked && op->wait_port == port) ||
+			   (op->ports >> port & 1))) {
+			op->link_lost = true;
+			op->ready = true;
+			any = true;
+		}
+	}
+	return any;
+}
+
+static void port_set(struct nnp_fw *fw, uint32_t port, bool up)
+{
+	struct nnp_fw_port *p = &fw->ports[port];
+	bool was, lost = false;
+
+	mtx_lock(&p->lock);
+	was = p->up;
+	p->up = up && p->tp;
+	mtx_unlock(&p->lock);
+	if (was && !up) {
+		mtx_lock(&fw->lock);
+		lost = link_lost_locked(fw, port);
+		mtx_unlock(&fw->lock);
+	}
+	if (lost)
+		nnp_fw_icl_kick(fw);
+	nnp_fw_icl_wake(fw, port);
+}
+
+/*
+ * A link going down or up, from the monitor, a peer, a reset or a dead
+ * chip: at both ends of an in-process link.
+ */
+void nnp_fw_link_set(struct nnp_fw *fw, unsigned int port, bool up)
+{
+	struct nnp_fw *peer;
+	uint32_t pp;
+
+	if (port >= NNP_FW_MAX_PORTS)
+		return;
+	mtx_lock(&fw->ports[port].lock);
+	peer = fw->ports[port].peer;
+	pp = fw->ports[port].peer_port;
+	mtx_unlock(&fw->ports[port].lock);
+	port_set(fw, port, up);
+	if (peer)
+		port_set(peer, pp, up);
+}
+
+/* Mark the ops parked on @port ready, with fw->lock held; true if any. */
+bool nnp_fw_icl_wake_locked(struct nnp_fw *fw, uint32_t port)
+{
+	bool any = false;
+	uint32_t i;
+
+	fw->ports[port].wakes++;
+	fw->wakes++;
+	for (i = 0; i < NNP_HW_MAX_QUEUES; i++) {
+		struct nnp_fw_op *op = fw->queues[i].op;
+
+		if (op && op->parked && (op->wait_port == port ||
+					 op->wait_port == NNP_FW_ANY_PORT)) {
+			op->ready = true;
+			any = true;
+		}
+	}
+	return any;
+}
+
+void nnp_fw_icl_wake(struct nnp_fw *fw, uint32_t port)
+{
+	bool any;
+
+	mtx_lock(&fw->lock);
+	any = nnp_fw_icl_wake_locked(fw, port);
+	mtx_unlock(&fw->lock);
+	if (any)
+		nnp_fw_icl_kick(fw);
+}
+
+/*
+ * Park @op until something happens on @port, with fw->lock held: its
+ * first wait starts its timeout, a wait past it ends PEER_TIMEOUT.
+ */
+uint16_t nnp_fw_icl_park_locked(struct nnp_fw *fw, struct nnp_fw_op *op,
+				uint32_t port)
+{
+	uint64_t now = fw->host.now_ns(fw->host.opaque);
+
+	if (op->aborted)
+		return NNP_STATUS_ABORTED;
+	if (op->link_lost)
+		return NNP_STATUS_LINK_DOWN;
+	if (!op->deadline_ns)
+		op->deadline_ns = op->timeout_ns == UINT64_MAX ? UINT64_MAX :
+				  now + op->timeout_ns;
+	else if (now >= op->deadline_ns)
+		return NNP_STATUS_PEER_TIMEOUT;
+	op->parked = true;
+	op->ready = false;
+	op->wait_port = port;
+	return NNP_FW_PARKED;
+}
+
+uint32_t nnp_fw_icl_wakes(struct nnp_fw *fw, uint32_t port)
+{
+	uint32_t wakes;
+
+	mtx_lock(&fw->lock);
+	wakes = fw->ports[port].wakes;
+	mtx_unlock(&fw->lock);
+	return wakes;
+}
+
+uint16_t nnp_fw_icl_park_for_room(struct nnp_fw *fw, struct nnp_fw_op *op,
+				  uint32_t port, uint32_t wakes)
+{
+	uint16_t st = NNP_FW_SEND_AGAIN;
+
+	mtx_lock(&fw->lock);
+	if (fw->ports[port].wakes == wakes)
+		st = nnp_fw_icl_park_locked(fw, op, port);
+	mtx_unlock(&fw->lock);
+	return st;
+}
+
+void nnp_fw_icl_ports_info(struct nnp_fw *fw, struct nnp_hw_port_info *info)
+{
+	unsigned int i;
+
+	for (i = 0; i < fw->cfg.num_ports; i++) {
+		struct nnp_fw_port *p = &fw->ports[i];
+
+		memset(&info[i], 0, sizeof(info[i]));
+		mtx_lock(&p->lock);
+		if (p->tp) {
+			info[i].state = NNP_PORT_WIRED | (p->up ? NNP_PORT_UP : 0);
+			info[i].peer = NNP_PORT_PEER(p->peer_chip, p->peer_port);
+		}
+		info[i].tx_bytes = p->tx_bytes;
+		info[i].rx_bytes = p->rx_bytes;
+		info[i].tx_packets = p->tx_packets;
+		info[i].rx_packets = p->rx_packets;
+		info[i].errors = p->errors;
+		mtx_unlock(&p->lock);
+	}
+}
+
+uint64_t nnp_fw_icl_held_bytes(struct nnp_fw *fw)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < NNP_FW_MAX_PORTS; i++) {
+		mtx_lock(&fw->ports[i].lock);
+		n += fw->ports[i].held_bytes;
+		mtx_unlock(&fw->ports[i].lock);
+	}
+	return n;
+}

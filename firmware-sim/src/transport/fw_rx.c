@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Firmware simulator receive queues: a packet arriving on a port (from an
+ * in-process sender or the host), kept for its communicator within the
+ * port's room or refused, and taken by the receive that names it, a
+ * descriptor read straight from the sender's memory. See fw_transport.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fw_reduce.h"
+#include "fw_transport.h"
+
+/*
+ * Done with @pk, with p->lock held: a descriptor goes back to the pool and
+ * to its lender (who may wait for it: lent_back), in-process or the peer
+ * of a shared link; a copy is credited to a remote sender and freed.
+ */
+static void packet_release(struct nnp_fw_port *p, struct nnp_fw_packet *pk)
+{
+	if (!pk->desc) {
+		nnp_fw_icl_credit_locked(p, pk);
+		free(pk);
+		return;
+	}
+	if (pk->owner)
+		atomic_fetch_add(&pk->owner->returned, 1);
+	else
+		nnp_fw_icl_give_back_locked(p, pk);
+	pk->owner = NULL;
+	pk->next = p->desc_free;
+	p->desc_free = pk;
+	cnd_broadcast(&p->lent_back);
+}
+
+/* Unlink the packet *@link (@prev before it), with p->lock held. */
+static struct nnp_fw_packet *unlink_at(struct nnp_fw_port *p,
+				       struct nnp_fw_packet **link,
+				       struct nnp_fw_packet *prev)
+{
+	struct nnp_fw_packet *pk = *link;
+
+	*link = pk->next;
+	if (p->rx_tail == pk)
+		p->rx_tail = prev;
+	p->held_bytes -= pk->len;
+	p->held_packets--;
+	return pk;
+}
+
+void nnp_fw_icl_drop_at(struct nnp_fw_port *p, struct nnp_fw_packet **link,
+			struct nnp_fw_packet *prev)
+{
+	packet_release(p, unlink_at(p, link, prev));
+}
+
+void nnp_fw_icl_drop_all_locked(struct nnp_fw_port *p)
+{
+	while (p->rx_head)
+		nnp_fw_icl_drop_at(p, &p->rx_head, NULL);
+}
+
+/* A copy of @data (none: left to fill), its payload right after the header. */
+struct nnp_fw_packet *nnp_fw_icl_packet_new(uint64_t epoch, uint32_t seq,
+					    bool abort, const void *data,
+					    size_t len)
+{
+	struct nnp_fw_packet *pk = malloc(sizeof(*pk) + len);
+
+	if (!pk)
+		return NULL;
+	*pk = (struct nnp_fw_packet){
+		.epoch = epoch, .seq = seq, .abort = abort, .len = len,
+		.data = (const uint8_t *)(pk + 1),
+	};
+	if (len && data)
+		memcpy(pk + 1, data, len);
+	return pk;
+}
+
+/*
+ * Whether a communicator of this chip may take @pk from @port, with
+ * fw->lock held: a collective's packet only on a port its ring or its
+ * topology receives on (both ways: a ring's backward lane receives on
+ * its send port). A packet of no communicator here may be for one not
+ * made yet, and one of a communicator whose topology is not given yet for
+ * a lane of a peer that has it: kept (nnp_fw_comm_set_topology() drops
+ * those on no port of its).
+ */
+static bool rx_wanted_locked(struct nnp_fw *fw, uint32_t port,
+			     const struct nnp_fw_packet *pk)
+{
+	const struct nnp_fw_comm *m = nnp_fw_comm_by_epoch_locked(fw, pk->epoch);
+
+	return !m || (pk->seq & NNP_FW_SEQ_P2P) ||
+	       (m->nranks > 1 &&
+		(!m->topo_set || nnp_fw_comm_ports(m) >> port & 1));
+}
+
+void nnp_fw_icl_count_drop_locked(struct nnp_fw *fw, struct nnp_fw_port *p)
+{
+	p->dropped++;
+	p->errors++;
+	fw->counters.icl_dropped++;
+}
+
+/*
+ * Whether packets of @epoch were dropped stale on @p, with fw->lock and
+ * p->lock held; the few last such epochs are kept, and one whose
+ * communicator here failed for it is known by that.
+ */
+static bool epoch_lost_locked(struct nnp_fw *fw, const struct nnp_fw_port *p,
+			      uint64_t epoch)
+{
+	const struct nnp_fw_comm *m = nnp_fw_comm_by_epoch_locked(fw, epoch);
+	uint32_t i;
+
+	if (m && m->error == NNP_STATUS_NO_RESOURCES)
+		return true;
+	for (i = 0; i < NNP_FW_LOST_EPOCHS && i < p->lost_next; i++)
+		if (p->lost_epochs[i] == epoch)
+			return true;
+	return false;
+}
+
+static bool rx_fits(const struct nnp_fw_port *p, size_t len)
+{
+	return p->held_packets < NNP_FW_PORT_RX_PACKETS &&
+	       p->held_bytes + len <= NNP_FW_PORT_RX_BYTES;
+}
+
+/*
+ * Room for @len more bytes on @p, with fw->lock and p->lock held: a packet
+ * holds its room for as long as no arrival needs it. *@woke is set if a
+ * communicator failed for it.
+ */
+static bool rx_room_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
+			   size_t len, uint64_t now, bool *woke)
+{
+	if (rx_fits(p, len))
+		return true;
+	*woke |= nnp_fw_icl_drop_stale_locked(fw, p, now);
+	return rx_fits(p, len);
+}
+
+/*
+ * Whether @pk's communicator may hold it beside what it holds on @p, with
+ * p->lock held: no more than its share of the room.
+ */
+static bool rx_share_fits(const struct nnp_fw_port *p,
+			  const struct nnp_fw_packet *pk)
+{
+	const struct nnp_fw_packet *q;
+	uint64_t bytes = pk->len;
+	uint32_t packets = 1;
+
+	for (q = p->rx_head; q; q = q->next) {
+		if (q->epoch == pk->epoch) {
+			bytes += q->len;
+			packets++;
+		}
+	}
+	return bytes <= NNP_FW_EPOCH_RX_BYTES &&
+	       packets <= NNP_FW_EPOCH_RX_PACKETS;
+}
+
+/* The communicator here @pk is the abort of a collective of; else NULL. */
+static struct nnp_fw_comm *abort_for_locked(struct nnp_fw *fw,
+					    const struct nnp_fw_packet *pk)
+{
+	return pk->abort && !(pk->seq & NNP_FW_SEQ_P2P) ?
+	       nnp_fw_comm_by_epoch_locked(fw, pk->epoch) : NULL;
+}
+
+/*
+ * A packet arrives on @port of @fw: queued for its receiver (SUCCESS),
+ * refused for want of room (NO_RESOURCES), or not for this chip (dropped,
+ * INVALID_FIELD). LINK_DOWN if the port is down, or for a @remote packet
+ * not remote. A descriptor (@pk->owner) is queued as a copy of @pk in a
+ * slot of the port's pool; the caller keeps a copy @pk unless it was queued.
+ * A collective's abort for a communicator here is taken at once (freed):
+ * the communicator is dead, whatever its command in flight waits for.
+ */
+uint16_t nnp_fw_icl_rx_arrive(struct nnp_fw *fw, uint32_t port,
+			      struct nnp_fw_packet *pk, bool remote)
+{
+	struct nnp_fw_port *p = &fw->ports[port];
+	bool lost = fw->link_hooks->rx_fault(fw, port);	/* an injected fault */
+	uint16_t st = NNP_STATUS_SUCCESS;
+	struct nnp_fw_comm *m = NULL;
+	bool woke = false;
+
+	pk->arrived_ns = fw->host.now_ns(fw->host.opaque);
+	mtx_lock(&fw->lock);
+	mtx_lock(&p->lock);
+	if (remote && !pk->desc)
+		nnp_fw_icl_credit_owed_locked(p, pk);
+	if (!p->up || (remote && !(p->tp && p->tp->remote)))
+		st = NNP_STATUS_LINK_DOWN;
+	else
+		m = lost ? NULL : abort_for_locked(fw, pk);
+	if (!st && !m) {
+		if (lost || !rx_wanted_locked(fw, port, pk) ||
+		    epoch_lost_locked(fw, p, pk->epoch))
+			st = NNP_STATUS_INVALID_FIELD;
+		else if (!rx_room_locked(fw, p, pk->len, pk->arrived_ns,
+					 &woke) ||
+			 (pk->desc && !p->desc_free) ||
+			 (!remote && !rx_share_fits(p, pk)))
+			st = NNP_STATUS_NO_RESOURCES;
+		/* Its own epoch's packets, gone stale making room. */
+		else if (epoch_lost_locked(fw, p, pk->epoch))
+			st = NNP_STATUS_INVALID_FIELD;
+	}
+	if (m) {
+		p->rx_packets++;
+		woke = fw->link_hooks->comm_failed_locked(fw, m,
+							  NNP_STATUS_ABORTED);
+		nnp_fw_icl_credit_locked(p, pk);
+		free(pk);
+	} else if (!st) {
+		if (pk->desc) {
+			struct nnp_fw_packet *slot = p->desc_free;
+
+			p->desc_free = slot->next;
+			*slot = *pk;
+			pk = slot;
+		}
+		pk->next = NULL;
+		if (p->rx_tail)
+			p->rx_tail->next = pk;
+		else
+			p->rx_head = pk;
+		p->rx_tail = pk;
+		p->held_bytes += pk->len;
+		p->held_packets++;
+		p->rx_bytes += pk->len;
+		p->rx_packets++;
+		fw->counters.icl_rx_bytes += pk->len;
+		woke |= nnp_fw_icl_wake_locked(fw, port);
+	} else if (st == NNP_STATUS_INVALID_FIELD ||
+		   (remote && st == NNP_STATUS_NO_RESOURCES)) {
+		nnp_fw_icl_count_drop_locked(fw, p);
+	} else if (remote) {
+		p->errors++;
+	}
+	/* Refused, a remote copy is credited back all the same. */
+	if (st)
+		nnp_fw_icl_credit_locked(p, pk);
+	/* An in-process sender refused room keeps its packet and waits. */
+	mtx_unlock(&p->lock);
+	mtx_unlock(&fw->lock);
+	if (woke)
+		nnp_fw_icl_kick(fw);
+	return st;
+}
+
+struct nnp_fw_packet *nnp_fw_icl_rx_alloc(struct nnp_fw *fw, unsigned int port,
+					  size_t len)
+{
+	if (port >= fw->cfg.num_ports || len > NNP_FW_ICL_MAX_PACKET)
+		return NULL;
+	return nnp_fw_icl_packet_new(0, 0, false, NULL, len);
+}
+
+void *nnp_fw_icl_rx_data(struct nnp_fw_packet *pk)
+{
+	return pk + 1;
+}
+
+void nnp_fw_icl_rx_drop(struct nnp_fw_packet *pk)
+{
+	free(pk);
+}
+
+int nnp_fw_icl_rx_queue(struct nnp_fw *fw, unsigned int port,
+			struct nnp_fw_packet *pk, uint64_t epoch, uint32_t seq,
+			bool abort, uint64_t model_ns)
+{
+	pk->epoch = epoch;
+	pk->seq = seq;
+	pk->abort = abort;
+	pk->model_ns = model_ns;
+	if (nnp_fw_icl_rx_arrive(fw, port, pk, true)) {
+		free(pk);
+		return -1;
+	}
+	return 0;
+}
+
+int nnp_fw_icl_deliver(struct nnp_fw *fw, unsigned int port, uint64_t epoch,
+		       uint32_t seq, bool abort, uint64_t model_ns,
+		       const void *data, size_t len)
+{
+	struct nnp_fw_packet *pk;
+
+	if (port >= fw->cfg.num_ports)
+		return -1;
+	pk = nnp_fw_icl_rx_alloc(fw, port, len);
+	if (!pk) {
+		struct nnp_fw_packet lost = { .len = len };
+
+		mtx_lock(&fw->ports[port].lock);
+		fw->ports[port].errors++;
+		nnp_fw_icl_credit_owed_locked(&fw->ports[port], &lost);
+		nnp_fw_icl_credit_locked(&fw->ports[port], &lost);
+		mtx_unlock(&fw->ports[port].lock);
+		return -1;
+	}
+	if (len)
+		memcpy(nnp_fw_icl_rx_data(pk), data, len);
+	return nnp_fw_icl_rx_queue(fw, port, pk, epoch, seq, abort, model_ns);
+}
+
+/* Unlink and return the packet (@epoch, @seq), with p->lock held. */
+static struct nnp_fw_packet *take(struct nnp_fw_port *p, uint64_t epoch,
+				  uint32_t seq)
+{
+	struct nnp_fw_packet **link = &p->rx_head, *prev = NULL;
+
+	while (*link) {
+		struct nnp_fw_packet *pk = *link;
+
+		if (pk->epoch == epoch && pk->seq == seq)
+			return unlink_at(p, link, prev);
+		prev = pk;
+		link = &pk->next;
+	}
+	return NULL;
+}
+
+/* Put the payload @data of @len bytes where @into says. */
+static void rx_consume(const struct nnp_fw_rx_into *into, const uint8_t *data,
+		       size_t len)
+{
+	if (!len)
+		return;
+	/* One pass over with, data and buf: no copy of with into buf first. */
+	if (into->reduce)
+		nnp_fw_reduce_into(into->dtype, into->op, into->buf,
+				   into->with ? into->with : into->buf, data,
+				   len / nnp_fw_dtype_size(into->dtype));
+	else
+		memcpy(into->buf, data, len);
+}
+
+uint16_t nnp_fw_icl_recv_into(struct nnp_fw *fw, struct nnp_fw_op *op,
+			      uint32_t port, uint64_t epoch, uint32_t seq,
+			      const struct nnp_fw_rx_into *into, size_t len)
+{
+	struct nnp_fw_port *p = &fw->ports[port];
+	uint16_t status = NNP_STATUS_SUCCESS;
+	const struct nnp_fw_transport *tp;
+	struct nnp_fw_packet *pk;
+	struct nnp_fw *peer;
+	uint32_t pp;
+
+	mtx_lock(&fw->lock);
+	mtx_lock(&p->lock);
+	pk = take(p, epoch, seq);
+	if (pk)
+		op->deadline_ns = 0;
+	/* The shared peer's memory stays mapped until this read is over. */
+	if (pk && pk->desc && !pk->owner)
+		p->peer_reads++;
+	if (!pk)
+		status = p->up ? nnp_fw_icl_park_locked(fw, op, port) :
+				 NNP_STATUS_LINK_DOWN;
+	tp = p->tp;
+	peer = p->peer;
+	pp = p->peer_port;
+	mtx_unlock(&p->lock);
+	mtx_unlock(&fw->lock);
+	if (!pk)
+		return status;
+	/*
+	 * Taken, a descriptor stays out of the pool and unreturned while we
+	 * read the sender's memory: its command waits for that to end.
+	 */
+	op->t_ns = nnp_fw_max_ns(op->t_ns, pk->model_ns);
+	if (pk->abort) {
+		status = NNP_STATUS_ABORTED;
+	} else if (pk->len != len) {
+		status = NNP_STATUS_INVALID_FIELD;	/* ranks disagree on the call */
+		nnp_fw_guest_error(fw, "port %u: packet %#x of epoch %#llx has %zu bytes, the receive %zu: the ranks disagree on the call",
+				   port, seq, (unsigned long long)epoch, pk->len, len);
+	} else {
+		if (!fw->cfg.timing_only)
+			rx_consume(into, pk->data, len);
+		/* A reduction reads two operands and writes one. */
+		nnp_fw_clock_hbm(fw, op, into->reduce ? 3 * len : len);
+	}
+	mtx_lock(&p->lock);
+	if (pk->desc && !pk->owner && !--p->peer_reads)
+		cnd_broadcast(&p->lent_back);
+	packet_release(p, pk);
+	mtx_unlock(&p->lock);
+	/* Room at this end, a lent chunk back: a sender waiting goes on. */
+	if (tp)
+		tp->room_freed(peer, pp);
+	return status;
+}
+
+uint16_t nnp_fw_icl_recv(struct nnp_fw *fw, struct nnp_fw_op *op,
+			 uint32_t port, uint64_t epoch, uint32_t seq,
+			 void *buf, size_t len)
+{
+	const struct nnp_fw_rx_into into = { .buf = buf };
+
+	return nnp_fw_icl_recv_into(fw, op, port, epoch, seq, &into, len);
+}
