@@ -67,6 +67,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 
 .PHONY: all deps qemu module userspace examples tests initramfs check check-fresh demo stress bench clean distclean checkpatch sparse install install-files install-dkms deb check-deb \
+	uninstall uninstall-dkms check-host \
 	reduce-bench debug-kernel debug-module debug-initramfs check-debug fuzz
 
 all: qemu module userspace examples tests initramfs
@@ -218,11 +219,16 @@ $(OUT_LIB)/pkgconfig/nnp.pc: libnnp/nnp.pc.in Makefile
 	$(PC_SUBST) >$@
 
 # ---- install -------------------------------------------------------------
-# `make install`: libnnp (shared, static, headers with the driver's uapi
-# header <drm/nnp_accel.h>, nnp.pc), nnptool and the man pages.
+# `make install`: libnnp (shared, static, headers, nnp.pc), nnptool and the
+# man pages. The driver's uapi header goes into a directory of our own,
+# INCLUDEDIR/libnnp/drm/ (/usr/include/drm/ is linux-libc-dev's), and
+# nnp.pc's Cflags name INCLUDEDIR/libnnp, so programs still include
+# <drm/nnp_accel.h>, as libdrm's do <drm.h>.
 # `make install-dkms`: the module's source and dkms.conf under /usr/src for
-# DKMS, and the udev rule for its device nodes. Both honour DESTDIR; the
-# directories are the usual variables. LIBDIR is Debian's multiarch
+# DKMS, and the udev rule for its device nodes. `make uninstall` and
+# `make uninstall-dkms` remove what they put (uninstall-dkms first has DKMS
+# remove the module from every kernel it built it for). All honour DESTDIR;
+# the directories are the usual variables. LIBDIR is Debian's multiarch
 # directory (lib/x86_64-linux-gnu) where dpkg-architecture or the compiler
 # names one: ld.so and pkg-config look there under /usr and /usr/local.
 MULTIARCH ?= $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || $(CC) -print-multiarch)
@@ -247,11 +253,11 @@ $(NNPTOOL_INSTALL): $(NNPTOOL_SRCS) tools/nnptool/nnptool.h $(LIBNNP_SO)
 install-files: $(LIBNNP_SO) $(LIBNNP_A) $(NNPTOOL_INSTALL)
 
 install: install-files
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR)/nnp $(DESTDIR)$(INCLUDEDIR)/drm \
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR)/nnp $(DESTDIR)$(INCLUDEDIR)/libnnp/drm \
 		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man3
 	install -m 644 libnnp/include/nnp/*.h $(DESTDIR)$(INCLUDEDIR)/nnp/
-	install -m 644 uapi/drm/nnp_accel.h $(DESTDIR)$(INCLUDEDIR)/drm/
+	install -m 644 uapi/drm/nnp_accel.h $(DESTDIR)$(INCLUDEDIR)/libnnp/drm/
 	install -m 644 $(LIBNNP_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libnnp.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libnnp.so.$(SOVERSION)
 	ln -sf libnnp.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libnnp.so
@@ -266,6 +272,22 @@ install-dkms:
 	cp --parents $(DRIVER_SRCS) $(DESTDIR)$(DKMSDIR)/
 	sed 's|#MODULE_VERSION#|$(VERSION)|' dkms.conf >$(DESTDIR)$(DKMSDIR)/dkms.conf
 	install -m 644 udev/60-nnp.rules $(DESTDIR)$(UDEVRULESDIR)/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/nnp/,$(notdir $(wildcard libnnp/include/nnp/*.h))) \
+		$(DESTDIR)$(INCLUDEDIR)/libnnp/drm/nnp_accel.h \
+		$(addprefix $(DESTDIR)$(LIBDIR)/,libnnp.so.$(VERSION) libnnp.so.$(SOVERSION) libnnp.so libnnp.a) \
+		$(DESTDIR)$(PKGCONFIGDIR)/nnp.pc $(DESTDIR)$(BINDIR)/nnptool \
+		$(DESTDIR)$(MANDIR)/man1/nnptool.1 $(DESTDIR)$(MANDIR)/man3/libnnp.3
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/nnp $(DESTDIR)$(INCLUDEDIR)/libnnp/drm \
+		$(DESTDIR)$(INCLUDEDIR)/libnnp 2>/dev/null
+
+# DKMS_ARGS: more dkms options (the tests' own --dkmstree and --sourcetree).
+uninstall-dkms:
+	if [ -z '$(DESTDIR)' ] && dkms status $(DKMS_ARGS) -m nnp -v $(VERSION) | grep -q .; then \
+		dkms remove $(DKMS_ARGS) -m nnp -v $(VERSION) --all; fi
+	rm -rf $(DESTDIR)$(DKMSDIR)
+	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-nnp.rules
 
 $(NNPTOOL): $(NNPTOOL_SRCS) tools/nnptool/nnptool.h $(LIBNNP_SO)
 	@mkdir -p $(OUT_BIN)
@@ -289,8 +311,8 @@ RING_ALLREDUCE := $(OUT_BIN)/ring_allreduce
 
 examples: $(DIST_MNIST) $(RING_ALLREDUCE)
 
-# Built as a user would (examples/ring_allreduce.c says how), with the uapi
-# header where `make install` puts it: <drm/nnp_accel.h>.
+# Built as a user would (examples/ring_allreduce.c says how): the uapi
+# header as <drm/nnp_accel.h>, as nnp.pc's Cflags find it once installed.
 $(RING_ALLREDUCE): examples/ring_allreduce.c $(LIBNNP_SO) $(LIBNNP_HDRS)
 	@mkdir -p $(OUT_BIN)
 	$(CC) $(CFLAGS_COMMON) -Ilibnnp/include -Iuapi $(DRM_CFLAGS) -o $@ $< \
@@ -443,6 +465,10 @@ $(DEBUG_INITRAMFS): $(INITRAMFS_DEPS) $(DEBUG_NNP_KO) $(DEBUG_KREL_FILE)
 # SUITES: shell patterns of the suites to run (tests/run-tests.sh), all if
 # empty: `make check SUITES="guest vm-icl*"`.
 SUITES ?=
+
+# The host's CMocka suites alone: what a package build runs (debian/rules).
+check-host: $(HOST_TESTS)
+	bash tests/run-tests.sh 'host-test_*'
 
 check: all
 	bash tests/run-tests.sh $(SUITES)
