@@ -15,6 +15,9 @@ import sys
 from pathlib import Path
 
 root = Path(__file__).resolve().parents[2]
+sys.dont_write_bytecode = True  # no __pycache__ in the checkout
+sys.path.insert(0, str(root / "tests/lib"))
+import tap  # noqa: E402
 doc = (root / "docs/ABI/testing/sysfs-driver-nnp").read_text()
 driver = "".join(p.read_text() for p in sorted((root / "driver").glob("*.c")))
 ports = (root / "driver/nnp_sysfs_ports.c").read_text()
@@ -61,10 +64,4 @@ for f in sorted(entries3 - set(exported)):
     tests.append((False, "libnnp.3 names " + f + "(), which libnnp does not export"))
 tests.append((len(exported) >= 45, "found libnnp's exported functions (%d)" % len(exported)))
 
-print("TAP version 13")
-print("1..%d" % len(tests))
-fails = 0
-for i, (ok, name) in enumerate(tests, 1):
-    print("%s %d %s" % ("ok" if ok else "not ok", i, name))
-    fails += not ok
-sys.exit(1 if fails else 0)
+tap.report(tests)

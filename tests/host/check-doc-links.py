@@ -10,6 +10,9 @@ import sys
 from pathlib import Path
 
 root = Path(__file__).resolve().parents[2]
+sys.dont_write_bytecode = True  # no __pycache__ in the checkout
+sys.path.insert(0, str(root / "tests/lib"))
+import tap  # noqa: E402
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 
 
@@ -41,10 +44,4 @@ for page in pages:
         tests.append((ok, "%s: %s" % (page.relative_to(root), target)))
 tests.append((len(tests) >= 40, "found the links (%d)" % len(tests)))
 
-print("TAP version 13")
-print("1..%d" % len(tests))
-fails = 0
-for i, (ok, name) in enumerate(tests, 1):
-    print("%s %d %s" % ("ok" if ok else "not ok", i, name))
-    fails += not ok
-sys.exit(1 if fails else 0)
+tap.report(tests)

@@ -14,6 +14,9 @@ import sys
 from pathlib import Path
 
 root = Path(__file__).resolve().parents[2]
+sys.dont_write_bytecode = True  # no __pycache__ in the checkout
+sys.path.insert(0, str(root / "tests/lib"))
+import tap  # noqa: E402
 UAPI = "(GPL-2.0 WITH Linux-syscall-note) OR MIT"
 # The first pattern a path matches gives its licence.
 PARTS = [("qemu-device/*", "GPL-2.0-or-later"), ("driver/*", "GPL-2.0-only"),
@@ -100,10 +103,4 @@ tests.append((len(sources) >= 250, "found the tracked sources (%d)" % len(source
 for text in ("LICENSE", "LICENSES/GPL-2.0.txt", "LICENSES/Linux-syscall-note.txt"):
     tests.append(((root / text).is_file(), "licence text: " + text))
 
-print("TAP version 13")
-print("1..%d" % len(tests))
-fails = 0
-for i, (ok, name) in enumerate(tests, 1):
-    print("%s %d %s" % ("ok" if ok else "not ok", i, name))
-    fails += not ok
-sys.exit(1 if fails else 0)
+tap.report(tests)
