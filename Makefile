@@ -68,7 +68,7 @@ DESTDIR ?=
 
 .PHONY: all deps qemu module userspace examples tests initramfs check check-fresh demo stress bench clean distclean checkpatch sparse install install-files install-dkms deb check-deb \
 	uninstall uninstall-dkms check-host \
-	reduce-bench debug-kernel debug-module debug-initramfs check-debug fuzz
+	reduce-bench debug-kernel debug-module debug-initramfs check-debug fuzz torch
 
 all: qemu module userspace examples tests initramfs
 
@@ -346,6 +346,30 @@ $(MNIST_STAMP): scripts/mnist-subset.sh | $(DEPS)
 		$(MNIST_TRAIN) $(MNIST_TEST)
 	touch $@
 
+# ---- the PyTorch backend: runtimes/torch/ (docs/torch.md) ---------------------
+# `make torch` builds the torch_nnp package into build/torch (PYTHONPATH=build/torch
+# then `import torch_nnp` registers the "nnp" backend). Its own goal, not part
+# of `all`: it needs Debian's torch, 1.36 GiB that scripts/install-torch-deps.sh
+# installs (saying so first) for `make check` only, the goal that runs it;
+# `make torch` alone builds with what the machine has.
+TORCH_DEPS_STAMP := $(BUILD)/.torch-deps-installed
+TORCH_DEPS := $(if $(DEPS),$(TORCH_DEPS_STAMP))
+TORCH_OUT := $(BUILD)/torch
+TORCH_SRCS := runtimes/torch/setup.py $(wildcard runtimes/torch/csrc/* runtimes/torch/torch_nnp/*.py)
+
+$(TORCH_DEPS_STAMP): scripts/install-torch-deps.sh | $(DEPS)
+	bash scripts/install-torch-deps.sh
+	@mkdir -p $(BUILD) && touch $@
+
+$(TORCH_OUT)/.built: $(TORCH_SRCS) $(LIBNNP_SO) libnnp/include/nnp/nnp.h | $(TORCH_DEPS)
+	@/usr/bin/python3 -c 'import torch' 2>/dev/null || { echo "make torch: no torch for /usr/bin/python3:" \
+		"bash scripts/install-torch-deps.sh installs Debian's (1.36 GiB), make check does too"; exit 1; }
+	cd runtimes/torch && NNP_VERSION=$(VERSION) /usr/bin/python3 setup.py -q build \
+		--build-base $(ROOT)/$(BUILD)/torch-build --build-lib $(ROOT)/$(TORCH_OUT)
+	touch $@
+
+torch: $(TORCH_OUT)/.built
+
 # ---- fuzzers (libFuzzer, ASan, UBSan): tests/fuzz/ ---------------------------
 # The device model's inputs (user queue commands, admin commands, ICL
 # packets, ICL socket frames), libnnp's ring planner and its rendezvous's
@@ -470,7 +494,7 @@ SUITES ?=
 check-host: $(HOST_TESTS)
 	bash tests/run-tests.sh 'host-test_*'
 
-check: all
+check: all torch
 	bash tests/run-tests.sh $(SUITES)
 
 # The guest suite and every VM scenario on the debug kernel: any KASAN,
@@ -532,7 +556,7 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(ROOT) clean 2>/dev/null
 	rm -rf $(BUILD)/obj $(BUILD)/install $(OUT_LIB) $(OUT_BIN) $(TESTDIR) $(BUILD)/data $(INITRAMFS) \
 		$(BENCH)/host_bw $(BENCH)/mpi_coll $(DEBUG_MODDIR) $(DEBUG_INITRAMFS) \
-		$(FUZZERS) $(FUZZ)/fuzz_dev.o
+		$(FUZZERS) $(FUZZ)/fuzz_dev.o $(TORCH_OUT) $(BUILD)/torch-build
 
 distclean: clean
 	rm -rf $(BUILD)

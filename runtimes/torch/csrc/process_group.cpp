@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: MIT
+// The nnp process group: checks on the caller's thread, device work on
+// one worker thread per group (docs/torch.md).
+#include "process_group.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+namespace nnp_torch {
+
+namespace {
+
+const char* const kIdKey = "nnp_unique_id";
+
+// The libnnp type of @t, which must be a dense CPU tensor that nnp can
+// carry; any other is refused by name rather than moved by the host.
+nnp_dtype_t dtypeOf(const at::Tensor& t, const char* op) {
+  TORCH_CHECK(
+      t.device().is_cpu(),
+      "nnp: ", op, ": tensors must be on the CPU, not ", t.device());
+  TORCH_CHECK(
+      t.layout() == at::kStrided && t.is_contiguous(),
+      "nnp: ", op, ": tensors must be dense and contiguous");
+  switch (t.scalar_type()) {
+    case at::kFloat:
+      return NNP_FLOAT32;
+    case at::kHalf:
+      return NNP_FLOAT16;
+    case at::kBFloat16:
+      return NNP_BFLOAT16;
+    case at::kInt:
+      return NNP_INT32;
+    case at::kDouble:
+      return NNP_FLOAT64;
+    case at::kLong:
+      return NNP_INT64;
+    default:
+      TORCH_CHECK(
+          false, "nnp: ", op, ": dtype ", t.scalar_type(),
+          " is not supported (Float, Half, BFloat16, Int, Double and Long are)");
+  }
+}
+
+nnp_redop_t redopOf(const c10d::ReduceOp& op, const char* what) {
+  const char* name = "UNUSED";
+  switch (op.op_) {
+    case c10d::ReduceOp::SUM:
+      return NNP_SUM;
+    case c10d::ReduceOp::AVG:
+      return NNP_AVG;
+    case c10d::ReduceOp::PRODUCT:
+      return NNP_PROD;
+    case c10d::ReduceOp::MIN:
+      return NNP_MIN;
+    case c10d::ReduceOp::MAX:
+      return NNP_MAX;
+    case c10d::ReduceOp::BAND:
+      name = "BAND";
+      break;
+    case c10d::ReduceOp::BOR:
+      name = "BOR";
+      break;
+    case c10d::ReduceOp::BXOR:
+      name = "BXOR";
+      break;
+    case c10d::ReduceOp::PREMUL_SUM:
+      name = "PREMUL_SUM";
+      break;
+    default:
+      break;
+  }
+  TORCH_CHECK(
+      false, "nnp: ", what, ": ReduceOp.", name,
+      " is not supported (SUM, AVG, PRODUCT, MIN and MAX are)");
+}
+
+// The one tensor of @tensors: a process drives one device.
+const at::Tensor& single(const std::vector<at::Tensor>& tensors, const char* op) {
+  TORCH_CHECK(
+      tensors.size() == 1, "nnp: ", op,
+      " takes one tensor per rank (one device per process), not ",
+      tensors.size());
+  return tensors[0];
+}
+
+// @tensors all of @like's dtype and size, @count of them.
+void checkLike(
+    const std::vector<at::Tensor>& tensors,
+    size_t count,
+    const at::Tensor& like,
+    const char* op) {
+  TORCH_CHECK(
+      tensors.size() == count, "nnp: ", op, ": ", count,
+      " tensors (one per rank), not ", tensors.size());
+  for (const at::Tensor& t : tensors)
+    TORCH_CHECK(
+        dtypeOf(t, op) == dtypeOf(like, op) && t.numel() == like.numel(),
+        "nnp: ", op, ": every tensor of the list needs dtype ",
+        like.scalar_type(), " and ", like.numel(), " elements");
+}
+
+// The unique id (and so the job's secret) goes from rank 0 to the others
+// through the group's c10d store: only the job's processes share it.
+nnp_unique_id_t exchangeId(c10d::Store& store, int rank, nnp_unique_id_t id) {
+  const uint8_t* bytes = reinterpret_cast<const uint8_t*>(&id);
+
+  if (rank == 0) {
+    store.set(kIdKey, std::vector<uint8_t>(bytes, bytes + sizeof(id)));
+    return id;
+  }
+  std::vector<uint8_t> got = store.get(kIdKey);
+  TORCH_CHECK(
+      got.size() == sizeof(id), "nnp: the store's ", kIdKey, " has ",
+      got.size(), " bytes, not ", sizeof(id));
+  std::memcpy(&id, got.data(), sizeof(id));
+  return id;
+}
+
+// libnnp reads its timeouts from the environment when a communicator is
+// made: the rendezvous's (NNP_COMM_TIMEOUT_S) and each wait for a peer
+// (NNP_COLL_TIMEOUT_S). Both become @timeout, in whole seconds rounded up.
+void setTimeouts(std::chrono::milliseconds timeout) {
+  const long long ms = std::max<long long>(timeout.count(), 1);
+  const std::string s = std::to_string((ms + 999) / 1000);
+
+  setenv("NNP_COMM_TIMEOUT_S", s.c_str(), 1);
+  setenv("NNP_COLL_TIMEOUT_S", s.c_str(), 1);
+}
+
+} // namespace
+
+// The host side of one operation: its tensors' memory registered with
+// the device (pinned) for one copy each way between it and the staging
+// buffer; unregistered once the worker has synchronized the stream.
+class ProcessGroupNNP::Staging {
+ public:
+  explicit Staging(ProcessGroupNNP& pg) : pg_(pg) {}
+  ~Staging() {
+    for (nnp_mem_t* m : registered_)
+      nnp_mem_free(m);
+  }
+
+  // Queue the copy of @t to the buffer at @off, or back.
+  void in(const at::Tensor& t, size_t off) {
+    copy(t, off, true);
+  }
+  void out(const at::Tensor& t, size_t off) {
+    copy(t, off, false);
+  }
+
+ private:
+  void copy(const at::Tensor& t, size_t off, bool in) {
+    const size_t len = t.nbytes();
+    nnp_mem_t* buf = pg_.buffer_.get();
+    nnp_mem_t* host;
+
+    if (!len)
+      return;
+    pg_.check(
+        nnp_mem_register(pg_.dev_.get(), t.data_ptr(), len, 0, &host),
+        "registering a tensor's memory");
+    registered_.push_back(host);
+    pg_.check(
+        in ? nnp_memcpy_async(pg_.stream_.get(), buf, off, host, 0, len)
+           : nnp_memcpy_async(pg_.stream_.get(), host, 0, buf, off, len),
+        in ? "the copy to the device" : "the copy from the device");
+  }
+
+  ProcessGroupNNP& pg_;
+  std::vector<nnp_mem_t*> registered_;
+};
+
+ProcessGroupNNP::ProcessGroupNNP(
+    const c10::intrusive_ptr<c10d::Store>& store,
+    int rank,
+    int size,
+    std::chrono::milliseconds timeout,
+    int device)
+    : ProcessGroup(rank, size), device_(device) {
+  nnp_device_t* dev;
+  nnp_stream_t* stream;
+  nnp_comm_t* comm;
+  nnp_unique_id_t id{};
+
+  check(nnp_device_open(device, &dev), "opening the device");
+  dev_.reset(dev);
+  check(nnp_stream_create(dev, &stream), "creating a stream");
+  stream_.reset(stream);
+  setTimeouts(timeout);
+  if (rank == 0)
+    check(nnp_get_unique_id(&id), "making the job's unique id");
+  id = exchangeId(*store, rank, id);
+  check(nnp_comm_init_rank(&comm, size, &id, rank, dev), "making the communicator");
+  comm_.reset(comm);
+  worker_ = std::thread(&ProcessGroupNNP::run, this);
+}
+
+ProcessGroupNNP::~ProcessGroupNNP() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  queued_.notify_one();
+  worker_.join();
+}
+
+// Throws libnnp's result and this thread's last error, naming the device.
+void ProcessGroupNNP::check(nnp_result_t result, const char* what) const {
+  TORCH_CHECK(
+      result == NNP_SUCCESS, "nnp: ", what, " failed on device ", device_,
+      " (rank ", rank_, " of ", size_, "): ", nnp_strerror(result), ": ",
+      nnp_get_last_error());
+}
+
+// Waits for the operation; a failure (a link down, a peer past the
+// timeout, the device lost) resets the stream for the next one and
+// throws with the device's reason.
+void ProcessGroupNNP::synchronize(const char* what) {
+  const nnp_result_t result = nnp_stream_synchronize(stream_.get());
+  if (result == NNP_SUCCESS)
+    return;
+  const std::string last = nnp_get_last_error();
+  struct nnp_stream_error err {};
+  nnp_stream_error(stream_.get(), &err);
+  nnp_stream_reset(stream_.get());
+  TORCH_CHECK(
+      false, "nnp: ", what, " failed on device ", device_, " (rank ", rank_,
+      " of ", size_, "): ", nnp_strerror(result), ": ",
+      err.what ? err.what : "no stream error", ": ", last);
+}
+
+nnp_mem_t* ProcessGroupNNP::buffer(size_t bytes) {
+  if (!buffer_ || nnp_mem_size(buffer_.get()) < bytes) {
+    nnp_mem_t* mem;
+
+    buffer_.reset();
+    check(
+        nnp_mem_alloc(dev_.get(), NNP_MEM_DEVICE, std::max<size_t>(bytes, 4096), 0, &mem),
+        "allocating device memory to stage through");
+    buffer_.reset(mem);
+  }
+  return buffer_.get();
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::enqueue(
+    c10d::OpType type,
+    std::vector<at::Tensor> outputs,
+    Job job) {
+  auto work = c10::make_intrusive<Work>(rank_, type, std::move(outputs));
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    queue_.emplace_back(work, std::move(job));
+  }
+  queued_.notify_one();
+  return work;
+}
+
+// The worker: the queued operations in order, each to its end, so that
+// every rank runs its collectives in the order its caller asked for them.
+void ProcessGroupNNP::run() {
+  for (;;) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    queued_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+    if (queue_.empty())
+      return;
+    auto [work, job] = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+
+    std::exception_ptr error;
+    {
+      Staging staging(*this);
+      try {
+        job(staging);
+      } catch (...) {
+        error = std::current_exception();
+        // Nothing queued may use the registered memory once it is freed.
+        if (nnp_stream_synchronize(stream_.get()) != NNP_SUCCESS)
+          nnp_stream_reset(stream_.get());
+      }
+    }
+    work->complete(error);
+  }
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::allreduce(
+    std::vector<at::Tensor>& tensors,
+    const c10d::AllreduceOptions& opts) {
+  const at::Tensor t = single(tensors, "allreduce");
+  const nnp_dtype_t dtype = dtypeOf(t, "allreduce");
+  const nnp_redop_t op = redopOf(opts.reduceOp, "allreduce");
+
+  return enqueue(c10d::OpType::ALLREDUCE, {t}, [=](Staging& s) {
+    nnp_mem_t* b = buffer(t.nbytes());
+    s.in(t, 0);
+    check(
+        nnp_allreduce(b, 0, b, 0, t.numel(), dtype, op, comm_.get(), stream_.get()),
+        "allreduce");
+    s.out(t, 0);
+    synchronize("allreduce");
+  });
+}
+
+// One allreduce over the tensors laid end to end in the buffer.
+c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::allreduce_coalesced(
+    std::vector<at::Tensor>& tensors,
+    const c10d::AllreduceCoalescedOptions& opts) {
+  const char* what = "allreduce_coalesced";
+  TORCH_CHECK(!tensors.empty(), "nnp: ", what, ": no tensors");
+  const nnp_dtype_t dtype = dtypeOf(tensors[0], what);
+  const nnp_redop_t op = redopOf(opts.reduceOp, what);
+  size_t count = 0;
+  for (const at::Tensor& t : tensors) {
+    TORCH_CHECK(
+        dtypeOf(t, what) == dtype, "nnp: ", what,
+        ": the tensors need one dtype, not ", tensors[0].scalar_type(),
+        " and ", t.scalar_type());
+    count += t.numel();
+  }
+
+  return enqueue(c10d::OpType::ALLREDUCE_COALESCED, tensors, [=](Staging& s) {
+    nnp_mem_t* b = buffer(count * tensors[0].element_size());
+    size_t off = 0;
+    for (const at::Tensor& t : tensors) {
+      s.in(t, off);
+      off += t.nbytes();
+    }
+    check(nnp_allreduce(b, 0, b, 0, count, dtype, op, comm_.get(), stream_.get()), what);
+    off = 0;
+    for (const at::Tensor& t : tensors) {
+      s.out(t, off);
+      off += t.nbytes();
+    }
+    synchronize(what);
+  });
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::broadcast(
+    std::vector<at::Tensor>& tensors,
+    const c10d::BroadcastOptions& opts) {
+  const at::Tensor t = single(tensors, "broadcast");
+  const nnp_dtype_t dtype = dtypeOf(t, "broadcast");
+  const int root = static_cast<int>(opts.rootRank);
+
+  return enqueue(c10d::OpType::BROADCAST, {t}, [=](Staging& s) {
+    nnp_mem_t* b = buffer(t.nbytes());
+    if (rank_ == root)
+      s.in(t, 0);
+    check(
+        nnp_broadcast(b, 0, b, 0, t.numel(), dtype, root, comm_.get(), stream_.get()),
+        "broadcast");
+    if (rank_ != root)
+      s.out(t, 0);
+    synchronize("broadcast");
+  });
+}
+
+// The buffer holds the input at 0 and the gathered parts after it.
+void ProcessGroupNNP::gather(Staging& s, const at::Tensor& input) {
+  const size_t len = input.nbytes();
+  nnp_mem_t* b = buffer(len * (size_ + 1));
+
+  s.in(input, 0);
+  check(
+      nnp_allgather(b, 0, b, len, input.numel(), dtypeOf(input, "allgather"),
+                    comm_.get(), stream_.get()),
+      "allgather");
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::allgather(
+    std::vector<std::vector<at::Tensor>>& outputs,
+    std::vector<at::Tensor>& inputs,
+    const c10d::AllgatherOptions& /* opts */) {
+  const at::Tensor in = single(inputs, "allgather");
+  dtypeOf(in, "allgather");
+  TORCH_CHECK(outputs.size() == 1, "nnp: allgather takes one output list");
+  const std::vector<at::Tensor> outs = outputs[0];
+  checkLike(outs, size_, in, "allgather");
+
+  return enqueue(c10d::OpType::ALLGATHER, outs, [=](Staging& s) {
+    const size_t len = in.nbytes();
+    gather(s, in);
+    for (size_t r = 0; r < outs.size(); r++)
+      s.out(outs[r], len * (r + 1));
+    synchronize("allgather");
+  });
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::_allgather_base(
+    at::Tensor& output,
+    at::Tensor& input,
+    const c10d::AllgatherOptions& /* opts */) {
+  const char* what = "all_gather_into_tensor";
+  TORCH_CHECK(
+      dtypeOf(output, what) == dtypeOf(input, what) &&
+          output.numel() == input.numel() * size_,
+      "nnp: ", what, ": the output needs the input's dtype and ", size_,
+      " times its ", input.numel(), " elements");
+  const at::Tensor in = input, out = output;
+
+  return enqueue(c10d::OpType::_ALLGATHER_BASE, {out}, [=](Staging& s) {
+    gather(s, in);
+    s.out(out, in.nbytes());
+    synchronize(what);
+  });
+}
+
+// The buffer holds every rank's part of the input from 0 and this rank's
+// reduced part after them.
+void ProcessGroupNNP::scatter(Staging& s, nnp_redop_t op, const at::Tensor& output) {
+  const size_t at = output.nbytes() * size_;
+  nnp_mem_t* b = buffer_.get();
+
+  check(
+      nnp_reduce_scatter(b, 0, b, at, output.numel(), dtypeOf(output, "reduce_scatter"),
+                         op, comm_.get(), stream_.get()),
+      "reduce_scatter");
+  s.out(output, at);
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::reduce_scatter(
+    std::vector<at::Tensor>& outputs,
+    std::vector<std::vector<at::Tensor>>& inputs,
+    const c10d::ReduceScatterOptions& opts) {
+  const at::Tensor out = single(outputs, "reduce_scatter");
+  dtypeOf(out, "reduce_scatter");
+  const nnp_redop_t op = redopOf(opts.reduceOp, "reduce_scatter");
+  TORCH_CHECK(inputs.size() == 1, "nnp: reduce_scatter takes one input list");
+  const std::vector<at::Tensor> ins = inputs[0];
+  checkLike(ins, size_, out, "reduce_scatter");
+
+  return enqueue(c10d::OpType::REDUCE_SCATTER, {out}, [=](Staging& s) {
+    const size_t len = out.nbytes();
+    buffer(len * (size_ + 1));
+    for (size_t r = 0; r < ins.size(); r++)
+      s.in(ins[r], len * r);
+    scatter(s, op, out);
+    synchronize("reduce_scatter");
+  });
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::_reduce_scatter_base(
+    at::Tensor& output,
+    at::Tensor& input,
+    const c10d::ReduceScatterOptions& opts) {
+  const char* what = "reduce_scatter_tensor";
+  TORCH_CHECK(
+      dtypeOf(output, what) == dtypeOf(input, what) &&
+          input.numel() == output.numel() * size_,
+      "nnp: ", what, ": the input needs the output's dtype and ", size_,
+      " times its ", output.numel(), " elements");
+  const nnp_redop_t op = redopOf(opts.reduceOp, what);
+  const at::Tensor in = input, out = output;
+
+  return enqueue(c10d::OpType::_REDUCE_SCATTER_BASE, {out}, [=](Staging& s) {
+    buffer(out.nbytes() * (size_ + 1));
+    s.in(in, 0);
+    scatter(s, op, out);
+    synchronize(what);
+  });
+}
+
+// An allreduce of one word: no rank passes it before all have reached it.
+c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::barrier(
+    const c10d::BarrierOptions& /* opts */) {
+  return enqueue(c10d::OpType::BARRIER, {}, [this](Staging&) {
+    nnp_mem_t* b = buffer(sizeof(int32_t));
+    check(
+        nnp_allreduce(b, 0, b, 0, 1, NNP_INT32, NNP_SUM, comm_.get(), stream_.get()),
+        "barrier");
+    synchronize("barrier");
+  });
+}
+
+// Tags would need matching that nnp's messages do not have: between two
+// ranks they arrive in the order sent.
+static void checkTag(int tag, const char* op) {
+  TORCH_CHECK(
+      tag == 0, "nnp: ", op, ": tag ", tag,
+      " is not supported (messages between two ranks arrive in the order sent)");
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::send(
+    std::vector<at::Tensor>& tensors,
+    int dst,
+    int tag) {
+  const at::Tensor t = single(tensors, "send");
+  const nnp_dtype_t dtype = dtypeOf(t, "send");
+  checkTag(tag, "send");
+
+  return enqueue(c10d::OpType::SEND, {}, [=](Staging& s) {
+    nnp_mem_t* b = buffer(t.nbytes());
+    s.in(t, 0);
+    check(nnp_send(b, 0, t.numel(), dtype, dst, comm_.get(), stream_.get()), "send");
+    synchronize("send");
+  });
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::recv(
+    std::vector<at::Tensor>& tensors,
+    int src,
+    int tag) {
+  const at::Tensor t = single(tensors, "recv");
+  const nnp_dtype_t dtype = dtypeOf(t, "recv");
+  checkTag(tag, "recv");
+
+  return enqueue(c10d::OpType::RECV, {t}, [=](Staging& s) {
+    nnp_mem_t* b = buffer(t.nbytes());
+    check(nnp_recv(b, 0, t.numel(), dtype, src, comm_.get(), stream_.get()), "recv");
+    s.out(t, 0);
+    synchronize("recv");
+  });
+}
+
+} // namespace nnp_torch

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+// The "nnp" torch.distributed backend: a c10d::ProcessGroup whose
+// collectives run on one nnp device per rank, over its links
+// (docs/torch.md).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <nnp/nnp.h>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#include <torch/csrc/distributed/c10d/Store.hpp>
+
+#include "work.hpp"
+
+namespace nnp_torch {
+
+// A libnnp handle freed by its own function.
+template <typename T, void (*Free)(T*)>
+struct Freer {
+  void operator()(T* p) const {
+    Free(p);
+  }
+};
+template <typename T, void (*Free)(T*)>
+using Handle = std::unique_ptr<T, Freer<T, Free>>;
+
+class ProcessGroupNNP : public c10d::ProcessGroup {
+ public:
+  // Opens nnp device @device and joins the @size ranks that share @store
+  // in one communicator, whose peers wait @timeout for a late rank.
+  ProcessGroupNNP(
+      const c10::intrusive_ptr<c10d::Store>& store,
+      int rank,
+      int size,
+      std::chrono::milliseconds timeout,
+      int device);
+  ~ProcessGroupNNP() override;
+
+  const std::string getBackendName() const override {
+    return "nnp";
+  }
+
+  c10::intrusive_ptr<c10d::Work> broadcast(
+      std::vector<at::Tensor>& tensors,
+      const c10d::BroadcastOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> allreduce(
+      std::vector<at::Tensor>& tensors,
+      const c10d::AllreduceOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> allreduce_coalesced(
+      std::vector<at::Tensor>& tensors,
+      const c10d::AllreduceCoalescedOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> allgather(
+      std::vector<std::vector<at::Tensor>>& outputs,
+      std::vector<at::Tensor>& inputs,
+      const c10d::AllgatherOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> _allgather_base(
+      at::Tensor& output,
+      at::Tensor& input,
+      const c10d::AllgatherOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> reduce_scatter(
+      std::vector<at::Tensor>& outputs,
+      std::vector<std::vector<at::Tensor>>& inputs,
+      const c10d::ReduceScatterOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> _reduce_scatter_base(
+      at::Tensor& output,
+      at::Tensor& input,
+      const c10d::ReduceScatterOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> barrier(
+      const c10d::BarrierOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> send(
+      std::vector<at::Tensor>& tensors,
+      int dst,
+      int tag) override;
+  c10::intrusive_ptr<c10d::Work> recv(
+      std::vector<at::Tensor>& tensors,
+      int src,
+      int tag) override;
+
+ private:
+  class Staging;
+  using Job = std::function<void(Staging&)>;
+
+  c10::intrusive_ptr<c10d::Work> enqueue(
+      c10d::OpType type,
+      std::vector<at::Tensor> outputs,
+      Job job);
+  void run();
+  void check(nnp_result_t result, const char* what) const;
+  void synchronize(const char* what);
+  nnp_mem_t* buffer(size_t bytes);
+  void gather(Staging& s, const at::Tensor& input);
+  void scatter(Staging& s, nnp_redop_t op, const at::Tensor& output);
+
+  const int device_;
+  Handle<nnp_device_t, nnp_device_close> dev_;
+  Handle<nnp_stream_t, nnp_stream_destroy> stream_;
+  Handle<nnp_comm_t, nnp_comm_destroy> comm_;
+  // Device memory every operation stages through, grown to the largest
+  // one's need; only the worker touches it.
+  Handle<nnp_mem_t, nnp_mem_free> buffer_;
+
+  std::mutex mutex_;
+  std::condition_variable queued_;
+  std::deque<std::pair<c10::intrusive_ptr<Work>, Job>> queue_;
+  bool stop_ = false;
+  std::thread worker_;
+};
+
+} // namespace nnp_torch

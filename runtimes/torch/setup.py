@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: MIT
+# Builds torch_nnp, the "nnp" torch.distributed backend, against this
+# checkout's libnnp: `make torch` runs it (docs/torch.md). NNP_INCLUDE and
+# NNP_LIBDIR name libnnp's headers and library, the checkout's by default.
+import os
+
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CppExtension, include_paths
+
+here = os.path.dirname(os.path.abspath(__file__))
+top = os.path.join(here, "..", "..")
+include = os.environ.get("NNP_INCLUDE", os.path.join(top, "libnnp", "include"))
+libdir = os.environ.get("NNP_LIBDIR", os.path.join(top, "build", "lib"))
+
+setup(
+    name="torch_nnp",
+    version=os.environ.get("NNP_VERSION", "0"),
+    packages=["torch_nnp"],
+    ext_modules=[
+        CppExtension(
+            "torch_nnp._C",
+            ["csrc/process_group.cpp", "csrc/module.cpp"],
+            include_dirs=[include],
+            library_dirs=[libdir],
+            libraries=["nnp"],
+            # torch's headers as system headers: their warnings are not ours.
+            extra_compile_args=["-std=c++17", "-Wall", "-Wextra", "-Werror"]
+            + ["-isystem" + d for d in include_paths()],
+            # build/torch/torch_nnp/_C*.so finds build/lib/libnnp.so.
+            extra_link_args=["-Wl,-rpath,$ORIGIN/../../lib"],
+        )
+    ],
+    cmdclass={"build_ext": BuildExtension},
+)
