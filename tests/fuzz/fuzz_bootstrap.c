@@ -26,6 +26,16 @@
  * table planned into a ring. The rank must take the root's proof and
  * reply exactly when made with the secret, and its result must be one
  * nnp_comm_init_rank() documents.
+ *
+ * In detail (docs/testing.md has the summary):
+ * a connection without a version 2 open and a hello sealed with the job's
+ * secret never gets its hello admitted, and a sealed one is never dropped;
+ * the rank takes a proof and a reply exactly when made with the secret for
+ * its session; a hello is admitted exactly when the rules allow (1 to 65535
+ * ranks, a rank inside the job, the first hello's size, a rank not taken)
+ * and kept byte for byte; the first missing rank is the first not admitted;
+ * every length checked before its bytes are read, the table in a buffer of
+ * exactly its size; the rank's result one `nnp_comm_init_rank()` documents
  */
 #include <stdbool.h>
 #include <stdio.h>

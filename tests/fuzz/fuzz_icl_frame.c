@@ -31,6 +31,18 @@
  * QEMU's does: our sends on it take them, CREDIT frames give them back
  * (more than were out drops the connection), and the chip may credit the
  * peer no more packets and bytes than it delivered.
+ *
+ * In detail (docs/testing.md has the summary):
+ * the same memory rules; every length bounded by the codec before its
+ * payload is read, each payload in a buffer of exactly its length (a read
+ * past it is ASan's), every lent chunk within the peer's 1 MiB (a read past
+ * it is ASan's too) and every chunk the chip lends within its own memory;
+ * the connection's port comes up only through a hello the codec matches to
+ * the chip and port expected, and any frame the codec refuses, or a tag the
+ * firmware never lent given back, or more credits than were out, ends the
+ * stream there, as it drops the connection; the chip credits the peer no
+ * more packets or bytes than it delivered; the link stops being shared
+ * before the peer's memory is freed
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,6 +13,14 @@
  * ring (nnp_topo_plan()): a second port pair must be a second link along
  * every hop, a torus a grid whose every row and column is a ring of
  * links, and no chip may give one port to two pairs.
+ *
+ * In detail (docs/testing.md has the summary):
+ * a planned ring is a permutation starting at rank 0 whose every hop leaves
+ * by an up port leading to the next chip; two ranks on one chip are
+ * refused; the topology planned beyond it (`nnp_topo_plan()`): a second
+ * port pair is a second link along every hop, a torus a grid of W x H = n
+ * whose every row and column is a ring of up links, and no chip gives one
+ * port to two pairs
  */
 #include <stdbool.h>
 #include <stdio.h>

@@ -12,6 +12,15 @@
 # Each fuzzer is one thread: as many run at once as the machine has cores
 # (at most 4), each for its whole time.
 # Usage: run.sh [SECONDS] [TARGET...]
+#
+# In detail (docs/testing.md has the summary):
+# each libFuzzer target (`tests/fuzz/`, ASan and UBSan) for 20 s from its
+# checked-in seeds, one per core at a time: user queue command streams,
+# admin commands, ICL packets and ICL socket frames against firmware-sim,
+# libnnp's ring planner and what its rendezvous reads from the network; any
+# crash, sanitizer report or access to memory the host did not name fails
+# it, and so does a target whose own count of its work has a 0 or whose
+# final coverage is below its floor (see Fuzzing in docs/testing.md)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"

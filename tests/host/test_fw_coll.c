@@ -11,6 +11,44 @@
  * short one failing with PEER_TIMEOUT. COMM_DESTROY with ABORT stopping
  * every waiting rank at once, and COMM_STATUS telling of it. COMM_TOPOLOGY
  * checking its fields and turning a ring's allreduce into BIDIR.
+ *
+ * In detail (docs/testing.md has the summary):
+ * half/bfloat16 conversions (rounding, subnormals, overflow), reduction
+ * kernels per type and op, ring allreduce on 1, 2, 3, 4 and 8 in-process
+ * chips for every type and op, counts 0, 1, 7, 1003, 40000, in and out of
+ * place, with guard bytes, host DMA untouched and exact link bytes;
+ * broadcast (every root), allgather and reduce-scatter on 1, 2, 3 and 8
+ * chips, in and out of place, inputs unchanged, exact link bytes per rank;
+ * all of these on 8 chips run by one thread for all (no collective holds
+ * its worker while it waits for another chip); all four on a 5-chip ring
+ * whose order is not rank order; allreduce, reduce-scatter (sum, and avg of
+ * i32), allgather and broadcast of 640 KiB a rank (5 chunks a ring step, a
+ * full send window) on 3 and 4 chips with each chip in turn slow (it naps
+ * between turns), byte-exact: no chip writes over a chunk it lent before
+ * its slow neighbour read it; bad ring orders refused; SEND/RECV of 0 B to
+ * 300 KB between chips, in order, with exact link and no host bytes, a
+ * length mismatch, a refused sender aborting its receiver at once, bad
+ * port/communicator/reserved bits; a link taken down mid-collective failing
+ * every waiting rank within the timeout, and the ring working again after
+ * the link returns and the communicator is re-made; a communicator's own
+ * timeout: with 10 s, or none, a rank whose clock-jumped peers waited 5 s
+ * (or a day) for it gives an exact allreduce on 3 chips while the device
+ * default (500 ms here) fails it, and a 100 ms one fails a lone rank with
+ * PEER_TIMEOUT (and the queue's ERROR word) before the default would; the
+ * word after `timeout_ms` still reserved; COMM_DESTROY with ABORT on one of
+ * two ranks waiting for a third ends both ABORTED within 0.5 s (no timeout
+ * set), COMM_STATUS then ABORTED on the other and on the idle rank,
+ * NOT_FOUND for the destroyed one, an unknown flag INVALID_FIELD, and the
+ * remade ring exact; with no timeout, chips 0 and 1 of 3 waiting for chip 2
+ * (chip 0 for its data, chip 1 for its lent chunks to be read) and the link
+ * 1-2 taken down: chip 1 LINK_DOWN, chip 0 ABORTED within 0.5 s through the
+ * abort sent back to it, and idle chip 2's COMM_STATUS ABORTED and its next
+ * allreduce ABORTED at once; COMM_TOPOLOGY (1.7): NOT_FOUND for a
+ * communicator not made, INVALID_FIELD for a short buffer, an unknown algo,
+ * each reserved word, a size not nranks, a position not below n, 3 pairs,
+ * port 4 of 4, dim[1] without dim[0]; then BIDIR on the ring of 4: a
+ * 4096-byte i32 sum exact with 3S/4 = 3072 bytes out of each of ports 0 and
+ * 1
  */
 #include <setjmp.h>
 #include <stdarg.h>

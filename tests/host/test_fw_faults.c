@@ -3,6 +3,21 @@
  * Firmware simulator: faults on demand (fw_fault.c). Each one does what
  * docs/hw-interface.md says, is visible the way the driver looks for it,
  * and a reset ends the chip's own faults.
+ *
+ * In detail (docs/testing.md has the summary):
+ * every fault on demand (`firmware-sim/src/control/fw_fault.c`): `hang`
+ * stops the heartbeat, the admin queue and every queue until a reset, after
+ * which the chip boots and works; `queue-stuck=0` leaves queue 0's SQ head
+ * behind its tail with neither BUSY nor WAITING while queue 1, the
+ * heartbeat and the admin queue go on; `msix-lost=1` writes the completion
+ * and loses exactly one interrupt; `dma-fail=1` fails exactly one transfer
+ * (the ring: cid 0xffff, DMA_ERROR); `die` takes the link down at both ends
+ * and a reset brings it back; a reset of an idle chip takes its links down
+ * at both ends until it is READY (`BOOT_MS` later, not a millisecond
+ * sooner) and the neighbour's RECV waiting on it ends LINK_DOWN though the
+ * link is up again by the time it runs, while a port down before the reset
+ * stays down; `link-drop` loses and counts an arrival, `link-delay` holds
+ * one for its time; malformed specs refused
  */
 #include <setjmp.h>
 #include <stdarg.h>

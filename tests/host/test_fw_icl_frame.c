@@ -5,6 +5,33 @@
  * refused with its reason, as the QEMU device's link drops it. Shared
  * links: the memory a hello announces, LENT frames' bytes and their
  * bounds against the peer's memory, tag lists.
+ *
+ * In detail (docs/testing.md has the summary):
+ * ICL socket frames (`firmware-sim/src/transport/fw_icl_frame.c`, what
+ * `qemu-device/nnp_icl_socket.c` reads from a peer QEMU): a DATA header
+ * encoded to its exact 24 bytes as version 3, and as version 4 with the
+ * modeled arrival's 8 bytes after it; decoded back field by field (the
+ * model only once its bytes are read); a wrong magic, versions 0, 2, 5 and
+ * 255, a length of 1 MiB + 1 and of 2^32 - 1 each refused with its reason;
+ * a HELLO encoded to its exact 48 bytes (reserved bytes not read back),
+ * matched only by the chip and port it names and expects, each off by one
+ * refused; the hello's one expected frame (type and length); after the
+ * hello, DATA and ABORT of any length and empty LINK_DOWN/LINK_UP taken, a
+ * link state frame with a payload and types 0, HELLO, AUTH, 7 and 255
+ * refused; shared links: the hello's byte 14 as log2 of the memory offered
+ * (26: 64 MiB; 20 and 36 the bounds, 19, 37, 255 and no NNP_ICL_FEAT_SHARE:
+ * nothing), a LENT payload encoded to its exact 16 bytes and back, and
+ * checked against the peer's mapped memory: the last byte in taken, one
+ * byte past, an offset at or past the end, offset + length wrapping past
+ * 2^64 (also against 2^64 - 1 bytes), a length of 0, 1 MiB + 1 and 2^32 - 1
+ * refused with their reasons; on a shared link LENT only of exactly 16
+ * bytes (15, 17, 0 refused), GIVE_BACK and RECLAIM of 1 to 1024 whole tags
+ * (0, 2, 6 and 4100 bytes refused), SHARE and type 12 refused, none of the
+ * three on a link that shares nothing; a tag list's exact bytes; CREDIT:
+ * its exact 12 bytes (le32 packets, le64 bytes) and back, 1 packet of 0 or
+ * 1 MiB and 2^32 - 1 packets of their most taken, no packets or more bytes
+ * than the packets hold refused with their reasons, taken on any link only
+ * at exactly 12 bytes (11, 13 refused)
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -15,6 +15,64 @@
  * back by a thread of their own, as the socket's reader would: the same
  * allreduces with the same counters, every chunk lent and given back;
  * the tags, the credits, a link that stops being shared, reclaims.
+ *
+ * In detail (docs/testing.md has the summary):
+ * links to remote peers (another process), through a test transport that
+ * forwards `icl_tx` into the far chip's `nnp_fw_icl_deliver()`: attach and
+ * state in GET_PORTS, packets by tag both ways with exact per-port and chip
+ * counters, drops at a far end that is down counted as errors; a packet
+ * received in place (`nnp_fw_icl_rx_alloc()`/`nnp_fw_icl_rx_queue()`, as
+ * the socket link does) taken byte for byte by its receive, an in-place
+ * abort, too-big and non-port refusals with no count, a dropped half-read
+ * packet not delivered, one queued on a port that is down freed and counted
+ * (exact rx bytes/packets/errors); ring allreduce on 2, 3 and 4 chips with
+ * exact results and both ends of each link agreeing byte for byte; a link
+ * taken down mid-collective and a transport that loses its connection fail
+ * every rank within the timeout (the lost connection is reported through
+ * the `warning` callback, exactly `allreduce on comm 3 failed: status
+ * 0x13`, and is no guest error), and the ring works again afterwards.
+ * Credits (`fw_icl_credit.c`, carried back by the give-back thread): ring
+ * allreduce on 2, 3 and 4 chips with every packet taken credited back
+ * (packets and bytes exact) and no sender owed anything after; to a peer
+ * that takes nothing, four 1 MiB copies go and a fifth (and a 1-byte one)
+ * parks instead of being dropped there, an abort goes regardless, taking
+ * one credits it back and the fifth goes, a packet dropped at a far end
+ * that is down is credited too (exact counts), credits past what is out
+ * refused, a new connection drops the old one's held packets, credited to
+ * none, a link not counting refuses credits; a reconnect with four 1 MiB
+ * copies held: dropped and counted, and the new connection's four all
+ * arrive and are taken byte for byte, only they credited (on 62de6b4 the
+ * new ones were dropped for the old ones' room); copies stop 64 packets
+ * short of the bound (960 of 1-byte), 64 aborts take the rest and the 65th
+ * is not sent (NO_RESOURCES, one sender error), the peer holding exactly
+ * 1024 and dropping none (on 62de6b4 1024 copies went and aborts past the
+ * bound); 4 MiB sent to an epoch the far chip never makes by a context then
+ * destroyed: kept while young though the firmware runs, dropped (64,
+ * counted) and credited back by the timed work once past the timeout, and
+ * another context's SEND and RECV of 256 KiB succeed byte for byte within 1
+ * s (on 62de6b4 both ended PEER_TIMEOUT after 3 s); the same with the far
+ * chip's communicator made and never receiving: swept alike, and that
+ * communicator's COMM_STATUS is NO_RESOURCES (on c1e1ef3 SEND and RECV
+ * ended PEER_TIMEOUT and ABORTED). Shared links (`fw_icl_shared.c`): chunks
+ * lent through the LENT codec and bounds check into the far chip's
+ * `nnp_fw_icl_deliver_lent()`, read where they lie, and given back by a
+ * thread of their own as a socket's reader would: ring allreduce on 2, 3
+ * and 4 chips of 1 to 600000 elements exact with the same counters, every
+ * byte sent lent and none copied, every chunk back at the end; four 1 MiB
+ * chunks out spend the credits (4 MiB) and a fifth lend parks, a change
+ * made after lending is what the receiver reads, the chunk counts as back
+ * only once given back, which wakes the lender; a tag given back twice, a
+ * slot never used, another use of a slot out and a port not shared refused;
+ * both ends count each chunk once; a link that stops being shared drops the
+ * peer's unread chunks (given back), counts ours back, refuses later
+ * give-backs and lent chunks (given back at once), and lends by copy; a
+ * reclaim answered at once (under 1 s, no warning), and one from a silent
+ * peer given up after 250 ms (0.24 to 1 s, not the 5 s of the driver's
+ * admin timeout it runs under) with the warning `the peer of a shared link
+ * did not give lent chunks back in time: dropping the link` and the
+ * embedder told to drop port 0's link (`icl_drop`, once per command that
+ * waited), its slot out (no other lend takes it) until the link stops being
+ * shared, the peer's late give-back then refused
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -10,6 +10,29 @@
  * we pass, and a re-open of /proc/self/fd/N read-write (which root may
  * make), can neither write nor truncate it, nor map it writable, nor
  * punch holes in it, yet the peer sees what we write through our mapping.
+ *
+ * In detail (docs/testing.md has the summary):
+ * the checks a QEMU makes of a peer's memfd before mapping it, and how it
+ * makes its own fit to give (`firmware-sim/src/transport/fw_icl_shm.c`):
+ * sealed against shrinking, growing, writes and new seals, of the announced
+ * size and all allocated, mapped; each of the four seals missing, none at
+ * all, and a memfd made without sealing refused (extra seals do no harm); a
+ * byte more or less than announced, or empty, refused; none of its pages
+ * allocated, or its last page missing, refused as not all allocated; a
+ * regular file (no seals) and a pipe refused with their reasons; a sealed
+ * hugetlbfs memfd of the size refused as not plain shared memory (a read of
+ * a huge page its pool cannot supply would SIGBUS), where the host can make
+ * one; device memory made as QEMU makes it and then shared
+ * (`nnp_icl_shm_share()`): all allocated, mode 0400, exactly the four
+ * seals, passes the peer's checks, and the peer's read-only descriptor sees
+ * writes through the device's mapping made before, but `write` (EBADF),
+ * `ftruncate`, a writable shared `mmap` and `mprotect` to writable (EACCES)
+ * and adding a seal (EPERM) all fail; a re-open of `/proc/self/fd/N`
+ * read-write (root may; anyone else gets EACCES) can neither `pwrite`, map
+ * writable, punch a hole nor truncate (each EPERM), nor can the device's
+ * own descriptor write, while its mapping still does; a memfd already
+ * sealed against new seals cannot be shared (EPERM); the owner cannot
+ * shrink a sealed memfd either
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -7,6 +7,21 @@
  * memory once the command that lent it was torn down: the memory is
  * poisoned then, and the test is built with AddressSanitizer (see the
  * Makefile), so a late read aborts it.
+ *
+ * In detail (docs/testing.md has the summary):
+ * zero-copy chunks between in-process chips: three 64 KiB chunks lent
+ * (`lent` 3, `returned` 0, 192 KiB held by the receiver, the lender
+ * parked), read in place (a change made after lending is what the receiver
+ * sums; a fold of another buffer with the payload; a copy), each read
+ * counted back and waking the lender, the unread one taken back by
+ * `nnp_fw_icl_reclaim()` with nothing left held; exact link counters, no
+ * host bytes; the port's bounds (4 MiB, 1024 descriptors, of two
+ * communicators) park the lender; a remote port copies and returns at once;
+ * a down link fails the lend and the wait for returns (LINK_DOWN). A 4 MiB
+ * allreduce whose slow receiver holds chunks of chip 0 when chip 0's part
+ * ends by QUEUE_DESTROY, KEY_UNREGISTER, CTX_DESTROY or a device reset:
+ * chip 0's memory is then poisoned, so a late read aborts under ASan; the
+ * receiver ends ABORTED or PEER_TIMEOUT and holds nothing
  */
 #include <setjmp.h>
 #include <stdarg.h>

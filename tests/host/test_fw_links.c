@@ -4,6 +4,33 @@
  * on what a port holds, packets freed with their context, waits that never
  * hold the workers other contexts need, teardown that never waits for a
  * peer, epochs that separate jobs, and the bound on host page lists.
+ *
+ * In detail (docs/testing.md has the summary):
+ * the links under a hostile context: two RECVs pending do not starve
+ * another context's NOP (under 200 ms); a SEND of 4 MiB to an idle peer
+ * stops at its communicator's share of the port (3 MiB: 48 chunks, and its
+ * failure's abort) with PEER_TIMEOUT and exact held, rx and tx counts; a
+ * communicator of one context fed to its share while another context's
+ * communicator exchanges 1 MiB over the same port, byte for byte, and the
+ * first's SEND ends PEER_TIMEOUT (on 62de6b4 the first took the whole 4 MiB
+ * and the second's SEND and RECV ended PEER_TIMEOUT); two communicators
+ * that never receive filling the port (3 MiB and 1 MiB) jam a third's SEND
+ * until their packets pass the default timeout, then lose them (64
+ * dropped), fail with NO_RESOURCES, and the third exchanges 1 MiB byte for
+ * byte (on c1e1ef3 the third's SEND waited); packets freed on context
+ * destroy and reset; QUEUE_DESTROY, QUEUE_RESET, CTX_DESTROY and
+ * KEY_UNREGISTER end a RECV a peer keeps feeding at once (ABORTED); one
+ * communicator per epoch per chip (BUSY), and packets on the wrong port or
+ * with a foreign epoch dropped and counted, never delivered; a collective's
+ * packet off its ring kept until the communicator's topology is given and
+ * dropped then (counted on arrival after), a peer's backward-lane packet on
+ * the ring's send port kept through COMM_CREATE and COMM_TOPOLOGY; an
+ * unclaimed packet past the default timeout kept by the firmware's timed
+ * work while the port has room, and while three packets of 1 MiB fit beside
+ * it, dropped (its epoch's only, counted) when a fourth needs the room, and
+ * its epoch's later arrivals dropped; host page lists capped per chip
+ * (NO_RESOURCES, and a freed one lets another in); the RECV timeout follows
+ * the host's monotonic clock
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -4,6 +4,23 @@
  * fills in every direction, every isolation violation failing with its
  * status and stopping its queue with the guard bytes untouched, counters,
  * and queues run by several threads at once.
+ *
+ * In detail (docs/testing.md has the summary):
+ * contexts, keys, user queues: byte-exact copies in all four directions
+ * across pages, with host memory mapped whole, mapped in pieces shorter
+ * than asked, or not mappable (dma_read/dma_write), page lists honoured, a
+ * DMA fault after two pages failing with DMA_ERROR and exactly those pages
+ * written, mapped or not, every mapping given back, memmove overlap, every
+ * isolation violation with its status, stopped queue and untouched guard
+ * bytes, doorbell misuse, a CQ filled to depth - 1 with CQ_HEAD written
+ * lazily (no kick while there is room, the write that frees a full CQ
+ * restarts the queue, every cid and phase exact), interrupts only while the
+ * queue's armed word is set (hardware 1.9: none at 0, one that clears it at
+ * any other value, one every time if the word is unreachable, an unaligned
+ * word refused), destroy and reset, four queues run by two threads; host
+ * keys spanning `NNP_HW_MAX_KEY_PAGES` pages at most: one page short and
+ * then the cap taken, one page past it NO_RESOURCES until a key is
+ * unregistered
  */
 #include <setjmp.h>
 #include <stdarg.h>

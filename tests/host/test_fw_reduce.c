@@ -8,6 +8,20 @@
  * second input; both the kernels this machine picks and the baseline
  * x86-64 ones. The half and bfloat16 conversions over every half and
  * bfloat16 and every rounding boundary of every float exponent.
+ *
+ * In detail (docs/testing.md has the summary):
+ * every reduction kernel (six types × five ops), both those the CPU is
+ * given (AVX2 clones, F16C) and those any x86-64 runs (`fw_reduce.c` built
+ * again without them), bit for bit against the scalar reference kept in the
+ * test (only a sum or product of two NaNs may return either, quieted); an
+ * unknown type or op leaves dst alone; lengths 0..67 at every misalignment
+ * of dst and src, 401 to 65537 elements, guard bytes, src unchanged, dst ==
+ * src; the fused dst = a op b into a third, guard-filled buffer (lengths
+ * 0..67 at misalignments of all three, long ones, a and b unchanged) and
+ * into b; NaNs (quiet, signalling, payloads), ±Inf, ±0, subnormals,
+ * rounding ties, integer wrap-around, every special against every special;
+ * half/bfloat16 conversions of every half and bfloat16 and of every float
+ * exponent at every rounding boundary
  */
 #include <math.h>
 #include <setjmp.h>

@@ -4,6 +4,16 @@
  * from busy time and bytes moved, temperature following power with its
  * time constant, the cap, busy time over a reset. Expected values are
  * worked out by hand from the model in docs/hw-interface.md#telemetry.
+ *
+ * In detail (docs/testing.md has the summary):
+ * telemetry registers (`firmware-sim/src/control/fw_thermal.c`): idle reads
+ * exactly 35000 m°C and 30000000 uW; engines busy 250 ms of a 1 s window
+ * read 52500000 uW and 36771 m°C, unchanged by reads within the next
+ * window, back to idle after a minute; overlapping commands count once in
+ * BUSY_NS; a 4 MiB fill in a 1 s window reads 30016777 uW; power capped at
+ * 300 W; busy time past 2^32 ns carried into BUSY_NS_HI (5 s: HI 1, LO
+ * 705032704); a reset zeroes BUSY_NS and keeps the temperature; writes
+ * refused as guest errors
  */
 #include <setjmp.h>
 #include <stdarg.h>

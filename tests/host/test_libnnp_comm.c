@@ -6,6 +6,71 @@
  * threads standing in for ranks (own root, NNP_COMM_ID, IPv4 and IPv6,
  * bad ranks, a missing rank timing out) and strangers at the root's
  * port; what the last error says about each failure.
+ *
+ * In detail (docs/testing.md has the summary):
+ * `nnp_comm_split()`'s groups from every rank's entry (`split_plan.c`) on
+ * QEMU's `torus:2x2`: rows, keys 3..0 reversing the order, ties by parent
+ * rank, `INT32_MIN`/`INT32_MAX` keys, any negative color in no group (NULL,
+ * not even its own), exact members, new rank and chips, new rank 0's epoch
+ * for all; a member whose ports could not be read fails its group with
+ * COMM_FAILED and the exact last error, not the other group; rows and
+ * columns planned as rings of up links, diagonals and three chips NO_PATH
+ * with the exact last error naming the missing link by new rank, parent
+ * rank and chip (where rank order wraps, for the three); ring planning:
+ * rank order when it is a ring, a searched ring on a 2x4 torus, NO_PATH for
+ * a line, a down link and unjoined chips, one link serving both directions,
+ * the same chip twice refused; the fabric beyond the ring and `NNP_ALGO`
+ * (`nnp_topo_plan()`, `nnp_comm_plan_algo()`): exact dimensions, positions
+ * and ports of a ring of 4 (one pair, no torus; `rings`, `torus` and `tree`
+ * refused with their exact last errors; any name on 1 rank), double-linked
+ * rings of 6 (two pairs, no torus) and 4 (two pairs, and a 2x2 torus with
+ * its exact ports), a hop of one link refusing `rings` by name, QEMU's
+ * `torus:2x4`, `4x4` and `4x2` (rows of W along ports 0/1, columns along
+ * 2/3), a 4x4 torus with every chip's ports numbered its own way and a 2x4
+ * one with ranks not in row order, found and each dimension checked to be a
+ * ring of links with four distinct ports a chip; the TCP rendezvous between
+ * threads standing in for ranks (own root and its 64-bit epoch,
+ * `NNP_COMM_ID`, a duplicate rank refused, a missing rank timing out, a
+ * garbage id; an idle stranger at the root does not delay a 4-rank job;
+ * hellos with nranks 0, over 0xffff or 1M, a rank past nranks, a rank twice
+ * or another nranks are refused and the job goes on; a rank with a wrong
+ * secret leaves the root, whose proof fails under it, with NNP_ERROR_IO and
+ * its exact last error, and a hello sealed with a wrong secret after a good
+ * open is dropped unanswered (0 bytes, then closed) without taking its rank
+ * while the job goes on, and so is each of 72 secrets wrong in one byte's
+ * top bit (every byte) or one bit (every bit of byte 32); 4 KiB of random
+ * bytes dropped within 1 s, a hello cut short and left hanging dropped at
+ * its own 5 s deadline (4-7 s, under a 30 s job deadline) and one cut short
+ * and closed forgotten, the job then done within 2 s; a rank facing an
+ * impostor at `NNP_COMM_ID`'s port that does not hold the secret and
+ * answers a random proof, then a success with its own epoch and table: the
+ * rank sends only its 48-byte version 2 open (no 8 bytes of the secret
+ * anywhere in what it sent), leaves with NNP_ERROR_IO and the exact last
+ * error naming the address, its epoch untouched and no table; a man in the
+ * middle relaying a rank to an honest root of a second job with the same
+ * secret and replaying the first job's honest answer (status success, that
+ * job's epoch): NNP_ERROR_IO with its exact last error, the old epoch not
+ * taken, while rank 0 gets the new job's own epoch; a rank facing a root
+ * that holds the secret but answers badly: random bytes, a proof, reply or
+ * table announcing 1 GiB, a reply cut short, a sealed reply whose status no
+ * root sends (IO, VERSION, VERSION + 1, 0xb2b2b2b2, each named in the last
+ * error) each NNP_ERROR_IO within 1 s with nothing allocated, a silent root
+ * NNP_ERROR_TIMEOUT at `NNP_COMM_TIMEOUT_S` plus the 5 s a rank waits for
+ * the root's word (7 s with 2 s); `NNP_COMM_ID` without a 16-64 character
+ * `NNP_COMM_SECRET` refused naming it, and a process with another secret
+ * cannot take a rank; a message longer than a hello refused before its body
+ * is read, the refusal sealed for the connection; the root not reachable at
+ * another local address than the id's; the root at `::1` through
+ * `NNP_SOCKET_IFNAME==lo NNP_SOCKET_FAMILY=AF_INET6` and at
+ * `NNP_COMM_ID=[::1]:port` with 3 ranks, `AF_INET` giving 127.0.0.1, an
+ * unknown family refused; `NNP_SOCKET_IFNAME` prefix, `^` and `=` matching;
+ * a rank that connects and opens 1 s before the 2 s deadline and finishes
+ * its sealed hello 400 ms after it is admitted, hears success sealed with
+ * its table, and rank 0 gets its table; the exact last error of a rank that
+ * never joined ("rank 2 never joined the rendezvous at 127.0.0.1:PORT after
+ * 1 s", on both ranks in), a root gone, a rank taken, a malformed
+ * `NNP_COMM_ID`, a line with no ring (the rank short of links) and a figure
+ * eight (the hop where rank order breaks))
  */
 #include <errno.h>
 #include <setjmp.h>

@@ -4,6 +4,20 @@
  * NNP_DEBUG and NNP_DEBUG_FILE (in a child process of this test, since
  * they are read once), enumeration from a fake sysfs tree with
  * NNP_VISIBLE_DEVICES, the driver version rule, and the page size.
+ *
+ * In detail (docs/testing.md has the summary):
+ * `nnp_get_version()` = `NNP_VERSION_CODE` = the Makefile's `VERSION`;
+ * `nnp_get_last_error()` per thread (a new thread sees "", a success keeps
+ * it); `NNP_ERROR_VERSION`'s text and the driver version rule (1.0 and
+ * 1.200 pass, 2.0 and 0.9 fail naming both versions); the page size from
+ * `sysconf`; enumeration from a fake sysfs tree (numeric node order,
+ * another driver's device skipped and its unopenable node never opened,
+ * `NO_DRIVER` naming the missing module directory, `NO_DEVICE` with the
+ * module loaded); `NNP_VISIBLE_DEVICES` renumbering (`3,0`), ending at a
+ * bad, repeated or out-of-range entry, a trailing comma, empty hiding all;
+ * `NNP_DEBUG=WARN/info/TRACE` byte-exact lines in
+ * `NNP_DEBUG_FILE=dir/log.%h.%p` of a re-executed child (host:pid, rank),
+ * nothing and no file when unset or unknown
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -7,6 +7,37 @@
  * timing-only chips modeled exactly as those that move the data; the
  * small-message latency of a torus against a ring's; and
  * nnp_fw_comm_set_topology()'s checks.
+ *
+ * In detail (docs/testing.md has the summary):
+ * the allreduce algorithms (`firmware-sim/src/algorithms/fw_algo.c`) on
+ * chips run by nnp-sim's host from one thread: RING, BIDIR and RINGS on a
+ * ring of 4 (two port pairs) and TORUS on 4x4 and 2x4, i32 sum out of place
+ * and f32 avg in place, every chip's result bit for bit against the sum of
+ * the inputs (avg: one division by n), and each port's transmit bytes exact
+ * (ring: 3S/2 on port 0; bidir: 3S/4 on ports 0 and 1; rings: 3S/8 on each
+ * of 4; torus: 2(C-1)/C Px + 2(C-1)/C Py/R along rows, the same across, the
+ * lanes starting along rows taking Px and those along columns Py in the
+ * ratio C(R-1) : R(C-1), S/4 each on 4x4, 688128 and 458752 B per row and
+ * column port on 2x4); AUTO by size (2 elements a chip: both ways, 4: all
+ * four rings, 1: the one ring); modeled times and port bytes the same to
+ * the ns when the host runs the chips in 3 random orders (ring, bidir,
+ * rings, torus 4x4, 2x4 and 4x2: at 2 MiB a chip's lanes begin each pass
+ * together, so no two want one port at once); a 4x16 torus, timing-only, at
+ * 256 MiB: busbw at least 200 GB/s of the 224 of four ports (201.1; 140
+ * with equal lanes that go on alone); RINGS on a ring of 16 at 4 MiB (64
+ * KiB a lane's step): 4 packets of 16 KiB a step on each port (120), and
+ * each step less than a hop and the step's wire time after the one before
+ * (40.4 us in all; 68.3 in one packet a step); timing-only chips modeled
+ * exactly as chips that move the data; a 16-element allreduce on 4x4 takes
+ * 30 hops on the ring and 12 on the torus (ratio 2.45-2.50), and on 8x8
+ * 4.2x the ring's 16-chip time but 2.3x the torus's (O(n) against O(sqrt
+ * n)); 16 elements on a 2x8 torus 16 hops, 2 + 14, though its lanes' passes
+ * differ in hops (27 if each pass waited for the longest); a link down
+ * before BIDIR, RINGS or TORUS (2x4) ends every chip's allreduce, LINK_DOWN
+ * at the link's ends and ABORTED elsewhere, none left waiting (ASan-clean
+ * when built with it); `nnp_fw_comm_set_topology()` refuses sizes that are
+ * not nranks, ports and positions out of range, 3 port pairs, an unknown
+ * algorithm, communicator or context
  */
 #include <setjmp.h>
 #include <stdarg.h>

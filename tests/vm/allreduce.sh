@@ -8,6 +8,22 @@
 # nccl-tests table with nothing wrong.
 # coll_test samples its matrix (each type and op at one count, chosen by
 # the chip count); NNP_COLL_MATRIX=full runs all of it (make stress).
+#
+# In detail (docs/testing.md has the summary):
+# `coll_test` (one process, `nnp_comm_init_all`): allreduce of all six types
+# × five ops, each pair at one of 0, 1, 7, 1003 and 100003 elements (chosen
+# by the chip count, so the six fabrics run different pairs; `make stress`
+# runs every count), n-1 elements for every type, in and out of place, 64
+# MiB of f32 (16 MiB past 4 chips), broadcast from every root and of every
+# type, allgather and reduce-scatter of every type and op at a sampled
+# count, random f32/f16/bf16 inputs within rounding, a message from every
+# rank to each rank its chip has a link to (NO_PATH to the others); every
+# rank's result, the guard bytes around it, unchanged host-DMA counters and
+# exact link bytes per case (in all 2(n-1) buffers for an allreduce; each
+# rank's share within what its algorithm's segments round it to, `NNP_ALGO`
+# unset: auto, so BIDIR on the rings and TORUS on the tori); NO_PATH for
+# chips not joined, the same chip twice refused; `nnptool bench allreduce`
+# on 4 chips with every row checked and 0 wrong
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 out=$(mktemp)

@@ -8,6 +8,23 @@
 # out NNP_COLL_TIMEOUT_S=65, past its old fixed 60 s. nnp_comm_abort() from another
 # thread unblocks ranks blocked in an allreduce, the async error says so,
 # and a new communicator is exact.
+#
+# In detail (docs/testing.md has the summary):
+# `comm_fault_test`: rank 0 reaches an allreduce 5 s after the others (the
+# device's old fixed timeout was 2 s) and every rank's 1 MiB result is
+# byte-exact under the default `NNP_COLL_TIMEOUT_S`; with
+# `NNP_COLL_TIMEOUT_S=1` the ranks left waiting fail with PEER_TIMEOUT (or
+# ABORTED passed on) after 1 s or more; with `NNP_COLL_TIMEOUT_S=65` a
+# rank's `nnp_stream_synchronize()` waits 65 to 80 s and returns the
+# PEER_TIMEOUT (or ABORTED) failure, not a library timeout at its old fixed
+# 60 s; COMM_CREATE with `pad` set is `EINVAL`, with
+# `DRM_NNP_COMM_TIMEOUT_NEVER` taken; ranks 1 and 2 blocked (on threads) in
+# an allreduce rank 0 never joins, under the default timeout: no async error
+# yet, then `nnp_comm_abort()` of rank 1 from another thread returns both
+# within 2 s with ABORTED (measured 1 ms and 5 ms), the async error of ranks
+# 0 and 2 is `NNP_ERROR_COMM_FAILED` (rank 0 had nothing in flight: the
+# abort reaches it all the same); streams reset and a new communicator over
+# the same chips give an exact allreduce
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 out=$(mktemp)

@@ -10,6 +10,27 @@
 # rank told COMM_FAILED naming it) and not the other row;
 # allreduces of the parent, its column and its row in flight together on
 # every chip never mix.
+#
+# In detail (docs/testing.md has the summary):
+# `comm_split_test` (one process, `nnp_comm_init_all` parent, each rank
+# splitting on a thread): rows then columns each allreduce 65543 int32
+# exactly (the sum of their own two members' inputs), new ranks and sizes
+# exact; keys 3, 2, 1, 0 make parent rank 3 new rank 0 (a broadcast from it
+# carries its bytes to all four) and the allreduce over the found ring is
+# exact; `NNP_SPLIT_NOCOLOR` gets NULL and success, a NULL newcomm
+# `NNP_ERROR_INVALID_ARGUMENT` with its exact last error, and the other two
+# allreduce exactly; colors 0, 1, 2, 0: both ranks of the diagonal 0-3
+# `NNP_ERROR_NO_PATH` with the exact last error naming the missing link,
+# ranks 1 and 2 communicators of one, the parent's allreduce still exact; a
+# row's communicator aborted and the parent destroyed, the other row still
+# exact, and a row made again from a new parent exact; device 0 filled with
+# communicators until refused: rank 0 fails, rank 1 gets
+# `NNP_ERROR_COMM_FAILED` and the exact last error naming rank 0 and its
+# result, the other row is exact, and with one communicator given back all
+# rows are made; rows and columns alive at once, and the parent's, the
+# column's and the row's allreduce queued together on every chip (three
+# streams, three rounds): every result its own members' exact sum (about 20
+# s)
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 out=$(mktemp)

@@ -10,6 +10,16 @@
 # of chip 1, made before the unplug, rings it after: DRM's unplug
 # contract wants loads and stores to complete, not SIGBUS, and libnnp to
 # say DEVICE_LOST.
+#
+# In detail (docs/testing.md has the summary):
+# `nnptool bench allreduce` in a loop between the two chips while the host
+# runs `device_del nnp1`: the unplug completes (`info qtree` shows nnp0
+# only), the monitor answers, QEMU does not die, the guest's loop ends with
+# one device left and the VM exits 0 (the driver unloads, no WARN or oops);
+# a process holding a queue of chip 1 made before the unplug rings its
+# doorbell after it and gets DEVICE_LOST, not SIGBUS (DRM's unplug contract:
+# the doorbell is the dummy page). A smoke test: the race it aims at is
+# caught reliably by `host-test_fw_lifetime`
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)

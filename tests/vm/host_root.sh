@@ -8,6 +8,15 @@
 # guest's, a write to a host path fails with EROFS, /tmp is writable and
 # is not the host's, and the command's exit status 3 is nnp-vm's.
 # nnp-vm refuses --host-root on the debug kernel, which has no 9p.
+#
+# In detail (docs/testing.md has the summary):
+# in the host's root seen read-only over 9p: the host's `/usr/bin/python3`
+# prints what it prints on the host, the checkout's `build/bin/nnptool`
+# (first on PATH) lists exactly the guest's 3 devices, the command starts in
+# the checkout, `/dev` (accel0..2) and `/proc` (host name `nnp-vm`) are the
+# guest's, a write to a host path fails with EROFS and leaves nothing,
+# `/tmp` is writable and does not show the host's, exit status 3 comes
+# through; `--kernel debug --host-root` exits 2 naming the missing 9p
 root=$(cd "$(dirname "$0")/../.." && pwd -P)
 . "$root/tests/lib/tap.sh"
 if [ "${NNP_VM_KERNEL:-stock}" = debug ]; then

@@ -8,6 +8,17 @@
 # its place (the same chip 0) is linked again without the surviving guest
 # doing anything; malformed frames from the socket are logged and never
 # stop QEMU. Hostile peers: icl_socket_peers.sh.
+#
+# In detail (docs/testing.md has the summary):
+# an ICL link over a TCP socket on 127.0.0.1 (random free port), both ends
+# holding the job's secret (`--icl-secret`): `nnptool links --json` shows
+# port 0 up in both guests with the other chip as peer; link-down from one
+# side's monitor takes both ends down, link-up from the other side's brings
+# both back; when one QEMU quits the other's port goes down, and a QEMU
+# started on the same address as the same chip is linked again (the
+# connecting side retries); malformed frames sent to the socket, before or
+# after the hello, are logged, drop that connection only, and QEMU keeps
+# serving; no QEMU outlives the test
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)

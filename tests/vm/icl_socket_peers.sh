@@ -19,6 +19,33 @@
 # QEMU's own is refused before QEMU sends its own; a LENT frame past the
 # end of the peer's memory or wrapping past 2^64, and a GIVE_BACK of a tag
 # never lent, drop the connection.
+#
+# In detail (docs/testing.md has the summary):
+# a real peer with the secret links and gets the monitor's link-down as a
+# LINK_DOWN frame; a wrong secret, the right secret as the wrong chip, and a
+# peer expecting another chip are each refused (dropped within 5 s, logged);
+# a peer that sends 1 byte of hello and stalls, or connects and sends
+# nothing, is dropped within 8 s; a stranger that connects and says nothing,
+# and 8 that fill every pending hello, do not hold up a real peer connecting
+# meanwhile: its AUTH comes within 1 s and each stranger is dropped within 1
+# s after; 4 KiB of random bytes, or a hello header announcing 4 GiB,
+# dropped within 2 s (logged); a linked peer that sends a DATA header
+# promising 1000 bytes and 10 of them is dropped within 8 s; a peer that
+# links and never reads does not hold up the monitor: 300 link-down/link-up
+# pairs each return within 1 s and the monitor answers after; peers that
+# share memory (as a QEMU on the same host): one that passes a sealed memfd
+# of the 1 MiB its hello offered, all allocated, is linked and its memory
+# mapped (`nnp_icl_shared`), and QEMU's own memory reaches it read-only,
+# mode 0400 and sealed (256 MiB): a re-open of `/proc/self/fd/N` read-write
+# (as root), then `pwrite` and a writable shared mapping through it each
+# fail with EPERM; an unsealed memfd, a sealed one with no page allocated,
+# one of 2 MiB, and a SHARE without a descriptor are each refused unmapped
+# within 2 s; a peer announcing 512 MiB, more than QEMU's 256 MiB, is
+# dropped within 2 s before QEMU sends its memory; a LENT chunk 8 bytes past
+# the peer's memory, one whose offset + length wraps past 2^64, and a
+# GIVE_BACK of a tag never lent each drop the connection within 2 s, every
+# reason logged and no chunk delivered; after each hostile peer QEMU is
+# alive and a real peer links
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)

@@ -20,6 +20,22 @@
 #
 # NNP_PAIR_BENCH_ITERS=N also times N more allreduces each way and
 # prints the BENCH lines and the unix/TCP ratio: a figure, not a test.
+#
+# In detail (docs/testing.md has the summary):
+# one 2-rank allreduce job across the two QEMU processes
+# (`pair_allreduce_test`, `NNP_JOB`, `NNP_ALGO=ring`) each way: 32 MiB of
+# f32 (devices of 128 MiB) exact on both ranks, each sending exactly
+# 33554432 bytes on its link with 0 host DMA bytes, and both ends agreeing
+# on what crossed with no error or drop (`nnptool links`); QEMU's trace
+# (`-trace 'nnp_icl_*'`) shows the path: over unix both QEMUs mapped the
+# peer's 128 MiB (`nnp_icl_shared`) and each chip received all 33554432
+# bytes as LENT frames and none as payload; over TCP nothing was shared,
+# chip 0 received all of them as DATA payload, and each chip credited back
+# exactly the packets and bytes it received (`nnp_icl_credit_tx`; a rank may
+# run a 16 MiB segment ahead, four times the port's room: with its hello not
+# offering credits, chip 0 received 4 MiB less and the TCP job failed).
+# `NNP_PAIR_BENCH_ITERS=N` also times N allreduces each way and prints the
+# TCP/unix time ratio (not checked)
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)

@@ -11,6 +11,20 @@
 # the whole device is reset), returns within 1 s, the device is not
 # reset, the port stays wired but goes down, the peer is dropped, and
 # QEMU logs why.
+#
+# In detail (docs/testing.md has the summary):
+# a peer that stalls costs its own link, not the device (`icl_stall_test` in
+# the guest, raw queue commands on a communicator of 2 ranks on port 0):
+# against a peer that links and then reads nothing, a 16 MiB SEND fills the
+# socket and QUEUE_DESTROY, 100 ms later while a frame waits, returns within
+# 1 s (the driver resets the device past its 5 s admin timeout); against a
+# peer sharing memory that keeps every LENT chunk and ignores RECLAIM, an
+# allreduce lends it chunks and waits, and QUEUE_DESTROY returns within 1 s;
+# each time the reset count is unchanged, port 0 goes down within 2 s and
+# stays wired, the peer sees the connection shut (the first with frames left
+# unread, the second after being lent chunks and asked once for them back),
+# and QEMU logs `the peer took no whole frame in 250 ms, or left` and `the
+# peer did not give lent chunks back in time`
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)

@@ -5,6 +5,14 @@
 # after this script brings the link back, the ring work again. The failed
 # allreduces are no guest error in QEMU's log, but nnp_link_failure trace
 # events.
+#
+# In detail (docs/testing.md has the summary):
+# `link_down_test` runs 8 MiB allreduces; the host takes a link down from
+# the monitor: every rank's stream fails with LINK_DOWN, PEER_TIMEOUT or
+# ABORTED, the last within 10 s of the first; the host brings it back and
+# after stream resets and a new communicator the allreduce is exact; QEMU's
+# log has `nnp_link_failure` trace lines (LINK_DOWN or PEER_TIMEOUT) and no
+# guest error
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)

@@ -4,6 +4,14 @@
 # broadcast by MPI and nnp_comm_init_rank on each rank, on a ring and on a
 # 2x2 torus (rank order is no ring there: libnnp finds one). On chips with
 # no ring between them every rank is told NNP_ERROR_NO_PATH.
+#
+# In detail (docs/testing.md has the summary):
+# `mpirun -np 4 coll_mpi`: one process per device, unique id by `MPI_Bcast`,
+# `nnp_comm_init_rank`; allreduce of every type, op and count, broadcast
+# from every root, allgather, reduce-scatter, exact on every rank; no host
+# DMA and exactly 2(n-1)/n of the buffer per rank over all links together
+# (each rank within what its algorithm's segments round it to); every rank
+# told `NNP_ERROR_NO_PATH` when only chips 0 and 1 are joined
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 out=$(mktemp)

@@ -9,6 +9,14 @@
 # `mpirun -np 2 coll_mpi` as ranks 0-1 and 2-3 of the 4-rank job
 # (NNP_JOB): allreduce of every type, op and count, broadcast from every
 # root, allgather and reduce-scatter, exact on every rank, no host DMA.
+#
+# In detail (docs/testing.md has the summary):
+# one 4-rank job across two QEMU processes: local links 0-1 and 2-3, socket
+# links 1.2-2.2 and 3.3-0.3 closing the ring; each VM runs `mpirun -np 2
+# coll_mpi` as its half (`NNP_JOB`), the rendezvous at rank 0's LAN address
+# (`NNP_COMM_ID`, with a fresh `NNP_COMM_SECRET` per run); all six checks
+# pass in both VMs, and both ends of each socket link agree byte for byte on
+# what crossed
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)

@@ -11,6 +11,39 @@
 # hwmon's exact idle readings, then power, temperature and busy time
 # rising under an allreduce load. The guest has no python: it prints,
 # the host checks.
+#
+# In detail (docs/testing.md has the summary):
+# `nnptool topo` prints the exact matrix of a ring of 4 and `--json` the
+# exact links and hops; `metrics` line by line: HELP then TYPE per metric,
+# `_total` names exactly the counters, every sample well-formed with
+# `device=` and exact idle values (16777216 bytes, 0 used, 35.000 °C,
+# 30.000000 W, 8 links up); `metrics -o FILE` writes exactly the lines
+# `metrics` prints and leaves no `.tmp`; `cdi` writes `/etc/cdi/nnp.json`
+# checked field by field (CDI 0.6.0, kind `nnp.dev/chip`, devices 0..3 and
+# all with their nodes, libnnp and libdrm mounts that exist); JSON of list,
+# info (`-j` after the operand too), topo, metrics, watch and memtest (29
+# paths ok) parsed; `bench allreduce --json` of 64 KiB: one row, 16384
+# elements, 0 wrong, and exactly 6 x 2 x 3/4 x 65536 = 589824 bytes sent and
+# received by each chip (`links --json` before and after), and its modeled
+# time (`nnp_timestamp_async()` stamps, less the two stamps' own cost) the
+# same to the ns on a second run and on both passes and within 1% of the
+# model's formula at NNP-T's defaults (2000 ns overhead + 6 x (16 KiB / 56
+# GB/s + 1 us) + 3 x 64 KiB / 1.23 TB/s = 9915 ns), with its modeled busbw
+# from it; `broadcast`, `allgather`, `reduce_scatter --json` rows of exactly
+# 1024 and 4096 B (256 and 1024 elements), busbw = 1, 0.75, 0.75 x algbw,
+# algbw = size / time; `bench copy --json --min 16K --max 64K` sizes 16384
+# and 65536 with 4096 and 1024 repetitions, `--min` above `--max` exit 2
+# saying so; `reset 3 --json` = `{"device": "3", "resets": 1,
+# "last_reset_reason": "user"}`; every command and bench benchmark: `--help`
+# exits 0 with `usage: nnptool CMD` on stdout and nothing on stderr,
+# `--frobnicate` exits 2 with nothing on stdout, `nnptool: CMD: unknown
+# option '--frobnicate'` and the same usage on stderr; a missing value, an
+# extra operand and `--step 1` exit 2 with their exact messages, a missing
+# device 1; distinct PCI addresses, NUMA node -1; `--version`; usage errors
+# exit 2; sysfs `port0..2` state and peer, `mem_used`, `busy_ns`; hwmon idle
+# exactly 35000 and 30000000, then under `bench allreduce` busy %, link GB/s
+# and power above idle in `watch --json`, busy time, link bytes and
+# temperature up after
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)

@@ -9,6 +9,17 @@
 # bind of a second or more there. CI's debug run (the guest
 # suite only, .ci/run) leaves them to a whole `make check-debug`. The
 # stock kernel has no fault injection: skipped there without a VM.
+#
+# In detail (docs/testing.md has the summary):
+# `probe_failnth_test -t` each sweep: device 0 unbound and bound again with
+# the n-th allocation of the binding thread failing, n = 1, 2, ... until the
+# bind no longer reaches it: each failed bind `ENOMEM`, `EBUSY` (the PCI
+# core could not claim BAR0) `ENODEV` (it could not set up the MSI-X domain)
+# or `ENOSPC` (it could not allocate an MSI-X vector) with the device left
+# unbound, each bind that absorbed the failure a working device, then a
+# plain bind works; the same for the unbind (remove); no new kernel warning
+# after any failure (read from `/dev/kmsg` as it comes); allocations under
+# `drm_sysfs_minor_alloc()` stepped over, see below
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 if [ "${NNP_VM_KERNEL:-stock}" != debug ]; then

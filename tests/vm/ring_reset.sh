@@ -7,6 +7,21 @@
 # on the QEMU monitor) is found by the watchdog and every rank returns an
 # error within 1 s of the detection; after each, a new communicator over
 # all 8 chips is exact. nnp-vm fails on any WARN, BUG or oops.
+#
+# In detail (docs/testing.md has the summary):
+# `ring_reset_test` (faults set by `tests/lib/fault_host.py`,
+# `watchdog_ms=400`): ranks 1..7 blocked in a 4 MiB allreduce chip 0 never
+# joins (30-minute `NNP_COLL_TIMEOUT_S`) fail within 1 s of
+# `nnp_device_reset()` of chip 0 returning, LINK_DOWN or ABORTED, at least
+# one LINK_DOWN; all 8 ranks in a 4 MiB allreduce slowed by
+# `link-delay=1:20` on chip 0, chip 3 hangs: exactly one watchdog line in
+# the kernel log, every rank returns within 1 s of its time (kernel log
+# clock mapped onto CLOCK_MONOTONIC with a line the test writes after the
+# ranks return), none more than 50 ms before it, chip 3 DEVICE_LOST and the
+# others a failed command, chip 3's reset count 1 and reason heartbeat;
+# after each, the reset chip reopened, a new communicator over all 8 chips
+# and a byte-exact allreduce on every rank; prints `RINGRESET
+# worst_return_after_detection_ms=`
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 . "$root/tests/lib/fault_vm.sh"

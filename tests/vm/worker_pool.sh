@@ -10,6 +10,19 @@
 #   no hang, the guest's loop ends with 3 devices, each run either worked
 #   or failed with a link or device failure, and the ring is gone after;
 # - workers=65 refused with the property's bounds.
+#
+# In detail (docs/testing.md has the summary):
+# the QEMU process's one pool of queue workers
+# (`qemu-device/nnp_workers.c`): 8 chips run by one pool thread, `coll_test`
+# exact (every collective, results, guard bytes, link bytes, no host DMA),
+# and QEMU has exactly 1 `nnp-worker` thread and 8 `nnp-fw` (admin) threads
+# (`-name debug-threads=on`); 4 chips by default have min(host cores, 8)
+# `nnp-worker` threads; `device_del nnp1` while the guest runs `nnptool
+# bench allreduce` in a loop over all four: the unplug completes, no hang
+# (the loop ends with 3 devices), every run worked or failed with a stopped
+# stream, a failed collective, a lost device (never SIGBUS), no such device
+# (counted just before it went) or no path, and the last run finds no ring;
+# `workers=65` refused with `nnp: workers must be 0 (automatic) to 64`
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)
