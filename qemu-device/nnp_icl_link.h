@@ -1,7 +1,10 @@
 /*
- * nnp ICL socket links, inside: a link's state and the helpers that
- * nnp_icl_socket.c (the link) and nnp_icl_share.c (its shared memory)
- * both use. Not for the device's other files: nnp_icl_socket.h is.
+ * nnp ICL socket links, inside: a link's state, and its three layers.
+ * Calls go down only: the link's thread (nnp_icl_socket.c: connection,
+ * hellos, the receive loop) calls shared memory (nnp_icl_share.c) and
+ * credits (nnp_icl_credit.c), and all three call the frame I/O at the
+ * bottom (nnp_icl_io.c), which calls none of them. Not for the device's
+ * other files: nnp_icl_socket.h is.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -18,7 +21,7 @@
 
 /*
  * A peer that does not send a whole frame in this long is gone (taking
- * one has a shorter bound: NNP_ICL_SEND_MS in nnp_icl_socket.c).
+ * one has a shorter bound: NNP_ICL_SEND_MS in nnp_icl_io.c).
  */
 #define NNP_ICL_FRAME_MS    5000
 /*
@@ -84,6 +87,7 @@ struct NnpIclSockets {
     NnpIclLink *links[NNP_FW_MAX_PORTS];
 };
 
+/* nnp_icl_io.c, the bottom: */
 /* Log what the peer did wrong (a trace event): the link drops it. */
 void G_GNUC_PRINTF(2, 3) nnp_icl_link_log(NnpIclLink *l, const char *fmt, ...);
 /*
@@ -94,8 +98,26 @@ bool nnp_icl_wait_fd(int fd, short events, int64_t deadline);
 /* Send @iov whole before @deadline: false if the connection failed. */
 bool nnp_icl_write_iov(int fd, struct iovec *iov, unsigned cnt,
                        int64_t deadline);
+/*
+ * One frame, sent whole within NNP_ICL_SEND_MS or not at all; with
+ * @model (a version 4 header) the packet's modeled arrival.
+ */
+bool nnp_icl_write_frame(int fd, uint8_t type, uint64_t epoch, uint32_t seq,
+                         const uint64_t *model, const void *data, size_t len);
+/*
+ * Read exactly @len bytes before @deadline: 0, -ETIMEDOUT, or -EPIPE if
+ * the connection ended or failed.
+ */
+int nnp_icl_read_full(int fd, void *buf, size_t len, int64_t deadline);
 /* Why a read of a frame failed (-ETIMEDOUT), or NULL: the peer left. */
 const char *nnp_icl_read_failure(int ret);
+/*
+ * Read one frame's header into *@h, whole before @deadline, leaving its
+ * payload on the socket: false (@bad says why, NULL: the peer left) if
+ * the connection ended or the header is malformed or late.
+ */
+bool nnp_icl_read_header(int fd, struct nnp_icl_frame *h, int64_t deadline,
+                         const char **bad);
 /* Read the payload of the frame *@h into l->rx_buf; false if it failed. */
 bool nnp_icl_read_payload(NnpIclLink *l, int fd,
                           const struct nnp_icl_frame *h, int64_t deadline,
@@ -105,7 +127,7 @@ bool nnp_icl_link_send(NnpIclLink *l, uint8_t type, uint64_t epoch,
                        uint32_t seq, uint64_t model, const void *data,
                        size_t len);
 
-/* nnp_icl_share.c: */
+/* nnp_icl_share.c, called by the link's thread: */
 /*
  * Swap memories with a peer whose hello offered @size bytes: false
  * (logged) if the link must not come up.
@@ -124,7 +146,7 @@ bool nnp_icl_link_tags(NnpIclLink *l, int fd, const struct nnp_icl_frame *h,
 /* The connection is gone: stop sharing, once nothing reads the peer's memory. */
 void nnp_icl_link_unshare(NnpIclLink *l);
 
-/* nnp_icl_credit.c: */
+/* nnp_icl_credit.c, called by the link's thread: */
 /* Send the credits owed to the peer, if any: false if the link must go. */
 bool nnp_icl_send_credits(NnpIclLink *l);
 /* A CREDIT frame to the firmware: false (@bad) if the link must go. */
