@@ -205,29 +205,28 @@ ProcessGroupNNP::~ProcessGroupNNP() {
   worker_.join();
 }
 
-// Throws libnnp's result and this thread's last error, naming the device.
+// libnnp's result and this thread's last error, naming the device.
+std::string ProcessGroupNNP::failure(nnp_result_t result, const char* what) const {
+  return c10::str(
+      "nnp: ", what, " failed on device ", device_, " (rank ", rank_, " of ",
+      size_, "): ", nnp_strerror(result), ": ", nnp_get_last_error());
+}
+
 void ProcessGroupNNP::check(nnp_result_t result, const char* what) const {
-  TORCH_CHECK(
-      result == NNP_SUCCESS, "nnp: ", what, " failed on device ", device_,
-      " (rank ", rank_, " of ", size_, "): ", nnp_strerror(result), ": ",
-      nnp_get_last_error());
+  TORCH_CHECK(result == NNP_SUCCESS, failure(result, what));
 }
 
 // Waits for the operation; a failure (a link down, a peer past the
 // timeout, the device lost) resets the stream for the next one and
-// throws with the device's reason.
+// throws with the device's reason, which the last error gives with the
+// failed command (nnp_stream_error()'s).
 void ProcessGroupNNP::synchronize(const char* what) {
   const nnp_result_t result = nnp_stream_synchronize(stream_.get());
   if (result == NNP_SUCCESS)
     return;
-  const std::string last = nnp_get_last_error();
-  struct nnp_stream_error err {};
-  nnp_stream_error(stream_.get(), &err);
+  const std::string message = failure(result, what);
   nnp_stream_reset(stream_.get());
-  TORCH_CHECK(
-      false, "nnp: ", what, " failed on device ", device_, " (rank ", rank_,
-      " of ", size_, "): ", nnp_strerror(result), ": ",
-      err.what ? err.what : "no stream error", ": ", last);
+  TORCH_CHECK(false, message);
 }
 
 nnp_mem_t* ProcessGroupNNP::buffer(size_t bytes) {

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -93,6 +94,7 @@ class ProcessGroupNNP : public c10d::ProcessGroup {
       std::vector<at::Tensor> outputs,
       Job job);
   void run();
+  std::string failure(nnp_result_t result, const char* what) const;
   void check(nnp_result_t result, const char* what) const;
   void synchronize(const char* what);
   nnp_mem_t* buffer(size_t bytes);
