@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
-# Host side of the fault tests (tests/vm/faults.sh, make stress): sets on
-# the QEMU monitor every "FAULT nnpN SPEC" line the guest prints to OUT,
-# until the guest prints END (exit 0) or SECS pass (exit 1).
+# Host side of the fault tests (tests/vm/faults.sh, make stress,
+# tests/vm/torch_nnp.sh): sets on the QEMU monitor every "FAULT nnpN SPEC"
+# line the guest prints to OUT (the device's fault), and every "LINK nnpN
+# down|up PORT" (the port's link), until the guest prints END (exit 0) or
+# SECS pass (exit 1).
 # usage: fault_host.py MONITOR-SOCKET OUT END SECS
 import os, re, socket, sys, time
 
@@ -20,10 +22,14 @@ done = 0
 end = time.time() + secs
 while time.time() < end:
     text = open(out, errors="replace").read() if os.path.exists(out) else ""
-    asks = re.findall(r"^FAULT (nnp\d+) (\S+)$", text, re.M)
-    for dev, spec in asks[done:]:
-        monitor("qom-set /machine/peripheral/%s fault %s" % (dev, spec))
-        print("set", dev, spec)
+    asks = re.findall(r"^(?:FAULT (nnp\d+) (\S+)|LINK (nnp\d+) (down|up) (\d+))$", text, re.M)
+    for dev, spec, link_dev, state, port in asks[done:]:
+        if dev:
+            monitor("qom-set /machine/peripheral/%s fault %s" % (dev, spec))
+            print("set", dev, spec)
+        else:
+            monitor("qom-set /machine/peripheral/%s link-%s %s" % (link_dev, state, port))
+            print("link", link_dev, state, port)
     done = len(asks)
     if end_text in text:
         sys.exit(0)

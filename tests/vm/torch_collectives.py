@@ -1,0 +1,323 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""The "nnp" torch.distributed backend on the guest's chips (torch_nnp.sh).
+
+torch_collectives.py WORLD [WORLD...] [--link-down]
+
+Imports torch once (a minute or more in a TCG guest), then forks one
+process per rank for each job: a WORLD-rank job running every collective,
+dtype and op, and with --link-down a 4-rank job that loops allreduces
+while the host takes a link down (rank 0 asks for it with a line "LINK
+nnp1 down 0", which tests/lib/fault_host.py acts on). Prints one line per check, "TORCHTEST
+w=WORLD NAME: ok" when every rank passed it, else "... FAIL rank R: WHY";
+a rank that has not reported within the deadline is a FAIL too.
+"""
+import datetime
+import os
+import sys
+import time
+import traceback
+import warnings
+
+T0 = time.time()
+import torch  # noqa: E402
+import torch.distributed as dist  # noqa: E402
+import torch.multiprocessing as mp  # noqa: E402
+import torch_nnp  # noqa: E402,F401
+
+print(f"TORCHTEST import torch, torch_nnp: {time.time() - T0:.0f} s", flush=True)
+torch.set_num_threads(1)
+# all_reduce_coalesced is what DDP's coalescing calls; torch warns on each use.
+warnings.filterwarnings("ignore", message="torch.distributed.all_reduce_coalesced will be deprecated")
+
+DTYPES = [torch.float32, torch.float16, torch.bfloat16, torch.int32,
+          torch.float64, torch.int64]
+OPS = {
+    "SUM": dist.ReduceOp.SUM, "AVG": dist.ReduceOp.AVG,
+    "PRODUCT": dist.ReduceOp.PRODUCT, "MIN": dist.ReduceOp.MIN,
+    "MAX": dist.ReduceOp.MAX,
+}
+N = 1003            # elements per rank: not a multiple of any ring's size
+TIMEOUT = 30        # s: init_process_group's, so the communicator's
+DEADLINE = 600      # s: a job's ranks must all have reported by then
+
+
+def values(rank, n, dtype):
+    """Rank @rank's data: +-2(rank+1)k, k = 1..3, exact in every dtype,
+    and so are their sums, averages, products (at most 3^5 * 2^7 on 4
+    ranks) and every partial result on the ring's way."""
+    i = torch.arange(n)
+    sign = torch.where(i % 4 == 3, -1, 1)
+    return (sign * 2 * (rank + 1) * (1 + i % 3)).to(dtype)
+
+
+def reduced(ranks, n, dtype, op):
+    stack = torch.stack([values(r, n, torch.int64) for r in ranks])
+    out = {
+        "SUM": lambda: stack.sum(0),
+        "AVG": lambda: stack.sum(0) // len(ranks),   # exact: see values()
+        "PRODUCT": lambda: stack.prod(0),
+        "MIN": lambda: stack.min(0).values,
+        "MAX": lambda: stack.max(0).values,
+    }[op]()
+    return out.to(dtype)
+
+
+def same(got, want, what):
+    if got.dtype != want.dtype or not torch.equal(got, want):
+        bad = (got.to(torch.float64) != want.to(torch.float64)).nonzero()
+        first = bad[0].item() if len(bad) else 0
+        raise AssertionError(f"{what}: element {first} is {got[first].item()}, "
+                             f"not {want[first].item()} ({len(bad)} differ)")
+
+
+def raises(fn, text):
+    try:
+        fn()
+    except RuntimeError as e:
+        if text not in str(e):
+            raise AssertionError(f"the error does not say {text!r}: {e}")
+        return str(e)
+    raise AssertionError(f"no error (wanted one saying {text!r})")
+
+
+# ---- the checks: each runs on every rank of the job --------------------------
+
+def check_allreduce(rank, world):
+    for dtype in DTYPES:
+        for name, op in OPS.items():
+            t = values(rank, N, dtype)
+            dist.all_reduce(t, op=op)
+            same(t, reduced(range(world), N, dtype, name), f"{dtype} {name}")
+
+
+def check_broadcast(rank, world):
+    for dtype in DTYPES:
+        for root in range(world):
+            t = values(rank, N, dtype) if rank == root else torch.zeros(N, dtype=dtype)
+            dist.broadcast(t, src=root)
+            same(t, values(root, N, dtype), f"{dtype} from {root}")
+
+
+def check_all_gather(rank, world):
+    for dtype in DTYPES:
+        outs = [torch.zeros(N, dtype=dtype) for _ in range(world)]
+        dist.all_gather(outs, values(rank, N, dtype))
+        for r in range(world):
+            same(outs[r], values(r, N, dtype), f"{dtype} part {r}")
+
+
+def check_all_gather_into_tensor(rank, world):
+    for dtype in DTYPES:
+        out = torch.zeros(N * world, dtype=dtype)
+        dist.all_gather_into_tensor(out, values(rank, N, dtype))
+        same(out, torch.cat([values(r, N, dtype) for r in range(world)]), str(dtype))
+
+
+def check_reduce_scatter(rank, world):
+    for dtype in DTYPES:
+        for name, op in OPS.items():
+            out = torch.zeros(N, dtype=dtype)
+            dist.reduce_scatter(out, list(values(rank, N * world, dtype).chunk(world)), op=op)
+            want = reduced(range(world), N * world, dtype, name)[rank * N:(rank + 1) * N]
+            same(out, want, f"{dtype} {name}")
+
+
+def check_reduce_scatter_tensor(rank, world):
+    for dtype in DTYPES:
+        for name, op in OPS.items():
+            out = torch.zeros(N, dtype=dtype)
+            dist.reduce_scatter_tensor(out, values(rank, N * world, dtype), op=op)
+            want = reduced(range(world), N * world, dtype, name)[rank * N:(rank + 1) * N]
+            same(out, want, f"{dtype} {name}")
+
+
+def check_allreduce_coalesced(rank, world):
+    ts = [values(rank, 5, torch.float32), values(rank + 7, 11, torch.float32)]
+    dist.all_reduce_coalesced(ts)
+    same(ts[0], reduced(range(world), 5, torch.float32, "SUM"), "first")
+    want = reduced([r + 7 for r in range(world)], 11, torch.float32, "SUM")
+    same(ts[1], want, "second")
+
+
+def check_future(rank, world):
+    """An async allreduce's Future, as DDP's comm hooks use it."""
+    t = values(rank, N, torch.float32)
+    work = dist.all_reduce(t, async_op=True)
+    doubled = work.get_future().then(lambda f: f.value()[0] * 2).wait()
+    work.wait()
+    want = reduced(range(world), N, torch.float32, "SUM")
+    same(doubled, want * 2, "the Future's value, doubled")
+    same(t, want, "the tensor")
+
+
+def check_send_recv(rank, world):
+    """Each rank to the next: the even ranks send first, then the odd."""
+    for phase in (0, 1):
+        if rank % 2 == phase:
+            dist.send(values(rank + 10, N, torch.int64), dst=(rank + 1) % world)
+        else:
+            src = (rank - 1) % world
+            t = torch.zeros(N, dtype=torch.int64)
+            dist.recv(t, src=src)
+            same(t, values(src + 10, N, torch.int64), f"from {src}")
+
+
+def check_barrier(rank, world):
+    """No rank leaves before rank 0, 2 s late, has written its file."""
+    path = f"/tmp/torch_nnp_barrier.{world}"
+    if rank == 0:
+        time.sleep(2)
+        open(path, "w").close()
+    dist.barrier()
+    if not os.path.exists(path):
+        raise AssertionError(f"out of the barrier before rank 0 wrote {path}")
+
+
+def check_unsupported(rank, world):
+    """Refused by name on the caller's thread; the group works on."""
+    t = values(rank, N, torch.int32)
+    raises(lambda: dist.all_reduce(t, op=dist.ReduceOp.BAND),
+           "nnp: allreduce: ReduceOp.BAND is not supported")
+    raises(lambda: dist.all_reduce(torch.ones(N, dtype=torch.uint8)),
+           "nnp: allreduce: dtype Byte is not supported")
+    raises(lambda: dist.all_gather_into_tensor(torch.zeros(N, dtype=torch.int16),
+                                               torch.ones(N, dtype=torch.int16)),
+           "nnp: all_gather_into_tensor: dtype Short is not supported")
+    dist.all_reduce(t)
+    same(t, reduced(range(world), N, torch.int32, "SUM"), "the allreduce after them")
+
+
+def check_new_group(rank, world):
+    """Rows of the 4-chip ring, [0, 1] and [2, 3], work side by side."""
+    groups = [dist.new_group([0, 1]), dist.new_group([2, 3])]
+    mine = [0, 1] if rank < 2 else [2, 3]
+    t = values(rank, N, torch.float32)
+    dist.all_reduce(t, group=groups[rank // 2])
+    same(t, reduced(mine, N, torch.float32, "SUM"), f"the sum over {mine}")
+
+
+def check_new_group_no_ring(rank, world):
+    """Chips 0 and 2 have no link: creating [0, 2] fails on both with
+    NO_PATH's reason, the rank short of links (ranks 1 and 3 skip it, or
+    they would wait out torch's store barrier after the creator)."""
+    if rank % 2:
+        return
+    msg = raises(lambda: dist.new_group([0, 2]),
+                 "the chips are not connected by a usable inter-chip link")
+    print(f"TORCHTEST no ring, rank {rank}: {msg}", flush=True)
+    if "rank 0 (chip 0) has an up link to 0 other ranks" not in msg:
+        raise AssertionError(f"the error does not name chip 0's missing link: {msg}")
+
+
+CHECKS = [check_allreduce, check_broadcast, check_all_gather,
+          check_all_gather_into_tensor, check_reduce_scatter,
+          check_reduce_scatter_tensor, check_allreduce_coalesced, check_future,
+          check_send_recv, check_barrier, check_unsupported]
+CHECKS_4 = [check_new_group, check_new_group_no_ring]
+
+
+def first_line(e):
+    return f"{type(e).__name__}: {e}".splitlines()[0]
+
+
+def collectives(rank, world, port, queue):
+    results = []
+    try:
+        dist.init_process_group("nnp", init_method=f"tcp://127.0.0.1:{port}",
+                                rank=rank, world_size=world,
+                                timeout=datetime.timedelta(seconds=TIMEOUT))
+    except Exception as e:  # noqa: BLE001 - every failure is reported
+        traceback.print_exc()
+        queue.put((rank, [("init_process_group", first_line(e))]))
+        return
+    for check in CHECKS + (CHECKS_4 if world == 4 else []):
+        start = time.time()
+        try:
+            check(rank, world)
+            results.append((check.__name__[6:], None))
+        except Exception as e:  # noqa: BLE001
+            results.append((check.__name__[6:], first_line(e)))
+        if rank == 0:
+            print(f"TORCHTEST w={world} {check.__name__[6:]} took {time.time() - start:.1f} s",
+                  flush=True)
+    queue.put((rank, results))
+
+
+def link_down(rank, world, port, queue):
+    """Allreduces until one fails, as the host takes a link down."""
+    dist.init_process_group("nnp", init_method=f"tcp://127.0.0.1:{port}",
+                            rank=rank, world_size=world,
+                            timeout=datetime.timedelta(seconds=TIMEOUT))
+    t = torch.ones(1 << 18)
+    outcome, failed_at = "never failed", None
+    for i in range(2000):
+        try:
+            dist.all_reduce(t)
+        except RuntimeError as e:
+            outcome, failed_at = first_line(e), time.time()
+            break
+        t.fill_(1)
+        if i == 1 and rank == 0:
+            # tests/lib/fault_host.py takes port 0 of chip 1 down.
+            print("LINK nnp1 down 0", flush=True)
+    queue.put((rank, [("link_down", outcome), ("failed_at", failed_at)]))
+
+
+def run_job(fn, world, port, label):
+    """@fn on @world forked ranks; the checks every rank passed, or why not."""
+    ctx = mp.get_context("fork")
+    queue = ctx.SimpleQueue()
+    procs = [ctx.Process(target=fn, args=(r, world, port, queue)) for r in range(world)]
+    for p in procs:
+        p.start()
+    reports = {}
+    end = time.time() + DEADLINE
+    while len(reports) < world and time.time() < end:
+        if queue.empty():
+            time.sleep(0.2)
+            continue
+        rank, results = queue.get()
+        reports[rank] = results
+    for p in procs:
+        p.join(max(1, end - time.time()))
+        if p.is_alive():
+            p.kill()
+    for r in range(world):
+        if r not in reports:
+            print(f"TORCHTEST {label}: FAIL rank {r} did not report within {DEADLINE} s",
+                  flush=True)
+    return reports
+
+
+def main():
+    args = sys.argv[1:]
+    port = 29500
+    for world in [int(a) for a in args if a != "--link-down"]:
+        port += 1
+        reports = run_job(collectives, world, port, f"w={world}")
+        names = [c.__name__[6:] for c in CHECKS + (CHECKS_4 if world == 4 else [])]
+        for name in names:
+            bad = [(r, why) for r in sorted(reports)
+                   for n, why in reports[r] if n == name and why]
+            seen = all(any(n == name for n, _ in reports.get(r, [])) for r in range(world))
+            if bad:
+                r, why = bad[0]
+                print(f"TORCHTEST w={world} {name}: FAIL rank {r}: {why}", flush=True)
+            elif seen:
+                print(f"TORCHTEST w={world} {name}: ok", flush=True)
+    if "--link-down" in args:
+        start = time.time()
+        reports = run_job(link_down, 4, port + 1, "link_down")
+        for r in sorted(reports):
+            print(f"TORCHLINK rank {r}: {reports[r][0][1]}", flush=True)
+        times = [reports[r][1][1] for r in reports if reports[r][1][1]]
+        if len(times) == 4:
+            print(f"TORCHLINK every rank failed within {max(times) - min(times):.1f} s "
+                  "of the first", flush=True)
+        print(f"TORCHLINK {len(reports)} ranks returned in {time.time() - start:.0f} s",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The "nnp" torch.distributed backend (runtimes/torch/, docs/torch.md) in
+# one boot of 4 chips on a ring, run by the host's torch through
+# `nnp-vm --host-root`: tests/vm/torch_collectives.py imports torch once
+# and forks the ranks of a 2-rank job (chips 0 and 1), a 4-rank job and a
+# 4-rank job that loops allreduces while this script takes a link down
+# from the QEMU monitor (tests/lib/fault_host.py, asked by rank 0). Each
+# check is exact on every rank; a rank that does not report within its
+# deadline fails it.
+root=$(cd "$(dirname "$0")/../.." && pwd -P)
+. "$root/tests/lib/tap.sh"
+if [ "${NNP_VM_KERNEL:-stock}" = debug ]; then
+	echo "1..0 # SKIP the debug kernel has no 9p: nnp-vm --host-root refuses it"
+	exit 0
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# What a rank of a ring with a link down may be told (libnnp's status texts).
+reasons='an inter-chip link the collective needs is down \(status 0x13\)'
+reasons+="|a peer chip did not answer in time \\(status 0x14\\)"
+reasons+="|another rank's part of the collective failed \\(status 0x15\\)"
+checks="allreduce broadcast all_gather all_gather_into_tensor reduce_scatter
+	reduce_scatter_tensor allreduce_coalesced future send_recv barrier unsupported"
+tap_plan 35
+
+SECONDS=0
+"$root/tools/nnp-vm" --chips 4 --fabric ring --mem-size 64M --guest-mem 2048 \
+	--timeout 1500 --monitor "$tmp/mon" --host-root \
+	--env PYTHONPATH="$root/build/torch" -- \
+	/usr/bin/python3 "$root/tests/vm/torch_collectives.py" 2 4 --link-down \
+	>"$tmp/out" 2>&1 &
+vm=$!
+python3 "$root/tests/lib/fault_host.py" "$tmp/mon" "$tmp/out" 'ranks returned in' 1500 \
+	>"$tmp/host" 2>&1
+host=$?
+wait $vm
+echo "vm-status=$?" >>"$tmp/out"
+echo "# one boot: ${SECONDS} s; $(grep -a -m1 '^TORCHTEST import' "$tmp/out")"
+grep -a -e 'took' -e '^TORCHLINK' "$tmp/out" | sed 's/^/# /'
+
+tap_context=$tmp/out tap_grep "the VM ran the test to its end (exit 0)" "$tmp/out" '^vm-status=0$'
+for w in 2 4; do
+	for c in $checks; do
+		tap_context=$tmp/out tap_grep "$w ranks: $c exact on every rank" "$tmp/out" \
+			"^TORCHTEST w=$w $c: ok\$"
+	done
+done
+tap_context=$tmp/out tap_grep "4 ranks: new_group [0, 1] and [2, 3] side by side, exact sums" \
+	"$tmp/out" '^TORCHTEST w=4 new_group: ok$'
+tap_context=$tmp/out tap_grep "4 ranks: new_group [0, 2] (no link) fails on ranks 0 and 2 with NO_PATH's reason" \
+	"$tmp/out" '^TORCHTEST w=4 new_group_no_ring: ok$'
+for r in 0 2; do
+	tap_context=$tmp/out tap_grep "new_group [0, 2]: rank $r's error is NO_PATH's, naming chip 0's missing link" "$tmp/out" \
+		"^TORCHTEST no ring, rank $r: nnp: making the communicator failed on device $r \\(rank $((r / 2)) of 2\\): the chips are not connected by a usable inter-chip link: no ring over the 2 ranks: rank 0 \\(chip 0\\) has an up link to 0 other ranks, a ring needs 1\$"
+done
+tap_context=$tmp/host tap_check "the host took link 0 of chip 1 down mid-allreduce" \
+	test "$host $(cat "$tmp/host")" = "0 link nnp1 down 0"
+for r in 0 1 2 3; do
+	tap_context=$tmp/out tap_grep "link down: rank $r's allreduce raised RuntimeError with the device's reason" \
+		"$tmp/out" "^TORCHLINK rank $r: RuntimeError: nnp: allreduce failed on device $r \\(rank $r of 4\\): the device refused a queued command; the stream is stopped: /dev/accel/accel$r: stream command [0-9]+ failed: ($reasons)\$"
+done
+tap_context=$tmp/out tap_grep "link down: a rank at the link saw it down (status 0x13)" "$tmp/out" \
+	'^TORCHLINK rank [0-3]: .*an inter-chip link the collective needs is down \(status 0x13\)$'
+tap_context=$tmp/out tap_grep "link down: all 4 ranks returned, none hung" "$tmp/out" \
+	'^TORCHLINK 4 ranks returned in [0-9]+ s$'
+tap_context=$tmp/out tap_grep "link down: every rank failed within 10 s of the first" "$tmp/out" \
+	'^TORCHLINK every rank failed within [0-9]\.[0-9] s of the first$'
+tap_done
