@@ -3,7 +3,8 @@
 # The Debian packages `make deb` and `make check-deb` need on top of
 # scripts/install-deps.sh: debhelper and dh-dkms to build the packages,
 # dkms to check the module's dkms.conf, lintian, and debootstrap for the
-# clean root the packages are installed into. Idempotent.
+# clean root the packages are installed into. Says what it adds first;
+# idempotent.
 set -euo pipefail
 PKGS=(build-essential debhelper dh-dkms dkms dpkg-dev fakeroot lintian debootstrap pkg-config libdrm-dev)
 
@@ -13,6 +14,7 @@ for p in "${PKGS[@]}"; do
 		grep -q '^install ok installed$' || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
+echo "install-deb-deps: adding what make deb and make check-deb need: ${missing[*]}"
 if [ "$(id -u)" -ne 0 ]; then
 	echo "install-deb-deps: need root to install: ${missing[*]}" >&2
 	exit 1
