@@ -4,6 +4,29 @@
  * copies and fills in every direction, every documented errno, isolation
  * enforced by the device (raw commands that bypass libnnp), a second
  * process locked out, the wait ioctl, and cleanup after kill -9.
+ *
+ * In detail (docs/testing.md has the summary):
+ * copies in all nine directions between device, host and user memory from 1
+ * byte to 256 MiB at odd offsets with guard bytes, fills, events, a host
+ * object of 8 MiB + 3 pages taking its pages in physically contiguous runs
+ * (a run of 512 pages at least, read from `/proc/self/pagemap`; no page
+ * twice; zero when new; copied there and back byte for byte), user memory
+ * on 64 physically scattered pages (no frame beside the previous one's,
+ * from `/proc/self/pagemap`; one sg segment each) registered at an odd
+ * start: copied both ways byte for byte with 100 guard bytes either side
+ * untouched, 256 kB in `VmPin` until freed and 0 after, the same range then
+ * registered again whole and copied with its new bytes; one thread creating
+ * and closing device and host objects while another thread of the same file
+ * maps and writes each (400 rounds): every refused mmap EACCES or EINVAL,
+ * at least one mapping made, and no write ever seen in the object a second
+ * file makes right after each close, 3 x 256 + 7 commands twice over
+ * without a synchronize (lazy CQ_HEAD, a full completion ring; spinning and
+ * with `NNP_SPIN_US=0`) landing in order, every memory and queue ioctl
+ * errno, raw commands breaking each isolation rule, a second process locked
+ * out, wait timeout/wake/EINTR, polled completions taking no interrupt
+ * (`/proc/interrupts` unchanged) and two threads asleep on one completion
+ * both woken, with exactly one interrupt, 40 times (hardware 1.9), revoked
+ * doorbells, kill -9 mid-DMA giving all memory back
  */
 #include <errno.h>
 #include <fcntl.h>

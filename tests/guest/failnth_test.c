@@ -9,6 +9,15 @@
  * closed the device's memory counters are where they were and the kernel
  * log has no new warning. Leaked kernel objects are kmemleak's: the scan
  * guest-init.sh makes after the run fails it.
+ *
+ * In detail (docs/testing.md has the summary):
+ * debug kernel only, skipped elsewhere: for `open()`, every nnp ioctl,
+ * `GEM_CLOSE` and `PRIME_HANDLE_TO_FD`, the n-th allocation of the calling
+ * thread fails (`/proc/thread-self/fail-nth`, failslab and fail_page_alloc
+ * taking every allocation) for n = 1, 2, ... until the call no longer
+ * reaches it: every failure `ENOMEM` (none for the calls documented to
+ * allocate nothing), the same call then working, the device's memory
+ * counters back to where they were, no new kernel warning
  */
 #include <errno.h>
 #include <fcntl.h>

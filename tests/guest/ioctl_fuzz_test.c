@@ -13,6 +13,17 @@
  * counters and a fresh file say afterwards: nothing leaked, and the
  * device still works. NNP_FUZZ_SECONDS (default 10, at most MAX_SECONDS)
  * bounds the run; NNP_FUZZ_SEED makes it repeatable (the seed is printed).
+ *
+ * In detail (docs/testing.md has the summary):
+ * random ioctls, every nnp number and past the last, COMM_TOPOLOGY racing
+ * COMM_DESTROY and COMM_CREATE on shared ids, GEM close, PRIME export and
+ * mmap of every offset handed out, from 3 threads in each of 2 processes
+ * sharing one file for `NNP_FUZZ_SECONDS`, default 10, seed printed and
+ * settable with `NNP_FUZZ_SEED`; a worker still blocked in a call at the
+ * end, such as a random but valid QUEUE_WAIT of years, is woken with
+ * SIGUSR1: no WARN or oops, every object freed, and the device still works:
+ * a fresh file's 1 MiB DMA copies host to device, device to device and
+ * back, and a 1-rank allreduce of it, byte for byte
  */
 #include <errno.h>
 #include <fcntl.h>

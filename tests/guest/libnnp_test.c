@@ -3,6 +3,29 @@
  * libnnp against the real driver: enumeration (from sysfs, as a user who
  * may open no node, and through NNP_VISIBLE_DEVICES), open and the driver
  * version check, info, device memory left, result codes, last errors.
+ *
+ * In detail (docs/testing.md has the summary):
+ * device count as uid 65534, who may open no node: all devices counted and
+ * the open fails with PERMISSION naming the node; `NNP_VISIBLE_DEVICES=1`
+ * and `1,0` renumbering to the real nodes, `0,99` one device, empty none;
+ * `nnp_get_version()`; `nnp_mem_get_info()`: total the VM's size, a 1-byte
+ * object takes a page, a MiB a MiB, host memory none, all back after free;
+ * the last error of `/dev/null`; `NNP_DEBUG=INFO` into
+ * `NNP_DEBUG_FILE=/tmp/nnp-info.%p` from a child: the WARN line of a 2-rank
+ * communicator with no ring, naming rank 0 (chip 0) short of links, and the
+ * INFO lines of a 1-rank one with its ring, node, ports and epoch, and the
+ * topology its allreduces were given (`NNP_ALGO` auto, the ring:
+ * COMM_TOPOLOGY taken by driver and device); a refused copy into read-only
+ * memory in words: "NODE: stream command 1 failed: memory is read-only to
+ * the device (status 0x12)"; `nnp_timestamp_async()` reading the modeled
+ * clock at NNP-T's defaults: two back to back exactly 3000 ns apart (PCIe
+ * latency + overhead), around a 1 MiB device FILL exactly 5852 ns (+ 852 ns
+ * of HBM and the FILL's overhead), 8 bytes past the end and a NULL stream
+ * INVALID_ARGUMENT with the exact message; `nnp_device_get_model()`: a FILL
+ * of 1 MiB adds exactly 1 command, 852 ns of memory busy time and 2852 ns
+ * of clock, a TIMESTAMP 1000 ns of host DMA and 3000 ns of clock, neither
+ * any port's busy time; a NULL device or model INVALID_ARGUMENT with the
+ * exact message
  */
 #include <fcntl.h>
 #include <stdio.h>

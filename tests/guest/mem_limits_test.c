@@ -5,6 +5,19 @@
  * per-file cap; the largest documented sizes; and what survives an unbind:
  * device memory zeroed for the next binding, dma-bufs of the old one no
  * longer mappable, and a key the device kept leaked without a warning.
+ *
+ * In detail (docs/testing.md has the summary):
+ * pinned user memory counted in `VmPin` against `RLIMIT_MEMLOCK` as an
+ * unprivileged user: `ENOMEM` one page past it, the charge given back on
+ * free, close and kill; host objects charged to a memory cgroup with
+ * `ENOMEM` and no OOM kill past its `memory.max`; every largest documented
+ * size and one past it; `EMFILE` at `max_keys_per_file` + 1; after an
+ * unbind with a file open and a rebind, a new 64 MiB device object all
+ * zeros (the freed one was filled with 0x5a), a dma-buf of the old
+ * binding's device memory neither mapped (`ENODEV`) nor imported, and its
+ * old mapping the dummy page (no SIGBUS: a store reads back, and it never
+ * shows the new binding's object written over the same range of BAR2), and
+ * a key the device never gave back leaked with a message and no drm_mm WARN
  */
 #include <errno.h>
 #include <fcntl.h>

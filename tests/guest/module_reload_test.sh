@@ -3,6 +3,11 @@
 # Unload and reload nnp.ko with devices present; busy module refuses rmmod;
 # nnptool reports a missing driver; max_queues limits each device's queues
 # and refuses what is out of range; the kernel log stays clean throughout.
+#
+# In detail (docs/testing.md has the summary):
+# rmmod refused while open, unload/reload twice, `max_queues=0` and `65`
+# refused with no device left, `max_queues=2` giving every device 2 queues
+# in `nnptool info` and a plain reload 64 again, no WARN
 . /usr/libexec/nnp-tests/tap.sh
 n=$NNP_VM_CHIPS
 nodes() { ls /dev/accel 2>/dev/null | grep -c '^accel'; }

@@ -3,6 +3,14 @@
  * DRM_IOCTL_NNP_QUERY against nnp.ko: exact values for every device, every
  * documented errno, sysfs agreeing with the ioctl, and a device unbound
  * under an open file.
+ *
+ * In detail (docs/testing.md has the summary):
+ * kselftest harness: exact values per device, every capability bit (0xf),
+ * `DRM_IOCTL_VERSION` 1.5, `hw_version` 1.9, the ports answer read by
+ * `entry_size` and libnnp's ports equal to it, `QUERY_MODEL`: 168 bytes,
+ * `ENOSPC` a byte short with nothing written, 4 ports and zeros past them,
+ * the clock and its counts never going back, every errno of the query
+ * ioctl, sysfs, heartbeat, unbind under an open file gives ENODEV
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # nnptool in the guest: tables, JSON, errors and exit statuses.
+#
+# In detail (docs/testing.md has the summary):
+# including memtest and bench copy, `info`'s `modeled clock` and `modeled
+# busy` lines with 4 ports, its JSON `model` block, `links`' TX BUSY NS
+# column a number on every port
 . /usr/libexec/nnp-tests/tap.sh
 n=$NNP_VM_CHIPS
 out=/tmp/nnptool.out

@@ -5,6 +5,17 @@
  * reason line for an EINVAL, there with the category on and absent with
  * it off. Runs alone: it expects no other queue or communicator on the
  * device, and sets dbg_mask and the trace events back when it is done.
+ *
+ * In detail (docs/testing.md has the summary):
+ * the driver's debugfs files, exact: `admin_ring` one slot on after one raw
+ * open, `queues` listing exactly the two queues made (depths 16 and 64,
+ * qids 0 and 1) and then the one left, `comms` exactly the one
+ * communicator, both empty after close; tracefs events
+ * `nnp_admin_submit`/`nnp_admin_complete` of CTX_CREATE under one cid with
+ * status 0, `nnp_queue_wait_begin`/`_end` with ETIMEDOUT; `dbg_mask`: with
+ * QUEUE (0x2) on, a QUEUE_CREATE of depth 3 logs its reason line and a bad
+ * BO_CREATE logs nothing, with 0 nothing, with GEM (0x4) the BO_CREATE's
+ * reason
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -5,6 +5,13 @@
  * CQ_HEAD be written lazily), then is stopped as Ctrl-Z would stop it: the
  * device holds the next command back, and the job timeout must not take
  * that for a hung device and reset it under every other user.
+ *
+ * In detail (docs/testing.md has the summary):
+ * as uid 65534: a queue of depth 2 with a completion left unacknowledged
+ * and a second NOP held back, its owner stopped by SIGSTOP for four
+ * `job_timeout_ms` of 300: no reset (count exact), root's queue on the same
+ * device completes meanwhile, and once continued the held NOP is still
+ * unfetched (SQ_HEAD 1) and completes as soon as CQ_HEAD moves
  */
 #include <errno.h>
 #include <signal.h>

@@ -11,6 +11,11 @@
  * plain bind must give a working device. No kernel warning may appear
  * but the interrupt core's own, irq_proc_missing(); what was leaked is
  * kmemleak's, whose scan after the run fails it.
+ *
+ * In detail (docs/testing.md has the summary):
+ * `-t probe_unwinds_in_hwmon`: debug kernel only: device 0 bound with each
+ * allocation under `__hwmon_device_register()` failing in turn: each bind
+ * `ENOMEM` and unbound, or working, and the device working after
  */
 #include <dirent.h>
 #include <errno.h>

@@ -4,6 +4,14 @@
  * create, destroy, wait, reset and mmap on guessed queue ids; a destroyed
  * queue's ring and doorbell mapped again; an old doorbell mapping used on
  * the id's next owner; a private doorbell mapping.
+ *
+ * In detail (docs/testing.md has the summary):
+ * four threads of one file racing QUEUE_CREATE, DESTROY, WAIT, RESET and
+ * mmap on guessed ids for 8 s: every call a documented result, every id
+ * free afterwards, no oops; a destroyed queue's ring and doorbell cannot be
+ * mapped again, EACCES while an old mapping lives and EINVAL after; an old
+ * doorbell mapping faults with SIGBUS instead of ringing the id's next
+ * owner, whose SQ tail stays 0; a private doorbell mapping refused
  */
 #include <errno.h>
 #include <pthread.h>

@@ -5,6 +5,10 @@
 # would. Every nnp accel node, root-only 0600 as the kernel makes it, must
 # end up group render, mode 0660; a node of another driver (/dev/null)
 # must be left as it was.
+#
+# In detail (docs/testing.md has the summary):
+# `udevadm test --action=add` on each accel node with `udev/60-nnp.rules`:
+# root 0600 before, group render 0660 after, `/dev/null` unchanged
 . /usr/libexec/nnp-tests/tap.sh
 n=$NNP_VM_CHIPS
 log=/tmp/udev.log

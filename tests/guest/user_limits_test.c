@@ -5,6 +5,23 @@
  * max_device_mem_per_user percent of device memory (EDQUOT past them),
  * gets them back when it lets go, and cannot lock another user or root
  * out of the device.
+ *
+ * In detail (docs/testing.md has the summary):
+ * as uid 65534 with the limits at 2: the third open, queue over all the
+ * user's files and communicator get EDQUOT and a freed one can be had
+ * again; a user at its limits locks out neither another user nor root;
+ * keys: a user opening 8 files and making objects until refused gets
+ * exactly `max_keys_per_user` 1024 and then EDQUOT, while uid 65533 and
+ * root still make one; at a cap of 4 over two files: EDQUOT for host and
+ * device objects, one more after a `GEM_CLOSE`, none while a closed
+ * handle's object is still mapped and one after `munmap`, two after closing
+ * the file that held two; device memory at `max_device_mem_per_user` 25%: a
+ * share less a page, then 2 pages EDQUOT, 1 page fits exactly and a 1-byte
+ * object is EDQUOT, host objects not counted; uid 65533 gets its own full
+ * share and EDQUOT a page past it, root a share and a page more; the freed
+ * object's bytes and a closed file's come back to the byte; a share held by
+ * a file lost to a sysfs reset stays taken (EDQUOT for a page) until that
+ * file is closed, then the whole share fits
  */
 #include <errno.h>
 #include <fcntl.h>
