@@ -11,8 +11,9 @@
 # ways back out: apt purges the packages (dh-dkms's dkms remove takes nnp.ko
 # out of the kernel's tree); from a copy of this checkout, `make
 # install-dkms` and `dkms add` then `make uninstall-dkms` leave DKMS
-# knowing no nnp, and `make install` then `make uninstall` leave
-# /usr/local as it was. TAP.
+# knowing no nnp, and `make install` then `make uninstall` leave no file
+# in /usr/local that was not there before (the directories install made,
+# such as lib/<multiarch>, stay, as automake's uninstall leaves them). TAP.
 # Usage: check-deb.sh DEBDIR   (needs root)
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -115,11 +116,12 @@ tap_context=$work/uninstall-dkms.log tap_check "make uninstall-dkms: dkms remove
 	"grep -q 'Deleting module nnp-$version completely from the DKMS tree' '$work/uninstall-dkms.log' &&
 	 test -z \"\$(chroot '$root' dkms status)\" &&
 	 test ! -e '$root/usr/src/nnp-$version' -a ! -e '$root/lib/udev/rules.d/60-nnp.rules'"
-(cd "$root/usr/local" && find . | sort) >"$work/local-before"
+(cd "$root/usr/local" && find . ! -type d | sort) >"$work/local-before"
 in_root sh -c "make -C /tmp/src install && make -C /tmp/src uninstall" >"$work/uninstall.log" 2>&1
-(cd "$root/usr/local" && find . | sort) >"$work/local-after"
-tap_context=$work/uninstall.log tap_check "make install, then make uninstall: /usr/local as it was" sh -c \
-	"test -x '$root/tmp/src/build/install/nnptool' && diff -u '$work/local-before' '$work/local-after'"
+(cd "$root/usr/local" && find . ! -type d | sort) >"$work/local-after"
+tap_context=$work/uninstall.log tap_check "make install, then make uninstall: no file left in /usr/local, nor include/nnp or include/libnnp" sh -c \
+	"test -x '$root/tmp/src/build/install/nnptool' && diff -u '$work/local-before' '$work/local-after' &&
+	 test ! -e '$root/usr/local/include/nnp' -a ! -e '$root/usr/local/include/libnnp'"
 
 echo "# check-deb: $((SECONDS - start)) s"
 tap_done
