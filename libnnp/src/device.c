@@ -356,6 +356,31 @@ nnp_result_t nnp_device_get_ports(nnp_device_t *dev, struct nnp_port_info *ports
 	return NNP_SUCCESS;
 }
 
+nnp_result_t nnp_device_get_counters(nnp_device_t *dev,
+				     struct nnp_device_counters *counters)
+{
+	struct drm_nnp_counters c = { 0 };
+	struct drm_nnp_query q = {
+		.query = DRM_NNP_QUERY_COUNTERS, .size = sizeof(c),
+		.data = (uintptr_t)&c,
+	};
+
+	if (!dev || !counters)
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"nnp_device_get_counters: no device or counters");
+	if (drmIoctl(dev->fd, DRM_IOCTL_NNP_QUERY, &q))
+		return nnp_ioctl_failed(dev, "the counters query", errno);
+	*counters = (struct nnp_device_counters){
+		.host_dma_bytes = c.host_dma_bytes,
+		.local_bytes = c.local_bytes,
+		.cmds_completed = c.cmds_completed,
+		.cmds_failed = c.cmds_failed,
+		.mem_used = c.mem_used,
+		.mem_objects = c.mem_objects,
+	};
+	return NNP_SUCCESS;
+}
+
 nnp_result_t nnp_device_get_model(nnp_device_t *dev,
 				  struct nnp_device_model *model)
 {

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """The "nnp" torch.distributed backend on the guest's chips (torch_nnp.sh).
 
-torch_collectives.py WORLD [WORLD...] [--link-down]
+torch_collectives.py WORLD [WORLD...] [--ddp STEPS] [--link-down]
 
 Imports torch once (a minute or more in a TCG guest), then forks one
 process per rank for each job: a WORLD-rank job running every collective,
@@ -11,6 +11,8 @@ while the host takes a link down (rank 0 asks for it with a line "LINK
 nnp1 down 0", which tests/lib/fault_host.py acts on). Prints one line per check, "TORCHTEST
 w=WORLD NAME: ok" when every rank passed it, else "... FAIL rank R: WHY";
 a rank that has not reported within the deadline is a FAIL too.
+With --ddp, before the link goes down, 4 ranks train with DDP for STEPS
+steps on "nnp" and then on "gloo" (tests/vm/torch_ddp.py).
 """
 import datetime
 import os
@@ -292,8 +294,9 @@ def run_job(fn, world, port, label):
 
 def main():
     args = sys.argv[1:]
+    ddp_steps = int(args.pop(args.index("--ddp") + 1)) if "--ddp" in args else 0
     port = 29500
-    for world in [int(a) for a in args if a != "--link-down"]:
+    for world in [int(a) for a in args if a not in ("--link-down", "--ddp")]:
         port += 1
         reports = run_job(collectives, world, port, f"w={world}")
         names = [c.__name__[6:] for c in CHECKS + (CHECKS_4 if world == 4 else [])]
@@ -306,6 +309,11 @@ def main():
                 print(f"TORCHTEST w={world} {name}: FAIL rank {r}: {why}", flush=True)
             elif seen:
                 print(f"TORCHTEST w={world} {name}: ok", flush=True)
+    if ddp_steps:
+        import torch_ddp  # noqa: E402  (torch is imported already)
+
+        torch_ddp.job(4, "nnp", port + 2, ddp_steps)
+        torch_ddp.job(4, "gloo", port + 3, ddp_steps)
     if "--link-down" in args:
         start = time.time()
         reports = run_job(link_down, 4, port + 1, "link_down")

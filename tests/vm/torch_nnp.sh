@@ -8,6 +8,15 @@
 # from the QEMU monitor (tests/lib/fault_host.py, asked by rank 0). Each
 # check is exact on every rank; a rank that does not report within its
 # deadline fails it.
+# Before the link goes down, DistributedDataParallel training
+# (examples/ddp_fashion_mnist/train.py, tests/vm/torch_ddp.py) on 4 ranks
+# for 20 steps, on nnp and then on gloo: the loss falls; every rank sees
+# the same losses and ends with bit-identical parameters; nnp's losses are
+# gloo's within float rounding (sums added in another order); and from the
+# end of the second step to the end of the last each device moved exactly
+# two copies of every step's collectives over host DMA (the gradient
+# bucket and the loss, staged in once and out once): the reduction ran on
+# the links (tests/vm/torch_ddp_check.py).
 root=$(cd "$(dirname "$0")/../.." && pwd -P)
 . "$root/tests/lib/tap.sh"
 if [ "${NNP_VM_KERNEL:-stock}" = debug ]; then
@@ -22,22 +31,23 @@ reasons+="|a peer chip did not answer in time \\(status 0x14\\)"
 reasons+="|another rank's part of the collective failed \\(status 0x15\\)"
 checks="allreduce broadcast all_gather all_gather_into_tensor reduce_scatter
 	reduce_scatter_tensor allreduce_coalesced future send_recv barrier unsupported"
-tap_plan 35
+ddp_steps=20
+tap_plan 42
 
 SECONDS=0
 "$root/tools/nnp-vm" --chips 4 --fabric ring --mem-size 64M --guest-mem 2048 \
 	--timeout 1500 --monitor "$tmp/mon" --host-root \
 	--env PYTHONPATH="$root/build/torch" -- \
-	/usr/bin/python3 "$root/tests/vm/torch_collectives.py" 2 4 --link-down \
+	/usr/bin/python3 "$root/tests/vm/torch_collectives.py" 2 4 --ddp "$ddp_steps" --link-down \
 	>"$tmp/out" 2>&1 &
 vm=$!
-python3 "$root/tests/lib/fault_host.py" "$tmp/mon" "$tmp/out" 'ranks returned in' 1500 \
+python3 "$root/tests/lib/fault_host.py" "$tmp/mon" "$tmp/out" 'TORCHLINK ' 1500 \
 	>"$tmp/host" 2>&1
 host=$?
 wait $vm
 echo "vm-status=$?" >>"$tmp/out"
 echo "# one boot: ${SECONDS} s; $(grep -a -m1 '^TORCHTEST import' "$tmp/out")"
-grep -a -e 'took' -e '^TORCHLINK' "$tmp/out" | sed 's/^/# /'
+grep -a -e 'took' -e '^TORCHLINK' -e '^DDP .*returned in' "$tmp/out" | sed 's/^/# /'
 
 tap_context=$tmp/out tap_grep "the VM ran the test to its end (exit 0)" "$tmp/out" '^vm-status=0$'
 for w in 2 4; do
@@ -66,4 +76,14 @@ tap_context=$tmp/out tap_grep "link down: all 4 ranks returned, none hung" "$tmp
 	'^TORCHLINK 4 ranks returned in [0-9]+ s$'
 tap_context=$tmp/out tap_grep "link down: every rank failed within 10 s of the first" "$tmp/out" \
 	'^TORCHLINK every rank failed within [0-9]\.[0-9] s of the first$'
+
+/usr/bin/python3 "$root/tests/vm/torch_ddp_check.py" "$tmp/out" "$ddp_steps" >"$tmp/ddp" 2>&1
+for name in "4 ranks reported" "nnp: every rank the same" "gloo: every rank the same" \
+	"nnp: the loss falls" "nnp's losses are gloo's" "nnp: each device's host DMA"; do
+	line=$(grep -F -m1 "$name" "$tmp/ddp" || echo "FAIL $name: no result")
+	echo "$line" >"$tmp/line"
+	tap_context="$tmp/ddp" tap_grep "DDP ${line#* }" "$tmp/line" '^ok '
+done
+tap_context=$tmp/out tap_check "DDP: both jobs' ranks returned, none hung" \
+	test "$(grep -ac '^DDP \(nnp\|gloo\) ranks returned in' "$tmp/out")" = 2
 tap_done

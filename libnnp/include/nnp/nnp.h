@@ -156,6 +156,24 @@ nnp_result_t nnp_device_get_model(nnp_device_t *dev,
 				  struct nnp_device_model *model);
 
 /*
+ * What the device's user queues did since it was last reset, all
+ * processes together: what a runtime reads to see where its bytes went
+ * (a collective on the device adds nothing to host_dma_bytes).
+ */
+struct nnp_device_counters {
+	uint64_t host_dma_bytes;	/* read from or written to host memory */
+	uint64_t local_bytes;		/* copied or filled within device memory */
+	uint64_t cmds_completed;	/* commands that succeeded */
+	uint64_t cmds_failed;		/* commands that failed */
+	uint64_t mem_used;		/* device memory held by objects now */
+	uint64_t mem_objects;		/* memory objects alive now */
+};
+
+/* Read them into @counters. Since 0.6. */
+nnp_result_t nnp_device_get_counters(nnp_device_t *dev,
+				     struct nnp_device_counters *counters);
+
+/*
  * Device resets since the driver bound to it, and the last one's reason:
  * "none", "heartbeat", "job-timeout", "admin", "fw-halted" or "user". A
  * reset loses every context open at the time: every later call through

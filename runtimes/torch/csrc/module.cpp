@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 // torch_nnp._C: what torch_nnp/__init__.py needs to register the backend.
+#include <map>
+#include <string>
+
 #include <pybind11/chrono.h>
+#include <pybind11/stl.h>
 #include <torch/csrc/utils/pybind.h>
 
 #include "process_group.hpp"
@@ -34,4 +38,29 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         return count;
       },
       "The number of nnp devices this process sees (NNP_VISIBLE_DEVICES).");
+  m.def(
+      "device_counters",
+      [](int device) {
+        nnp_device_t* dev = nullptr;
+        nnp_device_counters c{};
+        nnp_result_t r = nnp_device_open(device, &dev);
+        if (r == NNP_SUCCESS) {
+          r = nnp_device_get_counters(dev, &c);
+          nnp_device_close(dev);
+        }
+        TORCH_CHECK(
+            r == NNP_SUCCESS, "nnp: the counters of device ", device, ": ",
+            nnp_strerror(r), ": ", nnp_get_last_error());
+        return std::map<std::string, uint64_t>{
+            {"host_dma_bytes", c.host_dma_bytes},
+            {"local_bytes", c.local_bytes},
+            {"cmds_completed", c.cmds_completed},
+            {"cmds_failed", c.cmds_failed},
+            {"mem_used", c.mem_used},
+            {"mem_objects", c.mem_objects},
+        };
+      },
+      py::arg("device"),
+      "Device @device's counters, every process's work together "
+      "(nnp_device_get_counters).");
 }

@@ -14,6 +14,7 @@ import torch.distributed as dist
 
 from . import _C
 
+device_counters = _C.device_counters
 
 def device_for(rank):
     """The device index of the process whose rank in the default group is @rank."""
