@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nnp ICL socket links: credits (firmware-sim's fw_icl_credit.c says
  * why). Between ends whose hellos both offer NNP_ICL_FEAT_CREDIT, the
@@ -6,8 +7,6 @@
  * CREDIT frame when it next wakes, so a burst of packets taken costs one
  * frame, not one each. A CREDIT from the peer gives our firmware's sender
  * its room back; a peer crediting what it never held is dropped.
- *
- * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
 #include "qemu/osdep.h"

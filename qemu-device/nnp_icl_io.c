@@ -1,11 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nnp ICL socket links, the bottom: frame I/O on a link's connection,
  * every read and write bounded by a deadline. The link's thread
  * (nnp_icl_socket.c) and what it hands frames to, shared memory
  * (nnp_icl_share.c) and credits (nnp_icl_credit.c), build on these and
  * nothing here calls up into them.
- *
- * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
 #include "qemu/osdep.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nnp ICL socket links, inside: a link's state, and its three layers.
  * Calls go down only: the link's thread (nnp_icl_socket.c: connection,
@@ -5,8 +6,6 @@
  * credits (nnp_icl_credit.c), and all three call the frame I/O at the
  * bottom (nnp_icl_io.c), which calls none of them. Not for the device's
  * other files: nnp_icl_socket.h is.
- *
- * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #ifndef HW_NNP_ICL_LINK_H
 #define HW_NNP_ICL_LINK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nnp ICL links that share device memory between two QEMU processes on
  * one host (see nnp_icl_socket.c for the link itself).
@@ -22,8 +23,6 @@
  * connection does, once the firmware has stopped reading it. Sharing
  * gives the authenticated peer read access to all of our device memory,
  * as chips of one process have: a job's chips trust each other that far.
- *
- * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
 #include "qemu/osdep.h"

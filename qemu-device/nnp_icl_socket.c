@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nnp ICL socket links: an inter-chip link between nnp devices in two QEMU
  * processes (multi-chassis), with the semantics of the in-process fabric:
@@ -54,8 +55,6 @@
  * This file is the link's top: it calls shared memory (nnp_icl_share.c)
  * and credits (nnp_icl_credit.c), and all three send and read frames
  * through nnp_icl_io.c, the bottom, which calls none of them back.
- *
- * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
 #include "qemu/osdep.h"

@@ -1,8 +1,7 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nnp ICL socket links: inter-chip links to nnp devices in other QEMU
  * processes.
- *
- * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #ifndef HW_NNP_ICL_SOCKET_H
 #define HW_NNP_ICL_SOCKET_H
