@@ -117,9 +117,9 @@ deps: $(DEPS_STAMP)
 $(KREL_FILE): scripts/fetch-kernel.sh | $(DEPS)
 	bash scripts/fetch-kernel.sh $(SYSROOT)
 
-# Cached under build/debug-kernel/ by the hash of the fragment and the
-# source's version; the script relinks $(DEBUG_SYSROOT) to a cached build
-# when there is one.
+# Cached in the machine's cache (/var/cache/nnp for root: every checkout
+# shares it) by the hash of the fragment and the source's version; the
+# script relinks $(DEBUG_SYSROOT) to a cached build when there is one.
 $(DEBUG_KREL_FILE): scripts/build-debug-kernel.sh scripts/debug-kernel.config \
 		/usr/src/linux-source-6.12.tar.xz | $(DEPS)
 	bash scripts/build-debug-kernel.sh $(DEBUG_SYSROOT)

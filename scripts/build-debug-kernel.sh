@@ -9,9 +9,13 @@
 #   SYSROOT/lib/modules/RELEASE/   drm.ko, e1000.ko, modules.dep
 #   SYSROOT/build                  the build tree: KDIR for nnp.ko
 # Usage: build-debug-kernel.sh SYSROOT
-# SYSROOT becomes a symlink to build/debug-kernel/KEY, KEY being the hash
-# of the fragment and the source package's version: a build whose KEY is
+# SYSROOT becomes a symlink to CACHE/debug-kernel/KEY, KEY being the hash
+# of the fragment's settings and the source package's version: a build whose KEY is
 # already there is reused, and a changed fragment gets a build of its own.
+# CACHE is the machine's, shared by every checkout, so a fresh clone on a
+# machine that built this kernel before takes it in a second instead of a
+# cold build of about 13 minutes: $NNP_CACHE_DIR if set, else
+# /var/cache/nnp for root, else ~/.cache/nnp. Remove it to start afresh.
 set -euo pipefail
 sysroot=$1
 here=$(dirname "$(realpath "$0")")
@@ -20,13 +24,28 @@ tarball=/usr/src/linux-source-6.12.tar.xz
 jobs=${NNP_KERNEL_JOBS:-2}
 
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
-key=$( { cat "$fragment"; echo "linux-source-6.12 $srcver"; } | sha256sum | cut -c1-16)
-cache=$(dirname "$sysroot")/debug-kernel
+# Its settings only: a comment changed in the fragment reuses the build.
+key=$( { grep -E '^(CONFIG_|# CONFIG_)' "$fragment"; echo "linux-source-6.12 $srcver"; } |
+	sha256sum | cut -c1-16)
+if [ -n "${NNP_CACHE_DIR:-}" ]; then
+	cache=$NNP_CACHE_DIR
+elif [ "$(id -u)" = 0 ]; then
+	cache=/var/cache/nnp
+else
+	cache=${XDG_CACHE_HOME:-$HOME/.cache}/nnp
+fi
+cache=$cache/debug-kernel
+mkdir -p "$cache"
+cache=$(realpath "$cache")
 out=$cache/$key
-link() { ln -sfn "debug-kernel/$key" "$sysroot"; }
+link() { ln -sfn "$out" "$sysroot"; }
+# One build of a KEY at a time, whichever checkout asks for it.
+exec 9>"$cache/$key.lock"
+flock 9
 # A cached build: touched, so that make sees it newer than what it was
 # asked to be rebuilt for.
 if [ -f "$out/kernel-release" ]; then
+	echo "build-debug-kernel: the cached build $out"
 	link
 	touch "$out/kernel-release"
 	exit 0
