@@ -150,6 +150,8 @@ QEMU_CONFIGURE_ARGS := --target-list=x86_64-softmmu \
 	--disable-werror --disable-install-blobs --python=/usr/bin/python3 --cc="ccache gcc"
 
 # ninja knows which of our sources changed, so it always gets a say.
+# ccache sees paths relative to the checkout and no working directory, so
+# a fresh clone of the same sources reuses another checkout's objects.
 qemu: $(QEMU_SRC)/.nnp-fetched
 	bash scripts/qemu-add-device.sh $(QEMU_SRC) $(ROOT)
 	@if [ ! -f $(QEMU_BUILD)/build.ninja ] || \
@@ -160,7 +162,8 @@ qemu: $(QEMU_SRC)/.nnp-fetched
 		echo '$(QEMU_CONFIGURE_ARGS)' >nnp-configure-args; \
 	fi
 	@echo "ninja -C $(QEMU_BUILD) qemu-system-x86_64 (log: $(QEMU_BUILD)/ninja.log)"
-	@ninja -C $(QEMU_BUILD) qemu-system-x86_64 >$(QEMU_BUILD)/ninja.log 2>&1 || \
+	@CCACHE_BASEDIR=$(ROOT) CCACHE_NOHASHDIR=1 \
+		ninja -C $(QEMU_BUILD) qemu-system-x86_64 >$(QEMU_BUILD)/ninja.log 2>&1 || \
 		{ tail -n 40 $(QEMU_BUILD)/ninja.log; exit 1; }
 
 # ---- kernel module -----------------------------------------------------------
