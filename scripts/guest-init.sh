@@ -90,7 +90,8 @@ fi
 # nnp-vm --host-root: the host's root, read-only over virtio-9p (mount tag
 # $NNP_VM_HOST_ROOT), at /host with the guest's own /dev (and /dev/shm),
 # /proc and /sys and a /tmp of its own. The command nnp-vm packed chroots
-# there.
+# there. A checkout under the host's /tmp ($NNP_VM_HOST_KEEP) is bound
+# back in at its path, read-only as the rest, over the guest's /tmp.
 mount_host_root() {
 	for m in $(cat /etc/nnp-9p-modules); do
 		insmod "/lib/modules/$m.ko" || return 1
@@ -99,8 +100,15 @@ mount_host_root() {
 		mount -t 9p -o trans=virtio,version=9p2000.L,ro "$NNP_VM_HOST_ROOT" /host &&
 		mount -o rbind /dev /host/dev &&
 		mount -t proc proc /host/proc &&
-		mount -o rbind /sys /host/sys &&
-		mount -t tmpfs -o mode=1777 tmpfs /host/tmp
+		mount -o rbind /sys /host/sys || return 1
+	if [ -n "${NNP_VM_HOST_KEEP:-}" ]; then
+		mkdir -p /kept && mount -o bind "/host$NNP_VM_HOST_KEEP" /kept || return 1
+	fi
+	mount -t tmpfs -o mode=1777 tmpfs /host/tmp || return 1
+	if [ -n "${NNP_VM_HOST_KEEP:-}" ]; then
+		mkdir -p "/host$NNP_VM_HOST_KEEP" &&
+			mount -o bind /kept "/host$NNP_VM_HOST_KEEP" || return 1
+	fi
 }
 if [ -n "${NNP_VM_HOST_ROOT:-}" ] && ! mount_host_root; then
 	dmesg | tail -n 30
