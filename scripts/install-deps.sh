@@ -25,13 +25,7 @@ src_list=${NNP_APT_SOURCES:-/etc/apt/sources.list.d/nnp-backports.sources}
 dry_run=0
 [ "${1:-}" = --dry-run ] && dry_run=1
 
-missing() {
-	local p
-	for p in "$@"; do
-		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
-			grep -q '^install ok installed$' || echo "$p"
-	done
-}
+. "$(dirname "$0")/lib/apt.sh"
 
 mapfile -t want < <(missing "${PKGS[@]}")
 mapfile -t want_bp < <(missing "${BACKPORTS_PKGS[@]}")

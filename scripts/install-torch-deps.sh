@@ -9,18 +9,9 @@
 set -euo pipefail
 PKGS=(python3-torch libtorch-dev pybind11-dev python3-setuptools g++)
 
-missing=()
-for p in "${PKGS[@]}"; do
-	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
-		grep -q '^install ok installed$' || missing+=("$p")
-done
+. "$(dirname "$0")/lib/apt.sh"
+mapfile -t missing < <(missing "${PKGS[@]}")
 [ ${#missing[@]} -eq 0 ] && exit 0
 echo "install-torch-deps: installing ${missing[*]} for the torch backend" \
 	"(on a machine without torch: about 324 MiB to download, 1.36 GiB installed)"
-if [ "$(id -u)" -ne 0 ]; then
-	echo "install-torch-deps: need root to install: ${missing[*]}" >&2
-	exit 1
-fi
-export DEBIAN_FRONTEND=noninteractive
-apt-get install -y -q --no-install-recommends "${missing[@]}" ||
-	{ apt-get update -q && apt-get install -y -q --no-install-recommends "${missing[@]}"; }
+apt_add install-torch-deps "${missing[@]}"
