@@ -353,8 +353,8 @@ $(MNIST_STAMP): scripts/mnist-subset.sh | $(DEPS)
 # `make torch` builds the torch_nnp package into build/torch (PYTHONPATH=build/torch
 # then `import torch_nnp` registers the "nnp" backend). Its own goal, not part
 # of `all`: it needs Debian's torch, 1.36 GiB that scripts/install-torch-deps.sh
-# installs (saying so first) for `make check` only, the goal that runs it;
-# `make torch` alone builds with what the machine has.
+# installs (saying so first) for `make check` and `make bench`, the goals
+# that run it; `make torch` alone builds with what the machine has.
 TORCH_DEPS_STAMP := $(BUILD)/.torch-deps-installed
 TORCH_DEPS := $(if $(DEPS),$(TORCH_DEPS_STAMP))
 TORCH_OUT := $(BUILD)/torch
@@ -517,7 +517,8 @@ stress: all
 
 # ---- benchmarks: not tests, not part of check -----------------------------
 # One run of tests/bench/run.sh: the host's roofline, memcpy and Open MPI
-# natively, then the devices in one VM per ring size; tables on stdout,
+# natively, then the devices in one VM per ring size, then torch's backends
+# nnp and gloo in one VM; tables on stdout,
 # $(BENCH)/results.json and $(BENCH)/busbw.png. Only the plot needs a
 # package more than the build: gnuplot, installed here, not for everyone.
 BENCH := $(BUILD)/bench
@@ -535,7 +536,7 @@ $(BENCH)/mpi_coll: tests/bench/mpi_coll.c | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS_COMMON) -o $@ $<
 
-bench: all $(BENCH_DEPS_STAMP) $(BENCH)/host_bw $(BENCH)/mpi_coll
+bench: all torch $(BENCH_DEPS_STAMP) $(BENCH)/host_bw $(BENCH)/mpi_coll
 	bash tests/bench/run.sh
 
 # ---- Debian packages -------------------------------------------------------

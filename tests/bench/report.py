@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """The report of `make bench`: reads the raw outputs tests/bench/run.sh
 left in OUT/raw, prints a table per ring size with the device's busbw
-next to Open MPI's and the roofline, and their ratios, for every size;
+next to Open MPI's and the roofline, and their ratios, for every size,
+and torch's all_reduce on "nnp" against "gloo" (report_torch.py);
 writes OUT/results.json (every number, the date, the host, the commit)
 OUT/busbw.png (gnuplot) and OUT/summary.md (the table of docs/testing.md's recorded run).
 Exits 1 if any result was wrong.
@@ -19,6 +20,8 @@ import json
 import os
 import subprocess
 import sys
+
+import report_torch
 
 COLLS = ["allreduce", "broadcast", "allgather", "reduce_scatter"]
 
@@ -145,6 +148,8 @@ def load(out):
                     "guest_memcpy_gbps": r["memcpy_gbps"],
                     "host_memcpy_gbps": memcpy.get(r["size"])} for r in copy_rows or []]
     res["host_memcpy_gbps"] = {str(k): v for k, v in sorted(memcpy.items())}
+    res["torch"] = report_torch.load(
+        raw, lambda n: res["n"].get(str(n), {}).get("device", {}).get("allreduce", {}))
     return res
 
 
@@ -267,6 +272,8 @@ def print_tables(res):
     print("P3 %s: copies/memcpy from 4M, lowest %s (want >= 0.80x)" % (
         "met" if t["met"]["P3"] else "NOT met",
         fmt(t["P3_min_copy_over_memcpy_from_4M"], "%.2fx")))
+    if res["torch"]:
+        report_torch.print_tables(res["torch"], human)
 
 
 def summary(res):
@@ -356,7 +363,8 @@ def main():
     out = sys.argv[1]
     res = load(out)
     res["targets"] = targets(res)
-    bad = wrong_results(res)
+    res["targets"]["torch"] = report_torch.targets(res["torch"])
+    bad = wrong_results(res) + report_torch.wrong(res["torch"])
     res["wrong"] = bad
     with open(os.path.join(out, "results.json"), "w") as fh:
         json.dump(as_json(res), fh, indent=1)

@@ -8,6 +8,9 @@
 #   - the devices, in one VM of N chips on a ring per N: nnptool bench
 #     allreduce, broadcast, allgather and reduce_scatter, and (in the first
 #     VM) nnptool bench copy;
+#   - torch.distributed's all_reduce on "nnp" against "gloo", 64 KiB up,
+#     and a DDP training step on each, in one VM of $NNP_BENCH_TORCH_CHIPS
+#     (default 4) chips (tests/bench/torch_bench.py);
 #   - the host's context switches per 8-byte allreduce on N chips
 #     (tests/bench/ctxsw.sh: perf stat over two VMs);
 # for N in $NNP_BENCH_CHIPS (default "2 4 8"), sizes 16 B to $NNP_BENCH_MAX
@@ -28,6 +31,8 @@ colls="allreduce broadcast allgather reduce_scatter"
 # 8-byte latency over many more.
 sweep="--min 16 --max $max_bytes --step 4 --iters 10 --bytes $((64 << 20)) --trials 3"
 lat_iters=500
+torch_chips=${NNP_BENCH_TORCH_CHIPS:-4}
+ddp_steps=12
 mem=$(((max_bytes < 4 << 20 ? 4 << 20 : max_bytes) * 4 >> 20))M
 
 rm -rf "$raw"
@@ -72,6 +77,18 @@ for n in $chips; do
 		exit 1
 	fi
 done
+# torch.distributed on both backends, the host's torch through --host-root
+# (importing it in the guest takes a minute or two; the ranks fork from one
+# import): all_reduce from 64 KiB, and the example's DDP training steps.
+stamp "torch.distributed on nnp and on gloo, $torch_chips chips (one VM)"
+if ! "$root/tools/nnp-vm" --chips "$torch_chips" --fabric ring --mem-size "$mem" \
+	--guest-mem $((2048 + 3 * torch_chips * max_bytes / 1048576)) --host-root \
+	--env PYTHONPATH="$root/build/torch" -- /usr/bin/python3 "$root/tests/bench/torch_bench.py" \
+	"$torch_chips" $((64 << 10)) "$max_bytes" "$ddp_steps" >"$raw/torch-$torch_chips.txt" 2>&1; then
+	cat "$raw/torch-$torch_chips.txt" >&2
+	echo "bench: the torch VM failed" >&2
+	exit 1
+fi
 for n in $chips; do
 	stamp "QEMU's context switches per 8-byte allreduce, $n chips"
 	bash "$root/tests/bench/ctxsw.sh" "$n" >"$raw/ctxsw-$n.txt"

@@ -24,8 +24,10 @@ import warnings
 T0 = time.time()
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
-import torch.multiprocessing as mp  # noqa: E402
 import torch_nnp  # noqa: E402,F401
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from torch_ranks import first_line, fork_ranks  # noqa: E402
 
 print(f"TORCHTEST import torch, torch_nnp: {time.time() - T0:.0f} s", flush=True)
 torch.set_num_threads(1)
@@ -219,20 +221,15 @@ CHECKS = [check_allreduce, check_broadcast, check_all_gather,
 CHECKS_4 = [check_new_group, check_new_group_no_ring]
 
 
-def first_line(e):
-    return f"{type(e).__name__}: {e}".splitlines()[0]
-
-
-def collectives(rank, world, port, queue):
-    results = []
+def collectives(rank, world, port):
     try:
         dist.init_process_group("nnp", init_method=f"tcp://127.0.0.1:{port}",
                                 rank=rank, world_size=world,
                                 timeout=datetime.timedelta(seconds=TIMEOUT))
     except Exception as e:  # noqa: BLE001 - every failure is reported
         traceback.print_exc()
-        queue.put((rank, [("init_process_group", first_line(e))]))
-        return
+        return [("init_process_group", first_line(e))]
+    results = []
     for check in CHECKS + (CHECKS_4 if world == 4 else []):
         start = time.time()
         try:
@@ -243,10 +240,10 @@ def collectives(rank, world, port, queue):
         if rank == 0:
             print(f"TORCHTEST w={world} {check.__name__[6:]} took {time.time() - start:.1f} s",
                   flush=True)
-    queue.put((rank, results))
+    return results
 
 
-def link_down(rank, world, port, queue):
+def link_down(rank, world, port):
     """Allreduces until one fails, as the host takes a link down."""
     dist.init_process_group("nnp", init_method=f"tcp://127.0.0.1:{port}",
                             rank=rank, world_size=world,
@@ -263,28 +260,14 @@ def link_down(rank, world, port, queue):
         if i == 1 and rank == 0:
             # tests/lib/fault_host.py takes port 0 of chip 1 down.
             print("LINK nnp1 down 0", flush=True)
-    queue.put((rank, [("link_down", outcome), ("failed_at", failed_at)]))
+    return [("link_down", outcome), ("failed_at", failed_at)]
 
 
 def run_job(fn, world, port, label):
-    """@fn on @world forked ranks; the checks every rank passed, or why not."""
-    ctx = mp.get_context("fork")
-    queue = ctx.SimpleQueue()
-    procs = [ctx.Process(target=fn, args=(r, world, port, queue)) for r in range(world)]
-    for p in procs:
-        p.start()
+    """@fn on @world forked ranks: each rank's list of (check, why or None)."""
     reports = {}
-    end = time.time() + DEADLINE
-    while len(reports) < world and time.time() < end:
-        if queue.empty():
-            time.sleep(0.2)
-            continue
-        rank, results = queue.get()
-        reports[rank] = results
-    for p in procs:
-        p.join(max(1, end - time.time()))
-        if p.is_alive():
-            p.kill()
+    for r, (ok, value) in fork_ranks(fn, world, (port,), DEADLINE).items():
+        reports[r] = value if ok else [(fn.__name__, value), ("failed_at", None)]
     for r in range(world):
         if r not in reports:
             print(f"TORCHTEST {label}: FAIL rank {r} did not report within {DEADLINE} s",

@@ -20,18 +20,19 @@ import time
 
 T0 = time.time()
 import torch  # noqa: E402
-import torch.multiprocessing as mp  # noqa: E402
 import torch_nnp  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "examples", "ddp_fashion_mnist"))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 import train  # noqa: E402
+from torch_ranks import fork_ranks  # noqa: E402
 
 print(f"DDP import torch, torch_nnp: {time.time() - T0:.0f} s", flush=True)
 DEADLINE_S = 900
 
 
-def rank_main(rank, world, backend, port, steps, queue):
+def rank_main(rank, world, backend, port, steps):
     os.environ.update(RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(world),
                       MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     dma = {}
@@ -43,39 +44,20 @@ def rank_main(rank, world, backend, port, steps, queue):
         if backend == "nnp" and step in (1, steps - 1):
             dma[step] = torch_nnp.device_counters(rank)["host_dma_bytes"]
 
-    try:
-        result = train.train(train.parse(["--backend", backend, "--steps", str(steps),
-                                          "--images", "4096"]), after_step)
-        if dma:
-            result["steps_host_dma_bytes"] = dma[steps - 1] - dma[1]
-        queue.put((rank, json.dumps(result)))
-    except Exception as e:  # reported, never hung on
-        queue.put((rank, f"FAIL {type(e).__name__}: {e}"))
+    result = train.train(train.parse(["--backend", backend, "--steps", str(steps),
+                                      "--images", "4096"]), after_step)
+    if dma:
+        result["steps_host_dma_bytes"] = dma[steps - 1] - dma[1]
+    return json.dumps(result)
 
 
 def job(world, backend, port, steps):
-    ctx = mp.get_context("fork")
-    queue = ctx.Queue()
-    procs = [ctx.Process(target=rank_main, args=(r, world, backend, port, steps, queue))
-             for r in range(world)]
     t0 = time.time()
-    for p in procs:
-        p.start()
-    seen = {}
-    while len(seen) < world and time.time() - t0 < DEADLINE_S:
-        try:
-            rank, line = queue.get(timeout=5)
-        except Exception:
-            continue
-        seen[rank] = line
+    reports = fork_ranks(rank_main, world, (backend, port, steps), DEADLINE_S)
     for r in range(world):
-        line = seen.get(r, "FAIL no report within the deadline")
-        print(f"DDP {backend} {line}" if line.startswith("{") else
-              f"DDP {backend} rank {r}: {line}", flush=True)
-    for p in procs:
-        p.join(timeout=10)
-        if p.is_alive():
-            p.kill()
+        ok, line = reports.get(r, (False, "no report within the deadline"))
+        print(f"DDP {backend} {line}" if ok else f"DDP {backend} rank {r}: FAIL {line}",
+              flush=True)
     print(f"DDP {backend} ranks returned in {time.time() - t0:.0f} s", flush=True)
 
 

@@ -17,6 +17,8 @@
 # two copies of every step's collectives over host DMA (the gradient
 # bucket and the loss, staged in once and out once): the reduction ran on
 # the links (tests/vm/torch_ddp_check.py).
+# Last, the example launched as users launch it, `mpirun -np 2 train.py`,
+# each rank importing torch itself.
 root=$(cd "$(dirname "$0")/../.." && pwd -P)
 . "$root/tests/lib/tap.sh"
 if [ "${NNP_VM_KERNEL:-stock}" = debug ]; then
@@ -32,14 +34,19 @@ reasons+="|another rank's part of the collective failed \\(status 0x15\\)"
 checks="allreduce broadcast all_gather all_gather_into_tensor reduce_scatter
 	reduce_scatter_tensor allreduce_coalesced future send_recv barrier unsupported"
 ddp_steps=20
-tap_plan 42
+mpi_steps=4
+tap_plan 45
 
 SECONDS=0
 "$root/tools/nnp-vm" --chips 4 --fabric ring --mem-size 64M --guest-mem 2048 \
 	--timeout 1500 --monitor "$tmp/mon" --host-root \
-	--env PYTHONPATH="$root/build/torch" -- \
-	/usr/bin/python3 "$root/tests/vm/torch_collectives.py" 2 4 --ddp "$ddp_steps" --link-down \
-	>"$tmp/out" 2>&1 &
+	--env PYTHONPATH="$root/build/torch" --env OMPI_ALLOW_RUN_AS_ROOT=1 \
+	--env OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 -- sh -c "
+	/usr/bin/python3 $root/tests/vm/torch_collectives.py 2 4 --ddp $ddp_steps --link-down
+	echo collectives-status=\$?
+	NNP_VISIBLE_DEVICES=2,3 mpirun -np 2 --oversubscribe --tag-output /usr/bin/python3 \
+		$root/examples/ddp_fashion_mnist/train.py --backend nnp --steps $mpi_steps --images 512
+	echo mpirun-status=\$?" >"$tmp/out" 2>&1 &
 vm=$!
 python3 "$root/tests/lib/fault_host.py" "$tmp/mon" "$tmp/out" 'TORCHLINK ' 1500 \
 	>"$tmp/host" 2>&1 &
@@ -56,6 +63,7 @@ echo "# one boot: ${SECONDS} s; $(grep -a -m1 '^TORCHTEST import' "$tmp/out")"
 grep -a -e 'took' -e '^TORCHLINK' -e '^DDP .*returned in' "$tmp/out" | sed 's/^/# /'
 
 tap_context=$tmp/out tap_grep "the VM ran the test to its end (exit 0)" "$tmp/out" '^vm-status=0$'
+tap_context=$tmp/out tap_grep "torch_collectives.py exited 0" "$tmp/out" '^collectives-status=0$'
 for w in 2 4; do
 	for c in $checks; do
 		tap_context=$tmp/out tap_grep "$w ranks: $c exact on every rank" "$tmp/out" \
@@ -92,4 +100,16 @@ for name in "4 ranks reported" "nnp: every rank the same" "gloo: every rank the 
 done
 tap_context=$tmp/out tap_check "DDP: both jobs' ranks returned, none hung" \
 	test "$(grep -ac '^DDP \(nnp\|gloo\) ranks returned in' "$tmp/out")" = 2
+# mpirun's ranks, on chips 2 and 3 (NNP_VISIBLE_DEVICES: the link-down job
+# left a link of chip 1 down): train.py maps Open MPI's variables to
+# env:// and LOCAL_RANK to the device; both ranks end with the same model.
+grep -a '^\[1,[01]\]<stdout>:{"rank"' "$tmp/out" | sed 's/^[^:]*://' >"$tmp/mpi"
+tap_context=$tmp/out tap_grep "mpirun -np 2 train.py --backend nnp exited 0" "$tmp/out" '^mpirun-status=0$'
+tap_context=$tmp/out tap_check "mpirun: ranks 0 and 1 of 2 each trained $mpi_steps steps, the same losses and parameters" \
+	/usr/bin/python3 -c '
+import json, sys
+r = sorted((json.loads(l) for l in open(sys.argv[1])), key=lambda r: r["rank"])
+assert [x["rank"] for x in r] == [0, 1], r
+assert len(r[0]["losses"]) == int(sys.argv[2]) and r[0]["losses"] == r[1]["losses"], r
+assert r[0]["params"] == r[1]["params"], r' "$tmp/mpi" "$mpi_steps"
 tap_done
