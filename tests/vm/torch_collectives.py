@@ -6,7 +6,8 @@ torch_collectives.py WORLD [WORLD...] [--ddp STEPS] [--link-down]
 
 Imports torch once (a minute or more in a TCG guest), then forks one
 process per rank for each job: a WORLD-rank job running every collective,
-dtype and op, and with --link-down a 4-rank job that loops allreduces
+dtype and op (a 2-rank job with NNP_TORCH_BOUNCE_MAX=0, so the tensors
+are registered with the device rather than bounced), and with --link-down a 4-rank job that loops allreduces
 while the host takes a link down (rank 0 asks for it with a line "LINK
 nnp1 down 0", which tests/lib/fault_host.py acts on). Prints one line per check, "TORCHTEST
 w=WORLD NAME: ok" when every rank passed it, else "... FAIL rank R: WHY";
@@ -281,7 +282,12 @@ def main():
     port = 29500
     for world in [int(a) for a in args if a not in ("--link-down", "--ddp")]:
         port += 1
+        # The 2-rank job registers every tensor with the device; the others
+        # copy tensors of up to 1 MiB through the bounce buffer (docs/torch.md).
+        if world == 2:
+            os.environ["NNP_TORCH_BOUNCE_MAX"] = "0"
         reports = run_job(collectives, world, port, f"w={world}")
+        os.environ.pop("NNP_TORCH_BOUNCE_MAX", None)
         names = [c.__name__[6:] for c in CHECKS + (CHECKS_4 if world == 4 else [])]
         for name in names:
             bad = [(r, why) for r in sorted(reports)

@@ -4,6 +4,7 @@
 #include "process_group.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -12,6 +13,12 @@ namespace nnp_torch {
 namespace {
 
 const char* const kIdKey = "nnp_unique_id";
+// The bounce buffer (Staging): its size, the alignment of each tensor's
+// place in it, and the largest tensor that bounces unless
+// NNP_TORCH_BOUNCE_MAX says otherwise (measured: docs/torch.md, Staging).
+constexpr size_t kBounceBytes = 4 << 20;
+constexpr size_t kBounceAlign = 64;
+constexpr size_t kBounceMaxDefault = 1 << 20;
 
 // The libnnp type of @t, which must be a dense CPU tensor that nnp can
 // carry; any other is refused by name rather than moved by the host.
@@ -117,6 +124,22 @@ nnp_unique_id_t exchangeId(c10d::Store& store, int rank, nnp_unique_id_t id) {
   return id;
 }
 
+// The largest tensor that bounces: NNP_TORCH_BOUNCE_MAX bytes (0: none
+// does, every tensor is registered), at most the bounce buffer's size.
+size_t bounceMax() {
+  const char* e = std::getenv("NNP_TORCH_BOUNCE_MAX");
+  char* end;
+  unsigned long long v;
+
+  if (!e || !*e)
+    return kBounceMaxDefault;
+  v = std::strtoull(e, &end, 10);
+  TORCH_CHECK(
+      !*end && v <= kBounceBytes, "nnp: NNP_TORCH_BOUNCE_MAX=", e,
+      " is not a number of bytes from 0 to ", kBounceBytes);
+  return v;
+}
+
 // libnnp reads its timeouts from the environment when a communicator is
 // made: the rendezvous's (NNP_COMM_TIMEOUT_S) and each wait for a peer
 // (NNP_COLL_TIMEOUT_S). Both become @timeout, in whole seconds rounded up.
@@ -130,9 +153,14 @@ void setTimeouts(std::chrono::milliseconds timeout) {
 
 } // namespace
 
-// The host side of one operation: its tensors' memory registered with
-// the device (pinned) for one copy each way between it and the staging
-// buffer; unregistered once the worker has synchronized the stream.
+// The host side of one operation, each tensor's copy between it and the
+// staging buffer in device memory one of two ways. A small tensor goes
+// through the group's bounce buffer: host memory the device can reach,
+// allocated once, a memcpy on this thread away from the tensor. A larger
+// one is registered with the device (pinned) for its copy and unregistered
+// once the worker has synchronized the stream. Registering and
+// unregistering are a round trip to the device each, which costs more than
+// copying a small tensor (docs/torch.md, Staging).
 class ProcessGroupNNP::Staging {
  public:
   explicit Staging(ProcessGroupNNP& pg) : pg_(pg) {}
@@ -148,27 +176,51 @@ class ProcessGroupNNP::Staging {
   void out(const at::Tensor& t, size_t off) {
     copy(t, off, false);
   }
+  // After the job has synchronized: the bounced outputs into their tensors.
+  void finish() {
+    for (const Back& b : back_)
+      std::memcpy(b.tensor.data_ptr(), pg_.bounce_ptr_ + b.off, b.tensor.nbytes());
+  }
 
  private:
+  struct Back {
+    at::Tensor tensor;
+    size_t off;
+  };
+
   void copy(const at::Tensor& t, size_t off, bool in) {
     const size_t len = t.nbytes();
+    const size_t room = (len + kBounceAlign - 1) & ~(kBounceAlign - 1);
     nnp_mem_t* buf = pg_.buffer_.get();
     nnp_mem_t* host;
+    size_t host_off = 0;
 
     if (!len)
       return;
+    if (len <= pg_.bounce_max_ && bounced_ + room <= kBounceBytes) {
+      host = pg_.bounce();
+      host_off = bounced_;
+      bounced_ += room;
+      if (in)
+        std::memcpy(pg_.bounce_ptr_ + host_off, t.data_ptr(), len);
+      else
+        back_.push_back({t, host_off});
+    } else {
+      pg_.check(
+          nnp_mem_register(pg_.dev_.get(), t.data_ptr(), len, 0, &host),
+          "registering a tensor's memory");
+      registered_.push_back(host);
+    }
     pg_.check(
-        nnp_mem_register(pg_.dev_.get(), t.data_ptr(), len, 0, &host),
-        "registering a tensor's memory");
-    registered_.push_back(host);
-    pg_.check(
-        in ? nnp_memcpy_async(pg_.stream_.get(), buf, off, host, 0, len)
-           : nnp_memcpy_async(pg_.stream_.get(), host, 0, buf, off, len),
+        in ? nnp_memcpy_async(pg_.stream_.get(), buf, off, host, host_off, len)
+           : nnp_memcpy_async(pg_.stream_.get(), host, host_off, buf, off, len),
         in ? "the copy to the device" : "the copy from the device");
   }
 
   ProcessGroupNNP& pg_;
   std::vector<nnp_mem_t*> registered_;
+  size_t bounced_ = 0;		// bytes of the bounce buffer this operation uses
+  std::vector<Back> back_;
 };
 
 ProcessGroupNNP::ProcessGroupNNP(
@@ -188,6 +240,7 @@ ProcessGroupNNP::ProcessGroupNNP(
   check(nnp_stream_create(dev, &stream), "creating a stream");
   stream_.reset(stream);
   setTimeouts(timeout);
+  bounce_max_ = bounceMax();
   if (rank == 0)
     check(nnp_get_unique_id(&id), "making the job's unique id");
   id = exchangeId(*store, rank, id);
@@ -227,6 +280,22 @@ void ProcessGroupNNP::synchronize(const char* what) {
   const std::string message = failure(result, what);
   nnp_stream_reset(stream_.get());
   TORCH_CHECK(false, message);
+}
+
+// The bounce buffer, allocated at its first use and kept.
+nnp_mem_t* ProcessGroupNNP::bounce() {
+  if (!bounce_) {
+    nnp_mem_t* mem;
+    void* ptr;
+
+    check(
+        nnp_mem_alloc(dev_.get(), NNP_MEM_HOST, kBounceBytes, 0, &mem),
+        "allocating host memory to bounce small tensors through");
+    bounce_.reset(mem);
+    check(nnp_mem_map(mem, &ptr), "mapping the bounce buffer");
+    bounce_ptr_ = static_cast<char*>(ptr);
+  }
+  return bounce_.get();
 }
 
 nnp_mem_t* ProcessGroupNNP::buffer(size_t bytes) {
@@ -272,6 +341,7 @@ void ProcessGroupNNP::run() {
       Staging staging(*this);
       try {
         job(staging);
+        staging.finish();
       } catch (...) {
         error = std::current_exception();
         // Nothing queued may use the registered memory once it is freed.

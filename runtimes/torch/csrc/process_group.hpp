@@ -98,6 +98,7 @@ class ProcessGroupNNP : public c10d::ProcessGroup {
   void check(nnp_result_t result, const char* what) const;
   void synchronize(const char* what);
   nnp_mem_t* buffer(size_t bytes);
+  nnp_mem_t* bounce();
   void gather(Staging& s, const at::Tensor& input);
   void scatter(Staging& s, nnp_redop_t op, const at::Tensor& output);
 
@@ -108,6 +109,11 @@ class ProcessGroupNNP : public c10d::ProcessGroup {
   // Device memory every operation stages through, grown to the largest
   // one's need; only the worker touches it.
   Handle<nnp_mem_t, nnp_mem_free> buffer_;
+  // Host memory small tensors are copied through (Staging), and its
+  // mapping; tensors of at most bounce_max_ bytes use it.
+  Handle<nnp_mem_t, nnp_mem_free> bounce_;
+  char* bounce_ptr_ = nullptr;
+  size_t bounce_max_ = 0;
 
   std::mutex mutex_;
   std::condition_variable queued_;
