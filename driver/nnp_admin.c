@@ -263,6 +263,12 @@ int nnp_admin_run(struct nnp_device *ndev, u8 opcode, const void *args,
 int nnp_admin_read(struct nnp_device *ndev, u8 opcode, void *out, u32 len,
 		   u32 *result)
 {
+	return nnp_admin_read_args(ndev, opcode, NULL, 0, out, len, result);
+}
+
+int nnp_admin_read_args(struct nnp_device *ndev, u8 opcode, const void *args,
+			size_t args_len, void *out, u32 len, u32 *result)
+{
 	struct device *dev = &ndev->pdev->dev;
 	dma_addr_t dma;
 	void *buf;
@@ -271,7 +277,7 @@ int nnp_admin_read(struct nnp_device *ndev, u8 opcode, void *out, u32 len,
 	buf = dma_alloc_coherent(dev, len, &dma, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	ret = nnp_admin_run(ndev, opcode, NULL, 0, dma, len, result);
+	ret = nnp_admin_run(ndev, opcode, args, args_len, dma, len, result);
 	if (!ret)
 		memcpy(out, buf, len);
 	/* A device that did not answer may still write into @buf: keep it. */

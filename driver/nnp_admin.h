@@ -44,6 +44,9 @@ int nnp_admin_run(struct nnp_device *ndev, u8 opcode, const void *args,
 		  size_t args_len, dma_addr_t addr, u32 len, u32 *result);
 int nnp_admin_read(struct nnp_device *ndev, u8 opcode, void *out, u32 len,
 		   u32 *result);
+/* The same for an opcode with argument words, as nnp_admin_run(). */
+int nnp_admin_read_args(struct nnp_device *ndev, u8 opcode, const void *args,
+			size_t args_len, void *out, u32 len, u32 *result);
 int nnp_admin_get_ports(struct nnp_device *ndev, struct nnp_hw_port_info *info,
 			u32 n);
 void nnp_admin_irq(struct nnp_device *ndev);

@@ -8,6 +8,7 @@
  */
 #include <drm/drm_accel.h>
 #include <drm/drm_drv.h>
+#include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_ioctl.h>
 #include <drm/drm_managed.h>
@@ -213,6 +214,7 @@ static const struct file_operations nnp_fops = {
 	.owner = THIS_MODULE,
 	DRM_ACCEL_FOPS,
 	.mmap = nnp_mmap,
+	.show_fdinfo = drm_show_fdinfo,
 };
 
 /* Memory objects are GEM objects; mmap() goes through their fake offsets. */
@@ -220,6 +222,7 @@ static const struct drm_driver nnp_drm_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_COMPUTE_ACCEL,
 	.open = nnp_open,
 	.postclose = nnp_postclose,
+	.show_fdinfo = nnp_show_fdinfo,
 	.ioctls = nnp_ioctls,
 	.num_ioctls = ARRAY_SIZE(nnp_ioctls),
 	.fops = &nnp_fops,

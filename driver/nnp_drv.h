@@ -120,6 +120,8 @@ struct nnp_file {
 	DECLARE_BITMAP(comms, NNP_HW_MAX_COMMS);
 	/* ndev->resets when the context was made: any other value, lost. */
 	int resets;
+	/* The engine times fdinfo showed last (nnp_fdinfo.c), by NNP_HW_ENGINE_*. */
+	atomic64_t busy_ns[NNP_HW_ENGINES];
 };
 
 /* A reset took the file's context: every call fails with -ECANCELED. */
@@ -157,6 +159,9 @@ void nnp_debugfs_init(struct nnp_device *ndev);
 
 /* nnp_drv.c */
 void nnp_file_put(struct nnp_file *nf);
+
+/* nnp_fdinfo.c */
+void nnp_show_fdinfo(struct drm_printer *p, struct drm_file *file);
 
 /* nnp_fw.c */
 int nnp_fw_boot(struct nnp_device *ndev);

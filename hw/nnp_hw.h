@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nnp hardware interface, version 1.9.
+ * nnp hardware interface, version 1.10.
  *
  * The one definition of what the device looks like from the bus: PCI
  * identity, BAR layout, BAR0 registers, admin queue entries, status codes.
@@ -51,7 +51,7 @@ typedef uint64_t nnp_le64;
 
 /* Interface version: the driver refuses a major it does not know. */
 #define NNP_HW_VERSION_MAJOR		1
-#define NNP_HW_VERSION_MINOR		9
+#define NNP_HW_VERSION_MINOR		10
 #define NNP_HW_VERSION			((NNP_HW_VERSION_MAJOR << 16) | NNP_HW_VERSION_MINOR)
 #define NNP_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
 
@@ -214,6 +214,7 @@ typedef uint64_t nnp_le64;
 #define NNP_ADMIN_COMM_STATUS		0x0d	/* v1.4, args: ctx, comm */
 #define NNP_ADMIN_COMM_TOPOLOGY		0x0e	/* v1.7, args: ctx, comm; see below */
 #define NNP_ADMIN_GET_MODEL		0x0f	/* v1.8, addr/len: struct nnp_hw_model */
+#define NNP_ADMIN_GET_CTX_USAGE		0x10	/* v1.10, args: ctx; struct nnp_hw_ctx_usage */
 
 /*
  * COMM_DESTROY flags (v1.4). ABORT: the communicator's commands in flight
@@ -408,6 +409,22 @@ struct nnp_hw_model {
 	nnp_le64 hbm_busy_ns;		/* device memory: copies, fills, reductions */
 	nnp_le64 pcie_busy_ns;		/* host DMA */
 	nnp_le64 port_tx_busy_ns[NNP_HW_MAX_PORTS];	/* each port's transmit side */
+};
+
+/*
+ * GET_CTX_USAGE data (v1.10): how long each engine was busy with one
+ * context's commands since CTX_CREATE, in modeled ns (the clock of
+ * GET_MODEL): each command counts from its modeled start, after the
+ * per-command overhead, to its modeled end. COPY, FILL and TIMESTAMP run
+ * on the copy engine; collectives, SEND and RECV on the collective engine;
+ * NOP and BARRIER on neither. A reset zeroes every context's.
+ */
+#define NNP_HW_ENGINE_COPY		0
+#define NNP_HW_ENGINE_COLL		1
+#define NNP_HW_ENGINES			2
+
+struct nnp_hw_ctx_usage {
+	nnp_le64 busy_ns[NNP_HW_ENGINES];	/* by NNP_HW_ENGINE_* */
 };
 
 /* GET_PORTS data: one entry per ICL port, NUM_PORTS entries. */

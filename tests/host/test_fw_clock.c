@@ -26,7 +26,11 @@
  * host clock; link bytes exact; every model read through the admin command
  * GET_MODEL (1.8) as the driver reads it too: field for field
  * `nnp_fw_model_get()`'s, a buffer a byte short BUFFER_TOO_SMALL with
- * nothing written, an argument word INVALID_FIELD
+ * nothing written, an argument word INVALID_FIELD; each context's engine
+ * times through GET_CTX_USAGE (1.10): the allreduce's whole modeled time
+ * less the overhead on the collective engine, TIMESTAMP and FILL's on the
+ * copy engine, another context's 0, a context made again starting at 0, an
+ * unknown context NOT_FOUND, a short buffer BUFFER_TOO_SMALL
  */
 #include <math.h>
 #include <setjmp.h>
@@ -157,12 +161,38 @@ static void model_of(struct fw_harness *h, struct nnp_fw_model *m)
 }
 
 /*
+ * Context @ctx's engine times on @h as the driver reads them,
+ * GET_CTX_USAGE (v1.10): busy[NNP_HW_ENGINE_*]; a buffer a byte short
+ * refused with nothing written.
+ */
+static void usage_of(struct fw_harness *h, uint32_t ctx, uint64_t *busy)
+{
+	struct nnp_hw_admin_cmd c = {
+		.opcode = NNP_ADMIN_GET_CTX_USAGE, .addr = H_AQ_DATA,
+		.len = sizeof(struct nnp_hw_ctx_usage), .args = { ctx },
+	};
+	uint32_t result;
+
+	assert_int_equal(sizeof(struct nnp_hw_ctx_usage), 16);
+	c.len--;
+	memset(fw_harness_host_ptr(h, H_AQ_DATA), 0xa5, 16);
+	assert_int_equal(fw_harness_admin(h, c, &result),
+			 NNP_STATUS_BUFFER_TOO_SMALL);
+	assert_int_equal(*(uint8_t *)fw_harness_host_ptr(h, H_AQ_DATA), 0xa5);
+	c.len++;
+	assert_int_equal(fw_harness_admin(h, c, &result), NNP_STATUS_SUCCESS);
+	assert_int_equal(result, 16);
+	memcpy(busy, fw_harness_host_ptr(h, H_AQ_DATA), 16);
+}
+
+/*
  * An in-place float allreduce of @seg bytes a rank on a ring of @n, run
  * by one thread for all or (@naps) a thread a chip, each chip sleeping up
- * to @naps us between its turns; @m gets each chip's modeled clock.
+ * to @naps us between its turns; @m gets each chip's modeled clock, @busy
+ * (if not NULL) its context's engine times.
  */
 static void allreduce(unsigned int n, uint64_t seg, unsigned int naps,
-		      struct nnp_fw_model *m)
+		      struct nnp_fw_model *m, uint64_t (*busy)[NNP_HW_ENGINES])
 {
 	uint64_t count = n * seg / 4;
 	struct nnp_hw_queue_cmd cmd = {
@@ -206,6 +236,8 @@ static void allreduce(unsigned int n, uint64_t seg, unsigned int naps,
 		/* Link bytes exact: 2(n-1) segments out of each chip. */
 		assert_int_equal(k.icl_tx_bytes, 2 * (n - 1) * seg);
 		model_of(chips[c].h, &m[c]);
+		if (busy)
+			usage_of(chips[c].h, CTX, busy[c]);
 	}
 	ring_down(n);
 }
@@ -325,7 +357,7 @@ static void test_alpha_beta_fit(void **state)
 				row[0] = L / n * s;
 				row[1] = 1;
 			}
-			allreduce(n, segs[j], 0, m);
+			allreduce(n, segs[j], 0, m, NULL);
 			for (c = 0; c < n; c++)
 				assert_int_equal(m[c].now_ns, FIT_OVERHEAD_NS +
 						 ring_ns(n, segs[j], FIT_MBPS,
@@ -358,11 +390,12 @@ static void test_defaults_and_busy_times(void **state)
 	const unsigned int n = 4;
 	const uint64_t seg = SEG_MAX, hbm = 1230000, icl = 56000;
 	struct nnp_fw_model m[MAX_CHIPS];
+	uint64_t busy[MAX_CHIPS][NNP_HW_ENGINES];
 	uint64_t want, hbm_busy;
 	unsigned int c;
 
 	(void)state;
-	allreduce(n, seg, 0, m);
+	allreduce(n, seg, 0, m, busy);
 	assert_true(port_bound(seg, icl, 1000 + 3 * CHUNK * 1000 / hbm));
 	want = 2000 + 2 * (n - 1) * wire_ns(seg, icl) + 1000 + CHUNK * 1000 / hbm;
 	hbm_busy = (n - 1) * (seg / CHUNK) *
@@ -377,6 +410,9 @@ static void test_defaults_and_busy_times(void **state)
 		assert_int_equal(m[c].hbm_busy_ns, hbm_busy);
 		assert_int_equal(m[c].pcie_busy_ns, 0);
 		assert_int_equal(m[c].commands, 1);
+		/* From its start, after the overhead, to its end. */
+		assert_int_equal(busy[c][NNP_HW_ENGINE_COLL], want - 2000);
+		assert_int_equal(busy[c][NNP_HW_ENGINE_COPY], 0);
 	}
 }
 
@@ -392,9 +428,9 @@ static void test_host_jitter_changes_nothing(void **state)
 	(void)state;
 	srand(12);
 	for (n = 3; n <= 8; n += 5) {
-		allreduce(n, 256u << 10, 0, calm);
+		allreduce(n, 256u << 10, 0, calm, NULL);
 		for (round = 0; round < 3; round++) {
-			allreduce(n, 256u << 10, 200, shaken);
+			allreduce(n, 256u << 10, 200, shaken, NULL);
 			for (c = 0; c < n; c++)
 				assert_memory_equal(&calm[c], &shaken[c],
 						    sizeof(calm[c]));
@@ -413,9 +449,9 @@ static void test_remote_links_same_times(void **state)
 	unsigned int n = 4, c;
 
 	(void)state;
-	allreduce(n, 256u << 10, 0, local);
+	allreduce(n, 256u << 10, 0, local, NULL);
 	remote = true;
-	allreduce(n, 256u << 10, 0, far);
+	allreduce(n, 256u << 10, 0, far, NULL);
 	remote = false;
 	for (c = 0; c < n; c++)
 		assert_memory_equal(&local[c], &far[c], sizeof(local[c]));
@@ -425,13 +461,13 @@ static void test_remote_links_same_times(void **state)
 /*
  * TIMESTAMP writes the modeled start of its command: the chip's time plus
  * the command overhead, whatever the host clock; a FILL of device memory
- * costs its bytes at the HBM bandwidth.
+ * costs its bytes at the HBM bandwidth, on the copy engine of its context.
  */
 static void test_timestamp_is_modeled(void **state)
 {
 	const uint64_t fill = 1u << 20;
 	struct fw_chip chip = { 0 };
-	uint64_t ts[2];
+	uint64_t ts[2], busy[NNP_HW_ENGINES];
 	uint32_t key;
 
 	(void)state;
@@ -455,6 +491,23 @@ static void test_timestamp_is_modeled(void **state)
 	assert_int_equal(ts[0], 5000);
 	/* 1 MiB at 10^12 B/s: 1048 ns (1048.576, rounded down). */
 	assert_int_equal(ts[1], 5000 + 5000 + 1048 + 5000);
+	/* The copy engine: the FILL's 1048 ns; TIMESTAMP's 8 bytes cost 0. */
+	usage_of(chip.h, CTX, busy);
+	assert_int_equal(busy[NNP_HW_ENGINE_COPY], 1048);
+	assert_int_equal(busy[NNP_HW_ENGINE_COLL], 0);
+	/* Another context has none; one made again starts over. */
+	fw_harness_ctx_create(chip.h, CTX + 1);
+	usage_of(chip.h, CTX + 1, busy);
+	assert_int_equal(busy[NNP_HW_ENGINE_COPY], 0);
+	assert_int_equal(fw_harness_admin(chip.h, (struct nnp_hw_admin_cmd){
+		.opcode = NNP_ADMIN_CTX_DESTROY, .args = { CTX } }, NULL),
+		NNP_STATUS_SUCCESS);
+	assert_int_equal(fw_harness_admin(chip.h, (struct nnp_hw_admin_cmd){
+		.opcode = NNP_ADMIN_GET_CTX_USAGE, .addr = H_AQ_DATA,
+		.len = 16, .args = { CTX } }, NULL), NNP_STATUS_NOT_FOUND);
+	fw_harness_ctx_create(chip.h, CTX);
+	usage_of(chip.h, CTX, busy);
+	assert_int_equal(busy[NNP_HW_ENGINE_COPY], 0);
 	fw_harness_teardown((void **)&chip.h);
 }
 

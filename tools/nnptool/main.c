@@ -17,6 +17,7 @@ static void usage(FILE *f)
 	      "  reset DEV   reset the device now (root only); its open contexts are lost\n"
 	      "  links       inter-chip link ports of every device: state, peer, counters\n"
 	      "  topo        device-by-device matrix of links and hops\n"
+	      "  ps          processes using the devices: memory and engine time each\n"
 	      "  watch [-l SEC] [-c COUNT]\n"
 	      "              memory, busy time, link GB/s, temperature and power, every\n"
 	      "              SEC seconds (default 1), COUNT times (default: until killed)\n"
@@ -68,6 +69,8 @@ static int run(struct nnptool_opts *o, int argc, char **argv)
 		return cmd_metrics(o, argc, argv);
 	if (!strcmp(cmd, "cdi"))
 		return cmd_cdi(o, argc, argv);
+	if (!strcmp(cmd, "ps"))
+		return cmd_ps(o, argc, argv);
 	if (!strcmp(cmd, "memtest"))
 		return cmd_memtest(o, argc, argv);
 	if (!strcmp(cmd, "bench"))

@@ -52,6 +52,7 @@ int cmd_topo(struct nnptool_opts *o, int argc, char **argv);
 int cmd_metrics(struct nnptool_opts *o, int argc, char **argv);
 int cmd_watch(struct nnptool_opts *o, int argc, char **argv);
 int cmd_cdi(struct nnptool_opts *o, int argc, char **argv);
+int cmd_ps(struct nnptool_opts *o, int argc, char **argv);
 
 /* One command's command line, for nnptool_getopt. */
 struct nnptool_cmd {

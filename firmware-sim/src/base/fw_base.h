@@ -121,6 +121,7 @@ struct nnp_fw_op {
 	atomic_uint returned;
 	uint32_t returned_seen;	/* at its last wait for them: progress */
 	/* Modeled clock (fw_clock.c), touched only by the worker running it: */
+	uint64_t start_ns;	/* its modeled start */
 	uint64_t t_ns;		/* where the command stands */
 	uint64_t tx_end_ns;	/* when its last packet left */
 	uint64_t hbm_ns;	/* its device-memory busy time */
@@ -316,6 +317,8 @@ struct nnp_fw_clock {
 	uint64_t hbm_busy_ns;
 	uint64_t pcie_busy_ns;
 	uint64_t commands;
+	/* Each context's engines since CTX_CREATE (GET_CTX_USAGE). */
+	uint64_t ctx_busy_ns[NNP_HW_MAX_CONTEXTS][NNP_HW_ENGINES];
 };
 
 struct nnp_fw_algo_ops;
@@ -413,10 +416,19 @@ void nnp_fw_clock_init(struct nnp_fw *fw);
 void nnp_fw_clock_reset_locked(struct nnp_fw *fw);
 /* A command fetched now starts at the returned modeled time. */
 uint64_t nnp_fw_clock_begin(struct nnp_fw *fw);
-/* A command ended at modeled @end, its engines busy as given. */
-void nnp_fw_clock_end(struct nnp_fw *fw, uint64_t end, uint64_t hbm_ns,
+/*
+ * A command of context @ctx that started at modeled @start ended at @end
+ * on engine @engine (NNP_HW_ENGINE_*), device memory and host DMA busy as
+ * given.
+ */
+void nnp_fw_clock_end(struct nnp_fw *fw, uint32_t ctx, unsigned int engine,
+		      uint64_t start, uint64_t end, uint64_t hbm_ns,
 		      uint64_t pcie_ns);
-void nnp_fw_clock_end_op(struct nnp_fw *fw, const struct nnp_fw_op *op);
+/* Link command @op of context @ctx ended (the collective engine). */
+void nnp_fw_clock_end_op(struct nnp_fw *fw, uint32_t ctx,
+			 const struct nnp_fw_op *op);
+/* Context @ctx's engine busy times, NNP_HW_ENGINES of them. */
+void nnp_fw_ctx_usage_get(struct nnp_fw *fw, uint32_t ctx, uint64_t *busy_ns);
 /* @op moves @bytes of device-memory traffic (reads plus writes). */
 void nnp_fw_clock_hbm(struct nnp_fw *fw, struct nnp_fw_op *op, uint64_t bytes);
 

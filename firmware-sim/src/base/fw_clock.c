@@ -82,7 +82,8 @@ uint64_t nnp_fw_clock_begin(struct nnp_fw *fw)
 	return t;
 }
 
-void nnp_fw_clock_end(struct nnp_fw *fw, uint64_t end, uint64_t hbm_ns,
+void nnp_fw_clock_end(struct nnp_fw *fw, uint32_t ctx, unsigned int engine,
+		      uint64_t start, uint64_t end, uint64_t hbm_ns,
 		      uint64_t pcie_ns)
 {
 	mtx_lock(&fw->lock);
@@ -91,13 +92,25 @@ void nnp_fw_clock_end(struct nnp_fw *fw, uint64_t end, uint64_t hbm_ns,
 	fw->clock.hbm_busy_ns += hbm_ns;
 	fw->clock.pcie_busy_ns += pcie_ns;
 	fw->clock.commands++;
+	/* A queue runs only for a valid context: @ctx is in range. */
+	if (ctx < NNP_HW_MAX_CONTEXTS && engine < NNP_HW_ENGINES && end > start)
+		fw->clock.ctx_busy_ns[ctx][engine] += end - start;
 	mtx_unlock(&fw->lock);
 }
 
-void nnp_fw_clock_end_op(struct nnp_fw *fw, const struct nnp_fw_op *op)
+void nnp_fw_clock_end_op(struct nnp_fw *fw, uint32_t ctx,
+			 const struct nnp_fw_op *op)
 {
-	nnp_fw_clock_end(fw, op->t_ns > op->tx_end_ns ? op->t_ns : op->tx_end_ns,
-			 op->hbm_ns, 0);
+	nnp_fw_clock_end(fw, ctx, NNP_HW_ENGINE_COLL, op->start_ns,
+			 nnp_fw_max_ns(op->t_ns, op->tx_end_ns), op->hbm_ns, 0);
+}
+
+void nnp_fw_ctx_usage_get(struct nnp_fw *fw, uint32_t ctx, uint64_t *busy_ns)
+{
+	mtx_lock(&fw->lock);
+	memcpy(busy_ns, fw->clock.ctx_busy_ns[ctx],
+	       sizeof(fw->clock.ctx_busy_ns[ctx]));
+	mtx_unlock(&fw->lock);
 }
 
 /* The first period of @tx that ends after @t (tx->n if none). */

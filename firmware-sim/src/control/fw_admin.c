@@ -260,13 +260,40 @@ static uint16_t admin_get_model(struct nnp_fw *fw,
 	return NNP_STATUS_SUCCESS;
 }
 
+static uint16_t admin_get_ctx_usage(struct nnp_fw *fw,
+				    const struct nnp_hw_admin_cmd *cmd,
+				    uint32_t *result)
+{
+	uint32_t ctx = fw_admin_arg(cmd, 0);
+	uint64_t busy[NNP_HW_ENGINES];
+	struct nnp_hw_ctx_usage u;
+	unsigned int i;
+	bool ok;
+
+	if (cmd->len < sizeof(u))
+		return NNP_STATUS_BUFFER_TOO_SMALL;
+	mtx_lock(&fw->lock);
+	ok = nnp_fw_ctx_valid_locked(fw, ctx);
+	mtx_unlock(&fw->lock);
+	if (!ok)
+		return NNP_STATUS_NOT_FOUND;
+	nnp_fw_ctx_usage_get(fw, ctx, busy);
+	for (i = 0; i < NNP_HW_ENGINES; i++)
+		u.busy_ns[i] = fw_le64(busy[i]);
+	if (fw->host.dma_write(fw->host.opaque, cmd->addr, &u, sizeof(u)))
+		return NNP_STATUS_DMA_ERROR;
+	*result = sizeof(u);
+	return NNP_STATUS_SUCCESS;
+}
+
 /* Opcodes that take a data buffer; the others need addr and len zero. */
 static bool takes_buffer(uint8_t opcode)
 {
 	return opcode == NNP_ADMIN_IDENTIFY || opcode == NNP_ADMIN_GET_COUNTERS ||
 	       opcode == NNP_ADMIN_KEY_REGISTER || opcode == NNP_ADMIN_GET_PORTS ||
 	       opcode == NNP_ADMIN_COMM_CREATE ||
-	       opcode == NNP_ADMIN_COMM_TOPOLOGY || opcode == NNP_ADMIN_GET_MODEL;
+	       opcode == NNP_ADMIN_COMM_TOPOLOGY || opcode == NNP_ADMIN_GET_MODEL ||
+	       opcode == NNP_ADMIN_GET_CTX_USAGE;
 }
 
 /* Argument words each opcode uses; the rest must be zero. */
@@ -275,6 +302,7 @@ static size_t args_used(uint8_t opcode)
 	switch (opcode) {
 	case NNP_ADMIN_CTX_CREATE:
 	case NNP_ADMIN_CTX_DESTROY:
+	case NNP_ADMIN_GET_CTX_USAGE:
 		return 1;
 	case NNP_ADMIN_KEY_UNREGISTER:
 	case NNP_ADMIN_QUEUE_DESTROY:
@@ -341,6 +369,8 @@ static uint16_t admin_execute(struct nnp_fw *fw,
 		return nnp_fw_comm_topology(fw, cmd);
 	case NNP_ADMIN_GET_MODEL:
 		return admin_get_model(fw, cmd, result);
+	case NNP_ADMIN_GET_CTX_USAGE:
+		return admin_get_ctx_usage(fw, cmd, result);
 	}
 	nnp_fw_guest_error(fw, "admin cid %u: unknown opcode 0x%x", cmd->cid,
 			   cmd->opcode);

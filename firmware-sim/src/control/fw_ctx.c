@@ -27,10 +27,14 @@ uint16_t nnp_fw_ctx_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd
 	if (ctx == 0 || ctx >= NNP_HW_MAX_CONTEXTS)
 		return NNP_STATUS_INVALID_FIELD;
 	mtx_lock(&fw->lock);
-	if (fw->ctx_used[ctx])
+	if (fw->ctx_used[ctx]) {
 		status = NNP_STATUS_BUSY;
-	else
+	} else {
 		fw->ctx_used[ctx] = true;
+		/* The id was another file's before: its usage starts over. */
+		memset(fw->clock.ctx_busy_ns[ctx], 0,
+		       sizeof(fw->clock.ctx_busy_ns[ctx]));
+	}
 	mtx_unlock(&fw->lock);
 	return status;
 }

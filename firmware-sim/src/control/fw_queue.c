@@ -475,7 +475,7 @@ static bool queue_step(struct nnp_fw *fw, struct nnp_fw_queue *q, bool *posted)
 		status = op->step(fw, op);
 		cid = op->cid;
 		if (status != NNP_FW_PARKED) {
-			nnp_fw_clock_end_op(fw, op);
+			nnp_fw_clock_end_op(fw, ctx, op);
 			/*
 			 * Out of the queue before end() frees it: an abort or
 			 * a link event from another chip's thread looks at

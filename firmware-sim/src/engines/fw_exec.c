@@ -358,7 +358,7 @@ uint16_t nnp_fw_exec(struct nnp_fw *fw, uint32_t ctx,
 		status = uses & USES_COLL ? nnp_fw_collective(fw, ctx, cmd, op) :
 			 nnp_fw_p2p(fw, ctx, cmd, op);
 		if (*op)
-			(*op)->t_ns = x.start_ns;
+			(*op)->start_ns = (*op)->t_ns = x.start_ns;
 		return status;
 	}
 	status = exec_transfer(fw, ctx, cmd, uses, &x);
@@ -369,7 +369,9 @@ uint16_t nnp_fw_exec(struct nnp_fw *fw, uint32_t ctx,
 	if (x.host)
 		pcie_ns = fw->cfg.pcie_latency_ns +
 			  nnp_fw_ns_at(x.host, fw->cfg.pcie_mbps);
-	nnp_fw_clock_end(fw, x.start_ns + nnp_fw_max_ns(hbm_ns, pcie_ns),
+	/* NOP and BARRIER move nothing: 0 ns, on no engine's account. */
+	nnp_fw_clock_end(fw, ctx, NNP_HW_ENGINE_COPY, x.start_ns,
+			 x.start_ns + nnp_fw_max_ns(hbm_ns, pcie_ns),
 			 hbm_ns, pcie_ns);
 
 	mtx_lock(&fw->lock);
