@@ -175,9 +175,10 @@ nnp_result_t nnp_device_get_counters(nnp_device_t *dev,
 
 /*
  * Device resets since the driver bound to it, and the last one's reason:
- * "none", "heartbeat", "job-timeout", "admin", "fw-halted" or "user". A
- * reset loses every context open at the time: every later call through
- * those handles returns NNP_ERROR_DEVICE_LOST; open the device again.
+ * "none", "heartbeat", "job-timeout", "admin", "fw-halted", "user", "pci"
+ * (a PCI function reset) or "suspend" (a system sleep). A reset loses
+ * every context open at the time: every later call through those handles
+ * returns NNP_ERROR_DEVICE_LOST; open the device again.
  */
 nnp_result_t nnp_device_get_resets(nnp_device_t *dev, uint32_t *count,
 				   const char **last_reason);
