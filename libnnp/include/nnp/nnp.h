@@ -86,9 +86,11 @@ struct nnp_device_info {
 
 /*
  * Number of nnp devices: the accel devices that sysfs says nnp.ko drives
- * (no device node is opened to find them). NNP_ERROR_NO_DRIVER if the
- * module is not loaded, NNP_ERROR_NO_DEVICE if it is but no device is
- * present (or NNP_VISIBLE_DEVICES hides them all).
+ * and whose node is in /dev/accel (none is opened to find them; a
+ * container given some of the nodes counts only those, in node order).
+ * NNP_ERROR_NO_DRIVER if the module is not loaded, NNP_ERROR_NO_DEVICE if
+ * it is but no device is present, none has a node (NNP_DEBUG=WARN says
+ * so) or NNP_VISIBLE_DEVICES hides them all.
  *
  * NNP_VISIBLE_DEVICES=2,0 (as CUDA_VISIBLE_DEVICES) shows only the listed
  * devices, renumbered in the list's order: index 0 is then the third
