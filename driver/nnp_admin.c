@@ -24,9 +24,16 @@ void nnp_admin_irq(struct nnp_device *ndev)
 	wake_up(&ndev->aq.wq);
 }
 
+/* No interrupts, no admin queue, and a reset, which stops every user queue. */
+static void nnp_admin_stop_device(struct nnp_device *ndev)
+{
+	nnp_wr(ndev, NNP_REG_INT_ENABLE, 0);
+	nnp_wr(ndev, NNP_REG_AQ_CTRL, 0);
+	nnp_wr(ndev, NNP_REG_DEV_CTRL, NNP_DEV_CTRL_RESET);
+}
+
 /*
- * Stop the device touching host memory: disable the admin queue, reset the
- * firmware (which stops every user queue) and wait until no command is
+ * Stop the device touching host memory and wait until no command is
  * executing, so that rings and pages can be freed.
  */
 static void nnp_admin_quiesce(void *data)
@@ -34,9 +41,7 @@ static void nnp_admin_quiesce(void *data)
 	struct nnp_device *ndev = data;
 	u32 status;
 
-	nnp_wr(ndev, NNP_REG_INT_ENABLE, 0);
-	nnp_wr(ndev, NNP_REG_AQ_CTRL, 0);
-	nnp_wr(ndev, NNP_REG_DEV_CTRL, NNP_DEV_CTRL_RESET);
+	nnp_admin_stop_device(ndev);
 	if (readl_poll_timeout(ndev->regs + NNP_REG_AQ_STATUS, status,
 			       !(status & NNP_AQ_STATUS_BUSY), 100,
 			       nnp_fw_timeout_ms * USEC_PER_MSEC))
@@ -112,19 +117,30 @@ int nnp_admin_init(struct nnp_device *ndev)
 }
 
 /*
- * Reset the device and start the admin queue again on the same rings,
- * with ndev->resetting set: a submitter waiting for the device leaves at
- * once and lets go of the lock. The reset stops every user queue and the
- * device drops all contexts, keys and queues and zeroes its memory.
+ * A reset's first half, with ndev->resetting set: a submitter waiting for
+ * the device leaves at once and lets go of the lock. The device is reset:
+ * it stops every user queue, drops all contexts, keys and queues and zeroes
+ * its memory. It stays stopped until nnp_admin_restart(), however long: a
+ * PCI function reset or a system sleep may come in between.
  */
-int nnp_admin_reset(struct nnp_device *ndev)
+void nnp_admin_stop(struct nnp_device *ndev)
+{
+	mutex_lock(&ndev->aq.lock);
+	nnp_admin_stop_device(ndev);
+	mutex_unlock(&ndev->aq.lock);
+}
+
+/*
+ * The second half: the firmware boots again from a reset of its own
+ * (whatever happened to the device meanwhile) and the admin queue starts
+ * on the same rings.
+ */
+int nnp_admin_restart(struct nnp_device *ndev)
 {
 	struct nnp_admin_queue *aq = &ndev->aq;
 	int ret;
 
 	mutex_lock(&aq->lock);
-	nnp_wr(ndev, NNP_REG_INT_ENABLE, 0);
-	nnp_wr(ndev, NNP_REG_AQ_CTRL, 0);
 	/* READY comes only once the device has finished its reset. */
 	ret = nnp_fw_boot(ndev);
 	if (!ret)

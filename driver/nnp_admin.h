@@ -50,7 +50,8 @@ int nnp_admin_read_args(struct nnp_device *ndev, u8 opcode, const void *args,
 int nnp_admin_get_ports(struct nnp_device *ndev, struct nnp_hw_port_info *info,
 			u32 n);
 void nnp_admin_irq(struct nnp_device *ndev);
-int nnp_admin_reset(struct nnp_device *ndev);
+void nnp_admin_stop(struct nnp_device *ndev);
+int nnp_admin_restart(struct nnp_device *ndev);
 void nnp_admin_wait_quiesced(struct nnp_device *ndev);
 
 #endif /* __NNP_ADMIN_H__ */

@@ -406,6 +406,8 @@ static struct pci_driver nnp_pci_driver = {
 	.id_table = nnp_pci_ids,
 	.probe = nnp_probe,
 	.remove = nnp_remove,
+	.err_handler = &nnp_err_handlers,
+	.driver.pm = pm_sleep_ptr(&nnp_pm_ops),
 	.dev_groups = nnp_dev_groups,
 };
 module_pci_driver(nnp_pci_driver);

@@ -91,6 +91,9 @@ struct nnp_device {
 	u32 last_reset_reason;		/* DRM_NNP_RESET_* */
 	/* A reset is under way: admin waiters leave, then wait on reset_wq. */
 	bool resetting;
+	/* Between the halves of a PCI reset or a sleep: no other reset. */
+	bool reset_held;
+	unsigned long reset_start;	/* jiffies when the last one began */
 	wait_queue_head_t reset_wq;
 	struct delayed_work watchdog;
 	/* Where a lost file's doorbell mappings point after a reset. */
@@ -196,6 +199,8 @@ void nnp_reset_start(struct nnp_device *ndev);
 void nnp_reset_fini(struct nnp_device *ndev);
 int nnp_reset(struct nnp_device *ndev, u32 reason);
 const char *nnp_reset_reason_name(u32 reason);
+extern const struct pci_error_handlers nnp_err_handlers;
+extern const struct dev_pm_ops nnp_pm_ops;
 
 /* nnp_limits.c: what one user may hold of each device-wide resource. */
 enum nnp_limit {

@@ -13,7 +13,9 @@
  * out, resets the device and starts its admin queue again; the queues of
  * the lost contexts have their doorbell and ring mappings revoked. From
  * then on the lost files' ioctls and mmap() fail with -ECANCELED until they
- * are closed, and new opens work at once. Files close as usual.
+ * are closed, and new opens work at once. Files close as usual. A PCI
+ * function reset and a system sleep are resets too, in two halves around
+ * them (nnp_err_handlers, nnp_pm_ops).
  */
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
@@ -21,6 +23,7 @@
 #include <linux/gfp.h>
 #include <linux/kobject.h>
 #include <linux/module.h>
+#include <linux/pm.h>
 
 #include "nnp_drv.h"
 #include "nnp_accel.h"
@@ -56,6 +59,10 @@ const char *nnp_reset_reason_name(u32 reason)
 		return "fw-halted";
 	case DRM_NNP_RESET_USER:
 		return "user";
+	case DRM_NNP_RESET_PCI:
+		return "pci";
+	case DRM_NNP_RESET_SUSPEND:
+		return "suspend";
 	}
 	return "unknown";
 }
@@ -83,31 +90,41 @@ static void nnp_reset_uevent(struct nnp_device *ndev, u32 reason, int count)
 }
 
 /*
- * Reset the device for @reason and bring it up again; call inside
- * drm_dev_enter(). Returns 0, or the errno of a device that did not come
- * back (its admin queue then stays broken: every command fails -EIO).
+ * A reset's first half, under reset_lock: every file open now is lost,
+ * waiters leave, the device stops and the lost files' queues lose their
+ * doorbells.
  */
-int nnp_reset(struct nnp_device *ndev, u32 reason)
+static void nnp_reset_begin(struct nnp_device *ndev, u32 reason)
 {
-	unsigned long start = jiffies;
-	int count, ret;
+	int count;
 
-	mutex_lock(&ndev->reset_lock);
 	WRITE_ONCE(ndev->resetting, true);
-	/* Every file open now is lost from here on. */
 	count = atomic_inc_return(&ndev->resets);
+	WRITE_ONCE(ndev->last_reset_reason, reason);
+	ndev->reset_start = jiffies;
 	nnp_dbg(ndev, RESET, "reset %d (%s): waiters leave, the device resets\n",
 		count, nnp_reset_reason_name(reason));
 	wake_up_all(&ndev->aq.wq);
 	nnp_queues_wake_all(ndev);
-
-	ret = nnp_admin_reset(ndev);
+	nnp_admin_stop(ndev);
 	nnp_queues_lost(ndev);
-	ndev->last_reset_reason = reason;
+}
+
+/*
+ * The second half, under reset_lock: the device boots again and new files
+ * may use it. Returns 0, or the errno of a device that did not come back
+ * (its admin queue then stays broken: every command fails -EIO).
+ */
+static int nnp_reset_end(struct nnp_device *ndev)
+{
+	u32 reason = ndev->last_reset_reason;
+	int count = atomic_read(&ndev->resets);
+	int ret;
+
+	ret = nnp_admin_restart(ndev);
 	nnp_heartbeat_rearm(ndev);
 	WRITE_ONCE(ndev->resetting, false);
 	wake_up_all(&ndev->reset_wq);
-	mutex_unlock(&ndev->reset_lock);
 
 	if (ret)
 		drm_err(&ndev->drm, "reset %d (%s) failed: %d\n", count,
@@ -115,8 +132,26 @@ int nnp_reset(struct nnp_device *ndev, u32 reason)
 	else
 		drm_info(&ndev->drm, "reset %d (%s) done in %u ms\n", count,
 			 nnp_reset_reason_name(reason),
-			 jiffies_to_msecs(jiffies - start));
+			 jiffies_to_msecs(jiffies - ndev->reset_start));
 	nnp_reset_uevent(ndev, reason, count);
+	return ret;
+}
+
+/*
+ * Reset the device for @reason and bring it up again; call inside
+ * drm_dev_enter(). Returns 0, -EBUSY while a PCI reset or a system sleep
+ * holds the device down, or the errno of a device that did not come back.
+ */
+int nnp_reset(struct nnp_device *ndev, u32 reason)
+{
+	int ret = -EBUSY;
+
+	mutex_lock(&ndev->reset_lock);
+	if (!ndev->reset_held) {
+		nnp_reset_begin(ndev, reason);
+		ret = nnp_reset_end(ndev);
+	}
+	mutex_unlock(&ndev->reset_lock);
 	return ret;
 }
 
@@ -201,6 +236,67 @@ void nnp_reset_start(struct nnp_device *ndev)
 	nnp_heartbeat_rearm(ndev);
 	schedule_delayed_work(&ndev->watchdog, nnp_watchdog_period());
 }
+
+/*
+ * The PCI core's reset of the function (an FLR: sysfs "reset", VFIO) and
+ * system sleep: the first half of a reset before, the second after, so that
+ * they look to user space like any other reset. In between the device is
+ * held down: no watchdog, nnp_reset() refused. The halves may run in
+ * different threads (suspend and resume do), so no lock is held across.
+ */
+static void nnp_reset_hold(struct nnp_device *ndev, u32 reason)
+{
+	cancel_delayed_work_sync(&ndev->watchdog);
+	mutex_lock(&ndev->reset_lock);
+	ndev->reset_held = true;
+	nnp_reset_begin(ndev, reason);
+	mutex_unlock(&ndev->reset_lock);
+}
+
+static int nnp_reset_release(struct nnp_device *ndev)
+{
+	int ret;
+
+	mutex_lock(&ndev->reset_lock);
+	ret = nnp_reset_end(ndev);
+	ndev->reset_held = false;
+	mutex_unlock(&ndev->reset_lock);
+	nnp_reset_start(ndev);
+	return ret;
+}
+
+static void nnp_pci_reset_prepare(struct pci_dev *pdev)
+{
+	nnp_reset_hold(pci_get_drvdata(pdev), DRM_NNP_RESET_PCI);
+}
+
+static void nnp_pci_reset_done(struct pci_dev *pdev)
+{
+	nnp_reset_release(pci_get_drvdata(pdev));
+}
+
+const struct pci_error_handlers nnp_err_handlers = {
+	.reset_prepare = nnp_pci_reset_prepare,
+	.reset_done = nnp_pci_reset_done,
+};
+
+/*
+ * Device memory does not survive a sleep (a device in D3cold loses it),
+ * so neither do the contexts that use it: suspend stops the device and
+ * resume boots it, as a reset for reason "suspend".
+ */
+static int nnp_pm_suspend(struct device *dev)
+{
+	nnp_reset_hold(dev_get_drvdata(dev), DRM_NNP_RESET_SUSPEND);
+	return 0;
+}
+
+static int nnp_pm_resume(struct device *dev)
+{
+	return nnp_reset_release(dev_get_drvdata(dev));
+}
+
+DEFINE_SIMPLE_DEV_PM_OPS(nnp_pm_ops, nnp_pm_suspend, nnp_pm_resume);
 
 /* remove(), once unplugged: the watchdog stops for good. */
 void nnp_reset_fini(struct nnp_device *ndev)

@@ -447,6 +447,8 @@ static void nnp_realize(PCIDevice *pdev, Error **errp)
     }
 
     pcie_endpoint_cap_init(pdev, 0x80);
+    /* The guest's PCI core may reset the function: sysfs "reset", VFIO. */
+    pcie_cap_flr_init(pdev);
     if (msix_init_exclusive_bar(pdev, nvec, NNP_BAR_MSIX, errp)) {
         nnp_fw_destroy(s->fw);
         s->fw = NULL;
@@ -532,6 +534,14 @@ static void nnp_reset(DeviceState *dev)
     /* The firmware finishes the reset on its own thread. */
     nnp_fw_reset(s->fw);
     nnp_kick(s, NNP_FW_KICK_ADMIN);
+}
+
+/* An FLR resets the device as a power-on does (nnp_reset) and config space. */
+static void nnp_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val,
+                             int len)
+{
+    pci_default_write_config(pdev, addr, val, len);
+    pcie_cap_flr_write_config(pdev, addr, val, len);
 }
 
 static const Property nnp_props[] = {
@@ -623,6 +633,7 @@ static void nnp_class_init(ObjectClass *oc, void *data)
 
     pc->realize = nnp_realize;
     pc->exit = nnp_exit;
+    pc->config_write = nnp_write_config;
     pc->vendor_id = NNP_PCI_VENDOR_ID;
     pc->device_id = NNP_PCI_DEVICE_ID;
     pc->revision = NNP_PCI_REVISION;

@@ -118,13 +118,24 @@ nnp_result_t nnp_enumerate_at(const char *sysfs, const char *devdir,
 			      char (*paths)[64], int max, int *count)
 {
 	int minors[NNP_MAX_DEVICES];
-	int n = list_nnp_minors(sysfs, minors, NNP_MAX_DEVICES);
+	int found = list_nnp_minors(sysfs, minors, NNP_MAX_DEVICES);
 	char module[PATH_MAX];
-	int i;
+	int i, nodes = 0, n;
 
-	for (i = 0; i < n; i++)
-		snprintf(paths[i], sizeof(paths[i]), "%s/accel%d", devdir, minors[i]);
-	n = pick_visible(paths, n);
+	/*
+	 * sysfs shows every device of the machine, also in a container
+	 * that was given only some of their nodes: the others are not its.
+	 */
+	for (i = 0; i < found; i++) {
+		snprintf(paths[nodes], sizeof(paths[nodes]), "%s/accel%d", devdir,
+			 minors[i]);
+		if (access(paths[nodes], F_OK) == 0)
+			nodes++;
+		else
+			nnp_log(NNP_LOG_TRACE, "%s: no such node, not counted",
+				paths[nodes]);
+	}
+	n = pick_visible(paths, nodes);
 	*count = n < max ? n : max;
 	if (*count)
 		return NNP_SUCCESS;
@@ -132,6 +143,10 @@ nnp_result_t nnp_enumerate_at(const char *sysfs, const char *devdir,
 	if (access(module, F_OK) != 0)
 		return nnp_fail(NNP_ERROR_NO_DRIVER,
 				"the nnp driver is not loaded (no %s)", module);
+	if (found && !nodes)
+		return nnp_fail(NNP_ERROR_NO_DEVICE,
+				"no nnp device: none of the %d has a node in %s",
+				found, devdir);
 	return nnp_fail(NNP_ERROR_NO_DEVICE, "no nnp device%s",
 			getenv("NNP_VISIBLE_DEVICES") ?
 			" that NNP_VISIBLE_DEVICES lets through" : "");

@@ -24,6 +24,8 @@ static const char *reason_name(uint32_t reason)
 		[DRM_NNP_RESET_ADMIN] = "admin",
 		[DRM_NNP_RESET_FW_HALTED] = "fw-halted",
 		[DRM_NNP_RESET_USER] = "user",
+		[DRM_NNP_RESET_PCI] = "pci",
+		[DRM_NNP_RESET_SUSPEND] = "suspend",
 	};
 
 	return reason < sizeof(names) / sizeof(names[0]) ? names[reason] : "unknown";

@@ -32,6 +32,7 @@
 #include <nnp/nnp.h>
 #include <xf86drm.h>
 
+#include "guest_env.h"
 #include "nnp_accel.h"
 
 /* Module parameters the test sets: bounds that keep it short. */
@@ -134,8 +135,6 @@ static nnp_result_t fill_and_check(nnp_device_t *dev, uint8_t byte)
 	nnp_mem_t *d = NULL, *h = NULL;
 	nnp_stream_t *s = NULL;
 	nnp_result_t r;
-	uint8_t *p;
-	size_t i;
 
 	r = nnp_mem_alloc(dev, NNP_MEM_DEVICE, BUF, 0, &d);
 	if (!r)
@@ -143,16 +142,7 @@ static nnp_result_t fill_and_check(nnp_device_t *dev, uint8_t byte)
 	if (!r)
 		r = nnp_stream_create(dev, &s);
 	if (!r)
-		r = nnp_memset_async(s, d, 0, byte, BUF);
-	if (!r)
-		r = nnp_memcpy_async(s, h, 0, d, 0, BUF);
-	if (!r)
-		r = nnp_stream_synchronize(s);
-	if (!r)
-		r = nnp_mem_map(h, (void **)&p);
-	for (i = 0; !r && i < BUF; i++)
-		if (p[i] != byte)
-			r = NNP_ERROR_IO;
+		r = guest_fill_check(s, d, h, byte, BUF);
 	if (s)
 		nnp_stream_destroy(s);
 	nnp_mem_free(h);

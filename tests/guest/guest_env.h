@@ -108,6 +108,30 @@ static inline int guest_bo_create(int fd, uint32_t flags, uint64_t size,
 	return ret;
 }
 
+/*
+ * Fill device object @d with @byte, copy it into host object @h and
+ * compare @len bytes: the first failure's result.
+ */
+static inline nnp_result_t guest_fill_check(nnp_stream_t *s, nnp_mem_t *d,
+					    nnp_mem_t *h, uint8_t byte,
+					    size_t len)
+{
+	nnp_result_t r = nnp_memset_async(s, d, 0, byte, len);
+	uint8_t *p;
+	size_t i;
+
+	if (!r)
+		r = nnp_memcpy_async(s, h, 0, d, 0, len);
+	if (!r)
+		r = nnp_stream_synchronize(s);
+	if (!r)
+		r = nnp_mem_map(h, (void **)&p);
+	for (i = 0; !r && i < len; i++)
+		if (p[i] != byte)
+			r = NNP_ERROR_IO;
+	return r;
+}
+
 /* DRM_IOCTL_GEM_CLOSE of @handle: 0 or -errno. */
 static inline int guest_gem_close(int fd, uint32_t handle)
 {

@@ -6,7 +6,7 @@
  *
  * In detail (docs/testing.md has the summary):
  * kselftest harness: exact values per device, every capability bit (0xf),
- * `DRM_IOCTL_VERSION` 1.5, `hw_version` 1.9, the ports answer read by
+ * `DRM_IOCTL_VERSION` 1.6, `hw_version` 1.9, the ports answer read by
  * `entry_size` and libnnp's ports equal to it, `QUERY_MODEL`: 168 bytes,
  * `ENOSPC` a byte short with nothing written, 4 ports and zeros past them,
  * the clock and its counts never going back, every errno of the query
@@ -130,7 +130,7 @@ TEST(every_device_reports_its_identity)
 	EXPECT_EQ((1u << GUEST_CHIPS) - 1, seen);
 }
 
-/* DRM_IOCTL_VERSION: 1.5, five additions since the first release. */
+/* DRM_IOCTL_VERSION: 1.6, six additions since the first release. */
 TEST_F(dev, driver_version_counts_uapi_additions)
 {
 	char name[16] = { 0 };
@@ -142,7 +142,7 @@ TEST_F(dev, driver_version_counts_uapi_additions)
 	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_VERSION, &v));
 	EXPECT_STREQ(DRM_NNP_DRIVER_NAME, name);
 	EXPECT_EQ(1, v.version_major);
-	EXPECT_EQ(5, v.version_minor);
+	EXPECT_EQ(6, v.version_minor);
 	EXPECT_EQ(DRM_NNP_DRIVER_MAJOR, v.version_major);
 	EXPECT_EQ(DRM_NNP_DRIVER_MINOR, v.version_minor);
 }

@@ -139,7 +139,11 @@ static void fake_accel(const char *name, const char *driver)
 
 static int make_tree(void **state)
 {
+	static const char *const nodes[] = {
+		"accel0", "accel1", "accel2", "accel3", "accel10",
+	};
 	char node[PATH_MAX * 2];
+	size_t i;
 
 	(void)state;
 	snprintf(root, sizeof(root), "/tmp/nnp-sysfs-XXXXXX");
@@ -155,9 +159,15 @@ static int make_tree(void **state)
 	fake_accel("accel2", "nnp");
 	fake_accel("accel3", "nnp");
 	fake_accel("accel10", "nnp");
-	/* Another vendor's node nobody may open: enumeration never tries. */
-	snprintf(node, sizeof(node), "%s/dev/accel1", root);
-	assert_int_equal(close(open(node, O_CREAT | O_WRONLY, 0)), 0);
+	fake_accel("accel11", "nnp");
+	/*
+	 * Nodes nobody may open: enumeration never tries. accel1 is another
+	 * vendor's; accel11 has none, as in a container not given it.
+	 */
+	for (i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++) {
+		snprintf(node, sizeof(node), "%s/dev/%s", root, nodes[i]);
+		assert_int_equal(close(open(node, O_CREAT | O_WRONLY, 0)), 0);
+	}
 	return 0;
 }
 
@@ -179,13 +189,13 @@ static nnp_result_t enumerate(char *names, size_t size)
 	int n = -1, i;
 
 	snprintf(sysfs, sizeof(sysfs), "%s/sys", root);
-	snprintf(dev, sizeof(dev), "/fake/dev");
+	snprintf(dev, sizeof(dev), "%s/dev", root);
 	res = nnp_enumerate_at(sysfs, dev, paths, NNP_MAX_DEVICES, &n);
 	names[0] = '\0';
 	for (i = 0; i < n; i++) {
-		assert_memory_equal(paths[i], "/fake/dev/accel", 15);
+		assert_memory_equal(paths[i], dev, strlen(dev));
 		snprintf(names + strlen(names), size - strlen(names), "%s%s",
-			 i ? " " : "", paths[i] + 10);
+			 i ? " " : "", paths[i] + strlen(dev) + 1);
 	}
 	if (res != NNP_SUCCESS)
 		assert_int_equal(n, 0);
@@ -199,7 +209,7 @@ static void test_enumerate_from_sysfs(void **state)
 	(void)state;
 	unsetenv("NNP_VISIBLE_DEVICES");
 	assert_int_equal(enumerate(names, sizeof(names)), NNP_SUCCESS);
-	/* Node order is numeric, and accel1 (ivpu) is not ours. */
+	/* Node order is numeric, accel1 (ivpu) is not ours, accel11 has no node. */
 	assert_string_equal(names, "accel0 accel2 accel3 accel10");
 }
 
@@ -223,8 +233,15 @@ static void test_enumerate_no_driver(void **state)
 	snprintf(want, sizeof(want), "the nnp driver is not loaded (no %s/sys/module/nnp)",
 		 root);
 	assert_string_equal(nnp_get_last_error(), want);
-	/* Loaded, with no device bound to it. */
+	/* Loaded, with only accel11 bound to it, which has no node. */
 	make_dir("%s/sys/module/%s", "nnp");
+	assert_int_equal(enumerate(names, sizeof(names)), NNP_ERROR_NO_DEVICE);
+	snprintf(want, sizeof(want), "no nnp device: none of the 1 has a node in %s/dev",
+		 root);
+	assert_string_equal(nnp_get_last_error(), want);
+	/* With no device bound at all. */
+	snprintf(path, sizeof(path), "%s/sys/class/accel/accel11/device/driver", root);
+	assert_int_equal(unlink(path), 0);
 	assert_int_equal(enumerate(names, sizeof(names)), NNP_ERROR_NO_DEVICE);
 	assert_string_equal(nnp_get_last_error(), "no nnp device");
 	for (i = 0; i < 4; i++) {

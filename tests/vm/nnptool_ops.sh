@@ -19,11 +19,11 @@
 # `device=` and exact idle values (16777216 bytes, 0 used, 35.000 °C,
 # 30.000000 W, 8 links up); `metrics -o FILE` writes exactly the lines
 # `metrics` prints and leaves no `.tmp`; `cdi` writes `/etc/cdi/nnp.json`
-# checked field by field (CDI 0.6.0, kind `nnp.dev/chip`, devices 0..3 and
-# all with their nodes, libnnp and libdrm mounts that exist); JSON of list,
-# info (`-j` after the operand too), topo, metrics, watch and memtest (29
-# paths ok) parsed; `bench allreduce --json` of 64 KiB: one row, 16384
-# elements, 0 wrong, and exactly 6 x 2 x 3/4 x 65536 = 589824 bytes sent and
+# checked field by field (CDI 0.6.0, kind `nnp.dev/chip`, devices 0..3,
+# each again by its serial, and all with their nodes, libnnp and libdrm
+# mounts that exist); JSON of list, info (`-j` after the operand too),
+# topo, metrics, watch and memtest (29 paths ok) parsed; `bench allreduce
+# --json` of 64 KiB: one row, 16384 elements, 0 wrong, and exactly 6 x 2 x 3/4 x 65536 = 589824 bytes sent and
 # received by each chip (`links --json` before and after), and its modeled
 # time (`nnp_timestamp_async()` stamps, less the two stamps' own cost) the
 # same to the ns on a second run and on both passes and within 1% of the
@@ -268,14 +268,14 @@ def cdi():
     assert re.fullmatch(r"[a-z0-9]([a-z0-9.-]*[a-z0-9])?/[a-zA-Z0-9]([a-zA-Z0-9_.-]*[a-zA-Z0-9])?", spec["kind"])
     assert spec["kind"] == "nnp.dev/chip"
     names = [d["name"] for d in spec["devices"]]
-    assert names == ["0", "1", "2", "3", "all"]
+    assert names == [n for i in range(4) for n in (str(i), "NNPSIM-%08x" % i)] + ["all"], names
     for d in spec["devices"]:
         assert set(d) == {"name", "containerEdits"}
         assert re.fullmatch(r"[a-zA-Z0-9][a-zA-Z0-9_.:-]*", d["name"])
-    for i in range(4):
+    for i in range(8):
         assert spec["devices"][i]["containerEdits"] == {
-            "deviceNodes": [{"path": "/dev/accel/accel%d" % i, "permissions": "rw"}]}
-    assert [n["path"] for n in spec["devices"][4]["containerEdits"]["deviceNodes"]] == \
+            "deviceNodes": [{"path": "/dev/accel/accel%d" % (i // 2), "permissions": "rw"}]}
+    assert [n["path"] for n in spec["devices"][8]["containerEdits"]["deviceNodes"]] == \
         ["/dev/accel/accel%d" % i for i in range(4)]
     mounts = spec["containerEdits"]["mounts"]
     assert set(spec["containerEdits"]) == {"mounts"}

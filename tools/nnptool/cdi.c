@@ -3,14 +3,19 @@
  * nnptool cdi [-o FILE]: a Container Device Interface spec (CDI 0.6.0) for
  * the devices present, so that container runtimes (containerd, CRI-O,
  * podman) and Kubernetes can hand them to containers by name:
- * nnp.dev/chip=0 .. nnp.dev/chip=N-1, and nnp.dev/chip=all. Each device
- * brings its /dev/accel node; any of them brings libnnp and the libdrm it
- * needs, bind-mounted read-only from where this nnptool found them.
+ * nnp.dev/chip=0 .. nnp.dev/chip=N-1, each also by its serial number
+ * (nnp.dev/chip=NNPSIM-00000002: the same chip whatever order the nodes
+ * come in), and nnp.dev/chip=all. Each device brings its /dev/accel node
+ * at the host's path, which with sysfs is all libnnp needs to find and
+ * number it; any of them brings libnnp and the libdrm it needs,
+ * bind-mounted read-only from where this nnptool found them.
  * Default FILE: /etc/cdi/nnp.json; "-" writes to stdout. The spec is JSON
  * whatever --json says.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <link.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -48,17 +53,38 @@ static void node_edit(FILE *f, const char *path)
 	fputs(", \"permissions\": \"rw\"}", f);
 }
 
-static void write_spec(FILE *f, char (*nodes)[64], int n, const struct libs *l)
+/* A device of the spec: @name with @node. */
+static void device_entry(FILE *f, const char *name, const char *node)
 {
+	fputs("    {\"name\": ", f);
+	json_string(f, name);
+	fputs(", \"containerEdits\": {\"deviceNodes\": [", f);
+	node_edit(f, node);
+	fputs("]}},\n", f);
+}
+
+/* CDI device names: letters, digits, '_', '.', ':' and '-', a letter or digit first. */
+static bool cdi_name_ok(const char *s)
+{
+	if (!isalnum((unsigned char)*s))
+		return false;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		      "0123456789_.:-") == strlen(s);
+}
+
+static void write_spec(FILE *f, char (*nodes)[64], char (*serials)[16], int n,
+		       const struct libs *l)
+{
+	char index[16];
 	int i;
 
 	fprintf(f, "{\n  \"cdiVersion\": \"%s\",\n  \"kind\": \"%s\",\n"
 		"  \"devices\": [\n", CDI_VERSION, CDI_KIND);
 	for (i = 0; i < n; i++) {
-		fprintf(f, "    {\"name\": \"%d\", \"containerEdits\": "
-			"{\"deviceNodes\": [", i);
-		node_edit(f, nodes[i]);
-		fputs("]}},\n", f);
+		snprintf(index, sizeof(index), "%d", i);
+		device_entry(f, index, nodes[i]);
+		if (cdi_name_ok(serials[i]))
+			device_entry(f, serials[i], nodes[i]);
 	}
 	fputs("    {\"name\": \"all\", \"containerEdits\": {\"deviceNodes\": [", f);
 	for (i = 0; i < n; i++) {
@@ -79,7 +105,7 @@ static void write_spec(FILE *f, char (*nodes)[64], int n, const struct libs *l)
 
 int cmd_cdi(struct nnptool_opts *o, int argc, char **argv)
 {
-	static char nodes[256][64];
+	static char nodes[256][64], serials[256][16];
 	const char *out = CDI_DEFAULT;
 	struct libs libs = { .n = 0 };
 	int count, i, c, bad;
@@ -106,6 +132,7 @@ int cmd_cdi(struct nnptool_opts *o, int argc, char **argv)
 		if (r != NNP_SUCCESS)
 			return nnptool_fail("cdi", r);
 		snprintf(nodes[i], sizeof(nodes[i]), "%s", info.path);
+		snprintf(serials[i], sizeof(serials[i]), "%s", info.serial);
 	}
 	dl_iterate_phdr(find_lib, &libs);
 
@@ -119,7 +146,7 @@ int cmd_cdi(struct nnptool_opts *o, int argc, char **argv)
 		perror(out);
 		return NNPTOOL_EXIT_ERROR;
 	}
-	write_spec(f, nodes, count, &libs);
+	write_spec(f, nodes, serials, count, &libs);
 	bad = ferror(f);
 	if (f != stdout)
 		bad |= fclose(f);

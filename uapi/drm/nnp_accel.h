@@ -28,13 +28,14 @@ extern "C" {
  * 1.3: drm_nnp_ports.entry_size.
  * 1.4: DRM_IOCTL_NNP_COMM_TOPOLOGY.
  * 1.5: DRM_NNP_QUERY_MODEL.
+ * 1.6: DRM_NNP_RESET_PCI, DRM_NNP_RESET_SUSPEND.
  *
  * The major changes only if something is taken away, which this header's
  * rules forbid.
  */
 #define DRM_NNP_DRIVER_NAME		"nnp"
 #define DRM_NNP_DRIVER_MAJOR		1
-#define DRM_NNP_DRIVER_MINOR		5
+#define DRM_NNP_DRIVER_MINOR		6
 
 #define DRM_NNP_QUERY			0x00
 #define DRM_NNP_BO_CREATE		0x01
@@ -185,7 +186,9 @@ struct drm_nnp_device_info {
 #define DRM_NNP_RESET_JOB_TIMEOUT	2	/* a queue made no progress */
 #define DRM_NNP_RESET_ADMIN		3	/* admin queue timed out or failed */
 #define DRM_NNP_RESET_FW_HALTED		4	/* firmware reported HALTED */
-#define DRM_NNP_RESET_USER		5	/* asked for: sysfs reset, nnptool reset */
+#define DRM_NNP_RESET_USER		5	/* asked for: sysfs reset_device, nnptool reset */
+#define DRM_NNP_RESET_PCI		6	/* since 1.6: the PCI core's FLR of the device */
+#define DRM_NNP_RESET_SUSPEND		7	/* since 1.6: a system sleep */
 
 /**
  * struct drm_nnp_counters - answer to DRM_NNP_QUERY_COUNTERS

@@ -86,9 +86,11 @@ struct nnp_device_info {
 
 /*
  * Number of nnp devices: the accel devices that sysfs says nnp.ko drives
- * (no device node is opened to find them). NNP_ERROR_NO_DRIVER if the
- * module is not loaded, NNP_ERROR_NO_DEVICE if it is but no device is
- * present (or NNP_VISIBLE_DEVICES hides them all).
+ * and whose node is in /dev/accel (none is opened to find them; a
+ * container given some of the nodes counts only those, in node order).
+ * NNP_ERROR_NO_DRIVER if the module is not loaded, NNP_ERROR_NO_DEVICE if
+ * it is but no device is present, none has a node (NNP_DEBUG=WARN says
+ * so) or NNP_VISIBLE_DEVICES hides them all.
  *
  * NNP_VISIBLE_DEVICES=2,0 (as CUDA_VISIBLE_DEVICES) shows only the listed
  * devices, renumbered in the list's order: index 0 is then the third
@@ -175,9 +177,10 @@ nnp_result_t nnp_device_get_counters(nnp_device_t *dev,
 
 /*
  * Device resets since the driver bound to it, and the last one's reason:
- * "none", "heartbeat", "job-timeout", "admin", "fw-halted" or "user". A
- * reset loses every context open at the time: every later call through
- * those handles returns NNP_ERROR_DEVICE_LOST; open the device again.
+ * "none", "heartbeat", "job-timeout", "admin", "fw-halted", "user", "pci"
+ * (a PCI function reset) or "suspend" (a system sleep). A reset loses
+ * every context open at the time: every later call through those handles
+ * returns NNP_ERROR_DEVICE_LOST; open the device again.
  */
 nnp_result_t nnp_device_get_resets(nnp_device_t *dev, uint32_t *count,
 				   const char **last_reason);
