@@ -17,6 +17,9 @@ DRM_CFLAGS = $(shell pkg-config --cflags libdrm)
 DRM_LIBS = $(shell pkg-config --libs libdrm)
 # What libnnp links: libdrm, and nettle for the rendezvous's HMAC-SHA256.
 LIBNNP_LIBS = $(shell pkg-config --libs libdrm nettle)
+# What nnptool's JSON is written with (tools/nnptool/json_out.c).
+JSONC_CFLAGS = $(shell pkg-config --cflags json-c)
+JSONC_LIBS = $(shell pkg-config --libs json-c)
 
 SYSROOT := $(BUILD)/sysroot
 KREL_FILE := $(SYSROOT)/kernel-release
@@ -51,6 +54,7 @@ FW_HDRS := $(wildcard firmware-sim/include/*.h firmware-sim/src/*/*.h) hw/nnp_hw
 LIBNNP_SRCS := $(wildcard libnnp/src/*.c)
 LIBNNP_HDRS := $(wildcard libnnp/include/nnp/*.h libnnp/src/*.h) uapi/drm/nnp_accel.h hw/nnp_hw.h
 NNPTOOL_SRCS := $(wildcard tools/nnptool/*.c)
+NNPTOOL_HDRS := $(wildcard tools/nnptool/*.h)
 NNPTOOL_DEFS := -DNNPTOOL_VERSION=\"$(VERSION)\"
 DRIVER_SRCS := Kbuild $(wildcard driver/*.c driver/*.h) hw/nnp_hw.h uapi/drm/nnp_accel.h
 HOST_TESTS := $(patsubst tests/host/%.c,$(TESTDIR)/host/%,$(wildcard tests/host/test_*.c))
@@ -247,10 +251,10 @@ MAN_PAGES := docs/man/nnptool.1 docs/man/libnnp.3
 # nnptool as installed: found libnnp in LIBDIR, no rpath into the build tree.
 NNPTOOL_INSTALL := $(BUILD)/install/nnptool
 
-$(NNPTOOL_INSTALL): $(NNPTOOL_SRCS) tools/nnptool/nnptool.h $(LIBNNP_SO)
+$(NNPTOOL_INSTALL): $(NNPTOOL_SRCS) $(NNPTOOL_HDRS) $(LIBNNP_SO)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) $(CPPFLAGS) $(CFLAGS) -Ilibnnp/include $(NNPTOOL_DEFS) -o $@ $(NNPTOOL_SRCS) \
-		$(LDFLAGS) -L$(OUT_LIB) -lnnp
+	$(CC) $(CFLAGS_COMMON) $(CPPFLAGS) $(CFLAGS) -Ilibnnp/include $(JSONC_CFLAGS) $(NNPTOOL_DEFS) \
+		-o $@ $(NNPTOOL_SRCS) $(LDFLAGS) -L$(OUT_LIB) -lnnp $(JSONC_LIBS)
 
 # What `make install` copies, built (debian/rules builds this first).
 install-files: $(LIBNNP_SO) $(LIBNNP_A) $(NNPTOOL_INSTALL)
@@ -292,10 +296,10 @@ uninstall-dkms:
 	rm -rf $(DESTDIR)$(DKMSDIR)
 	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-nnp.rules
 
-$(NNPTOOL): $(NNPTOOL_SRCS) tools/nnptool/nnptool.h $(LIBNNP_SO)
+$(NNPTOOL): $(NNPTOOL_SRCS) $(NNPTOOL_HDRS) $(LIBNNP_SO)
 	@mkdir -p $(OUT_BIN)
-	$(CC) $(CFLAGS_COMMON) -Ilibnnp/include $(NNPTOOL_DEFS) -o $@ $(NNPTOOL_SRCS) \
-		-L$(OUT_LIB) -lnnp -Wl,-rpath,'$$ORIGIN/../lib'
+	$(CC) $(CFLAGS_COMMON) -Ilibnnp/include $(JSONC_CFLAGS) $(NNPTOOL_DEFS) -o $@ $(NNPTOOL_SRCS) \
+		-L$(OUT_LIB) -lnnp $(JSONC_LIBS) -Wl,-rpath,'$$ORIGIN/../lib'
 
 # The firmware simulator's chips at scale, no QEMU (docs/nnp-sim.md).
 $(NNP_SIM): $(NNP_SIM_SRCS) $(wildcard tools/nnp-sim/*.h) $(FW_SRCS) $(FW_HDRS) | $(DEPS)
@@ -433,6 +437,13 @@ $(TESTDIR)/host/test_sim_%: tests/host/test_sim_%.c $(NNP_SIM_HOST_SRCS) $(wildc
 # A use after free between chips, or a read of memory no longer lent,
 # must abort the test, not pass unseen.
 $(TESTDIR)/host/test_fw_lifetime $(TESTDIR)/host/test_fw_lend: CFLAGS_COMMON += -fsanitize=address -fno-omit-frame-pointer
+
+# nnptool's JSON writer alone.
+$(TESTDIR)/host/test_nnptool_%: tests/host/test_nnptool_%.c tools/nnptool/json_out.c \
+		tools/nnptool/json_out.h | $(DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) $(JSONC_CFLAGS) -Itools/nnptool -o $@ $< tools/nnptool/json_out.c \
+		$(JSONC_LIBS) -lcmocka
 
 $(TESTDIR)/host/test_libnnp_%: tests/host/test_libnnp_%.c $(LIBNNP_A) $(LIBNNP_HDRS)
 	@mkdir -p $(dir $@)

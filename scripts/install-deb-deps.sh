@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: MIT
 # The Debian packages `make deb` and `make check-deb` need on top of
 # scripts/install-deps.sh: debhelper and dh-dkms to build the packages,
-# dkms to check the module's dkms.conf, lintian, and debootstrap for the
-# clean root the packages are installed into. Says what it adds first;
+# dkms to check the module's dkms.conf, lintian, debootstrap for the
+# clean root the packages are installed into, and the libraries
+# debian/control's Build-Depends name. Says what it adds first;
 # idempotent.
 set -euo pipefail
-PKGS=(build-essential debhelper dh-dkms dkms dpkg-dev fakeroot lintian debootstrap pkg-config libdrm-dev)
+PKGS=(build-essential debhelper dh-dkms dkms dpkg-dev fakeroot lintian debootstrap pkg-config libdrm-dev
+	nettle-dev libjson-c-dev)
 
 . "$(dirname "$0")/lib/apt.sh"
 mapfile -t missing < <(missing "${PKGS[@]}")

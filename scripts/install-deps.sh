@@ -12,7 +12,7 @@ set -euo pipefail
 PKGS=(
 	build-essential gcc make pkg-config git xz-utils bzip2 cpio kmod file
 	dwarves bc flex bison libelf-dev libssl-dev
-	libdrm-dev nettle-dev libcmocka-dev busybox-static
+	libdrm-dev nettle-dev libjson-c-dev libcmocka-dev busybox-static
 	libglib2.0-dev libpixman-1-dev libfdt-dev ninja-build python3-venv
 	ccache clang libclang-rt-14-dev
 	linux-source-6.12
