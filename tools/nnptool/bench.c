@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "json_out.h"
 #include "nnptool.h"
 
 #define MIN_SIZE	4096u
@@ -76,10 +77,10 @@ struct bench {
 static int bench_copy(nnp_device_t *dev, const struct nnptool_opts *o,
 		      size_t min, size_t max, unsigned int iters)
 {
+	struct json_object *doc = NULL, *rows = NULL;
 	struct bench b = { 0 };
 	nnp_result_t r;
 	size_t size;
-	bool opened = false, first = true;
 
 	b.a = malloc(max);
 	b.b = malloc(max);
@@ -94,12 +95,13 @@ static int bench_copy(nnp_device_t *dev, const struct nnptool_opts *o,
 		r = nnp_mem_alloc(dev, NNP_MEM_DEVICE, max, 0, &b.d1);
 	if (r == NNP_SUCCESS) {
 		memset(b.a, 1, max);
-		opened = o->json;
-		if (o->json)
-			printf("{\"copy\": [");
-		else
+		if (o->json) {
+			doc = jo_obj(NULL, NULL);
+			rows = jo_arr(doc, "copy");
+		} else {
 			printf("%12s %8s %10s %10s %10s %12s\n", "size", "reps",
 			       "h2d GB/s", "d2h GB/s", "d2d GB/s", "memcpy GB/s");
+		}
 	}
 	for (size = min; size <= max && r == NNP_SUCCESS; size *= 4) {
 		unsigned int reps = reps_for(size, iters);
@@ -111,19 +113,23 @@ static int bench_copy(nnp_device_t *dev, const struct nnptool_opts *o,
 		mc = memcpy_gbps(b.b, b.a, size, reps);
 		if (r != NNP_SUCCESS)
 			break;
-		if (o->json)
-			printf("%s{\"size\": %zu, \"reps\": %u, \"h2d_gbps\": %.3f, "
-			       "\"d2h_gbps\": %.3f, \"d2d_gbps\": %.3f, "
-			       "\"memcpy_gbps\": %.3f}", first ? "" : ", ", size,
-			       reps, h2d, d2h, d2d, mc);
-		else
+		if (rows) {
+			struct json_object *row = jo_obj(rows, NULL);
+
+			jo_u64(row, "size", size);
+			jo_u64(row, "reps", reps);
+			jo_fixed(row, "h2d_gbps", h2d, 3);
+			jo_fixed(row, "d2h_gbps", d2h, 3);
+			jo_fixed(row, "d2d_gbps", d2d, 3);
+			jo_fixed(row, "memcpy_gbps", mc, 3);
+		} else {
 			printf("%12zu %8u %10.3f %10.3f %10.3f %12.3f\n", size, reps,
 			       h2d, d2h, d2d, mc);
-		first = false;
-		fflush(stdout);
+			fflush(stdout);
+		}
 	}
-	if (opened)
-		printf("]}\n");
+	if (doc)
+		jo_line(stdout, doc);
 	nnp_mem_free(b.d1);
 	nnp_mem_free(b.d0);
 	nnp_mem_free(b.h);

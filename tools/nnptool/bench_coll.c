@@ -27,6 +27,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "json_out.h"
 #include "nnptool.h"
 
 #define MAXDEV 64
@@ -317,19 +318,23 @@ struct sizes {
 
 /* nccl-tests' columns, or with --json one JSON object on one line. */
 struct report {
-	bool json;
-	bool rows;		/* a row printed: the next needs a comma */
-	double bus;		/* busbw / algbw */
+	struct json_object *doc;	/* --json: the document; else NULL */
+	struct json_object *rows, *row;	/* its rows, and the one being made */
+	double bus;			/* busbw / algbw */
 };
 
 static void report_head(struct report *rp, const struct ar *a,
 			const struct sizes *z, bool reduces)
 {
-	if (rp->json) {
-		printf("{\"benchmark\": \"%s\", \"devices\": %d, \"type\": \"float\", "
-		       "\"redop\": \"%s\", \"iters\": %lu, \"trials\": %lu, "
-		       "\"bytes\": %zu, \"rows\": [", coll_name[a->coll], a->n,
-		       reduces ? "sum" : "none", z->iters, z->trials, z->bytes);
+	if (rp->doc) {
+		jo_str(rp->doc, "benchmark", coll_name[a->coll]);
+		jo_int(rp->doc, "devices", a->n);
+		jo_str(rp->doc, "type", "float");
+		jo_str(rp->doc, "redop", reduces ? "sum" : "none");
+		jo_u64(rp->doc, "iters", z->iters);
+		jo_u64(rp->doc, "trials", z->trials);
+		jo_u64(rp->doc, "bytes", z->bytes);
+		rp->rows = jo_arr(rp->doc, "rows");
 		return;
 	}
 	printf("# nnptool bench %s: %d devices, float%s, best of %lu x %lu iterations",
@@ -350,13 +355,14 @@ static void report_head(struct report *rp, const struct ar *a,
 
 static void report_row_start(struct report *rp, size_t bytes, bool reduces)
 {
-	if (rp->json)
-		printf("%s{\"size\": %zu, \"count\": %zu", rp->rows ? ", " : "",
-		       bytes, bytes / sizeof(float));
-	else
+	if (rp->doc) {
+		rp->row = jo_obj(rp->rows, NULL);
+		jo_u64(rp->row, "size", bytes);
+		jo_u64(rp->row, "count", bytes / sizeof(float));
+	} else {
 		printf("  %10zu %12zu %6s %6s", bytes, bytes / sizeof(float),
 		       "float", reduces ? "sum" : "none");
-	rp->rows = true;
+	}
 }
 
 /* One pass of a row: out of place, then in place. */
@@ -364,41 +370,46 @@ static void report_pass(const struct report *rp, bool in_place, size_t bytes,
 			struct timing t, long wrong)
 {
 	double algbw = bytes / t.wall / 1e9, model = bytes / t.model / 1e9;
+	struct json_object *p;
 
-	if (rp->json)
-		printf(", \"%s\": {\"time_us\": %.3f, \"algbw_gbps\": %.6f, "
-		       "\"busbw_gbps\": %.6f, \"wrong\": %ld, "
-		       "\"model_time_us\": %.3f, \"model_busbw_gbps\": %.6f}",
-		       in_place ? "in_place" : "out_of_place", t.wall * 1e6, algbw,
-		       algbw * rp->bus, wrong, t.model * 1e6, model * rp->bus);
-	else
+	if (!rp->doc) {
 		printf("  %8.1f %7.3f %7.3f %7ld %8.1f %8.3f", t.wall * 1e6, algbw,
 		       algbw * rp->bus, wrong, t.model * 1e6, model * rp->bus);
+		return;
+	}
+	p = jo_obj(rp->row, in_place ? "in_place" : "out_of_place");
+	jo_fixed(p, "time_us", t.wall * 1e6, 3);
+	jo_fixed(p, "algbw_gbps", algbw, 6);
+	jo_fixed(p, "busbw_gbps", algbw * rp->bus, 6);
+	jo_int(p, "wrong", wrong);
+	jo_fixed(p, "model_time_us", t.model * 1e6, 3);
+	jo_fixed(p, "model_busbw_gbps", model * rp->bus, 6);
 }
 
 static void report_row_end(const struct report *rp)
 {
-	printf(rp->json ? "}" : "\n");
-	fflush(stdout);
+	if (!rp->doc) {
+		printf("\n");
+		fflush(stdout);
+	}
 }
 
 /* The verdict; or after a failure, what failed. */
 static void report_end(const struct report *rp, long wrong, nnp_result_t r)
 {
-	if (!rp->json) {
+	if (!rp->doc) {
 		if (r == NNP_SUCCESS)
 			printf("# Out of bounds values : %ld %s\n", wrong,
 			       wrong ? "FAILED" : "OK");
 		return;
 	}
 	if (r != NNP_SUCCESS) {
-		printf("], \"error\": ");
-		json_string(stdout, nnp_strerror(r));
-		printf("}\n");
-		return;
+		jo_str(rp->doc, "error", nnp_strerror(r));
+	} else {
+		jo_int(rp->doc, "wrong", wrong);
+		jo_bool(rp->doc, "passed", !wrong);
 	}
-	printf("], \"wrong\": %ld, \"passed\": %s}\n", wrong,
-	       wrong ? "false" : "true");
+	jo_line(stdout, rp->doc);
 }
 
 /* Iterations at @size: --iters, or fewer so each size moves about --bytes. */
@@ -414,7 +425,7 @@ static unsigned int reps_for(const struct sizes *z, size_t size)
 static int bench(struct ar *a, const struct sizes *z, bool json)
 {
 	bool reduces = a->coll == ALLREDUCE || a->coll == REDUCE_SCATTER;
-	struct report rp = { json, false, 1 };
+	struct report rp = { .doc = json ? jo_obj(NULL, NULL) : NULL, .bus = 1 };
 	nnp_result_t r = NNP_SUCCESS;
 	long total_wrong = 0;
 	size_t size;

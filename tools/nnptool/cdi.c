@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "json_out.h"
 #include "nnptool.h"
 
 #define CDI_VERSION	"0.6.0"
@@ -46,21 +47,22 @@ static int find_lib(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-static void node_edit(FILE *f, const char *path)
+static void node_edit(struct json_object *nodes, const char *path)
 {
-	fputs("{\"path\": ", f);
-	json_string(f, path);
-	fputs(", \"permissions\": \"rw\"}", f);
+	struct json_object *n = jo_obj(nodes, NULL);
+
+	jo_str(n, "path", path);
+	jo_str(n, "permissions", "rw");
 }
 
-/* A device of the spec: @name with @node. */
-static void device_entry(FILE *f, const char *name, const char *node)
+/* A device of the spec: @name; its containerEdits' deviceNodes returned. */
+static struct json_object *device_entry(struct json_object *devs,
+					const char *name)
 {
-	fputs("    {\"name\": ", f);
-	json_string(f, name);
-	fputs(", \"containerEdits\": {\"deviceNodes\": [", f);
-	node_edit(f, node);
-	fputs("]}},\n", f);
+	struct json_object *d = jo_obj(devs, NULL);
+
+	jo_str(d, "name", name);
+	return jo_arr(jo_obj(d, "containerEdits"), "deviceNodes");
 }
 
 /* CDI device names: letters, digits, '_', '.', ':' and '-', a letter or digit first. */
@@ -75,32 +77,36 @@ static bool cdi_name_ok(const char *s)
 static void write_spec(FILE *f, char (*nodes)[64], char (*serials)[16], int n,
 		       const struct libs *l)
 {
+	static const char *const options[] = { "ro", "nosuid", "nodev", "bind" };
+	struct json_object *doc = jo_obj(NULL, NULL), *devs, *all, *mounts, *m;
 	char index[16];
+	size_t k;
 	int i;
 
-	fprintf(f, "{\n  \"cdiVersion\": \"%s\",\n  \"kind\": \"%s\",\n"
-		"  \"devices\": [\n", CDI_VERSION, CDI_KIND);
+	jo_str(doc, "cdiVersion", CDI_VERSION);
+	jo_str(doc, "kind", CDI_KIND);
+	devs = jo_arr(doc, "devices");
 	for (i = 0; i < n; i++) {
 		snprintf(index, sizeof(index), "%d", i);
-		device_entry(f, index, nodes[i]);
+		node_edit(device_entry(devs, index), nodes[i]);
 		if (cdi_name_ok(serials[i]))
-			device_entry(f, serials[i], nodes[i]);
+			node_edit(device_entry(devs, serials[i]), nodes[i]);
 	}
-	fputs("    {\"name\": \"all\", \"containerEdits\": {\"deviceNodes\": [", f);
-	for (i = 0; i < n; i++) {
-		fputs(i ? ", " : "", f);
-		node_edit(f, nodes[i]);
-	}
-	fputs("]}}\n  ],\n  \"containerEdits\": {\n    \"mounts\": [", f);
+	all = device_entry(devs, "all");
+	for (i = 0; i < n; i++)
+		node_edit(all, nodes[i]);
+	mounts = jo_arr(jo_obj(doc, "containerEdits"), "mounts");
 	for (i = 0; i < l->n; i++) {
-		fputs(i ? ",\n      {" : "\n      {", f);
-		fputs("\"hostPath\": ", f);
-		json_string(f, l->path[i]);
-		fputs(", \"containerPath\": ", f);
-		json_string(f, l->path[i]);
-		fputs(", \"options\": [\"ro\", \"nosuid\", \"nodev\", \"bind\"]}", f);
+		m = jo_obj(mounts, NULL);
+		jo_str(m, "hostPath", l->path[i]);
+		jo_str(m, "containerPath", l->path[i]);
+		m = jo_arr(m, "options");
+		for (k = 0; k < sizeof(options) / sizeof(*options); k++)
+			jo_str(m, NULL, options[k]);
 	}
-	fputs(l->n ? "\n    ]\n  }\n}\n" : "]\n  }\n}\n", f);
+	jo_write(f, doc, true);
+	fputc('\n', f);
+	json_object_put(doc);
 }
 
 int cmd_cdi(struct nnptool_opts *o, int argc, char **argv)

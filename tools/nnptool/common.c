@@ -41,22 +41,6 @@ int nnptool_open(const char *spec, nnp_device_t **dev)
 	return NNPTOOL_EXIT_ERROR;
 }
 
-void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 void fw_version_str(unsigned int v, char *buf, size_t len)
 {
 	snprintf(buf, len, "%u.%u.%u", NNP_VERSION_MAJOR(v),

@@ -2,6 +2,7 @@
 /* nnptool info DEV: everything the driver reports about one device. */
 #include <inttypes.h>
 
+#include "json_out.h"
 #include "nnptool.h"
 
 static const struct {
@@ -46,22 +47,24 @@ static void print_model_text(const struct model *md)
 	printf(" ns\n");
 }
 
-static void print_model_json(const struct model *md)
+static void model_json(struct json_object *doc, const struct model *md)
 {
 	const struct nnp_device_model *m = &md->m;
+	struct json_object *o, *busy;
 	unsigned int i;
 
 	if (!md->valid) {
-		printf(", \"model\": null");
+		jo_null(doc, "model");
 		return;
 	}
-	printf(", \"model\": {\"now_ns\": %" PRIu64 ", \"commands\": %" PRIu64
-	       ", \"hbm_busy_ns\": %" PRIu64 ", \"pcie_busy_ns\": %" PRIu64
-	       ", \"port_tx_busy_ns\": [", m->now_ns, m->commands,
-	       m->hbm_busy_ns, m->pcie_busy_ns);
+	o = jo_obj(doc, "model");
+	jo_u64(o, "now_ns", m->now_ns);
+	jo_u64(o, "commands", m->commands);
+	jo_u64(o, "hbm_busy_ns", m->hbm_busy_ns);
+	jo_u64(o, "pcie_busy_ns", m->pcie_busy_ns);
+	busy = jo_arr(o, "port_tx_busy_ns");
 	for (i = 0; i < m->num_ports; i++)
-		printf("%s%" PRIu64, i ? ", " : "", m->port_tx_busy_ns[i]);
-	printf("]}");
+		jo_u64(busy, NULL, m->port_tx_busy_ns[i]);
 }
 
 static void print_text(const struct nnp_device_info *in, const char *fw,
@@ -99,35 +102,34 @@ static void print_text(const struct nnp_device_info *in, const char *fw,
 static void print_json(const struct nnp_device_info *in, const char *fw,
 		       const struct resets *rs, const struct model *md)
 {
-	char pci[64];
+	struct json_object *doc = jo_obj(NULL, NULL), *caps_json;
+	char pci[64], hw[24];
 	size_t i;
-	int n = 0, numa;
+	int numa;
 
 	dev_location(in->path, pci, sizeof(pci), &numa);
-	printf("{\"path\": ");
-	json_string(stdout, in->path);
-	printf(", \"pci_address\": ");
-	json_string(stdout, pci);
-	printf(", \"numa_node\": %d", numa);
-	printf(", \"chip_id\": %" PRIu32 ", \"serial\": ", in->chip_id);
-	json_string(stdout, in->serial);
-	printf(", \"mem_size\": %" PRIu64 ", \"icl_ports\": %" PRIu32
-	       ", \"queues\": %" PRIu32 ", \"hw_version\": \"%" PRIu32
-	       ".%" PRIu32 "\", \"fw_version\": ", in->mem_size,
-	       in->num_icl_ports, in->num_queues, in->hw_version >> 16,
-	       in->hw_version & 0xffff);
-	json_string(stdout, fw);
-	printf(", \"fw_build\": ");
-	json_string(stdout, in->fw_build);
-	printf(", \"fw_heartbeat\": %" PRIu32 ", \"resets\": %" PRIu32
-	       ", \"last_reset_reason\": \"%s\", \"capabilities\": [",
-	       in->fw_heartbeat, rs->count, rs->last);
+	snprintf(hw, sizeof(hw), "%" PRIu32 ".%" PRIu32, in->hw_version >> 16,
+		 in->hw_version & 0xffff);
+	jo_str(doc, "path", in->path);
+	jo_str(doc, "pci_address", pci);
+	jo_int(doc, "numa_node", numa);
+	jo_u64(doc, "chip_id", in->chip_id);
+	jo_str(doc, "serial", in->serial);
+	jo_u64(doc, "mem_size", in->mem_size);
+	jo_u64(doc, "icl_ports", in->num_icl_ports);
+	jo_u64(doc, "queues", in->num_queues);
+	jo_str(doc, "hw_version", hw);
+	jo_str(doc, "fw_version", fw);
+	jo_str(doc, "fw_build", in->fw_build);
+	jo_u64(doc, "fw_heartbeat", in->fw_heartbeat);
+	jo_u64(doc, "resets", rs->count);
+	jo_str(doc, "last_reset_reason", rs->last);
+	caps_json = jo_arr(doc, "capabilities");
 	for (i = 0; i < NCAPS; i++)
 		if (in->caps & caps[i].bit)
-			printf("%s\"%s\"", n++ ? ", " : "", caps[i].name);
-	printf("]");
-	print_model_json(md);
-	printf("}\n");
+			jo_str(caps_json, NULL, caps[i].name);
+	model_json(doc, md);
+	jo_line(stdout, doc);
 }
 
 int cmd_info(struct nnptool_opts *o, int argc, char **argv)
@@ -194,11 +196,12 @@ int cmd_reset(struct nnptool_opts *o, int argc, char **argv)
 	if (r != NNP_SUCCESS)
 		return nnptool_fail("reset", r);
 	if (o->json) {
-		printf("{\"device\": ");
-		json_string(stdout, spec);
-		printf(", \"resets\": %" PRIu32 ", \"last_reset_reason\": ", rs.count);
-		json_string(stdout, rs.last);
-		printf("}\n");
+		struct json_object *doc = jo_obj(NULL, NULL);
+
+		jo_str(doc, "device", spec);
+		jo_u64(doc, "resets", rs.count);
+		jo_str(doc, "last_reset_reason", rs.last);
+		jo_line(stdout, doc);
 	} else {
 		printf("reset %s: %" PRIu32 " resets\n", spec, rs.count);
 	}

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "json_out.h"
 #include "nnptool.h"
 
 static const char *state_name(uint32_t state)
@@ -16,30 +17,34 @@ static const char *state_name(uint32_t state)
 }
 
 /*
- * Port @i of device @dev, chip @chip; @busy: its modeled transmit busy
- * time in ns, or NULL from a device without a modeled clock.
+ * Port @i of device @dev, chip @chip, into @ports (JSON) or as a row;
+ * @busy: its modeled transmit busy time in ns, or NULL from a device
+ * without a modeled clock.
  */
-static void print_port(const struct nnptool_opts *o, int dev, uint32_t chip,
+static void print_port(struct json_object *ports, int dev, uint32_t chip,
 		       unsigned int i, const struct nnp_port_info *p,
-		       const uint64_t *busy, int *first)
+		       const uint64_t *busy)
 {
 	char peer[24] = "-", tx_busy[24] = "-";
 
 	if (p->state & NNP_LINK_WIRED)
 		snprintf(peer, sizeof(peer), "%" PRIu32 ".%" PRIu32, p->peer_chip,
 			 p->peer_port);
-	if (o->json) {
-		printf("%s{\"dev\": %d, \"chip\": %" PRIu32 ", \"port\": %u, "
-		       "\"state\": \"%s\", \"peer\": \"%s\", \"tx_bytes\": %" PRIu64
-		       ", \"rx_bytes\": %" PRIu64 ", \"tx_packets\": %" PRIu64
-		       ", \"rx_packets\": %" PRIu64 ", \"errors\": %" PRIu64,
-		       *first ? "" : ", ", dev, chip, i, state_name(p->state), peer,
-		       p->tx_bytes, p->rx_bytes, p->tx_packets, p->rx_packets,
-		       p->errors);
+	if (ports) {
+		struct json_object *o = jo_obj(ports, NULL);
+
+		jo_int(o, "dev", dev);
+		jo_u64(o, "chip", chip);
+		jo_u64(o, "port", i);
+		jo_str(o, "state", state_name(p->state));
+		jo_str(o, "peer", peer);
+		jo_u64(o, "tx_bytes", p->tx_bytes);
+		jo_u64(o, "rx_bytes", p->rx_bytes);
+		jo_u64(o, "tx_packets", p->tx_packets);
+		jo_u64(o, "rx_packets", p->rx_packets);
+		jo_u64(o, "errors", p->errors);
 		if (busy)
-			printf(", \"tx_busy_ns\": %" PRIu64, *busy);
-		printf("}");
-		*first = 0;
+			jo_u64(o, "tx_busy_ns", *busy);
 		return;
 	}
 	if (busy)
@@ -52,8 +57,9 @@ static void print_port(const struct nnptool_opts *o, int dev, uint32_t chip,
 int cmd_links(struct nnptool_opts *o, int argc, char **argv)
 {
 	static const struct nnptool_cmd cmd = { .name = "links", .args = "[--json]" };
-	int count, d, first = 1;
+	struct json_object *doc = NULL, *ports = NULL;
 	nnp_result_t r;
+	int count, d;
 
 	d = nnptool_getopt(&cmd, o, argc, argv);
 	if (d != NNPTOOL_OPTS_DONE)
@@ -61,14 +67,16 @@ int cmd_links(struct nnptool_opts *o, int argc, char **argv)
 	r = nnp_device_count(&count);
 	if (r != NNP_SUCCESS)
 		return nnptool_fail("links", r);
-	if (o->json)
-		printf("{\"ports\": [");
-	else
+	if (o->json) {
+		doc = jo_obj(NULL, NULL);
+		ports = jo_arr(doc, "ports");
+	} else {
 		printf("%-4s %5s %4s %-8s %-9s %14s %14s %8s %14s\n", "DEV", "CHIP",
 		       "PORT", "STATE", "PEER", "TX BYTES", "RX BYTES", "ERRORS",
 		       "TX BUSY NS");
+	}
 	for (d = 0; d < count; d++) {
-		struct nnp_port_info ports[NNP_MAX_PORTS];
+		struct nnp_port_info port[NNP_MAX_PORTS];
 		struct nnp_device_model model;
 		struct nnp_device_info info;
 		unsigned int n = 0, i;
@@ -79,22 +87,22 @@ int cmd_links(struct nnptool_opts *o, int argc, char **argv)
 		if (r == NNP_SUCCESS) {
 			r = nnp_device_get_info(dev, &info);
 			if (r == NNP_SUCCESS)
-				r = nnp_device_get_ports(dev, ports, NNP_MAX_PORTS, &n);
+				r = nnp_device_get_ports(dev, port, NNP_MAX_PORTS, &n);
 			if (r == NNP_SUCCESS)
 				r = nnptool_model(dev, &model, &modeled);
 			nnp_device_close(dev);
 		}
 		if (r != NNP_SUCCESS) {
-			if (o->json)
-				printf("]}\n");
+			if (doc)
+				jo_line(stdout, doc);
 			return nnptool_fail("links", r);
 		}
 		for (i = 0; i < n && i < NNP_MAX_PORTS; i++)
-			print_port(o, d, info.chip_id, i, &ports[i],
+			print_port(ports, d, info.chip_id, i, &port[i],
 				   modeled && i < model.num_ports ?
-				   &model.port_tx_busy_ns[i] : NULL, &first);
+				   &model.port_tx_busy_ns[i] : NULL);
 	}
-	if (o->json)
-		printf("]}\n");
+	if (doc)
+		jo_line(stdout, doc);
 	return NNPTOOL_EXIT_OK;
 }

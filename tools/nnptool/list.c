@@ -2,32 +2,33 @@
 /* nnptool list: one line (or one JSON object) per nnp device. */
 #include <inttypes.h>
 
+#include "json_out.h"
 #include "nnptool.h"
 
-static void json_device(FILE *f, int index, const struct nnp_device_info *in)
+static void json_device(struct json_object *devs, int index,
+			const struct nnp_device_info *in)
 {
+	struct json_object *d = jo_obj(devs, NULL);
 	char fw[16], pci[64];
 	int numa;
 
 	fw_version_str(in->fw_version, fw, sizeof(fw));
 	dev_location(in->path, pci, sizeof(pci), &numa);
-	fprintf(f, "{\"index\": %d, \"path\": ", index);
-	json_string(f, in->path);
-	fprintf(f, ", \"pci_address\": ");
-	json_string(f, pci);
-	fprintf(f, ", \"numa_node\": %d", numa);
-	fprintf(f, ", \"chip_id\": %" PRIu32 ", \"mem_size\": %" PRIu64
-		", \"icl_ports\": %" PRIu32 ", \"fw_version\": ",
-		in->chip_id, in->mem_size, in->num_icl_ports);
-	json_string(f, fw);
-	fprintf(f, ", \"serial\": ");
-	json_string(f, in->serial);
-	fputc('}', f);
+	jo_int(d, "index", index);
+	jo_str(d, "path", in->path);
+	jo_str(d, "pci_address", pci);
+	jo_int(d, "numa_node", numa);
+	jo_u64(d, "chip_id", in->chip_id);
+	jo_u64(d, "mem_size", in->mem_size);
+	jo_u64(d, "icl_ports", in->num_icl_ports);
+	jo_str(d, "fw_version", fw);
+	jo_str(d, "serial", in->serial);
 }
 
 int cmd_list(struct nnptool_opts *o, int argc, char **argv)
 {
 	static const struct nnptool_cmd cmd = { .name = "list", .args = "[--json]" };
+	struct json_object *doc = NULL, *devs = NULL;
 	nnp_result_t r;
 	int count, i;
 
@@ -38,12 +39,14 @@ int cmd_list(struct nnptool_opts *o, int argc, char **argv)
 	if (r != NNP_SUCCESS)
 		return nnptool_fail("list", r);
 
-	if (o->json)
-		printf("{\"devices\": [");
-	else
+	if (o->json) {
+		doc = jo_obj(NULL, NULL);
+		devs = jo_arr(doc, "devices");
+	} else {
 		printf("%-4s %-18s %6s %10s %6s %-9s %-12s %4s %s\n", "DEV", "NODE",
 		       "CHIP", "MEMORY", "PORTS", "FIRMWARE", "PCI", "NUMA",
 		       "SERIAL");
+	}
 	for (i = 0; i < count; i++) {
 		struct nnp_device_info in;
 		nnp_device_t *dev;
@@ -56,13 +59,12 @@ int cmd_list(struct nnptool_opts *o, int argc, char **argv)
 			nnp_device_close(dev);
 		}
 		if (r != NNP_SUCCESS) {
-			if (o->json)
-				printf("]}\n");
+			if (doc)
+				jo_line(stdout, doc);
 			return nnptool_fail("list", r);
 		}
-		if (o->json) {
-			printf(i ? ", " : "");
-			json_device(stdout, i, &in);
+		if (doc) {
+			json_device(devs, i, &in);
 			continue;
 		}
 		fw_version_str(in.fw_version, fw, sizeof(fw));
@@ -72,7 +74,7 @@ int cmd_list(struct nnptool_opts *o, int argc, char **argv)
 		       in.mem_size >> 20, in.num_icl_ports, fw, pci, numa,
 		       in.serial);
 	}
-	if (o->json)
-		printf("]}\n");
+	if (doc)
+		jo_line(stdout, doc);
 	return NNPTOOL_EXIT_OK;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_out.h"
 #include "nnptool.h"
 
 struct memtest {
@@ -16,8 +17,7 @@ struct memtest {
 	nnp_mem_t *d0, *d1, *h;
 	uint8_t *d0p, *hp, *user, *want;
 	int failures;
-	bool json;	/* one JSON object per path, after the first a comma */
-	int reported;
+	struct json_object *paths;	/* --json: the verdicts; else NULL */
 };
 
 static void fill_pattern(uint8_t *p, size_t n, unsigned int kind)
@@ -56,16 +56,17 @@ static void verdict(struct memtest *t, const char *path, unsigned int kind,
 			i++;
 	if (r != NNP_SUCCESS || i != t->size)
 		t->failures++;
-	if (t->json) {
-		printf("%s{\"path\": \"%s\", \"pattern\": \"%s\", \"bytes\": %zu, "
-		       "\"ok\": %s", t->reported++ ? ", " : "", path,
-		       pattern_name(kind), t->size,
-		       r == NNP_SUCCESS && i == t->size ? "true" : "false");
+	if (t->paths) {
+		struct json_object *p = jo_obj(t->paths, NULL);
+
+		jo_str(p, "path", path);
+		jo_str(p, "pattern", pattern_name(kind));
+		jo_u64(p, "bytes", t->size);
+		jo_bool(p, "ok", r == NNP_SUCCESS && i == t->size);
 		if (r != NNP_SUCCESS)
-			printf(", \"error\": \"%s\"", nnp_strerror(r));
+			jo_str(p, "error", nnp_strerror(r));
 		else if (i != t->size)
-			printf(", \"first_bad_byte\": %zu", i);
-		printf("}");
+			jo_u64(p, "first_bad_byte", i);
 	} else if (r == NNP_SUCCESS && i == t->size) {
 		printf("PASS  %-22s %-7s %zu bytes\n", path, pattern_name(kind), t->size);
 	} else if (r != NNP_SUCCESS) {
@@ -127,9 +128,10 @@ static void run_paths(struct memtest *t, nnp_mem_t *u, unsigned int kind)
 	}
 }
 
-static int memtest_device(nnp_device_t *dev, size_t size, bool json)
+static int memtest_device(nnp_device_t *dev, size_t size,
+			  struct json_object *paths)
 {
-	struct memtest t = { .dev = dev, .size = size, .json = json };
+	struct memtest t = { .dev = dev, .size = size, .paths = paths };
 	nnp_mem_t *u = NULL;
 	nnp_result_t r;
 	unsigned int kind;
@@ -177,6 +179,7 @@ int cmd_memtest(struct nnptool_opts *o, int argc, char **argv)
 	static const struct nnptool_cmd cmd = {
 		"memtest", "[--json] [DEV] [-s|--size SIZE]", "s:", opts, 0, 1,
 	};
+	struct json_object *doc = NULL;
 	size_t size = 16u << 20;
 	nnp_device_t *dev;
 	int c, failures;
@@ -189,13 +192,15 @@ int cmd_memtest(struct nnptool_opts *o, int argc, char **argv)
 	if (nnptool_open(optind < argc ? argv[optind] : "0", &dev))
 		return NNPTOOL_EXIT_ERROR;
 	if (o->json)
-		printf("{\"paths\": [");
-	failures = memtest_device(dev, size, o->json);
+		doc = jo_obj(NULL, NULL);
+	failures = memtest_device(dev, size, doc ? jo_arr(doc, "paths") : NULL);
 	nnp_device_close(dev);
-	if (o->json)
-		printf("], \"failures\": %d, \"passed\": %s}\n", failures,
-		       failures ? "false" : "true");
-	else
+	if (doc) {
+		jo_int(doc, "failures", failures);
+		jo_bool(doc, "passed", !failures);
+		jo_line(stdout, doc);
+	} else {
 		printf("memtest: %s\n", failures ? "FAILED" : "passed");
+	}
 	return failures ? NNPTOOL_EXIT_ERROR : NNPTOOL_EXIT_OK;
 }

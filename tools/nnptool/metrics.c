@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_out.h"
 #include "nnptool.h"
 
 #define MAX_DEVS	64
@@ -163,32 +164,36 @@ static void write_text(FILE *f, const struct dev_sample *s, int n)
 
 static void write_json(FILE *f, const struct dev_sample *s, int n)
 {
+	struct json_object *doc = jo_obj(NULL, NULL), *devs, *d, *ports, *o;
+	const struct nnp_port_info *port;
 	unsigned int p;
-	int d;
+	int i;
 
-	fputs("{\"devices\": [", f);
-	for (d = 0; d < n; d++) {
-		fprintf(f, "%s{\"index\": %d, \"chip_id\": %" PRIu32
-			", \"memory_total_bytes\": %" PRIu64
-			", \"memory_used_bytes\": %" PRIu64 ", \"busy_ns\": %" PRIu64
-			", \"resets\": %" PRIu64, d ? ", " : "", s[d].index,
-			s[d].info.chip_id, s[d].info.mem_size, s[d].mem_used,
-			s[d].busy_ns, s[d].resets);
-		if (s[d].has_sensors)
-			fprintf(f, ", \"temperature_mc\": %" PRIu64
-				", \"power_uw\": %" PRIu64, s[d].temp_mc,
-				s[d].power_uw);
-		fputs(", \"ports\": [", f);
-		for (p = 0; p < s[d].nports; p++)
-			fprintf(f, "%s{\"port\": %u, \"up\": %s, \"tx_bytes\": %" PRIu64
-				", \"rx_bytes\": %" PRIu64 ", \"errors\": %" PRIu64 "}",
-				p ? ", " : "", p,
-				s[d].ports[p].state & NNP_LINK_UP ? "true" : "false",
-				s[d].ports[p].tx_bytes, s[d].ports[p].rx_bytes,
-				s[d].ports[p].errors);
-		fputs("]}", f);
+	devs = jo_arr(doc, "devices");
+	for (i = 0; i < n; i++) {
+		d = jo_obj(devs, NULL);
+		jo_int(d, "index", s[i].index);
+		jo_u64(d, "chip_id", s[i].info.chip_id);
+		jo_u64(d, "memory_total_bytes", s[i].info.mem_size);
+		jo_u64(d, "memory_used_bytes", s[i].mem_used);
+		jo_u64(d, "busy_ns", s[i].busy_ns);
+		jo_u64(d, "resets", s[i].resets);
+		if (s[i].has_sensors) {
+			jo_u64(d, "temperature_mc", s[i].temp_mc);
+			jo_u64(d, "power_uw", s[i].power_uw);
+		}
+		ports = jo_arr(d, "ports");
+		for (p = 0; p < s[i].nports; p++) {
+			port = &s[i].ports[p];
+			o = jo_obj(ports, NULL);
+			jo_u64(o, "port", p);
+			jo_bool(o, "up", port->state & NNP_LINK_UP);
+			jo_u64(o, "tx_bytes", port->tx_bytes);
+			jo_u64(o, "rx_bytes", port->rx_bytes);
+			jo_u64(o, "errors", port->errors);
+		}
 	}
-	fputs("]}\n", f);
+	jo_line(f, doc);
 }
 
 static int write_file(const char *path, const struct nnptool_opts *o,

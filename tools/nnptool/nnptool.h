@@ -111,9 +111,6 @@ int nnptool_open(const char *spec, nnp_device_t **dev);
 nnp_result_t nnptool_model(nnp_device_t *dev, struct nnp_device_model *m,
 			   bool *modeled);
 
-/* Write @s as a JSON string literal. */
-void json_string(FILE *f, const char *s);
-
 /* sysfs.c: /sys/class/accel/accelN/device of device node @node; -1 if none. */
 int dev_sysfs_dir(const char *node, char *dir, size_t len);
 int sysfs_read_str(const char *dir, const char *attr, char *buf, size_t len);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "json_out.h"
 #include "nnptool.h"
 
 struct client {
@@ -161,24 +162,25 @@ static int by_pid_then_id(const void *a, const void *b)
 
 static void print_json(const struct clients *l)
 {
+	struct json_object *doc = jo_obj(NULL, NULL), *list, *o;
 	size_t i;
 
-	printf("{\"clients\": [");
+	list = jo_arr(doc, "clients");
 	for (i = 0; i < l->n; i++) {
 		const struct client *c = &l->c[i];
 
-		printf("%s{\"pid\": %ld, \"command\": ", i ? ", " : "", c->pid);
-		json_string(stdout, c->comm);
-		printf(", \"node\": ");
-		json_string(stdout, c->node);
-		printf(", \"pci_address\": ");
-		json_string(stdout, c->pdev);
-		printf(", \"client_id\": %" PRIu64 ", \"device_mem\": %" PRIu64
-		       ", \"host_mem\": %" PRIu64 ", \"copy_busy_ns\": %" PRIu64
-		       ", \"collective_busy_ns\": %" PRIu64 "}", c->id,
-		       c->mem[0], c->mem[1], c->busy_ns[0], c->busy_ns[1]);
+		o = jo_obj(list, NULL);
+		jo_int(o, "pid", c->pid);
+		jo_str(o, "command", c->comm);
+		jo_str(o, "node", c->node);
+		jo_str(o, "pci_address", c->pdev);
+		jo_u64(o, "client_id", c->id);
+		jo_u64(o, "device_mem", c->mem[0]);
+		jo_u64(o, "host_mem", c->mem[1]);
+		jo_u64(o, "copy_busy_ns", c->busy_ns[0]);
+		jo_u64(o, "collective_busy_ns", c->busy_ns[1]);
 	}
-	printf("]}\n");
+	jo_line(stdout, doc);
 }
 
 static void print_table(const struct clients *l)

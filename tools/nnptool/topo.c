@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_out.h"
 #include "nnptool.h"
 
 #define MAX_DEVS	64
@@ -99,37 +100,33 @@ static void cell(const struct topo *t, int i, int j, char *buf, size_t len)
 
 static void print_json(const struct topo *t)
 {
+	struct json_object *doc = jo_obj(NULL, NULL), *devs, *d, *matrix, *links,
+			   *hops, *m, *l, *h;
 	char c[16];
 	int i, j;
 
-	printf("{\"devices\": [");
-	for (i = 0; i < t->n; i++)
-		printf("%s{\"index\": %d, \"chip_id\": %" PRIu32 ", \"numa_node\": %d}",
-		       i ? ", " : "", i, t->chip[i], t->numa[i]);
-	printf("], \"matrix\": [");
+	devs = jo_arr(doc, "devices");
 	for (i = 0; i < t->n; i++) {
-		printf("%s[", i ? ", " : "");
+		d = jo_obj(devs, NULL);
+		jo_int(d, "index", i);
+		jo_u64(d, "chip_id", t->chip[i]);
+		jo_int(d, "numa_node", t->numa[i]);
+	}
+	matrix = jo_arr(doc, "matrix");
+	links = jo_arr(doc, "links");
+	hops = jo_arr(doc, "hops");
+	for (i = 0; i < t->n; i++) {
+		m = jo_arr(matrix, NULL);
+		l = jo_arr(links, NULL);
+		h = jo_arr(hops, NULL);
 		for (j = 0; j < t->n; j++) {
 			cell(t, i, j, c, sizeof(c));
-			printf("%s\"%s\"", j ? ", " : "", c);
+			jo_str(m, NULL, c);
+			jo_int(l, NULL, t->links[i][j]);
+			jo_int(h, NULL, t->hops[i][j]);
 		}
-		printf("]");
 	}
-	printf("], \"links\": [");
-	for (i = 0; i < t->n; i++) {
-		printf("%s[", i ? ", " : "");
-		for (j = 0; j < t->n; j++)
-			printf("%s%d", j ? ", " : "", t->links[i][j]);
-		printf("]");
-	}
-	printf("], \"hops\": [");
-	for (i = 0; i < t->n; i++) {
-		printf("%s[", i ? ", " : "");
-		for (j = 0; j < t->n; j++)
-			printf("%s%d", j ? ", " : "", t->hops[i][j]);
-		printf("]");
-	}
-	printf("]}\n");
+	jo_line(stdout, doc);
 }
 
 static void print_table(const struct topo *t)

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "json_out.h"
 #include "nnptool.h"
 
 #define MAX_DEVS	64
@@ -52,35 +53,45 @@ static void rates(const struct dev_sample *prev, const struct dev_sample *cur,
 	*rx_gbs = rx1 >= rx0 ? (double)(rx1 - rx0) / dt / 1e9 : 0;
 }
 
-static void print_block(const struct nnptool_opts *o, const struct dev_sample *prev,
-			const struct dev_sample *cur, int n, double dt, int seq)
+static void print_json(const struct dev_sample *prev,
+		       const struct dev_sample *cur, int n, double dt, int seq)
+{
+	struct json_object *doc = jo_obj(NULL, NULL), *devs, *o;
+	double busy, tx, rx;
+	int d;
+
+	jo_int(doc, "sample", seq);
+	jo_fixed(doc, "interval_s", dt, 3);
+	devs = jo_arr(doc, "devices");
+	for (d = 0; d < n; d++) {
+		rates(&prev[d], &cur[d], dt, &busy, &tx, &rx);
+		o = jo_obj(devs, NULL);
+		jo_int(o, "index", d);
+		jo_u64(o, "chip_id", cur[d].info.chip_id);
+		jo_u64(o, "memory_used_bytes", cur[d].mem_used);
+		jo_u64(o, "memory_total_bytes", cur[d].info.mem_size);
+		jo_fixed(o, "busy_percent", busy, 1);
+		jo_fixed(o, "link_tx_gbps", tx, 3);
+		jo_fixed(o, "link_rx_gbps", rx, 3);
+		if (cur[d].has_sensors) {
+			jo_u64(o, "temperature_mc", cur[d].temp_mc);
+			jo_u64(o, "power_uw", cur[d].power_uw);
+		}
+	}
+	jo_line(stdout, doc);
+}
+
+static void print_table(const struct dev_sample *prev,
+			const struct dev_sample *cur, int n, double dt)
 {
 	double busy, tx, rx;
 	int d;
 
-	if (!o->json)
-		printf("%-4s %5s %10s %10s %6s %9s %9s %7s %8s\n", "DEV", "CHIP",
-		       "MEM USED", "MEM TOTAL", "BUSY%", "TX GB/s", "RX GB/s",
-		       "TEMP C", "POWER W");
-	else
-		printf("{\"sample\": %d, \"interval_s\": %.3f, \"devices\": [", seq, dt);
+	printf("%-4s %5s %10s %10s %6s %9s %9s %7s %8s\n", "DEV", "CHIP",
+	       "MEM USED", "MEM TOTAL", "BUSY%", "TX GB/s", "RX GB/s",
+	       "TEMP C", "POWER W");
 	for (d = 0; d < n; d++) {
 		rates(&prev[d], &cur[d], dt, &busy, &tx, &rx);
-		if (o->json) {
-			printf("%s{\"index\": %d, \"chip_id\": %" PRIu32
-			       ", \"memory_used_bytes\": %" PRIu64
-			       ", \"memory_total_bytes\": %" PRIu64
-			       ", \"busy_percent\": %.1f, \"link_tx_gbps\": %.3f"
-			       ", \"link_rx_gbps\": %.3f", d ? ", " : "", d,
-			       cur[d].info.chip_id, cur[d].mem_used,
-			       cur[d].info.mem_size, busy, tx, rx);
-			if (cur[d].has_sensors)
-				printf(", \"temperature_mc\": %" PRIu64
-				       ", \"power_uw\": %" PRIu64, cur[d].temp_mc,
-				       cur[d].power_uw);
-			printf("}");
-			continue;
-		}
 		printf("%-4d %5" PRIu32 " %6" PRIu64 " MiB %6" PRIu64 " MiB %6.1f"
 		       " %9.3f %9.3f", d, cur[d].info.chip_id,
 		       cur[d].mem_used >> 20, cur[d].info.mem_size >> 20, busy,
@@ -91,9 +102,6 @@ static void print_block(const struct nnptool_opts *o, const struct dev_sample *p
 		else
 			printf(" %7s %8s\n", "-", "-");
 	}
-	if (o->json)
-		printf("]}\n");
-	fflush(stdout);
 }
 
 static int sample_all(struct dev_sample *s, int n)
@@ -159,7 +167,11 @@ int cmd_watch(struct nnptool_opts *o, int argc, char **argv)
 			break;
 		if (redraw)
 			printf("\033[H\033[2J");
-		print_block(o, prev, cur, n, t1 - t0, seq);
+		if (o->json)
+			print_json(prev, cur, n, t1 - t0, seq);
+		else
+			print_table(prev, cur, n, t1 - t0);
+		fflush(stdout);
 		t = prev;
 		prev = cur;
 		cur = t;
