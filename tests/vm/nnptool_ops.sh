@@ -33,7 +33,12 @@
 # 1024 and 4096 B (256 and 1024 elements), busbw = 1, 0.75, 0.75 x algbw,
 # algbw = size / time; `bench copy --json --min 16K --max 64K` sizes 16384
 # and 65536 with 4096 and 1024 repetitions, `--min` above `--max` exit 2
-# saying so; `reset 3 --json` = `{"device": "3", "resets": 1,
+# saying so; each collective's `avg_busbw_gbps` the mean `busbw_gbps` of
+# both passes of its rows within 1e-6; `bench allgather` of 1 and 4 KiB
+# in text ending in nccl-tests' summary, `# Out of bounds values : 0 OK`,
+# `# Avg bus bandwidth    : X ` with X the mean busbw of both passes of
+# both rows recomputed from their sizes and times within 0.2%, then `#`;
+# `reset 3 --json` = `{"device": "3", "resets": 1,
 # "last_reset_reason": "user"}`; every command and bench benchmark: `--help`
 # exits 0 with `usage: nnptool CMD` on stdout and nothing on stderr,
 # `--frobnicate` exits 2 with nothing on stdout, `nnptool: CMD: unknown
@@ -128,6 +133,8 @@ done
 nnptool --json bench copy 1 --min 16K --max 64K --iters 1; echo "status=$?"
 # The modeled clock of the devices: the same allreduce again, the same modeled time.
 nnptool bench allreduce --min 64K --max 64K --iters 2 --trials 1 --json; echo "status=$?"
+sec bench-text
+nnptool bench allgather --min 1K --max 4K --step 4 --iters 1 --trials 1; echo "status=$?"
 sec reset-json; nnptool reset 3 --json; echo "status=$?"
 '
 "$root/tools/nnp-vm" --chips 4 --fabric ring --mem-size 16M --timeout 600 \
@@ -387,6 +394,10 @@ def bench_json():
     for p in ("out_of_place", "in_place"):
         t = ar["rows"][0][p]
         assert abs(t["model_busbw_gbps"] - 1.5 * 65536 / t["model_time_us"] / 1e3) <= 1e-5, t
+    # nccl-tests' average: the mean busbw of both passes of every row.
+    for a in (ar, bc, ag, rs, ar2):
+        b = [r[p]["busbw_gbps"] for r in a["rows"] for p in ("out_of_place", "in_place")]
+        assert abs(a["avg_busbw_gbps"] - sum(b) / len(b)) <= 1e-6, (a["avg_busbw_gbps"], b)
     rows = cp["copy"]
     assert [(r["size"], r["reps"]) for r in rows] == [(16384, 4096), (65536, 1024)], rows
     assert all(r[k] > 0 for r in rows for k in ("h2d_gbps", "d2h_gbps", "d2d_gbps", "memcpy_gbps"))
@@ -394,6 +405,23 @@ def bench_json():
 check("bench --json: the four collectives' sizes, counts, busbw factors and verdicts; "
       "the allreduce's exact link bytes per chip; bench copy's sizes and repetitions; "
       "the allreduce's modeled time the model's formula within 1%, the same on two runs", bench_json)
+def bench_text():
+    lines = secs["bench-text"].splitlines()
+    rows = [l.split() for l in lines if l.startswith("  ")]
+    assert [(r[0], r[1], r[7], r[13]) for r in rows] == \
+        [("1024", "256", "0", "0"), ("4096", "1024", "0", "0")], rows
+    # busbw = 3/4 size / time, from the size and the times (us, 0.1 us
+    # steps) of both passes, so the average is exact to about 0.1%.
+    busbw = [0.75 * int(r[0]) / float(r[t]) / 1e3 for r in rows for t in (4, 10)]
+    want = sum(busbw) / len(busbw)
+    assert lines[-4] == "# Out of bounds values : 0 OK", lines[-4]
+    m = re.fullmatch(r"# Avg bus bandwidth    : ([0-9.e+-]+) ", lines[-3])
+    assert m, lines[-3]
+    assert abs(float(m.group(1)) - want) <= 2e-3 * want, (m.group(1), want)
+    assert lines[-2:] == ["#", "status=0"], lines[-2:]
+    return True
+check("bench allgather's summary as nccl-tests': 0 out of bounds OK, the average busbw "
+      "of both passes of every row, a last '#'", bench_text)
 check("info -j after the operand: chip 2",
       lambda: jline("info-json-after", "{")["chip_id"] == 2)
 def reset_json():
