@@ -4,8 +4,10 @@
 # harness; every type, op and count, 0 B to 64 MiB, broadcast, allgather,
 # reduce-scatter, guard bytes, host-DMA and link counters) on rings of 2,
 # 3, 4 and 8 chips and on 2x2 and 4x2 tori, where rank order is not a ring
-# and libnnp finds one. Then nnptool bench allreduce on 4 chips prints its
-# nccl-tests table with nothing wrong.
+# and libnnp finds one. Then 16 MiB of each collective on 2 chips (a
+# window of chunks larger than a communicator's share of a port hung
+# there), and nnptool bench allreduce on 4 chips prints its nccl-tests
+# table with nothing wrong.
 # coll_test samples its matrix (each type and op at one count, chosen by
 # the chip count); NNP_COLL_MATRIX=full runs all of it (make stress).
 #
@@ -30,7 +32,7 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 matrix=()
 [ -z "${NNP_COLL_MATRIX:-}" ] || matrix=(--env "NNP_COLL_MATRIX=$NNP_COLL_MATRIX")
-tap_plan 8
+tap_plan 9
 for fabric in ring:2 ring:3 ring:4 ring:8 torus:2x2:4 torus:4x2:8; do
 	n=${fabric##*:} topo=${fabric%:*}
 	"$root/tools/nnp-vm" --chips "$n" --mem-size 128M --guest-mem 2048 \
@@ -38,6 +40,16 @@ for fabric in ring:2 ring:3 ring:4 ring:8 torus:2x2:4 torus:4x2:8; do
 	echo "vm-status=$?" >>"$out"
 	tap_context=$out tap_grep "collectives on $topo, $n chips" "$out" '^vm-status=0$'
 done
+# 16 MiB on a ring of 2: a step of 8 MiB goes in 1 MiB chunks, and a
+# window of 4 of them outgrew what one communicator may hold of its peer's
+# port (3 MiB), so both chips parked sending to each other for good.
+"$root/tools/nnp-vm" --chips 2 --mem-size 128M --fabric ring --timeout 180 -- sh -c \
+	'for c in allgather reduce_scatter broadcast allreduce; do
+		nnptool bench $c --min 16M --max 16M --iters 2 --trials 1 || exit 1
+	done' >"$out" 2>&1
+echo "vm-status=$?" >>"$out"
+tap_context=$out tap_check "16 MiB allgather, reduce_scatter, broadcast, allreduce on 2 chips: 0 wrong, none hung" \
+	sh -c "test \$(grep -c '^# Out of bounds values : 0 OK' $out) = 4 && grep -q '^vm-status=0$' $out"
 "$root/tools/nnp-vm" --chips 4 --mem-size 16M --fabric ring -- \
 	nnptool bench allreduce --max 64K --iters 2 >"$out" 2>&1
 echo "vm-status=$?" >>"$out"

@@ -69,8 +69,14 @@ void nnp_fw_count_local(struct nnp_fw *fw, uint64_t bytes);
 #define CHUNK_MAX	NNP_FW_ICL_MAX_PACKET
 /* A ring step is cut into at least this many chunks, to pipeline. */
 #define CHUNKS_PER_STEP	8
-/* Chunks lent ahead of the receives; fits NNP_FW_PORT_RX_BYTES. */
-#define WINDOW		4
+/*
+ * Chunks sent ahead of the receives. They must fit what one communicator
+ * may hold of the next chip's port (NNP_FW_EPOCH_RX_BYTES, 3 MiB: a
+ * sender past it parks until its peer receives, and a peer that is itself
+ * parked sending never does): 3 chunks of CHUNK_MAX, or of two lanes of
+ * LANE_CHUNK_MAX on one port.
+ */
+#define WINDOW		(NNP_FW_EPOCH_RX_BYTES / CHUNK_MAX)
 
 struct coll {
 	struct nnp_fw_op link;	/* first: the queue's handle on it */
