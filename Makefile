@@ -314,6 +314,7 @@ MPICC := mpicc
 DIST_MNIST := $(OUT_BIN)/dist_mnist_mlp
 DIST_MNIST_SRCS := $(wildcard examples/dist_mnist_mlp/*.c)
 MPI_TESTS := $(TESTDIR)/guest/mpi_hello $(TESTDIR)/guest/coll_mpi
+TRACE_JOB := $(TESTDIR)/guest/trace_job
 RING_ALLREDUCE := $(OUT_BIN)/ring_allreduce
 
 examples: $(DIST_MNIST) $(RING_ALLREDUCE)
@@ -421,7 +422,12 @@ fuzz: $(FUZZERS)
 	bash tests/fuzz/run.sh $(FUZZ_TIME)
 
 # ---- tests -------------------------------------------------------------------
-tests: $(HOST_TESTS) $(GUEST_C_TESTS) $(MPI_TESTS) $(FUZZERS)
+tests: $(HOST_TESTS) $(GUEST_C_TESTS) $(MPI_TESTS) $(FUZZERS) $(TRACE_JOB)
+
+# Run from the checkout (tests/vm/trace.sh boots with --host-root).
+$(TRACE_JOB): tests/guest/trace_job.c $(LIBNNP_SO) libnnp/include/nnp/nnp.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) -Ilibnnp/include -o $@ $< -L$(OUT_LIB) -lnnp
 
 $(TESTDIR)/host/test_fw_%: tests/host/test_fw_%.c tests/host/fw_harness.c tests/host/fw_harness.h tests/lib/reduce_ref.h $(FW_SRCS) $(FW_HDRS) | $(DEPS)
 	@mkdir -p $(dir $@)

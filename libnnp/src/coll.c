@@ -8,6 +8,7 @@
 
 #include "comm.h"
 #include "log.h"
+#include "trace.h"
 
 /* The collectives pass our enums to the device as they are. */
 _Static_assert(NNP_FLOAT32 == NNP_DTYPE_F32 && NNP_FLOAT16 == NNP_DTYPE_F16 &&
@@ -18,7 +19,7 @@ _Static_assert(NNP_SUM == NNP_OP_SUM && NNP_PROD == NNP_OP_PROD &&
 	       NNP_MIN == NNP_OP_MIN && NNP_MAX == NNP_OP_MAX &&
 	       NNP_AVG == NNP_OP_AVG, "nnp_redop_t matches the device's ops");
 
-static size_t dtype_size(nnp_dtype_t t)
+size_t nnp_dtype_size(nnp_dtype_t t)
 {
 	switch (t) {
 	case NNP_FLOAT16:
@@ -37,6 +38,7 @@ static size_t dtype_size(nnp_dtype_t t)
 /* One rank's part of a collective, before it becomes a queue command. */
 struct coll_args {
 	uint8_t opcode;
+	const char *name;	/* as traces name it */
 	nnp_mem_t *send;	/* NULL: this rank reads nothing */
 	size_t send_off, send_count;
 	nnp_mem_t *recv;
@@ -58,7 +60,7 @@ static int device_range_ok(const nnp_stream_t *s, const nnp_mem_t *m, size_t off
 static nnp_result_t coll_submit(const struct coll_args *a, nnp_comm_t *comm,
 				nnp_stream_t *stream)
 {
-	size_t es = dtype_size(a->dtype);
+	size_t es = nnp_dtype_size(a->dtype);
 	struct nnp_hw_queue_cmd c = { .opcode = a->opcode, .len = a->count };
 
 	if (!comm || !stream || !es || (unsigned int)a->op > NNP_AVG ||
@@ -78,6 +80,17 @@ static nnp_result_t coll_submit(const struct coll_args *a, nnp_comm_t *comm,
 	c.dst_off = a->recv_off;
 	c.value = NNP_COLL_VALUE((uint64_t)a->dtype, (uint64_t)a->op, comm->id,
 				 (uint64_t)a->root);
+	if (nnp_trace_enabled) {
+		struct nnp_trace_op t = {
+			.name = a->name, .dtype = a->dtype, .count = a->count,
+			.redop = a->opcode == NNP_CMD_ALLREDUCE ||
+				 a->opcode == NNP_CMD_REDUCE_SCATTER ? (int)a->op : -1,
+			.root = a->opcode == NNP_CMD_BROADCAST ? a->root : -1,
+			.peer = -1,
+		};
+
+		return nnp_trace_submit(stream, comm, &t, &c);
+	}
 	return nnp_stream_submit(stream, &c);
 }
 
@@ -94,7 +107,7 @@ nnp_result_t nnp_allreduce(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
 			   nnp_redop_t op, nnp_comm_t *comm, nnp_stream_t *stream)
 {
 	struct coll_args a = {
-		.opcode = NNP_CMD_ALLREDUCE, .send = send, .send_off = send_off,
+		.opcode = NNP_CMD_ALLREDUCE, .name = "allreduce", .send = send, .send_off = send_off,
 		.send_count = count, .recv = recv, .recv_off = recv_off,
 		.recv_count = count, .count = count, .dtype = dtype, .op = op,
 	};
@@ -109,7 +122,7 @@ nnp_result_t nnp_broadcast(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
 			   int root, nnp_comm_t *comm, nnp_stream_t *stream)
 {
 	struct coll_args a = {
-		.opcode = NNP_CMD_BROADCAST, .send = send, .send_off = send_off,
+		.opcode = NNP_CMD_BROADCAST, .name = "broadcast", .send = send, .send_off = send_off,
 		.send_count = count, .recv = recv, .recv_off = recv_off,
 		.recv_count = count, .count = count, .dtype = dtype, .root = root,
 	};
@@ -127,7 +140,7 @@ nnp_result_t nnp_allgather(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
 			   nnp_comm_t *comm, nnp_stream_t *stream)
 {
 	struct coll_args a = {
-		.opcode = NNP_CMD_ALLGATHER, .send = send, .send_off = send_off,
+		.opcode = NNP_CMD_ALLGATHER, .name = "allgather", .send = send, .send_off = send_off,
 		.send_count = count, .recv = recv, .recv_off = recv_off,
 		.recv_count = times_ranks(comm, count), .count = count,
 		.dtype = dtype,
@@ -144,7 +157,8 @@ nnp_result_t nnp_reduce_scatter(nnp_mem_t *send, size_t send_off,
 				nnp_comm_t *comm, nnp_stream_t *stream)
 {
 	struct coll_args a = {
-		.opcode = NNP_CMD_REDUCE_SCATTER, .send = send,
+		.opcode = NNP_CMD_REDUCE_SCATTER, .name = "reduce_scatter",
+		.send = send,
 		.send_off = send_off, .send_count = times_ranks(comm, count),
 		.recv = recv, .recv_off = recv_off, .recv_count = count,
 		.count = count, .dtype = dtype, .op = op,
@@ -160,7 +174,7 @@ static nnp_result_t p2p(uint8_t opcode, nnp_mem_t *mem, size_t off, size_t count
 			nnp_dtype_t dtype, int peer, nnp_comm_t *comm,
 			nnp_stream_t *stream)
 {
-	size_t es = dtype_size(dtype);
+	size_t es = nnp_dtype_size(dtype);
 	struct nnp_hw_queue_cmd c = { .opcode = opcode };
 	int port;
 
@@ -185,6 +199,15 @@ static nnp_result_t p2p(uint8_t opcode, nnp_mem_t *mem, size_t off, size_t count
 	}
 	c.len = count * es;
 	c.value = NNP_P2P_VALUE(comm->id, (uint64_t)port);
+	if (nnp_trace_enabled) {
+		struct nnp_trace_op t = {
+			.name = opcode == NNP_CMD_SEND ? "send" : "recv",
+			.dtype = dtype, .count = count, .redop = -1, .root = -1,
+			.peer = peer,
+		};
+
+		return nnp_trace_submit(stream, comm, &t, &c);
+	}
 	return nnp_stream_submit(stream, &c);
 }
 

@@ -17,6 +17,7 @@
 #include "comm.h"
 #include "internal.h"
 #include "log.h"
+#include "trace.h"
 
 /*
  * A rank that is late (rank 0 writing a checkpoint, a slow data loader)
@@ -91,8 +92,10 @@ static int links_to_peers(nnp_comm_t *m, const struct nnp_rank_info *all)
 	return 0;
 }
 
+/* Free @m; what the tracer buffered of it goes to its file. */
 static void comm_free(nnp_comm_t *m)
 {
+	nnp_trace_flush();
 	free(m->send_port);
 	free(m->recv_port);
 	free(m);
@@ -175,15 +178,18 @@ nnp_result_t nnp_comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
 		.ring = (uintptr_t)ring->order,
 		.timeout_ms = timeout_ms,
 	};
-	nnp_comm_t *m = calloc(1, sizeof(*m));
-	nnp_result_t res;
+	nnp_result_t res = nnp_trace_open((int)rank);
+	nnp_comm_t *m;
 	int ret;
 
+	if (res != NNP_SUCCESS)
+		return res;
+	m = calloc(1, sizeof(*m));
 	if (!m)
 		return nnp_fail(NNP_ERROR_OUT_OF_MEMORY, "no host memory for a communicator");
 	*m = (struct nnp_comm){
 		.dev = dev, .rank = (int)rank, .nranks = (int)nranks,
-		.timeout_ms = timeout_ms,
+		.timeout_ms = timeout_ms, .epoch = epoch,
 	};
 	if (links_to_peers(m, all)) {
 		comm_free(m);

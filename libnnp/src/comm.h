@@ -18,6 +18,10 @@ struct nnp_comm {
 	int *recv_port;
 	/* How long its commands wait for a late peer, as COMM_CREATE got it. */
 	uint32_t timeout_ms;
+	/* Its name on the links, the same on every rank; traces show it. */
+	uint64_t epoch;
+	/* Operations traced so far (NNP_TRACE_FILE). */
+	uint64_t trace_seq;
 };
 
 /* @dev's chip and port table, as the ring planner takes it. */

@@ -43,6 +43,9 @@ nnp_result_t nnp_ioctl_failed(const nnp_device_t *dev, const char *what, int err
 /* Queue @cmd (its cid is set here) on @s; no system call. */
 struct nnp_hw_queue_cmd;
 nnp_result_t nnp_stream_submit(nnp_stream_t *s, struct nnp_hw_queue_cmd *cmd);
+/* Submit @n commands (at most the ring's depth - 1) with one doorbell. */
+nnp_result_t nnp_stream_submit_n(nnp_stream_t *s, struct nnp_hw_queue_cmd *cmds,
+				 uint32_t n);
 /* @m is memory of @s's device and [@off, @off + @len) lies inside it. */
 int nnp_stream_range_ok(const nnp_stream_t *s, const nnp_mem_t *m, size_t off,
 			size_t len);
@@ -68,5 +71,9 @@ nnp_result_t nnp_check_driver_version(const char *path, int major, int minor);
 
 /* The CPU's page size: what the driver maps and rounds objects to. */
 size_t nnp_page_size(void);
+/* An element's bytes; 0 for a type libnnp does not know. */
+size_t nnp_dtype_size(nnp_dtype_t t);
+/* CLOCK_MONOTONIC in ns. */
+int64_t nnp_now_ns(void);
 
 #endif /* NNP_INTERNAL_H */

@@ -22,6 +22,8 @@
 
 #include "internal.h"
 #include "log.h"
+#include "stream.h"
+#include "trace.h"
 
 #define STREAM_DEPTH		256
 /*
@@ -41,26 +43,6 @@
 /* How long a wait spins on the ring before it sleeps, unless NNP_SPIN_US. */
 #define SPIN_DEFAULT_US		50
 #define SPIN_MAX_US		10000
-
-struct nnp_stream {
-	nnp_device_t *dev;
-	uint32_t qid;
-	uint32_t depth;
-	struct nnp_hw_queue_cmd *sq;
-	const volatile struct nnp_hw_cqe *cq;
-	volatile uint32_t *db;
-	void *ring;
-	size_t ring_len;
-	uint32_t tail;		/* next submission slot */
-	uint32_t head;		/* next completion slot */
-	uint16_t phase;		/* phase tag a fresh completion at head has */
-	uint64_t submitted;	/* commands submitted; the next one's seq */
-	uint64_t completed;	/* completions consumed */
-	uint64_t acked;		/* completions consumed when CQ_HEAD was written */
-	int64_t spin_ns;	/* how long a wait polls the ring before sleeping */
-	bool failed;
-	struct nnp_stream_error err;
-};
 
 const char *nnp_status_text(uint16_t status)
 {
@@ -175,6 +157,8 @@ static bool reap(nnp_stream_t *s)
 
 		atomic_thread_fence(memory_order_acquire);
 		status = s->cq[s->head].status;
+		if (s->trace)
+			nnp_trace_reaped(s, s->completed, status);
 		if (status && !s->failed) {
 			s->failed = true;
 			s->err.seq = s->completed;
@@ -212,7 +196,7 @@ static void note_stopped(nnp_stream_t *s)
 	}
 }
 
-static int64_t now_ns(void)
+int64_t nnp_now_ns(void)
 {
 	struct timespec ts;
 
@@ -234,15 +218,18 @@ static bool spin_until(const nnp_stream_t *s, int64_t until)
 		if (cqe_arrived(s))
 			return true;
 		cpu_relax();
-	} while (now_ns() < until);
+	} while (nnp_now_ns() < until);
 	return false;
 }
 
 /* Wait until @seq commands have completed; @timeout_ns < 0: no limit. */
 static nnp_result_t wait_for(nnp_stream_t *s, uint64_t seq, int64_t timeout_ns)
 {
-	int64_t deadline = timeout_ns < 0 ? -1 : now_ns() + timeout_ns;
+	int64_t deadline = timeout_ns < 0 ? -1 : nnp_now_ns() + timeout_ns;
 	int64_t spin_end = -1;
+
+	if (s->trace)
+		s->wait_ns = nnp_now_ns();
 
 	for (;;) {
 		struct drm_nnp_queue_wait w = { .qid = s->qid };
@@ -254,7 +241,7 @@ static nnp_result_t wait_for(nnp_stream_t *s, uint64_t seq, int64_t timeout_ns)
 		if (s->completed >= seq)
 			return NNP_SUCCESS;
 		if (deadline >= 0) {
-			left = deadline - now_ns();
+			left = deadline - nnp_now_ns();
 			if (left <= 0)
 				return NNP_ERROR_TIMEOUT;
 			if (left > WAIT_SLICE_NS)
@@ -263,8 +250,8 @@ static nnp_result_t wait_for(nnp_stream_t *s, uint64_t seq, int64_t timeout_ns)
 		/* What comes within spin_ns of the wait's start costs no sleep. */
 		if (s->spin_ns) {
 			if (spin_end < 0)
-				spin_end = now_ns() + (left < s->spin_ns ? left : s->spin_ns);
-			if (now_ns() < spin_end && spin_until(s, spin_end))
+				spin_end = nnp_now_ns() + (left < s->spin_ns ? left : s->spin_ns);
+			if (nnp_now_ns() < spin_end && spin_until(s, spin_end))
 				continue;
 		}
 		w.cq_index = s->head;
@@ -301,25 +288,35 @@ static nnp_result_t wait_result(const nnp_stream_t *s, uint64_t seq, nnp_result_
 	return res;
 }
 
-nnp_result_t nnp_stream_submit(nnp_stream_t *s, struct nnp_hw_queue_cmd *cmd)
+nnp_result_t nnp_stream_submit_n(nnp_stream_t *s, struct nnp_hw_queue_cmd *cmds,
+				 uint32_t n)
 {
+	uint32_t i;
+
 	if (s->failed)
 		return wait_result(s, s->submitted, NNP_ERROR_COMMAND_FAILED);
 	/* One slot stays free: the device never fills the last CQ slot. */
-	if (s->submitted - s->completed >= s->depth - 1) {
+	while (s->submitted - s->completed + n > s->depth - 1) {
 		nnp_result_t r = wait_for(s, s->completed + 1, STREAM_WAIT_FOREVER);
 
 		if (r != NNP_SUCCESS)
 			return wait_result(s, s->completed + 1, r);
 	}
-	cmd->cid = (uint16_t)s->submitted;
-	s->sq[s->tail] = *cmd;
-	s->tail = (s->tail + 1) % s->depth;
-	s->submitted++;
-	/* The command is in the ring before the device hears of it. */
+	for (i = 0; i < n; i++) {
+		cmds[i].cid = (uint16_t)s->submitted;
+		s->sq[s->tail] = cmds[i];
+		s->tail = (s->tail + 1) % s->depth;
+		s->submitted++;
+	}
+	/* The commands are in the ring before the device hears of them. */
 	atomic_thread_fence(memory_order_release);
 	s->db[NNP_DB_SQ_TAIL / 4] = s->tail;
 	return NNP_SUCCESS;
+}
+
+nnp_result_t nnp_stream_submit(nnp_stream_t *s, struct nnp_hw_queue_cmd *cmd)
+{
+	return nnp_stream_submit_n(s, cmd, 1);
 }
 
 int nnp_stream_range_ok(const nnp_stream_t *s, const nnp_mem_t *m, size_t off,
@@ -401,6 +398,8 @@ nnp_result_t nnp_stream_reset(nnp_stream_t *s)
 	if (drmIoctl(s->dev->fd, DRM_IOCTL_NNP_QUEUE_RESET, &op))
 		return nnp_ioctl_failed(s->dev, "resetting a queue", errno);
 	/* The driver cleared the completion ring; what was queued is dropped. */
+	if (s->trace)
+		nnp_trace_dropped(s);
 	s->tail = 0;
 	s->head = 0;
 	s->phase = NNP_CQE_PHASE;
@@ -418,10 +417,14 @@ void nnp_stream_destroy(nnp_stream_t *s)
 	if (!s)
 		return;
 	wait_for(s, s->submitted, STREAM_DESTROY_WAIT_NS);
+	if (s->trace)
+		nnp_trace_dropped(s);
 	munmap(s->ring, s->ring_len);
 	munmap((void *)s->db, nnp_page_size());
 	op = (struct drm_nnp_queue_op){ .qid = s->qid };
 	drmIoctl(s->dev->fd, DRM_IOCTL_NNP_QUEUE_DESTROY, &op);
+	/* No command of the queue can write its stamps any more. */
+	nnp_trace_stream_free(s);
 	free(s);
 }
 
@@ -438,6 +441,8 @@ nnp_result_t nnp_event_query(const nnp_event_t *ev)
 {
 	if (!ev || !ev->stream)
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_event_query: no event or not recorded");
+	if (ev->stream->trace)
+		ev->stream->wait_ns = nnp_now_ns();
 	reap(ev->stream);
 	if (ev->stream->failed && ev->stream->err.seq < ev->seq)
 		return wait_result(ev->stream, ev->seq, NNP_ERROR_COMMAND_FAILED);

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/* libnnp's stream, shared by stream.c and the tracer (trace.c). */
+#ifndef NNP_STREAM_H
+#define NNP_STREAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+struct nnp_stream_trace;
+
+struct nnp_stream {
+	nnp_device_t *dev;
+	uint32_t qid;
+	uint32_t depth;
+	struct nnp_hw_queue_cmd *sq;
+	const volatile struct nnp_hw_cqe *cq;
+	volatile uint32_t *db;
+	void *ring;
+	size_t ring_len;
+	uint32_t tail;		/* next submission slot */
+	uint32_t head;		/* next completion slot */
+	uint16_t phase;		/* phase tag a fresh completion at head has */
+	uint64_t submitted;	/* commands submitted; the next one's seq */
+	uint64_t completed;	/* completions consumed */
+	uint64_t acked;		/* completions consumed when CQ_HEAD was written */
+	int64_t spin_ns;	/* how long a wait polls the ring before sleeping */
+	bool failed;
+	struct nnp_stream_error err;
+	/* NNP_TRACE_FILE: its operations in flight (trace.c), else NULL. */
+	struct nnp_stream_trace *trace;
+	/* With a trace: when the wait that is reaping began. */
+	int64_t wait_ns;
+};
+
+#endif /* NNP_STREAM_H */

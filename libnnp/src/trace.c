@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libnnp's tracer: NNP_TRACE_FILE (docs/trace.md). Each traced operation
+ * goes on its stream between two TIMESTAMP commands that write the chip's
+ * modeled time into a host page of the stream's (one word per ring slot),
+ * and is remembered by its command's sequence number until its completion
+ * is reaped; then its line is written.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nnp_hw.h"
+
+#include "log.h"
+#include "trace.h"
+
+#define TRACE_VERSION	1
+
+bool nnp_trace_enabled;
+static char *trace_path;
+
+/* The process's trace file, shared by every stream and thread. */
+static struct {
+	pthread_mutex_t lock;
+	FILE *f;
+	int64_t start_ns;
+	int64_t last_done_ns;	/* the latest completion seen */
+	uint64_t in_flight;	/* traced operations not yet completed */
+} tr = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* One traced operation, from its submission to its line. */
+struct pending {
+	bool used;
+	bool have_start, have_end;
+	uint64_t seq;		/* its command's sequence number */
+	uint64_t epoch, op_seq;
+	int rank, nranks;
+	struct nnp_trace_op op;
+	int64_t issue_ns, gap_ns, wait_ns, done_ns;
+	uint64_t dev_start, dev_end;
+	const char *status;
+};
+
+struct nnp_stream_trace {
+	nnp_mem_t *stamps;	/* host memory: one u64 per ring slot */
+	volatile uint64_t *stamp;
+	struct pending *pend;	/* by the operation's seq % depth */
+};
+
+__attribute__((constructor)) static void trace_init(void)
+{
+	const char *p = getenv("NNP_TRACE_FILE");
+
+	if (p && *p)
+		trace_path = strdup(p);
+	nnp_trace_enabled = trace_path != NULL;
+}
+
+/* NNP_TRACE_FILE with %r the rank, %p the pid and %% a %. */
+static char *expand_path(int rank)
+{
+	size_t cap = strlen(trace_path) * 12 + 1, n = 0;
+	char *out = malloc(cap);
+	const char *p;
+
+	if (!out)
+		return NULL;
+	for (p = trace_path; *p; p++) {
+		if (*p != '%') {
+			out[n++] = *p;
+			continue;
+		}
+		switch (p[1]) {
+		case 'r':
+			n += (size_t)snprintf(out + n, cap - n, "%d", rank);
+			p++;
+			break;
+		case 'p':
+			n += (size_t)snprintf(out + n, cap - n, "%d", (int)getpid());
+			p++;
+			break;
+		case '%':
+			out[n++] = '%';
+			p++;
+			break;
+		default:
+			out[n++] = '%';
+		}
+	}
+	out[n] = '\0';
+	return out;
+}
+
+nnp_result_t nnp_trace_open(int rank)
+{
+	nnp_result_t res = NNP_SUCCESS;
+	char *path;
+	int fd;
+
+	if (!nnp_trace_enabled)
+		return NNP_SUCCESS;
+	pthread_mutex_lock(&tr.lock);
+	if (tr.f)
+		goto out;
+	path = expand_path(rank);
+	fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+	tr.f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!tr.f) {
+		res = nnp_fail(nnp_result_from_errno(path ? errno : ENOMEM),
+			       "NNP_TRACE_FILE: cannot write %s: %s",
+			       path ? path : trace_path, strerror(path ? errno : ENOMEM));
+		if (fd >= 0)
+			close(fd);
+	} else {
+		tr.start_ns = nnp_now_ns();
+		tr.last_done_ns = tr.start_ns;
+		fprintf(tr.f, "{\"nnp_trace\":%d,\"pid\":%d,\"clock\":\"CLOCK_MONOTONIC\",\"start_ns\":%" PRId64 "}\n",
+			TRACE_VERSION, (int)getpid(), tr.start_ns);
+	}
+	free(path);
+out:
+	pthread_mutex_unlock(&tr.lock);
+	return res;
+}
+
+void nnp_trace_flush(void)
+{
+	if (!nnp_trace_enabled)
+		return;
+	pthread_mutex_lock(&tr.lock);
+	if (tr.f)
+		fflush(tr.f);
+	pthread_mutex_unlock(&tr.lock);
+}
+
+static const char *dtype_name(nnp_dtype_t t)
+{
+	static const char *const names[] = {
+		[NNP_FLOAT32] = "f32", [NNP_FLOAT16] = "f16",
+		[NNP_BFLOAT16] = "bf16", [NNP_INT32] = "i32",
+		[NNP_FLOAT64] = "f64", [NNP_INT64] = "i64",
+	};
+
+	return (unsigned int)t < sizeof(names) / sizeof(names[0]) && names[t] ?
+	       names[t] : "?";
+}
+
+static const char *redop_name(int op)
+{
+	static const char *const names[] = {
+		[NNP_SUM] = "sum", [NNP_PROD] = "prod", [NNP_MIN] = "min",
+		[NNP_MAX] = "max", [NNP_AVG] = "avg",
+	};
+
+	return op >= 0 && op < (int)(sizeof(names) / sizeof(names[0])) ?
+	       names[op] : NULL;
+}
+
+static const char *status_name(uint16_t status)
+{
+	switch (status) {
+	case NNP_STATUS_SUCCESS: return "ok";
+	case NNP_STATUS_LINK_DOWN: return "link_down";
+	case NNP_STATUS_PEER_TIMEOUT: return "peer_timeout";
+	case NNP_STATUS_ABORTED: return "aborted";
+	case NNP_STATUS_NOT_FOUND: return "not_found";
+	case NNP_STATUS_OUT_OF_BOUNDS: return "out_of_bounds";
+	case NNP_STATUS_KEY_INVALID: return "key_invalid";
+	case NNP_STATUS_ACCESS_DENIED: return "access_denied";
+	case NNP_STATUS_INVALID_FIELD: return "invalid_field";
+	case NNP_STATUS_NO_RESOURCES: return "no_resources";
+	case NNP_STATUS_DMA_ERROR: return "dma_error";
+	}
+	return "error";
+}
+
+/* @v as a JSON integer, or null when @have is false. */
+static const char *int_or_null(char *buf, size_t len, bool have, int64_t v)
+{
+	if (!have)
+		return "null";
+	snprintf(buf, len, "%" PRId64, v);
+	return buf;
+}
+
+/* Write @p's line and forget it. */
+static void emit(struct pending *p)
+{
+	const char *redop = redop_name(p->op.redop);
+	char root[24], peer[24], start[24], end[24];
+
+	pthread_mutex_lock(&tr.lock);
+	if (p->done_ns > tr.last_done_ns)
+		tr.last_done_ns = p->done_ns;
+	tr.in_flight--;
+	if (tr.f)
+		fprintf(tr.f,
+			"{\"seq\":%" PRIu64 ",\"comm\":\"%016" PRIx64 "\",\"rank\":%d,\"nranks\":%d,"
+			"\"op\":\"%s\",\"dtype\":\"%s\",\"count\":%zu,\"bytes\":%zu,"
+			"\"redop\":%s%s%s,\"root\":%s,\"peer\":%s,"
+			"\"issue_ns\":%" PRId64 ",\"wait_ns\":%" PRId64 ",\"done_ns\":%" PRId64
+			",\"gap_ns\":%" PRId64 ",\"dev_start_ns\":%s,\"dev_end_ns\":%s,\"status\":\"%s\"}\n",
+			p->op_seq, p->epoch, p->rank, p->nranks, p->op.name,
+			dtype_name(p->op.dtype), p->op.count,
+			p->op.count * nnp_dtype_size(p->op.dtype),
+			redop ? "\"" : "", redop ? redop : "null", redop ? "\"" : "",
+			int_or_null(root, sizeof(root), p->op.root >= 0, p->op.root),
+			int_or_null(peer, sizeof(peer), p->op.peer >= 0, p->op.peer),
+			p->issue_ns, p->wait_ns, p->done_ns, p->gap_ns,
+			int_or_null(start, sizeof(start), p->have_start && p->have_end,
+				    (int64_t)p->dev_start),
+			int_or_null(end, sizeof(end), p->have_start && p->have_end,
+				    (int64_t)p->dev_end),
+			p->status);
+	pthread_mutex_unlock(&tr.lock);
+	p->used = false;
+}
+
+/* @s's tracing state, made on its first traced operation. */
+static struct nnp_stream_trace *stream_trace(nnp_stream_t *s)
+{
+	struct nnp_stream_trace *t;
+	void *map;
+
+	if (s->trace)
+		return s->trace;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		goto fail;
+	t->pend = calloc(s->depth, sizeof(*t->pend));
+	if (!t->pend ||
+	    nnp_mem_alloc(s->dev, NNP_MEM_HOST, s->depth * sizeof(uint64_t), 0,
+			  &t->stamps) != NNP_SUCCESS)
+		goto fail;
+	if (nnp_mem_map(t->stamps, &map) != NNP_SUCCESS)
+		goto fail;
+	t->stamp = map;
+	s->trace = t;
+	return t;
+fail:
+	if (t) {
+		nnp_mem_free(t->stamps);
+		free(t->pend);
+		free(t);
+	}
+	return NULL;
+}
+
+/* A TIMESTAMP into the word of ring slot @seq % depth. */
+static struct nnp_hw_queue_cmd stamp_at(const nnp_stream_t *s,
+					const struct nnp_stream_trace *t,
+					uint64_t seq)
+{
+	return (struct nnp_hw_queue_cmd){
+		.opcode = NNP_CMD_TIMESTAMP, .dst_key = t->stamps->key,
+		.dst_off = (seq % s->depth) * sizeof(uint64_t),
+	};
+}
+
+nnp_result_t nnp_trace_submit(nnp_stream_t *s, nnp_comm_t *comm,
+			      const struct nnp_trace_op *op,
+			      struct nnp_hw_queue_cmd *cmd)
+{
+	struct nnp_stream_trace *t = stream_trace(s);
+	int64_t issue = nnp_now_ns(), gap;
+	struct nnp_hw_queue_cmd three[3];
+	uint64_t seq = s->submitted + 1;
+	nnp_result_t res;
+
+	if (!t)
+		return nnp_fail(NNP_ERROR_OUT_OF_MEMORY,
+				"NNP_TRACE_FILE: no memory for the stream's timestamps");
+	/* One doorbell for the three: each is an exit to the device model. */
+	three[0] = stamp_at(s, t, seq - 1);
+	three[1] = *cmd;
+	three[2] = stamp_at(s, t, seq + 1);
+	res = nnp_stream_submit_n(s, three, 3);
+	if (res != NNP_SUCCESS)
+		return res;
+	pthread_mutex_lock(&tr.lock);
+	gap = tr.in_flight ? 0 : issue - tr.last_done_ns;
+	tr.in_flight++;
+	pthread_mutex_unlock(&tr.lock);
+	t->pend[seq % s->depth] = (struct pending){
+		.used = true, .seq = seq, .epoch = comm->epoch,
+		.op_seq = comm->trace_seq++, .rank = comm->rank,
+		.nranks = comm->nranks, .op = *op, .issue_ns = issue,
+		.gap_ns = gap < 0 ? 0 : gap,
+	};
+	return NNP_SUCCESS;
+}
+
+void nnp_trace_reaped(nnp_stream_t *s, uint64_t seq, uint16_t status)
+{
+	struct nnp_stream_trace *t = s->trace;
+	uint32_t d = s->depth;
+	struct pending *p = &t->pend[(seq + 1) % d];
+
+	/* The opening stamp of the operation after it. */
+	if (p->used && p->seq == seq + 1) {
+		p->dev_start = t->stamp[seq % d];
+		p->have_start = !status;
+		return;
+	}
+	p = &t->pend[seq % d];
+	if (p->used && p->seq == seq) {
+		p->done_ns = nnp_now_ns();
+		p->wait_ns = s->wait_ns > p->issue_ns ? s->wait_ns : p->issue_ns;
+		p->status = status_name(status);
+		if (status)
+			emit(p);
+		return;
+	}
+	/* The closing stamp of the operation before it. */
+	p = &t->pend[(seq + d - 1) % d];
+	if (seq && p->used && p->seq == seq - 1) {
+		p->dev_end = t->stamp[seq % d];
+		p->have_end = !status;
+		emit(p);
+	}
+}
+
+void nnp_trace_dropped(nnp_stream_t *s)
+{
+	struct nnp_stream_trace *t = s->trace;
+	uint32_t i;
+
+	for (i = 0; t && i < s->depth; i++) {
+		struct pending *p = &t->pend[i];
+
+		if (!p->used)
+			continue;
+		/* Ran, but its closing stamp did not. */
+		if (!p->status) {
+			p->status = "not_run";
+			p->done_ns = nnp_now_ns();
+			p->wait_ns = p->done_ns;
+			p->have_start = false;
+		}
+		emit(p);
+	}
+}
+
+void nnp_trace_stream_free(nnp_stream_t *s)
+{
+	struct nnp_stream_trace *t = s->trace;
+
+	if (!t)
+		return;
+	nnp_mem_free(t->stamps);
+	free(t->pend);
+	free(t);
+	s->trace = NULL;
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# NNP_TRACE_FILE (issue 31, docs/trace.md), in one boot of 4 chips wired
+# as nnp-sim wires a ring (two links from each chip to the next), run
+# from the checkout with --host-root: trace_job's known sequence on
+# chips 0 and 1, every line of both ranks' traces checked
+# (tests/vm/trace_check.py); and an 8-byte allreduce timed with and
+# without a trace (a figure for the notes, not a test).
+#
+# In detail (docs/testing.md has the summary): both files start with the
+# version-1 header; every line has the 18 keys in order; the operations,
+# exactly (op, type, count, bytes, op, root, peer, status): allreduce f32
+# x 1024 sum, broadcast i32 x 100 from 1, allgather bf16 x 64,
+# reduce_scatter f64 x 32 max, then a send to 1 on rank 0 and a receive
+# from 0 on rank 1, and on rank 1 a lone receive that fails with
+# peer_timeout (after its 1 s timeout) and an allreduce behind it,
+# not_run; seq from 0 on each rank; header start <= issue <= wait <=
+# done; the allreduce's wait 50 ms after its issue; the broadcast's gap
+# exactly its issue less the allreduce's done, and at least 50 ms; modeled
+# start < end where the operation ran, both null where it did not; one
+# communicator name on both ranks; an NNP_TRACE_FILE in a missing
+# directory fails each rank's communicator naming the path (about 60 s)
+root=$(cd "$(dirname "$0")/../.." && pwd -P)
+. "$root/tests/lib/tap.sh"
+if [ "${NNP_VM_KERNEL:-stock}" = debug ]; then
+	echo "1..0 # SKIP the debug kernel has no 9p: nnp-vm --host-root refuses it"
+	exit 0
+fi
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+# The guest's half, in the checkout: the job traced and checked, a trace
+# file that cannot be made, then what tracing costs an 8-byte allreduce.
+guest='set -u
+export NNP_COLL_TIMEOUT_S=1
+NNP_TRACE_FILE=/tmp/job.%r build/tests/guest/trace_job
+echo "job-status=$?"
+python3 tests/vm/trace_check.py /tmp/job.0 /tmp/job.1
+echo "check-status=$?"
+NNP_TRACE_FILE=/nonexistent/job.%r build/tests/guest/trace_job 2>&1 | sed "s/^/unwritable: /"
+for trace in "" /tmp/bench.%r; do
+	NNP_TRACE_FILE=$trace nnptool bench allreduce --min 8 --max 8 \
+		--iters 200 --trials 3 2>&1 | sed "s|^|cost${trace:+ traced}: |"
+done'
+ring='links:0.0-1.1;0.2-1.3;1.0-2.1;1.2-2.3;2.0-3.1;2.2-3.3;3.0-0.1;3.2-0.3'
+tap_plan 6
+"$root/tools/nnp-vm" --chips 4 --mem-size 16M --fabric "$ring" --host-root \
+	--timeout 600 -- bash -c "$guest" >"$out" 2>&1
+echo "vm-status=$?" >>"$out"
+grep -E '^(not ok|cost)' "$out" | sed 's/^/# /'
+tap_context=$out tap_grep "trace_job's operations all did what they should" "$out" '^job-status=0$'
+tap_check "every check of both ranks' lines passed (tests/vm/trace_check.py)" \
+	awk '/^ok - / { ok++ } /^not ok - / { bad++ } END { exit !(ok == 19 && !bad) }' "$out"
+tap_context=$out tap_grep "the checker exits 0" "$out" '^check-status=0$'
+tap_context=$out tap_grep "an unwritable NNP_TRACE_FILE fails each rank's communicator, naming the path" \
+	"$out" '^unwritable: rank 1: comm: .*\(NNP_TRACE_FILE: cannot write /nonexistent/job\.1: No such file or directory\)$'
+tap_context=$out tap_grep "and that job exits 1" "$out" '^unwritable: trace_job: FAILED$'
+tap_context=$out tap_grep "and the VM exits 0" "$out" '^vm-status=0$'
+tap_done
