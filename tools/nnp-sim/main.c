@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "replay.h"
 #include "report.h"
 #include "sim.h"
 #include "topo.h"
@@ -25,6 +26,9 @@ struct opts {
 	uint32_t algo;		/* NNP_ALGO or --algo */
 	const char *plot_dir;
 	struct nnp_fw_config model;
+	const char *replay;	/* --replay FILE[,FILE...] */
+	double compute_scale;
+	unsigned int steps;
 };
 
 static void usage(FILE *f)
@@ -35,8 +39,20 @@ static void usage(FILE *f)
 	      "               [--timing-only] [--json] [--plot DIR]\n"
 	      "               [--icl-mbps M] [--icl-latency-ns NS] [--hbm-mbps M]\n"
 	      "               [--cmd-overhead-ns NS]\n"
+	      "       nnp-sim --replay FILE[,FILE...] [--compute-scale F] [--steps S]\n"
+	      "               and the options above but the sizes and --plot\n"
 	      "Runs float allreduces on the firmware simulator's chips and prints the\n"
-	      "modeled time and bus bandwidth per size (docs/nnp-sim.md).\n", f);
+	      "modeled time and bus bandwidth per size; or projects a recorded job's\n"
+	      "step on the chips (docs/nnp-sim.md, docs/trace.md).\n", f);
+}
+
+/* A factor of 0 or more for the host's compute. */
+static int parse_scale(const char *arg, double *v)
+{
+	char *end;
+
+	*v = strtod(arg, &end);
+	return end == arg || *end || !(*v >= 0) ? -1 : 0;
 }
 
 static int parse_args(int argc, char **argv, struct opts *o)
@@ -57,6 +73,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "hbm-mbps", required_argument, NULL, 'H' },
 		{ "cmd-overhead-ns", required_argument, NULL, 'O' },
 		{ "algo", required_argument, NULL, 'A' },
+		{ "replay", required_argument, NULL, 'R' },
+		{ "compute-scale", required_argument, NULL, 'S' },
+		{ "steps", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -66,6 +85,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	*o = (struct opts){
 		.kind = TOPO_RING, .chips = { 8 }, .nruns = 1, .chassis = 16,
 		.min_bytes = 8, .max_bytes = 256u << 20, .factor = 8,
+		.compute_scale = 1, .steps = 1,
 	};
 	while (!bad && (ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -84,6 +104,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'H': bad = parse_u32(optarg, &o->model.hbm_mbps); break;
 		case 'O': bad = parse_u32(optarg, &o->model.cmd_overhead_ns); break;
 		case 'A': algo = optarg; break;
+		case 'R': o->replay = optarg; break;
+		case 'S': bad = parse_scale(optarg, &o->compute_scale); break;
+		case 's': bad = parse_u32(optarg, &o->steps) || !o->steps; break;
 		case 'h': usage(stdout); exit(0);
 		default: bad = 1;
 		}
@@ -204,6 +227,14 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &o))
 		return 2;
+	if (o.replay)
+		return replay_main(&(struct replay_opts){
+			.files = o.replay, .chips = o.chips, .nruns = o.nruns,
+			.kind = o.kind, .rows = o.rows, .chassis = o.chassis,
+			.algo = o.algo, .model = &o.model,
+			.compute_scale = o.compute_scale, .steps = o.steps,
+			.json = o.json,
+		});
 	report_open(&rep, o.json, o.plot_dir, o.timing_only, &o.model);
 	for (r = 0; r < o.nruns && !bad; r++)
 		bad = run(&o, o.chips[r], &rep);

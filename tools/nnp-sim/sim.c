@@ -359,12 +359,17 @@ int sim_collective(struct sim *s, uint8_t opcode, uint64_t count,
 {
 	unsigned int c;
 
-	for (c = 0; c < s->n; c++)
+	for (c = 0; c < s->n; c++) {
+		/* A broadcast's ranks but the root (chip 0) name no source. */
+		bool reads = opcode != NNP_CMD_BROADCAST || !c;
+
 		sim_post(s, c, (struct nnp_hw_queue_cmd){
 			.opcode = opcode, .len = count, .value = value,
-			.src_key = s->chips[c].key, .dst_key = s->chips[c].key,
-			.src_off = src, .dst_off = dst,
+			.src_key = reads ? s->chips[c].key : 0,
+			.src_off = reads ? src : 0,
+			.dst_key = s->chips[c].key, .dst_off = dst,
 		});
+	}
 	return sim_run(s) || s->errors ? -1 : 0;
 }
 

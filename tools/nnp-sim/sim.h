@@ -81,7 +81,9 @@ unsigned int sim_run(struct sim *s);
 /*
  * Collective @opcode of @count elements with NNP_COLL_VALUE @value on
  * every chip, from offset @src to @dst of its buffer, run to its end; 0,
- * or -1 if a chip failed it or the firmware reported an error.
+ * or -1 if a chip failed it or the firmware reported an error. A
+ * broadcast's root is rank 0: chip 0, the snake through any topology
+ * starting there (topo.h).
  */
 int sim_collective(struct sim *s, uint8_t opcode, uint64_t count,
 		   uint64_t value, uint64_t src, uint64_t dst);
