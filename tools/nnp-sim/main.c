@@ -5,20 +5,16 @@
  * bandwidth an NNP-T fabric would reach, per message size, as a table,
  * JSON, and a gnuplot plot against chips and size. See docs/nnp-sim.md.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
+#include "replay.h"
 #include "report.h"
 #include "sim.h"
 #include "topo.h"
-
-#define MAX_CHIPS	1024
-#define MAX_RUNS	16
-/* The barrier's allreduce: 4 lanes at most, an element a chip each. */
-#define BARRIER_ELEMS(n)	(4ull * (n))
 
 struct opts {
 	enum topo_kind kind;
@@ -30,6 +26,9 @@ struct opts {
 	uint32_t algo;		/* NNP_ALGO or --algo */
 	const char *plot_dir;
 	struct nnp_fw_config model;
+	const char *replay;	/* --replay FILE[,FILE...] */
+	double compute_scale;
+	unsigned int steps;
 };
 
 static void usage(FILE *f)
@@ -40,56 +39,20 @@ static void usage(FILE *f)
 	      "               [--timing-only] [--json] [--plot DIR]\n"
 	      "               [--icl-mbps M] [--icl-latency-ns NS] [--hbm-mbps M]\n"
 	      "               [--cmd-overhead-ns NS]\n"
+	      "       nnp-sim --replay FILE[,FILE...] [--compute-scale F] [--steps S]\n"
+	      "               and the options above but the sizes and --plot\n"
 	      "Runs float allreduces on the firmware simulator's chips and prints the\n"
-	      "modeled time and bus bandwidth per size (docs/nnp-sim.md).\n", f);
+	      "modeled time and bus bandwidth per size; or projects a recorded job's\n"
+	      "step on the chips (docs/nnp-sim.md, docs/trace.md).\n", f);
 }
 
-/* A size with an optional K, M or G (binary) suffix. */
-static int parse_size(const char *arg, uint64_t *v)
+/* A factor of 0 or more for the host's compute. */
+static int parse_scale(const char *arg, double *v)
 {
 	char *end;
-	unsigned long long n;
 
-	errno = 0;
-	n = strtoull(arg, &end, 0);
-	if (errno || end == arg)
-		return -1;
-	switch (*end) {
-	case 'G': n <<= 10; /* fall through */
-	case 'M': n <<= 10; /* fall through */
-	case 'K': n <<= 10; end++; break;
-	}
-	*v = n;
-	return *end ? -1 : 0;
-}
-
-static int parse_u32(const char *arg, uint32_t *v)
-{
-	uint64_t n;
-
-	if (parse_size(arg, &n) || n > UINT32_MAX)
-		return -1;
-	*v = (uint32_t)n;
-	return 0;
-}
-
-static int parse_chips(const char *arg, struct opts *o)
-{
-	char *copy = strdup(arg), *tok, *save = NULL;
-	int bad = !copy;
-
-	o->nruns = 0;
-	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !bad;
-	     tok = strtok_r(NULL, ",", &save)) {
-		uint32_t n;
-
-		bad = o->nruns == MAX_RUNS || parse_u32(tok, &n) || !n ||
-		      n > MAX_CHIPS;
-		if (!bad)
-			o->chips[o->nruns++] = n;
-	}
-	free(copy);
-	return bad || !o->nruns ? -1 : 0;
+	*v = strtod(arg, &end);
+	return end == arg || *end || !(*v >= 0) ? -1 : 0;
 }
 
 static int parse_args(int argc, char **argv, struct opts *o)
@@ -110,6 +73,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "hbm-mbps", required_argument, NULL, 'H' },
 		{ "cmd-overhead-ns", required_argument, NULL, 'O' },
 		{ "algo", required_argument, NULL, 'A' },
+		{ "replay", required_argument, NULL, 'R' },
+		{ "compute-scale", required_argument, NULL, 'S' },
+		{ "steps", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -119,11 +85,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	*o = (struct opts){
 		.kind = TOPO_RING, .chips = { 8 }, .nruns = 1, .chassis = 16,
 		.min_bytes = 8, .max_bytes = 256u << 20, .factor = 8,
+		.compute_scale = 1, .steps = 1,
 	};
 	while (!bad && (ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 't': bad = topo_kind_parse(optarg, &o->kind); break;
-		case 'n': bad = parse_chips(optarg, o); break;
+		case 'n': bad = parse_chips(optarg, o->chips, &o->nruns); break;
 		case 'r': bad = parse_u32(optarg, &o->rows); break;
 		case 'c': bad = parse_u32(optarg, &o->chassis); break;
 		case 'a': bad = parse_size(optarg, &o->min_bytes); break;
@@ -137,6 +104,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'H': bad = parse_u32(optarg, &o->model.hbm_mbps); break;
 		case 'O': bad = parse_u32(optarg, &o->model.cmd_overhead_ns); break;
 		case 'A': algo = optarg; break;
+		case 'R': o->replay = optarg; break;
+		case 'S': bad = parse_scale(optarg, &o->compute_scale); break;
+		case 's': bad = parse_u32(optarg, &o->steps) || !o->steps; break;
 		case 'h': usage(stdout); exit(0);
 		default: bad = 1;
 		}
@@ -152,21 +122,6 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		return -1;
 	}
 	return 0;
-}
-
-/* The largest modeled time of the chips: when the last one finished. */
-static uint64_t latest_ns(struct sim *s)
-{
-	struct nnp_fw_model m;
-	uint64_t t = 0;
-	unsigned int i;
-
-	for (i = 0; i < s->n; i++) {
-		nnp_fw_model_get(s->chips[i].fw, &m);
-		if (m.now_ns > t)
-			t = m.now_ns;
-	}
-	return t;
 }
 
 /* Chip @c's input: element i is (i + c) mod 5, exact in float. */
@@ -208,41 +163,24 @@ static int check_output(struct sim *s, uint64_t count)
 	return 0;
 }
 
-/* An in-place float allreduce of @count elements on every chip. */
-static int run_allreduce(struct sim *s, uint64_t count)
-{
-	unsigned int c;
-
-	for (c = 0; c < s->n; c++)
-		sim_post(s, c, (struct nnp_hw_queue_cmd){
-			.opcode = NNP_CMD_ALLREDUCE, .len = count,
-			.src_key = s->chips[c].key, .dst_key = s->chips[c].key,
-			.value = NNP_COLL_VALUE(NNP_DTYPE_F32, NNP_OP_SUM,
-						SIM_COMM, 0),
-		});
-	return sim_run(s) || s->errors ? -1 : 0;
-}
-
 /*
- * One in-place float allreduce of @bytes on every chip; its modeled ns.
- * A barrier first: an allreduce in which every ring of every algorithm
- * has an element for every chip, so that all chips end it within a few
- * hops of each other. Chips with no part in a small allreduce end it
- * early, and rings that start apart contend for ports they would
- * otherwise take in turn.
+ * One in-place float allreduce of @bytes on every chip, after a barrier:
+ * its modeled ns.
  */
 static int allreduce(struct sim *s, uint64_t bytes, uint64_t *ns)
 {
 	uint64_t count = bytes / 4, before;
 
-	if (run_allreduce(s, BARRIER_ELEMS(s->n)))
+	if (sim_barrier(s))
 		return -1;
-	before = latest_ns(s);
+	before = sim_latest_ns(s);
 	if (!s->timing_only)
 		fill_input(s, count);
-	if (run_allreduce(s, count))
+	if (sim_collective(s, NNP_CMD_ALLREDUCE, count,
+			   NNP_COLL_VALUE(NNP_DTYPE_F32, NNP_OP_SUM, SIM_COMM, 0),
+			   0, 0))
 		return -1;
-	*ns = latest_ns(s) - before;
+	*ns = sim_latest_ns(s) - before;
 	return s->timing_only ? 0 : check_output(s, count);
 }
 
@@ -255,8 +193,8 @@ static int run(const struct opts *o, unsigned int n, struct report *rep)
 
 	if (topo_shape(&t, o->kind, n, o->rows, o->chassis))
 		return -1;
-	bad = sim_create(&s, n, o->max_bytes > 4 * BARRIER_ELEMS(n) ?
-			 o->max_bytes : 4 * BARRIER_ELEMS(n),
+	bad = sim_create(&s, n, o->max_bytes > SIM_BARRIER_BYTES(n) ?
+			 o->max_bytes : SIM_BARRIER_BYTES(n),
 			 o->timing_only, &o->model) ||
 	      topo_wire(&s, &t) || topo_comm(&s, &t) ||
 	      topo_set_algo(&s, &t, o->algo);
@@ -289,6 +227,14 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &o))
 		return 2;
+	if (o.replay)
+		return replay_main(&(struct replay_opts){
+			.files = o.replay, .chips = o.chips, .nruns = o.nruns,
+			.kind = o.kind, .rows = o.rows, .chassis = o.chassis,
+			.algo = o.algo, .model = &o.model,
+			.compute_scale = o.compute_scale, .steps = o.steps,
+			.json = o.json,
+		});
 	report_open(&rep, o.json, o.plot_dir, o.timing_only, &o.model);
 	for (r = 0; r < o.nruns && !bad; r++)
 		bad = run(&o, o.chips[r], &rep);

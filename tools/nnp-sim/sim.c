@@ -353,3 +353,43 @@ unsigned int sim_run(struct sim *s)
 	}
 	return bad;
 }
+
+int sim_collective(struct sim *s, uint8_t opcode, uint64_t count,
+		   uint64_t value, uint64_t src, uint64_t dst)
+{
+	unsigned int c;
+
+	for (c = 0; c < s->n; c++) {
+		/* A broadcast's ranks but the root (chip 0) name no source. */
+		bool reads = opcode != NNP_CMD_BROADCAST || !c;
+
+		sim_post(s, c, (struct nnp_hw_queue_cmd){
+			.opcode = opcode, .len = count, .value = value,
+			.src_key = reads ? s->chips[c].key : 0,
+			.src_off = reads ? src : 0,
+			.dst_key = s->chips[c].key, .dst_off = dst,
+		});
+	}
+	return sim_run(s) || s->errors ? -1 : 0;
+}
+
+int sim_barrier(struct sim *s)
+{
+	return sim_collective(s, NNP_CMD_ALLREDUCE, SIM_BARRIER_BYTES(s->n) / 4,
+			      NNP_COLL_VALUE(NNP_DTYPE_F32, NNP_OP_SUM,
+					     SIM_COMM, 0), 0, 0);
+}
+
+uint64_t sim_latest_ns(struct sim *s)
+{
+	struct nnp_fw_model m;
+	uint64_t t = 0;
+	unsigned int i;
+
+	for (i = 0; i < s->n; i++) {
+		nnp_fw_model_get(s->chips[i].fw, &m);
+		if (m.now_ns > t)
+			t = m.now_ns;
+	}
+	return t;
+}

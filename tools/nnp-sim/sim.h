@@ -17,6 +17,8 @@
 #define SIM_PORTS	4
 #define SIM_CTX		1
 #define SIM_COMM	1
+/* The barrier's allreduce: 4 lanes at most, a float a chip each. */
+#define SIM_BARRIER_BYTES(n)	(16ull * (n))
 
 struct sim_chip {
 	struct nnp_fw *fw;
@@ -76,5 +78,24 @@ uint16_t sim_last_status(struct sim *s, unsigned int i);
  * succeeded).
  */
 unsigned int sim_run(struct sim *s);
+/*
+ * Collective @opcode of @count elements with NNP_COLL_VALUE @value on
+ * every chip, from offset @src to @dst of its buffer, run to its end; 0,
+ * or -1 if a chip failed it or the firmware reported an error. A
+ * broadcast's root is rank 0: chip 0, the snake through any topology
+ * starting there (topo.h).
+ */
+int sim_collective(struct sim *s, uint8_t opcode, uint64_t count,
+		   uint64_t value, uint64_t src, uint64_t dst);
+/*
+ * A barrier: an allreduce in which every ring of every algorithm has an
+ * element for every chip, so that all chips end it within a few hops of
+ * each other. Chips with no part in a small allreduce end it early, and
+ * rings that start apart contend for ports they would otherwise take in
+ * turn.
+ */
+int sim_barrier(struct sim *s);
+/* The largest modeled time of the chips: when the last one finished. */
+uint64_t sim_latest_ns(struct sim *s);
 
 #endif /* NNP_SIM_H */

@@ -1,0 +1,601 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nnp-sim --replay (tools/nnp-sim/trace_*.c, replay*.c): recorded jobs,
+ * written here as trace files, projected on nnp-sim's chips against the
+ * modeled clock's formulas; the host's timeline exact; the traces and
+ * topologies it refuses, each with its message and exit status 2.
+ *
+ * In detail (docs/testing.md has the summary):
+ * blocking allreduces of 2, 1 and 2 MiB with 10 and 20 us of compute
+ * between them on a ring of 4 (algo ring): each device time within 1% of
+ * the ring's alpha-beta formula of docs/architecture.md at NNP-T's figures
+ * (test_fw_clock's derivation; 59213 and 31133 ns), the step the compute
+ * plus those times within 1%, and exactly the compute plus the replayed
+ * device times; --compute-scale 0.5 halves the compute part exactly; one
+ * allreduce of 256 MiB on a 4x4 torus within 1% of four ports' bandwidth
+ * bound, 2(n-1)/n S / 224 GB/s; an allreduce issued, C ns of compute,
+ * then waited for: exposed max(0, T - C), overlapped the rest, the step
+ * max(T, C), to the ns; a send of 1 MiB on 2 chips within 1% of one
+ * link's time; the job's files at N = nranks: recorded_comm_ns the sum of
+ * the latest ranks' end less start, an operation failed on one rank
+ * skipped in both, --steps 2 halving the step; allgather and
+ * reduce_scatter's counts split over N (1000 x 8 ranks: 125 on 64 chips,
+ * 2667 on 3, at least 1), allreduce and broadcast's kept, a smaller
+ * communicator's size kept; one chip: 2 us an allreduce, efficiency 1;
+ * every kind of operation run on a 2x2 torus; the exact message and
+ * status 2 for an empty file, a file not JSON, JSON without "nnp_trace",
+ * version 2, a last line cut mid-object, a key missing, a key of the
+ * wrong type, a torus of 6 chips, a POD of 24 in chassis of 16, a
+ * communicator larger than N, two files of the same rank, a file lacking
+ * an operation of the job, different operations at one seq
+ */
+#include <fcntl.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "replay.h"
+
+/* NNP-T's figures (fw_clock.c's defaults), as test_fw_clock uses them. */
+#define OVERHEAD_NS	2000u
+#define ALPHA_NS	1000u
+#define ICL_MBPS	56000u
+#define HBM_MBPS	1230000u
+#define CHUNK		(64u << 10)
+
+static char dir[64];
+static char out[1 << 16], err[1 << 12];
+
+/* One operation line of a trace. */
+struct op {
+	const char *kind;
+	uint64_t count;			/* f32 elements */
+	uint64_t issue, wait, done;
+	uint32_t rank, nranks;		/* nranks 0: 1 */
+	uint64_t seq;			/* 0: its index */
+	uint64_t dev_start, dev_end;
+	const char *status;		/* NULL: ok */
+};
+
+static const char *path_of(const char *name)
+{
+	static char p[4][128];
+	static unsigned int i;
+
+	i = (i + 1) % 4;
+	snprintf(p[i], sizeof(p[i]), "%s/%s", dir, name);
+	return p[i];
+}
+
+static void write_text(const char *name, const char *text)
+{
+	FILE *f = fopen(path_of(name), "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void write_trace(const char *name, const struct op *ops, size_t n)
+{
+	FILE *f = fopen(path_of(name), "w");
+	size_t k;
+
+	assert_non_null(f);
+	fputs("{\"nnp_trace\":1,\"pid\":7,\"clock\":\"CLOCK_MONOTONIC\",\"start_ns\":0}\n", f);
+	for (k = 0; k < n; k++) {
+		const struct op *o = &ops[k];
+		bool red = !strcmp(o->kind, "allreduce") ||
+			   !strcmp(o->kind, "reduce_scatter");
+
+		fprintf(f, "{\"seq\":%llu,\"comm\":\"00000000000000aa\",\"rank\":%u,\"nranks\":%u,\"op\":\"%s\",\"dtype\":\"f32\",\"count\":%llu,\"bytes\":%llu,\"redop\":%s,\"root\":null,\"peer\":null,\"issue_ns\":%llu,\"wait_ns\":%llu,\"done_ns\":%llu,\"gap_ns\":0,\"dev_start_ns\":%llu,\"dev_end_ns\":%llu,\"status\":\"%s\"}\n",
+			(unsigned long long)(o->seq ? o->seq : k), o->rank,
+			o->nranks ? o->nranks : 1, o->kind,
+			(unsigned long long)o->count,
+			(unsigned long long)o->count * 4, red ? "\"sum\"" : "null",
+			(unsigned long long)o->issue, (unsigned long long)o->wait,
+			(unsigned long long)o->done,
+			(unsigned long long)o->dev_start,
+			(unsigned long long)o->dev_end,
+			o->status ? o->status : "ok");
+	}
+	fclose(f);
+}
+
+/* @path into @buf, NUL-terminated. */
+static void slurp(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = 0;
+	fclose(f);
+}
+
+/* replay_main() with its stdout in out[] and its stderr in err[]. */
+static int replay(const char *files, enum topo_kind kind, unsigned int chips,
+		  unsigned int rows, double scale, unsigned int steps)
+{
+	static const struct nnp_fw_config model;
+	char files_path[512] = "", *p = files_path;
+	char o[128], e[128];
+	int save1 = dup(1), save2 = dup(2), fd1, fd2, rc;
+	const char *name;
+	char copy[256];
+
+	snprintf(o, sizeof(o), "%s", path_of("stdout"));
+	snprintf(e, sizeof(e), "%s", path_of("stderr"));
+	/* Names here are relative to the test's directory. */
+	snprintf(copy, sizeof(copy), "%s", files);
+	for (name = strtok(copy, ","); name; name = strtok(NULL, ","))
+		p += sprintf(p, "%s%s", p == files_path ? "" : ",", path_of(name));
+	fflush(stdout);
+	fflush(stderr);
+	fd1 = open(o, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	fd2 = open(e, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd1 >= 0 && fd2 >= 0);
+	dup2(fd1, 1);
+	dup2(fd2, 2);
+	rc = replay_main(&(struct replay_opts){
+		.files = files_path, .chips = &chips, .nruns = 1, .kind = kind,
+		.rows = rows, .chassis = 16, .model = &model, .compute_scale = scale,
+		.steps = steps, .json = true,
+	});
+	fflush(stdout);
+	fflush(stderr);
+	dup2(save1, 1);
+	dup2(save2, 2);
+	close(fd1);
+	close(fd2);
+	close(save1);
+	close(save2);
+	slurp(o, out, sizeof(out));
+	slurp(e, err, sizeof(err));
+	return rc;
+}
+
+/* @name's job: read, checked, each op's device time on @n chips of @t. */
+static void device_times(const char *name, enum topo_kind kind, unsigned int n,
+			 uint32_t algo, struct trace_file *f, struct trace_job *j,
+			 uint64_t *ns)
+{
+	static const struct nnp_fw_config model;
+	struct topo t;
+
+	assert_int_equal(trace_read(path_of(name), f), 0);
+	assert_int_equal(trace_job(f, 1, j), 0);
+	assert_int_equal(topo_shape(&t, kind, n, 0, 16), 0);
+	assert_int_equal(replay_device(j, &t, n, algo, &model, ns), 0);
+}
+
+static void done_with(struct trace_file *f, struct trace_job *j)
+{
+	trace_job_free(j);
+	trace_free(f);
+}
+
+/* Modeled ns to send @seg bytes in 64 KiB chunks, as fw_clock.c rounds. */
+static uint64_t wire_ns(uint64_t seg)
+{
+	uint64_t ns = 0, left;
+
+	for (left = seg; left; left -= left < CHUNK ? left : CHUNK)
+		ns += (left < CHUNK ? left : CHUNK) * 1000 / ICL_MBPS;
+	return ns;
+}
+
+/*
+ * A ring allreduce of @bytes on @n chips whose steps keep the port busy
+ * (k >= 4 chunks of 64 KiB a step: alpha and a chunk's fold, 1160 ns, fit
+ * in k - 1 chunks' wire time): overhead + 2(n-1) k w + alpha + the last
+ * chunk's copy pass (test_fw_clock's test_defaults_and_busy_times).
+ */
+static uint64_t ring_ns(unsigned int n, uint64_t bytes)
+{
+	return OVERHEAD_NS + 2 * (n - 1) * wire_ns(bytes / n) + ALPHA_NS +
+	       CHUNK * 1000ull / HBM_MBPS;
+}
+
+static void assert_within_1pct(double got, double want)
+{
+	print_message("  %.0f ns against %.0f (%+.3f%%)\n", got, want,
+		      100 * (got / want - 1));
+	assert_true(fabs(got / want - 1) < 0.01);
+}
+
+/* Blocking allreduces (waited for at once) and compute between them. */
+static const struct op blocking[] = {
+	{ .kind = "allreduce", .count = (2u << 20) / 4, .done = 5000 },
+	{ .kind = "allreduce", .count = (1u << 20) / 4, .issue = 15000,
+	  .wait = 15000, .done = 19000 },
+	{ .kind = "allreduce", .count = (2u << 20) / 4, .issue = 39000,
+	  .wait = 39000, .done = 45000 },
+};
+#define BLOCKING_COMPUTE_NS	(10000 + 20000)
+
+static void test_ring_blocking(void **state)
+{
+	uint64_t ns[3], sum = 0, formula = 0;
+	struct replay_time r, half;
+	struct trace_file f;
+	struct trace_job j;
+	unsigned int k;
+
+	(void)state;
+	write_trace("blocking.jsonl", blocking, 3);
+	device_times("blocking.jsonl", TOPO_RING, 4, NNP_FW_ALGO_RING, &f, &j, ns);
+	for (k = 0; k < 3; k++) {
+		uint64_t want = ring_ns(4, blocking[k].count * 4);
+
+		assert_within_1pct((double)ns[k], (double)want);
+		sum += ns[k];
+		formula += want;
+	}
+	replay_host(&j, ns, 1, &r);
+	assert_true(r.compute == BLOCKING_COMPUTE_NS);
+	assert_true(r.comm == (double)sum);
+	assert_true(r.exposed == (double)sum);
+	assert_true(r.total == BLOCKING_COMPUTE_NS + (double)sum);
+	assert_within_1pct(r.total, BLOCKING_COMPUTE_NS + (double)formula);
+	/* Half the compute: exactly half that part, the rest unchanged. */
+	replay_host(&j, ns, 0.5, &half);
+	assert_true(half.compute == BLOCKING_COMPUTE_NS / 2);
+	assert_true(half.total == r.total - BLOCKING_COMPUTE_NS / 2);
+	assert_true(half.exposed == r.exposed);
+	done_with(&f, &j);
+}
+
+/*
+ * 256 MiB on a 4x4 torus (the 2D algorithm, four ports busy): the
+ * bandwidth bound 2(n-1)/n S over 4 x 56 GB/s, within 1% (0.31%).
+ */
+static void test_torus_bandwidth(void **state)
+{
+	const struct op big = {
+		.kind = "allreduce", .count = (256u << 20) / 4, .done = 1,
+	};
+	struct trace_file f;
+	struct trace_job j;
+	uint64_t ns[1];
+
+	(void)state;
+	write_trace("torus.jsonl", &big, 1);
+	device_times("torus.jsonl", TOPO_TORUS, 16, NNP_FW_ALGO_AUTO, &f, &j, ns);
+	assert_within_1pct((double)ns[0],
+			   2.0 * 15 / 16 * (256u << 20) / (4 * ICL_MBPS / 1000.0));
+	done_with(&f, &j);
+}
+
+/*
+ * An allreduce issued, @compute ns of the host's work, then a wait: the
+ * device's T runs under the compute; the host waits for what is left.
+ */
+static void overlap_case(uint64_t compute)
+{
+	const struct op op = {
+		.kind = "allreduce", .count = (1u << 20) / 4, .wait = compute,
+		.done = compute + 777,
+	};
+	struct replay_time r;
+	struct trace_file f;
+	struct trace_job j;
+	uint64_t ns[1], exposed;
+
+	write_trace("overlap.jsonl", &op, 1);
+	device_times("overlap.jsonl", TOPO_RING, 4, NNP_FW_ALGO_AUTO, &f, &j, ns);
+	replay_host(&j, ns, 1, &r);
+	exposed = ns[0] > compute ? ns[0] - compute : 0;
+	print_message("  T %llu ns, compute %llu: exposed %.0f\n",
+		      (unsigned long long)ns[0], (unsigned long long)compute,
+		      r.exposed);
+	assert_true(r.compute == (double)compute);
+	assert_true(r.comm == (double)ns[0]);
+	assert_true(r.exposed == (double)exposed);
+	assert_true(r.comm - r.exposed == (double)(ns[0] - exposed));
+	assert_true(r.total == (double)(compute + exposed));
+	done_with(&f, &j);
+}
+
+static void test_overlap(void **state)
+{
+	(void)state;
+	overlap_case(5000);	/* T is about 12 us on a ring of 4 (auto) */
+	overlap_case(40000);
+}
+
+/*
+ * A send of 1 MiB on 2 chips: one link, 16 packets of 64 KiB back to
+ * back, the latency once, the last packet's write into device memory.
+ */
+static void test_send(void **state)
+{
+	const struct op send = {
+		.kind = "send", .count = (1u << 20) / 4, .done = 1, .nranks = 2,
+	};
+	struct trace_file f;
+	struct trace_job j;
+	uint64_t ns[1];
+
+	(void)state;
+	write_trace("send.jsonl", &send, 1);
+	device_times("send.jsonl", TOPO_RING, 2, NNP_FW_ALGO_AUTO, &f, &j, ns);
+	assert_within_1pct((double)ns[0], OVERHEAD_NS + wire_ns(1u << 20) +
+			   ALPHA_NS + CHUNK * 1000.0 / HBM_MBPS);
+	done_with(&f, &j);
+}
+
+static struct json_object *run_of(struct json_object **doc)
+{
+	struct json_object *runs;
+
+	*doc = json_tokener_parse(out);
+	assert_non_null(*doc);
+	assert_true(json_object_object_get_ex(*doc, "runs", &runs));
+	return json_object_array_get_idx(runs, 0);
+}
+
+static int64_t int_of(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	assert_true(json_object_object_get_ex(o, key, &v));
+	return json_object_get_int64(v);
+}
+
+/*
+ * Both ranks' files of a 2-rank job, on 2 chips: the recorded time of
+ * each kept op is the latest end less the latest start; the op that
+ * failed on rank 1 is skipped on both.
+ */
+static void test_job_recorded(void **state)
+{
+	struct op r0[] = {
+		{ .kind = "allreduce", .count = 1u << 18, .done = 50000,
+		  .nranks = 2, .dev_start = 1000, .dev_end = 21000 },
+		{ .kind = "allreduce", .count = 1u << 18, .issue = 60000,
+		  .wait = 60000, .done = 90000, .nranks = 2,
+		  .dev_start = 30000, .dev_end = 52000 },
+		{ .kind = "allreduce", .count = 1u << 16, .issue = 95000,
+		  .wait = 95000, .done = 99000, .nranks = 2,
+		  .dev_start = 60000, .dev_end = 64000 },
+	};
+	struct op r1[3];
+	struct json_object *doc, *run, *v;
+	unsigned int k;
+
+	(void)state;
+	memcpy(r1, r0, sizeof(r0));
+	for (k = 0; k < 3; k++) {
+		r1[k].rank = 1;
+		r1[k].dev_start += 500;		/* rank 1's clock is ahead */
+		r1[k].dev_end += 300 * k;
+	}
+	r1[1].status = "link_down";
+	write_trace("r0.jsonl", r0, 3);
+	write_trace("r1.jsonl", r1, 3);
+	assert_int_equal(replay("r0.jsonl,r1.jsonl", TOPO_RING, 2, 0, 1, 2), 0);
+	assert_string_equal(err, "");
+	run = run_of(&doc);
+	assert_true(json_object_object_get_ex(doc, "skipped", &v));
+	assert_int_equal(json_object_get_int64(v), 1);
+	/* (21000 - 1500) + (64000 + 600 - 60500) */
+	assert_int_equal(int_of(run, "recorded_comm_ns"), 19500 + 4100);
+	/* Per step rounded to the ns, the whole trace's time twice it. */
+	assert_true(llabs(int_of(run, "replayed_comm_ns") -
+			  2 * int_of(run, "comm_ns")) <= 1);
+	assert_true(int_of(run, "comm_ns") > 0);
+	/* The compute between the kept ops, 95000 - 50000, per step of 2. */
+	assert_int_equal(int_of(run, "compute_ns"), 45000 / 2);
+	assert_int_equal(int_of(run, "step_ns"),
+			 45000 / 2 + int_of(run, "comm_ns"));
+	json_object_put(doc);
+	/* Not as many chips as ranks: nothing recorded to compare with. */
+	assert_int_equal(replay("r0.jsonl,r1.jsonl", TOPO_RING, 4, 0, 1, 1), 0);
+	run = run_of(&doc);
+	assert_false(json_object_object_get_ex(run, "recorded_comm_ns", &v));
+	json_object_put(doc);
+}
+
+/*
+ * Data parallelism's scaling: allreduce and broadcast keep their count;
+ * allgather and reduce_scatter split the whole tensor over the chips, at
+ * least an element each; a smaller communicator keeps its size. On one
+ * chip an allreduce costs the command's overhead: efficiency 1. Every
+ * kind of operation runs (a broadcast's other ranks name no source).
+ */
+static void test_scaling(void **state)
+{
+	const struct op one[] = {
+		{ .kind = "allreduce", .count = 1000, .done = 10 },
+		{ .kind = "broadcast", .count = 1000, .issue = 20, .wait = 20,
+		  .done = 30 },
+	};
+	const struct op mixed[] = {
+		{ .kind = "broadcast", .count = 1000, .done = 1, .nranks = 2 },
+		{ .kind = "allgather", .count = 1000, .done = 1, .nranks = 2 },
+		{ .kind = "reduce_scatter", .count = 1000, .done = 1, .nranks = 2 },
+		{ .kind = "send", .count = 1000, .done = 1, .nranks = 2 },
+		{ .kind = "recv", .count = 1000, .done = 1, .nranks = 2 },
+		{ .kind = "allreduce", .count = 1000, .done = 1, .nranks = 2 },
+	};
+	struct trace_op op = { .count = 1000, .nranks = 8 };
+	struct trace_job j = { .nranks = 8 };
+	struct json_object *doc, *run, *v;
+
+	(void)state;
+	op.kind = TRACE_ALLREDUCE;
+	assert_int_equal(replay_count(&op, 64), 1000);
+	op.kind = TRACE_BROADCAST;
+	assert_int_equal(replay_count(&op, 64), 1000);
+	op.kind = TRACE_ALLGATHER;
+	assert_int_equal(replay_count(&op, 64), 125);
+	assert_int_equal(replay_count(&op, 3), 2667);
+	assert_int_equal(replay_count(&op, 1), 8000);
+	op.kind = TRACE_REDUCE_SCATTER;
+	assert_int_equal(replay_count(&op, 16000), 1);
+	assert_int_equal(replay_chips(&j, &op, 64), 64);
+	op.nranks = 4;
+	assert_int_equal(replay_chips(&j, &op, 64), 4);
+
+	write_trace("one_chip.jsonl", one, 2);
+	assert_int_equal(replay("one_chip.jsonl", TOPO_TORUS, 1, 0, 1, 1), 0);
+	run = run_of(&doc);
+	assert_int_equal(int_of(run, "comm_ns"), 2 * OVERHEAD_NS);
+	assert_int_equal(int_of(run, "step_ns"), 2 * OVERHEAD_NS + 10);
+	assert_true(json_object_object_get_ex(run, "efficiency", &v));
+	assert_true(json_object_get_double(v) == 1.0);
+	json_object_put(doc);
+	/* Every kind of operation runs on a 2 x 2 torus. */
+	write_trace("mixed.jsonl", mixed, 6);
+	assert_int_equal(replay("mixed.jsonl", TOPO_TORUS, 4, 0, 1, 1), 0);
+	assert_string_equal(err, "");
+	run = run_of(&doc);
+	assert_true(int_of(run, "comm_ns") > 6 * OVERHEAD_NS);
+	json_object_put(doc);
+}
+
+/* replay_main() refuses with status 2 and exactly @want on stderr. */
+static void refused(const char *files, enum topo_kind kind, unsigned int n,
+		    unsigned int rows, const char *want)
+{
+	assert_int_equal(replay(files, kind, n, rows, 1, 1), 2);
+	assert_string_equal(err, want);
+	assert_string_equal(out, "");
+}
+
+static const char op_line[] =
+	"{\"seq\":0,\"comm\":\"00000000000000aa\",\"rank\":0,\"nranks\":1,\"op\":\"allreduce\",\"dtype\":\"f32\",\"count\":44,\"bytes\":176,\"redop\":\"sum\",\"root\":null,\"peer\":null,\"issue_ns\":1,\"wait_ns\":2,\"done_ns\":3,\"gap_ns\":0,\"dev_start_ns\":5,\"dev_end_ns\":9,\"status\":\"ok\"}\n";
+static const char header[] =
+	"{\"nnp_trace\":1,\"pid\":7,\"clock\":\"CLOCK_MONOTONIC\",\"start_ns\":0}\n";
+
+/* A file of @text refused: "nnp-sim: PATH" and @why on stderr, status 2. */
+static void bad_file(const char *name, const char *text, const char *why)
+{
+	char want[512];
+
+	write_text(name, text);
+	snprintf(want, sizeof(want), "nnp-sim: %s%s\n", path_of(name), why);
+	refused(name, TOPO_RING, 2, 0, want);
+}
+
+static void test_bad_files(void **state)
+{
+	char text[2048];
+
+	(void)state;
+	bad_file("empty", "", ": empty, not a trace");
+	bad_file("foreign", "this is not JSON\n",
+		 ":1: not a trace: the first line is not a JSON object");
+	bad_file("other.json", "{\"name\": \"nccl\"}\n",
+		 ":1: not a trace: no \"nnp_trace\" in the first line");
+	bad_file("v2", "{\"nnp_trace\":2}\n",
+		 ":1: trace format version 2; this nnp-sim reads version 1");
+	/* The last line cut in the middle of its object. */
+	snprintf(text, sizeof(text), "%s%s%.*s", header, op_line, 90, op_line);
+	bad_file("cut", text, ":3: truncated: the line ends inside its object");
+	snprintf(text, sizeof(text), "%s%s", header, op_line);
+	memcpy(strstr(text, "\"count\""), "\"kount\"", 7);
+	bad_file("nokey", text, ":2: no \"count\"");
+	snprintf(text, sizeof(text), "%s%s", header, op_line);
+	memcpy(strstr(text, "\"count\":44"), "\"count\":\"\"", 10);
+	bad_file("badtype", text, ":2: \"count\" is not a non-negative integer");
+}
+
+static void test_bad_topologies(void **state)
+{
+	const struct op op = { .kind = "allreduce", .count = 4, .done = 3 };
+	const struct op sub[] = {
+		{ .kind = "allreduce", .count = 4, .done = 3, .nranks = 8 },
+		{ .kind = "allreduce", .count = 4, .issue = 4, .wait = 5,
+		  .done = 6, .nranks = 4 },
+	};
+	char want[512];
+
+	(void)state;
+	write_trace("one.jsonl", &op, 1);
+	/* The snake through a torus needs an even number of rows. */
+	refused("one.jsonl", TOPO_TORUS, 6, 3,
+		"nnp-sim: 6 chips make no torus with an even number (2 or more) of rows of 2 or more\n");
+	refused("one.jsonl", TOPO_TORUS, 7, 0,
+		"nnp-sim: 7 chips make no torus with an even number (2 or more) of rows of 2 or more\n");
+	refused("one.jsonl", TOPO_POD, 24, 0,
+		"nnp-sim: 24 chips make no pod with an even number (2 or more) of rows of 2 or more\n");
+	write_trace("sub.jsonl", sub, 2);
+	snprintf(want, sizeof(want), "nnp-sim: %s:3: a communicator of 4 ranks does not fit on 2 chips\n",
+		 path_of("sub.jsonl"));
+	refused("sub.jsonl", TOPO_RING, 2, 0, want);
+}
+
+static void test_not_one_job(void **state)
+{
+	struct op a[] = {
+		{ .kind = "allreduce", .count = 4, .done = 3, .nranks = 2 },
+		{ .kind = "allreduce", .count = 4, .issue = 4, .wait = 5,
+		  .done = 6, .nranks = 2 },
+	};
+	struct op b[2];
+	char want[512];
+
+	(void)state;
+	write_trace("a.jsonl", a, 2);
+	snprintf(want, sizeof(want), "nnp-sim: %s:2 and %s:2 are not the ranks of one job: the same rank (communicator 00000000000000aa, seq 0)\n",
+		 path_of("a.jsonl"), path_of("a.jsonl"));
+	refused("a.jsonl,a.jsonl", TOPO_RING, 2, 0, want);
+
+	memcpy(b, a, sizeof(a));
+	b[0].rank = b[1].rank = 1;
+	write_trace("b1.jsonl", b, 1);
+	snprintf(want, sizeof(want), "nnp-sim: the files are not the ranks of one job: 1 of the 2 hold seq 1 of communicator 00000000000000aa (%s:3)\n",
+		 path_of("a.jsonl"));
+	refused("a.jsonl,b1.jsonl", TOPO_RING, 2, 0, want);
+
+	b[1].kind = "broadcast";
+	write_trace("b2.jsonl", b, 2);
+	snprintf(want, sizeof(want), "nnp-sim: %s:3 and %s:3 are not the ranks of one job: different operations (communicator 00000000000000aa, seq 1)\n",
+		 path_of("a.jsonl"), path_of("b2.jsonl"));
+	refused("a.jsonl,b2.jsonl", TOPO_RING, 2, 0, want);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/test_sim_replay.XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ring_blocking),
+		cmocka_unit_test(test_torus_bandwidth),
+		cmocka_unit_test(test_overlap),
+		cmocka_unit_test(test_send),
+		cmocka_unit_test(test_job_recorded),
+		cmocka_unit_test(test_scaling),
+		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_bad_topologies),
+		cmocka_unit_test(test_not_one_job),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
