@@ -51,6 +51,13 @@ struct nnp_stream_trace {
 	nnp_mem_t *stamps;	/* host memory: one u64 per ring slot */
 	volatile uint64_t *stamp;
 	struct pending *pend;	/* by the operation's seq % depth */
+	/*
+	 * What the two stamps around an operation add to its span: two
+	 * stamps with nothing between them, queued before the first
+	 * operation (calib_seq, calib_seq + 1) and read when reaped.
+	 */
+	bool calibrating, calibrated;
+	uint64_t calib_seq, bracket_ns;
 };
 
 __attribute__((constructor)) static void trace_init(void)
@@ -269,20 +276,32 @@ nnp_result_t nnp_trace_submit(nnp_stream_t *s, nnp_comm_t *comm,
 {
 	struct nnp_stream_trace *t = stream_trace(s);
 	int64_t issue = nnp_now_ns(), gap;
-	struct nnp_hw_queue_cmd three[3];
-	uint64_t seq = s->submitted + 1;
+	struct nnp_hw_queue_cmd cmds[5];
+	uint32_t n = 0;
+	uint64_t seq;
 	nnp_result_t res;
 
 	if (!t)
 		return nnp_fail(NNP_ERROR_OUT_OF_MEMORY,
 				"NNP_TRACE_FILE: no memory for the stream's timestamps");
-	/* One doorbell for the three: each is an exit to the device model. */
-	three[0] = stamp_at(s, t, seq - 1);
-	three[1] = *cmd;
-	three[2] = stamp_at(s, t, seq + 1);
-	res = nnp_stream_submit_n(s, three, 3);
+	/* One doorbell for them all: each is an exit to the device model. */
+	if (!t->calibrated && !t->calibrating) {
+		cmds[n] = stamp_at(s, t, s->submitted + n);
+		n++;
+		cmds[n] = stamp_at(s, t, s->submitted + n);
+		n++;
+	}
+	seq = s->submitted + n + 1;
+	cmds[n++] = stamp_at(s, t, seq - 1);
+	cmds[n++] = *cmd;
+	cmds[n++] = stamp_at(s, t, seq + 1);
+	res = nnp_stream_submit_n(s, cmds, n);
 	if (res != NNP_SUCCESS)
 		return res;
+	if (n == 5) {
+		t->calibrating = true;
+		t->calib_seq = seq - 3;
+	}
 	pthread_mutex_lock(&tr.lock);
 	gap = tr.in_flight ? 0 : issue - tr.last_done_ns;
 	tr.in_flight++;
@@ -302,6 +321,12 @@ void nnp_trace_reaped(nnp_stream_t *s, uint64_t seq, uint16_t status)
 	uint32_t d = s->depth;
 	struct pending *p = &t->pend[(seq + 1) % d];
 
+	if (t->calibrating && seq == t->calib_seq + 1) {
+		t->calibrating = false;
+		t->calibrated = !status;
+		t->bracket_ns = t->stamp[seq % d] - t->stamp[(seq + d - 1) % d];
+		return;
+	}
 	/* The opening stamp of the operation after it. */
 	if (p->used && p->seq == seq + 1) {
 		p->dev_start = t->stamp[seq % d];
@@ -320,8 +345,8 @@ void nnp_trace_reaped(nnp_stream_t *s, uint64_t seq, uint16_t status)
 	/* The closing stamp of the operation before it. */
 	p = &t->pend[(seq + d - 1) % d];
 	if (seq && p->used && p->seq == seq - 1) {
-		p->dev_end = t->stamp[seq % d];
-		p->have_end = !status;
+		p->dev_end = t->stamp[seq % d] - t->bracket_ns;
+		p->have_end = !status && t->calibrated;
 		emit(p);
 	}
 }
@@ -331,6 +356,8 @@ void nnp_trace_dropped(nnp_stream_t *s)
 	struct nnp_stream_trace *t = s->trace;
 	uint32_t i;
 
+	if (t)
+		t->calibrating = false;	/* its stamps may never come */
 	for (i = 0; t && i < s->depth; i++) {
 		struct pending *p = &t->pend[i];
 

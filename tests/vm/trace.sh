@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# NNP_TRACE_FILE (issue 31, docs/trace.md), in one boot of 4 chips wired
-# as nnp-sim wires a ring (two links from each chip to the next), run
-# from the checkout with --host-root: trace_job's known sequence on
-# chips 0 and 1, every line of both ranks' traces checked
+# NNP_TRACE_FILE and nnp-sim --replay (issue 31, docs/trace.md), in one
+# boot of 4 chips wired as nnp-sim wires a 2x2 torus, run from the
+# checkout with --host-root: the training example traced on 4 ranks and
+# replayed on nnp-sim's 2x2 torus; trace_job's known sequence on chips 0
+# and 1, every line of both ranks' traces checked
 # (tests/vm/trace_check.py); and an 8-byte allreduce timed with and
 # without a trace (a figure for the notes, not a test).
 #
-# In detail (docs/testing.md has the summary): both files start with the
+# In detail (docs/testing.md has the summary): `mpirun -np 4
+# dist_mnist_mlp` traced, its 4 files replayed with `nnp-sim --replay
+# --chips 4 --topo torus`: the replayed communication within 1% of the
+# recorded (the latest rank's modeled end less the latest rank's start,
+# summed over the operations); trace_job: both files start with the
 # version-1 header; every line has the 18 keys in order; the operations,
 # exactly (op, type, count, bytes, op, root, peer, status): allreduce f32
 # x 1024 sum, broadcast i32 x 100 from 1, allgather bf16 x 64,
@@ -28,9 +33,16 @@ if [ "${NNP_VM_KERNEL:-stock}" = debug ]; then
 fi
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-# The guest's half, in the checkout: the job traced and checked, a trace
-# file that cannot be made, then what tracing costs an 8-byte allreduce.
+# The guest's half, in the checkout. The example first, while the chips'
+# clocks are alike: trace_job moves chips 0 and 1 ahead of 2 and 3.
 guest='set -u
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+NNP_TRACE_FILE=/tmp/mnist.%r mpirun -x NNP_TRACE_FILE -np 4 --oversubscribe \
+	dist_mnist_mlp --train 512 --test 200 --epochs 1 >/tmp/mnist.out 2>&1
+echo "mnist-status=$?"
+echo "mnist-lines=$(cat /tmp/mnist.? | wc -l)"
+nnp-sim --replay /tmp/mnist.0,/tmp/mnist.1,/tmp/mnist.2,/tmp/mnist.3 \
+	--chips 4 --topo torus --json | sed "s/^/replay: /"
 export NNP_COLL_TIMEOUT_S=1
 NNP_TRACE_FILE=/tmp/job.%r build/tests/guest/trace_job
 echo "job-status=$?"
@@ -41,12 +53,21 @@ for trace in "" /tmp/bench.%r; do
 	NNP_TRACE_FILE=$trace nnptool bench allreduce --min 8 --max 8 \
 		--iters 200 --trials 3 2>&1 | sed "s|^|cost${trace:+ traced}: |"
 done'
-ring='links:0.0-1.1;0.2-1.3;1.0-2.1;1.2-2.3;2.0-3.1;2.2-3.3;3.0-0.1;3.2-0.3'
-tap_plan 6
-"$root/tools/nnp-vm" --chips 4 --mem-size 16M --fabric "$ring" --host-root \
+# nnp-sim's 2x2 torus: port 0 to the next in the row, port 2 to the next in
+# the column, so that the replay runs on the fabric the job ran on.
+torus='links:0.0-1.1;0.2-2.3;1.0-0.1;1.2-3.3;2.0-3.1;2.2-0.3;3.0-2.1;3.2-1.3'
+tap_plan 8
+"$root/tools/nnp-vm" --chips 4 --mem-size 16M --fabric "$torus" --host-root \
 	--timeout 600 -- bash -c "$guest" >"$out" 2>&1
 echo "vm-status=$?" >>"$out"
-grep -E '^(not ok|cost)' "$out" | sed 's/^/# /'
+grep -E '^(not ok|cost|mnist|replay)' "$out" | sed 's/^/# /'
+tap_context=$out tap_grep "mpirun -np 4 dist_mnist_mlp, traced, exits 0" "$out" '^mnist-status=0$'
+tap_check "the example's traces replayed on nnp-sim's 2x2 torus: communication within 1% of the recorded" \
+	python3 -c 'import json, sys
+line = [l for l in open(sys.argv[1]) if l.startswith("replay: {")][0]
+run = json.loads(line[len("replay: "):])["runs"][0]
+print("# recorded %d ns, replayed %d ns, ratio %.4f" % (run["recorded_comm_ns"], run["replayed_comm_ns"], run["comm_ratio"]))
+sys.exit(not (run["recorded_comm_ns"] > 0 and abs(run["comm_ratio"] - 1) <= 0.01))' "$out"
 tap_context=$out tap_grep "trace_job's operations all did what they should" "$out" '^job-status=0$'
 tap_check "every check of both ranks' lines passed (tests/vm/trace_check.py)" \
 	awk '/^ok - / { ok++ } /^not ok - / { bad++ } END { exit !(ok == 19 && !bad) }' "$out"
