@@ -72,7 +72,7 @@ DESTDIR ?=
 
 .PHONY: all deps qemu module userspace examples tests initramfs check check-fresh demo stress bench clean distclean checkpatch sparse install install-files install-dkms deb check-deb \
 	uninstall uninstall-dkms check-host \
-	reduce-bench debug-kernel debug-module debug-initramfs check-debug fuzz torch
+	reduce-bench debug-kernel debug-module debug-initramfs check-debug fuzz torch scaling
 
 all: qemu module userspace examples tests initramfs
 
@@ -563,6 +563,11 @@ $(BENCH)/mpi_coll: tests/bench/mpi_coll.c | $(DEPS)
 
 bench: all torch $(BENCH_DEPS_STAMP) $(BENCH)/host_bw $(BENCH)/mpi_coll
 	bash tests/bench/run.sh
+
+# The example's training recorded on 4 chips and projected on 1 to 1024
+# (docs/trace.md): a table, and $(BUILD)/scaling/scaling.png with gnuplot.
+scaling: all
+	bash tests/bench/scaling.sh
 
 # ---- Debian packages -------------------------------------------------------
 # nnp-dkms, libnnp0, libnnp-dev and nnptool from debian/, built by
