@@ -69,7 +69,8 @@ static int expand_file_name(const char *pattern, char *out, size_t size)
 
 static void log_init(void)
 {
-	const char *pattern = getenv("NNP_DEBUG_FILE");
+	/* Not for a set-user-ID program: it would write where it may. */
+	const char *pattern = secure_getenv("NNP_DEBUG_FILE");
 	char path[4096];
 
 	if (gethostname(log_host, sizeof(log_host)))

@@ -62,7 +62,8 @@ struct nnp_stream_trace {
 
 __attribute__((constructor)) static void trace_init(void)
 {
-	const char *p = getenv("NNP_TRACE_FILE");
+	/* Not for a set-user-ID program: it would write where it may. */
+	const char *p = secure_getenv("NNP_TRACE_FILE");
 
 	if (p && *p)
 		trace_path = strdup(p);
