@@ -566,7 +566,7 @@ bench: all torch $(BENCH_DEPS_STAMP) $(BENCH)/host_bw $(BENCH)/mpi_coll
 
 # The example's training recorded on 4 chips and projected on 1 to 1024
 # (docs/trace.md): a table, and $(BUILD)/scaling/scaling.png with gnuplot.
-scaling: all
+scaling: all torch
 	bash tests/bench/scaling.sh
 
 # ---- Debian packages -------------------------------------------------------
