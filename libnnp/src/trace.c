@@ -60,6 +60,33 @@ struct nnp_stream_trace {
 	uint64_t calib_seq, bracket_ns;
 };
 
+/*
+ * A fork() once the file is open must neither copy unwritten lines into
+ * the child (its exit() would write them again) nor let the child add
+ * lines to the parent's file: the parent writes what it has first, and
+ * the child stops tracing. A child of a process that had no file yet
+ * (a launcher forking its ranks) traces as any process does.
+ */
+static void trace_prefork(void)
+{
+	pthread_mutex_lock(&tr.lock);
+	if (tr.f)
+		fflush(tr.f);
+}
+
+static void trace_postfork_parent(void)
+{
+	pthread_mutex_unlock(&tr.lock);
+}
+
+static void trace_postfork_child(void)
+{
+	if (tr.f)
+		nnp_trace_enabled = false;
+	tr.f = NULL;
+	pthread_mutex_unlock(&tr.lock);
+}
+
 __attribute__((constructor)) static void trace_init(void)
 {
 	/* Not for a set-user-ID program: it would write where it may. */
@@ -68,6 +95,9 @@ __attribute__((constructor)) static void trace_init(void)
 	if (p && *p)
 		trace_path = strdup(p);
 	nnp_trace_enabled = trace_path != NULL;
+	if (nnp_trace_enabled)
+		pthread_atfork(trace_prefork, trace_postfork_parent,
+			       trace_postfork_child);
 }
 
 /* NNP_TRACE_FILE with %r the rank, %p the pid and %% a %. */

@@ -22,7 +22,8 @@
 # not_run; seq from 0 on each rank; header start <= issue <= wait <=
 # done; the allreduce's wait 50 ms after its issue; the broadcast's gap
 # exactly its issue less the allreduce's done, and at least 50 ms; modeled
-# start < end where the operation ran, both null where it did not; one
+# start < end where the operation ran, both null where it did not; no
+# line twice though each rank forked a child that exited; one
 # communicator name on both ranks; an NNP_TRACE_FILE in a missing
 # directory fails each rank's communicator naming the path (about 60 s)
 root=$(cd "$(dirname "$0")/../.." && pwd -P)
