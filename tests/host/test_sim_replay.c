@@ -185,6 +185,20 @@ static void done_with(struct trace_file *f, struct trace_job *j)
 	trace_free(f);
 }
 
+/* The device time of @op alone, written to @name, on @n chips of @kind. */
+static uint64_t one_op_ns(const char *name, const struct op *op,
+			  enum topo_kind kind, unsigned int n)
+{
+	struct trace_file f;
+	struct trace_job j;
+	uint64_t ns[1];
+
+	write_trace(name, op, 1);
+	device_times(name, kind, n, NNP_FW_ALGO_AUTO, &f, &j, ns);
+	done_with(&f, &j);
+	return ns[0];
+}
+
 /* Modeled ns to send @seg bytes in 64 KiB chunks, as fw_clock.c rounds. */
 static uint64_t wire_ns(uint64_t seg)
 {
@@ -265,16 +279,10 @@ static void test_torus_bandwidth(void **state)
 	const struct op big = {
 		.kind = "allreduce", .count = (256u << 20) / 4, .done = 1,
 	};
-	struct trace_file f;
-	struct trace_job j;
-	uint64_t ns[1];
 
 	(void)state;
-	write_trace("torus.jsonl", &big, 1);
-	device_times("torus.jsonl", TOPO_TORUS, 16, NNP_FW_ALGO_AUTO, &f, &j, ns);
-	assert_within_1pct((double)ns[0],
+	assert_within_1pct((double)one_op_ns("torus.jsonl", &big, TOPO_TORUS, 16),
 			   2.0 * 15 / 16 * (256u << 20) / (4 * ICL_MBPS / 1000.0));
-	done_with(&f, &j);
 }
 
 /*
@@ -323,16 +331,11 @@ static void test_send(void **state)
 	const struct op send = {
 		.kind = "send", .count = (1u << 20) / 4, .done = 1, .nranks = 2,
 	};
-	struct trace_file f;
-	struct trace_job j;
-	uint64_t ns[1];
 
 	(void)state;
-	write_trace("send.jsonl", &send, 1);
-	device_times("send.jsonl", TOPO_RING, 2, NNP_FW_ALGO_AUTO, &f, &j, ns);
-	assert_within_1pct((double)ns[0], OVERHEAD_NS + wire_ns(1u << 20) +
-			   ALPHA_NS + CHUNK * 1000.0 / HBM_MBPS);
-	done_with(&f, &j);
+	assert_within_1pct((double)one_op_ns("send.jsonl", &send, TOPO_RING, 2),
+			   OVERHEAD_NS + wire_ns(1u << 20) + ALPHA_NS +
+			   CHUNK * 1000.0 / HBM_MBPS);
 }
 
 static struct json_object *run_of(struct json_object **doc)
