@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nnp hardware interface, version 1.10.
+ * nnp hardware interface, version 1.11.
  *
  * The one definition of what the device looks like from the bus: PCI
  * identity, BAR layout, BAR0 registers, admin queue entries, status codes.
@@ -51,7 +51,7 @@ typedef uint64_t nnp_le64;
 
 /* Interface version: the driver refuses a major it does not know. */
 #define NNP_HW_VERSION_MAJOR		1
-#define NNP_HW_VERSION_MINOR		10
+#define NNP_HW_VERSION_MINOR		11
 #define NNP_HW_VERSION			((NNP_HW_VERSION_MAJOR << 16) | NNP_HW_VERSION_MINOR)
 #define NNP_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
 
@@ -306,6 +306,28 @@ struct nnp_hw_queue_args {
 	nnp_le64 sq_base;
 	nnp_le64 cq_base;
 	nnp_le64 irq_arm;	/* v1.9; 4-byte aligned */
+};
+
+/*
+ * Shadow doorbell of a user queue (v1.11): QUEUE_CREATE's data buffer
+ * (addr 8-byte aligned, len 8; addr and len 0: none), in host memory the
+ * queue's owner can write. The owner writes @sq_tail where it would write
+ * the SQ_TAIL doorbell, and rings the doorbell as well only if the new
+ * tail passes @sq_event, that is if (new - sq_event - 1) mod depth <
+ * (new - old) mod depth. The device reads @sq_tail whenever it runs out
+ * of the queue's commands; before it stops looking at the queue it writes
+ * its SQ head to @sq_event and, after a full barrier, reads @sq_tail once
+ * more. The owner's full barrier between its write of @sq_tail and its
+ * read of @sq_event pairs with it: either the device sees the new tail,
+ * or the owner sees that the device stopped at its old tail and rings.
+ * So a queue the device is still working on takes commands with no
+ * doorbell write, as virtio's event index and NVMe's shadow doorbell
+ * buffer do. QUEUE_CREATE and QUEUE_RESET write both words 0. A @sq_tail
+ * past the depth stops the queue as such a doorbell write does.
+ */
+struct nnp_hw_queue_shadow {
+	nnp_le32 sq_tail;	/* written by the owner */
+	nnp_le32 sq_event;	/* written by the device */
 };
 
 /*

@@ -13,6 +13,9 @@
  * -device nnp,chip-id=N,mem-size=SIZE[,num-ports=P][,fw-boot-ms=MS]
  *        [,fabric=TOPOLOGY]   (inter-chip links: see nnp_fabric.c)
  *        [,workers=N]         (pool threads; 0: min(host cores, 2 * devices))
+ *        [,shadow-doorbells=on|off]
+ *                             (off: hardware interface 1.10, no shadow
+ *                             doorbells, for drivers' older path; default on)
  * Monitor: qom-set ID link-down|link-up PORT, qom-set ID fault SPEC.
  *        [,icl-secret=SECRET-ID,remote=PORT-CHIP.PORT:listen|connect:ADDR;...]
  *                             (links to other QEMUs: see nnp_icl_socket.c)
@@ -86,6 +89,7 @@ struct NnpState {
     uint32_t cmd_overhead_ns;
     uint32_t nworkers;       /* property "workers" */
     bool icl_share;
+    bool shadow_doorbells;
 };
 
 static void nnp_kick(NnpState *s, unsigned int what)
@@ -420,6 +424,7 @@ static void nnp_realize(PCIDevice *pdev, Error **errp)
         .pcie_mbps = s->pcie_mbps,
         .pcie_latency_ns = s->pcie_latency_ns,
         .cmd_overhead_ns = s->cmd_overhead_ns,
+        .no_shadow_doorbells = !s->shadow_doorbells,
     };
     unsigned int nvec = NNP_VECTOR_QUEUE(NNP_HW_MAX_QUEUES);
     const char *why = NULL;
@@ -561,6 +566,7 @@ static const Property nnp_props[] = {
     DEFINE_PROP_UINT32("cmd-overhead-ns", NnpState, cmd_overhead_ns, 0),
     DEFINE_PROP_UINT32("workers", NnpState, nworkers, 0),
     DEFINE_PROP_BOOL("icl-share", NnpState, icl_share, true),
+    DEFINE_PROP_BOOL("shadow-doorbells", NnpState, shadow_doorbells, true),
 };
 
 /* Monitor: qom-set /machine/peripheral/ID link-down PORT (or link-up). */

@@ -138,6 +138,12 @@ struct nnp_fw_config {
 	 * results in device memory are then undefined.
 	 */
 	bool timing_only;
+	/*
+	 * Present hardware interface 1.10, without the shadow doorbells of
+	 * 1.11 (QEMU's shadow-doorbells=off): what drivers' older path is
+	 * tested against.
+	 */
+	bool no_shadow_doorbells;
 };
 
 /* Most ICL ports a chip may have: the hardware interface's. */

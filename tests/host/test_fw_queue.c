@@ -17,7 +17,12 @@
  * restarts the queue, every cid and phase exact), interrupts only while the
  * queue's armed word is set (hardware 1.9: none at 0, one that clears it at
  * any other value, one every time if the word is unreachable, an unaligned
- * word refused), destroy and reset, four queues run by two threads; host
+ * word refused), shadow doorbells (hardware 1.11: the shadow tail taken
+ * when the queue runs out, sq_event where it stopped, nothing run from the
+ * shadow alone once stopped, a tail past the depth stopping the queue,
+ * reset and creation clearing both words, misaligned, short or
+ * unreachable words refused, none on a device presenting 1.10), destroy
+ * and reset, four queues run by two threads; host
  * keys spanning `NNP_HW_MAX_KEY_PAGES` pages at most: one page short and
  * then the cap taken, one page past it NO_RESOURCES until a key is
  * unregistered
@@ -786,6 +791,131 @@ static void test_irq_only_when_armed(void **state)
 	assert_int_equal(nop_irqs(h, 0), 1);
 }
 
+/* ---- shadow doorbells (v1.11) ---- */
+
+#define SHADOW(q)	(H_QCQ(q) + 0x800)
+
+/* QUEUE_CREATE of queue @qid of CTX whose data buffer is @addr, @len. */
+static uint16_t create_shadow_queue(struct fw_harness *h, uint32_t qid,
+				    uint64_t addr, uint32_t len)
+{
+	struct nnp_hw_admin_cmd c = {
+		.opcode = NNP_ADMIN_QUEUE_CREATE, .addr = addr, .len = len,
+	};
+	struct nnp_hw_queue_args a = {
+		.ctx = CTX, .qid = qid, .depth = H_QDEPTH,
+		.vector = NNP_VECTOR_QUEUE(qid), .sq_base = H_QSQ(qid),
+		.cq_base = H_QCQ(qid),
+	};
+
+	memcpy(c.args, &a, sizeof(a));
+	return fw_harness_admin(h, c, NULL);
+}
+
+/* Put a NOP with cid 0x6000 + slot in queue @qid's next slot, no doorbell. */
+static void shadow_put_nop(struct fw_harness *h, uint32_t qid)
+{
+	struct nnp_hw_queue_cmd *sq = fw_harness_host_ptr(h, H_QSQ(qid));
+	uint32_t slot = h->q_tail[qid];
+
+	memset(&sq[slot], 0, sizeof(sq[slot]));
+	sq[slot].opcode = NNP_CMD_NOP;
+	sq[slot].cid = (uint16_t)(0x6000 + slot);
+	h->q_tail[qid] = (slot + 1) % H_QDEPTH;
+}
+
+/*
+ * The device takes what the owner put in the shadow tail while the queue
+ * ran, says in sq_event where it stopped, and takes nothing without a
+ * doorbell once stopped; creation checks the words, and a reset and a
+ * creation clear them.
+ */
+static void test_shadow_doorbell(void **state)
+{
+	struct fw_harness *h = *state;
+	struct nnp_hw_queue_shadow *sh = fw_harness_host_ptr(h, SHADOW(1));
+	struct nnp_hw_cqe *cq = fw_harness_host_ptr(h, H_QCQ(1));
+	struct nnp_hw_admin_cmd r = { .opcode = NNP_ADMIN_QUEUE_RESET };
+	uint32_t i;
+
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_HW_VERSION), 1 << 16 | 11);
+	assert_int_equal(create_shadow_queue(h, 1, SHADOW(1) + 4, 8),
+			 NNP_STATUS_INVALID_FIELD);
+	assert_int_equal(create_shadow_queue(h, 1, SHADOW(1), 4),
+			 NNP_STATUS_INVALID_FIELD);
+	assert_int_equal(create_shadow_queue(h, 1, 0, 8), NNP_STATUS_INVALID_FIELD);
+	assert_int_equal(create_shadow_queue(h, 1, 0x7000000, 8),
+			 NNP_STATUS_DMA_ERROR);
+	assert_int_equal(db_read(h, 1, NNP_DB_STATUS), 0);
+	sh->sq_tail = sh->sq_event = 0xffffffffu;
+	assert_int_equal(create_shadow_queue(h, 1, SHADOW(1), 8), NNP_STATUS_SUCCESS);
+	assert_int_equal(sh->sq_tail, 0);
+	assert_int_equal(sh->sq_event, 0);
+
+	/* One doorbell for the first; two more given by the shadow only. */
+	shadow_put_nop(h, 1);
+	sh->sq_tail = 1;
+	nnp_fw_reg_write(h->fw, NNP_DOORBELL(1) + NNP_DB_SQ_TAIL, 1);
+	shadow_put_nop(h, 1);
+	shadow_put_nop(h, 1);
+	sh->sq_tail = 3;
+	nnp_fw_run_queues(h->fw);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(cq[i].cid, 0x6000 + i);
+		assert_int_equal(cq[i].status, NNP_STATUS_SUCCESS);
+	}
+	assert_int_equal(sh->sq_event, 3);
+	assert_int_equal(db_read(h, 1, NNP_DB_SQ_HEAD), 3);
+	assert_int_equal(db_read(h, 1, NNP_DB_SQ_TAIL), 3);
+
+	/* Stopped at 3: the shadow alone runs nothing, the doorbell does. */
+	shadow_put_nop(h, 1);
+	sh->sq_tail = 4;
+	nnp_fw_run_queues(h->fw);
+	assert_int_equal(cq[3].cid, 0);
+	assert_int_equal(db_read(h, 1, NNP_DB_SQ_HEAD), 3);
+	nnp_fw_reg_write(h->fw, NNP_DOORBELL(1) + NNP_DB_SQ_TAIL, 4);
+	nnp_fw_run_queues(h->fw);
+	assert_int_equal(cq[3].cid, 0x6003);
+	assert_int_equal(sh->sq_event, 4);
+
+	/* A shadow tail past the depth stops the queue as a doorbell's does. */
+	shadow_put_nop(h, 1);
+	nnp_fw_reg_write(h->fw, NNP_DOORBELL(1) + NNP_DB_SQ_TAIL, 5);
+	sh->sq_tail = H_QDEPTH;
+	nnp_fw_run_queues(h->fw);
+	assert_int_equal(cq[4].cid, 0x6004);
+	assert_int_equal(db_read(h, 1, NNP_DB_STATUS),
+			 NNP_QUEUE_STATUS_ENABLED | NNP_QUEUE_STATUS_ERROR);
+	assert_int_equal(db_read(h, 1, NNP_DB_ERROR),
+			 0xffffu << 16 | NNP_STATUS_INVALID_FIELD);
+
+	/* The reset starts the words over: an old tail runs nothing new. */
+	sh->sq_event = 7;
+	r.args[0] = CTX;
+	r.args[1] = 1;
+	assert_int_equal(fw_harness_admin(h, r, NULL), NNP_STATUS_SUCCESS);
+	assert_int_equal(sh->sq_tail, 0);
+	assert_int_equal(sh->sq_event, 0);
+	assert_int_equal(db_read(h, 1, NNP_DB_STATUS), NNP_QUEUE_STATUS_ENABLED);
+}
+
+/* A device presenting 1.10 takes no shadow doorbell. */
+static void test_shadow_doorbell_off(void **state)
+{
+	struct fw_harness *h;
+
+	fw_harness_model.no_shadow_doorbells = true;
+	setup_queue(state);
+	fw_harness_model.no_shadow_doorbells = false;
+	h = *state;
+	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_HW_VERSION), 1 << 16 | 10);
+	assert_int_equal(create_shadow_queue(h, 1, SHADOW(1), 8),
+			 NNP_STATUS_INVALID_FIELD);
+	assert_int_equal(create_shadow_queue(h, 1, 0, 0), NNP_STATUS_SUCCESS);
+	fw_harness_teardown(state);
+}
+
 static void test_destroy_and_reset_drop_everything(void **state)
 {
 	struct fw_harness *h = *state;
@@ -910,6 +1040,8 @@ int main(void)
 		QTEST(test_doorbell_misuse),
 		QTEST(test_unreachable_ring_stops_queue),
 		QTEST(test_irq_only_when_armed),
+		QTEST(test_shadow_doorbell),
+		cmocka_unit_test(test_shadow_doorbell_off),
 		QTEST(test_destroy_and_reset_drop_everything),
 		QTEST(test_queues_run_in_parallel_workers),
 	};

@@ -138,6 +138,7 @@ struct nnp_fw_queue {
 	uint32_t ctx;		/* 0: queue not created */
 	uint32_t vector;
 	uint64_t irq_arm;	/* host address of the armed word, or 0 */
+	uint64_t shadow;	/* host address of its nnp_hw_queue_shadow, or 0 */
 	bool enabled;
 	bool error;
 	bool claimed;		/* a worker is running this queue */

@@ -179,7 +179,7 @@ static uint16_t admin_identify(struct nnp_fw *fw,
 		return NNP_STATUS_BUFFER_TOO_SMALL;
 	memset(&id, 0, sizeof(id));
 	id.magic = NNP_HW_ID_MAGIC;
-	id.hw_version = NNP_HW_VERSION;
+	id.hw_version = nnp_fw_hw_version(fw);
 	id.fw_version = NNP_FW_VERSION_CURRENT;
 	id.chip_id = fw->cfg.chip_id;
 	id.mem_size = fw->cfg.mem_size;
@@ -286,9 +286,14 @@ static uint16_t admin_get_ctx_usage(struct nnp_fw *fw,
 	return NNP_STATUS_SUCCESS;
 }
 
-/* Opcodes that take a data buffer; the others need addr and len zero. */
-static bool takes_buffer(uint8_t opcode)
+/*
+ * Opcodes that take a data buffer; the others need addr and len zero.
+ * QUEUE_CREATE's is the shadow doorbell, from 1.11.
+ */
+static bool takes_buffer(const struct nnp_fw *fw, uint8_t opcode)
 {
+	if (opcode == NNP_ADMIN_QUEUE_CREATE)
+		return !fw->cfg.no_shadow_doorbells;
 	return opcode == NNP_ADMIN_IDENTIFY || opcode == NNP_ADMIN_GET_COUNTERS ||
 	       opcode == NNP_ADMIN_KEY_REGISTER || opcode == NNP_ADMIN_GET_PORTS ||
 	       opcode == NNP_ADMIN_COMM_CREATE ||
@@ -331,7 +336,7 @@ static uint16_t admin_execute(struct nnp_fw *fw,
 	*result = 0;
 	if (cmd->flags || cmd->rsvd0 || cmd->rsvd1 ||
 	    !words_zero(cmd->args + used, 10 - used) ||
-	    (!takes_buffer(cmd->opcode) && (cmd->addr || cmd->len))) {
+	    (!takes_buffer(fw, cmd->opcode) && (cmd->addr || cmd->len))) {
 		nnp_fw_guest_error(fw, "admin cid %u: reserved field set",
 				   cmd->cid);
 		return NNP_STATUS_INVALID_FIELD;

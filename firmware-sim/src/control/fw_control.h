@@ -11,6 +11,9 @@
 
 #include "fw_algorithms.h"
 
+/* HW_VERSION as this device presents it: 1.10 without shadow doorbells. */
+uint32_t nnp_fw_hw_version(const struct nnp_fw *fw);
+
 /* Latch interrupt causes @bits; returns true if vector 0 must fire. */
 bool nnp_fw_int_latch_locked(struct nnp_fw *fw, uint32_t bits);
 

@@ -166,13 +166,19 @@ bool nnp_fw_int_latch_locked(struct nnp_fw *fw, uint32_t bits)
 	return (bits & fw->int_enable) != 0;
 }
 
+uint32_t nnp_fw_hw_version(const struct nnp_fw *fw)
+{
+	return fw->cfg.no_shadow_doorbells ? (NNP_HW_VERSION_MAJOR << 16) | 10 :
+					     NNP_HW_VERSION;
+}
+
 static uint32_t identity_reg(const struct nnp_fw *fw, uint32_t offset)
 {
 	switch (offset) {
 	case NNP_REG_ID:
 		return NNP_HW_ID_MAGIC;
 	case NNP_REG_HW_VERSION:
-		return NNP_HW_VERSION;
+		return nnp_fw_hw_version(fw);
 	case NNP_REG_CAPS:
 		return NNP_CAP_ADMIN_QUEUE | NNP_CAP_USER_QUEUES | NNP_CAP_ICL |
 		       NNP_CAP_COLLECTIVES;

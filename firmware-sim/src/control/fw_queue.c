@@ -35,6 +35,24 @@ static struct nnp_fw_queue *queue_of_cmd(struct nnp_fw *fw,
 	return q;
 }
 
+/* Start a queue's shadow doorbell words over at 0 (v1.11); false on a DMA fault. */
+static bool shadow_clear(struct nnp_fw *fw, uint64_t shadow)
+{
+	const struct nnp_hw_queue_shadow zero = { 0 };
+
+	return !shadow ||
+	       !fw->host.dma_write(fw->host.opaque, shadow, &zero, sizeof(zero));
+}
+
+/* QUEUE_CREATE's data buffer: none, or the 8-byte aligned shadow words. */
+static bool shadow_buffer_ok(const struct nnp_hw_admin_cmd *cmd)
+{
+	if (!cmd->addr && !cmd->len)
+		return true;
+	return cmd->addr && !(cmd->addr % 8) &&
+	       cmd->len == sizeof(struct nnp_hw_queue_shadow);
+}
+
 uint16_t nnp_fw_queue_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd)
 {
 	struct nnp_hw_queue_args a;
@@ -44,8 +62,11 @@ uint16_t nnp_fw_queue_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *c
 	memcpy(&a, cmd->args, sizeof(a));
 	fw_le_queue_args(&a);
 	if (a.qid >= NNP_HW_MAX_QUEUES || a.vector < NNP_VECTOR_QUEUE(0) ||
-	    a.vector >= NNP_VECTOR_QUEUE(NNP_HW_MAX_QUEUES) || a.irq_arm % 4)
+	    a.vector >= NNP_VECTOR_QUEUE(NNP_HW_MAX_QUEUES) || a.irq_arm % 4 ||
+	    !shadow_buffer_ok(cmd))
 		return NNP_STATUS_INVALID_FIELD;
+	if (!shadow_clear(fw, cmd->addr))
+		return NNP_STATUS_DMA_ERROR;
 
 	mtx_lock(&fw->lock);
 	q = &fw->queues[a.qid];
@@ -67,6 +88,7 @@ uint16_t nnp_fw_queue_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *c
 			q->ctx = a.ctx;
 			q->vector = a.vector;
 			q->irq_arm = a.irq_arm;
+			q->shadow = cmd->addr;
 			q->error = false;
 			q->error_info = 0;
 			q->enabled = true;
@@ -199,6 +221,7 @@ static void queue_destroy(struct nnp_fw *fw, struct nnp_fw_queue *q, bool post)
 	mtx_lock(&fw->lock);
 	memset(&q->ring, 0, sizeof(q->ring));
 	q->ctx = 0;
+	q->shadow = 0;
 	q->error = false;
 	q->error_info = 0;
 	mtx_unlock(&fw->lock);
@@ -256,18 +279,22 @@ uint16_t nnp_fw_queue_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *
 uint16_t nnp_fw_queue_reset(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd)
 {
 	struct nnp_fw_queue *q = queue_of_cmd(fw, cmd);
+	uint16_t status = NNP_STATUS_SUCCESS;
 
 	if (!q)
 		return NNP_STATUS_NOT_FOUND;
 	queue_stop(fw, q, true);
+	/* The owner's tail of before the reset must not run the new ring. */
+	if (!shadow_clear(fw, q->shadow))
+		status = NNP_STATUS_DMA_ERROR;
 	mtx_lock(&fw->lock);
 	nnp_fw_ring_start(&q->ring);
-	q->error = false;
-	q->error_info = 0;
+	q->error = status != NNP_STATUS_SUCCESS;
+	q->error_info = q->error ? 0xffffu << 16 | status : 0;
 	q->enabled = true;
 	mtx_unlock(&fw->lock);
 	mtx_unlock(&q->exec);
-	return NNP_STATUS_SUCCESS;
+	return status;
 }
 
 /* ---- doorbell pages ---- */
@@ -498,6 +525,58 @@ static bool queue_step(struct nnp_fw *fw, struct nnp_fw_queue *q, bool *posted)
 	mtx_unlock(&q->exec);
 	return ok && status == NNP_STATUS_SUCCESS;
 }
+/*
+ * Claimed queue @q ran out of commands: if it has a shadow doorbell
+ * (v1.11), say where the device stopped (sq_event), then read the owner's
+ * tail, which the owner may have moved without a doorbell write while the
+ * queue ran. The exec lock keeps the queue, and the host memory of its
+ * shadow words, from being destroyed meanwhile.
+ */
+static void queue_shadow_idle(struct nnp_fw *fw, struct nnp_fw_queue *q)
+{
+	uint32_t head, tail, depth;
+	uint64_t shadow;
+	bool fault;
+
+	mtx_lock(&q->exec);
+	mtx_lock(&fw->lock);
+	shadow = q->shadow;
+	head = q->ring.sq_head;
+	depth = q->ring.depth;
+	if (!q->enabled || q->error || q->op || head != q->ring.sq_tail)
+		shadow = 0;
+	mtx_unlock(&fw->lock);
+	if (!shadow) {
+		mtx_unlock(&q->exec);
+		return;
+	}
+	fw_store_le32(&head, head);
+	fault = fw->host.dma_write(fw->host.opaque,
+				   shadow + offsetof(struct nnp_hw_queue_shadow, sq_event),
+				   &head, sizeof(head));
+	/* Against the owner's tail write, then its read of sq_event. */
+	atomic_thread_fence(memory_order_seq_cst);
+	fault = fault ||
+		fw->host.dma_read(fw->host.opaque,
+				  shadow + offsetof(struct nnp_hw_queue_shadow, sq_tail),
+				  &tail, sizeof(tail));
+	tail = fw_load_le32(&tail);
+	mtx_lock(&fw->lock);
+	if (fault) {
+		nnp_fw_guest_error(fw, "queue %u: shadow doorbell unreachable by DMA",
+				   (unsigned int)(q - fw->queues));
+		queue_fail_locked(q, 0xffff, NNP_STATUS_DMA_ERROR);
+	} else if (tail >= depth) {
+		nnp_fw_guest_error(fw, "queue %u: shadow ring index %u past depth %u",
+				   (unsigned int)(q - fw->queues), tail, depth);
+		queue_fail_locked(q, 0xffff, NNP_STATUS_INVALID_FIELD);
+	} else {
+		q->ring.sq_tail = tail;
+	}
+	mtx_unlock(&fw->lock);
+	mtx_unlock(&q->exec);
+}
+
 void nnp_fw_run_queues(struct nnp_fw *fw)
 {
 	struct nnp_fw_queue *q;
@@ -512,6 +591,8 @@ void nnp_fw_run_queues(struct nnp_fw *fw)
 
 		for (n = 0; n < QUEUE_BATCH && queue_step(fw, q, &posted); n++)
 			;
+		/* Commands given by the shadow tail make it runnable again. */
+		queue_shadow_idle(fw, q);
 		mtx_lock(&fw->lock);
 		q->claimed = false;
 		vector = q->ctx ? q->vector : 0;
