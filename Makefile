@@ -316,6 +316,7 @@ DIST_MNIST := $(OUT_BIN)/dist_mnist_mlp
 DIST_MNIST_SRCS := $(wildcard examples/dist_mnist_mlp/*.c)
 MPI_TESTS := $(TESTDIR)/guest/mpi_hello $(TESTDIR)/guest/coll_mpi
 TRACE_JOB := $(TESTDIR)/guest/trace_job
+DOORBELL_JOB := $(TESTDIR)/guest/doorbell_job
 RING_ALLREDUCE := $(OUT_BIN)/ring_allreduce
 
 examples: $(DIST_MNIST) $(RING_ALLREDUCE)
@@ -423,10 +424,10 @@ fuzz: $(FUZZERS)
 	bash tests/fuzz/run.sh $(FUZZ_TIME)
 
 # ---- tests -------------------------------------------------------------------
-tests: $(HOST_TESTS) $(GUEST_C_TESTS) $(MPI_TESTS) $(FUZZERS) $(TRACE_JOB)
+tests: $(HOST_TESTS) $(GUEST_C_TESTS) $(MPI_TESTS) $(FUZZERS) $(TRACE_JOB) $(DOORBELL_JOB)
 
-# Run from the checkout (tests/vm/trace.sh boots with --host-root).
-$(TRACE_JOB): tests/guest/trace_job.c $(LIBNNP_SO) libnnp/include/nnp/nnp.h
+# Run from the checkout (tests/vm/trace.sh and doorbell.sh boot with --host-root).
+$(TRACE_JOB) $(DOORBELL_JOB): $(TESTDIR)/guest/%: tests/guest/%.c $(LIBNNP_SO) libnnp/include/nnp/nnp.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) -Ilibnnp/include -o $@ $< -L$(OUT_LIB) -lnnp
 

@@ -57,6 +57,11 @@ static bool nnp_has_irq_arm(struct nnp_device *ndev)
 	return (ndev->id.hw_version & 0xffff) >= 9;
 }
 
+static bool nnp_has_shadow(struct nnp_device *ndev)
+{
+	return (ndev->id.hw_version & 0xffff) >= 11;
+}
+
 /*
  * The words the device reads before it raises a queue's vector, used from
  * hardware 1.9 on. Made before the admin queue: devres undoes in reverse,
@@ -257,11 +262,17 @@ static int nnp_queue_setup(struct nnp_device *ndev, struct nnp_queue *q,
 	};
 	size_t sq_size = (size_t)q->depth * sizeof(struct nnp_hw_queue_cmd);
 	size_t args_len = offsetof(struct nnp_hw_queue_args, irq_arm);
-	size_t size;
+	size_t size, shadow_offset = 0;
 	int ret;
 
 	q->cq_offset = PAGE_ALIGN(sq_size);
-	size = PAGE_ALIGN(q->cq_offset + (size_t)q->depth * sizeof(struct nnp_hw_cqe));
+	size = q->cq_offset + (size_t)q->depth * sizeof(struct nnp_hw_cqe);
+	if ((args->flags & DRM_NNP_QUEUE_SHADOW_DOORBELL) && nnp_has_shadow(ndev)) {
+		/* A cache line of its own after the CQ, which the device writes. */
+		shadow_offset = ALIGN(size, SMP_CACHE_BYTES);
+		size = shadow_offset + sizeof(struct nnp_hw_queue_shadow);
+	}
+	size = PAGE_ALIGN(size);
 	q->ring = nnp_bo_create_ring(ndev, size);
 	if (IS_ERR(q->ring)) {
 		ret = PTR_ERR(q->ring);
@@ -296,7 +307,9 @@ static int nnp_queue_setup(struct nnp_device *ndev, struct nnp_queue *q,
 					q->qid * sizeof(__le32));
 		args_len = sizeof(a);
 	}
-	ret = nnp_admin_run(ndev, NNP_ADMIN_QUEUE_CREATE, &a, args_len, 0, 0,
+	ret = nnp_admin_run(ndev, NNP_ADMIN_QUEUE_CREATE, &a, args_len,
+			    shadow_offset ? q->ring->ring_dma + shadow_offset : 0,
+			    shadow_offset ? sizeof(struct nnp_hw_queue_shadow) : 0,
 			    NULL);
 	/* Unless the firmware refused it, it may hold the queue now. */
 	q->fw_owned = ret == 0 || ret == -ETIMEDOUT || ret == -EIO;
@@ -305,6 +318,7 @@ static int nnp_queue_setup(struct nnp_device *ndev, struct nnp_queue *q,
 	args->qid = q->qid;
 	args->cq_offset = q->cq_offset;
 	args->ring_size = size;
+	args->shadow_offset = shadow_offset;
 	return 0;
 }
 
@@ -316,10 +330,12 @@ int nnp_ioctl_queue_create(struct drm_device *drm, void *data,
 	struct nnp_queue *q;
 	int ret;
 
-	if (args->flags || args->qid || args->cq_offset) {
+	if ((args->flags & ~DRM_NNP_QUEUE_SHADOW_DOORBELL) || args->qid ||
+	    args->cq_offset || args->shadow_offset || args->pad) {
 		nnp_dbg(ndev, QUEUE,
-			"queue_create: flags 0x%x, qid %u, cq_offset %u: not all 0\n",
-			args->flags, args->qid, args->cq_offset);
+			"queue_create: flags 0x%x, qid %u, cq_offset %u, shadow_offset %u, pad %u: not all 0\n",
+			args->flags, args->qid, args->cq_offset,
+			args->shadow_offset, args->pad);
 		return -EINVAL;
 	}
 	if (args->depth < NNP_HW_QUEUE_DEPTH_MIN ||

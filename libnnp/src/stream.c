@@ -6,7 +6,10 @@
  * the wait ioctl, when a bounded spin on the ring (NNP_SPIN_US) has not
  * seen the completion. Each doorbell write is an exit to the device
  * model, so CQ_HEAD is written only once half the ring has been consumed:
- * the device never runs out of completion slots while we wait.
+ * the device never runs out of completion slots while we wait; and on
+ * hardware 1.11 the SQ tail goes to the queue's shadow doorbell in the
+ * ring mapping, with a doorbell write only when the device has stopped
+ * looking at the queue.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -92,7 +95,9 @@ static long spin_us(void)
 
 nnp_result_t nnp_stream_create(nnp_device_t *dev, nnp_stream_t **stream)
 {
-	struct drm_nnp_queue_create qc = { .depth = STREAM_DEPTH };
+	struct drm_nnp_queue_create qc = {
+		.depth = STREAM_DEPTH, .flags = DRM_NNP_QUEUE_SHADOW_DOORBELL,
+	};
 	struct drm_nnp_queue_op qd = { 0 };
 	nnp_stream_t *s;
 	void *db;
@@ -136,6 +141,10 @@ nnp_result_t nnp_stream_create(nnp_device_t *dev, nnp_stream_t **stream)
 	s->sq = s->ring;
 	s->cq = (const volatile struct nnp_hw_cqe *)((char *)s->ring + qc.cq_offset);
 	s->db = db;
+	/* Hardware 1.11 with a 1.7 driver: the shadow doorbell (below). */
+	if (qc.shadow_offset && qc.shadow_offset <= qc.ring_size - sizeof(*s->shadow))
+		s->shadow = (volatile struct nnp_hw_queue_shadow *)
+			((char *)s->ring + qc.shadow_offset);
 	s->phase = NNP_CQE_PHASE;
 	s->spin_ns = spin_us() * 1000;
 	*stream = s;
@@ -288,10 +297,21 @@ static nnp_result_t wait_result(const nnp_stream_t *s, uint64_t seq, nnp_result_
 	return res;
 }
 
+/*
+ * Whether the tail moved from @old to @new passes @event, where the device
+ * stopped looking at the queue (struct nnp_hw_queue_shadow): only then
+ * must the doorbell be written.
+ */
+static bool shadow_needs_doorbell(uint32_t event, uint32_t new, uint32_t old,
+				  uint32_t depth)
+{
+	return ((new - event - 1) & (depth - 1)) < ((new - old) & (depth - 1));
+}
+
 nnp_result_t nnp_stream_submit_n(nnp_stream_t *s, struct nnp_hw_queue_cmd *cmds,
 				 uint32_t n)
 {
-	uint32_t i;
+	uint32_t i, old = s->tail;
 
 	if (s->failed)
 		return wait_result(s, s->submitted, NNP_ERROR_COMMAND_FAILED);
@@ -310,6 +330,16 @@ nnp_result_t nnp_stream_submit_n(nnp_stream_t *s, struct nnp_hw_queue_cmd *cmds,
 	}
 	/* The commands are in the ring before the device hears of them. */
 	atomic_thread_fence(memory_order_release);
+	if (s->shadow) {
+		s->shadow->sq_tail = s->tail;
+		/*
+		 * The tail's write before sq_event's read, against the
+		 * device's write of sq_event before its last read of the tail.
+		 */
+		atomic_thread_fence(memory_order_seq_cst);
+		if (!shadow_needs_doorbell(s->shadow->sq_event, s->tail, old, s->depth))
+			return NNP_SUCCESS;
+	}
 	s->db[NNP_DB_SQ_TAIL / 4] = s->tail;
 	return NNP_SUCCESS;
 }

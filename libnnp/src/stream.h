@@ -17,6 +17,8 @@ struct nnp_stream {
 	struct nnp_hw_queue_cmd *sq;
 	const volatile struct nnp_hw_cqe *cq;
 	volatile uint32_t *db;
+	/* In the ring mapping, on hardware 1.11; NULL: every tail rings db. */
+	volatile struct nnp_hw_queue_shadow *shadow;
 	void *ring;
 	size_t ring_len;
 	uint32_t tail;		/* next submission slot */

@@ -25,8 +25,11 @@
  * errno, raw commands breaking each isolation rule, a second process locked
  * out, wait timeout/wake/EINTR, polled completions taking no interrupt
  * (`/proc/interrupts` unchanged) and two threads asleep on one completion
- * both woken, with exactly one interrupt, 40 times (hardware 1.9), revoked
- * doorbells, kill -9 mid-DMA giving all memory back
+ * both woken, with exactly one interrupt, 40 times (hardware 1.9), a
+ * shadow doorbell only when asked for, cleared, its event index set where
+ * the device stopped, a tail past the depth there stopping the queue and a
+ * reset clearing it (hardware 1.11), revoked doorbells, kill -9 mid-DMA
+ * giving all memory back
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -738,7 +741,13 @@ TEST_F(raw, queue_ioctl_errnos)
 	qc.depth = 1 << 17;
 	EXPECT_EQ(-EINVAL, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_CREATE, &qc));
 	qc.depth = 8;
-	qc.flags = 1;
+	qc.flags = ~DRM_NNP_QUEUE_SHADOW_DOORBELL;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_CREATE, &qc));
+	qc.flags = 0;
+	qc.shadow_offset = 64;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_CREATE, &qc));
+	qc.shadow_offset = 0;
+	qc.pad = 1;
 	EXPECT_EQ(-EINVAL, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_CREATE, &qc));
 	EXPECT_EQ(-ENOENT, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_DESTROY, &op));
 	EXPECT_EQ(-ENOENT, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_RESET, &op));
@@ -757,6 +766,86 @@ TEST_F(raw, queue_ioctl_errnos)
 	w.phase = 1;
 	w.timeout_ns = -1;
 	EXPECT_EQ(-EINVAL, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_WAIT, &w));
+}
+
+/* Poll @cond for up to a second; its last value. */
+#define WITHIN_A_SECOND(cond) ({					\
+	int n_ = 0;							\
+	while (!(cond) && n_++ < 1000)					\
+		usleep(1000);						\
+	(cond);								\
+})
+
+/*
+ * A shadow doorbell only for a queue that asks (hardware 1.11), in its
+ * own cache line of the ring mapping, cleared; the device says where it
+ * stopped, and reads the owner's tail there once the queue runs out, so
+ * a tail past the depth stops the queue as such a doorbell write does. A
+ * reset clears both words.
+ */
+TEST_F(raw, shadow_doorbell_is_asked_for_and_checked)
+{
+	struct drm_nnp_queue_create qc = {
+		.depth = 8, .flags = DRM_NNP_QUEUE_SHADOW_DOORBELL,
+	};
+	struct drm_nnp_queue_wait w = { .phase = 1, .timeout_ns = 10ll * 1000000000 };
+	struct nnp_hw_queue_cmd nop = { .opcode = NNP_CMD_NOP };
+	volatile struct nnp_hw_queue_shadow *sh;
+	struct drm_nnp_queue_op op = { 0 };
+	volatile struct nnp_hw_cqe *cq;
+	struct nnp_hw_queue_cmd *sq;
+	volatile uint32_t *db;
+
+	EXPECT_EQ(0u, self->qc.shadow_offset);
+	ASSERT_EQ(0, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_CREATE, &qc));
+	ASSERT_NE(0u, qc.shadow_offset);
+	EXPECT_EQ(0u, qc.shadow_offset % 64);
+	EXPECT_GE(qc.shadow_offset, qc.cq_offset + 8 * sizeof(struct nnp_hw_cqe));
+	ASSERT_LE(qc.shadow_offset + sizeof(*sh), qc.ring_size);
+	sq = mmap(NULL, qc.ring_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		  self->fd, qc.ring_mmap_offset);
+	db = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd,
+		  qc.doorbell_mmap_offset);
+	ASSERT_NE(MAP_FAILED, sq);
+	ASSERT_NE(MAP_FAILED, db);
+	cq = (void *)((char *)sq + qc.cq_offset);
+	sh = (void *)((char *)sq + qc.shadow_offset);
+	EXPECT_EQ(0u, sh->sq_tail);
+	EXPECT_EQ(0u, sh->sq_event);
+
+	nop.cid = 0x200;
+	sq[0] = nop;
+	sh->sq_tail = 1;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	db[NNP_DB_SQ_TAIL / 4] = 1;
+	w.qid = qc.qid;
+	ASSERT_EQ(0, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_WAIT, &w));
+	EXPECT_EQ(0x200, cq[0].cid);
+	EXPECT_EQ(NNP_STATUS_SUCCESS, cq[0].status);
+	EXPECT_TRUE(WITHIN_A_SECOND(sh->sq_event == 1));
+
+	/* The doorbell runs slot 1; the shadow's tail, past the depth, stops it. */
+	nop.cid = 0x201;
+	sq[1] = nop;
+	sh->sq_tail = 8 + 3;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	db[NNP_DB_SQ_TAIL / 4] = 2;
+	w.cq_index = 1;
+	ASSERT_EQ(0, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_WAIT, &w));
+	EXPECT_EQ(0x201, cq[1].cid);
+	EXPECT_TRUE(WITHIN_A_SECOND(db[NNP_DB_STATUS / 4] & NNP_QUEUE_STATUS_ERROR));
+	EXPECT_EQ(0xffffu << 16 | NNP_STATUS_INVALID_FIELD, db[NNP_DB_ERROR / 4]);
+	w.cq_index = 2;
+	EXPECT_EQ(-EIO, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_WAIT, &w));
+
+	op.qid = qc.qid;
+	ASSERT_EQ(0, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_RESET, &op));
+	EXPECT_EQ(0u, sh->sq_tail);
+	EXPECT_EQ(0u, sh->sq_event);
+	EXPECT_EQ(NNP_QUEUE_STATUS_ENABLED, db[NNP_DB_STATUS / 4]);
+	munmap(sq, qc.ring_size);
+	munmap((void *)db, 4096);
+	EXPECT_EQ(0, xioctl(self->fd, DRM_IOCTL_NNP_QUEUE_DESTROY, &op));
 }
 
 TEST_F(raw, wait_times_out_then_wakes_on_completion)

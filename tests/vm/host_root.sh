@@ -19,10 +19,7 @@
 # through; `--kernel debug --host-root` exits 2 naming the missing 9p
 root=$(cd "$(dirname "$0")/../.." && pwd -P)
 . "$root/tests/lib/tap.sh"
-if [ "${NNP_VM_KERNEL:-stock}" = debug ]; then
-	echo "1..0 # SKIP the debug kernel has no 9p: nnp-vm --host-root refuses it"
-	exit 0
-fi
+tap_needs_host_root
 out=$(mktemp /tmp/host_root.XXXXXX)
 probe=$root/build/host_root_probe
 trap 'rm -f "$out" "$probe"' EXIT

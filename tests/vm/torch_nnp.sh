@@ -21,10 +21,7 @@
 # each rank importing torch itself.
 root=$(cd "$(dirname "$0")/../.." && pwd -P)
 . "$root/tests/lib/tap.sh"
-if [ "${NNP_VM_KERNEL:-stock}" = debug ]; then
-	echo "1..0 # SKIP the debug kernel has no 9p: nnp-vm --host-root refuses it"
-	exit 0
-fi
+tap_needs_host_root
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # What a rank of a ring with a link down may be told (libnnp's status texts).

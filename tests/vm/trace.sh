@@ -28,10 +28,7 @@
 # directory fails each rank's communicator naming the path (about 60 s)
 root=$(cd "$(dirname "$0")/../.." && pwd -P)
 . "$root/tests/lib/tap.sh"
-if [ "${NNP_VM_KERNEL:-stock}" = debug ]; then
-	echo "1..0 # SKIP the debug kernel has no 9p: nnp-vm --host-root refuses it"
-	exit 0
-fi
+tap_needs_host_root
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 # The guest's half, in the checkout. The example first, while the chips'

@@ -29,13 +29,14 @@ extern "C" {
  * 1.4: DRM_IOCTL_NNP_COMM_TOPOLOGY.
  * 1.5: DRM_NNP_QUERY_MODEL.
  * 1.6: DRM_NNP_RESET_PCI, DRM_NNP_RESET_SUSPEND.
+ * 1.7: DRM_NNP_QUEUE_SHADOW_DOORBELL, drm_nnp_queue_create.shadow_offset.
  *
  * The major changes only if something is taken away, which this header's
  * rules forbid.
  */
 #define DRM_NNP_DRIVER_NAME		"nnp"
 #define DRM_NNP_DRIVER_MAJOR		1
-#define DRM_NNP_DRIVER_MINOR		6
+#define DRM_NNP_DRIVER_MINOR		7
 
 #define DRM_NNP_QUERY			0x00
 #define DRM_NNP_BO_CREATE		0x01
@@ -385,14 +386,26 @@ struct drm_nnp_bo_userptr {
  * either. Commands, completions and the doorbell protocol are those of the
  * hardware interface.
  *
- * Errors: %EINVAL for @depth not a power of two in 2..32768, nonzero
- * @flags or @reserved; %EBUSY when every hardware queue is taken; %ENOMEM
- * when the host has no contiguous memory for the rings (2.5 MiB at 32768).
+ * Since 1.7, with %DRM_NNP_QUEUE_SHADOW_DOORBELL in @flags, on a device
+ * of hardware interface 1.11 or later, @shadow_offset is the offset in
+ * the ring mapping of the queue's shadow doorbell (struct
+ * nnp_hw_queue_shadow of nnp_hw.h): write the SQ tail there, and the
+ * SQ_TAIL doorbell only when its event index says the device stopped
+ * looking (docs/hw-interface.md); the device then reads the tail from
+ * there, so a queue that asked for one must write it. 0: the queue has
+ * none (not asked for, or an older device).
+ *
+ * Errors: %EINVAL for @depth not a power of two in 2..32768, an unknown
+ * flag, nonzero @qid, @cq_offset, @shadow_offset or @pad; %EBUSY when every
+ * hardware queue is taken; %ENOMEM when the host has no contiguous memory
+ * for the rings (2.5 MiB at 32768).
  */
+#define DRM_NNP_QUEUE_SHADOW_DOORBELL	(1u << 0)	/* since 1.7 */
+
 struct drm_nnp_queue_create {
 	/** @depth: in: ring entries. */
 	__u32 depth;
-	/** @flags: in: none defined, must be zero. */
+	/** @flags: in: %DRM_NNP_QUEUE_SHADOW_DOORBELL or 0. */
 	__u32 flags;
 	/** @qid: out: queue id. */
 	__u32 qid;
@@ -404,6 +417,10 @@ struct drm_nnp_queue_create {
 	__u64 doorbell_mmap_offset;
 	/** @ring_size: out: bytes to map at @ring_mmap_offset. */
 	__u64 ring_size;
+	/** @shadow_offset: out: the shadow doorbell's offset in the mapping, or 0 (since 1.7). */
+	__u32 shadow_offset;
+	/** @pad: must be zero. */
+	__u32 pad;
 };
 
 /**
