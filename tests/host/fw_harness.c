@@ -33,6 +33,8 @@ static int h_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
 	if (!in_window(addr, len))
 		return -1;
 	memcpy(buf, h->host_mem + (addr - HOST_MEM_BASE), len);
+	if (h->after_dma_read)
+		h->after_dma_read(h, addr, len);
 	return 0;
 }
 

@@ -72,6 +72,12 @@ struct fw_harness {
 	bool real_clock;
 	/* ...plus this: fw_harness_advance_ms() moves a running chip on. */
 	_Atomic uint64_t skew_ns;
+	/*
+	 * Called after each dma_read the firmware makes, with what it read:
+	 * a test's way to act between two of the firmware's steps. NULL:
+	 * none.
+	 */
+	void (*after_dma_read)(struct fw_harness *h, uint64_t addr, size_t len);
 	/* The firmware's kicks: counted, and waited for by fw_chip threads. */
 	mtx_t kick_lock;
 	cnd_t kicked;

@@ -20,7 +20,8 @@
  * word refused), shadow doorbells (hardware 1.11: the shadow tail taken
  * when the queue runs out, sq_event where it stopped, nothing run from the
  * shadow alone once stopped, a tail past the depth stopping the queue,
- * reset and creation clearing both words, misaligned, short or
+ * a doorbell rung between the device's read of the shadow tail and its
+ * use standing, reset and creation clearing both words, misaligned, short or
  * unreachable words refused, none on a device presenting 1.10), destroy
  * and reset, four queues run by two threads; host
  * keys spanning `NNP_HW_MAX_KEY_PAGES` pages at most: one page short and
@@ -900,6 +901,47 @@ static void test_shadow_doorbell(void **state)
 	assert_int_equal(db_read(h, 1, NNP_DB_STATUS), NNP_QUEUE_STATUS_ENABLED);
 }
 
+/*
+ * The owner's submission that lands between the device's last read of the
+ * shadow tail and its use: the owner, having seen sq_event at its old
+ * tail, rings the doorbell. The doorbell's tail must stand, not the older
+ * one the device read, or the command is never run.
+ */
+static void submit_during_shadow_read(struct fw_harness *h, uint64_t addr,
+				      size_t len)
+{
+	struct nnp_hw_queue_shadow *sh = fw_harness_host_ptr(h, SHADOW(1));
+
+	if (addr != SHADOW(1) + offsetof(struct nnp_hw_queue_shadow, sq_tail) ||
+	    len != 4)
+		return;
+	h->after_dma_read = NULL;
+	assert_int_equal(sh->sq_event, 1);
+	shadow_put_nop(h, 1);
+	sh->sq_tail = 2;
+	nnp_fw_reg_write(h->fw, NNP_DOORBELL(1) + NNP_DB_SQ_TAIL, 2);
+}
+
+static void test_shadow_doorbell_during_the_read(void **state)
+{
+	struct fw_harness *h = *state;
+	struct nnp_hw_queue_shadow *sh = fw_harness_host_ptr(h, SHADOW(1));
+	struct nnp_hw_cqe *cq = fw_harness_host_ptr(h, H_QCQ(1));
+
+	assert_int_equal(create_shadow_queue(h, 1, SHADOW(1), 8), NNP_STATUS_SUCCESS);
+	shadow_put_nop(h, 1);
+	sh->sq_tail = 1;
+	nnp_fw_reg_write(h->fw, NNP_DOORBELL(1) + NNP_DB_SQ_TAIL, 1);
+	h->after_dma_read = submit_during_shadow_read;
+	nnp_fw_run_queues(h->fw);
+	assert_null(h->after_dma_read);
+	assert_int_equal(cq[0].cid, 0x6000);
+	assert_int_equal(cq[1].cid, 0x6001);
+	assert_int_equal(cq[1].status, NNP_STATUS_SUCCESS);
+	assert_int_equal(db_read(h, 1, NNP_DB_SQ_HEAD), 2);
+	assert_int_equal(sh->sq_event, 2);
+}
+
 /* A device presenting 1.10 takes no shadow doorbell. */
 static void test_shadow_doorbell_off(void **state)
 {
@@ -1041,6 +1083,7 @@ int main(void)
 		QTEST(test_unreachable_ring_stops_queue),
 		QTEST(test_irq_only_when_armed),
 		QTEST(test_shadow_doorbell),
+		QTEST(test_shadow_doorbell_during_the_read),
 		cmocka_unit_test(test_shadow_doorbell_off),
 		QTEST(test_destroy_and_reset_drop_everything),
 		QTEST(test_queues_run_in_parallel_workers),

@@ -534,7 +534,7 @@ static bool queue_step(struct nnp_fw *fw, struct nnp_fw_queue *q, bool *posted)
  */
 static void queue_shadow_idle(struct nnp_fw *fw, struct nnp_fw_queue *q)
 {
-	uint32_t head, tail, depth;
+	uint32_t head, event, tail, depth;
 	uint64_t shadow;
 	bool fault;
 
@@ -550,10 +550,10 @@ static void queue_shadow_idle(struct nnp_fw *fw, struct nnp_fw_queue *q)
 		mtx_unlock(&q->exec);
 		return;
 	}
-	fw_store_le32(&head, head);
+	fw_store_le32(&event, head);
 	fault = fw->host.dma_write(fw->host.opaque,
 				   shadow + offsetof(struct nnp_hw_queue_shadow, sq_event),
-				   &head, sizeof(head));
+				   &event, sizeof(event));
 	/* Against the owner's tail write, then its read of sq_event. */
 	atomic_thread_fence(memory_order_seq_cst);
 	fault = fault ||
@@ -570,7 +570,12 @@ static void queue_shadow_idle(struct nnp_fw *fw, struct nnp_fw_queue *q)
 		nnp_fw_guest_error(fw, "queue %u: shadow ring index %u past depth %u",
 				   (unsigned int)(q - fw->queues), tail, depth);
 		queue_fail_locked(q, 0xffff, NNP_STATUS_INVALID_FIELD);
-	} else {
+	} else if (q->ring.sq_tail == head) {
+		/*
+		 * Unless a doorbell write came since: the owner rang it after
+		 * its shadow write, so its tail is as new as this read's or
+		 * newer, and this read must not take the queue back to it.
+		 */
 		q->ring.sq_tail = tail;
 	}
 	mtx_unlock(&fw->lock);
