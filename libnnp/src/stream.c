@@ -12,6 +12,7 @@
  * looking at the queue.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -43,9 +44,6 @@
 #define STREAM_WAIT_FOREVER	(-1)
 /* The wait ioctl is called in slices so that a deadline is kept. */
 #define WAIT_SLICE_NS		(1000ll * 1000000)
-/* How long a wait spins on the ring before it sleeps, unless NNP_SPIN_US. */
-#define SPIN_DEFAULT_US		50
-#define SPIN_MAX_US		10000
 
 const char *nnp_status_text(uint16_t status)
 {
@@ -76,21 +74,6 @@ const char *nnp_status_text(uint16_t status)
 		return "another rank's part of the collective failed";
 	}
 	return "device error";
-}
-
-/* NNP_SPIN_US: 0 (never spin) to SPIN_MAX_US, else the default. */
-static long spin_us(void)
-{
-	const char *e = getenv("NNP_SPIN_US");
-	char *end;
-	long v;
-
-	if (!e || !*e)
-		return SPIN_DEFAULT_US;
-	v = strtol(e, &end, 10);
-	if (*end || v < 0 || v > SPIN_MAX_US)
-		return SPIN_DEFAULT_US;
-	return v;
 }
 
 nnp_result_t nnp_stream_create(nnp_device_t *dev, nnp_stream_t **stream)
@@ -146,7 +129,11 @@ nnp_result_t nnp_stream_create(nnp_device_t *dev, nnp_stream_t **stream)
 		s->shadow = (volatile struct nnp_hw_queue_shadow *)
 			((char *)s->ring + qc.shadow_offset);
 	s->phase = NNP_CQE_PHASE;
-	s->spin_ns = spin_us() * 1000;
+	s->spin = nnp_spin_policy();
+	nnp_log(NNP_LOG_INFO,
+		"%s: stream on queue %u: %s doorbell; a wait polls %lld us, %lld of them without pause",
+		dev->path, s->qid, s->shadow ? "shadow" : "MMIO",
+		(long long)s->spin.poll_ns / 1000, (long long)s->spin.spin_ns / 1000);
 	*stream = s;
 	return NNP_SUCCESS;
 }
@@ -220,14 +207,24 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* Poll the ring for the next completion until @until; true if it came. */
-static bool spin_until(const nnp_stream_t *s, int64_t until)
+/*
+ * Poll the ring for the next completion until @until, without pause for
+ * the policy's spin_ns from @start, then giving the CPU up between polls
+ * (spin.c); true if it came.
+ */
+static bool spin_until(const nnp_stream_t *s, int64_t start, int64_t until)
 {
+	int64_t now;
+
 	do {
 		if (cqe_arrived(s))
 			return true;
-		cpu_relax();
-	} while (nnp_now_ns() < until);
+		now = nnp_now_ns();
+		if (now - start < s->spin.spin_ns)
+			cpu_relax();
+		else
+			sched_yield();
+	} while (now < until);
 	return false;
 }
 
@@ -235,7 +232,7 @@ static bool spin_until(const nnp_stream_t *s, int64_t until)
 static nnp_result_t wait_for(nnp_stream_t *s, uint64_t seq, int64_t timeout_ns)
 {
 	int64_t deadline = timeout_ns < 0 ? -1 : nnp_now_ns() + timeout_ns;
-	int64_t spin_end = -1;
+	int64_t spin_start = -1, spin_end = -1;
 
 	if (s->trace)
 		s->wait_ns = nnp_now_ns();
@@ -256,11 +253,14 @@ static nnp_result_t wait_for(nnp_stream_t *s, uint64_t seq, int64_t timeout_ns)
 			if (left > WAIT_SLICE_NS)
 				left = WAIT_SLICE_NS;
 		}
-		/* What comes within spin_ns of the wait's start costs no sleep. */
-		if (s->spin_ns) {
-			if (spin_end < 0)
-				spin_end = nnp_now_ns() + (left < s->spin_ns ? left : s->spin_ns);
-			if (nnp_now_ns() < spin_end && spin_until(s, spin_end))
+		/* What comes within poll_ns of the wait's start costs no sleep. */
+		if (s->spin.poll_ns) {
+			if (spin_end < 0) {
+				spin_start = nnp_now_ns();
+				spin_end = spin_start +
+					   (left < s->spin.poll_ns ? left : s->spin.poll_ns);
+			}
+			if (nnp_now_ns() < spin_end && spin_until(s, spin_start, spin_end))
 				continue;
 		}
 		w.cq_index = s->head;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "spin.h"
 
 struct nnp_stream_trace;
 
@@ -27,7 +28,7 @@ struct nnp_stream {
 	uint64_t submitted;	/* commands submitted; the next one's seq */
 	uint64_t completed;	/* completions consumed */
 	uint64_t acked;		/* completions consumed when CQ_HEAD was written */
-	int64_t spin_ns;	/* how long a wait polls the ring before sleeping */
+	struct nnp_spin spin;	/* how a wait polls the ring before sleeping */
 	bool failed;
 	struct nnp_stream_error err;
 	/* NNP_TRACE_FILE: its operations in flight (trace.c), else NULL. */
