@@ -18,6 +18,7 @@ usage: report.py OUT
 import datetime
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -148,6 +149,11 @@ def load(out):
                     "guest_memcpy_gbps": r["memcpy_gbps"],
                     "host_memcpy_gbps": memcpy.get(r["size"])} for r in copy_rows or []]
     res["host_memcpy_gbps"] = {str(k): v for k, v in sorted(memcpy.items())}
+    example = os.path.join(raw, "example-4.txt")
+    if os.path.exists(example):
+        with open(example) as fh:
+            m = re.search(r"^training: .*\(([0-9.]+) ms each, with the copies\)", fh.read(), re.M)
+        res["example_allreduce_ms"] = float(m.group(1)) if m else None
     res["torch"] = report_torch.load(
         raw, lambda n: res["n"].get(str(n), {}).get("device", {}).get("allreduce", {}))
     return res
@@ -201,6 +207,41 @@ def targets(res):
             "P1": bool(p1) and min(p1) >= 0.8 and bool(p1_mpi) and min(p1_mpi) >= 1,
             "P2": lat4 is not None and lat4 <= 50,
             "P3": bool(p3) and min(p3) >= 0.8,
+        },
+    }
+
+
+def small_path_targets(res):
+    """Issue 28's targets S1-S4, as met or not by this run."""
+    n4 = res["n"].get("4", {})
+    lat = n4.get("device", {}).get("allreduce", {}).get(8, {}).get("out_of_place")
+    mpi8 = n4.get("latency_8B_us", {}).get("openmpi")
+    s1 = ratio(lat["time_us"], mpi8) if lat and mpi8 else None
+    spread = ratio(lat["worst_time_us"], lat["time_us"]) \
+        if lat and "worst_time_us" in lat else None
+    s2 = []
+    for n in ("2", "4", "8"):
+        per = res["n"].get(n)
+        if not per:
+            continue
+        dev, mpi = per["device"]["allreduce"], per["openmpi"]["allreduce"]
+        s2 += [ratio(dev[z]["out_of_place"]["busbw_gbps"], mpi[z]["busbw_gbps"])
+               for z in dev if z >= 64 << 10 and z in mpi]
+    s3 = [min(ratio(r["h2d_gbps"], r["host_memcpy_gbps"]),
+              ratio(r["d2h_gbps"], r["host_memcpy_gbps"]))
+          for r in res["copy"] if r["size"] >= 1 << 20 and r["host_memcpy_gbps"]]
+    s4 = res.get("example_allreduce_ms")
+    return {
+        "S1_allreduce_8B_4_chips_over_openmpi": s1,
+        "S1_spread_of_3_trials": spread,
+        "S2_min_device_over_openmpi_from_64K": min(s2) if s2 else None,
+        "S3_min_copy_over_memcpy_from_1M": min(s3) if s3 else None,
+        "S4_example_allreduce_ms": s4,
+        "met": {
+            "S1": s1 is not None and s1 <= 4 and spread is not None and spread <= 1.5,
+            "S2": bool(s2) and min(s2) >= 1,
+            "S3": bool(s3) and min(s3) >= 0.9,
+            "S4": s4 is not None and s4 <= 1,
         },
     }
 
@@ -272,6 +313,23 @@ def print_tables(res):
     print("P3 %s: copies/memcpy from 4M, lowest %s (want >= 0.80x)" % (
         "met" if t["met"]["P3"] else "NOT met",
         fmt(t["P3_min_copy_over_memcpy_from_4M"], "%.2fx")))
+    t = res["small_path_targets"]
+    print("\n## issue 28 targets")
+    print("S1 %s: 8-byte allreduce on 4 chips %s of Open MPI's time (want <= 4x), "
+          "slowest of 3 trials %s of the best (want <= 1.5x)" % (
+              "met" if t["met"]["S1"] else "NOT met",
+              fmt(t["S1_allreduce_8B_4_chips_over_openmpi"], "%.1fx"),
+              fmt(t["S1_spread_of_3_trials"], "%.2fx")))
+    print("S2 %s: device/Open MPI busbw from 64K at n = 2, 4, 8, lowest %s (want >= 1.00x)" % (
+        "met" if t["met"]["S2"] else "NOT met",
+        fmt(t["S2_min_device_over_openmpi_from_64K"], "%.2fx")))
+    print("S3 %s: copies/memcpy from 1M, lowest %s (want >= 0.90x)" % (
+        "met" if t["met"]["S3"] else "NOT met",
+        fmt(t["S3_min_copy_over_memcpy_from_1M"], "%.2fx")))
+    print("S4 %s: the training example's allreduce with its copies, 4 ranks in one guest, "
+          "%s each (want <= 1 ms)" % (
+              "met" if t["met"]["S4"] else "NOT met",
+              fmt(t["S4_example_allreduce_ms"], "%.2f ms")))
     if res["torch"]:
         report_torch.print_tables(res["torch"], human)
 
@@ -364,6 +422,7 @@ def main():
     res = load(out)
     res["targets"] = targets(res)
     res["targets"]["torch"] = report_torch.targets(res["torch"])
+    res["small_path_targets"] = small_path_targets(res)
     bad = wrong_results(res) + report_torch.wrong(res["torch"])
     res["wrong"] = bad
     with open(os.path.join(out, "results.json"), "w") as fh:

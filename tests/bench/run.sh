@@ -8,6 +8,8 @@
 #   - the devices, in one VM of N chips on a ring per N: nnptool bench
 #     allreduce, broadcast, allgather and reduce_scatter, and (in the first
 #     VM) nnptool bench copy;
+#   - the training example (examples/dist_mnist_mlp), mpirun -np 4 in one
+#     VM of 4 chips: its allreduce with the copies, as it times it;
 #   - torch.distributed's all_reduce on "nnp" against "gloo", 64 KiB up,
 #     and a DDP training step on each, in one VM of $NNP_BENCH_TORCH_CHIPS
 #     (default 4) chips (tests/bench/torch_bench.py);
@@ -77,6 +79,16 @@ for n in $chips; do
 		exit 1
 	fi
 done
+# The training example as users run it, 4 ranks of mpirun in one guest of 4
+# chips: the allreduce with its copies, as the example times it.
+stamp "the training example, mpirun -np 4, 4 chips (one VM)"
+if ! "$root/tools/nnp-vm" --chips 4 --fabric ring --mem-size 16M \
+	-- sh -c 'mpirun -np 4 dist_mnist_mlp --train 4096 --test 500 --epochs 1' \
+	>"$raw/example-4.txt" 2>&1; then
+	cat "$raw/example-4.txt" >&2
+	echo "bench: the example's VM failed" >&2
+	exit 1
+fi
 # torch.distributed on both backends, the host's torch through --host-root
 # (importing it in the guest takes a minute or two; the ranks fork from one
 # import): all_reduce from 64 KiB, and the example's DDP training steps.

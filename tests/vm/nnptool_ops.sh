@@ -376,6 +376,7 @@ def bench_json():
             for p in ("out_of_place", "in_place"):
                 t = r[p]
                 assert t["wrong"] == 0 and t["time_us"] > 0
+                assert t["worst_time_us"] == t["time_us"], t  # one trial
                 assert abs(t["algbw_gbps"] - r["size"] / t["time_us"] / 1e3) <= 1e-5 + 1e-3 * t["algbw_gbps"]
                 assert abs(t["busbw_gbps"] - factor * t["algbw_gbps"]) <= 1e-5
     # Modeled time at NNP-T's defaults (docs/architecture.md, "The modeled
