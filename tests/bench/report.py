@@ -78,6 +78,8 @@ def device_rows(lines, coll, n):
             t = timing(coll, n, r["size"], r[p]["time_us"], r[p]["wrong"])
             t["model_time_us"] = r[p]["model_time_us"]
             t["model_busbw_gbps"] = r[p]["model_busbw_gbps"]
+            if "worst_time_us" in r[p]:
+                t["worst_time_us"] = r[p]["worst_time_us"]
             rows[r["size"]][p] = t
     return rows
 
