@@ -297,17 +297,6 @@ static nnp_result_t wait_result(const nnp_stream_t *s, uint64_t seq, nnp_result_
 	return res;
 }
 
-/*
- * Whether the tail moved from @old to @new passes @event, where the device
- * stopped looking at the queue (struct nnp_hw_queue_shadow): only then
- * must the doorbell be written.
- */
-static bool shadow_needs_doorbell(uint32_t event, uint32_t new, uint32_t old,
-				  uint32_t depth)
-{
-	return ((new - event - 1) & (depth - 1)) < ((new - old) & (depth - 1));
-}
-
 nnp_result_t nnp_stream_submit_n(nnp_stream_t *s, struct nnp_hw_queue_cmd *cmds,
 				 uint32_t n)
 {
@@ -337,7 +326,7 @@ nnp_result_t nnp_stream_submit_n(nnp_stream_t *s, struct nnp_hw_queue_cmd *cmds,
 		 * device's write of sq_event before its last read of the tail.
 		 */
 		atomic_thread_fence(memory_order_seq_cst);
-		if (!shadow_needs_doorbell(s->shadow->sq_event, s->tail, old, s->depth))
+		if (!nnp_shadow_needs_doorbell(s->shadow->sq_event, s->tail, old, s->depth))
 			return NNP_SUCCESS;
 	}
 	s->db[NNP_DB_SQ_TAIL / 4] = s->tail;

@@ -37,4 +37,16 @@ struct nnp_stream {
 	int64_t wait_ns;
 };
 
+/*
+ * Whether the tail moved from @old to @new passes @event, where the device
+ * stopped looking at the queue (struct nnp_hw_queue_shadow): only then
+ * must the doorbell be written. Indexes of a ring of @depth, a power of
+ * two, with at most depth - 1 commands outstanding.
+ */
+static inline bool nnp_shadow_needs_doorbell(uint32_t event, uint32_t new,
+					     uint32_t old, uint32_t depth)
+{
+	return ((new - event - 1) & (depth - 1)) < ((new - old) & (depth - 1));
+}
+
 #endif /* NNP_STREAM_H */
