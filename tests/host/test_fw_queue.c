@@ -21,7 +21,8 @@
  * when the queue runs out, sq_event where it stopped, nothing run from the
  * shadow alone once stopped, a tail past the depth stopping the queue,
  * a doorbell rung between the device's read of the shadow tail and its
- * use standing, reset and creation clearing both words, misaligned, short or
+ * use standing, shadow-only commands behind a full CQ run once CQ_HEAD
+ * frees it, reset and creation clearing both words, misaligned, short or
  * unreachable words refused, none on a device presenting 1.10), destroy
  * and reset, four queues run by two threads; host
  * keys spanning `NNP_HW_MAX_KEY_PAGES` pages at most: one page short and
@@ -942,6 +943,49 @@ static void test_shadow_doorbell_during_the_read(void **state)
 	assert_int_equal(sh->sq_event, 2);
 }
 
+/*
+ * Commands given by the shadow tail while the completion ring is full run
+ * once CQ_HEAD frees it: the owner rang for the first (the device had
+ * stopped), not for the others, and the CQ_HEAD write that frees the ring
+ * restarts the queue, which then reads the shadow tail.
+ */
+static void test_shadow_doorbell_with_a_full_cq(void **state)
+{
+	struct fw_harness *h = *state;
+	struct nnp_hw_queue_shadow *sh = fw_harness_host_ptr(h, SHADOW(1));
+	struct nnp_hw_cqe *cq = fw_harness_host_ptr(h, H_QCQ(1));
+	uint32_t i;
+
+	assert_int_equal(create_shadow_queue(h, 1, SHADOW(1), 8), NNP_STATUS_SUCCESS);
+	for (i = 0; i < H_QDEPTH - 1; i++)
+		shadow_put_nop(h, 1);
+	sh->sq_tail = H_QDEPTH - 1;
+	nnp_fw_reg_write(h->fw, NNP_DOORBELL(1) + NNP_DB_SQ_TAIL, H_QDEPTH - 1);
+	nnp_fw_run_queues(h->fw);
+	assert_int_equal(cq[H_QDEPTH - 2].cid, 0x6000 + H_QDEPTH - 2);
+	assert_int_equal(sh->sq_event, H_QDEPTH - 1);
+
+	/* The owner read 8 completions but has not said so: the CQ is full. */
+	shadow_put_nop(h, 1);
+	sh->sq_tail = 0;
+	nnp_fw_reg_write(h->fw, NNP_DOORBELL(1) + NNP_DB_SQ_TAIL, 0);
+	for (i = 0; i < 7; i++)
+		shadow_put_nop(h, 1);
+	sh->sq_tail = 7;
+	nnp_fw_run_queues(h->fw);
+	assert_int_equal(db_read(h, 1, NNP_DB_SQ_HEAD), H_QDEPTH - 1);
+	assert_int_equal(nnp_fw_reg_write(h->fw, NNP_DOORBELL(1) + NNP_DB_CQ_HEAD, 8),
+			 NNP_FW_KICK_QUEUES);
+	nnp_fw_run_queues(h->fw);
+	assert_int_equal(cq[H_QDEPTH - 1].cid, 0x6000 + H_QDEPTH - 1);
+	for (i = 0; i < 7; i++) {
+		assert_int_equal(cq[i].cid, 0x6000 + i);
+		assert_int_equal(cq[i].phase & NNP_CQE_PHASE, 0);
+	}
+	assert_int_equal(db_read(h, 1, NNP_DB_SQ_HEAD), 7);
+	assert_int_equal(sh->sq_event, 7);
+}
+
 /* A device presenting 1.10 takes no shadow doorbell. */
 static void test_shadow_doorbell_off(void **state)
 {
@@ -1084,6 +1128,7 @@ int main(void)
 		QTEST(test_irq_only_when_armed),
 		QTEST(test_shadow_doorbell),
 		QTEST(test_shadow_doorbell_during_the_read),
+		QTEST(test_shadow_doorbell_with_a_full_cq),
 		cmocka_unit_test(test_shadow_doorbell_off),
 		QTEST(test_destroy_and_reset_drop_everything),
 		QTEST(test_queues_run_in_parallel_workers),
