@@ -310,10 +310,23 @@ TEST(largest_documented_sizes)
 	EXPECT_EQ(-E2BIG, guest_bo_create(fd, DRM_NNP_BO_HOST, HOST_MAX + 1, NULL));
 	EXPECT_EQ(-E2BIG, guest_bo_create(fd, DRM_NNP_BO_HOST, 4 * GiB, NULL));
 
-	/* The deepest queue's rings (2.5 MiB) are allocated; deeper is refused. */
+	/*
+	 * The deepest queue's rings (2.5 MiB, and a page more with a shadow
+	 * doorbell) are allocated; deeper is refused.
+	 */
 	ASSERT_EQ(0, xioctl(fd, DRM_IOCTL_NNP_QUEUE_CREATE, &q));
 	EXPECT_EQ(2 * MiB + MiB / 2, q.ring_size);
 	EXPECT_EQ(2 * MiB, q.cq_offset);
+	EXPECT_EQ(0u, q.shadow_offset);
+	d.qid = q.qid;
+	EXPECT_EQ(0, xioctl(fd, DRM_IOCTL_NNP_QUEUE_DESTROY, &d));
+	/* With a shadow doorbell: a page more, the words right after the CQ. */
+	q = (struct drm_nnp_queue_create){
+		.depth = 32768, .flags = DRM_NNP_QUEUE_SHADOW_DOORBELL,
+	};
+	ASSERT_EQ(0, xioctl(fd, DRM_IOCTL_NNP_QUEUE_CREATE, &q));
+	EXPECT_EQ(2 * MiB + MiB / 2 + 4096, q.ring_size);
+	EXPECT_EQ(2 * MiB + MiB / 2, q.shadow_offset);
 	d.qid = q.qid;
 	EXPECT_EQ(0, xioctl(fd, DRM_IOCTL_NNP_QUEUE_DESTROY, &d));
 	q = (struct drm_nnp_queue_create){ .depth = 65536 };

@@ -6,8 +6,8 @@
  * the id's next owner; a private doorbell mapping.
  *
  * In detail (docs/testing.md has the summary):
- * four threads of one file racing QUEUE_CREATE, DESTROY, WAIT, RESET and
- * mmap on guessed ids for 8 s: every call a documented result, every id
+ * four threads of one file racing QUEUE_CREATE (every other one asking for
+ * a shadow doorbell), DESTROY, WAIT, RESET and mmap on guessed ids for 8 s: every call a documented result, every id
  * free afterwards, no oops; a destroyed queue's ring and doorbell cannot be
  * mapped again, EACCES while an old mapping lives and EINVAL after; an old
  * doorbell mapping faults with SIGBUS instead of ringing the id's next
@@ -38,9 +38,14 @@ static int xioctl(int fd, unsigned long req, void *arg)
 	return ioctl(fd, req, arg) ? -errno : 0;
 }
 
+/* Every other queue asks for a shadow doorbell (hardware 1.11). */
 static int queue_create(int fd, struct drm_nnp_queue_create *qc)
 {
+	static atomic_uint n;
+
 	*qc = (struct drm_nnp_queue_create){ .depth = 8 };
+	if (atomic_fetch_add(&n, 1) % 2)
+		qc->flags = DRM_NNP_QUEUE_SHADOW_DOORBELL;
 	return xioctl(fd, DRM_IOCTL_NNP_QUEUE_CREATE, qc);
 }
 

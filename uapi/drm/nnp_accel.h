@@ -398,7 +398,7 @@ struct drm_nnp_bo_userptr {
  * Errors: %EINVAL for @depth not a power of two in 2..32768, an unknown
  * flag, nonzero @qid, @cq_offset, @shadow_offset or @pad; %EBUSY when every
  * hardware queue is taken; %ENOMEM when the host has no contiguous memory
- * for the rings (2.5 MiB at 32768).
+ * for the rings (2.5 MiB at 32768, a page more with a shadow doorbell).
  */
 #define DRM_NNP_QUEUE_SHADOW_DOORBELL	(1u << 0)	/* since 1.7 */
 

@@ -525,6 +525,7 @@ static bool queue_step(struct nnp_fw *fw, struct nnp_fw_queue *q, bool *posted)
 	mtx_unlock(&q->exec);
 	return ok && status == NNP_STATUS_SUCCESS;
 }
+
 /*
  * Claimed queue @q ran out of commands: if it has a shadow doorbell
  * (v1.11), say where the device stopped (sq_event), then read the owner's
