@@ -35,7 +35,7 @@ DEPS_STAMP := $(BUILD)/.deps-installed
 OUT_LIB := $(BUILD)/lib
 OUT_BIN := $(BUILD)/bin
 TESTDIR := $(BUILD)/tests
-INITRAMFS := $(BUILD)/initramfs.cpio.gz
+INITRAMFS := $(BUILD)/initramfs.cpio
 
 # The debug guest kernel (KASAN, lockdep, kmemleak, ...), its nnp.ko and
 # initramfs: `make check-debug`, `tools/nnp-vm --kernel debug`.
@@ -43,7 +43,7 @@ DEBUG_SYSROOT := $(BUILD)/debug-sysroot
 DEBUG_KREL_FILE := $(DEBUG_SYSROOT)/kernel-release
 DEBUG_MODDIR := $(BUILD)/debug-module
 DEBUG_NNP_KO := $(DEBUG_MODDIR)/nnp.ko
-DEBUG_INITRAMFS := $(BUILD)/initramfs-debug.cpio.gz
+DEBUG_INITRAMFS := $(BUILD)/initramfs-debug.cpio
 
 # ---- sources ---------------------------------------------------------------
 # The firmware simulator: a folder per layer (docs/architecture.md);

@@ -163,5 +163,7 @@ done | sort -u | while read -r lib; do
 	cp -L "$lib" "$stage$lib"
 done
 
-(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) | gzip -1 >"$out.tmp"
+# Uncompressed: every boot of a test VM would otherwise spend 0.3-0.8 s of
+# TCG time inflating it before /init runs.
+(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$out.tmp"
 mv "$out.tmp" "$out"
