@@ -132,14 +132,16 @@ fi
 # MPI rank outlives mpirun a while. While any process has a /dev/accel file
 # open or mapped the module is in use, and rmmod fails with EAGAIN
 # ("Resource temporarily unavailable"). They are the command's leftovers:
-# name them, kill them, and wait for their files to be closed.
+# name them, kill them, and wait for their files to be closed. One ls and
+# one grep over all of /proc: two per process cost every boot over a
+# second of TCG time.
 device_holders() {
-	for p in /proc/[0-9]*; do
-		if ls -l "$p/fd" 2>/dev/null | grep -q ' /dev/accel/' ||
-		   grep -q ' /dev/accel/' "$p/maps" 2>/dev/null; then
-			echo "${p#/proc/}"
-		fi
-	done
+	{
+		ls -l /proc/[0-9]*/fd 2>/dev/null | awk '
+			/^\/proc\/[0-9]+\/fd:$/ { split($0, part, "/"); pid = part[3] }
+			/ \/dev\/accel\// { print pid }'
+		grep -l ' /dev/accel/' /proc/[0-9]*/maps 2>/dev/null | cut -d/ -f3
+	} | sort -u
 }
 holders=$(device_holders)
 if [ -n "$holders" ]; then
