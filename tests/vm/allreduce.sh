@@ -16,9 +16,10 @@
 # × five ops, each pair at one of 0, 1, 7, 1003 and 100003 elements (chosen
 # by the chip count, so the six fabrics run different pairs; `make stress`
 # runs every count), n-1 elements for every type, in and out of place, 64
-# MiB of f32 (16 MiB past 4 chips), broadcast from every root and of every
-# type, allgather and reduce-scatter of every type and op at a sampled
-# count, random f32/f16/bf16 inputs within rounding, a message from every
+# MiB of f32 over the ranks (`make stress`: on every rank), broadcast from
+# every root and of every type, allgather and reduce-scatter of every
+# type and op at a sampled count, random f32/f16/bf16 inputs within
+# rounding, a message from every
 # rank to each rank its chip has a link to (NO_PATH to the others); every
 # rank's result, the guard bytes around it, unchanged host-DMA counters and
 # exact link bytes per case (in all 2(n-1) buffers for an allreduce; each
