@@ -383,7 +383,7 @@ torch: $(TORCH_OUT)/.built
 # ---- fuzzers (libFuzzer, ASan, UBSan): tests/fuzz/ ---------------------------
 # The device model's inputs (user queue commands, admin commands, ICL
 # packets, ICL socket frames), libnnp's ring planner and its rendezvous's
-# messages. `make check` runs each for 20 s;
+# messages. `make check` runs each for 10 s;
 # `make fuzz FUZZ_TIME=SECONDS` for longer. The fuzzing host itself is not
 # instrumented for coverage: only the code under test steers the fuzzer.
 FUZZ := $(BUILD)/fuzz

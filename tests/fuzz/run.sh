@@ -14,7 +14,7 @@
 # Usage: run.sh [SECONDS] [TARGET...]
 #
 # In detail (docs/testing.md has the summary):
-# each libFuzzer target (`tests/fuzz/`, ASan and UBSan) for 20 s from its
+# each libFuzzer target (`tests/fuzz/`, ASan and UBSan) for 10 s from its
 # checked-in seeds, one per core at a time: user queue command streams,
 # admin commands, ICL packets and ICL socket frames against firmware-sim,
 # libnnp's ring planner and what its rendezvous reads from the network; any
