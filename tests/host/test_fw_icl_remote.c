@@ -445,6 +445,26 @@ static uint64_t ring_tx_bytes(unsigned int n, unsigned int c, uint64_t count, si
 	return tx;
 }
 
+/* @cmd on every chip at once, each with a key over @key_bytes at DATA. */
+static void run_everywhere(struct nnp_hw_queue_cmd cmd, uint64_t key_bytes,
+			   uint64_t count)
+{
+	unsigned int c;
+
+	for (c = 0; c < nchips; c++) {
+		cmd.src_key = cmd.dst_key =
+			fw_harness_dev_key(chips[c].h, CTX, DATA, key_bytes,
+					   NNP_KEY_READ | NNP_KEY_WRITE);
+		start(c, cmd);
+	}
+	for (c = 0; c < nchips; c++)
+		finish(c);
+	for (c = 0; c < nchips; c++)
+		if (chips[c].status)
+			fail_msg("%u chips, count %llu: chip %u status 0x%x", nchips,
+				 (unsigned long long)count, c, chips[c].status);
+}
+
 static void allreduce_i32_sum(uint64_t count)
 {
 	const size_t bytes = count * 4;
@@ -472,20 +492,10 @@ static void allreduce_i32_sum(uint64_t count)
 		before[c] = fw_harness_counters(chips[c].h);
 		fw_harness_ports(chips[c].h, pb[c]);
 	}
-	for (c = 0; c < nchips; c++) {
-		cmd.src_key = cmd.dst_key =
-			fw_harness_dev_key(chips[c].h, CTX, DATA, 2 * bytes + 256,
-					   NNP_KEY_READ | NNP_KEY_WRITE);
-		start(c, cmd);
-	}
-	for (c = 0; c < nchips; c++)
-		finish(c);
+	run_everywhere(cmd, 2 * bytes + 256, count);
 	for (c = 0; c < nchips; c++) {
 		uint8_t *mem = chips[c].h->dev_mem + DATA + cmd.dst_off;
 
-		if (chips[c].status)
-			fail_msg("count %llu: chip %u status 0x%x",
-				 (unsigned long long)count, c, chips[c].status);
 		for (i = 0; i < count; i++) {
 			int32_t want = 0, got;
 
@@ -562,6 +572,69 @@ static void test_shared_ring_allreduce(void **state)
 		for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++)
 			allreduce_i32_sum(counts[k]);
 		assert_true(atomic_load(&lent_frames) > 0);
+		chips_down();
+	}
+	shared = false;
+}
+
+/*
+ * Reduce-scatter over shared links, on every chip at once: its partial
+ * sums alternate between two buffers, so a step folds into the one the
+ * step before lent, and must wait until the next chip has read it.
+ */
+static void reduce_scatter_i32_sum(uint64_t count)
+{
+	const size_t in_bytes = nchips * count * 4;
+	struct nnp_hw_queue_cmd cmd = {
+		.opcode = NNP_CMD_REDUCE_SCATTER, .len = count, .src_off = 64,
+		.dst_off = 64 + in_bytes + 64,
+		.value = NNP_COLL_VALUE(NNP_DTYPE_I32, NNP_OP_SUM, COMM, 0),
+	};
+	unsigned int c, k;
+	uint64_t i;
+
+	for (c = 0; c < nchips; c++) {
+		uint8_t *mem = chips[c].h->dev_mem + DATA;
+
+		memset(mem, GUARD, in_bytes + count * 4 + 256);
+		for (i = 0; i < nchips * count; i++) {
+			int32_t v = input(c, i);
+
+			memcpy(mem + 64 + i * 4, &v, 4);
+		}
+	}
+	run_everywhere(cmd, in_bytes + count * 4 + 256, count);
+	for (c = 0; c < nchips; c++) {
+		uint8_t *mem = chips[c].h->dev_mem + DATA + cmd.dst_off;
+
+		for (i = 0; i < count; i++) {
+			int32_t want = 0, got;
+
+			for (k = 0; k < nchips; k++)
+				want += input(k, c * count + i);
+			memcpy(&got, mem + i * 4, 4);
+			if (got != want)
+				fail_msg("%u chips, count %llu: chip %u element %llu: got %d, want %d",
+					 nchips, (unsigned long long)count, c,
+					 (unsigned long long)i, got, want);
+		}
+		assert_int_equal(mem[-1], GUARD);
+		assert_int_equal(mem[count * 4], GUARD);
+	}
+}
+
+static void test_shared_ring_reduce_scatter(void **state)
+{
+	const uint64_t counts[] = { 1, 7, 1003, 7001, 40000 };
+	unsigned int n, k, round;
+
+	(void)state;
+	shared = true;
+	for (n = 2; n <= MAX_CHIPS; n++) {
+		ring_up(n);
+		for (round = 0; round < 20; round++)
+			for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++)
+				reduce_scatter_i32_sum(counts[k]);
 		chips_down();
 	}
 	shared = false;
@@ -1486,6 +1559,7 @@ int main(void)
 		cmocka_unit_test(test_remote_unclaimed_packets_swept),
 		cmocka_unit_test(test_remote_idle_communicator_swept),
 		cmocka_unit_test(test_shared_ring_allreduce),
+		cmocka_unit_test(test_shared_ring_reduce_scatter),
 		cmocka_unit_test(test_shared_tags_and_credits),
 		cmocka_unit_test(test_shared_link_unshared),
 		cmocka_unit_test(test_shared_reclaim),

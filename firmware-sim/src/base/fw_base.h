@@ -175,6 +175,7 @@ struct nnp_fw_lent {
 	struct nnp_fw_op *owner;	/* its lender; NULL once forgotten */
 	uint32_t gen;		/* bumped by each use: a tag names one */
 	uint32_t len;
+	uint32_t num;		/* which of its lender's chunks: op->lent then */
 	uint32_t next_free;
 };
 

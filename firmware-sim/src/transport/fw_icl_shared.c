@@ -87,7 +87,7 @@ static uint32_t slot_take_locked(struct nnp_fw_port *p, struct nnp_fw_op *op,
 		return SLOTS;
 	p->lent_free = p->lent[i].next_free;
 	p->lent[i] = (struct nnp_fw_lent){
-		.used = true, .owner = op, .len = len,
+		.used = true, .owner = op, .len = len, .num = op->lent + 1,
 		.gen = (p->lent[i].gen + 1) & GEN_MASK,
 	};
 	p->lent_out++;
@@ -167,6 +167,18 @@ static uint16_t shared_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 	mtx_unlock(&p->lock);
 	nnp_fw_icl_wake(fw, port);
 	return NNP_STATUS_LINK_DOWN;
+}
+
+bool nnp_fw_icl_shared_out_locked(const struct nnp_fw_port *p,
+				  const struct nnp_fw_op *op, uint32_t upto)
+{
+	uint32_t i;
+
+	for (i = 0; p->lent && p->lent_out && i < SLOTS; i++)
+		if (p->lent[i].used && p->lent[i].owner == op &&
+		    p->lent[i].num <= upto)
+			return true;
+	return false;
 }
 
 /* Forget what @op lent on @p, with p->lock held: counted back now. */

@@ -232,16 +232,16 @@ uint16_t nnp_fw_icl_wait_returned(struct nnp_fw *fw, struct nnp_fw_op *op,
 	/* A return after this check wakes us only after we parked: fw->lock. */
 	mtx_lock(&fw->lock);
 	back = atomic_load(&op->returned);
-	if (back < want) {
+	mtx_lock(&p->lock);
+	if (back < want || nnp_fw_icl_shared_out_locked(p, op, want)) {
 		/* Every chunk the receiver read is progress. */
 		if (back != op->returned_seen)
 			op->deadline_ns = 0;
 		op->returned_seen = back;
-		mtx_lock(&p->lock);
 		status = p->up ? nnp_fw_icl_park_locked(fw, op, port) :
 				 NNP_STATUS_LINK_DOWN;
-		mtx_unlock(&p->lock);
 	}
+	mtx_unlock(&p->lock);
 	mtx_unlock(&fw->lock);
 	return status;
 }

@@ -220,6 +220,15 @@ void nnp_fw_icl_credit_undo(struct nnp_fw *fw, uint32_t port, size_t len,
  */
 bool nnp_fw_icl_peer_room_locked(const struct nnp_fw_port *p, size_t len);
 /*
+ * Whether one of the first @upto chunks @op lent is still out at the peer
+ * of shared port @p, with p->lock held. On a shared link a chunk that
+ * could not be lent (not in device memory) is copied and counts as
+ * returned at once, ahead of chunks lent before it: the count of returns
+ * alone does not say that those came back.
+ */
+bool nnp_fw_icl_shared_out_locked(const struct nnp_fw_port *p,
+				  const struct nnp_fw_op *op, uint32_t upto);
+/*
  * A new connection of remote @port starts counting credits: drop the
  * copies held from earlier ones, which its sender no longer counts.
  */
