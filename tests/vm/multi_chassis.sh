@@ -11,6 +11,8 @@
 # root, allgather and reduce-scatter, exact on every rank, no host DMA.
 # Reduce-scatter here once read chunks its lender had already written
 # over (a copied chunk counted as returned ahead of lent ones).
+# Then a POD of 2 chassis of 4 chips wired as a 4x2 torus (rows inside a
+# chassis, columns across): the 8-rank job the same, exact.
 #
 # In detail (docs/testing.md has the summary):
 # one 4-rank job across two QEMU processes started by `tools/nnp-pod
@@ -19,29 +21,56 @@
 # -np 2 coll_mpi` as its half, the rendezvous at chassis 0's LAN address
 # through nnp-pod's switch; all six checks pass in both chassis, each line
 # comes out prefixed with its chassis, nnp-pod exits 0, and both ends of
-# each socket link agree byte for byte on what crossed
+# each socket link agree byte for byte on what crossed; the same for 8
+# ranks on `--chassis 2 --chips 4 --topo torus`, the 8 column links
+# between the chassis agreeing
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-tap_plan 5
+tap_plan 9
 
-"$root/tools/nnp-pod" --chassis 2 --chips 2 --env NNP_COMM_TIMEOUT_S=120 -- \
-	sh -c 'mpirun -np 2 coll_mpi; rc=$?; nnptool links; exit $rc' >"$tmp/out" 2>&1
-echo "pod-status=$?" >>"$tmp/out"
-for c in 0 1; do
-	sed -n "s/^\\[chassis $c\\] //p" "$tmp/out" >"$tmp/$c"
-done
+# pod NAME CHIPS NNP-POD-OPTIONS...: coll_mpi on every chassis of the POD,
+# its output in $tmp/NAME, each chassis's lines in $tmp/NAME.C
+pod() {
+	local name=$1 chips=$2 c
+	shift 2
+	"$root/tools/nnp-pod" --chassis 2 --chips "$chips" --env NNP_COMM_TIMEOUT_S=120 "$@" -- \
+		sh -c "mpirun -np $chips --oversubscribe coll_mpi; rc=\$?; nnptool links; exit \$rc" \
+		>"$tmp/$name" 2>&1
+	echo "pod-status=$?" >>"$tmp/$name"
+	for c in 0 1; do
+		sed -n "s/^\\[chassis $c\\] //p" "$tmp/$name" >"$tmp/$name.$c"
+	done
+}
 
-tap_context=$tmp/out tap_grep "nnp-pod exits 0" "$tmp/out" '^pod-status=0$'
-for c in 0 1; do
-	tap_context=$tmp/out tap_check "chassis $c: 6 checks pass on its 2 ranks" sh -c \
-		"test \$(grep -c '^ok [1-6] - ' $tmp/$c) = 6 && ! grep -q '^not ok' $tmp/$c"
-done
+# checks NAME CHIPS: nnp-pod's status and each chassis's 6 checks
+checks() {
+	local c
+	tap_context=$tmp/$1 tap_grep "$1: nnp-pod exits 0" "$tmp/$1" '^pod-status=0$'
+	for c in 0 1; do
+		tap_context=$tmp/$1 tap_check "$1: chassis $c: 6 checks pass on its $2 ranks" sh -c \
+			"test \$(grep -c '^ok [1-6] - ' $tmp/$1.$c) = 6 && ! grep -q '^not ok' $tmp/$1.$c"
+	done
+}
+
+pod ring 2
+checks ring 2
 # The crossing links carried the ring's traffic, and both ends of each
 # agree on it byte for byte: 1.0 -> 2.1 and 3.0 -> 0.1.
-tap_context=$tmp/out tap_check "the socket links carried the ring's bytes, both ends agreeing" \
-	python3 "$root/tests/lib/links_agree.py" "$tmp/0" "$tmp/1" '1.0>2.1' '3.0>0.1'
-tap_context=$tmp/out tap_grep "ranks 2 and 3 joined rank 0's rendezvous over the LAN" "$tmp/1" \
-	'^ok 1 - nnp_comm_init_rank'
+tap_context=$tmp/ring tap_check "ring: the socket links carried the ring's bytes, both ends agreeing" \
+	python3 "$root/tests/lib/links_agree.py" "$tmp/ring.0" "$tmp/ring.1" '1.0>2.1' '3.0>0.1'
+tap_context=$tmp/ring tap_grep "ring: ranks 2 and 3 joined rank 0's rendezvous over the LAN" \
+	"$tmp/ring.1" '^ok 1 - nnp_comm_init_rank'
+
+pod torus 4 --topo torus --guest-mem 2048
+checks torus 4
+# Column x runs from chip x (chassis 0) port 2 to chip 4+x port 3, and
+# back from chip 4+x port 2 to chip x port 3.
+columns=()
+for x in 0 1 2 3; do
+	columns+=("$x.2>$((4 + x)).3" "$((4 + x)).2>$x.3")
+done
+tap_context=$tmp/torus tap_check "torus: the 8 column links carried bytes, both ends agreeing" \
+	python3 "$root/tests/lib/links_agree.py" "$tmp/torus.0" "$tmp/torus.1" "${columns[@]}"
 tap_done
