@@ -106,6 +106,7 @@ if [ "$NNP_VM_KERNEL" = stock ]; then
 	run_suite host-syz-description bash "$root/tests/host/check-syz-description.sh"
 	run_suite host-abi-doc python3 "$root/tests/host/check-abi-doc.py"
 	run_suite host-doc-links python3 "$root/tests/host/check-doc-links.py"
+	run_suite host-pod-switch python3 "$root/tests/host/check-pod-switch.py"
 	run_suite host-fuzz bash "$root/tests/fuzz/run.sh" 10
 	run_suite host-checkpatch bash "$root/tests/host/checkpatch.sh"
 	run_suite host-install bash "$root/tests/host/check-install.sh"
