@@ -79,6 +79,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <threads.h>
@@ -581,8 +582,11 @@ static void test_shared_ring_allreduce(void **state)
  * Reduce-scatter over shared links, on every chip at once: its partial
  * sums alternate between two buffers, so a step folds into the one the
  * step before lent, and must wait until the next chip has read it.
+ * Returns false, saying why in @why, at the first wrong byte: the caller
+ * takes the chips down before it fails, so that a failure does not leave
+ * their threads running into the next test.
  */
-static void reduce_scatter_i32_sum(uint64_t count)
+static bool reduce_scatter_i32_sum(uint64_t count, char *why, size_t len)
 {
 	const size_t in_bytes = nchips * count * 4;
 	struct nnp_hw_queue_cmd cmd = {
@@ -613,31 +617,41 @@ static void reduce_scatter_i32_sum(uint64_t count)
 			for (k = 0; k < nchips; k++)
 				want += input(k, c * count + i);
 			memcpy(&got, mem + i * 4, 4);
-			if (got != want)
-				fail_msg("%u chips, count %llu: chip %u element %llu: got %d, want %d",
+			if (got != want) {
+				snprintf(why, len, "%u chips, count %llu: chip %u element %llu: got %d, want %d",
 					 nchips, (unsigned long long)count, c,
 					 (unsigned long long)i, got, want);
+				return false;
+			}
 		}
-		assert_int_equal(mem[-1], GUARD);
-		assert_int_equal(mem[count * 4], GUARD);
+		if (mem[-1] != GUARD || mem[count * 4] != GUARD) {
+			snprintf(why, len, "%u chips, count %llu: chip %u: a guard byte changed",
+				 nchips, (unsigned long long)count, c);
+			return false;
+		}
 	}
+	return true;
 }
 
 static void test_shared_ring_reduce_scatter(void **state)
 {
 	const uint64_t counts[] = { 1, 7, 1003, 7001, 40000 };
 	unsigned int n, k, round;
+	char why[160];
+	bool ok = true;
 
 	(void)state;
 	shared = true;
-	for (n = 2; n <= MAX_CHIPS; n++) {
+	for (n = 2; n <= MAX_CHIPS && ok; n++) {
 		ring_up(n);
-		for (round = 0; round < 20; round++)
-			for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++)
-				reduce_scatter_i32_sum(counts[k]);
+		for (round = 0; round < 20 && ok; round++)
+			for (k = 0; k < sizeof(counts) / sizeof(counts[0]) && ok; k++)
+				ok = reduce_scatter_i32_sum(counts[k], why, sizeof(why));
 		chips_down();
 	}
 	shared = false;
+	if (!ok)
+		fail_msg("%s", why);
 }
 
 /*
