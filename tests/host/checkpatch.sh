@@ -9,25 +9,28 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 tap_plan 4
-perl "$root/build/linux-src/scripts/checkpatch.pl" --strict --no-tree --terse \
+# The four checks are independent: they run side by side (2 cores), and
+# are reported in order.
+(perl "$root/build/linux-src/scripts/checkpatch.pl" --strict --no-tree --terse \
 	--show-types -f "$root"/driver/*.[ch] >"$tmp/kernel" 2>&1
-echo "status=$?" >>"$tmp/kernel"
-tap_grep "kernel checkpatch --strict on driver/" "$tmp/kernel" '^status=0$'
+echo "status=$?" >>"$tmp/kernel") &
 # The uapi and hardware headers are built outside the kernel too: no BIT()
 # and no u8 there.
-perl "$root/build/linux-src/scripts/checkpatch.pl" --strict --no-tree --terse \
+(perl "$root/build/linux-src/scripts/checkpatch.pl" --strict --no-tree --terse \
 	--show-types --ignore BIT_MACRO,PREFER_KERNEL_TYPES \
 	-f "$root"/uapi/drm/nnp_accel.h "$root"/hw/nnp_hw.h >"$tmp/headers" 2>&1
-echo "status=$?" >>"$tmp/headers"
-tap_grep "kernel checkpatch --strict on nnp_accel.h and nnp_hw.h" "$tmp/headers" '^status=0$'
+echo "status=$?" >>"$tmp/headers") &
 # Kbuild does not fail on sparse's warnings: any line of one fails the test.
-make -C "$root" --no-print-directory sparse >"$tmp/sparse" 2>&1
+(make -C "$root" --no-print-directory sparse >"$tmp/sparse" 2>&1
 st=$?
 grep -qE ': (warning|error):' "$tmp/sparse" && st=1
-echo "status=$st" >>"$tmp/sparse"
-tap_grep "sparse on driver/, no warning" "$tmp/sparse" '^status=0$'
-perl "$root/build/qemu-src/scripts/checkpatch.pl" --no-tree -f \
+echo "status=$st" >>"$tmp/sparse") &
+(perl "$root/build/qemu-src/scripts/checkpatch.pl" --no-tree -f \
 	"$root"/qemu-device/*.c >"$tmp/qemu" 2>&1
-echo "status=$?" >>"$tmp/qemu"
+echo "status=$?" >>"$tmp/qemu") &
+wait
+tap_grep "kernel checkpatch --strict on driver/" "$tmp/kernel" '^status=0$'
+tap_grep "kernel checkpatch --strict on nnp_accel.h and nnp_hw.h" "$tmp/headers" '^status=0$'
+tap_grep "sparse on driver/, no warning" "$tmp/sparse" '^status=0$'
 tap_grep "QEMU checkpatch on qemu-device/" "$tmp/qemu" '^status=0$'
 tap_done
