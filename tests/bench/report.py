@@ -156,9 +156,41 @@ def load(out):
         with open(example) as fh:
             m = re.search(r"^training: .*\(([0-9.]+) ms each, with the copies\)", fh.read(), re.M)
         res["example_allreduce_ms"] = float(m.group(1)) if m else None
+    res["example_split"] = example_split(os.path.join(raw, "example-4-trace.txt"))
     res["torch"] = report_torch.load(
         raw, lambda n: res["n"].get(str(n), {}).get("device", {}).get("allreduce", {}))
     return res
+
+
+def median(values):
+    values = sorted(values)
+    return values[len(values) // 2] if values else None
+
+
+def example_split(path):
+    """Where the example's allreduce time goes, from its ranks' traces (one
+    guest, one clock): the median, over its allreduces, of the time from
+    the last rank's call to the first rank's return (the devices, and one
+    rank woken), and from the first rank's return to the last's (ranks
+    waiting for a CPU to see their completion), in ms."""
+    if not os.path.exists(path):
+        return None
+    ops = {}
+    with open(path) as fh:
+        for line in fh:
+            if line.startswith('{"seq"'):
+                op = json.loads(line)
+                ops.setdefault((op["comm"], op["seq"]), []).append(op)
+    whole = [v for v in ops.values() if len(v) == v[0]["nranks"] and v[0]["op"] == "allreduce"]
+    if not whole:
+        return None
+    return {
+        "allreduces": len(whole),
+        "last_call_to_first_return_ms": median(
+            [min(o["done_ns"] for o in v) - max(o["issue_ns"] for o in v) for v in whole]) / 1e6,
+        "first_to_last_return_ms": median(
+            [max(o["done_ns"] for o in v) - min(o["done_ns"] for o in v) for v in whole]) / 1e6,
+    }
 
 
 def ratio(a, b):
@@ -332,6 +364,12 @@ def print_tables(res):
           "%s each (want <= 1 ms)" % (
               "met" if t["met"]["S4"] else "NOT met",
               fmt(t["S4_example_allreduce_ms"], "%.2f ms")))
+    split = res.get("example_split")
+    if split:
+        print("   traced, medians of %d: %.2f ms from the last rank's call to the first rank's "
+              "return, %.2f ms from the first rank's return to the last's" % (
+                  split["allreduces"], split["last_call_to_first_return_ms"],
+                  split["first_to_last_return_ms"]))
     if res["torch"]:
         report_torch.print_tables(res["torch"], human)
 

@@ -9,7 +9,8 @@
 #     allreduce, broadcast, allgather and reduce_scatter, and (in the first
 #     VM) nnptool bench copy;
 #   - the training example (examples/dist_mnist_mlp), mpirun -np 4 in one
-#     VM of 4 chips: its allreduce with the copies, as it times it;
+#     VM of 4 chips: its allreduce with the copies, as it times it; then
+#     once more traced (NNP_TRACE_FILE), for where that time goes;
 #   - torch.distributed's all_reduce on "nnp" against "gloo", 64 KiB up,
 #     and a DDP training step on each, in one VM of $NNP_BENCH_TORCH_CHIPS
 #     (default 4) chips (tests/bench/torch_bench.py);
@@ -87,6 +88,17 @@ if ! "$root/tools/nnp-vm" --chips 4 --fabric ring --mem-size 16M \
 	>"$raw/example-4.txt" 2>&1; then
 	cat "$raw/example-4.txt" >&2
 	echo "bench: the example's VM failed" >&2
+	exit 1
+fi
+# Again with NNP_TRACE_FILE, for where S4's time goes: every rank's call
+# and return of each allreduce, on one clock (one guest). A run of its own,
+# so that the stamps the trace adds stay out of S4's figure.
+if ! "$root/tools/nnp-vm" --chips 4 --fabric ring --mem-size 16M -- sh -c \
+	'NNP_TRACE_FILE=/tmp/rank%r.jsonl mpirun -np 4 -x NNP_TRACE_FILE \
+		dist_mnist_mlp --train 4096 --test 500 --epochs 1 >/dev/null &&
+	cat /tmp/rank?.jsonl' >"$raw/example-4-trace.txt" 2>&1; then
+	cat "$raw/example-4-trace.txt" >&2
+	echo "bench: the example's traced VM failed" >&2
 	exit 1
 fi
 # torch.distributed on both backends, the host's torch through --host-root
