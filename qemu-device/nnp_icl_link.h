@@ -56,6 +56,11 @@ typedef struct NnpIclLink {
     bool connected;         /* hellos exchanged */
     bool peer_model;        /* the peer takes modeled arrival times */
     bool admin_up;          /* not taken down, at either end */
+    bool chip_up;           /* our chip runs: not being reset, not dead */
+    bool peer_chip_up;      /* the peer's, as its CHIP_ frames say */
+    bool peer_chip_frames;  /* the peer takes CHIP_ frames */
+    bool send_admin;        /* for the thread: send admin_up */
+    bool send_chip;         /* for the thread: send chip_up */
     bool stopping;
 
     /* Shared memory (the thread's, set before the link comes up): */

@@ -88,9 +88,11 @@
 #define NNP_ICL_PENDING_MAX 8
 
 /* The firmware's port follows the link, with l->lock held. */
+/* Up if connected, not taken down, and both chips run. */
 static void link_update_locked(NnpIclLink *l)
 {
-    nnp_fw_link_set(l->icl->fw, l->port, l->connected && l->admin_up);
+    nnp_fw_link_set(l->icl->fw, l->port, l->connected && l->admin_up &&
+                    l->chip_up && l->peer_chip_up);
 }
 
 /* ---- the link's thread ---- */
@@ -186,7 +188,8 @@ static bool hello_begin(NnpIclLink *l, int fd, NnpIclHello *c)
         .port = l->port,
         .want_chip = l->want_chip,
         .want_port = l->want_port,
-        .features = NNP_ICL_FEAT_MODEL | NNP_ICL_FEAT_CREDIT,
+        .features = NNP_ICL_FEAT_MODEL | NNP_ICL_FEAT_CREDIT |
+                    NNP_ICL_FEAT_CHIP,
     };
 
     *c = (NnpIclHello){
@@ -413,6 +416,7 @@ static int link_open(NnpIclLink *l, NnpIclHello *won)
 static bool link_join(NnpIclLink *l, int fd, const NnpIclHello *c)
 {
     struct nnp_icl_hello peer;
+    bool stopped;
 
     nnp_icl_hello_decode(c->in + HELLO_HEADER_END, &peer);
     if (!nnp_icl_hello_matches(&peer, l->icl->chip_id, l->port,
@@ -443,21 +447,37 @@ static bool link_join(NnpIclLink *l, int fd, const NnpIclHello *c)
     l->peer_model = peer.features & NNP_ICL_FEAT_MODEL;
     /* Down at either end keeps the link down. */
     l->admin_up = l->admin_up && peer.up;
+    /* A chip that stopped says so first thing (link_wait()). */
+    l->peer_chip_frames = peer.features & NNP_ICL_FEAT_CHIP;
+    l->peer_chip_up = true;
+    stopped = l->peer_chip_frames && !l->chip_up;
+    l->send_chip = stopped;
     link_update_locked(l);
     qemu_mutex_unlock(&l->lock);
+    if (stopped) {
+        event_notifier_set(&l->state_changed);
+    }
     return true;
 }
 
-/* Tell the peer our link state, as the monitor left it. */
+/* Tell the peer what changed: the monitor's link state, our chip's. */
 static bool link_send_state(NnpIclLink *l)
 {
-    bool up;
+    bool admin, chip, admin_up, chip_up;
 
     qemu_mutex_lock(&l->lock);
-    up = l->admin_up;
+    admin = l->send_admin;
+    chip = l->send_chip && l->peer_chip_frames;
+    admin_up = l->admin_up;
+    chip_up = l->chip_up;
+    l->send_admin = l->send_chip = false;
     qemu_mutex_unlock(&l->lock);
-    return nnp_icl_link_send(l, up ? NNP_ICL_LINK_UP : NNP_ICL_LINK_DOWN, 0, 0, 0,
-                     NULL, 0);
+    if (admin && !nnp_icl_link_send(l, admin_up ? NNP_ICL_LINK_UP :
+                                    NNP_ICL_LINK_DOWN, 0, 0, 0, NULL, 0)) {
+        return false;
+    }
+    return !chip || nnp_icl_link_send(l, chip_up ? NNP_ICL_CHIP_UP :
+                                      NNP_ICL_CHIP_DOWN, 0, 0, 0, NULL, 0);
 }
 
 /*
@@ -569,9 +589,13 @@ static void link_receive(NnpIclLink *l, int fd)
             }
             continue;
         }
-        /* Link state frames have no payload (checked above). */
+        /* Link and chip state frames have no payload (checked above). */
         qemu_mutex_lock(&l->lock);
-        l->admin_up = h.type == NNP_ICL_LINK_UP;
+        if (h.type == NNP_ICL_CHIP_DOWN || h.type == NNP_ICL_CHIP_UP) {
+            l->peer_chip_up = h.type == NNP_ICL_CHIP_UP;
+        } else {
+            l->admin_up = h.type == NNP_ICL_LINK_UP;
+        }
         link_update_locked(l);
         qemu_mutex_unlock(&l->lock);
     }
@@ -673,6 +697,8 @@ static NnpIclLink *link_new(NnpIclSockets *icl, const char *item,
     l->listen_fd = -1;
     l->fd = -1;
     l->admin_up = true;
+    l->chip_up = true;
+    l->peer_chip_up = true;
     qemu_mutex_init(&l->tx_lock);
     qemu_mutex_init(&l->lock);
     qemu_mutex_init(&l->gb_lock);
@@ -809,6 +835,30 @@ void nnp_icl_sockets_set_link(NnpIclSockets *icl, unsigned port, bool up)
 
     qemu_mutex_lock(&l->lock);
     l->admin_up = up;
+    l->send_admin = true;
+    link_update_locked(l);
+    qemu_mutex_unlock(&l->lock);
+    event_notifier_set(&l->state_changed);
+}
+
+/*
+ * From the firmware, no lock held: our chip stopped (a reset, or it died)
+ * or runs again. As in one process, a stopped chip's links are down at
+ * both ends, so that the far end's collectives end LINK_DOWN at once; the
+ * link comes back when both chips run, unless the monitor keeps it down.
+ * A peer that is not connected hears of it in the next hello's wake.
+ */
+void nnp_icl_sockets_chip_state(NnpIclSockets *icl, unsigned port, bool up)
+{
+    NnpIclLink *l;
+
+    if (!nnp_icl_sockets_has_port(icl, port)) {
+        return;
+    }
+    l = icl->links[port];
+    qemu_mutex_lock(&l->lock);
+    l->chip_up = up;
+    l->send_chip = true;
     link_update_locked(l);
     qemu_mutex_unlock(&l->lock);
     event_notifier_set(&l->state_changed);

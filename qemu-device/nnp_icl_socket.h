@@ -44,6 +44,8 @@ void nnp_icl_sockets_reclaim(NnpIclSockets *icl, unsigned port,
 void nnp_icl_sockets_drop(NnpIclSockets *icl, unsigned port);
 /* Take @port's link down or up at both ends (the monitor's link-down). */
 void nnp_icl_sockets_set_link(NnpIclSockets *icl, unsigned port, bool up);
+/* The firmware's icl_chip_state: our chip stopped, or runs again. */
+void nnp_icl_sockets_chip_state(NnpIclSockets *icl, unsigned port, bool up);
 /*
  * Stop the threads and close the sockets: the ports go down, later sends
  * fail. Free only once nothing may send any more.

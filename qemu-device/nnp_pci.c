@@ -319,6 +319,16 @@ static void nnp_icl_drop(void *opaque, unsigned int port)
     }
 }
 
+/* No lock held: the far end hears our chip stopped, or runs again. */
+static void nnp_icl_chip_state(void *opaque, unsigned int port, bool up)
+{
+    NnpState *s = opaque;
+
+    if (s->icl) {
+        nnp_icl_sockets_chip_state(s->icl, port, up);
+    }
+}
+
 /*
  * The device memory: RAM, or with remote links that may share it a
  * memfd sealed against shrinking and growing, so that a peer on this
@@ -410,6 +420,7 @@ static void nnp_realize(PCIDevice *pdev, Error **errp)
         .icl_reclaim = nnp_icl_reclaim,
         .icl_drop = nnp_icl_drop,
         .icl_credit = nnp_icl_credit,
+        .icl_chip_state = nnp_icl_chip_state,
         .kick = nnp_fw_kick,
     };
     struct nnp_fw_config cfg = {
@@ -606,7 +617,6 @@ static void nnp_set_fault(Object *obj, const char *value, Error **errp)
 {
     NnpState *s = NNP_PCI(obj);
     enum nnp_fw_fault fault;
-    unsigned int port;
 
     if (!s->fw) {
         error_setg(errp, "nnp: faults can be set on a running device only");
@@ -615,14 +625,6 @@ static void nnp_set_fault(Object *obj, const char *value, Error **errp)
     if (nnp_fw_fault_parse(s->fw, value, &fault)) {
         error_setg(errp, "nnp: bad fault '%s'", value);
         return;
-    }
-    if (fault == NNP_FW_FAULT_DIE && s->icl) {
-        /* The firmware took its ports down; the far ends must hear of it. */
-        for (port = 0; port < s->num_ports; port++) {
-            if (nnp_icl_sockets_has_port(s->icl, port)) {
-                nnp_icl_sockets_set_link(s->icl, port, false);
-            }
-        }
     }
     nnp_kick(s, NNP_FW_KICK_ADMIN | NNP_FW_KICK_QUEUES);
 }

@@ -101,6 +101,15 @@ struct nnp_fw_host {
 	 */
 	void (*icl_credit)(void *opaque, unsigned int port, size_t len);
 	/*
+	 * Optional, for remote ports: the chip stopped (@up false: a reset
+	 * began, or it died) or booted again (@up true). The embedder takes
+	 * @port's link down at both ends, or lets it come back up unless
+	 * something else holds it down, as the far end of an in-process link
+	 * sees it (nnp_fw_link_set() there). No lock held; it must not block
+	 * on the network.
+	 */
+	void (*icl_chip_state)(void *opaque, unsigned int port, bool up);
+	/*
 	 * Optional: the firmware has work of NNP_FW_KICK_* kinds outside a
 	 * register write: a packet or a link change for a parked user command
 	 * (then any thread may call it, holding no firmware lock).

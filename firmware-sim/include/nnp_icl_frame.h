@@ -27,6 +27,10 @@
  * it no longer holds the packet (taken or dropped), in CREDIT frames
  * carrying how many packets and bytes they free, and a sender keeps at
  * most the receiver's room of packets and bytes uncredited.
+ *
+ * An end whose peer's hello offers NNP_ICL_FEAT_CHIP sends CHIP_DOWN
+ * (empty) when its chip stops (a reset begins, or it dies) and CHIP_UP
+ * when it runs again; the link is down while either chip is.
  */
 #ifndef NNP_ICL_FRAME_H
 #define NNP_ICL_FRAME_H
@@ -45,6 +49,8 @@
 #define NNP_ICL_FEAT_SHARE	(1u << 1)
 /* HELLO features: the sender credits back the packets it received. */
 #define NNP_ICL_FEAT_CREDIT	(1u << 2)
+/* HELLO features: the sender says when its chip stops and runs again. */
+#define NNP_ICL_FEAT_CHIP	(1u << 3)
 #define NNP_ICL_NONCE_LEN	32
 #define NNP_ICL_MAC_LEN		32	/* HMAC-SHA256 */
 
@@ -64,6 +70,8 @@ enum nnp_icl_frame_type {
 	NNP_ICL_GIVE_BACK = 9,	/* tags, le32 each */
 	NNP_ICL_RECLAIM = 10,	/* tags, le32 each */
 	NNP_ICL_CREDIT = 11,	/* struct nnp_icl_credit, NNP_ICL_CREDIT_BYTES */
+	NNP_ICL_CHIP_DOWN = 12,	/* empty: the sender's chip stopped */
+	NNP_ICL_CHIP_UP = 13,	/* empty: it runs again */
 };
 
 /* A LENT frame's payload: le64 offset, le32 length, le32 tag. */
@@ -156,8 +164,8 @@ const char *nnp_icl_frame_expect(const struct nnp_icl_frame *f, uint8_t type,
 				 size_t len);
 /*
  * After the hello: NULL if @f is a packet (DATA, ABORT), an empty link
- * state frame (LINK_DOWN, LINK_UP) or a CREDIT of its exact length, else
- * why the connection must go.
+ * or chip state frame (LINK_DOWN, LINK_UP, CHIP_DOWN, CHIP_UP) or a
+ * CREDIT of its exact length, else why the connection must go.
  */
 const char *nnp_icl_frame_check_linked(const struct nnp_icl_frame *f);
 /*

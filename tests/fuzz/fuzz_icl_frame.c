@@ -9,8 +9,8 @@
  * its hello, the other one up with a silent peer. The input
  * is the commands it posts at once (FUZZ_ICL_CMDS_BYTES), a byte whose
  * low bit picks the port the connection is on, then the peer's byte
- * stream: a HELLO, an AUTH, then DATA, ABORT, LINK_DOWN and LINK_UP
- * frames, each header decoded and checked before its payload is read,
+ * stream: a HELLO, an AUTH, then DATA, ABORT, LINK_DOWN, LINK_UP,
+ * CHIP_DOWN and CHIP_UP frames, each header decoded and checked before its payload is read,
  * a DATA or ABORT payload copied into the packet the firmware queues (a
  * refused one to a buffer of its own length) as the link's thread does. The AUTH's MAC is QEMU's HMAC-SHA256, not built here: any 32
  * bytes pass, so the fuzzer gets past the hello as a peer holding the
@@ -248,7 +248,9 @@ static void receive(struct fuzz_dev *d, struct fuzz_stream *s, unsigned int port
 			if (!fuzz_queue_run(d))
 				fuzz_queue_reset(d, FUZZ_CTX);
 		} else {
-			nnp_fw_link_set(d->fw, port, f.type == NNP_ICL_LINK_UP);
+			/* The link's or the peer chip's state, as the link sets it. */
+			nnp_fw_link_set(d->fw, port, f.type == NNP_ICL_LINK_UP ||
+						     f.type == NNP_ICL_CHIP_UP);
 		}
 	}
 }

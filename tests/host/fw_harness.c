@@ -164,6 +164,14 @@ static void h_icl_credit(void *opaque, unsigned int port, size_t len)
 		h->icl_credit(h, port, len);
 }
 
+static void h_icl_chip_state(void *opaque, unsigned int port, bool up)
+{
+	struct fw_harness *h = opaque;
+
+	if (h->icl_chip_state)
+		h->icl_chip_state(h, port, up);
+}
+
 static void h_kick(void *opaque, unsigned int what)
 {
 	struct fw_harness *h = opaque;
@@ -202,6 +210,7 @@ static void create(void **state, uint32_t chip_id)
 		.icl_reclaim = h_icl_reclaim,
 		.icl_drop = h_icl_drop,
 		.icl_credit = h_icl_credit,
+		.icl_chip_state = h_icl_chip_state,
 		.kick = h_kick,
 	};
 	/* The clock's parameters, and the harness's own for the rest. */

@@ -60,6 +60,8 @@ struct fw_harness {
 	unsigned int icl_dropped_port;
 	/* Credits of remote links (nnp_fw_link_credits()); NULL: absent. */
 	void (*icl_credit)(struct fw_harness *h, unsigned int port, size_t len);
+	/* The chip stopped or runs again (remote ports); NULL: ignored. */
+	void (*icl_chip_state)(struct fw_harness *h, unsigned int port, bool up);
 	/*
 	 * dma_map maps at most this many bytes of the window at once (0:
 	 * maps nothing, so the firmware falls back to dma_read/dma_write);

@@ -16,9 +16,9 @@
  * a HELLO encoded to its exact 48 bytes (reserved bytes not read back),
  * matched only by the chip and port it names and expects, each off by one
  * refused; the hello's one expected frame (type and length); after the
- * hello, DATA and ABORT of any length and empty LINK_DOWN/LINK_UP taken, a
- * link state frame with a payload and types 0, HELLO, AUTH, 7 and 255
- * refused; shared links: the hello's byte 14 as log2 of the memory offered
+ * hello, DATA and ABORT of any length and empty LINK_DOWN/LINK_UP and
+ * CHIP_DOWN/CHIP_UP taken, a link or chip state frame with a payload and
+ * types 0, HELLO, AUTH, 7, 14 and 255 refused; shared links: the hello's byte 14 as log2 of the memory offered
  * (26: 64 MiB; 20 and 36 the bounds, 19, 37, 255 and no NNP_ICL_FEAT_SHARE:
  * nothing), a LENT payload encoded to its exact 16 bytes and back, and
  * checked against the peer's mapped memory: the last byte in taken, one
@@ -302,7 +302,7 @@ static void test_shared_frames(void **state)
 	f.len = 0;
 	f.type = NNP_ICL_SHARE;
 	assert_string_equal(nnp_icl_frame_check_shared(&f), "unexpected frame type");
-	f.type = NNP_ICL_CREDIT + 1;
+	f.type = NNP_ICL_CHIP_UP + 1;
 	assert_string_equal(nnp_icl_frame_check_shared(&f), "unexpected frame type");
 	/* A tag list: le32 each, in order. */
 	nnp_icl_tags_encode(tags, 3, raw);
@@ -389,6 +389,18 @@ static void test_linked_frames(void **state)
 	assert_string_equal(nnp_icl_frame_check_linked(&f), "link state frame with a payload");
 	f.type = NNP_ICL_LINK_UP;
 	assert_string_equal(nnp_icl_frame_check_linked(&f), "link state frame with a payload");
+	/* A chip's state: empty, as the link's. */
+	for (f.type = NNP_ICL_CHIP_DOWN; f.type <= NNP_ICL_CHIP_UP; f.type++) {
+		f.len = 0;
+		assert_null(nnp_icl_frame_check_linked(&f));
+		assert_null(nnp_icl_frame_check_shared(&f));
+		f.len = 1;
+		assert_string_equal(nnp_icl_frame_check_linked(&f),
+				    "link state frame with a payload");
+	}
+	f.type = NNP_ICL_CHIP_UP + 1;
+	f.len = 0;
+	assert_string_equal(nnp_icl_frame_check_linked(&f), "unexpected frame type");
 	for (i = 0; i < sizeof(unexpected); i++) {
 		f.type = unexpected[i];
 		assert_string_equal(nnp_icl_frame_check_linked(&f), "unexpected frame type");

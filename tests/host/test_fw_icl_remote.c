@@ -72,7 +72,12 @@
  * did not give lent chunks back in time: dropping the link` and the
  * embedder told to drop port 0's link (`icl_drop`, once per command that
  * waited), its slot out (no other lend takes it) until the link stops being
- * shared, the peer's late give-back then refused
+ * shared, the peer's late give-back then refused; on a remote link, and
+ * on a shared one, a chip reset tells the
+ * embedder once for its one remote port (`icl_chip_state`, down), the far
+ * end's port then wired but down and its receive LINK_DOWN at once, and
+ * once more (up) when it has booted, both ends up again; a chip that dies
+ * tells it (down) too, and the far end's port goes down
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -404,6 +409,29 @@ static void start(unsigned int i, struct nnp_hw_queue_cmd cmd)
 static void finish(unsigned int i)
 {
 	fw_chip_join(&chips[i]);
+}
+
+/*
+ * A chip stopped or runs again: as QEMU's link does, the link is up at
+ * both ends only while both chips run. Each call is counted per chip,
+ * with the ports told.
+ */
+static bool running[MAX_CHIPS][4] = { { false } };
+static unsigned int chip_states[MAX_CHIPS], chip_state_ports[MAX_CHIPS];
+
+static void transport_chip_state(struct fw_harness *h, unsigned int port,
+				 bool up)
+{
+	unsigned int c = index_of(h);
+	struct wire *w = &wires[c][port];
+	bool both;
+
+	chip_states[c]++;
+	chip_state_ports[c] |= 1u << port;
+	running[c][port] = up;
+	both = up && running[w->chip][w->port];
+	nnp_fw_link_set(h->fw, port, both);
+	nnp_fw_link_set(chips[w->chip].h->fw, w->port, both);
 }
 
 /* After a failure: queues running again and a communicator of @epoch. */
@@ -1519,6 +1547,68 @@ static void test_remote_link_down_mid_collective(void **state)
 }
 
 /*
+ * A chip reset takes its remote links down at both ends, through the
+ * embedder (icl_chip_state), and they come back when it has booted; a
+ * chip that dies takes them down too. Ports that are not remote are not
+ * the embedder's.
+ */
+static void reset_case(bool share)
+{
+	struct nnp_hw_port_info p[4];
+	struct nnp_fw_op op = { 0 };
+	uint8_t in[100];
+	unsigned int i;
+
+	shared = share;
+	chips_up(2);
+	join(0, 0, 1, 1);
+	shared = false;
+	for (i = 0; i < 2; i++) {
+		chips[i].h->icl_chip_state = transport_chip_state;
+		running[i][0] = running[i][1] = true;
+		chip_states[i] = chip_state_ports[i] = 0;
+	}
+	nnp_fw_reset(chips[0].h->fw);
+	nnp_fw_run(chips[0].h->fw);
+	assert_int_equal(chip_states[0], 1);
+	assert_int_equal(chip_state_ports[0], 1u << 0);
+	fw_harness_ports(chips[1].h, p);
+	assert_int_equal(p[1].state, NNP_PORT_WIRED);
+	assert_int_equal(p[1].peer, NNP_PORT_PEER(CHIP_ID(0), 0));
+	/* The far end's receive ends at once. */
+	assert_int_equal(nnp_fw_icl_recv(chips[1].h->fw, &op, 1, 0, 1, in, sizeof(in)),
+			 NNP_STATUS_LINK_DOWN);
+	/* Chip 0's admin queue went with the reset: asked directly. */
+	nnp_fw_icl_ports_info(chips[0].h->fw, p);
+	assert_int_equal(p[0].state, NNP_PORT_WIRED);
+
+	/* Booted: back up at both ends. */
+	fw_harness_advance_ms(chips[0].h, BOOT_MS);
+	assert_int_equal(chip_states[0], 2);
+	assert_int_equal(chip_state_ports[0], 1u << 0);
+	fw_harness_ports(chips[1].h, p);
+	assert_int_equal(p[1].state, NNP_PORT_WIRED | NNP_PORT_UP);
+	nnp_fw_icl_ports_info(chips[0].h->fw, p);
+	assert_int_equal(p[0].state, NNP_PORT_WIRED | NNP_PORT_UP);
+
+	/* Chip 1 dies: chip 0 sees its link go. */
+	assert_int_equal(nnp_fw_fault_set(chips[1].h->fw, NNP_FW_FAULT_DIE, 0), 0);
+	assert_int_equal(chip_states[1], 1);
+	assert_int_equal(chip_state_ports[1], 1u << 1);
+	nnp_fw_icl_ports_info(chips[0].h->fw, p);
+	assert_int_equal(p[0].state, NNP_PORT_WIRED);
+	chips_down();
+}
+
+static void test_remote_reset_takes_far_end_down(void **state)
+{
+	(void)state;
+	reset_case(false);
+	/* A link whose ends share their memory, as two QEMUs on one host. */
+	reset_case(true);
+}
+
+/*
  * Two chips both in an allreduce while the transport from chip 0 has lost
  * its connection (nobody has taken the ports down yet): chip 0's sends
  * fail at once, chip 1 hears nothing and times out. Both end within the
@@ -1572,6 +1662,7 @@ int main(void)
 		cmocka_unit_test(test_remote_aborts_within_window),
 		cmocka_unit_test(test_remote_unclaimed_packets_swept),
 		cmocka_unit_test(test_remote_idle_communicator_swept),
+		cmocka_unit_test(test_remote_reset_takes_far_end_down),
 		cmocka_unit_test(test_shared_ring_allreduce),
 		cmocka_unit_test(test_shared_ring_reduce_scatter),
 		cmocka_unit_test(test_shared_tags_and_credits),

@@ -108,10 +108,14 @@ bool nnp_fw_fault_rx(struct nnp_fw *fw, uint32_t port);
 void nnp_fw_faults_reset(struct nnp_fw *fw);
 /*
  * No lock held: take down every link of the chip that is up, at both ends
- * (in-process peers), remembering them for nnp_fw_faults_revive().
+ * (in-process peers, remembered for nnp_fw_faults_revive(); a remote
+ * one's host tells its peer).
  */
 void nnp_fw_links_take_down(struct nnp_fw *fw);
-/* Booted after a reset, no lock held: the links taken down come back. */
+/*
+ * Booted after a reset, no lock held: the links taken down come back, and
+ * the remote ones where nothing else holds them down.
+ */
 void nnp_fw_faults_revive(struct nnp_fw *fw);
 
 #endif /* NNP_FW_CONTROL_H */

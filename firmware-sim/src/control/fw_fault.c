@@ -147,6 +147,13 @@ static void wrap_icl_credit(void *opaque, unsigned int port, size_t len)
 	fw->embedder.icl_credit(fw->embedder.opaque, port, len);
 }
 
+static void wrap_icl_chip_state(void *opaque, unsigned int port, bool up)
+{
+	struct nnp_fw *fw = opaque;
+
+	fw->embedder.icl_chip_state(fw->embedder.opaque, port, up);
+}
+
 static void wrap_kick(void *opaque, unsigned int what)
 {
 	struct nnp_fw *fw = opaque;
@@ -174,6 +181,7 @@ void nnp_fw_faults_init(struct nnp_fw *fw, const struct nnp_fw_host *host)
 		.icl_reclaim = host->icl_reclaim ? wrap_icl_reclaim : NULL,
 		.icl_drop = host->icl_drop ? wrap_icl_drop : NULL,
 		.icl_credit = host->icl_credit ? wrap_icl_credit : NULL,
+		.icl_chip_state = host->icl_chip_state ? wrap_icl_chip_state : NULL,
 		.kick = host->kick ? wrap_kick : NULL,
 	};
 }
@@ -209,6 +217,9 @@ void nnp_fw_links_take_down(struct nnp_fw *fw)
 
 	nnp_fw_icl_ports_info(fw, info);
 	for (i = 0; i < fw->cfg.num_ports; i++) {
+		/* A remote link's host takes it down at both ends. */
+		if (nnp_fw_link_chip_state(fw, i, false))
+			continue;
 		if (info[i].state & NNP_PORT_UP) {
 			downed |= 1u << i;
 			nnp_fw_link_set(fw, i, false);
@@ -229,7 +240,7 @@ void nnp_fw_faults_revive(struct nnp_fw *fw)
 	unsigned int i;
 
 	for (i = 0; i < fw->cfg.num_ports; i++)
-		if (ports >> i & 1)
+		if (!nnp_fw_link_chip_state(fw, i, true) && ports >> i & 1)
 			nnp_fw_link_set(fw, i, true);
 }
 

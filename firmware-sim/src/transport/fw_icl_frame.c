@@ -126,6 +126,8 @@ const char *nnp_icl_frame_check_linked(const struct nnp_icl_frame *f)
 		return NULL;
 	case NNP_ICL_LINK_DOWN:
 	case NNP_ICL_LINK_UP:
+	case NNP_ICL_CHIP_DOWN:
+	case NNP_ICL_CHIP_UP:
 		return f->len ? "link state frame with a payload" : NULL;
 	case NNP_ICL_CREDIT:
 		return f->len != NNP_ICL_CREDIT_BYTES ?

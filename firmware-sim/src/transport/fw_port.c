@@ -235,6 +235,20 @@ void nnp_fw_link_set(struct nnp_fw *fw, unsigned int port, bool up)
 		port_set(peer, pp, up);
 }
 
+bool nnp_fw_link_chip_state(struct nnp_fw *fw, unsigned int port, bool up)
+{
+	bool remote;
+
+	if (port >= fw->cfg.num_ports || !fw->host.icl_chip_state)
+		return false;
+	mtx_lock(&fw->ports[port].lock);
+	remote = fw->ports[port].tp && fw->ports[port].tp->remote;
+	mtx_unlock(&fw->ports[port].lock);
+	if (remote)
+		fw->host.icl_chip_state(fw->host.opaque, port, up);
+	return remote;
+}
+
 /* Mark the ops parked on @port ready, with fw->lock held; true if any. */
 bool nnp_fw_icl_wake_locked(struct nnp_fw *fw, uint32_t port)
 {

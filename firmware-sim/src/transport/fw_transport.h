@@ -168,6 +168,13 @@ uint16_t nnp_fw_icl_recv(struct nnp_fw *fw, struct nnp_fw_op *op,
 			 void *buf, size_t len);
 /* Something @op's port waits for happened: runnable queues, host kicked. */
 void nnp_fw_icl_wake(struct nnp_fw *fw, uint32_t port);
+/*
+ * The chip stopped (@up false) or booted again: for a remote @port, the
+ * host's icl_chip_state takes its link down at both ends or lets it come
+ * back. False, and nothing done, if @port is not remote or the host has
+ * no such hook. No lock held.
+ */
+bool nnp_fw_link_chip_state(struct nnp_fw *fw, unsigned int port, bool up);
 /* Fill @info for every port: GET_PORTS. */
 void nnp_fw_icl_ports_info(struct nnp_fw *fw, struct nnp_hw_port_info *info);
 /* Payload the ports hold now. */
