@@ -21,14 +21,15 @@
 # -np 2 coll_mpi` as its half, the rendezvous at chassis 0's LAN address
 # through nnp-pod's switch; all six checks pass in both chassis, each line
 # comes out prefixed with its chassis, nnp-pod exits 0, and both ends of
-# each socket link agree byte for byte on what crossed; the same for 8
+# each socket link agree byte for byte on what crossed, `nnptool topo` in
+# each chassis lists its two links to the other, up; the same for 8
 # ranks on `--chassis 2 --chips 4 --topo torus`, the 8 column links
 # between the chassis agreeing
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-tap_plan 9
+tap_plan 10
 
 # pod NAME CHIPS NNP-POD-OPTIONS...: coll_mpi on every chassis of the POD,
 # its output in $tmp/NAME, each chassis's lines in $tmp/NAME.C
@@ -36,7 +37,7 @@ pod() {
 	local name=$1 chips=$2 c
 	shift 2
 	"$root/tools/nnp-pod" --chassis 2 --chips "$chips" --env NNP_COMM_TIMEOUT_S=120 "$@" -- \
-		sh -c "mpirun -np $chips --oversubscribe coll_mpi; rc=\$?; nnptool links; exit \$rc" \
+		sh -c "mpirun -np $chips --oversubscribe coll_mpi; rc=\$?; nnptool links; nnptool topo; exit \$rc" \
 		>"$tmp/$name" 2>&1
 	echo "pod-status=$?" >>"$tmp/$name"
 	for c in 0 1; do
@@ -62,6 +63,13 @@ tap_context=$tmp/ring tap_check "ring: the socket links carried the ring's bytes
 	python3 "$root/tests/lib/links_agree.py" "$tmp/ring.0" "$tmp/ring.1" '1.0>2.1' '3.0>0.1'
 tap_context=$tmp/ring tap_grep "ring: ranks 2 and 3 joined rank 0's rendezvous over the LAN" \
 	"$tmp/ring.1" '^ok 1 - nnp_comm_init_rank'
+# nnptool topo in each chassis: its two links to the other, up.
+tap_context=$tmp/ring tap_check "ring: nnptool topo in each chassis lists its 2 links to the other, up" sh -c \
+	"grep -qx '  dev1 port 0 -> chip 2 port 1  up' $tmp/ring.0 &&
+	 grep -qx '  dev0 port 1 -> chip 3 port 0  up' $tmp/ring.0 &&
+	 grep -qx '  dev0 port 1 -> chip 1 port 0  up' $tmp/ring.1 &&
+	 grep -qx '  dev1 port 0 -> chip 0 port 1  up' $tmp/ring.1 &&
+	 test \$(grep -c ' -> chip ' $tmp/ring.0) = 2"
 
 pod torus 4 --topo torus --guest-mem 2048
 checks torus 4

@@ -3,6 +3,9 @@
  * nnptool topo: the devices' link matrix, in the spirit of nvidia-smi topo
  * -m. Each cell says how device ROW reaches device COLUMN over links that
  * are up: Ln, n direct links; Hn, n hops through other chips; - no path.
+ * Then the links that leave this host, to chips of other chassis of a POD
+ * (socket links): from which device and port, to which chip and port, up
+ * or down.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -12,6 +15,15 @@
 #include "nnptool.h"
 
 #define MAX_DEVS	64
+#define MAX_OUT		(MAX_DEVS * NNP_MAX_PORTS)
+
+/* A wired port whose peer is not one of this host's devices. */
+struct out_link {
+	int dev;
+	unsigned int port;
+	uint32_t peer_chip, peer_port;
+	bool up;
+};
 
 struct topo {
 	int n;
@@ -19,6 +31,8 @@ struct topo {
 	int numa[MAX_DEVS];
 	int links[MAX_DEVS][MAX_DEVS];
 	int hops[MAX_DEVS][MAX_DEVS];	/* -1: no path */
+	int nout;
+	struct out_link out[MAX_OUT];
 };
 
 static int dev_of_chip(const struct topo *t, uint32_t chip)
@@ -80,6 +94,12 @@ static int topo_read(struct topo *t)
 
 			if ((port->state & NNP_LINK_UP) && peer >= 0 && peer != i)
 				t->links[i][peer]++;
+			if ((port->state & NNP_LINK_WIRED) && peer < 0)
+				t->out[t->nout++] = (struct out_link){
+					.dev = i, .port = p, .peer_chip = port->peer_chip,
+					.peer_port = port->peer_port,
+					.up = port->state & NNP_LINK_UP,
+				};
 		}
 	}
 	topo_hops(t);
@@ -126,6 +146,15 @@ static void print_json(const struct topo *t)
 			jo_int(h, NULL, t->hops[i][j]);
 		}
 	}
+	links = jo_arr(doc, "links_out");
+	for (i = 0; i < t->nout; i++) {
+		l = jo_obj(links, NULL);
+		jo_int(l, "index", t->out[i].dev);
+		jo_int(l, "port", (int)t->out[i].port);
+		jo_u64(l, "peer_chip", t->out[i].peer_chip);
+		jo_u64(l, "peer_port", t->out[i].peer_port);
+		jo_bool(l, "up", t->out[i].up);
+	}
 	jo_line(stdout, doc);
 }
 
@@ -157,6 +186,13 @@ static void print_table(const struct topo *t)
 	       "  Ln  = joined by n inter-chip links that are up\n"
 	       "  Hn  = reached in n hops through other chips\n"
 	       "  -   = no path over links that are up\n");
+	if (!t->nout)
+		return;
+	printf("\nLinks to chips of other hosts:\n");
+	for (i = 0; i < t->nout; i++)
+		printf("  dev%d port %u -> chip %" PRIu32 " port %" PRIu32 "  %s\n",
+		       t->out[i].dev, t->out[i].port, t->out[i].peer_chip,
+		       t->out[i].peer_port, t->out[i].up ? "up" : "down");
 }
 
 int cmd_topo(struct nnptool_opts *o, int argc, char **argv)
