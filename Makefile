@@ -317,6 +317,8 @@ DIST_MNIST_SRCS := $(wildcard examples/dist_mnist_mlp/*.c)
 MPI_TESTS := $(TESTDIR)/guest/mpi_hello $(TESTDIR)/guest/coll_mpi
 TRACE_JOB := $(TESTDIR)/guest/trace_job
 DOORBELL_JOB := $(TESTDIR)/guest/doorbell_job
+# A rank of a POD job, in the initramfs (tests/vm/pod_faults.sh).
+POD_JOB := $(TESTDIR)/guest/pod_job
 RING_ALLREDUCE := $(OUT_BIN)/ring_allreduce
 
 examples: $(DIST_MNIST) $(RING_ALLREDUCE)
@@ -424,10 +426,11 @@ fuzz: $(FUZZERS)
 	bash tests/fuzz/run.sh $(FUZZ_TIME)
 
 # ---- tests -------------------------------------------------------------------
-tests: $(HOST_TESTS) $(GUEST_C_TESTS) $(MPI_TESTS) $(FUZZERS) $(TRACE_JOB) $(DOORBELL_JOB)
+tests: $(HOST_TESTS) $(GUEST_C_TESTS) $(MPI_TESTS) $(FUZZERS) $(TRACE_JOB) $(DOORBELL_JOB) $(POD_JOB)
 
-# Run from the checkout (tests/vm/trace.sh and doorbell.sh boot with --host-root).
-$(TRACE_JOB) $(DOORBELL_JOB): $(TESTDIR)/guest/%: tests/guest/%.c $(LIBNNP_SO) libnnp/include/nnp/nnp.h
+# trace_job and doorbell_job run from the checkout (tests/vm/trace.sh and
+# doorbell.sh boot with --host-root), pod_job from the initramfs.
+$(TRACE_JOB) $(DOORBELL_JOB) $(POD_JOB): $(TESTDIR)/guest/%: tests/guest/%.c $(LIBNNP_SO) libnnp/include/nnp/nnp.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) -Ilibnnp/include -o $@ $< -L$(OUT_LIB) -lnnp
 
@@ -498,13 +501,13 @@ initramfs: $(INITRAMFS)
 INITRAMFS_DEPS := scripts/mkinitramfs.sh scripts/guest-init.sh scripts/nnp-load scripts/nnp-demo \
 	scripts/guest-openmpi-mca-params.conf \
 	$(wildcard tests/guest/*.sh) tests/lib/tap.sh $(NNPTOOL) $(LIBNNP_SO) \
-	$(GUEST_C_TESTS) $(MPI_TESTS) $(DIST_MNIST) $(RING_ALLREDUCE) $(MNIST_STAMP) \
+	$(GUEST_C_TESTS) $(MPI_TESTS) $(POD_JOB) $(DIST_MNIST) $(RING_ALLREDUCE) $(MNIST_STAMP) \
 	udev/60-nnp.rules
 INITRAMFS_ARGS = $(OUT_LIB) $(NNPTOOL) \
 	--bin $(DIST_MNIST) --bin $(RING_ALLREDUCE) \
 	--bin /bin/udevadm --data udev/60-nnp.rules /lib/udev/rules.d \
 	--data $(MNIST_DIR) /usr/share/nnp \
-	$(GUEST_C_TESTS) $(MPI_TESTS) $(wildcard tests/guest/*.sh) tests/lib/tap.sh
+	$(GUEST_C_TESTS) $(MPI_TESTS) $(POD_JOB) $(wildcard tests/guest/*.sh) tests/lib/tap.sh
 
 $(INITRAMFS): $(INITRAMFS_DEPS) $(NNP_KO) $(KREL_FILE)
 	bash scripts/mkinitramfs.sh $@ $(SYSROOT) $(NNP_KO) $(INITRAMFS_ARGS)
