@@ -23,13 +23,14 @@
 # comes out prefixed with its chassis, nnp-pod exits 0, and both ends of
 # each socket link agree byte for byte on what crossed, `nnptool topo` in
 # each chassis lists its two links to the other, up; the same for 8
-# ranks on `--chassis 2 --chips 4 --topo torus`, the 8 column links
+# ranks on `--chassis 2 --chips 4 --topo torus`, each rank's allreduce
+# on the torus (NNP_ALGO auto, as libnnp logs it), the 8 column links
 # between the chassis agreeing
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-tap_plan 10
+tap_plan 11
 
 # pod NAME CHIPS NNP-POD-OPTIONS...: coll_mpi on every chassis of the POD,
 # its output in $tmp/NAME, each chassis's lines in $tmp/NAME.C
@@ -71,8 +72,11 @@ tap_context=$tmp/ring tap_check "ring: nnptool topo in each chassis lists its 2 
 	 grep -qx '  dev1 port 0 -> chip 0 port 1  up' $tmp/ring.1 &&
 	 test \$(grep -c ' -> chip ' $tmp/ring.0) = 2"
 
-pod torus 4 --topo torus --guest-mem 2048
+pod torus 4 --topo torus --guest-mem 2048 --env NNP_DEBUG=INFO
 checks torus 4
+# NNP_ALGO=auto: every rank's allreduce runs the torus algorithm.
+tap_context=$tmp/torus tap_check "torus: every rank's allreduce on the torus (NNP_ALGO auto)" sh -c \
+	"test \$(grep -c 'NNP INFO rank [0-7]: allreduce auto on the torus: dim 0 4 chips' $tmp/torus) = 8"
 # Column x runs from chip x (chassis 0) port 2 to chip 4+x port 3, and
 # back from chip 4+x port 2 to chip x port 3.
 columns=()
