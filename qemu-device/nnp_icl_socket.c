@@ -91,6 +91,8 @@
 /* Up if connected, not taken down, and both chips run. */
 static void link_update_locked(NnpIclLink *l)
 {
+    trace_nnp_icl_link_state(l->icl->chip_id, l->port, l->connected,
+                             l->admin_up, l->chip_up, l->peer_chip_up);
     nnp_fw_link_set(l->icl->fw, l->port, l->connected && l->admin_up &&
                     l->chip_up && l->peer_chip_up);
 }
