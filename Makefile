@@ -70,7 +70,7 @@ NNP_KO := nnp.ko
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps qemu module userspace examples tests initramfs check check-fresh demo stress bench clean distclean checkpatch sparse install install-files install-dkms deb check-deb \
+.PHONY: all deps qemu module userspace examples tests initramfs check check-fresh demo stress pod bench clean distclean checkpatch sparse install install-files install-dkms deb check-deb \
 	uninstall uninstall-dkms check-host \
 	reduce-bench debug-kernel debug-module debug-initramfs check-debug fuzz torch scaling
 
@@ -537,6 +537,11 @@ check-debug: qemu $(DEBUG_INITRAMFS)
 
 demo: all
 	tools/nnp-vm --chips 4 --fabric ring --mem-size 64M -- nnp-demo
+
+# The POD at full size, not part of check: 16 chips in 4 QEMUs, failures
+# across chassis, a link flapped under 256 MiB allreduces (tests/pod/run.sh).
+pod: all
+	bash tests/pod/run.sh
 
 # A soak run, not part of check: COUNT random faults with recovery, and
 # COUNT loops of kill -9 with unbind/rebind and rmmod/reload (docs/testing.md).

@@ -2,14 +2,18 @@
 /*
  * One rank of a job across a POD, for tests/vm/pod_faults.sh:
  *
- *	pod_job [-t SECONDS] [-R RANK:N] NAME CHIP
+ *	pod_job [-t SECONDS] [-c COUNT] [-R RANK[,RANK...]:N] [-b N] NAME CHIP
  *
  * on device CHIP as rank BASE + CHIP of the NNP_JOB=BASE:N job, its
  * rendezvous at NNP_COMM_ID (tools/nnp-pod sets both). It waits until
- * every wired port of its chip is up, joins, then runs 1 MiB f32
- * allreduces, each checked element by element: one, or as many as
- * SECONDS allow. With -R, rank RANK resets its own chip after N exact
- * ones, its next allreduce in flight, as an operator would. Each rank
+ * every wired port of its chip is up, joins, then runs f32 allreduces of
+ * COUNT elements (default 256 Ki: 1 MiB), each checked element by
+ * element: one, or as many as SECONDS allow. With -R, each rank RANK
+ * resets its own chip after N exact ones, its next allreduce in flight,
+ * as an operator would (several ranks: neighbours reset at once). With
+ * -b, after that, N allreduces back to back (N, not a time: every rank
+ * must run as many), not copied out nor checked, timed: the bus
+ * bandwidth as nccl-tests counts it. Each rank
  * prints "POD NAME rank R: ..." lines as things happen, for the host to
  * time: "looping" after its first exact allreduce, "resetting its chip",
  * "failed after K exact: ..." with its ports' states then, or "K exact".
@@ -20,6 +24,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +32,7 @@
 
 #define COUNT		(256u << 10)	/* f32 elements: 1 MiB */
 #define LINKS_WAIT_S	60
+#define MAX_RANKS	64
 
 static const char *name;
 static int rank, nranks;
@@ -40,9 +46,35 @@ static double now_s(void)
 }
 
 /* Rank @r's element @i: whole numbers, so that any order of sums is exact. */
-static float input(int r, unsigned int i)
+static float input(int r, size_t i)
 {
 	return (float)((r + 1) * 1000 + (int)(i % 997));
+}
+
+/* Element @i of the sum over the @n ranks (under 2^24: exact in f32). */
+static float sum_of(int n, size_t i)
+{
+	return (float)(1000 * n * (n + 1) / 2 + n * (int)(i % 997));
+}
+
+/* "R1,R2,...:N" into @resets and @after; false if malformed. */
+static bool parse_resets(const char *arg, bool *resets, unsigned long *after)
+{
+	const char *colon = strchr(arg, ':');
+	char *end;
+	long r;
+
+	if (!colon)
+		return false;
+	while (arg < colon) {
+		r = strtol(arg, &end, 10);
+		if (end == arg || r < 0 || r >= MAX_RANKS || (*end != ',' && end != colon))
+			return false;
+		resets[r] = true;
+		arg = end + (end != colon);
+	}
+	*after = strtoul(colon + 1, &end, 10);
+	return *end == '\0' && end != colon + 1;
 }
 
 static int fail(const char *what, nnp_result_t r)
@@ -99,23 +131,27 @@ int main(int argc, char **argv)
 	nnp_mem_t *in, *out, *host;
 	nnp_unique_id_t id;
 	struct nnp_stream_error e;
-	double seconds = 0, until;
-	unsigned long exact = 0, reset_after = 0;
-	int chip, base, k, opt, reset_rank = -1;
+	double seconds = 0, until, t0;
+	unsigned long exact = 0, reset_after = 0, count = COUNT, bench = 0, n;
+	bool resets[MAX_RANKS] = { false };
+	int chip, base, opt;
 	nnp_result_t r;
-	float *h, sum;
-	unsigned int i;
+	float *h;
+	size_t i;
 
-	while ((opt = getopt(argc, argv, "t:R:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:c:R:b:")) != -1) {
 		if (opt == 't')
 			seconds = atof(optarg);
-		else if (opt != 'R' ||
-			 sscanf(optarg, "%d:%lu", &reset_rank, &reset_after) != 2)
+		else if (opt == 'b')
+			bench = strtoul(optarg, NULL, 0);
+		else if (opt == 'c')
+			count = strtoul(optarg, NULL, 0);
+		else if (opt != 'R' || !parse_resets(optarg, resets, &reset_after))
 			argc = 0;
 	}
 	if (argc - optind != 2 || !getenv("NNP_JOB") ||
 	    sscanf(getenv("NNP_JOB"), "%d:%d", &base, &nranks) != 2) {
-		fprintf(stderr, "usage: NNP_JOB=BASE:N pod_job [-t SECONDS] [-R RANK:N] NAME CHIP\n");
+		fprintf(stderr, "usage: NNP_JOB=BASE:N pod_job [-t SECONDS] [-c COUNT] [-R RANK[,RANK...]:N] [-b N] NAME CHIP\n");
 		return 1;
 	}
 	name = argv[optind];
@@ -130,18 +166,18 @@ int main(int argc, char **argv)
 	}
 	r = nnp_stream_create(dev, &s);
 	if (r == NNP_SUCCESS)
-		r = nnp_mem_alloc(dev, NNP_MEM_DEVICE, COUNT * 4, 0, &in);
+		r = nnp_mem_alloc(dev, NNP_MEM_DEVICE, count * 4, 0, &in);
 	if (r == NNP_SUCCESS)
-		r = nnp_mem_alloc(dev, NNP_MEM_DEVICE, COUNT * 4, 0, &out);
+		r = nnp_mem_alloc(dev, NNP_MEM_DEVICE, count * 4, 0, &out);
 	if (r == NNP_SUCCESS)
-		r = nnp_mem_alloc(dev, NNP_MEM_HOST, COUNT * 4, 0, &host);
+		r = nnp_mem_alloc(dev, NNP_MEM_HOST, count * 4, 0, &host);
 	if (r == NNP_SUCCESS)
 		r = nnp_mem_map(host, (void **)&h);
 	if (r != NNP_SUCCESS)
 		return fail("setup", r);
-	for (i = 0; i < COUNT; i++)
+	for (i = 0; i < count; i++)
 		h[i] = input(rank, i);
-	r = nnp_memcpy_async(s, in, 0, host, 0, COUNT * 4);
+	r = nnp_memcpy_async(s, in, 0, host, 0, count * 4);
 	if (r == NNP_SUCCESS)
 		r = nnp_stream_synchronize(s);
 	if (r == NNP_SUCCESS)
@@ -153,10 +189,10 @@ int main(int argc, char **argv)
 
 	until = now_s() + seconds;
 	do {
-		r = nnp_allreduce(in, 0, out, 0, COUNT, NNP_FLOAT32, NNP_SUM, comm, s);
+		r = nnp_allreduce(in, 0, out, 0, count, NNP_FLOAT32, NNP_SUM, comm, s);
 		if (r == NNP_SUCCESS)
-			r = nnp_memcpy_async(s, host, 0, out, 0, COUNT * 4);
-		if (r == NNP_SUCCESS && rank == reset_rank && exact == reset_after) {
+			r = nnp_memcpy_async(s, host, 0, out, 0, count * 4);
+		if (r == NNP_SUCCESS && rank < MAX_RANKS && resets[rank] && exact == reset_after) {
 			printf("POD %s rank %d: resetting its chip\n", name, rank);
 			fflush(stdout);
 			r = nnp_device_reset(dev);
@@ -170,17 +206,15 @@ int main(int argc, char **argv)
 				e.what = "no device status";
 			printf("POD %s rank %d: failed after %lu exact: %s (%s)\n", name,
 			       rank, exact, nnp_strerror(r), e.what);
-			if (rank != reset_rank)
+			if (rank >= MAX_RANKS || !resets[rank])
 				print_ports(dev);
 			fflush(stdout);
 			return 2;
 		}
-		for (i = 0; i < COUNT; i++) {
-			for (sum = 0, k = 0; k < nranks; k++)
-				sum += input(k, i);
-			if (h[i] != sum) {
-				printf("POD %s rank %d: element %u is %g, not %g\n", name, rank,
-				       i, (double)h[i], (double)sum);
+		for (i = 0; i < count; i++) {
+			if (h[i] != sum_of(nranks, i)) {
+				printf("POD %s rank %d: element %zu is %g, not %g\n", name, rank,
+				       i, (double)h[i], (double)sum_of(nranks, i));
 				return 3;
 			}
 		}
@@ -190,6 +224,20 @@ int main(int argc, char **argv)
 		}
 	} while (now_s() < until);
 	printf("POD %s rank %d: %lu exact\n", name, rank, exact);
+	if (bench) {
+		t0 = now_s();
+		for (n = 0; n < bench; n++) {
+			r = nnp_allreduce(in, 0, out, 0, count, NNP_FLOAT32, NNP_SUM, comm, s);
+			if (r == NNP_SUCCESS)
+				r = nnp_stream_synchronize(s);
+			if (r != NNP_SUCCESS)
+				return fail("bench", r);
+		}
+		t0 = (now_s() - t0) / (double)bench;
+		printf("POD %s rank %d: bench %lu bytes, %lu allreduces, %.1f us each, busbw %.3f GB/s\n",
+		       name, rank, count * 4, bench, t0 * 1e6,
+		       2.0 * (nranks - 1) / nranks * (double)count * 4 / t0 / 1e9);
+	}
 	nnp_comm_destroy(comm);
 	nnp_device_close(dev);
 	return 0;

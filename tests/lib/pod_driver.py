@@ -7,12 +7,16 @@ pod_driver.py LOG FIFO [--on REGEX ACTION]... -- NNP-POD [ARGS...]
 Each line nnp-pod prints (stdout and stderr) goes to LOG as "SECONDS
 LINE", SECONDS on the host's monotonic clock from the start. The first
 line matching REGEX writes ACTION to nnp-pod's control FIFO (started
-with --control FIFO) and logs "SECONDS CONTROL ACTION"; each rule fires
-once. Exits with nnp-pod's status.
+with --control FIFO) and logs "SECONDS CONTROL ACTION"; an ACTION that
+starts with "!" is a shell command instead, started in the background
+with FIFO in its environment as NNP_POD_CONTROL, its output logged as
+nnp-pod's. Each rule fires once. Exits with nnp-pod's status.
 """
+import os
 import re
 import subprocess
 import sys
+import threading
 import time
 
 
@@ -26,19 +30,45 @@ def main(argv):
     t0 = time.monotonic()
     proc = subprocess.Popen(argv[i + 1:], stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    lock = threading.Lock()
+    helpers = []
+
     with open(log_path, "w") as log:
-        for raw in iter(proc.stdout.readline, b""):
-            line = raw.decode("utf-8", "replace").rstrip("\r\n")
-            now = time.monotonic() - t0
-            log.write(f"{now:.3f} {line}\n")
-            for rule in rules:
-                if not rule[2] and rule[0].search(line):
-                    rule[2] = True
-                    with open(fifo, "w") as f:
-                        f.write(rule[1] + "\n")
-                    log.write(f"{time.monotonic() - t0:.3f} CONTROL {rule[1]}\n")
-            log.flush()
-    return proc.wait()
+        def write(line):
+            with lock:
+                log.write(f"{time.monotonic() - t0:.3f} {line}\n")
+                log.flush()
+
+        def relay(stream):
+            for raw in iter(stream.readline, b""):
+                line = raw.decode("utf-8", "replace").rstrip("\r\n")
+                write(line)
+                with lock:
+                    fire = [r for r in rules if not r[2] and r[0].search(line)]
+                    for rule in fire:
+                        rule[2] = True
+                for rule in fire:
+                    act(rule[1])
+
+        def act(action):
+            write(f"CONTROL {action}")
+            if action.startswith("!"):
+                h = subprocess.Popen(["sh", "-c", action[1:]], stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     env=dict(os.environ, NNP_POD_CONTROL=fifo))
+                t = threading.Thread(target=relay, args=(h.stdout,))
+                t.start()
+                helpers.append((h, t))
+            else:
+                with open(fifo, "w") as f:
+                    f.write(action + "\n")
+
+        relay(proc.stdout)
+        status = proc.wait()
+        for h, t in helpers:
+            h.wait()
+            t.join()
+    return status
 
 
 if __name__ == "__main__":

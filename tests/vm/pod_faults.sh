@@ -2,35 +2,49 @@
 # SPDX-License-Identifier: MIT
 # Failures across chassis, on a POD of 2 chassis of 2 chips (tools/nnp-pod,
 # a ring 0 -> 1 -> 2 -> 3 -> 0 whose links 1.0-2.1 and 3.0-0.1 cross
-# between the QEMUs over shared unix sockets), three jobs of 4 ranks of
-# `pod_job` (1 MiB f32 allreduces, each checked), every line timed on the
-# host as it comes (tests/lib/pod_driver.py):
-# - job A: rank 1 resets its own chip with an allreduce in flight. The
-#   far end of its crossing link, in the other QEMU, hears of it (CHIP_DOWN)
-#   and has the link down while the chip boots (1 s here); every rank
-#   fails within 5 s;
-# - job B, once the reset chip's links are back: exact allreduces over
-#   them until chassis 0's QEMU is killed (SIGKILL); chassis 1's ranks
-#   fail within 5 s;
-# - chassis 0 started again (nnp-pod's control FIFO): job C over all 4
+# between the QEMUs over shared unix sockets; `make pod` runs it on 4
+# chassis of 4 chips as a 4x4 torus: POD_SHAPE="4 4 torus"), four jobs of
+# `pod_job` ranks (1 MiB f32 allreduces, each checked), every line timed
+# on the host as it comes (tests/lib/pod_driver.py):
+# - job A: a chip next to a crossing link is reset with an allreduce in
+#   flight (its rank resets it). The far end, in the other QEMU, hears of
+#   it (CHIP_DOWN) and has the link down while the chip boots (1 s here);
+#   every rank fails within 5 s;
+# - job D: the two chips at the ends of that crossing link reset at the
+#   same moment; every rank fails within 5 s;
+# - job B, once the links are back: exact allreduces over them until
+#   chassis 0's QEMU is killed (SIGKILL); the other chassis's ranks fail
+#   within 5 s;
+# - chassis 0 started again (nnp-pod's control FIFO): job C over all
 #   chips, exact on every rank.
-# No element is ever wrong. The note gives the measured times.
+# No element is ever wrong. Prints the measured times (PODFAULTS).
 #
 # In detail (docs/testing.md has the summary):
-# job A: the 4 ranks fail with an error, none with a wrong element; ranks
-# 2 and 3 in chassis 1 fail within 5 s of rank 1's "resetting its chip"
-# line, rank 2 then seeing its port 1 (to chip 1 port 0) down; ranks 0
-# and 1 within 5 s too; job B: all 4 ranks loop exact, so the links of the reset
-# chip came back at both ends; chassis 1's 2 ranks fail within 5 s of the
-# kill; job C: every rank exact in both chassis, chassis 0 on its second
-# start; nnp-pod exits 0; prints `PODFAULTS` with the times
+# job A: every rank fails with an error, none with a wrong element, each
+# within 5 s of the "resetting its chip" line; the reset chip's neighbour
+# across the link (chip K, in chassis 1) sees that port down; job D: every
+# rank fails within 5 s of the first of its two reset lines; job B: every
+# rank loops exact, so the reset chips' links came back at both ends; the
+# ranks outside chassis 0 fail within 5 s of the kill; job C: every rank
+# exact in every chassis, chassis 0 on its second start; nnp-pod exits 0;
+# prints `PODFAULTS` with the times
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-tap_plan 9
+read -r C K topo <<<"${POD_SHAPE:-2 2 ring}"
+n=$((C * K))
+# The chip reset in job A and its neighbour in chassis 1 across a crossing
+# link: on the ring chip K-1's port 0 to chip K's port 1; on the torus
+# chip 0's port 2 (south) to chip K's port 3.
+if [ "$topo" = torus ]; then
+	reset=0 far_port=3 near_port=2
+else
+	reset=$((K - 1)) far_port=1 near_port=0
+fi
+tap_plan 11
 
-# Each chassis: jobs A and B on its first start, then job C. A job's
+# Each chassis: jobs A, D and B on its first start, then job C. A job's
 # status is its ranks' worst (pod_job's: 2 an error, 3 a wrong element).
 script='
 job() {
@@ -44,18 +58,20 @@ job() {
 	echo "JOB $name status=$st"
 }
 if [ "$NNP_POD_START" = 1 ]; then
-	job A -t 60 -R 1:3
+	job A -t 60 -R '"$reset"':3
+	job D -t 60 -R '"$reset,$K"':3
 	job B -t 60
 fi
 job C
 exit $st'
 log=$tmp/log
 python3 "$root/tests/lib/pod_driver.py" "$log" "$tmp/control" \
-	--on '^\[chassis 1\] POD B rank 3: looping$' 'kill 0' \
+	--on "^\\[chassis 1\\] POD B rank $((2 * K - 1)): looping\$" 'kill 0' \
 	--on '^nnp-pod: chassis 0 killed' 'start 0' \
-	-- "$root/tools/nnp-pod" --chassis 2 --chips 2 --mem-size 16M \
+	-- "$root/tools/nnp-pod" --chassis "$C" --chips "$K" --topo "$topo" --mem-size 16M \
+	--guest-mem $((512 + 256 * K)) \
 	--vm-arg=--device-opt --vm-arg=fw-boot-ms=1000 \
-	--env NNP_COMM_TIMEOUT_S=120 --control "$tmp/control" -- sh -c "$script"
+	--env NNP_COMM_TIMEOUT_S=300 --control "$tmp/control" -- sh -c "$script"
 echo "pod-status=$?" >>"$log"
 
 # when REGEX: the time of the first line matching it ("" if none)
@@ -81,38 +97,52 @@ within() {
 		echo "# $worst s, not within $limit s" >&2
 	fi
 }
+# failed JOB FIRST LAST: a "failed" line regex for each rank FIRST..LAST
+failed() {
+	local r
+	for ((r = $2; r <= $3; r++)); do
+		echo " POD $1 rank $r: failed after [0-9]+ exact: "
+	done
+}
+# all_status JOB STATUS: every chassis printed JOB's STATUS
+all_status() {
+	test "$(grep -cE "^[0-9.]+ \\[chassis [0-9]+\\] JOB $1 status=$2\$" "$log")" = "$C"
+}
 
-tap_context=$log tap_check "job A: all 4 ranks failed with an error, none with a wrong element" sh -c \
-	"grep -q '^[0-9.]* \[chassis 0\] JOB A status=2$' '$log' &&
-	 grep -q '^[0-9.]* \[chassis 1\] JOB A status=2$' '$log' &&
-	 test \$(grep -c ' POD A rank [0-3]: failed after ' '$log') = 4"
-reset_at=$(when ' POD A rank 1: resetting its chip$')
-a_far=$(within "$reset_at" 5 '\[chassis 1\] POD A rank 2: failed after ' \
-	'\[chassis 1\] POD A rank 3: failed after ')
-tap_context=$log tap_check "job A: a chip reset in chassis 0: chassis 1's ranks fail within 5 s" \
-	test -n "$a_far"
+mapfile -t all < <(failed A 0 $((n - 1)))
+tap_context=$log tap_check "job A: all $n ranks failed with an error, none with a wrong element" \
+	all_status A 2
+reset_at=$(when " POD A rank $reset: resetting its chip\$")
+a_all=$(within "$reset_at" 5 "${all[@]}")
+tap_context=$log tap_check "job A: a chip reset in chassis 0: every rank fails within 5 s" \
+	test -n "$a_all"
+mapfile -t far < <(failed A "$K" $((2 * K - 1)))
+a_far=$(within "$reset_at" 5 "${far[@]}")
 # The reset chip takes 1 s to boot (fw-boot-ms): its link is down then at
 # the far end too, not only at its own.
 tap_context=$log tap_grep "job A: the far end of the reset chip's crossing link saw it down" "$log" \
-	'\[chassis 1\] POD A rank 2: port 1 to chip 1\.0 down$'
-a_all=$(within "$reset_at" 5 ' POD A rank 0: failed after ' ' POD A rank 1: failed after ')
-tap_context=$log tap_check "job A: chassis 0's ranks fail within 5 s too" test -n "$a_all"
-tap_context=$log tap_check "job B: all 4 ranks exact over the reset chip's links, back at both ends" sh -c \
-	"test \$(grep -cE ' POD B rank [0-3]: looping$' '$log') = 4"
+	"\\[chassis 1\\] POD A rank $K: port $far_port to chip $reset\\.$near_port down\$"
+tap_context=$log tap_check "job D: two neighbours reset at once: all $n ranks failed, none wrong" \
+	all_status D 2
+mapfile -t all < <(failed D 0 $((n - 1)))
+d_all=$(within "$(when " POD D rank [0-9]+: resetting its chip\$")" 5 "${all[@]}")
+tap_context=$log tap_check "job D: every rank fails within 5 s" test -n "$d_all"
+tap_context=$log tap_check "job B: all $n ranks exact over the reset chips' links, back at both ends" \
+	sh -c "test \$(grep -cE ' POD B rank [0-9]+: looping$' '$log') = $n"
 kill_at=$(when ' CONTROL kill 0$')
-b_far=$(within "$kill_at" 5 '\[chassis 1\] POD B rank 2: failed after ' \
-	'\[chassis 1\] POD B rank 3: failed after ')
-tap_context=$log tap_check "job B: chassis 0 killed: chassis 1's ranks fail within 5 s" \
+mapfile -t others < <(failed B "$K" $((n - 1)))
+b_far=$(within "$kill_at" 5 "${others[@]}")
+tap_context=$log tap_check "job B: chassis 0 killed: the other chassis's ranks fail within 5 s" \
 	test -n "$b_far"
-tap_context=$log tap_check "chassis 0 started again; job C exact on all 4 ranks" sh -c \
+tap_context=$log tap_check "chassis 0 started again; job C exact on all $n ranks" sh -c \
 	"grep -q 'nnp-pod: chassis 0 started again (NNP_POD_START=2)' '$log' &&
-	 grep -q '^[0-9.]* \[chassis 0\] JOB C status=0$' '$log' &&
-	 grep -q '^[0-9.]* \[chassis 1\] JOB C status=0$' '$log' &&
-	 test \$(grep -cE ' POD C rank [0-3]: 1 exact$' '$log') = 4"
+	 test \$(grep -cE ' POD C rank [0-9]+: 1 exact$' '$log') = $n"
+tap_context=$log tap_check "job C: every chassis's status 0" all_status C 0
 tap_context=$log tap_check "no element wrong in any job" sh -c \
 	"! grep -qE ' element [0-9]+ is |status=3$' '$log'"
 tap_context=$log tap_grep "nnp-pod exits 0" "$log" '^pod-status=0$'
-recovered=$(within "$kill_at" 300 '\[chassis 0\] JOB C status=0' '\[chassis 1\] JOB C status=0')
-echo "# PODFAULTS reset_to_far_error_s=${a_far:-none} reset_to_all_errors_s=${a_all:-none}" \
+recovered=$(within "$kill_at" 600 "\\[chassis 0\\] JOB C status=0")
+echo "# PODFAULTS shape=${C}x${K}_$topo reset_to_all_errors_s=${a_all:-none}" \
+	"reset_to_far_errors_s=${a_far:-none} two_resets_to_all_errors_s=${d_all:-none}" \
 	"kill_to_errors_s=${b_far:-none} kill_to_job_c_done_s=${recovered:-none}"
 tap_done

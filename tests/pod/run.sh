@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# make pod: the POD of issue 29 at full size, not part of make check.
+# - a 16-chip POD (4 chassis of 4 chips, a 4x4 torus whose columns cross
+#   the chassis): every collective of coll_mpi exact on all 16 ranks;
+# - the failures across chassis (tests/vm/pod_faults.sh) on that POD: a
+#   chip reset, two neighbours reset at once, a chassis killed and started
+#   again, with the time to error and to recover;
+# - a crossing link flapped under 256 MiB allreduces, over unix sockets
+#   and over TCP (tests/pod/link_flap.sh).
+# Each prints TAP and its figures; fails if any of them fails.
+root=$(cd "$(dirname "$0")/../.." && pwd)
+fail=0
+
+t0=$SECONDS
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+"$root/tools/nnp-pod" --chassis 4 --chips 4 --topo torus --guest-mem 2048 \
+	--env NNP_COMM_TIMEOUT_S=300 -- mpirun -np 4 --oversubscribe coll_mpi >"$out" 2>&1
+st=$?
+checks=$(grep -cE '^\[chassis [0-3]\] ok [1-6] - ' "$out")
+if [ "$st" = 0 ] && [ "$checks" = 24 ] && ! grep -q 'not ok' "$out"; then
+	echo "ok - 16-chip POD, 4x4 torus: coll_mpi's 6 checks in all 4 chassis ($((SECONDS - t0)) s)"
+else
+	cat "$out"
+	echo "not ok - 16-chip POD, 4x4 torus: nnp-pod $st, $checks of 24 checks"
+	fail=1
+fi
+POD_SHAPE="4 4 torus" bash "$root/tests/vm/pod_faults.sh" || fail=1
+for link in unix tcp; do
+	bash "$root/tests/pod/link_flap.sh" "$link" || fail=1
+done
+echo "# make pod: $((SECONDS - t0)) s"
+exit $fail
