@@ -157,6 +157,7 @@ def load(out):
             m = re.search(r"^training: .*\(([0-9.]+) ms each, with the copies\)", fh.read(), re.M)
         res["example_allreduce_ms"] = float(m.group(1)) if m else None
     res["example_split"] = example_split(os.path.join(raw, "example-4-trace.txt"))
+    res["pod"] = pod_busbw(raw)
     res["torch"] = report_torch.load(
         raw, lambda n: res["n"].get(str(n), {}).get("device", {}).get("allreduce", {}))
     return res
@@ -191,6 +192,22 @@ def example_split(path):
         "first_to_last_return_ms": median(
             [max(o["done_ns"] for o in v) - min(o["done_ns"] for o in v) for v in whole]) / 1e6,
     }
+
+
+def pod_busbw(raw):
+    """Rank 0's busbw (GB/s) of the 64 MiB allreduce on 4 chips across
+    chassis over unix and TCP, and in one QEMU; None where not run."""
+    res = {}
+    for name in ("unix", "tcp", "one"):
+        path = os.path.join(raw, f"pod-{name}.txt")
+        if not os.path.exists(path):
+            continue
+        with open(path) as fh:
+            m = re.search(r"POD X rank 0: bench \d+ bytes, (\d+) allreduces, ([0-9.]+) us each, "
+                          r"busbw ([0-9.]+) GB/s", fh.read())
+        res[name] = {"allreduces": int(m.group(1)), "time_us": float(m.group(2)),
+                     "busbw_gbps": float(m.group(3))} if m else None
+    return res
 
 
 def ratio(a, b):
@@ -364,6 +381,13 @@ def print_tables(res):
           "%s each (want <= 1 ms)" % (
               "met" if t["met"]["S4"] else "NOT met",
               fmt(t["S4_example_allreduce_ms"], "%.2f ms")))
+    pod = res.get("pod") or {}
+    one = (pod.get("one") or {}).get("busbw_gbps")
+    if one:
+        print("POD: a 64 MiB allreduce on 4 chips, busbw in one QEMU %.2f GB/s; across 2 "
+              "chassis over unix sockets %s, over TCP %s (of one QEMU's)" % (
+                  one, *(fmt(ratio(pod[k]["busbw_gbps"], one), "%.2fx")
+                         if pod.get(k) else "n/a" for k in ("unix", "tcp"))))
     split = res.get("example_split")
     if split:
         print("   traced, medians of %d: %.2f ms from the last rank's call to the first rank's "

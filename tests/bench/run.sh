@@ -14,6 +14,8 @@
 #   - torch.distributed's all_reduce on "nnp" against "gloo", 64 KiB up,
 #     and a DDP training step on each, in one VM of $NNP_BENCH_TORCH_CHIPS
 #     (default 4) chips (tests/bench/torch_bench.py);
+#   - a 64 MiB allreduce on 4 chips across 2 chassis (tools/nnp-pod) over
+#     unix sockets and over TCP, and in one QEMU (pod_job -b);
 #   - the host's context switches per 8-byte allreduce on N chips
 #     (tests/bench/ctxsw.sh: perf stat over two VMs);
 # for N in $NNP_BENCH_CHIPS (default "2 4 8"), sizes 16 B to $NNP_BENCH_MAX
@@ -111,6 +113,28 @@ if ! "$root/tools/nnp-vm" --chips "$torch_chips" --fabric ring --mem-size "$mem"
 	"$torch_chips" $((64 << 10)) "$max_bytes" "$ddp_steps" >"$raw/torch-$torch_chips.txt" 2>&1; then
 	cat "$raw/torch-$torch_chips.txt" >&2
 	echo "bench: the torch VM failed" >&2
+	exit 1
+fi
+# A 64 MiB allreduce on a ring of 4 chips: across 2 chassis of 2 (two
+# QEMUs) over unix sockets (shared memory) and over TCP, and the same 4
+# chips in one QEMU, each rank a process (pod_job, 40 back to back).
+pod_bench='for i in $(seq 0 $((${NNP_POD_CHIPS:-4} - 1))); do
+	pod_job -c $((16 << 20)) -b 40 X "$i" & done; wait'
+for link in unix tcp; do
+	stamp "a 64 MiB allreduce across 2 chassis of 2 chips, $link links"
+	if ! "$root/tools/nnp-pod" --chassis 2 --chips 2 --link "$link" --mem-size 256M \
+		-- sh -c "$pod_bench" >"$raw/pod-$link.txt" 2>&1; then
+		cat "$raw/pod-$link.txt" >&2
+		echo "bench: the $link POD failed" >&2
+		exit 1
+	fi
+done
+stamp "the same allreduce on 4 chips in one QEMU"
+if ! "$root/tools/nnp-vm" --chips 4 --fabric ring --mem-size 256M --env NNP_JOB=0:4 \
+	--env NNP_COMM_ID=127.0.0.1:29500 --env NNP_COMM_SECRET="$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')" \
+	-- sh -c "$pod_bench" >"$raw/pod-one.txt" 2>&1; then
+	cat "$raw/pod-one.txt" >&2
+	echo "bench: the one-QEMU run failed" >&2
 	exit 1
 fi
 for n in $chips; do
