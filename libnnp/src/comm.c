@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <xf86drm.h>
 #include <nnp_accel.h>
@@ -68,6 +69,38 @@ nnp_result_t nnp_comm_rank_info(nnp_device_t *dev, struct nnp_rank_info *ri)
 		ri->ports[p].peer_port = ports[p].peer_port;
 	}
 	return NNP_SUCCESS;
+}
+
+/*
+ * A link wired but down as a rank of a job joins may be bouncing: a chip
+ * in another chassis being reset (its driver loading, say) takes its links
+ * down at both ends for a moment. The rendezvous plans the ring from the
+ * port table a rank brings, so give such links LINK_SETTLE_MS to come back
+ * first; one still down then is planned around.
+ */
+#define LINK_SETTLE_MS	250
+
+static bool wired_down(const struct nnp_rank_info *ri)
+{
+	unsigned int p;
+
+	for (p = 0; p < ri->nports; p++)
+		if ((ri->ports[p].state & NNP_LINK_WIRED) &&
+		    !(ri->ports[p].state & NNP_LINK_UP))
+			return true;
+	return false;
+}
+
+static nnp_result_t rank_info_settled(nnp_device_t *dev, struct nnp_rank_info *ri)
+{
+	const struct timespec nap = { 0, 10 * 1000000 };
+	int64_t until = nnp_now_ns() + LINK_SETTLE_MS * 1000000ll;
+	nnp_result_t res;
+
+	while ((res = nnp_comm_rank_info(dev, ri)) == NNP_SUCCESS &&
+	       wired_down(ri) && nnp_now_ns() < until)
+		nanosleep(&nap, NULL);
+	return res;
 }
 
 /*
@@ -251,7 +284,7 @@ nnp_result_t nnp_comm_init_rank(nnp_comm_t **comm, int nranks,
 				rank, nranks);
 	*comm = NULL;
 	nnp_log_set_rank(rank);
-	res = nnp_comm_rank_info(dev, &mine);
+	res = rank_info_settled(dev, &mine);
 	if (res == NNP_SUCCESS)
 		res = nnp_bootstrap_join(id, nranks, rank, &mine, &all, &epoch);
 	if (res == NNP_SUCCESS)
