@@ -381,6 +381,12 @@ def print_tables(res):
           "%s each (want <= 1 ms)" % (
               "met" if t["met"]["S4"] else "NOT met",
               fmt(t["S4_example_allreduce_ms"], "%.2f ms")))
+    split = res.get("example_split")
+    if split:
+        print("   traced, medians of %d: %.2f ms from the last rank's call to the first rank's "
+              "return, %.2f ms from the first rank's return to the last's" % (
+                  split["allreduces"], split["last_call_to_first_return_ms"],
+                  split["first_to_last_return_ms"]))
     pod = res.get("pod") or {}
     one = (pod.get("one") or {}).get("busbw_gbps")
     if one:
@@ -388,12 +394,6 @@ def print_tables(res):
               "chassis over unix sockets %s, over TCP %s (of one QEMU's)" % (
                   one, *(fmt(ratio(pod[k]["busbw_gbps"], one), "%.2fx")
                          if pod.get(k) else "n/a" for k in ("unix", "tcp"))))
-    split = res.get("example_split")
-    if split:
-        print("   traced, medians of %d: %.2f ms from the last rank's call to the first rank's "
-              "return, %.2f ms from the first rank's return to the last's" % (
-                  split["allreduces"], split["last_call_to_first_return_ms"],
-                  split["first_to_last_return_ms"]))
     if res["torch"]:
         report_torch.print_tables(res["torch"], human)
 
