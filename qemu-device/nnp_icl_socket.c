@@ -828,19 +828,28 @@ int nnp_icl_sockets_send(NnpIclSockets *icl, unsigned port, uint64_t epoch,
 }
 
 /*
- * Under the BQL, from the monitor: never waits for the network. The link's
- * thread tells the peer (or the next hello does, if not connected).
+ * Set one part of @l's state (@part, under l->lock) to @up, and have the
+ * link's thread tell the peer (@send): never waits for the network.
+ */
+static void link_change(NnpIclLink *l, bool *part, bool *send, bool up)
+{
+    qemu_mutex_lock(&l->lock);
+    *part = up;
+    *send = true;
+    link_update_locked(l);
+    qemu_mutex_unlock(&l->lock);
+    event_notifier_set(&l->state_changed);
+}
+
+/*
+ * Under the BQL, from the monitor. The link's thread tells the peer (or
+ * the next hello does, if not connected).
  */
 void nnp_icl_sockets_set_link(NnpIclSockets *icl, unsigned port, bool up)
 {
     NnpIclLink *l = icl->links[port];
 
-    qemu_mutex_lock(&l->lock);
-    l->admin_up = up;
-    l->send_admin = true;
-    link_update_locked(l);
-    qemu_mutex_unlock(&l->lock);
-    event_notifier_set(&l->state_changed);
+    link_change(l, &l->admin_up, &l->send_admin, up);
 }
 
 /*
@@ -848,7 +857,8 @@ void nnp_icl_sockets_set_link(NnpIclSockets *icl, unsigned port, bool up)
  * or runs again. As in one process, a stopped chip's links are down at
  * both ends, so that the far end's collectives end LINK_DOWN at once; the
  * link comes back when both chips run, unless the monitor keeps it down.
- * A peer that is not connected hears of it in the next hello's wake.
+ * A peer not connected now hears of it first thing once it is
+ * (link_join()).
  */
 void nnp_icl_sockets_chip_state(NnpIclSockets *icl, unsigned port, bool up)
 {
@@ -858,12 +868,7 @@ void nnp_icl_sockets_chip_state(NnpIclSockets *icl, unsigned port, bool up)
         return;
     }
     l = icl->links[port];
-    qemu_mutex_lock(&l->lock);
-    l->chip_up = up;
-    l->send_chip = true;
-    link_update_locked(l);
-    qemu_mutex_unlock(&l->lock);
-    event_notifier_set(&l->state_changed);
+    link_change(l, &l->chip_up, &l->send_chip, up);
 }
 
 /*
