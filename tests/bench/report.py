@@ -19,6 +19,7 @@ import datetime
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 
@@ -163,11 +164,6 @@ def load(out):
     return res
 
 
-def median(values):
-    values = sorted(values)
-    return values[len(values) // 2] if values else None
-
-
 def example_split(path):
     """Where the example's allreduce time goes, from its ranks' traces (one
     guest, one clock): the median, over its allreduces, of the time from
@@ -187,9 +183,9 @@ def example_split(path):
         return None
     return {
         "allreduces": len(whole),
-        "last_call_to_first_return_ms": median(
+        "last_call_to_first_return_ms": statistics.median_high(
             [min(o["done_ns"] for o in v) - max(o["issue_ns"] for o in v) for v in whole]) / 1e6,
-        "first_to_last_return_ms": median(
+        "first_to_last_return_ms": statistics.median_high(
             [max(o["done_ns"] for o in v) - min(o["done_ns"] for o in v) for v in whole]) / 1e6,
     }
 
