@@ -8,7 +8,7 @@
 
 BUILD := build
 ROOT := $(CURDIR)
-VERSION := 0.6.0
+VERSION := 0.7.0
 SOVERSION := 0
 
 CC ?= gcc
@@ -408,10 +408,13 @@ $(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ)/fuzz_dev.o $(FW_SRCS) $(FW_HDRS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_FW_INC) -o $@ $< \
 		$(filter %.o,$^) $(FW_SRCS) -lm
 
-$(FUZZ)/fuzz_ring_plan: tests/fuzz/fuzz_ring_plan.c libnnp/src/ring_plan.c libnnp/src/ring_plan.h | $(DEPS)
+# The ring planner, and placement's search over the same tables.
+FUZZ_PLAN_SRCS := libnnp/src/ring_plan.c libnnp/src/place_plan.c libnnp/src/log.c \
+	libnnp/src/errors.c
+$(FUZZ)/fuzz_ring_plan: tests/fuzz/fuzz_ring_plan.c $(FUZZ_PLAN_SRCS) $(LIBNNP_HDRS) | $(DEPS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Ilibnnp/include -Ilibnnp/src -o $@ \
-		$< libnnp/src/ring_plan.c
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Ilibnnp/include -Ilibnnp/src -Ihw -o $@ \
+		$< $(FUZZ_PLAN_SRCS)
 
 # What libnnp reads from a rendezvous root, its ranks and their tables.
 FUZZ_BOOT_SRCS := libnnp/src/boot_msg.c libnnp/src/comm_plan.c \

@@ -38,25 +38,38 @@ int nnp_rank_port_to(const struct nnp_rank_info *info, uint32_t a, uint32_t b)
 	return -1;
 }
 
+/* A ring of @k of the @n ranks, from order[0], its lowest rank. */
 struct search {
 	const struct nnp_rank_info *info;
-	uint32_t n;
+	uint32_t n, k;
 	uint32_t *order;
 	bool *used;
-	uint32_t budget;
+	uint32_t *budget;
 };
 
-/* Extend order[0..depth) to a full ring that closes back to order[0]. */
+/*
+ * One more step of a search with *@budget left: false once none is left,
+ * and it stays 0, so every level of the search then gives up.
+ */
+static bool spend(uint32_t *budget)
+{
+	if (!*budget)
+		return false;
+	(*budget)--;
+	return true;
+}
+
+/* Extend order[0..depth) to a ring of k that closes back to order[0]. */
 static bool extend(struct search *s, uint32_t depth)
 {
 	uint32_t r, last = s->order[depth - 1];
 
-	if (depth == s->n)
+	if (depth == s->k)
 		return nnp_rank_port_to(s->info, last, s->order[0]) >= 0;
-	for (r = 0; r < s->n; r++) {
+	for (r = s->order[0] + 1; r < s->n; r++) {
 		if (s->used[r] || nnp_rank_port_to(s->info, last, r) < 0)
 			continue;
-		if (!s->budget--)
+		if (!spend(s->budget))
 			return false;
 		s->used[r] = true;
 		s->order[depth] = r;
@@ -78,7 +91,8 @@ void nnp_ring_free(struct nnp_ring *ring)
 nnp_result_t nnp_ring_plan(const struct nnp_rank_info *info, uint32_t n,
 			   struct nnp_ring *ring)
 {
-	struct search s = { .info = info, .n = n, .budget = SEARCH_BUDGET };
+	uint32_t budget = SEARCH_BUDGET;
+	struct search s = { .info = info, .n = n, .k = n, .budget = &budget };
 	nnp_result_t res = NNP_SUCCESS;
 	uint32_t i, j;
 
@@ -206,13 +220,14 @@ static int by_chip(const void *a, const void *b)
  * The torus search: cell y * w + x holds grid[cell], entered from the
  * cell before it in its row (or above it, at x = 0) by that chip's port
  * via[cell]. Row 0's length, w, is where following links first comes
- * back to rank 0 in a way the rest can be laid out on.
+ * back to rank 0 in a way the rest can be laid out on. The grid's w x h
+ * cells are every one of the n ranks, or some of them when placing a job.
  */
 struct tsearch {
 	const struct nnp_rank_info *info;
 	const struct chip_rank *chips;	/* sorted by chip */
 	struct nnp_topo *topo;
-	uint32_t n, w, h;
+	uint32_t n, w, h, cells;
 	uint32_t *grid, *via, *mask;
 	bool *used;
 	uint32_t budget;
@@ -264,7 +279,7 @@ static bool torus_ports(struct tsearch *s)
 
 	memset(s->mask, 0, s->n * sizeof(*s->mask));
 	for (dim = 0; dim < 2; dim++)
-		for (cell = 0; cell < s->n; cell++) {
+		for (cell = 0; cell < s->cells; cell++) {
 			uint32_t x = cell % s->w, y = cell / s->w;
 			uint32_t a = s->grid[cell];
 			uint32_t b = dim ? s->grid[(y + 1) % s->h * s->w + x] :
@@ -296,7 +311,7 @@ static bool place(struct tsearch *s, uint32_t cell)
 	const struct nnp_rank_info *info = s->info;
 	uint32_t x, anchor, pref, np, k;
 
-	if (cell == s->n)
+	if (cell == s->cells)
 		return torus_ports(s);
 	x = cell % s->w;
 	anchor = x ? cell - 1 : cell - s->w;
@@ -313,7 +328,7 @@ static bool place(struct tsearch *s, uint32_t cell)
 		r = rank_of_chip(s, ai->ports[p].peer_chip);
 		if (r < 0 || s->used[r] || !fits(s, cell, (uint32_t)r))
 			continue;
-		if (!s->budget--)
+		if (!spend(&s->budget))
 			return false;
 		s->used[r] = true;
 		s->grid[cell] = (uint32_t)r;
@@ -343,7 +358,7 @@ static bool row0(struct tsearch *s, uint32_t x)
 			continue;
 		if ((uint32_t)r == s->grid[0] && x >= 2 && s->n % x == 0 &&
 		    s->n / x >= 2 && links(info, a, s->grid[0]) >= (x == 2 ? 2u : 1u)) {
-			if (!s->budget--)
+			if (!spend(&s->budget))
 				return false;
 			s->w = x;
 			s->h = s->n / x;
@@ -353,7 +368,7 @@ static bool row0(struct tsearch *s, uint32_t x)
 		}
 		if (s->used[r] || 2 * x > s->n)
 			continue;
-		if (!s->budget--)
+		if (!spend(&s->budget))
 			return false;
 		s->used[r] = true;
 		s->grid[x] = (uint32_t)r;
@@ -365,45 +380,129 @@ static bool row0(struct tsearch *s, uint32_t x)
 	return false;
 }
 
-static nnp_result_t plan_torus(const struct nnp_rank_info *info, uint32_t n,
-			       struct nnp_topo *topo)
+/* The search's arrays for the @n ranks of @info; false if out of memory. */
+static bool tsearch_init(struct tsearch *s, const struct nnp_rank_info *info,
+			 uint32_t n, struct nnp_topo *topo)
 {
-	struct tsearch s = {
-		.info = info, .topo = topo, .n = n, .budget = TORUS_BUDGET,
-	};
 	struct chip_rank *chips = calloc(n, sizeof(*chips));
-	nnp_result_t res = NNP_SUCCESS;
 	uint32_t r;
 
+	*s = (struct tsearch){
+		.info = info, .chips = chips, .topo = topo, .n = n,
+		.grid = calloc(n, sizeof(uint32_t)),
+		.via = calloc(n, sizeof(uint32_t)),
+		.mask = calloc(n, sizeof(uint32_t)),
+		.used = calloc(n, sizeof(bool)),
+	};
 	topo->torus = calloc(n, sizeof(*topo->torus));
-	s.grid = calloc(n, sizeof(uint32_t));
-	s.via = calloc(n, sizeof(uint32_t));
-	s.mask = calloc(n, sizeof(uint32_t));
-	s.used = calloc(n, sizeof(bool));
-	if (!chips || !topo->torus || !s.grid || !s.via || !s.mask || !s.used) {
-		res = NNP_ERROR_OUT_OF_MEMORY;
-		goto out;
-	}
+	if (!chips || !topo->torus || !s->grid || !s->via || !s->mask || !s->used)
+		return false;
 	for (r = 0; r < n; r++)
 		chips[r] = (struct chip_rank){ .chip = info[r].chip, .rank = r };
 	qsort(chips, n, sizeof(*chips), by_chip);
-	s.chips = chips;
-	s.used[0] = true;
-	if (row0(&s, 1)) {
-		topo->w = s.w;
-		topo->h = s.h;
+	return true;
+}
+
+static void tsearch_free(struct tsearch *s)
+{
+	free((void *)s->chips);
+	free(s->grid);
+	free(s->via);
+	free(s->mask);
+	free(s->used);
+}
+
+static nnp_result_t plan_torus(const struct nnp_rank_info *info, uint32_t n,
+			       struct nnp_topo *topo)
+{
+	nnp_result_t res = NNP_ERROR_OUT_OF_MEMORY;
+	struct tsearch s;
+
+	if (tsearch_init(&s, info, n, topo)) {
+		res = NNP_SUCCESS;
+		s.cells = n;
+		s.budget = TORUS_BUDGET;
+		s.used[0] = true;
+		if (row0(&s, 1)) {
+			topo->w = s.w;
+			topo->h = s.h;
+		}
 	}
-out:
 	if (!topo->w) {
 		free(topo->torus);
 		topo->torus = NULL;
 	}
-	free(chips);
-	free(s.grid);
-	free(s.via);
-	free(s.mask);
+	tsearch_free(&s);
+	return res;
+}
+
+/* ---- placing a job: a ring or a torus of some of the ranks ---- */
+
+static nnp_result_t pick_ring(const struct nnp_rank_info *info, uint32_t n,
+			      const uint32_t *starts, uint32_t nstarts,
+			      uint32_t k, uint32_t *out, bool *gave_up)
+{
+	uint32_t budget = SEARCH_BUDGET, i;
+	struct search s = {
+		.info = info, .n = n, .k = k, .order = out,
+		.used = calloc(n, sizeof(bool)), .budget = &budget,
+	};
+	nnp_result_t res = NNP_ERROR_NO_PATH;
+
+	if (!s.used)
+		return NNP_ERROR_OUT_OF_MEMORY;
+	for (i = 0; i < nstarts && res != NNP_SUCCESS && budget; i++) {
+		out[0] = starts[i];
+		s.used[starts[i]] = true;
+		if (k == 1 || extend(&s, 1))
+			res = NNP_SUCCESS;
+		s.used[starts[i]] = false;
+	}
+	*gave_up = !budget;
 	free(s.used);
 	return res;
+}
+
+static nnp_result_t pick_torus(const struct nnp_rank_info *info, uint32_t n,
+			       const uint32_t *starts, uint32_t nstarts,
+			       uint32_t w, uint32_t h, uint32_t *out,
+			       bool *gave_up)
+{
+	struct nnp_topo scratch = { 0 };
+	nnp_result_t res = NNP_ERROR_OUT_OF_MEMORY;
+	struct tsearch s;
+	uint32_t i;
+
+	if (tsearch_init(&s, info, n, &scratch)) {
+		res = NNP_ERROR_NO_PATH;
+		s.w = w;
+		s.h = h;
+		s.cells = w * h;
+		s.budget = TORUS_BUDGET;
+		for (i = 0; i < nstarts && res != NNP_SUCCESS && s.budget; i++) {
+			memset(s.used, 0, n * sizeof(bool));
+			s.used[starts[i]] = true;
+			s.grid[0] = starts[i];
+			if (place(&s, 1))
+				res = NNP_SUCCESS;
+		}
+		if (res == NNP_SUCCESS)
+			memcpy(out, s.grid, s.cells * sizeof(*out));
+		*gave_up = !s.budget;
+	}
+	free(scratch.torus);
+	tsearch_free(&s);
+	return res;
+}
+
+nnp_result_t nnp_grid_pick(const struct nnp_rank_info *info, uint32_t n,
+			   const uint32_t *starts, uint32_t nstarts, uint32_t w,
+			   uint32_t h, uint32_t *out, bool *gave_up)
+{
+	*gave_up = false;
+	if (h == 1)
+		return pick_ring(info, n, starts, nstarts, w, out, gave_up);
+	return pick_torus(info, n, starts, nstarts, w, h, out, gave_up);
 }
 
 void nnp_topo_free(struct nnp_topo *topo)

@@ -96,4 +96,18 @@ nnp_result_t nnp_topo_plan(const struct nnp_rank_info *info, uint32_t n,
 			   const struct nnp_ring *ring, struct nnp_topo *topo);
 void nnp_topo_free(struct nnp_topo *topo);
 
+/*
+ * Placing a job on @w x @h of the @n ranks of @info (ranks here are the
+ * candidate chips): a ring of @w chips when @h is 1, else a @w x @h torus
+ * (w, h >= 2; a dimension of 2 needs two links, as nnp_topo_plan() asks).
+ * The search starts from each of @starts in turn; a ring's other chips
+ * are ranks above its start, so each ring is tried once. @out gets the
+ * ranks in ring order, or the torus's cells row by row. NNP_ERROR_NO_PATH
+ * if there is none, *@gave_up true if the search stopped at its budget
+ * before it could say; NNP_ERROR_OUT_OF_MEMORY.
+ */
+nnp_result_t nnp_grid_pick(const struct nnp_rank_info *info, uint32_t n,
+			   const uint32_t *starts, uint32_t nstarts, uint32_t w,
+			   uint32_t h, uint32_t *out, bool *gave_up);
+
 #endif /* NNP_RING_PLAN_H */

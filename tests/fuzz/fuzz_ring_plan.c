@@ -12,7 +12,11 @@
  * chip must get NNP_ERROR_INVALID_ARGUMENT. Then the fabric beyond the
  * ring (nnp_topo_plan()): a second port pair must be a second link along
  * every hop, a torus a grid whose every row and column is a ring of
- * links, and no chip may give one port to two pairs.
+ * links, and no chip may give one port to two pairs. A last byte, when
+ * there is one, asks placement (nnp_place_plan()) for a ring or a torus
+ * of the ranks as free chips: what it picks must be that many distinct
+ * chips, each joined to its neighbours along the ring or along each row
+ * and column by a link both ends report.
  *
  * In detail (docs/testing.md has the summary):
  * a planned ring is a permutation starting at rank 0 whose every hop leaves
@@ -20,13 +24,17 @@
  * refused; the topology planned beyond it (`nnp_topo_plan()`): a second
  * port pair is a second link along every hop, a torus a grid of W x H = n
  * whose every row and column is a ring of up links, and no chip gives one
- * port to two pairs
+ * port to two pairs; placement of R x C (R 1 to 4, C 1 to 16) picks R x C
+ * distinct chips each linked to the next along its ring, or to the next
+ * in its row and in its column, NO_DEVICE exactly when fewer are free,
+ * else NO_PATH
  */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "place.h"
 #include "ring_plan.h"
 
 #define MAX_RANKS	16
@@ -34,12 +42,12 @@
 #define RANK_BYTES	(2 + NNP_MAX_PORTS * PORT_BYTES)
 
 /* What the target ran: printed at exit for tests/fuzz/run.sh. */
-static unsigned long long tables, rings, tori;
+static unsigned long long tables, rings, tori, picks;
 
 static void report(void)
 {
-	fprintf(stderr, "fuzz_ring_plan: %llu tables planned, %llu rings and %llu tori checked\n",
-		tables, rings, tori);
+	fprintf(stderr, "fuzz_ring_plan: %llu tables planned, %llu rings and %llu tori checked, %llu placements\n",
+		tables, rings, tori, picks);
 }
 
 static void fail(const char *what, uint32_t n)
@@ -163,6 +171,41 @@ static void check_topo(const struct nnp_rank_info *info, uint32_t n,
 	}
 }
 
+/* Placement of a @rows x @cols job on the @n ranks as free chips. */
+static void check_place(const struct nnp_rank_info *info, uint32_t n,
+			uint32_t rows, uint32_t cols)
+{
+	uint32_t out[MAX_RANKS], k = rows * cols, x, y, i;
+	bool seen[MAX_RANKS] = { false };
+	nnp_result_t res = nnp_place_plan(info, n, rows, cols, out);
+
+	if ((res == NNP_ERROR_NO_DEVICE) != (k > n))
+		fail("placement: NO_DEVICE is not too few chips", n);
+	if (res != NNP_SUCCESS) {
+		if (res != NNP_ERROR_NO_DEVICE && res != NNP_ERROR_NO_PATH)
+			fail("placement: an unexpected result", n);
+		return;
+	}
+	picks++;
+	for (i = 0; i < k; i++) {
+		if (out[i] >= n || seen[out[i]])
+			fail("placement: not distinct chips", n);
+		seen[out[i]] = true;
+	}
+	if (rows == 1 || cols == 1)
+		rows = 1, cols = k;
+	for (y = 0; y < rows; y++)
+		for (x = 0; x < cols; x++) {
+			uint32_t a = out[y * cols + x];
+			uint32_t right = out[y * cols + (x + 1) % cols];
+			uint32_t down = out[(y + 1) % rows * cols + x];
+
+			if ((cols > 1 && nnp_rank_port_to(info, a, right) < 0) ||
+			    (rows > 1 && nnp_rank_port_to(info, a, down) < 0))
+				fail("placement: neighbours not linked", n);
+		}
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -215,6 +258,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		nnp_ring_free(&ring);
 	} else if (res != NNP_ERROR_NO_PATH && res != NNP_ERROR_INVALID_ARGUMENT) {
 		fail("an unexpected result", n);
+	}
+	if (size > 1 + (size_t)n * RANK_BYTES) {
+		uint8_t shape = data[1 + n * RANK_BYTES];
+
+		check_place(info, n, 1 + (shape >> 4) % 4, 1 + (shape & 15));
 	}
 	return 0;
 }

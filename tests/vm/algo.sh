@@ -70,8 +70,10 @@ for vm in "${vms[@]}"; do
 	echo "# $name: $n chips, $fabric, $(($(date +%s) - start)) s"
 done
 
-python3 - "$tmp" <<'PY'
+python3 - "$tmp" "$root/tests/lib" <<'PY'
 import json, re, sys
+sys.path.insert(0, sys.argv[2])
+from tap import check, done
 
 d = sys.argv[1]
 S, RUNS = 81920, 6
@@ -112,15 +114,6 @@ def busy_fits(sec):
         assert top - pk[k] <= b <= top, (k, b, tx[k], pk[k])
     return busy
 
-tests = []
-
-def check(name, fn):
-    try:
-        ok = bool(fn())
-    except Exception as e:
-        print("# %s: %r" % (name, e))
-        ok = False
-    tests.append((ok, name))
 
 def exact(name, secs, algo, n, want):
     """want: port -> bytes per allreduce, the same on every chip."""
@@ -199,11 +192,7 @@ refused("torus:4x2, rings: refused, a hop of its ring has one link", s, "rings",
 check("row and column bytes add up to 2(n-1)/n S a chip (7S/4)",
       lambda: 2 * row + 2 * col == 7 * S // 4)
 
-print("TAP version 13")
-print("1..%d" % len(tests))
-for i, (ok, name) in enumerate(tests, 1):
-    print(("ok" if ok else "not ok"), i, name)
-sys.exit(0 if all(ok for ok, _ in tests) else 1)
+done()
 PY
 st=$?
 [ $st = 0 ] || for f in "$tmp"/*; do echo "# --- $f"; sed 's/^/# /' "$f" | tail -n 60; done

@@ -142,23 +142,14 @@ sec reset-json; nnptool reset 3 --json; echo "status=$?"
 echo "vm-status=$?" >>"$tmp/out"
 
 version=$(sed -n 's/^VERSION := //p' "$root/Makefile")
-python3 - "$tmp/out" "$version" <<'PY'
+python3 - "$tmp/out" "$version" "$root/tests/lib" <<'PY'
 import json, re, sys
+sys.path.insert(0, sys.argv[3])
+from tap import check, done, sections
 
 out = open(sys.argv[1]).read()
 version = sys.argv[2]
-secs = {}
-for m in re.finditer(r"^=== (\S+)\n(.*?)(?=^=== |\Z)", out, re.S | re.M):
-    secs[m.group(1)] = m.group(2)
-tests = []
-
-def check(name, fn):
-    try:
-        ok = bool(fn())
-    except Exception as e:
-        print("# %s: %r" % (name, e))
-        ok = False
-    tests.append((ok, name))
+secs = sections(out)
 
 def kv(sec):
     return dict(l.split("=", 1) for l in secs[sec].splitlines() if "=" in l)
@@ -432,10 +423,7 @@ def reset_json():
 check("reset --json: device 3, its first reset, by the user", reset_json)
 check("the VM run exits 0", lambda: "vm-status=0" in out)
 
-print("TAP version 13\n1..%d" % len(tests))
-for i, (ok, name) in enumerate(tests, 1):
-    print("%s %d %s" % ("ok" if ok else "not ok", i, name))
-sys.exit(0 if all(ok for ok, _ in tests) else 1)
+done()
 PY
 status=$?
 [ $status = 0 ] || sed 's/^/# /' "$tmp/out"

@@ -111,6 +111,13 @@ int nnptool_open(const char *spec, nnp_device_t **dev);
 nnp_result_t nnptool_model(nnp_device_t *dev, struct nnp_device_model *m,
 			   bool *modeled);
 
+/*
+ * pick.c: `nnptool topo --pick SHAPE [--free LIST]`, for cmd_topo; @cmd
+ * names the command in usage errors. Returns an exit code.
+ */
+int topo_pick(const struct nnptool_cmd *cmd, const struct nnptool_opts *o,
+	      const char *shape, const char *free_list);
+
 /* sysfs.c: /sys/class/accel/accelN/device of device node @node; -1 if none. */
 int dev_sysfs_dir(const char *node, char *dir, size_t len);
 int sysfs_read_str(const char *dir, const char *attr, char *buf, size_t len);

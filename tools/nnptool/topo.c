@@ -197,13 +197,32 @@ static void print_table(const struct topo *t)
 
 int cmd_topo(struct nnptool_opts *o, int argc, char **argv)
 {
-	static const struct nnptool_cmd cmd = { .name = "topo", .args = "[--json]" };
+	static const struct option opts[] = {
+		{ "pick", required_argument, NULL, 'p' },
+		{ "free", required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct nnptool_cmd cmd = {
+		"topo", "[--json] [--pick K|RxC [--free LIST]]", "p:f:", opts, 0, 0,
+	};
+	const char *shape = NULL, *free_list = NULL;
 	struct topo *t;
 	int ret;
 
-	ret = nnptool_getopt(&cmd, o, argc, argv);
+	while ((ret = nnptool_getopt(&cmd, o, argc, argv)) > 0) {
+		if (ret == 'p')
+			shape = optarg;
+		else
+			free_list = optarg;
+	}
 	if (ret != NNPTOOL_OPTS_DONE)
 		return nnptool_opts_exit(ret);
+	if (free_list && !shape) {
+		fprintf(stderr, "nnptool: topo: --free needs --pick\n");
+		return NNPTOOL_EXIT_USAGE;
+	}
+	if (shape)
+		return topo_pick(&cmd, o, shape, free_list);
 	t = malloc(sizeof(*t));
 	if (!t)
 		return nnptool_fail("topo", NNP_ERROR_OUT_OF_MEMORY);

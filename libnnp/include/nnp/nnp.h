@@ -57,7 +57,7 @@ const char *nnp_get_last_error(void);
 #define NNP_VERSION_PATCH(v)	((v) & 0xff)
 
 /* The libnnp these headers belong to (compare with nnp_get_version()). */
-#define NNP_VERSION_CODE	NNP_VERSION(0, 6, 0)
+#define NNP_VERSION_CODE	NNP_VERSION(0, 7, 0)
 
 /* The version of the libnnp running, as NNP_VERSION(); new in 0.3.0. */
 nnp_result_t nnp_get_version(int *version);
@@ -133,6 +133,22 @@ struct nnp_port_info {
 /* Fill up to @max entries of @ports; *@count gets the device's port count. */
 nnp_result_t nnp_device_get_ports(nnp_device_t *dev, struct nnp_port_info *ports,
 				  unsigned int max, unsigned int *count);
+
+/*
+ * Placement: which of the free devices a job of @rows x @cols chips
+ * should run on, so that their links that are up join them as a ring
+ * (@rows or @cols 1) or a @rows x @cols torus, each row and each column a
+ * ring (a dimension of 2 chips needs two links). @free_devs lists the
+ * @nfree free devices by index (NULL: every device). @picked gets
+ * rows x cols device indices: in ring order, so that rank i runs on
+ * picked[i] (NNP_VISIBLE_DEVICES), or the torus's row by row. The
+ * smallest group of joined free devices that can hold the job is used
+ * first, leaving larger groups whole. NNP_ERROR_NO_DEVICE if fewer are
+ * free, NNP_ERROR_NO_PATH if their links allow no such ring or torus;
+ * nnp_get_last_error() says why. Since 0.7.
+ */
+nnp_result_t nnp_topo_pick(const int *free_devs, int nfree, int rows, int cols,
+			   int *picked);
 
 /*
  * The device's modeled clock (docs/architecture.md, "The modeled clock"):
