@@ -17,6 +17,11 @@
  *
  * At the end every rank's weights are compared with rank 0's (bit for bit),
  * and the exit status is non-zero if they differ or the loss did not fall.
+ * The test set's totals, the link bytes and that comparison go through the
+ * devices too, so MPI carries nothing but the id: a job across the chassis
+ * of a POD runs one mpirun on each, NNP_JOB=BASE:N saying that its MPI
+ * world is ranks BASE.. of an N-rank job, the id naming the rendezvous at
+ * NNP_COMM_ID (tools/nnp-pod sets both).
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -45,7 +50,16 @@ struct opts {
 	uint64_t seed;
 };
 
-static int rank, nranks;
+/* This rank of the job, and this process of the MPI world (device local). */
+static int rank, nranks, local, local_n;
+
+/* What every rank's exchanges go through: the gradient's buffers. */
+static struct {
+	nnp_stream_t *stream;
+	nnp_comm_t *comm;
+	nnp_mem_t *host, *dev;	/* buf, registered; its device copy */
+	float *buf;
+} job;
 
 static void usage(FILE *f)
 {
@@ -59,7 +73,9 @@ static void usage(FILE *f)
 		"  --hidden N     hidden units (default 64)\n"
 		"  --lr X         learning rate of plain SGD (default 0.1)\n"
 		"  --seed N       initial weights and shuffling (default 1)\n"
-		"Rank r uses nnp device r.\n", data_dirs[0], data_dirs[1]);
+		"Rank r uses nnp device r. With NNP_JOB=BASE:N the MPI world is ranks\n"
+		"BASE.. of an N-rank job across machines (its rendezvous at NNP_COMM_ID).\n",
+		data_dirs[0], data_dirs[1]);
 }
 
 static double now_s(void)
@@ -200,6 +216,33 @@ static uint64_t link_tx_bytes(nnp_device_t *dev)
 	return tx;
 }
 
+/*
+ * The first @n elements of @type in job.buf, combined by the devices over
+ * every rank: reduced by @op, in place, or rank 0's everywhere (@op -1).
+ */
+static void on_devices(size_t n, nnp_dtype_t type, int op, const char *what)
+{
+	size_t bytes = n * (type == NNP_FLOAT64 ? 8 : 4);
+
+	check(nnp_memcpy_async(job.stream, job.dev, 0, job.host, 0, bytes), "copy to device");
+	if (op < 0)
+		check(nnp_broadcast(job.dev, 0, job.dev, 0, n, type, 0, job.comm, job.stream),
+		      "nnp_broadcast");
+	else
+		check(nnp_allreduce(job.dev, 0, job.dev, 0, n, type, (nnp_redop_t)op, job.comm,
+				    job.stream), "nnp_allreduce");
+	check(nnp_memcpy_async(job.stream, job.host, 0, job.dev, 0, bytes), "copy to host");
+	check(nnp_stream_synchronize(job.stream), what);
+}
+
+/* @n doubles summed over every rank, into @v on every rank. */
+static void job_sum(double *v, size_t n, const char *what)
+{
+	memcpy(job.buf, v, n * sizeof(*v));
+	on_devices(n, NNP_FLOAT64, NNP_SUM, what);
+	memcpy(v, job.buf, n * sizeof(*v));
+}
+
 /* FNV-1a over the bytes of @n floats. */
 static uint64_t fnv1a(const float *p, size_t n)
 {
@@ -219,22 +262,29 @@ int main(int argc, char **argv)
 	struct mlp m;
 	char err[4352];
 	nnp_device_t *dev;
-	nnp_stream_t *stream;
-	nnp_comm_t *comm;
 	nnp_unique_id_t id;
-	nnp_mem_t *host_grad, *dev_grad;
-	float *params, *grad = NULL, *theirs;
+	const char *in_job = getenv("NNP_JOB");
+	float *params, *grad = NULL;
 	void *buf;
-	double *epoch_loss, t_start, t_ar = 0, t_wait = 0;
-	uint64_t tx, all_tx;
+	double *epoch_loss, t_start, t_ar = 0, t_wait = 0, tx[1], differ[1];
 	size_t count, bytes;
-	int *perm, ndev, local, steps, epoch, differ = 0, all_differ, status = 0;
+	int *perm, ndev, per_rank, steps, epoch, status = 0;
 
 	MPI_Init(&argc, &argv);
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+	MPI_Comm_rank(MPI_COMM_WORLD, &local);
+	MPI_Comm_size(MPI_COMM_WORLD, &local_n);
+	rank = local;
+	nranks = local_n;
+	if (in_job) {
+		if (sscanf(in_job, "%d:%d", &rank, &nranks) != 2 || rank < 0 ||
+		    rank + local_n > nranks)
+			die("NNP_JOB", "not BASE:N with this MPI world inside ranks 0..N-1");
+		if (!getenv("NNP_COMM_ID"))
+			die("NNP_JOB", "a job across machines needs its rendezvous in NNP_COMM_ID");
+		rank += local;
+	}
 	parse(argc, argv, &o);
-	local = o.batch / nranks;
+	per_rank = o.batch / nranks;
 
 	/* Every rank reads the data set; shards are chosen by index. */
 	if (mnist_load(&train, o.data, "train", o.train, err, sizeof(err)) < 0 ||
@@ -246,16 +296,16 @@ int main(int argc, char **argv)
 
 	/* One device per rank, and a communicator of the devices. */
 	check(nnp_device_count(&ndev), "nnp_device_count");
-	if (ndev < nranks) {
-		snprintf(err, sizeof(err), "%d devices for %d ranks", ndev, nranks);
+	if (ndev < local_n) {
+		snprintf(err, sizeof(err), "%d devices for %d ranks", ndev, local_n);
 		die("devices", err);
 	}
-	check(nnp_device_open(rank, &dev), "nnp_device_open");
-	check(nnp_stream_create(dev, &stream), "nnp_stream_create");
-	if (rank == 0)
+	check(nnp_device_open(local, &dev), "nnp_device_open");
+	check(nnp_stream_create(dev, &job.stream), "nnp_stream_create");
+	if (local == 0)
 		check(nnp_get_unique_id(&id), "nnp_get_unique_id");
 	MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
-	check(nnp_comm_init_rank(&comm, nranks, &id, rank, dev), "nnp_comm_init_rank");
+	check(nnp_comm_init_rank(&job.comm, nranks, &id, rank, dev), "nnp_comm_init_rank");
 
 	/*
 	 * The gradient, then the shard's mean loss and accuracy: one vector,
@@ -266,16 +316,16 @@ int main(int argc, char **argv)
 	count = m.nparams + 2;
 	bytes = (count * sizeof(float) + 4095) & ~(size_t)4095;
 	params = malloc(m.nparams * sizeof(float));
-	theirs = malloc(m.nparams * sizeof(float));
 	perm = malloc((size_t)train.n * sizeof(int));
 	epoch_loss = calloc((size_t)o.epochs, sizeof(double));
 	if (posix_memalign(&buf, 4096, bytes) == 0)
 		grad = buf;
-	if (!params || !theirs || !perm || !epoch_loss || !grad)
+	if (!params || !perm || !epoch_loss || !grad)
 		die("memory", "out of memory");
 	memset(grad, 0, bytes);
-	check(nnp_mem_register(dev, grad, bytes, 0, &host_grad), "nnp_mem_register");
-	check(nnp_mem_alloc(dev, NNP_MEM_DEVICE, bytes, 0, &dev_grad), "nnp_mem_alloc");
+	job.buf = grad;
+	check(nnp_mem_register(dev, grad, bytes, 0, &job.host), "nnp_mem_register");
+	check(nnp_mem_alloc(dev, NNP_MEM_DEVICE, bytes, 0, &job.dev), "nnp_mem_alloc");
 	mlp_init_params(&m, params, o.seed);
 
 	if (rank == 0) {
@@ -283,43 +333,38 @@ int main(int argc, char **argv)
 		       nranks, train.n, test.n, o.data);
 		printf("dist_mnist_mlp: MLP %d-%d-%d (%zu parameters), global batch %d (%d per rank), "
 		       "%d steps per epoch, lr %g, %d epochs, seed %" PRIu64 "\n",
-		       MNIST_PIXELS, o.hidden, MNIST_CLASSES, m.nparams, o.batch, local,
+		       MNIST_PIXELS, o.hidden, MNIST_CLASSES, m.nparams, o.batch, per_rank,
 		       steps, (double)o.lr, o.epochs, o.seed);
 		fflush(stdout);
 	}
 
 	t_start = now_s();
-	tx = link_tx_bytes(dev);
+	tx[0] = (double)link_tx_bytes(dev);
 	for (epoch = 0; epoch < o.epochs; epoch++) {
-		double t0 = now_s(), train_loss = 0, train_acc = 0, sums[2], total[2];
+		double t0 = now_s(), train_loss = 0, train_acc = 0, total[2];
 		int step, correct;
 
 		shuffle(perm, train.n, o.seed << 20 | (uint64_t)epoch);
 		for (step = 0; step < steps; step++) {
-			const int *mine = perm + (size_t)step * o.batch + (size_t)rank * local;
+			const int *mine = perm + (size_t)step * o.batch + (size_t)rank * per_rank;
 			double t1;
 
 			grad[m.nparams] = (float)(mlp_grad(&m, params, grad, &train, mine,
-							   local, &correct) / local);
-			grad[m.nparams + 1] = (float)correct / (float)local;
+							   per_rank, &correct) / per_rank);
+			grad[m.nparams + 1] = (float)correct / (float)per_rank;
 
 			/*
 			 * Average over the ranks, device to device, once the
-			 * slowest rank is there: the wait for it is timed apart
-			 * (with ranks sharing CPUs it is most of a step's
-			 * communication), so that t_ar is the allreduce's own.
+			 * slowest rank of this MPI world is there: the wait for
+			 * it is timed apart (with ranks sharing CPUs it is most
+			 * of a step's communication), so that t_ar is the
+			 * allreduce's own (and another machine's ranks').
 			 */
 			t1 = now_s();
 			MPI_Barrier(MPI_COMM_WORLD);
 			t_wait += now_s() - t1;
 			t1 = now_s();
-			check(nnp_memcpy_async(stream, dev_grad, 0, host_grad, 0,
-					       count * sizeof(float)), "copy to device");
-			check(nnp_allreduce(dev_grad, 0, dev_grad, 0, count, NNP_FLOAT32,
-					    NNP_AVG, comm, stream), "nnp_allreduce");
-			check(nnp_memcpy_async(stream, host_grad, 0, dev_grad, 0,
-					       count * sizeof(float)), "copy to host");
-			check(nnp_stream_synchronize(stream), "allreduce step");
+			on_devices(count, NNP_FLOAT32, NNP_AVG, "allreduce step");
 			t_ar += now_s() - t1;
 
 			mlp_sgd(&m, params, grad, o.lr);
@@ -328,15 +373,15 @@ int main(int argc, char **argv)
 		}
 		epoch_loss[epoch] = train_loss / steps;
 
-		/* Test set: each rank a slice, the sums to rank 0. */
+		/* Test set: each rank a slice, the sums on every rank. */
 		{
 			int first = (int)((long)test.n * rank / nranks);
 			int n = (int)((long)test.n * (rank + 1) / nranks) - first;
 
-			sums[0] = mlp_eval(&m, params, &test, first, n, &correct);
-			sums[1] = correct;
+			total[0] = mlp_eval(&m, params, &test, first, n, &correct);
+			total[1] = correct;
 		}
-		MPI_Reduce(sums, total, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+		job_sum(total, 2, "test set totals");
 		if (rank == 0) {
 			printf("epoch %d/%d: train loss %.4f acc %.2f%% | test loss %.4f acc %.2f%% | %.1f s\n",
 			       epoch + 1, o.epochs, epoch_loss[epoch],
@@ -347,16 +392,16 @@ int main(int argc, char **argv)
 	}
 
 	/* What the chips sent each other: a ring sends 2(n-1)/n of the buffer per rank. */
-	tx = link_tx_bytes(dev) - tx;
-	MPI_Reduce(&tx, &all_tx, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+	tx[0] = (double)link_tx_bytes(dev) - tx[0];
+	job_sum(tx, 1, "link bytes");
 
 	/* Every rank's weights, bit for bit, against rank 0's. */
-	memcpy(theirs, params, m.nparams * sizeof(float));
-	MPI_Bcast(theirs, (int)m.nparams, MPI_FLOAT, 0, MPI_COMM_WORLD);
-	differ = memcmp(theirs, params, m.nparams * sizeof(float)) != 0;
-	if (differ)
+	memcpy(grad, params, m.nparams * sizeof(float));
+	on_devices(m.nparams, NNP_FLOAT32, -1, "weights of rank 0");
+	differ[0] = memcmp(grad, params, m.nparams * sizeof(float)) != 0;
+	if (differ[0])
 		fprintf(stderr, "dist_mnist_mlp: rank %d: weights differ from rank 0's\n", rank);
-	MPI_Allreduce(&differ, &all_differ, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	job_sum(differ, 1, "ranks whose weights differ");
 	if (rank == 0) {
 		double t = now_s() - t_start;
 
@@ -365,10 +410,10 @@ int main(int argc, char **argv)
 		       t, t_ar, steps * o.epochs, count, 1e3 * t_ar / (steps * o.epochs), t_wait);
 		printf("links: %" PRIu64 " bytes sent chip to chip (the allreduces' least, "
 		       "2(n-1) x the buffer each: %" PRIu64 ")\n",
-		       all_tx, (uint64_t)2 * (uint64_t)(nranks - 1) * count * sizeof(float) *
+		       (uint64_t)tx[0], (uint64_t)2 * (uint64_t)(nranks - 1) * count * sizeof(float) *
 		       (uint64_t)steps * (uint64_t)o.epochs);
-		if (all_differ)
-			printf("weights: differ from rank 0's on %d of %d ranks\n", all_differ,
+		if (differ[0])
+			printf("weights: differ from rank 0's on %d of %d ranks\n", (int)differ[0],
 			       nranks);
 		else
 			printf("weights: identical on all %d ranks (fnv1a %016" PRIx64 ")\n",
@@ -380,20 +425,19 @@ int main(int argc, char **argv)
 			       epoch_loss[o.epochs - 1],
 			       epoch_loss[o.epochs - 1] < epoch_loss[0] ? "fell" : "DID NOT FALL");
 	}
-	if (all_differ || (o.epochs >= 2 && !(epoch_loss[o.epochs - 1] < epoch_loss[0])))
+	if (differ[0] || (o.epochs >= 2 && !(epoch_loss[o.epochs - 1] < epoch_loss[0])))
 		status = 1;
 	if (rank == 0)
 		printf("dist_mnist_mlp: %s\n", status ? "FAILED" : "ok");
 
-	nnp_mem_free(dev_grad);
-	nnp_mem_free(host_grad);
-	nnp_comm_destroy(comm);
-	nnp_stream_destroy(stream);
+	nnp_mem_free(job.dev);
+	nnp_mem_free(job.host);
+	nnp_comm_destroy(job.comm);
+	nnp_stream_destroy(job.stream);
 	nnp_device_close(dev);
 	free(grad);
 	free(epoch_loss);
 	free(perm);
-	free(theirs);
 	free(params);
 	mlp_free(&m);
 	mnist_free(&test);
