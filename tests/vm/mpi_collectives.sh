@@ -26,7 +26,7 @@ for topo in ring torus:2x2; do
 		 grep -q '^vm-status=0$' $out"
 done
 tap_context=$out tap_grep "links carry exactly 2(n-1)/n of the buffer from each rank" "$out" \
-	'^# link bytes of all ranks: 2400072 for 4 ranks of 400012 bytes$'
+	'^# link bytes of all 4 ranks: 2400072 for 400012 bytes$'
 # Only chips 0 and 1 are joined: no ring through all four.
 "$root/tools/nnp-vm" --chips 4 --mem-size 64M --fabric 'links:0.0-1.1' -- \
 	mpirun -np 4 coll_mpi >"$out" 2>&1

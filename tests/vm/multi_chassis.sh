@@ -26,7 +26,9 @@
 # each socket link agree byte for byte on what crossed, `nnptool topo` in
 # each chassis lists its two links to the other, up; the same for 8
 # ranks on `--chassis 2 --chips 4 --topo torus`, each rank's allreduce
-# on the torus (NNP_ALGO auto, as libnnp logs it), the 8 column links
+# on the torus (NNP_ALGO auto, as libnnp logs it), the job's link bytes
+# summed by the devices exactly 2 x 7 x 400012 in both chassis, the 8
+# column links
 # between the chassis agreeing; then `mpirun -np 4 dist_mnist_mlp` on each
 # chassis as one job of 8 ranks: rank 0 reports 8 ranks, the losses of the
 # same training on 1 and 4 ranks in one VM (1.9767 -> 1.3921, to 0.001),
@@ -36,7 +38,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-tap_plan 12
+tap_plan 13
 
 # pod NAME CHIPS NNP-POD-OPTIONS...: coll_mpi on every chassis of the POD
 # (then $then, if set, failing the chassis if it fails), its output in
@@ -92,6 +94,10 @@ columns=()
 for x in 0 1 2 3; do
 	columns+=("$x.2>$((4 + x)).3" "$((4 + x)).2>$x.3")
 done
+# The job's link bytes, summed by the devices over both chassis: on the
+# torus as on a ring, 2(n-1) x the buffer.
+tap_context=$tmp/torus tap_check "torus: the 8 ranks' allreduce sent exactly 2(n-1) x its buffer, in both chassis' count" sh -c \
+	"test \$(cat $tmp/torus.0 $tmp/torus.1 | grep -cx '# link bytes of all 8 ranks: 5600168 for 400012 bytes') = 2"
 tap_context=$tmp/torus tap_check "torus: the 8 column links carried bytes, both ends agreeing" \
 	python3 "$root/tests/lib/links_agree.py" "$tmp/torus.0" "$tmp/torus.1" "${columns[@]}"
 # Fashion-MNIST across both chassis: one job of 8 ranks, an mpirun on each.
