@@ -169,10 +169,10 @@ def check_send_recv(rank, world):
 
 
 def check_barrier(rank, world):
-    """No rank leaves before rank 0, 2 s late, has written its file."""
+    """No rank leaves before rank 0, 0.5 s late, has written its file."""
     path = f"/tmp/torch_nnp_barrier.{world}"
     if rank == 0:
-        time.sleep(2)
+        time.sleep(0.5)
         open(path, "w").close()
     dist.barrier()
     if not os.path.exists(path):
