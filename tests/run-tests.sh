@@ -71,10 +71,13 @@ plan_problems() {
 	}' "$2"
 }
 
-# Suites that spend most of their time waiting (vm-comm_fault: a 65 s
-# timeout, 10 s of CPU in all) run beside the suites after them: started in
-# their turn, their output shown once the others are done.
-beside=" vm-comm_fault "
+# Suites that spend most of their time waiting run beside the suites after
+# them: started in their turn, their output shown once the others are
+# done. vm-comm_fault waits out a 65 s timeout (10 s of CPU in 71 s);
+# vm-icl_socket_peers, a QEMU with no guest, out its peers' hello and frame
+# timeouts (23 s of CPU in 65 s). Both passed beside vm-allreduce and
+# vm-torch_nnp, and the suites after them beside them.
+beside=" vm-comm_fault vm-icl_socket_peers "
 beside_jobs=()
 
 run_suite() { # NAME COMMAND...
