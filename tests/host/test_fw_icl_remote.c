@@ -293,10 +293,14 @@ static void transport_reclaim(struct fw_harness *h, unsigned int port,
 		nnp_fw_icl_reclaim_lent(chips[w->chip].h->fw, w->port, tags[i]);
 }
 
+/* chips_up() ran and chips_down() has not. */
+static bool chips_are_up;
+
 static void chips_up(unsigned int n)
 {
 	unsigned int i;
 
+	chips_are_up = true;
 	memset(chips, 0, sizeof(chips));
 	memset(wires, 0, sizeof(wires));
 	nchips = n;
@@ -328,6 +332,9 @@ static void chips_down(void)
 {
 	unsigned int i;
 
+	if (!chips_are_up)
+		return;
+	chips_are_up = false;
 	mtx_lock(&pump.lock);
 	pump.stop = true;
 	cnd_broadcast(&pump.cond);
@@ -1647,27 +1654,40 @@ static void test_remote_transport_lost(void **state)
 	chips_down();
 }
 
+/*
+ * After every test: one that failed half-way left its chips and the pump
+ * running, and the next test's chips_up() would set them up again under
+ * their threads and hang, so that a failure stopped the suite instead of
+ * failing it.
+ */
+static int chips_left_up(void **state)
+{
+	(void)state;
+	chips_down();
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_remote_port_attach_and_state),
-		cmocka_unit_test(test_remote_send_deliver_counters),
-		cmocka_unit_test(test_remote_receive_in_place),
-		cmocka_unit_test(test_remote_ring_allreduce),
-		cmocka_unit_test(test_remote_link_down_mid_collective),
-		cmocka_unit_test(test_remote_transport_lost),
-		cmocka_unit_test(test_remote_ring_allreduce_credits),
-		cmocka_unit_test(test_remote_credits),
-		cmocka_unit_test(test_remote_reconnect_drops_old_copies),
-		cmocka_unit_test(test_remote_aborts_within_window),
-		cmocka_unit_test(test_remote_unclaimed_packets_swept),
-		cmocka_unit_test(test_remote_idle_communicator_swept),
-		cmocka_unit_test(test_remote_reset_takes_far_end_down),
-		cmocka_unit_test(test_shared_ring_allreduce),
-		cmocka_unit_test(test_shared_ring_reduce_scatter),
-		cmocka_unit_test(test_shared_tags_and_credits),
-		cmocka_unit_test(test_shared_link_unshared),
-		cmocka_unit_test(test_shared_reclaim),
+		cmocka_unit_test_teardown(test_remote_port_attach_and_state, chips_left_up),
+		cmocka_unit_test_teardown(test_remote_send_deliver_counters, chips_left_up),
+		cmocka_unit_test_teardown(test_remote_receive_in_place, chips_left_up),
+		cmocka_unit_test_teardown(test_remote_ring_allreduce, chips_left_up),
+		cmocka_unit_test_teardown(test_remote_link_down_mid_collective, chips_left_up),
+		cmocka_unit_test_teardown(test_remote_transport_lost, chips_left_up),
+		cmocka_unit_test_teardown(test_remote_ring_allreduce_credits, chips_left_up),
+		cmocka_unit_test_teardown(test_remote_credits, chips_left_up),
+		cmocka_unit_test_teardown(test_remote_reconnect_drops_old_copies, chips_left_up),
+		cmocka_unit_test_teardown(test_remote_aborts_within_window, chips_left_up),
+		cmocka_unit_test_teardown(test_remote_unclaimed_packets_swept, chips_left_up),
+		cmocka_unit_test_teardown(test_remote_idle_communicator_swept, chips_left_up),
+		cmocka_unit_test_teardown(test_remote_reset_takes_far_end_down, chips_left_up),
+		cmocka_unit_test_teardown(test_shared_ring_allreduce, chips_left_up),
+		cmocka_unit_test_teardown(test_shared_ring_reduce_scatter, chips_left_up),
+		cmocka_unit_test_teardown(test_shared_tags_and_credits, chips_left_up),
+		cmocka_unit_test_teardown(test_shared_link_unshared, chips_left_up),
+		cmocka_unit_test_teardown(test_shared_reclaim, chips_left_up),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
