@@ -101,11 +101,13 @@ struct nnp_fw_host {
 	 */
 	void (*icl_credit)(void *opaque, unsigned int port, size_t len);
 	/*
-	 * Optional, for remote ports: the chip stopped (@up false: a reset
-	 * began, or it died) or booted again (@up true). The embedder takes
-	 * @port's link down at both ends, or lets it come back up unless
-	 * something else holds it down, as the far end of an in-process link
-	 * sees it (nnp_fw_link_set() there). No lock held; it must not block
+	 * Optional, for ports not wired in this process (remote ones, and
+	 * those no peer is attached to yet): the chip stopped (@up false: a
+	 * reset began, or it died) or booted again (@up true). The embedder
+	 * takes @port's link down at both ends, or lets it come back up
+	 * unless something else holds it down, as the far end of an
+	 * in-process link sees it (nnp_fw_link_set() there); a peer that
+	 * links later hears the last state. No lock held; it must not block
 	 * on the network.
 	 */
 	void (*icl_chip_state)(void *opaque, unsigned int port, bool up);

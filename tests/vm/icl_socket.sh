@@ -5,8 +5,8 @@
 # 1) see port 0 up towards each other; link-down from one side's monitor
 # takes both ends down and link-up from the other side's brings both back;
 # when one QEMU goes away the other's port goes down, and a QEMU started in
-# its place (the same chip 0) is linked again without the surviving guest
-# doing anything; malformed frames from the socket are logged and never
+# its place (the same chip 0) is linked again, once its chip has booted,
+# without the surviving guest doing anything; malformed frames from the socket are logged and never
 # stop QEMU. Hostile peers: icl_socket_peers.sh.
 #
 # In detail (docs/testing.md has the summary):
@@ -16,14 +16,15 @@
 # side's monitor takes both ends down, link-up from the other side's brings
 # both back; when one QEMU quits the other's port goes down, and a QEMU
 # started on the same address as the same chip is linked again (the
-# connecting side retries); malformed frames sent to the socket, before or
+# connecting side retries) once its chip has booted (a paused QEMU's
+# chip has not: connected, the port stays down); malformed frames sent to the socket, before or
 # after the hello, are logged, drop that connection only, and QEMU keeps
 # serving; no QEMU outlives the test
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)
 . "$root/tests/lib/vms.sh"
-tap_plan 7
+tap_plan 8
 
 port=$(free_port)
 printf "job-secret-%s" "$$" >"$tmp/secret"
@@ -135,15 +136,35 @@ wait "$pid_a" 2>/dev/null
 wait_phase lost "$tmp/b"
 tap_check "the peer's QEMU gone: the port is down" check "$tmp/b" lost 1 down 0.0
 
-# A QEMU without a guest takes its place, as chip 0: chip 1 reconnects.
+# A QEMU without a guest takes its place, as chip 0, paused (-S): its
+# virtual clock stands, so its chip never boots after the reset QEMU
+# starts with. Chip 1 connects to it but its port stays down, whichever
+# came first, the connection or the reset; once the paused QEMU runs, its
+# chip boots and the link comes up without the surviving guest doing
+# anything.
 vm_start c "$root/build/qemu/qemu-system-x86_64" -machine q35 -accel tcg \
 	-nodefaults -nographic -S -bios /usr/share/qemu/qboot.rom -L /usr/share/qemu \
 	-d guest_errors -D "$tmp/c-log" -trace nnp_icl_link_error \
+	-trace nnp_icl_link_state -monitor "unix:$tmp/mon-c,server=on,wait=off" \
 	-object "secret,id=icl,file=$tmp/secret" \
 	-device "nnp,id=nnp0,chip-id=0,icl-secret=icl,remote=0-1.0:listen:127.0.0.1:$port"
+# connected_paused: chip 0 has been connected for 3 s, its chip not up,
+# and chip 1's guest, polling all along, never saw the port up
+connected_paused() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		grep -qs "connected 1 admin-up 1 chip-up 0" "$tmp/c-log" && break
+		sleep 0.2
+	done
+	sleep 3
+	grep -q "connected 1 admin-up 1 chip-up 0" "$tmp/c-log" &&
+		! grep -q "PHASE-back {" "$tmp/b"
+}
+tap_check "a new peer on the same address, paused: connected, the port stays down" \
+	connected_paused
+monitor "$tmp/mon-c" cont
 wait_phase back "$tmp/b"
-tap_check "a new peer on the same address: linked again" \
-	check "$tmp/b" back 1 up 0.0
+tap_check "once that peer runs: linked again" check "$tmp/b" back 1 up 0.0
 
 wait "$pid_b"
 status=$?
@@ -168,7 +189,7 @@ tap_check "malformed frames: logged, connection dropped, QEMU keeps serving" \
 		grep -q "longer than the largest packet" "$tmp/c-log" &&
 		grep -q "unexpected frame type" "$tmp/c-log"'
 if [ "$tap_failed" != 0 ]; then
-	for f in a b c; do
+	for f in a b c c-log; do
 		[ -f "$tmp/$f" ] && sed "s/^/# $f: /" "$tmp/$f"
 	done
 fi

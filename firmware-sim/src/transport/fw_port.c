@@ -237,14 +237,19 @@ void nnp_fw_link_set(struct nnp_fw *fw, unsigned int port, bool up)
 
 bool nnp_fw_link_chip_state(struct nnp_fw *fw, unsigned int port, bool up)
 {
-	bool remote;
+	bool remote, in_process;
 
 	if (port >= fw->cfg.num_ports || !fw->host.icl_chip_state)
 		return false;
 	mtx_lock(&fw->ports[port].lock);
 	remote = fw->ports[port].tp && fw->ports[port].tp->remote;
+	in_process = fw->ports[port].peer;
 	mtx_unlock(&fw->ports[port].lock);
-	if (remote)
+	/*
+	 * Told also while no peer is attached, so that a peer that links
+	 * later hears of a chip that has not booted since its reset.
+	 */
+	if (!in_process)
 		fw->host.icl_chip_state(fw->host.opaque, port, up);
 	return remote;
 }

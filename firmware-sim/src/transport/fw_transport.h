@@ -169,9 +169,10 @@ uint16_t nnp_fw_icl_recv(struct nnp_fw *fw, struct nnp_fw_op *op,
 /* Something @op's port waits for happened: runnable queues, host kicked. */
 void nnp_fw_icl_wake(struct nnp_fw *fw, uint32_t port);
 /*
- * The chip stopped (@up false) or booted again: for a remote @port, the
- * host's icl_chip_state takes its link down at both ends or lets it come
- * back. False, and nothing done, if @port is not remote or the host has
+ * The chip stopped (@up false) or booted again: for a @port not wired in
+ * this process, the host's icl_chip_state takes its link down at both
+ * ends or lets it come back, or (no peer attached yet) tells the next
+ * peer. True if @port is remote; false, and nothing done, if the host has
  * no such hook. No lock held.
  */
 bool nnp_fw_link_chip_state(struct nnp_fw *fw, unsigned int port, bool up);
