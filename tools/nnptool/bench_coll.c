@@ -243,7 +243,8 @@ static long check(struct ar *a, const struct shape *sh, nnp_result_t *r)
  * Before each collective, outside its timing: every rank's output poisoned
  * (0xff bytes, NaNs: no float is equal to one), so a collective that left
  * it alone fails the check, and in place its input loaded again, which the
- * collective before overwrote.
+ * collective before overwrote. Both are done before it returns: a memset
+ * still queued when the clock starts would be timed with the collective.
  */
 static nnp_result_t prepare(struct ar *a, const struct shape *sh)
 {
@@ -251,8 +252,11 @@ static nnp_result_t prepare(struct ar *a, const struct shape *sh)
 	nnp_result_t r = NNP_SUCCESS;
 	int k;
 
-	for (k = 0; k < a->n && r == NNP_SUCCESS; k++)
+	for (k = 0; k < a->n && r == NNP_SUCCESS; k++) {
 		r = nnp_memset_async(a->s[k], a->recv[k], 0, 0xff, n * sizeof(float));
+		if (r == NNP_SUCCESS)
+			r = nnp_stream_synchronize(a->s[k]);
+	}
 	if (r == NNP_SUCCESS && sh->in_place)
 		r = load(a, sh);
 	return r;
