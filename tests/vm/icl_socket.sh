@@ -6,8 +6,8 @@
 # takes both ends down and link-up from the other side's brings both back;
 # when one QEMU goes away the other's port goes down, and a QEMU started in
 # its place (the same chip 0) is linked again, once its chip has booted,
-# without the surviving guest doing anything; malformed frames from the socket are logged and never
-# stop QEMU. Hostile peers: icl_socket_peers.sh.
+# without the surviving guest doing anything; malformed frames from the
+# socket are logged and never stop QEMU. Hostile peers: icl_socket_peers.sh.
 #
 # In detail (docs/testing.md has the summary):
 # an ICL link over a TCP socket on 127.0.0.1 (random free port), both ends
@@ -17,9 +17,9 @@
 # both back; when one QEMU quits the other's port goes down, and a QEMU
 # started on the same address as the same chip is linked again (the
 # connecting side retries) once its chip has booted (a paused QEMU's
-# chip has not: connected, the port stays down); malformed frames sent to the socket, before or
-# after the hello, are logged, drop that connection only, and QEMU keeps
-# serving; no QEMU outlives the test
+# chip has not: connected, the port stays down); malformed frames sent to
+# the socket, before or after the hello, are logged, drop that connection
+# only, and QEMU keeps serving; no QEMU outlives the test
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)
@@ -151,14 +151,13 @@ vm_start c "$root/build/qemu/qemu-system-x86_64" -machine q35 -accel tcg \
 # connected_paused: chip 0 has been connected for 3 s, its chip not up,
 # and chip 1's guest, polling all along, never saw the port up
 connected_paused() {
-	local i
+	local i seen="connected 1 admin-up 1 chip-up 0"
 	for ((i = 0; i < 300; i++)); do
-		grep -qs "connected 1 admin-up 1 chip-up 0" "$tmp/c-log" && break
+		grep -qs "$seen" "$tmp/c-log" && break
 		sleep 0.2
 	done
 	sleep 3
-	grep -q "connected 1 admin-up 1 chip-up 0" "$tmp/c-log" &&
-		! grep -q "PHASE-back {" "$tmp/b"
+	grep -qs "$seen" "$tmp/c-log" && ! grep -q "PHASE-back {" "$tmp/b"
 }
 tap_check "a new peer on the same address, paused: connected, the port stays down" \
 	connected_paused

@@ -252,11 +252,10 @@ static nnp_result_t prepare(struct ar *a, const struct shape *sh)
 	nnp_result_t r = NNP_SUCCESS;
 	int k;
 
-	for (k = 0; k < a->n && r == NNP_SUCCESS; k++) {
+	for (k = 0; k < a->n && r == NNP_SUCCESS; k++)
 		r = nnp_memset_async(a->s[k], a->recv[k], 0, 0xff, n * sizeof(float));
-		if (r == NNP_SUCCESS)
-			r = nnp_stream_synchronize(a->s[k]);
-	}
+	for (k = 0; k < a->n && r == NNP_SUCCESS; k++)
+		r = nnp_stream_synchronize(a->s[k]);
 	if (r == NNP_SUCCESS && sh->in_place)
 		r = load(a, sh);
 	return r;
