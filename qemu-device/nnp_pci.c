@@ -5,8 +5,10 @@
  * Thin glue between QEMU and the firmware simulator (firmware-sim/), which
  * holds the device's behaviour: this file owns the PCI function (config
  * space, BAR0 registers, BAR2 device memory, MSI-X on BAR4), DMA into guest
- * memory, and the thread that runs the firmware's admin side off the vCPU
- * threads (booting, the heartbeat, the admin queue). User queue commands
+ * memory, and the threads that run the firmware's own side off the vCPU
+ * threads: booting and the admin queue on one, the heartbeat on another,
+ * so that an admin command waiting on a user's command cannot stop it.
+ * User queue commands
  * run on the process's pool of workers, shared by all devices
  * (nnp_workers.c).
  *
@@ -65,8 +67,10 @@ struct NnpState {
     NnpIclSockets *icl;      /* ports linked to other processes, or NULL */
 
     QemuThread thread;
+    QemuThread beat_thread;  /* the heartbeat, apart from the admin work */
     QemuMutex lock;          /* guards the admin kick and stopping */
     QemuCond cond;           /* admin thread */
+    QemuCond beat_cond;      /* heartbeat thread: signalled to stop */
     bool kick;
     bool stopping;
     NnpWorkersDev workers;   /* user queues, on the process's pool */
@@ -399,6 +403,33 @@ static void *nnp_fw_thread(void *opaque)
     return NULL;
 }
 
+/*
+ * The heartbeat on a thread of its own: the firmware thread can wait in an
+ * admin command for a user's command to finish (a long copy), and the
+ * driver's watchdog resets the device when the heartbeat stops. Twice a
+ * period, so that a beat is never a whole period late.
+ */
+static void *nnp_beat_thread(void *opaque)
+{
+    NnpState *s = opaque;
+    uint32_t wait_ms = MAX(s->heartbeat_ms / 2, 1);
+
+    rcu_register_thread();
+    qemu_mutex_lock(&s->lock);
+    while (!s->stopping) {
+        qemu_cond_timedwait(&s->beat_cond, &s->lock, wait_ms);
+        if (s->stopping) {
+            break;
+        }
+        qemu_mutex_unlock(&s->lock);
+        nnp_fw_beat(s->fw);
+        qemu_mutex_lock(&s->lock);
+    }
+    qemu_mutex_unlock(&s->lock);
+    rcu_unregister_thread();
+    return NULL;
+}
+
 /* ---- PCI device ---- */
 
 static void nnp_realize(PCIDevice *pdev, Error **errp)
@@ -506,8 +537,11 @@ static void nnp_realize(PCIDevice *pdev, Error **errp)
 
     qemu_mutex_init(&s->lock);
     qemu_cond_init(&s->cond);
+    qemu_cond_init(&s->beat_cond);
     nnp_workers_join(&s->workers, s->fw, s->nworkers);
     qemu_thread_create(&s->thread, "nnp-fw", nnp_fw_thread, s,
+                       QEMU_THREAD_JOINABLE);
+    qemu_thread_create(&s->beat_thread, "nnp-beat", nnp_beat_thread, s,
                        QEMU_THREAD_JOINABLE);
 }
 
@@ -525,11 +559,14 @@ static void nnp_exit(PCIDevice *pdev)
     qemu_mutex_lock(&s->lock);
     s->stopping = true;
     qemu_cond_signal(&s->cond);
+    qemu_cond_signal(&s->beat_cond);
     qemu_mutex_unlock(&s->lock);
     qemu_thread_join(&s->thread);
+    qemu_thread_join(&s->beat_thread);
     /* Kicks from the peers' packets are dropped from now on. */
     nnp_workers_leave(&s->workers);
     qemu_cond_destroy(&s->cond);
+    qemu_cond_destroy(&s->beat_cond);
     qemu_mutex_destroy(&s->lock);
 
     msix_uninit_exclusive_bar(pdev);

@@ -6,7 +6,8 @@
  * host memory, interrupts, a clock and a log through struct nnp_fw_host, and
  * forwards BAR0 register accesses. nnp_fw_run() does the firmware's own
  * work: booting, the heartbeat and the admin queue; it must not run
- * concurrently with itself. nnp_fw_run_queues() executes user queue
+ * concurrently with itself. nnp_fw_beat() does the heartbeat alone, on a
+ * thread of the host's beside it. nnp_fw_run_queues() executes user queue
  * commands and may run on several threads at once, each taking a different
  * queue. Register accesses may come from any thread at any time.
  */
@@ -181,6 +182,15 @@ unsigned int nnp_fw_reg_write(struct nnp_fw *fw, uint32_t offset,
 
 /* Boot, heartbeat and admin queue work. */
 void nnp_fw_run(struct nnp_fw *fw);
+/*
+ * The heartbeat alone, due every heartbeat period once booted and never
+ * while the firmware hangs. Safe to call from another thread beside
+ * nnp_fw_run(), and the host should: an admin command that waits for a
+ * user's running command (releasing a key, destroying a queue or a
+ * context) holds nnp_fw_run() as long as that command runs, and the
+ * heartbeat, which the driver's watchdog reads, must not depend on it.
+ */
+void nnp_fw_beat(struct nnp_fw *fw);
 /* Execute user queue commands until no queue has work left for us. */
 void nnp_fw_run_queues(struct nnp_fw *fw);
 /*
@@ -216,8 +226,10 @@ int nnp_fw_link_attach_remote(struct nnp_fw *fw, unsigned int port,
 			      uint32_t peer_chip, unsigned int peer_port);
 /*
  * A packet the transport received for @port, labelled (@epoch, @seq) and
- * due at @model_ns on the modeled clock (0: when its receiver waits):
- * queued for the command of the communicator of @epoch that waits for it.
+ * due at @model_ns on the modeled clock (0: when its receiver waits; at
+ * most 1 s past this chip's modeled clock, the peer's word being only
+ * telemetry): queued for the command of the communicator of @epoch that
+ * waits for it.
  * Returns 0, or -1 if the port is not remote, is down, or the packet is
  * too big (counted as an error), or is dropped and counted: the port holds
  * its most already, or the packet is not for a communicator that receives

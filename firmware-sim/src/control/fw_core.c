@@ -321,7 +321,7 @@ unsigned int nnp_fw_reg_write(struct nnp_fw *fw, uint32_t offset,
 	return kick;
 }
 
-/* Boot and heartbeat: the firmware's timed work. True if it just booted. */
+/* Booting and the sensors: the firmware's timed work. True if it just booted. */
 static bool run_timers(struct nnp_fw *fw)
 {
 	uint64_t now = fw->host.now_ns(fw->host.opaque);
@@ -336,17 +336,29 @@ static bool run_timers(struct nnp_fw *fw)
 		fw->next_heartbeat_ns = now + period;
 		irq = nnp_fw_int_latch_locked(fw, NNP_INT_FW_EVENT);
 	}
-	if (fw->fw_status == NNP_FW_STATUS_READY &&
-	    now >= fw->next_heartbeat_ns) {
-		fw->heartbeat++;
-		/* Skip beats missed while the host did not run us. */
-		fw->next_heartbeat_ns = now + period;
-	}
 	nnp_fw_thermal_step_locked(fw, now);
 	mtx_unlock(&fw->lock);
 	if (irq)
 		fw->host.raise_irq(fw->host.opaque, NNP_VECTOR_ADMIN);
 	return booted;
+}
+
+void nnp_fw_beat(struct nnp_fw *fw)
+{
+	uint64_t now;
+
+	/* A hung firmware: no heartbeat. */
+	if (nnp_fw_fault_hung(fw))
+		return;
+	now = fw->host.now_ns(fw->host.opaque);
+	mtx_lock(&fw->lock);
+	if (fw->fw_status == NNP_FW_STATUS_READY &&
+	    now >= fw->next_heartbeat_ns) {
+		fw->heartbeat++;
+		/* Skip beats missed while the host did not run us. */
+		fw->next_heartbeat_ns = now + fw->cfg.heartbeat_ms * NS_PER_MS;
+	}
+	mtx_unlock(&fw->lock);
 }
 
 void nnp_fw_run(struct nnp_fw *fw)
@@ -376,6 +388,7 @@ void nnp_fw_run(struct nnp_fw *fw)
 	/* Booted again: its links train and come back up. */
 	if (run_timers(fw))
 		nnp_fw_faults_revive(fw);
+	nnp_fw_beat(fw);
 	nnp_fw_icl_sweep(fw);
 	nnp_fw_aq_process(fw);
 }

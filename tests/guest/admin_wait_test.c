@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The firmware's heartbeat goes on while an admin command waits for a
+ * user's running command. Run by tests/vm/admin_wait.sh on one device of
+ * 4 GiB with a heartbeat every 10 ms and no watchdog.
+ *
+ * close_during_a_long_copy: a 1.5 GiB device-to-device copy runs; the
+ * process frees another object meanwhile, whose key the firmware
+ * releases only once the copy is done (GEM_CLOSE waits on it). A thread
+ * reads fw_heartbeat every 2 ms the while. Three times: the free takes
+ * 30 ms or more (it did wait; 90-120 ms here), and the heartbeat never
+ * stands still for half of that, nor 50 ms (9 ms here; before the
+ * heartbeat had a thread of its own it stood still the whole wait, 105
+ * to 111 ms: one user's copy stopped what the watchdog reads, and would
+ * have had the device reset under every user); the copy completes and
+ * the device is never reset.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "guest_env.h"
+#include "kselftest_harness.h"
+
+#define GiB	(1ull << 30)
+#define COPY	(3 * GiB / 2)	/* twice, in 4 GiB */
+
+static int64_t now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
+}
+
+struct watch {
+	atomic_bool stop;
+	int fd;			/* fw_heartbeat in sysfs */
+	int64_t longest_us;	/* the heartbeat's longest stand */
+	unsigned int reads, beats;
+};
+
+static unsigned long heartbeat(int fd)
+{
+	char buf[32];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	buf[n > 0 ? n : 0] = '\0';
+	return strtoul(buf, NULL, 10);
+}
+
+static void *watch_heartbeat(void *arg)
+{
+	struct watch *w = arg;
+	unsigned long last = heartbeat(w->fd), hb;
+	int64_t since = now_us(), t;
+
+	while (!atomic_load(&w->stop)) {
+		usleep(2000);
+		hb = heartbeat(w->fd);
+		t = now_us();
+		w->reads++;
+		if (hb != last) {
+			w->beats++;
+			last = hb;
+			since = t;
+		} else if (t - since > w->longest_us) {
+			w->longest_us = t - since;
+		}
+	}
+	return NULL;
+}
+
+TEST(close_during_a_long_copy)
+{
+	nnp_mem_t *a, *b, *other;
+	const char *reason;
+	nnp_device_t *dev;
+	nnp_stream_t *s;
+	uint32_t resets;
+	int round;
+
+	ASSERT_EQ(4 * GiB, GUEST_MEM_SIZE);
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_open(0, &dev));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_create(dev, &s));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(dev, NNP_MEM_DEVICE, COPY, 0, &a));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(dev, NNP_MEM_DEVICE, COPY, 0, &b));
+	for (round = 0; round < 3; round++) {
+		struct watch w = { .longest_us = 0 };
+		int64_t t0, close_us;
+		pthread_t th;
+
+		ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(dev, NNP_MEM_DEVICE, 4096, 0, &other));
+		w.fd = open("/sys/class/accel/accel0/device/fw_heartbeat", O_RDONLY);
+		ASSERT_LE(0, w.fd);
+		ASSERT_EQ(0, pthread_create(&th, NULL, watch_heartbeat, &w));
+		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(s, b, 0, a, 0, COPY));
+		usleep(5000);	/* the copy under way */
+		t0 = now_us();
+		nnp_mem_free(other);
+		close_us = now_us() - t0;
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(s));
+		atomic_store(&w.stop, true);
+		pthread_join(th, NULL);
+		close(w.fd);
+		TH_LOG("round %d: the free took %lld ms; the heartbeat moved %u times in %u reads, stood still %lld ms at most",
+		       round, (long long)close_us / 1000, w.beats, w.reads,
+		       (long long)w.longest_us / 1000);
+		EXPECT_LE(30000, close_us);
+		EXPECT_GT(close_us / 2, w.longest_us);
+		EXPECT_GT(50000, w.longest_us);
+	}
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_get_resets(dev, &resets, &reason));
+	EXPECT_EQ(0, resets);
+	nnp_mem_free(b);
+	nnp_mem_free(a);
+	nnp_stream_destroy(s);
+	nnp_device_close(dev);
+}
+
+TEST_HARNESS_MAIN
