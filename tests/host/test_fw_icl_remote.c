@@ -25,7 +25,9 @@
  * the socket link does) taken byte for byte by its receive, an in-place
  * abort, too-big and non-port refusals with no count, a dropped half-read
  * packet not delivered, one queued on a port that is down freed and counted
- * (exact rx bytes/packets/errors); ring allreduce on 2, 3 and 4 chips with
+ * (exact rx bytes/packets/errors); a peer's modeled arrival time taken as
+ * it is up to 1 s past the chip's modeled clock (5000 ns, 1 s), cut to 1 s
+ * beyond (UINT64_MAX); ring allreduce on 2, 3 and 4 chips with
  * exact results and both ends of each link agreeing byte for byte; a link
  * taken down mid-collective and a transport that loses its connection fail
  * every rank within the timeout (the lost connection is reported through
@@ -1494,6 +1496,38 @@ static void test_remote_receive_in_place(void **state)
 	chips_down();
 }
 
+/*
+ * A peer's modeled arrival time is its word: taken as it is within 1 s of
+ * modeled time past this chip's clock, cut to that past it, so one packet
+ * of a lying peer cannot move the clock every user of the chip reads.
+ */
+static void test_remote_model_time_bounded(void **state)
+{
+	static const uint64_t said[] = { 5000, 1000000000ull, UINT64_MAX };
+	static const uint64_t taken[] = { 5000, 1000000000ull, 1000000000ull };
+	struct nnp_fw_packet *pk;
+	struct fw_harness *b;
+	uint8_t in[8];
+	unsigned int i;
+
+	(void)state;
+	chips_up(2);
+	b = chips[1].h;
+	join(0, 3, 1, 2);
+	for (i = 0; i < 3; i++) {
+		struct nnp_fw_op op = { 0 };	/* modeled time 0, as the clock */
+
+		pk = nnp_fw_icl_rx_alloc(b->fw, 2, sizeof(in));
+		assert_non_null(pk);
+		assert_int_equal(nnp_fw_icl_rx_queue(b->fw, 2, pk, 1, 10 + i, false,
+						     said[i]), 0);
+		assert_int_equal(nnp_fw_icl_recv(b->fw, &op, 2, 1, 10 + i, in,
+						 sizeof(in)), NNP_STATUS_SUCCESS);
+		assert_int_equal(op.t_ns, taken[i]);
+	}
+	chips_down();
+}
+
 /* ---- failures ---- */
 
 static void assert_failed(unsigned int i)
@@ -1682,6 +1716,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_remote_port_attach_and_state, chips_left_up),
 		cmocka_unit_test_teardown(test_remote_send_deliver_counters, chips_left_up),
 		cmocka_unit_test_teardown(test_remote_receive_in_place, chips_left_up),
+		cmocka_unit_test_teardown(test_remote_model_time_bounded, chips_left_up),
 		cmocka_unit_test_teardown(test_remote_ring_allreduce, chips_left_up),
 		cmocka_unit_test_teardown(test_remote_link_down_mid_collective, chips_left_up),
 		cmocka_unit_test_teardown(test_remote_transport_lost, chips_left_up),

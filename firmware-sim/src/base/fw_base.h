@@ -419,6 +419,16 @@ void nnp_fw_clock_reset_locked(struct nnp_fw *fw);
 /* A command fetched now starts at the returned modeled time. */
 uint64_t nnp_fw_clock_begin(struct nnp_fw *fw);
 /*
+ * A peer in another process says its packet arrives at modeled
+ * @model_ns: that, but no more than NNP_FW_PEER_AHEAD_NS past this chip's
+ * modeled clock. The modeled clock is telemetry (timestamps, busy times;
+ * no timeout runs on it) shared by every user of the chip, and such a
+ * peer is only as honest as its owner: one packet of it may not move the
+ * clock further than that.
+ */
+#define NNP_FW_PEER_AHEAD_NS	1000000000ull	/* 1 s of modeled time */
+uint64_t nnp_fw_clock_peer_bound(struct nnp_fw *fw, uint64_t model_ns);
+/*
  * A command of context @ctx that started at modeled @start ended at @end
  * on engine @engine (NNP_HW_ENGINE_*), device memory and host DMA busy as
  * given.

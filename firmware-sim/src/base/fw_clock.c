@@ -82,6 +82,16 @@ uint64_t nnp_fw_clock_begin(struct nnp_fw *fw)
 	return t;
 }
 
+uint64_t nnp_fw_clock_peer_bound(struct nnp_fw *fw, uint64_t model_ns)
+{
+	uint64_t limit;
+
+	mtx_lock(&fw->lock);
+	limit = fw->clock.now_ns + NNP_FW_PEER_AHEAD_NS;
+	mtx_unlock(&fw->lock);
+	return model_ns < limit ? model_ns : limit;
+}
+
 void nnp_fw_clock_end(struct nnp_fw *fw, uint32_t ctx, unsigned int engine,
 		      uint64_t start, uint64_t end, uint64_t hbm_ns,
 		      uint64_t pcie_ns)

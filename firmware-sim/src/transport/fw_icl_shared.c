@@ -305,7 +305,8 @@ int nnp_fw_icl_deliver_lent(struct nnp_fw *fw, unsigned int port,
 			    const void *data, size_t len, uint32_t tag)
 {
 	struct nnp_fw_packet pk = {
-		.epoch = epoch, .seq = seq, .model_ns = model_ns, .len = len,
+		.epoch = epoch, .seq = seq,
+		.model_ns = nnp_fw_clock_peer_bound(fw, model_ns), .len = len,
 		.data = data, .desc = true, .tag = tag,
 	};
 	struct nnp_fw_port *p;

@@ -280,7 +280,7 @@ int nnp_fw_icl_rx_queue(struct nnp_fw *fw, unsigned int port,
 	pk->epoch = epoch;
 	pk->seq = seq;
 	pk->abort = abort;
-	pk->model_ns = model_ns;
+	pk->model_ns = nnp_fw_clock_peer_bound(fw, model_ns);
 	if (nnp_fw_icl_rx_arrive(fw, port, pk, true)) {
 		free(pk);
 		return -1;
