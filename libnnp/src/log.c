@@ -6,6 +6,8 @@
  * host:pid and the rank being set up, so that the lines of a job's
  * processes can be merged and still read.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -72,6 +74,7 @@ static void log_init(void)
 	/* Not for a set-user-ID program: it would write where it may. */
 	const char *pattern = secure_getenv("NNP_DEBUG_FILE");
 	char path[4096];
+	int fd;
 
 	if (gethostname(log_host, sizeof(log_host)))
 		snprintf(log_host, sizeof(log_host), "?");
@@ -80,13 +83,21 @@ static void log_init(void)
 	log_file = stderr;
 	if (log_level == NNP_LOG_NONE || !pattern || !*pattern)
 		return;
-	if (expand_file_name(pattern, path, sizeof(path)))
-		log_file = fopen(path, "ae");
+	/* Not through a symbolic link that another user planted (trace.c). */
+	errno = ENAMETOOLONG;
+	fd = expand_file_name(pattern, path, sizeof(path)) ?
+	     open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644) : -1;
+	log_file = fd >= 0 ? fdopen(fd, "a") : NULL;
 	if (!log_file) {
+		const char *why = errno == ELOOP ?
+				  "it is a symbolic link, not followed" : strerror(errno);
+
+		if (fd >= 0)
+			close(fd);
 		/* Not through nnp_log(): that waits for this function. */
 		log_file = stderr;
-		fprintf(stderr, "%s:%d [-] NNP WARN cannot open NNP_DEBUG_FILE=%s, logging to stderr\n",
-			log_host, (int)getpid(), pattern);
+		fprintf(stderr, "%s:%d [-] NNP WARN cannot open NNP_DEBUG_FILE=%s (%s), logging to stderr\n",
+			log_host, (int)getpid(), pattern, why);
 		return;
 	}
 	setvbuf(log_file, NULL, _IOLBF, 0);

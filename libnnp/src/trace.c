@@ -147,12 +147,24 @@ nnp_result_t nnp_trace_open(int rank)
 	if (tr.f)
 		goto out;
 	path = expand_path(rank);
-	fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+	/*
+	 * Not through a symbolic link: in a directory others may write
+	 * (/tmp), one planted at the trace's name would have root's trace
+	 * truncate a file of the planter's choice.
+	 */
+	fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+			 0644) : -1;
 	tr.f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!tr.f) {
-		res = nnp_fail(nnp_result_from_errno(path ? errno : ENOMEM),
+		int err = path ? errno : ENOMEM;
+
+		/* Not a device's error: the path the user gave is the problem. */
+		res = nnp_fail(err == ENOMEM ? NNP_ERROR_OUT_OF_MEMORY :
+			       NNP_ERROR_INVALID_ARGUMENT,
 			       "NNP_TRACE_FILE: cannot write %s: %s",
-			       path ? path : trace_path, strerror(path ? errno : ENOMEM));
+			       path ? path : trace_path,
+			       err == ELOOP ? "it is a symbolic link, not followed" :
+			       strerror(err));
 		if (fd >= 0)
 			close(fd);
 	} else {

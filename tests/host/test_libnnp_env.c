@@ -17,7 +17,10 @@
  * bad, repeated or out-of-range entry, a trailing comma, empty hiding all;
  * `NNP_DEBUG=WARN/info/TRACE` byte-exact lines in
  * `NNP_DEBUG_FILE=dir/log.%h.%p` of a re-executed child (host:pid, rank),
- * nothing and no file when unset or unknown
+ * nothing and no file when unset or unknown; `NNP_DEBUG_FILE` naming a
+ * planted symbolic link leaves the file it points at as it was, and the
+ * child's standard error says, byte for byte, that the link was not
+ * followed
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -297,13 +300,20 @@ static int child_logs(void)
 	return 0;
 }
 
-/* Run the child with NNP_DEBUG=@level and NNP_DEBUG_FILE=@file; its pid. */
-static pid_t run_child(const char *level, const char *file)
+/*
+ * Run the child with NNP_DEBUG=@level and NNP_DEBUG_FILE=@file, its
+ * standard error to @err if not NULL; its pid.
+ */
+static pid_t run_child(const char *level, const char *file, const char *err)
 {
 	pid_t pid = fork();
 
 	assert_true(pid >= 0);
 	if (!pid) {
+		int fd = err ? open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600) : 2;
+
+		if (fd < 0 || dup2(fd, 2) < 0)
+			_exit(126);
 		if (level)
 			setenv("NNP_DEBUG", level, 1);
 		else
@@ -315,27 +325,32 @@ static pid_t run_child(const char *level, const char *file)
 	return pid;
 }
 
+/* @path's contents into @buf (NUL-terminated); -1 if it cannot be read. */
+static int slurp(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n < 0 ? -1 : 0;
+}
+
 /* The child's log: @dir/log.HOST.PID read into @buf; -1 if there is none. */
 static int read_log(const char *dir, pid_t pid, char *buf, size_t size)
 {
 	char host[64], path[PATH_MAX + 128];
 	int status;
-	ssize_t n;
-	int fd;
 
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	gethostname(host, sizeof(host));
 	host[sizeof(host) - 1] = '\0';
 	snprintf(path, sizeof(path), "%s/log.%s.%d", dir, host, (int)pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	assert_true(n >= 0);
-	buf[n] = '\0';
-	return 0;
+	return slurp(path, buf, size);
 }
 
 static void test_debug_levels_and_file(void **state)
@@ -350,21 +365,21 @@ static void test_debug_levels_and_file(void **state)
 	gethostname(host, sizeof(host));
 	host[sizeof(host) - 1] = '\0';
 
-	pid = run_child("WARN", file);
+	pid = run_child("WARN", file, NULL);
 	assert_int_equal(read_log(dir, pid, buf, sizeof(buf)), 0);
 	snprintf(want, sizeof(want),
 		 "%s:%d [-] NNP WARN nnp_get_version: version is NULL: invalid argument\n",
 		 host, (int)pid);
 	assert_string_equal(buf, want);
 
-	pid = run_child("info", file);
+	pid = run_child("info", file, NULL);
 	assert_int_equal(read_log(dir, pid, buf, sizeof(buf)), 0);
 	snprintf(want, sizeof(want),
 		 "%s:%d [-] NNP WARN nnp_get_version: version is NULL: invalid argument\n"
 		 "%s:%d [3] NNP INFO info 42\n", host, (int)pid, host, (int)pid);
 	assert_string_equal(buf, want);
 
-	pid = run_child("TRACE", file);
+	pid = run_child("TRACE", file, NULL);
 	assert_int_equal(read_log(dir, pid, buf, sizeof(buf)), 0);
 	snprintf(want, sizeof(want),
 		 "%s:%d [-] NNP WARN nnp_get_version: version is NULL: invalid argument\n"
@@ -373,10 +388,50 @@ static void test_debug_levels_and_file(void **state)
 	assert_string_equal(buf, want);
 
 	/* Unset or unknown: silent, and no file made. */
-	pid = run_child(NULL, file);
+	pid = run_child(NULL, file, NULL);
 	assert_int_equal(read_log(dir, pid, buf, sizeof(buf)), -1);
-	pid = run_child("LOUD", file);
+	pid = run_child("LOUD", file, NULL);
 	assert_int_equal(read_log(dir, pid, buf, sizeof(buf)), -1);
+	snprintf(buf, sizeof(buf), "rm -rf '%s'", dir);
+	assert_int_equal(system(buf), 0);
+}
+
+/*
+ * NNP_DEBUG_FILE naming a symbolic link that another user planted in a
+ * directory anyone may write: the file it points at is left as it was,
+ * and the messages go to standard error, which says why.
+ */
+static void test_debug_file_not_through_a_symlink(void **state)
+{
+	char dir[] = "/tmp/nnp-log-XXXXXX", link[64], victim[64], err[64];
+	char buf[1024], want[512], host[64];
+	int status, fd;
+	pid_t pid;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(link, sizeof(link), "%s/log", dir);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	snprintf(err, sizeof(err), "%s/stderr", dir);
+	fd = open(victim, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "keep\n", 5), 5);
+	close(fd);
+	assert_int_equal(symlink(victim, link), 0);
+
+	pid = run_child("WARN", link, err);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(slurp(victim, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "keep\n");
+	gethostname(host, sizeof(host));
+	host[sizeof(host) - 1] = '\0';
+	assert_int_equal(slurp(err, buf, sizeof(buf)), 0);
+	snprintf(want, sizeof(want),
+		 "%s:%d [-] NNP WARN cannot open NNP_DEBUG_FILE=%s (it is a symbolic link, not followed), logging to stderr\n"
+		 "%s:%d [-] NNP WARN nnp_get_version: version is NULL: invalid argument\n",
+		 host, (int)pid, link, host, (int)pid);
+	assert_string_equal(buf, want);
 	snprintf(buf, sizeof(buf), "rm -rf '%s'", dir);
 	assert_int_equal(system(buf), 0);
 }
@@ -393,6 +448,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_enumerate_no_driver, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_visible_devices, make_tree, remove_tree),
 		cmocka_unit_test(test_debug_levels_and_file),
+		cmocka_unit_test(test_debug_file_not_through_a_symlink),
 	};
 
 	if (argc == 2 && !strcmp(argv[1], "--child-logs"))

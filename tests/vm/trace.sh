@@ -25,7 +25,11 @@
 # start < end where the operation ran, both null where it did not; no
 # line twice though each rank forked a child that exited; one
 # communicator name on both ranks; an NNP_TRACE_FILE in a missing
-# directory fails each rank's communicator naming the path (about 60 s)
+# directory fails each rank's communicator naming the path (about 60 s);
+# an NNP_TRACE_FILE that user 65534 made a symbolic link to a file of
+# root's, in a directory every user may write (not sticky, where
+# fs.protected_symlinks does not apply), fails `nnptool bench`, saying
+# the link was not followed, and leaves the file as it was
 root=$(cd "$(dirname "$0")/../.." && pwd -P)
 . "$root/tests/lib/tap.sh"
 tap_needs_host_root
@@ -47,6 +51,15 @@ echo "job-status=$?"
 python3 tests/vm/trace_check.py /tmp/job.0 /tmp/job.1
 echo "check-status=$?"
 NNP_TRACE_FILE=/nonexistent/job.%r build/tests/guest/trace_job 2>&1 | sed "s/^/unwritable: /"
+# A directory every user may write, not sticky: there the kernel follows
+# the link whatever fs.protected_symlinks says.
+mkdir -m 0777 /tmp/shared
+echo kept >/tmp/roots-file
+env -i PATH=/usr/bin:/bin setpriv --reuid=65534 --regid=65534 --clear-groups \
+	ln -s /tmp/roots-file /tmp/shared/planted
+NNP_TRACE_FILE=/tmp/shared/planted nnptool bench allreduce --min 8 --max 8 --iters 1 \
+	--trials 1 2>&1 | sed "s/^/planted: /"
+echo "roots-file=$(cat /tmp/roots-file)"
 for trace in "" /tmp/bench.%r; do
 	NNP_TRACE_FILE=$trace nnptool bench allreduce --min 8 --max 8 \
 		--iters 200 --trials 3 2>&1 | sed "s|^|cost${trace:+ traced}: |"
@@ -54,7 +67,7 @@ done'
 # nnp-sim's 2x2 torus: port 0 to the next in the row, port 2 to the next in
 # the column, so that the replay runs on the fabric the job ran on.
 torus='links:0.0-1.1;0.2-2.3;1.0-0.1;1.2-3.3;2.0-3.1;2.2-0.3;3.0-2.1;3.2-1.3'
-tap_plan 8
+tap_plan 10
 "$root/tools/nnp-vm" --chips 4 --mem-size 16M --fabric "$torus" --host-root \
 	--timeout 600 -- bash -c "$guest" >"$out" 2>&1
 echo "vm-status=$?" >>"$out"
@@ -73,5 +86,8 @@ tap_context=$out tap_grep "the checker exits 0" "$out" '^check-status=0$'
 tap_context=$out tap_grep "an unwritable NNP_TRACE_FILE fails each rank's communicator, naming the path" \
 	"$out" '^unwritable: rank 1: comm: .*\(NNP_TRACE_FILE: cannot write /nonexistent/job\.1: No such file or directory\)$'
 tap_context=$out tap_grep "and that job exits 1" "$out" '^unwritable: trace_job: FAILED$'
+tap_context=$out tap_grep "a trace name that user 65534 made a link to root's file: refused, saying so" \
+	"$out" '^planted: nnptool: allreduce: invalid argument \(NNP_TRACE_FILE: cannot write /tmp/shared/planted: it is a symbolic link, not followed\)$'
+tap_context=$out tap_grep "and root's file is as it was" "$out" '^roots-file=kept$'
 tap_context=$out tap_grep "and the VM exits 0" "$out" '^vm-status=0$'
 tap_done
