@@ -459,12 +459,12 @@ $(TESTDIR)/host/test_sim_replay: tests/host/test_sim_replay.c $(NNP_SIM_REPLAY_S
 # must abort the test, not pass unseen.
 $(TESTDIR)/host/test_fw_lifetime $(TESTDIR)/host/test_fw_lend: CFLAGS_COMMON += -fsanitize=address -fno-omit-frame-pointer
 
-# nnptool's JSON writer alone.
+# nnptool's JSON and terminal text writers alone.
 $(TESTDIR)/host/test_nnptool_%: tests/host/test_nnptool_%.c tools/nnptool/json_out.c \
-		tools/nnptool/json_out.h | $(DEPS)
+		tools/nnptool/json_out.h tools/nnptool/text_out.c tools/nnptool/text_out.h | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) $(JSONC_CFLAGS) -Itools/nnptool -o $@ $< tools/nnptool/json_out.c \
-		$(JSONC_LIBS) -lcmocka
+		tools/nnptool/text_out.c $(JSONC_LIBS) -lcmocka
 
 $(TESTDIR)/host/test_libnnp_%: tests/host/test_libnnp_%.c $(LIBNNP_A) $(LIBNNP_HDRS)
 	@mkdir -p $(dir $@)
@@ -508,7 +508,7 @@ INITRAMFS_DEPS := scripts/mkinitramfs.sh scripts/guest-init.sh scripts/nnp-load 
 	udev/60-nnp.rules
 INITRAMFS_ARGS = $(OUT_LIB) $(NNPTOOL) \
 	--bin $(DIST_MNIST) --bin $(RING_ALLREDUCE) \
-	--bin /bin/udevadm --data udev/60-nnp.rules /lib/udev/rules.d \
+	--bin /bin/udevadm --bin /usr/bin/setpriv --data udev/60-nnp.rules /lib/udev/rules.d \
 	--data $(MNIST_DIR) /usr/share/nnp \
 	$(GUEST_C_TESTS) $(MPI_TESTS) $(POD_JOB) $(wildcard tests/guest/*.sh) tests/lib/tap.sh
 

@@ -26,11 +26,18 @@
  * nnptool_ps_lists_this_process: `nnptool ps --json` and the table show
  * this process's two clients with its pid, command, node, PCI address,
  * client ids, memory and engine times exactly as fdinfo has them.
+ * nnptool_ps_escapes_other_users_names: a process of user 65534 holding
+ * the device, named with a terminal title, a bell and a clear-screen
+ * sequence, is a row of `nnptool ps` whose name shows those bytes as
+ * \xHH, and the table has no control byte but its line ends.
  */
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "guest_env.h"
@@ -363,6 +370,56 @@ TEST_F(two, nnptool_ps_lists_this_process)
 	nnp_mem_free(h);
 	nnp_mem_free(y);
 	nnp_mem_free(x);
+}
+
+/*
+ * Another user's process, named to rewrite root's terminal (its title, a
+ * bell, a cleared screen), holding this device: `nnptool ps` prints its
+ * name with every such byte as \xHH, and no control byte but the line
+ * ends.
+ */
+TEST_F(two, nnptool_ps_escapes_other_users_names)
+{
+	static const char name[] = "\x1b]0;pwn\x07\x1b[2J";
+	char out[8192], row[64];
+	int ready[2], i;
+	size_t n;
+	FILE *p;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(ready));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		/* It keeps the fixture's device files, as a child would. */
+		if (prctl(PR_SET_NAME, name) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(1);
+		(void)!write(ready[1], "r", 1);
+		pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], row, 1));
+	close(ready[0]);
+	p = popen("nnptool ps", "r");
+	ASSERT_NE(NULL, p);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	pclose(p);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+
+	for (i = 0; out[i]; i++)
+		if (out[i] != '\n' && (out[i] < 0x20 || out[i] >= 0x7f))
+			break;
+	EXPECT_EQ('\0', out[i]) {
+		TH_LOG("byte 0x%02x at %d of:\n%s", out[i] & 0xff, i, out);
+	}
+	snprintf(row, sizeof(row), "\n%-7d \\x1b]0;pwn\\x07\\x1b[2J ", pid);
+	EXPECT_NE(NULL, strstr(out, row)) {
+		TH_LOG("want a row starting %s in:\n%s", row + 1, out);
+	}
 }
 
 TEST_HARNESS_MAIN

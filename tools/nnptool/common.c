@@ -7,7 +7,13 @@
 
 int nnptool_fail(const char *what, nnp_result_t r)
 {
-	fprintf(stderr, "nnptool: %s: %s\n", what, nnp_strerror(r));
+	/* The call that failed said why; the result's text alone may not. */
+	const char *why = nnp_get_last_error();
+
+	if (*why)
+		fprintf(stderr, "nnptool: %s: %s (%s)\n", what, nnp_strerror(r), why);
+	else
+		fprintf(stderr, "nnptool: %s: %s\n", what, nnp_strerror(r));
 	return NNPTOOL_EXIT_ERROR;
 }
 

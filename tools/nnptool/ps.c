@@ -19,6 +19,7 @@
 
 #include "json_out.h"
 #include "nnptool.h"
+#include "text_out.h"
 
 struct client {
 	long pid;
@@ -192,10 +193,16 @@ static void print_table(const struct clients *l)
 	       "COPY US", "COLL US");
 	for (i = 0; i < l->n; i++) {
 		const struct client *c = &l->c[i];
+		/* Each byte may take 4: other users name their processes. */
+		char comm[4 * sizeof(c->comm)], node[4 * sizeof(c->node)];
+		char pdev[4 * sizeof(c->pdev)];
 
+		text_for_terminal(c->comm, comm, sizeof(comm));
+		text_for_terminal(c->node, node, sizeof(node));
+		text_for_terminal(c->pdev, pdev, sizeof(pdev));
 		printf("%-7ld %-15s %-18s %-12s %6" PRIu64 " %12" PRIu64 " %12"
-		       PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", c->pid, c->comm,
-		       c->node, c->pdev, c->id, c->mem[0] >> 10, c->mem[1] >> 10,
+		       PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", c->pid, comm,
+		       node, pdev, c->id, c->mem[0] >> 10, c->mem[1] >> 10,
 		       c->busy_ns[0] / 1000, c->busy_ns[1] / 1000);
 	}
 }
