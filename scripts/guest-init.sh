@@ -26,7 +26,10 @@ mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 hostname nnp-vm
 ip link set lo up
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-[ -f /nnp-vm/env ] && . /nnp-vm/env
+export HOME=/root
+# nnp-vm's files are root's alone (--env may hold the job's secret); the
+# environment is read once and gone.
+[ -f /nnp-vm/env ] && . /nnp-vm/env && rm -f /nnp-vm/env
 # On a LAN with other VMs (nnp-vm --lan): its NIC gets NNP_VM_LAN_IP.
 if [ -n "${NNP_VM_LAN_IP:-}" ]; then
 	insmod /lib/modules/e1000.ko
@@ -101,7 +104,9 @@ mount_host_root() {
 		# importing torch takes 25 s instead of 45 under TCG, and a
 		# second rank's import finds it cached. The price is that a host
 		# file changed while the guest runs may be seen as it was.
-		mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose \
+		# nosuid, nodev: a guest user must not gain the host's set-user-ID
+		# programs or reach a device through the host's nodes.
+		mount -t 9p -o trans=virtio,version=9p2000.L,ro,nosuid,nodev,cache=loose \
 			"$NNP_VM_HOST_ROOT" /host &&
 		mount -o rbind /dev /host/dev &&
 		mount -t proc proc /host/proc &&
@@ -110,6 +115,9 @@ mount_host_root() {
 		mkdir -p /kept && mount -o bind "/host$NNP_VM_HOST_KEEP" /kept || return 1
 	fi
 	mount -t tmpfs -o mode=1777 tmpfs /host/tmp || return 1
+	# Root's home (nnp-vm's HOME for the command), made before any guest
+	# user can plant a file there for root's programs to load.
+	mkdir -m 0700 /host/tmp/nnp-vm-root || return 1
 	if [ -n "${NNP_VM_HOST_KEEP:-}" ]; then
 		mkdir -p "/host$NNP_VM_HOST_KEEP" &&
 			mount -o bind /kept "/host$NNP_VM_HOST_KEEP" || return 1

@@ -130,8 +130,9 @@ for link in unix tcp; do
 	fi
 done
 stamp "the same allreduce on 4 chips in one QEMU"
-if ! "$root/tools/nnp-vm" --chips 4 --fabric ring --mem-size 256M --env NNP_JOB=0:4 \
-	--env NNP_COMM_ID=127.0.0.1:29500 --env NNP_COMM_SECRET="$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')" \
+if ! NNP_COMM_SECRET=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n') \
+	"$root/tools/nnp-vm" --chips 4 --fabric ring --mem-size 256M --env NNP_JOB=0:4 \
+	--env NNP_COMM_ID=127.0.0.1:29500 --env NNP_COMM_SECRET \
 	-- sh -c "$pod_bench" >"$raw/pod-one.txt" 2>&1; then
 	cat "$raw/pod-one.txt" >&2
 	echo "bench: the one-QEMU run failed" >&2

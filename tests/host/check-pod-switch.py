@@ -10,9 +10,11 @@ and the frames for the others all arrive. Prints TAP; exits 1 on a
 failure."""
 import importlib.machinery
 import importlib.util
+import os
 import socket
 import struct
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -39,10 +41,10 @@ def frame(dst, src, payload=b"x" * 50):
 
 
 def port(sw, rcvbuf=None):
-    s = socket.socket()
+    s = socket.socket(socket.AF_UNIX)
     if rcvbuf:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
-    s.connect(("127.0.0.1", sw.port))
+    s.connect(sw.path)
     s.settimeout(0.5)
     return s
 
@@ -85,7 +87,8 @@ def closed(s, within):
         return False
 
 
-sw = pod.LanSwitch()
+tmp = tempfile.TemporaryDirectory(prefix="check-pod-switch.")
+sw = pod.LanSwitch(os.path.join(tmp.name, "lan"))
 sw.start()
 a, b, c = port(sw), port(sw), port(sw)
 time.sleep(0.2)  # all three accepted

@@ -51,17 +51,18 @@ printf "job-secret-%s" "$$" >"$tmp/secret"
 
 # pair WAY ADDR: the two VMs, linked at ADDR, both run to the end
 pair() {
-	local way=$1 addr=$2 lan secret vm r
-	lan=$(free_port)
-	secret=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+	local way=$1 addr=$2 lan vm r
+	lan=$tmp/lan-$way
+	NNP_COMM_SECRET=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+	export NNP_COMM_SECRET
 	for r in 0 1; do
 		local mode=connect lanmode=connect
 		[ $r = 0 ] && mode=listen lanmode=listen
 		vm=("$root/tools/nnp-vm" --chips 1 --chip-base $r --mem-size 128M
 			--guest-mem 1024 --timeout 300 --icl-secret "$tmp/secret"
 			--remote "$r.0-$((1 - r)).0=$mode:$addr"
-			--lan "$lanmode:$lan:10.0.0.$((r + 1))/24"
-			--env NNP_COMM_ID=10.0.0.1:29500 --env "NNP_COMM_SECRET=$secret"
+			--lan "$lanmode:unix:$lan:10.0.0.$((r + 1))/24"
+			--env NNP_COMM_ID=10.0.0.1:29500 --env NNP_COMM_SECRET
 			--env NNP_COMM_TIMEOUT_S=120 --env NNP_COLL_TIMEOUT_S=60
 			--env NNP_ALGO=ring
 			--env "NNP_JOB=$r:2"
