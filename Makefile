@@ -303,10 +303,10 @@ $(NNPTOOL): $(NNPTOOL_SRCS) $(NNPTOOL_HDRS) $(LIBNNP_SO)
 
 # The firmware simulator's chips at scale, no QEMU (docs/nnp-sim.md).
 # --replay reads traces with json-c and writes JSON as nnptool does.
-$(NNP_SIM): $(NNP_SIM_SRCS) $(wildcard tools/nnp-sim/*.h) tools/nnptool/json_out.c $(FW_SRCS) $(FW_HDRS) | $(DEPS)
+$(NNP_SIM): $(NNP_SIM_SRCS) $(wildcard tools/nnp-sim/*.h) tools/nnptool/json_out.c tools/nnptool/text_out.c $(FW_SRCS) $(FW_HDRS) | $(DEPS)
 	@mkdir -p $(OUT_BIN)
 	$(CC) $(CFLAGS_COMMON) $(FW_INC) $(JSONC_CFLAGS) -Itools/nnptool -o $@ \
-		$(NNP_SIM_SRCS) tools/nnptool/json_out.c $(FW_SRCS) $(JSONC_LIBS) -lm
+		$(NNP_SIM_SRCS) tools/nnptool/json_out.c tools/nnptool/text_out.c $(FW_SRCS) $(JSONC_LIBS) -lm
 
 # ---- MPI programs: the training example, the guest's MPI smoke test ----------
 # Open MPI's compiler wrapper around $(CC). The example's loops are meant to
@@ -450,7 +450,7 @@ $(TESTDIR)/host/test_sim_%: tests/host/test_sim_%.c $(NNP_SIM_HOST_SRCS) $(wildc
 		-o $@ $< $(NNP_SIM_HOST_SRCS) $(FW_SRCS) -lcmocka -lm
 # nnp-sim --replay: its trace reader and timeline too, over json-c.
 NNP_SIM_REPLAY_SRCS := $(filter-out tools/nnp-sim/main.c tools/nnp-sim/report.c,$(NNP_SIM_SRCS)) \
-	tools/nnptool/json_out.c
+	tools/nnptool/json_out.c tools/nnptool/text_out.c
 $(TESTDIR)/host/test_sim_replay: tests/host/test_sim_replay.c $(NNP_SIM_REPLAY_SRCS) $(wildcard tools/nnp-sim/*.h) $(FW_SRCS) $(FW_HDRS) | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) $(FW_INC) $(JSONC_CFLAGS) -Itools/nnp-sim -Itools/nnptool \

@@ -159,7 +159,8 @@ device_holders() {
 holders=$(device_holders)
 if [ -n "$holders" ]; then
 	for pid in $holders; do
-		echo "nnp-vm: killing pid $pid ($(cat "/proc/$pid/comm" 2>/dev/null)), left holding an nnp device"
+		# Another user may have named it to drive a terminal.
+		echo "nnp-vm: killing pid $pid ($(tr -c ' -~\n' '?' <"/proc/$pid/comm" 2>/dev/null)), left holding an nnp device"
 	done
 	kill -9 $holders 2>/dev/null
 	i=0

@@ -165,5 +165,5 @@ done
 
 # Uncompressed: every boot of a test VM would otherwise spend 0.3-0.8 s of
 # TCG time inflating it before /init runs.
-(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$out.tmp"
+(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$out.tmp"
 mv "$out.tmp" "$out"

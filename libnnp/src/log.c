@@ -83,10 +83,10 @@ static void log_init(void)
 	log_file = stderr;
 	if (log_level == NNP_LOG_NONE || !pattern || !*pattern)
 		return;
-	/* Not through a symbolic link that another user planted (trace.c). */
+	/* Not through a symbolic link another user planted; the user's alone (trace.c). */
 	errno = ENAMETOOLONG;
 	fd = expand_file_name(pattern, path, sizeof(path)) ?
-	     open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644) : -1;
+	     open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600) : -1;
 	log_file = fd >= 0 ? fdopen(fd, "a") : NULL;
 	if (!log_file) {
 		const char *why = errno == ELOOP ?

@@ -150,10 +150,12 @@ nnp_result_t nnp_trace_open(int rank)
 	/*
 	 * Not through a symbolic link: in a directory others may write
 	 * (/tmp), one planted at the trace's name would have root's trace
-	 * truncate a file of the planter's choice.
+	 * truncate a file of the planter's choice. The user's alone: a
+	 * trace names communicators by their epochs, which the job keeps
+	 * from others (docs/security.md).
 	 */
 	fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-			 0644) : -1;
+			 0600) : -1;
 	tr.f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!tr.f) {
 		int err = path ? errno : ENOMEM;

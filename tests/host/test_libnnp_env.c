@@ -17,7 +17,7 @@
  * bad, repeated or out-of-range entry, a trailing comma, empty hiding all;
  * `NNP_DEBUG=WARN/info/TRACE` byte-exact lines in
  * `NNP_DEBUG_FILE=dir/log.%h.%p` of a re-executed child (host:pid, rank),
- * nothing and no file when unset or unknown; `NNP_DEBUG_FILE` naming a
+ * the file mode 600, nothing and no file when unset or unknown; `NNP_DEBUG_FILE` naming a
  * planted symbolic link leaves the file it points at as it was, and the
  * child's standard error says, byte for byte, that the link was not
  * followed
@@ -357,6 +357,7 @@ static void test_debug_levels_and_file(void **state)
 {
 	char dir[] = "/tmp/nnp-log-XXXXXX", file[64], buf[2048], want[1024];
 	char host[64];
+	struct stat st;
 	pid_t pid;
 
 	(void)state;
@@ -371,6 +372,10 @@ static void test_debug_levels_and_file(void **state)
 		 "%s:%d [-] NNP WARN nnp_get_version: version is NULL: invalid argument\n",
 		 host, (int)pid);
 	assert_string_equal(buf, want);
+	/* The user's alone: its lines name communicators by their epochs. */
+	snprintf(buf, sizeof(buf), "%s/log.%s.%d", dir, host, (int)pid);
+	assert_int_equal(stat(buf, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
 
 	pid = run_child("info", file, NULL);
 	assert_int_equal(read_log(dir, pid, buf, sizeof(buf)), 0);

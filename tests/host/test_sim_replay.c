@@ -495,6 +495,7 @@ static void bad_file(const char *name, const char *text, const char *why)
 static void test_bad_files(void **state)
 {
 	char text[2048];
+	ptrdiff_t at;
 
 	(void)state;
 	bad_file("empty", "", ": empty, not a trace");
@@ -513,6 +514,14 @@ static void test_bad_files(void **state)
 	snprintf(text, sizeof(text), "%s%s", header, op_line);
 	memcpy(strstr(text, "\"count\":44"), "\"count\":\"\"", 10);
 	bad_file("badtype", text, ":2: \"count\" is not a non-negative integer");
+	/* A name it does not know; one that would drive a terminal, escaped. */
+	at = strstr(op_line, "\"allreduce\"") - op_line;
+	snprintf(text, sizeof(text), "%s%.*s\"allreducx\"%s", header, (int)at, op_line,
+		 op_line + at + 11);
+	bad_file("badop", text, ":2: unknown op \"allreducx\"");
+	snprintf(text, sizeof(text), "%s%.*s\"\\u001b]0;x\\u0007\"%s", header, (int)at,
+		 op_line, op_line + at + 11);
+	bad_file("escop", text, ":2: unknown op \"\\x1b]0;x\\x07\"");
 }
 
 static void test_bad_topologies(void **state)

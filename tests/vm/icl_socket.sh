@@ -27,7 +27,7 @@ tmp=$(mktemp -d)
 tap_plan 8
 
 port=$(free_port)
-printf "job-secret-%s" "$$" >"$tmp/secret"
+(umask 077; printf "job-secret-%s" "$$" >"$tmp/secret")
 
 # In each guest: print the ports as JSON each time port 0 of our chip
 # changes state, through the phases the host drives.

@@ -47,7 +47,7 @@ mib=32
 bytes=$((mib << 20))
 # What each chip receives in all: the checked allreduce and the timed ones.
 total=$(((iters + 1) * bytes))
-printf "job-secret-%s" "$$" >"$tmp/secret"
+(umask 077; printf "job-secret-%s" "$$" >"$tmp/secret")
 
 # pair WAY ADDR: the two VMs, linked at ADDR, both run to the end
 pair() {

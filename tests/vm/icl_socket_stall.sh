@@ -32,7 +32,7 @@ tmp=$(mktemp -d)
 tap_plan 6
 
 secret=job-secret-$$
-printf '%s' "$secret" >"$tmp/secret"
+(umask 077; printf '%s' "$secret" >"$tmp/secret")
 addr=unix:$tmp/icl
 peer=(python3 "$root/tests/vm/icl_peer.py")
 

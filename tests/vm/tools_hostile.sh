@@ -6,7 +6,11 @@
 # POD's against its secret and its LAN.
 #
 # In detail (docs/testing.md has the summary):
-# `nnp-vm --env K` with K unset exits 2 naming it; `nnp-pod --control`
+# `nnp-vm --env K` with K unset exits 2 naming it; an `--icl-secret` file
+# of mode 644 is refused (exit 2); a guest user's escape sequences come
+# out of nnp-vm with their control bytes as '?', and its `NNP-VM-EXIT=0`
+# printed before the command hangs does not hide the timeout (124);
+# `nnp-pod --control`
 # naming a FIFO that exists exits 2 saying so, before any chassis starts;
 # in a guest without
 # --host-root the command sees the secret given as `--env
@@ -25,7 +29,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd -P)
 tap_needs_host_root
 tmp=$(mktemp -d)
 . "$root/tests/lib/vms.sh"
-tap_plan 14
+tap_plan 17
 vm=("$root/tools/nnp-vm" --chips 1 --mem-size 16M --timeout 300)
 as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 NNP_COMM_SECRET=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
@@ -37,6 +41,27 @@ echo "vm-status=$?" >>"$tmp/unset"
 tap_check "--env K with K unset: exit 2, naming it" test "$(cat "$tmp/unset")" = \
 	"nnp-vm: --env NNP_NOT_SET: no such variable in nnp-vm's environment
 vm-status=2"
+
+# An ICL secret file that others may read.
+printf 'job-secret' >"$tmp/open-secret"
+chmod 644 "$tmp/open-secret"
+"${vm[@]}" --icl-secret "$tmp/open-secret" --remote 0.0-1.0=listen:unix:"$tmp/icl" \
+	-- true >"$tmp/open" 2>&1
+echo "vm-status=$?" >>"$tmp/open"
+tap_check "--icl-secret readable by others: exit 2, saying so" test "$(cat "$tmp/open")" = \
+	"nnp-vm: --icl-secret $tmp/open-secret: group or others may use it (mode 644): chmod 600 it
+vm-status=2"
+
+# A guest user prints on the console: terminal escapes, and nnp-vm's
+# status marker before the command hangs.
+"${vm[@]}" --timeout 25 -- sh -c 'env -i /usr/bin/setpriv --reuid=65534 --regid=65534 \
+	--clear-groups sh -c "printf \"esc:\\033]0;pwn\\007x\\n\"; echo NNP-VM-EXIT=0"; sleep 60' \
+	>"$tmp/console" 2>&1
+echo "vm-status=$?" >>"$tmp/console"
+tap_context=$tmp/console tap_grep "a guest user's terminal escapes reach nnp-vm's output as ?" \
+	"$tmp/console" '^esc:\?\]0;pwn\?x$'
+tap_context=$tmp/console tap_grep "its NNP-VM-EXIT=0 before a hang is no status: nnp-vm times out (124)" \
+	"$tmp/console" '^vm-status=124$'
 
 # A --control FIFO whose name another user took first.
 mkfifo "$tmp/taken"

@@ -24,7 +24,7 @@
 # exactly its issue less the allreduce's done, and at least 50 ms; modeled
 # start < end where the operation ran, both null where it did not; no
 # line twice though each rank forked a child that exited; one
-# communicator name on both ranks; an NNP_TRACE_FILE in a missing
+# communicator name on both ranks; the file's mode 600; an NNP_TRACE_FILE in a missing
 # directory fails each rank's communicator naming the path (about 60 s);
 # an NNP_TRACE_FILE that user 65534 made a symbolic link to a file of
 # root's, in a directory every user may write (not sticky, where
@@ -50,6 +50,7 @@ NNP_TRACE_FILE=/tmp/job.%r build/tests/guest/trace_job
 echo "job-status=$?"
 python3 tests/vm/trace_check.py /tmp/job.0 /tmp/job.1
 echo "check-status=$?"
+echo "trace-mode=$(stat -c %a /tmp/job.0)"
 NNP_TRACE_FILE=/nonexistent/job.%r build/tests/guest/trace_job 2>&1 | sed "s/^/unwritable: /"
 # A directory every user may write, not sticky: there the kernel follows
 # the link whatever fs.protected_symlinks says.
@@ -67,7 +68,7 @@ done'
 # nnp-sim's 2x2 torus: port 0 to the next in the row, port 2 to the next in
 # the column, so that the replay runs on the fabric the job ran on.
 torus='links:0.0-1.1;0.2-2.3;1.0-0.1;1.2-3.3;2.0-3.1;2.2-0.3;3.0-2.1;3.2-1.3'
-tap_plan 10
+tap_plan 11
 "$root/tools/nnp-vm" --chips 4 --mem-size 16M --fabric "$torus" --host-root \
 	--timeout 600 -- bash -c "$guest" >"$out" 2>&1
 echo "vm-status=$?" >>"$out"
@@ -83,6 +84,7 @@ tap_context=$out tap_grep "trace_job's operations all did what they should" "$ou
 tap_check "every check of both ranks' lines passed (tests/vm/trace_check.py)" \
 	awk '/^ok - / { ok++ } /^not ok - / { bad++ } END { exit !(ok == 19 && !bad) }' "$out"
 tap_context=$out tap_grep "the checker exits 0" "$out" '^check-status=0$'
+tap_context=$out tap_grep "a trace is its user's alone (mode 600)" "$out" '^trace-mode=600$'
 tap_context=$out tap_grep "an unwritable NNP_TRACE_FILE fails each rank's communicator, naming the path" \
 	"$out" '^unwritable: rank 1: comm: .*\(NNP_TRACE_FILE: cannot write /nonexistent/job\.1: No such file or directory\)$'
 tap_context=$out tap_grep "and that job exits 1" "$out" '^unwritable: trace_job: FAILED$'

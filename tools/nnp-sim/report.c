@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* nnp-sim's output: see report.h. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "report.h"
 
@@ -83,16 +86,38 @@ void report_end(struct report *r)
 		printf("\n ]}");
 }
 
+/*
+ * gnuplot on nnp-sim.gp in @dir, as a child of ours: not through a shell,
+ * which would take a quote in @dir for its own. 0, or -1 if it failed.
+ */
+static int run_gnuplot(const char *dir)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (chdir(dir) == 0)
+			execlp("gnuplot", "gnuplot", "nnp-sim.gp", (char *)NULL);
+		perror("nnp-sim: gnuplot");
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
 /* Bus bandwidth against size, a line per chip count; latency vs chips. */
 static int plot(struct report *r)
 {
-	char cmd[8192];
+	char path[8192];
 	FILE *gp;
 
-	snprintf(cmd, sizeof(cmd), "%s/nnp-sim.gp", r->plot_dir);
-	gp = fopen(cmd, "w");
+	snprintf(path, sizeof(path), "%s/nnp-sim.gp", r->plot_dir);
+	gp = fopen(path, "w");
 	if (!gp) {
-		perror(cmd);
+		perror(path);
 		return -1;
 	}
 	fprintf(gp,
@@ -114,8 +139,7 @@ static int plot(struct report *r)
 		"plot 'nnp-sim.dat' using 1:($3/1000) every ::0::0 with linespoints\n",
 		topo_kind_name(r->kind), r->chips);
 	fclose(gp);
-	snprintf(cmd, sizeof(cmd), "cd '%s' && gnuplot nnp-sim.gp", r->plot_dir);
-	return system(cmd) ? -1 : 0;
+	return run_gnuplot(r->plot_dir);
 }
 
 int report_close(struct report *r)

@@ -8,6 +8,7 @@
 #include <json-c/json.h>
 
 #include "nnp_hw.h"
+#include "text_out.h"
 #include "trace.h"
 
 static const char *const kinds[] = {
@@ -102,10 +103,14 @@ static int lookup(const struct where *w, const char *what,
 {
 	unsigned int i;
 
+	char shown[4 * 64];
+
 	for (i = 0; i < n; i++)
 		if (!strcmp(names[i], s))
 			return (int)i;
-	return bad(w, "unknown %s \"%s\"", what, s);
+	/* The trace may be another user's: its text is no terminal's command. */
+	text_for_terminal(s, shown, sizeof(shown));
+	return bad(w, "unknown %s \"%s\"", what, shown);
 }
 
 static int get_u32(const struct where *w, struct json_object *o,

@@ -9,6 +9,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "json_out.h"
 #include "nnptool.h"
@@ -200,13 +202,27 @@ static int write_file(const char *path, const struct nnptool_opts *o,
 		      const struct dev_sample *s, int n)
 {
 	char tmp[4096];
-	FILE *f;
-	int bad;
+	FILE *f = NULL;
+	int bad, fd;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
+	/*
+	 * A name of our own making beside @path, then renamed over it: a
+	 * fixed one (PATH.tmp) could be another user's link to a file of
+	 * root's, in a directory they may write (node-exporter's, say).
+	 */
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= sizeof(tmp)) {
+		fprintf(stderr, "nnptool: metrics: %s: name too long\n", path);
+		return NNPTOOL_EXIT_ERROR;
+	}
+	fd = mkstemp(tmp);
+	if (fd >= 0 && fchmod(fd, 0644) == 0)
+		f = fdopen(fd, "w");
 	if (!f) {
 		perror(tmp);
+		if (fd >= 0) {
+			close(fd);
+			remove(tmp);
+		}
 		return NNPTOOL_EXIT_ERROR;
 	}
 	if (o->json)
