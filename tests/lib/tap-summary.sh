@@ -6,7 +6,8 @@
 #
 # A result with a SKIP directive (kselftest's "ok N name # SKIP why",
 # CMocka's "not ok N # SKIP name") is a skip, never a pass or a failure; so
-# is a suite's empty plan "1..0 # SKIP why".
+# is a suite's empty plan "1..0 # SKIP why". The directive is the word
+# SKIP after a '#': "not ok 3 # skipped nothing" is a failure.
 # Usage: tap-summary.sh TAP...
 awk '
 # The line, after the name of its suite (of the file).
@@ -17,10 +18,10 @@ function show(f, debug) {
 	sub(/\.tap$/, "", f)
 	return f (debug ? " (debug kernel)" : "") ": " $0
 }
-/^(not )?ok( |$)/ && /#[[:space:]]*[Ss][Kk][Ii][Pp]/ { skip[++skipped] = show(); next }
+/^(not )?ok( |$)/ && /#[[:space:]]*[Ss][Kk][Ii][Pp]([^[:alnum:]_]|$)/ { skip[++skipped] = show(); next }
 /^ok( |$)/ { passed++; next }
 /^not ok( |$)/ { fail[++failed] = show(); next }
-/^1\.\.0([^0-9]|$)/ && /#[[:space:]]*[Ss][Kk][Ii][Pp]/ { skip[++skipped] = show() }
+/^1\.\.0([^0-9]|$)/ && /#[[:space:]]*[Ss][Kk][Ii][Pp]([^[:alnum:]_]|$)/ { skip[++skipped] = show() }
 END {
 	print ""
 	if (skipped) {

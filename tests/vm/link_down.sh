@@ -17,7 +17,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-tap_plan 5
+tap_plan 6
 
 "$root/tools/nnp-vm" --chips 4 --mem-size 64M --guest-mem 1024 --fabric ring \
 	--monitor "$tmp/mon" --qemu-log "$tmp/qlog" \
@@ -59,7 +59,9 @@ echo "vm-status=$?" >>"$tmp/out"
 tap_context=$tmp/host tap_check "the host took the link down mid-collective and back up" test $host = 0
 tap_context=$tmp/out tap_grep "every rank failed, within the bound" "$tmp/out" \
 	'^# LINKTEST every rank failed within [0-9.]+ s of the first: inside the [0-9]+ s bound$'
-tap_context=$tmp/out tap_grep "collectives work again after the link is back" "$tmp/out" '^vm-status=0$'
+tap_context=$tmp/out tap_grep "collectives work again after the link is back: 4 of 4 ranks exact" \
+	"$tmp/out" '^# LINKTEST after the link came back: 4 of 4 ranks exact$'
+tap_context=$tmp/out tap_grep "and the VM exits 0" "$tmp/out" '^vm-status=0$'
 tap_context=$tmp/qlog tap_grep "the failures are traced as link failures" "$tmp/qlog" \
 	'nnp_link_failure chip [0-9]+: allreduce on comm [0-9]+ failed: status 0x1[34]$'
 tap_context=$tmp/qlog tap_check "and logged as no guest error" eval '! grep -q "^nnp\[chip" "$tmp/qlog"'
