@@ -27,7 +27,12 @@
  * version 2, a last line cut mid-object, a key missing, a key of the
  * wrong type, a torus of 6 chips, a POD of 24 in chassis of 16, a
  * communicator larger than N, two files of the same rank, a file lacking
- * an operation of the job, different operations at one seq
+ * an operation of the job, different operations at one seq, communicators
+ * of different sizes at one seq; an operation line with a rank at or past
+ * nranks, nranks 0, an unknown op (plain, and one of terminal escapes,
+ * shown as \xHH), dtype or redop, no redop for a reduction, issue, wait
+ * and done out of order either way, a successful operation without
+ * either device time, a comm not of 16 hex digits
  */
 #include <fcntl.h>
 #include <math.h>
@@ -492,10 +497,52 @@ static void bad_file(const char *name, const char *text, const char *why)
 	refused(name, TOPO_RING, 2, 0, want);
 }
 
+/* @text: the header and op_line with its first @from made @to. */
+static void op_with(char *text, size_t size, const char *from, const char *to)
+{
+	const char *at = strstr(op_line, from);
+
+	assert_non_null(at);
+	snprintf(text, size, "%s%.*s%s%s", header, (int)(at - op_line), op_line, to,
+		 at + strlen(from));
+}
+
+/* Lines a trace's writer could not have written: each refused, exactly. */
+static void test_bad_ops(void **state)
+{
+	static const struct {
+		const char *from, *to, *why;
+	} cases[] = {
+		{ "\"rank\":0", "\"rank\":1", ":2: rank 1 of 1" },
+		{ "\"rank\":0", "\"rank\":7", ":2: rank 7 of 1" },
+		{ "\"nranks\":1", "\"nranks\":0", ":2: rank 0 of 0" },
+		{ "\"dtype\":\"f32\"", "\"dtype\":\"f8\"", ":2: unknown dtype \"f8\"" },
+		{ "\"redop\":\"sum\"", "\"redop\":\"mean\"", ":2: unknown redop \"mean\"" },
+		{ "\"redop\":\"sum\"", "\"redop\":null",
+		  ":2: \"redop\" is null for a reduction" },
+		{ "\"issue_ns\":1", "\"issue_ns\":3", ":2: not issue_ns <= wait_ns <= done_ns" },
+		{ "\"done_ns\":3", "\"done_ns\":1", ":2: not issue_ns <= wait_ns <= done_ns" },
+		{ "\"dev_end_ns\":9", "\"dev_end_ns\":null",
+		  ":2: \"dev_start_ns\" or \"dev_end_ns\" is null, status \"ok\"" },
+		{ "\"dev_start_ns\":5", "\"dev_start_ns\":null",
+		  ":2: \"dev_start_ns\" or \"dev_end_ns\" is null, status \"ok\"" },
+		{ "\"comm\":\"00000000000000aa\"", "\"comm\":\"aa\"",
+		  ":2: \"comm\" is not 16 hex digits" },
+	};
+	char text[2048], name[16];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		op_with(text, sizeof(text), cases[i].from, cases[i].to);
+		snprintf(name, sizeof(name), "op%u", i);
+		bad_file(name, text, cases[i].why);
+	}
+}
+
 static void test_bad_files(void **state)
 {
 	char text[2048];
-	ptrdiff_t at;
 
 	(void)state;
 	bad_file("empty", "", ": empty, not a trace");
@@ -515,12 +562,9 @@ static void test_bad_files(void **state)
 	memcpy(strstr(text, "\"count\":44"), "\"count\":\"\"", 10);
 	bad_file("badtype", text, ":2: \"count\" is not a non-negative integer");
 	/* A name it does not know; one that would drive a terminal, escaped. */
-	at = strstr(op_line, "\"allreduce\"") - op_line;
-	snprintf(text, sizeof(text), "%s%.*s\"allreducx\"%s", header, (int)at, op_line,
-		 op_line + at + 11);
+	op_with(text, sizeof(text), "\"allreduce\"", "\"allreducx\"");
 	bad_file("badop", text, ":2: unknown op \"allreducx\"");
-	snprintf(text, sizeof(text), "%s%.*s\"\\u001b]0;x\\u0007\"%s", header, (int)at,
-		 op_line, op_line + at + 11);
+	op_with(text, sizeof(text), "\"allreduce\"", "\"\\u001b]0;x\\u0007\"");
 	bad_file("escop", text, ":2: unknown op \"\\x1b]0;x\\x07\"");
 }
 
@@ -572,6 +616,16 @@ static void test_not_one_job(void **state)
 		 path_of("a.jsonl"));
 	refused("a.jsonl,b1.jsonl", TOPO_RING, 2, 0, want);
 
+	memcpy(b, a, sizeof(a));
+	b[0].rank = 1;
+	b[0].nranks = 3;
+	write_trace("b3.jsonl", b, 1);
+	snprintf(want, sizeof(want), "nnp-sim: %s:2 and %s:2 are not the ranks of one job: communicators of different sizes (communicator 00000000000000aa, seq 0)\n",
+		 path_of("a.jsonl"), path_of("b3.jsonl"));
+	refused("a.jsonl,b3.jsonl", TOPO_RING, 4, 0, want);
+
+	memcpy(b, a, sizeof(a));
+	b[0].rank = b[1].rank = 1;
 	b[1].kind = "broadcast";
 	write_trace("b2.jsonl", b, 2);
 	snprintf(want, sizeof(want), "nnp-sim: %s:3 and %s:3 are not the ranks of one job: different operations (communicator 00000000000000aa, seq 1)\n",
@@ -605,6 +659,7 @@ int main(void)
 		cmocka_unit_test(test_job_recorded),
 		cmocka_unit_test(test_scaling),
 		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_bad_ops),
 		cmocka_unit_test(test_bad_topologies),
 		cmocka_unit_test(test_not_one_job),
 	};
