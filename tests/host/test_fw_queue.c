@@ -12,7 +12,9 @@
  * DMA fault after two pages failing with DMA_ERROR and exactly those pages
  * written, mapped or not, every mapping given back, memmove overlap, every
  * isolation violation with its status, stopped queue and untouched guard
- * bytes, doorbell misuse, a CQ filled to depth - 1 with CQ_HEAD written
+ * bytes (collectives of an unknown type or reduction or with reserved
+ * value bits, a send with its value's high word set among them),
+ * doorbell misuse, a CQ filled to depth - 1 with CQ_HEAD written
  * lazily (no kick while there is room, the write that frees a full CQ
  * restarts the queue, every cid and phase exact), interrupts only while the
  * queue's armed word is set (hardware 1.9: none at 0, one that clears it at
@@ -22,8 +24,8 @@
  * shadow alone once stopped, a tail past the depth stopping the queue,
  * a doorbell rung between the device's read of the shadow tail and its
  * use standing, shadow-only commands behind a full CQ run once CQ_HEAD
- * frees it, reset and creation clearing both words, misaligned, short or
- * unreachable words refused, none on a device presenting 1.10), destroy
+ * frees it, reset and creation clearing both words, misaligned, short,
+ * long (16 or 9 bytes) or unreachable words refused, none on a device presenting 1.10), destroy
  * and reset, four queues run by two threads; host
  * keys spanning `NNP_HW_MAX_KEY_PAGES` pages at most: one page short and
  * then the cap taken, one page past it NO_RESOURCES until a key is
@@ -657,6 +659,26 @@ static void test_violations_fail_and_stop_the_queue(void **state)
 		{ "length on a timestamp",
 		  { .opcode = NNP_CMD_TIMESTAMP, .dst_key = mine, .len = 8 },
 		  NNP_STATUS_INVALID_FIELD },
+		{ "a collective of an unknown type",
+		  { .opcode = NNP_CMD_ALLREDUCE, .src_key = mine, .dst_key = mine, .len = 8,
+		    .value = NNP_COLL_VALUE(NNP_DTYPE_COUNT, NNP_OP_SUM, 1, 0) },
+		  NNP_STATUS_INVALID_FIELD },
+		{ "a collective of an unknown reduction",
+		  { .opcode = NNP_CMD_REDUCE_SCATTER, .src_key = mine, .dst_key = mine,
+		    .len = 8, .value = NNP_COLL_VALUE(NNP_DTYPE_F32, NNP_OP_COUNT, 1, 0) },
+		  NNP_STATUS_INVALID_FIELD },
+		{ "a collective with its value's reserved bits set",
+		  { .opcode = NNP_CMD_BROADCAST, .src_key = mine, .dst_key = mine, .len = 8,
+		    .value = NNP_COLL_VALUE(NNP_DTYPE_F32, NNP_OP_SUM, 1, 0) | 1ull << 48 },
+		  NNP_STATUS_INVALID_FIELD },
+		{ "a collective with the top reserved bit set",
+		  { .opcode = NNP_CMD_ALLGATHER, .src_key = mine, .dst_key = mine, .len = 8,
+		    .value = NNP_COLL_VALUE(NNP_DTYPE_F32, NNP_OP_SUM, 1, 0) | 1ull << 63 },
+		  NNP_STATUS_INVALID_FIELD },
+		{ "a send with its value's high word set",
+		  { .opcode = NNP_CMD_SEND, .src_key = mine, .len = 8,
+		    .value = NNP_P2P_VALUE(1, 0) | 1ull << 32 },
+		  NNP_STATUS_INVALID_FIELD },
 	};
 	struct nnp_hw_admin_cmd reset = { .opcode = NNP_ADMIN_QUEUE_RESET };
 	struct nnp_hw_queue_cmd ok = { .opcode = NNP_CMD_NOP, .cid = 0x7777 };
@@ -844,6 +866,11 @@ static void test_shadow_doorbell(void **state)
 	assert_int_equal(create_shadow_queue(h, 1, SHADOW(1) + 4, 8),
 			 NNP_STATUS_INVALID_FIELD);
 	assert_int_equal(create_shadow_queue(h, 1, SHADOW(1), 4),
+			 NNP_STATUS_INVALID_FIELD);
+	/* Too long is as wrong as too short: the words are exactly 8 bytes. */
+	assert_int_equal(create_shadow_queue(h, 1, SHADOW(1), 16),
+			 NNP_STATUS_INVALID_FIELD);
+	assert_int_equal(create_shadow_queue(h, 1, SHADOW(1), 9),
 			 NNP_STATUS_INVALID_FIELD);
 	assert_int_equal(create_shadow_queue(h, 1, 0, 8), NNP_STATUS_INVALID_FIELD);
 	assert_int_equal(create_shadow_queue(h, 1, 0x7000000, 8),

@@ -8,6 +8,10 @@
  * port; what the last error says about each failure.
  *
  * In detail (docs/testing.md has the summary):
+ * `nnp_rank_link()` on one link broken one way at a time (our port down,
+ * leading elsewhere or past our table; the peer's port past its table,
+ * unwired, leading elsewhere or back on another port of ours): no link,
+ * and `nnp_rank_port_to()` finds no port;
  * `nnp_comm_split()`'s groups from every rank's entry (`split_plan.c`) on
  * QEMU's `torus:2x2`: rows, keys 3..0 reversing the order, ties by parent
  * rank, `INT32_MIN`/`INT32_MAX` keys, any negative color in no group (NULL,
@@ -162,6 +166,58 @@ static void test_one_sided_link(void **state)
 	info[0].ports[2].state = 0;
 	info[1].ports[1].state = 0;
 	assert_int_equal(nnp_ring_plan(info, 3, &ring), NNP_ERROR_NO_PATH);
+}
+
+/*
+ * nnp_rank_link() on one link, broken one way at a time: each is no link,
+ * and nnp_rank_port_to() finds no port. Rank 0's port 1 to rank 1's port
+ * 2; rank 1 has 3 ports, so a peer port index of 3 is past its table even
+ * though ports[3] holds a matching entry.
+ */
+static void test_rank_link_checks(void **state)
+{
+	uint32_t q = 99, i;
+
+	(void)state;
+	for (i = 0; i <= 8; i++) {
+		chips(2);
+		info[1].nports = 3;
+		wire(0, 1, 1, 2);
+		switch (i) {
+		case 0:		/* whole: a link, back on port 2 */
+			assert_true(nnp_rank_link(info, 0, 1, 1, &q));
+			assert_int_equal(q, 2);
+			assert_int_equal(nnp_rank_port_to(info, 0, 1), 1);
+			assert_int_equal(nnp_rank_port_to(info, 1, 0), 2);
+			continue;
+		case 1:		/* our port not up */
+			info[0].ports[1].state = NNP_LINK_WIRED;
+			break;
+		case 2:		/* our port leads to another chip */
+			info[0].ports[1].peer_chip = 7;
+			break;
+		case 3:		/* our port index past our table */
+			info[0].nports = 1;
+			break;
+		case 4:		/* the peer port index past the peer's table */
+			wire(0, 1, 1, 3);
+			break;
+		case 5:		/* the peer's port not wired */
+			info[1].ports[2].state = 0;
+			break;
+		case 6:		/* the peer's port leads to another chip */
+			info[1].ports[2].peer_chip = 7;
+			break;
+		case 7:		/* the peer's port comes back on another port of ours */
+			info[1].ports[2].peer_port = 0;
+			break;
+		case 8:		/* the peer port index past any table */
+			info[0].ports[1].peer_port = NNP_MAX_PORTS;
+			break;
+		}
+		assert_false(nnp_rank_link(info, 0, 1, 1, &q));
+		assert_int_equal(nnp_rank_port_to(info, 0, 1), -1);
+	}
 }
 
 /* A 2x4 torus in row-major rank order: rank order is no ring, one exists. */
@@ -1826,6 +1882,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rank_order_ring),
 		cmocka_unit_test(test_one_sided_link),
+		cmocka_unit_test(test_rank_link_checks),
 		cmocka_unit_test(test_torus_needs_search),
 		cmocka_unit_test(test_no_ring),
 		cmocka_unit_test(test_topo_ring_of_4),
