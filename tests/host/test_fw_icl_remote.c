@@ -44,7 +44,12 @@
  * none, a link not counting refuses credits; a reconnect with four 1 MiB
  * copies held: dropped and counted, and the new connection's four all
  * arrive and are taken byte for byte, only they credited (on 62de6b4 the
- * new ones were dropped for the old ones' room); copies stop 64 packets
+ * new ones were dropped for the old ones' room); a send that fails after
+ * its connection was replaced takes no credit off the new one (its count
+ * stays 0, its window of four 1 MiB copies goes); a sender ignoring
+ * credits, straight into delivery: the port holds exactly 1024 packets
+ * and drops the 1025th (one error), one taken makes room for one, and
+ * holds exactly 4 MiB and drops one byte more; copies stop 64 packets
  * short of the bound (960 of 1-byte), 64 aborts take the rest and the 65th
  * is not sent (NO_RESOURCES, one sender error), the peer holding exactly
  * 1024 and dropping none (on 62de6b4 1024 copies went and aborts past the
@@ -136,12 +141,19 @@ static unsigned int index_of(struct fw_harness *h)
  * The transport: like a socket, it reports only its own failure; a far end
  * that is down drops the packet (and counts it) without the sender knowing.
  */
+/* The next send finds its connection replaced meanwhile, and fails. */
+static atomic_bool reconnect_in_tx;
+
 static int transport_tx(struct fw_harness *h, unsigned int port, uint64_t epoch,
 			uint32_t seq, bool abort, uint64_t model_ns,
 			const void *data, size_t len)
 {
 	struct wire *w = &wires[index_of(h)][port];
 
+	if (atomic_exchange(&reconnect_in_tx, false)) {
+		nnp_fw_link_credits(h->fw, port, true);
+		return -1;
+	}
 	if (!w->used || atomic_load(&w->cut))
 		return -1;
 	atomic_fetch_add(&data_bytes, len);
@@ -931,6 +943,80 @@ static void test_remote_reconnect_drops_old_copies(void **state)
 }
 
 /*
+ * A send that fails after its connection was replaced (a reconnect while
+ * its bytes were on their way) gives its credit back to no one: the new
+ * connection's count stays 0, where taking it off would have wrapped it
+ * and stalled every send; its whole window of four 1 MiB copies goes.
+ */
+static void test_remote_failed_send_across_reconnect(void **state)
+{
+	struct nnp_fw_op tx = { .timeout_ns = UINT64_MAX };
+	struct nnp_fw_port *a;
+	uint32_t seq;
+
+	(void)state;
+	a = credit_pair_up();
+	atomic_store(&reconnect_in_tx, true);
+	assert_int_equal(send_copy(&tx, 1, MIB), NNP_STATUS_LINK_DOWN);
+	assert_int_equal(a->credit_out, 0);
+	assert_int_equal(a->credit_out_bytes, 0);
+	for (seq = 2; seq <= 5; seq++)
+		assert_int_equal(send_copy(&tx, seq, MIB), NNP_STATUS_SUCCESS);
+	assert_int_equal(a->credit_out, 4);
+	for (seq = 2; seq <= 5; seq++)
+		take_copy(seq, MIB);
+	pump_drain();
+	assert_int_equal(pump.refused, 0);
+	assert_int_equal(a->credit_out, 0);
+	credit_pair_down();
+}
+
+/*
+ * A sender that ignores credits, straight into the transport's delivery:
+ * the port holds exactly NNP_FW_PORT_RX_PACKETS packets and drops the next
+ * (counted), and exactly NNP_FW_PORT_RX_BYTES bytes and drops one byte
+ * more; taking one packet makes room for one.
+ */
+static void test_remote_port_bounds_against_a_flood(void **state)
+{
+	static uint8_t big[MIB];
+	struct nnp_hw_port_info pb[4];
+	struct fw_harness *b;
+	uint8_t in[1];
+	struct nnp_fw_op op = { .timeout_ns = UINT64_MAX };
+	uint32_t seq;
+
+	(void)state;
+	chips_up(2);
+	b = chips[1].h;
+	join(0, 3, 1, 2);
+	for (seq = 1; seq <= NNP_FW_PORT_RX_PACKETS; seq++)
+		assert_int_equal(nnp_fw_icl_deliver(b->fw, 2, EPOCH, seq, false, 0, "x", 1), 0);
+	assert_int_equal(held_on(1, 2), NNP_FW_PORT_RX_PACKETS);
+	assert_int_equal(nnp_fw_icl_deliver(b->fw, 2, EPOCH, seq, false, 0, "x", 1), -1);
+	assert_int_equal(held_on(1, 2), NNP_FW_PORT_RX_PACKETS);
+	fw_harness_ports(b, pb);
+	assert_int_equal(pb[2].errors, 1);
+	/* One taken, one more fits. */
+	assert_int_equal(nnp_fw_icl_recv(b->fw, &op, 2, EPOCH, 1, in, 1), NNP_STATUS_SUCCESS);
+	assert_int_equal(nnp_fw_icl_deliver(b->fw, 2, EPOCH, seq, false, 0, "x", 1), 0);
+	assert_int_equal(held_on(1, 2), NNP_FW_PORT_RX_PACKETS);
+	chips_down();
+
+	/* Bytes: four of 1 MiB fill the port; one byte more is dropped. */
+	chips_up(2);
+	b = chips[1].h;
+	join(0, 3, 1, 2);
+	for (seq = 1; seq <= NNP_FW_PORT_RX_BYTES / MIB; seq++)
+		assert_int_equal(nnp_fw_icl_deliver(b->fw, 2, EPOCH, seq, false, 0, big, MIB), 0);
+	assert_int_equal(nnp_fw_icl_deliver(b->fw, 2, EPOCH, seq, false, 0, "x", 1), -1);
+	assert_int_equal(held_on(1, 2), NNP_FW_PORT_RX_BYTES / MIB);
+	fw_harness_ports(b, pb);
+	assert_int_equal(pb[2].errors, 1);
+	chips_down();
+}
+
+/*
  * Aborts do not wait for credits but take them: copies stop 64 packets
  * short of the peer's bound (960 of 1024), aborts take those 64, and the
  * 65th is not sent (NO_RESOURCES, an error of the sending port). The peer
@@ -1717,12 +1803,14 @@ int main(void)
 		cmocka_unit_test_teardown(test_remote_send_deliver_counters, chips_left_up),
 		cmocka_unit_test_teardown(test_remote_receive_in_place, chips_left_up),
 		cmocka_unit_test_teardown(test_remote_model_time_bounded, chips_left_up),
+		cmocka_unit_test_teardown(test_remote_port_bounds_against_a_flood, chips_left_up),
 		cmocka_unit_test_teardown(test_remote_ring_allreduce, chips_left_up),
 		cmocka_unit_test_teardown(test_remote_link_down_mid_collective, chips_left_up),
 		cmocka_unit_test_teardown(test_remote_transport_lost, chips_left_up),
 		cmocka_unit_test_teardown(test_remote_ring_allreduce_credits, chips_left_up),
 		cmocka_unit_test_teardown(test_remote_credits, chips_left_up),
 		cmocka_unit_test_teardown(test_remote_reconnect_drops_old_copies, chips_left_up),
+		cmocka_unit_test_teardown(test_remote_failed_send_across_reconnect, chips_left_up),
 		cmocka_unit_test_teardown(test_remote_aborts_within_window, chips_left_up),
 		cmocka_unit_test_teardown(test_remote_unclaimed_packets_swept, chips_left_up),
 		cmocka_unit_test_teardown(test_remote_idle_communicator_swept, chips_left_up),
