@@ -25,10 +25,13 @@ installs() {
 	local goal=$1
 	shift
 	rm -rf "$tmp/ran" "$tmp/build"
+	# A make of its own, not a sub-make of `make check`'s: its own flags,
+	# and its messages "make: ..." whatever runs this.
 	# shellcheck disable=SC2086 # no goal means make's default, `all`
-	if ! make -n -C "$root" $goal BUILD="$tmp/build" \
-		INSTALL_DEPS="$tmp/fake-install-deps.sh" "$@" >"$tmp/make.log" 2>&1 &&
-		! grep -qE '^make: \*\*\* \[.*\] Error [0-9]+$' "$tmp/make.log"; then
+	if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -n -C "$root" $goal \
+		BUILD="$tmp/build" INSTALL_DEPS="$tmp/fake-install-deps.sh" "$@" \
+		>"$tmp/make.log" 2>&1 &&
+		! grep -qE '^make(\[[0-9]+\])?: \*\*\* \[.*\] Error [0-9]+$' "$tmp/make.log"; then
 		sed 's/^/# /' "$tmp/make.log" | tail -n 5
 		return 2
 	fi
