@@ -9,7 +9,7 @@
  * releases only once the copy is done (GEM_CLOSE waits on it). A thread
  * reads fw_heartbeat every 2 ms the while. Three times: the free takes
  * 30 ms or more (it did wait; 90-120 ms here), and the heartbeat never
- * stands still for half of that, nor 50 ms (9 ms here; before the
+ * stands still for half of that (9 ms here; before the
  * heartbeat had a thread of its own it stood still the whole wait, 105
  * to 111 ms: one user's copy stopped what the watchdog reads, and would
  * have had the device reset under every user); the copy completes and
@@ -106,9 +106,12 @@ TEST(close_during_a_long_copy)
 		TH_LOG("round %d: the free took %lld ms; the heartbeat moved %u times in %u reads, stood still %lld ms at most",
 		       round, (long long)close_us / 1000, w.beats, w.reads,
 		       (long long)w.longest_us / 1000);
+		/*
+		 * Relative, not a fixed bound: load stretches the copy, and so
+		 * the free, as much as the heartbeat's pauses.
+		 */
 		EXPECT_LE(30000, close_us);
 		EXPECT_GT(close_us / 2, w.longest_us);
-		EXPECT_GT(50000, w.longest_us);
 	}
 	ASSERT_EQ(NNP_SUCCESS, nnp_device_get_resets(dev, &resets, &reason));
 	EXPECT_EQ(0, resets);

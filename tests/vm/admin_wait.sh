@@ -9,7 +9,7 @@
 # one device of 4 GiB, heartbeat every 10 ms, no watchdog; admin_wait_test
 # frees an object while a 1.5 GiB copy runs, three times: the free waits
 # 30 ms or more, and the heartbeat (read every 2 ms) never stands still
-# for half of that nor 50 ms; the copies complete and no reset happens
+# for half of that; the copies complete and no reset happens
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 out=$(mktemp)
