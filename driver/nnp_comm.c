@@ -262,6 +262,75 @@ int nnp_ioctl_comm_topology(struct drm_device *drm, void *data,
 	return ret;
 }
 
+/* COMM_ROUTES: hardware interface 1.12 on. */
+static bool nnp_comm_v112(const struct nnp_device *ndev)
+{
+	return (ndev->id.hw_version & 0xffff) >= 12;
+}
+
+/* Whether each of the @n routes at @r names a port of the chip, or none. */
+static bool nnp_routes_ok(struct nnp_device *ndev, const u8 *r, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		if (r[i] != DRM_NNP_ROUTE_NONE && r[i] >= ndev->id.num_ports) {
+			nnp_dbg(ndev, COMM,
+				"comm_routes: rank %u's port %u of only %u ports\n",
+				i, r[i], ndev->id.num_ports);
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * COMM_ROUTES names the communicator by (context, id), as COMM_TOPOLOGY
+ * does; the table is copied into a buffer the device reads, and checked
+ * there, so that a thread changing it meanwhile changes nothing checked.
+ */
+int nnp_ioctl_comm_routes(struct drm_device *drm, void *data,
+			  struct drm_file *file)
+{
+	struct nnp_device *ndev = to_nnp(drm);
+	struct nnp_file *nf = file->driver_priv;
+	struct drm_nnp_comm_routes *args = data;
+	__le32 a[2] = { cpu_to_le32(nf->ctx), cpu_to_le32(args->comm) };
+	struct device *dev = &ndev->pdev->dev;
+	dma_addr_t dma;
+	int ret;
+	u8 *r;
+
+	if (args->flags || args->pad) {
+		nnp_dbg(ndev, COMM, "comm_routes: flags 0x%x, pad 0x%x: not 0\n",
+			args->flags, args->pad);
+		return -EINVAL;
+	}
+	if (!args->nranks || args->nranks > NNP_HW_MAX_RANKS) {
+		nnp_dbg(ndev, COMM, "comm_routes: nranks %u: want 1 to %u\n",
+			args->nranks, NNP_HW_MAX_RANKS);
+		return -EINVAL;
+	}
+	if (args->comm >= NNP_HW_MAX_COMMS || !test_bit(args->comm, nf->comms))
+		return -ENOENT;
+	if (!nnp_comm_v112(ndev))
+		return -EOPNOTSUPP;
+	r = dma_alloc_coherent(dev, args->nranks, &dma, GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	if (copy_from_user(r, u64_to_user_ptr(args->routes), args->nranks))
+		ret = -EFAULT;
+	else if (!nnp_routes_ok(ndev, r, args->nranks))
+		ret = -EINVAL;
+	else
+		ret = nnp_admin_run(ndev, NNP_ADMIN_COMM_ROUTES, a, sizeof(a),
+				    dma, args->nranks, NULL);
+	/* A device that did not answer may still read @r: keep it. */
+	if (ret != -ETIMEDOUT)
+		dma_free_coherent(dev, args->nranks, r, dma);
+	return ret;
+}
+
 /* The file is closing: the firmware drops its communicators with its context. */
 void nnp_comms_release(struct nnp_file *nf)
 {

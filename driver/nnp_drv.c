@@ -85,6 +85,7 @@ NNP_GUARDED_IOCTL(comm_create)
 NNP_GUARDED_IOCTL(comm_destroy)
 NNP_GUARDED_IOCTL(comm_status)
 NNP_GUARDED_IOCTL(comm_topology)
+NNP_GUARDED_IOCTL(comm_routes)
 
 static const struct drm_ioctl_desc nnp_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(NNP_QUERY, nnp_guarded_query, 0),
@@ -98,6 +99,7 @@ static const struct drm_ioctl_desc nnp_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(NNP_COMM_DESTROY, nnp_guarded_comm_destroy, 0),
 	DRM_IOCTL_DEF_DRV(NNP_COMM_STATUS, nnp_guarded_comm_status, 0),
 	DRM_IOCTL_DEF_DRV(NNP_COMM_TOPOLOGY, nnp_guarded_comm_topology, 0),
+	DRM_IOCTL_DEF_DRV(NNP_COMM_ROUTES, nnp_guarded_comm_routes, 0),
 };
 
 /*

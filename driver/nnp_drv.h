@@ -228,6 +228,8 @@ int nnp_ioctl_comm_status(struct drm_device *drm, void *data,
 			  struct drm_file *file);
 int nnp_ioctl_comm_topology(struct drm_device *drm, void *data,
 			    struct drm_file *file);
+int nnp_ioctl_comm_routes(struct drm_device *drm, void *data,
+			  struct drm_file *file);
 void nnp_comms_release(struct nnp_file *nf);
 void nnp_comms_show(struct nnp_file *nf, struct seq_file *m);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nnp hardware interface, version 1.11.
+ * nnp hardware interface, version 1.12.
  *
  * The one definition of what the device looks like from the bus: PCI
  * identity, BAR layout, BAR0 registers, admin queue entries, status codes.
@@ -51,7 +51,7 @@ typedef uint64_t nnp_le64;
 
 /* Interface version: the driver refuses a major it does not know. */
 #define NNP_HW_VERSION_MAJOR		1
-#define NNP_HW_VERSION_MINOR		11
+#define NNP_HW_VERSION_MINOR		12
 #define NNP_HW_VERSION			((NNP_HW_VERSION_MAJOR << 16) | NNP_HW_VERSION_MINOR)
 #define NNP_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
 
@@ -215,6 +215,7 @@ typedef uint64_t nnp_le64;
 #define NNP_ADMIN_COMM_TOPOLOGY		0x0e	/* v1.7, args: ctx, comm; see below */
 #define NNP_ADMIN_GET_MODEL		0x0f	/* v1.8, addr/len: struct nnp_hw_model */
 #define NNP_ADMIN_GET_CTX_USAGE		0x10	/* v1.10, args: ctx; struct nnp_hw_ctx_usage */
+#define NNP_ADMIN_COMM_ROUTES		0x11	/* v1.12, args: ctx, comm; see below */
 
 /*
  * COMM_DESTROY flags (v1.4). ABORT: the communicator's commands in flight
@@ -407,6 +408,22 @@ struct nnp_hw_comm_topology {
 /* nranks at most: a rank is a 16-bit field (NNP_COLL_ROOT). */
 #define NNP_HW_MAX_RANKS		0xffff
 
+/*
+ * COMM_ROUTES (v1.12): where this chip sends a routed message (SEND or
+ * RECV with NNP_P2P_ROUTED) for each rank of the communicator. The data
+ * buffer holds nranks bytes, byte r the port towards rank r (the next hop
+ * of a shortest path; the same tables on every rank make every path),
+ * NNP_HW_ROUTE_NONE for this chip's own rank and for a rank it cannot
+ * reach. A length other than nranks, a port past the chip's or a port
+ * named for its own rank is INVALID_FIELD. A packet of the communicator
+ * arriving for another rank is forwarded by the firmware on its route,
+ * under the same room, credits and timeouts as the chip's own; one for a
+ * rank it has no route to is dropped and counted. Ranks of routed
+ * messages are below NNP_HW_MAX_ROUTED_RANKS. It may be given again.
+ */
+#define NNP_HW_ROUTE_NONE		0xff
+#define NNP_HW_MAX_ROUTED_RANKS		1024
+
 /* GET_COUNTERS data, totals since the last reset. */
 struct nnp_hw_counters {
 	nnp_le64 host_dma_bytes;	/* read from + written to host memory by queues */
@@ -535,6 +552,14 @@ struct nnp_hw_cqe {
  * other queues run meanwhile. Destroying or resetting its queue or its
  * context, or unregistering a key it uses, ends it ABORTED at once.
  * value holds NNP_P2P_VALUE(comm, port).
+ *
+ * Routed (v1.12): value holds NNP_P2P_ROUTED_VALUE(comm, peer) instead,
+ * the peer's rank rather than a port. A SEND leaves on the port
+ * COMM_ROUTES gave for the peer and is forwarded chip to chip; a RECV
+ * takes the peer's next routed message from whichever port it comes in
+ * on. Messages of one pair arrive in the order sent. A peer at or past
+ * NNP_HW_MAX_ROUTED_RANKS or the communicator's size, the chip's own
+ * rank, or one with no route is INVALID_FIELD.
  */
 #define NNP_CMD_SEND			0x09
 #define NNP_CMD_RECV			0x0a
@@ -542,6 +567,10 @@ struct nnp_hw_cqe {
 #define NNP_P2P_VALUE(comm, port)	((uint64_t)(comm) << 16 | (port))
 #define NNP_P2P_PORT(v)			((v) & 0xffff)
 #define NNP_P2P_COMM(v)			(((v) >> 16) & 0xffff)
+#define NNP_P2P_ROUTED			(1ull << 48)
+#define NNP_P2P_ROUTED_VALUE(comm, peer) \
+	(NNP_P2P_ROUTED | (uint64_t)(peer) << 32 | (uint64_t)(comm) << 16)
+#define NNP_P2P_PEER(v)			(((v) >> 32) & 0xffff)
 
 /* Element types */
 #define NNP_DTYPE_F32			0

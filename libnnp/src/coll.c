@@ -7,6 +7,7 @@
 #include "nnp_hw.h"
 
 #include "comm.h"
+#include "route_plan.h"
 #include "log.h"
 #include "trace.h"
 
@@ -185,11 +186,14 @@ static nnp_result_t p2p(uint8_t opcode, nnp_mem_t *mem, size_t off, size_t count
 				"%s of %zu elements with peer %d: no comm or stream, an unknown type, the peer is not another rank, or the buffer is not device memory of the communicator's device or too small",
 				opcode == NNP_CMD_SEND ? "nnp_send" : "nnp_recv", count, peer);
 	port = opcode == NNP_CMD_SEND ? comm->send_port[peer] : comm->recv_port[peer];
-	if (port < 0)
+	/* No link between the two chips: routed through others, if any. */
+	if (port < 0 && (!comm->routes || comm->routes[peer] == NNP_ROUTE_NONE))
 		return nnp_fail(NNP_ERROR_NO_PATH,
-				"rank %d: no up link %s rank %d for %s", comm->rank,
-				opcode == NNP_CMD_SEND ? "to" : "from", peer,
-				opcode == NNP_CMD_SEND ? "nnp_send" : "nnp_recv");
+				"rank %d: no up link %s rank %d for %s, and no route: %s",
+				comm->rank, opcode == NNP_CMD_SEND ? "to" : "from",
+				peer, opcode == NNP_CMD_SEND ? "nnp_send" : "nnp_recv",
+				comm->routes ? "no path of up links, or a rank past 1023" :
+				"the driver or device has no COMM_ROUTES (driver interface 1.8, hardware interface 1.12)");
 	if (opcode == NNP_CMD_SEND) {
 		c.src_key = mem->key;
 		c.src_off = off;
@@ -198,7 +202,8 @@ static nnp_result_t p2p(uint8_t opcode, nnp_mem_t *mem, size_t off, size_t count
 		c.dst_off = off;
 	}
 	c.len = count * es;
-	c.value = NNP_P2P_VALUE(comm->id, (uint64_t)port);
+	c.value = port < 0 ? NNP_P2P_ROUTED_VALUE(comm->id, (uint64_t)peer) :
+			     NNP_P2P_VALUE(comm->id, (uint64_t)port);
 	if (nnp_trace_enabled) {
 		struct nnp_trace_op t = {
 			.name = opcode == NNP_CMD_SEND ? "send" : "recv",

@@ -16,6 +16,7 @@
 
 #include "bootstrap.h"
 #include "comm.h"
+#include "route_plan.h"
 #include "internal.h"
 #include "log.h"
 #include "trace.h"
@@ -131,6 +132,7 @@ static void comm_free(nnp_comm_t *m)
 	nnp_trace_flush();
 	free(m->send_port);
 	free(m->recv_port);
+	free(m->routes);
 	free(m);
 }
 
@@ -198,6 +200,49 @@ static nnp_result_t comm_topology(nnp_comm_t *m, uint32_t rank,
 			nnp_algo_names[algo], strerror(err));
 }
 
+_Static_assert(NNP_ROUTE_NONE == DRM_NNP_ROUTE_NONE &&
+	       NNP_ROUTE_NONE == NNP_HW_ROUTE_NONE,
+	       "libnnp's, the driver's and the device's no-route byte agree");
+
+/*
+ * Give @m (rank @rank of the @n ranks @all) its routes, for messages to
+ * ranks its chip has no link to (driver interface 1.8, hardware 1.12):
+ * kept in m->routes once the device has them. Without, such messages are
+ * NO_PATH, as before routes.
+ */
+static nnp_result_t comm_routes(nnp_comm_t *m, const struct nnp_rank_info *all,
+				uint32_t n, uint32_t rank)
+{
+	uint8_t *r = malloc(n);
+	struct drm_nnp_comm_routes a = {
+		.comm = m->id, .nranks = n, .routes = (uintptr_t)r,
+	};
+	nnp_result_t res;
+	int err;
+
+	if (!r)
+		return nnp_fail(NNP_ERROR_OUT_OF_MEMORY, "no host memory for routes of %u ranks", n);
+	res = nnp_route_plan(all, n, rank, NNP_HW_MAX_ROUTED_RANKS, r);
+	if (res != NNP_SUCCESS || n < 2 || m->dev->driver_minor < 8) {
+		free(r);
+		return res;
+	}
+	if (!drmIoctl(m->dev->fd, DRM_IOCTL_NNP_COMM_ROUTES, &a)) {
+		m->routes = r;
+		return NNP_SUCCESS;
+	}
+	err = errno;
+	free(r);
+	if (err == EOPNOTSUPP) {
+		nnp_log(NNP_LOG_INFO, "rank %u: %s has no COMM_ROUTES (hardware interface 1.12): messages only to linked ranks",
+			rank, m->dev->path);
+		return NNP_SUCCESS;
+	}
+	return nnp_fail(nnp_result_from_errno(err),
+			"rank %u: %s refused the communicator's routes: %s",
+			rank, m->dev->path, strerror(err));
+}
+
 nnp_result_t nnp_comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
 			   const struct nnp_rank_info *all,
 			   const struct nnp_ring *ring,
@@ -251,6 +296,8 @@ nnp_result_t nnp_comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
 		(unsigned long long)epoch);
 	m->id = c.comm;
 	res = comm_topology(m, rank, topo, algo);
+	if (res == NNP_SUCCESS)
+		res = comm_routes(m, all, nranks, rank);
 	if (res != NNP_SUCCESS) {
 		nnp_comm_destroy(m);
 		return res;

@@ -16,6 +16,11 @@ struct nnp_comm {
 	/* By peer rank: this chip's port to it and from it, -1 if no link. */
 	int *send_port;
 	int *recv_port;
+	/*
+	 * By peer rank: the port a routed message leaves on (route_plan.h),
+	 * as the device has it; NULL if the device has no routes.
+	 */
+	uint8_t *routes;
 	/* How long its commands wait for a late peer, as COMM_CREATE got it. */
 	uint32_t timeout_ms;
 	/* Its name on the links, the same on every rank; traces show it. */

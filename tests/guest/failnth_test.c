@@ -209,6 +209,17 @@ static int run_comm_topology(struct state *s)
 	return xioctl(s->fd, DRM_IOCTL_NNP_COMM_TOPOLOGY, &t);
 }
 
+static int run_comm_routes(struct state *s)
+{
+	/* The 1-rank communicator's routes: none, to itself. */
+	uint8_t r = DRM_NNP_ROUTE_NONE;
+	struct drm_nnp_comm_routes t = {
+		.comm = s->comm, .nranks = 1, .routes = (uintptr_t)&r,
+	};
+
+	return xioctl(s->fd, DRM_IOCTL_NNP_COMM_ROUTES, &t);
+}
+
 static int run_gem_close(struct state *s)
 {
 	struct drm_gem_close c = { .handle = s->handle };
@@ -367,6 +378,7 @@ CALL(comm_create, NULL, run_comm_create, 0, ENOMEM);
 CALL(comm_destroy, run_comm_create, run_comm_destroy, 0, 0);
 CALL(comm_status, run_comm_create, run_comm_status, 0, 0);
 CALL(comm_topology, run_comm_create, run_comm_topology, 0, ENOMEM);
+CALL(comm_routes, run_comm_create, run_comm_routes, 0, ENOMEM);
 CALL(gem_close, run_bo_create_device, run_gem_close, 0, 0);
 CALL(prime_handle_to_fd, run_bo_create_host, run_prime_export, 0, ENOMEM);
 

@@ -15,8 +15,8 @@
  * bounds the run; NNP_FUZZ_SEED makes it repeatable (the seed is printed).
  *
  * In detail (docs/testing.md has the summary):
- * random ioctls, every nnp number and past the last, COMM_TOPOLOGY racing
- * COMM_DESTROY and COMM_CREATE on shared ids, GEM close, PRIME export and
+ * random ioctls, every nnp number and past the last, COMM_TOPOLOGY and
+ * COMM_ROUTES racing COMM_DESTROY and COMM_CREATE on shared ids, GEM close, PRIME export and
  * mmap of every offset handed out, from 3 threads in each of 2 processes
  * sharing one file for `NNP_FUZZ_SECONDS`, default 10, seed printed and
  * settable with `NNP_FUZZ_SEED`; a worker still blocked in a call at the
@@ -272,7 +272,13 @@ static void do_comm(struct worker *w)
 			    .pairs = 1, .next_port = { 2 }, .prev_port = { 3 } },
 	};
 
-	switch (pick(&w->seed, 4)) {
+	struct drm_nnp_comm_routes r = {
+		.comm = d.comm,
+		.nranks = pick(&w->seed, 4) ? 1 + pick(&w->seed, 4) :
+			  val32(&w->seed, NULL),
+	};
+
+	switch (pick(&w->seed, 5)) {
 	case 0:
 	case 1:
 		call(w, DRM_IOCTL_NNP_COMM_DESTROY, &d, sizeof(d));
@@ -281,6 +287,13 @@ static void do_comm(struct worker *w)
 		/* Threads of one file racing it against COMM_DESTROY. */
 		t.dim[0].pos = pick(&w->seed, t.dim[0].n ? t.dim[0].n : 1);
 		call(w, DRM_IOCTL_NNP_COMM_TOPOLOGY, &t, sizeof(t));
+		return;
+	case 3:
+		/* Routes, maybe past the buffer, racing COMM_DESTROY too. */
+		w->buf[0] = DRM_NNP_ROUTE_NONE;
+		w->buf[1] = pick(&w->seed, 6);
+		r.routes = uptr(w, r.nranks);
+		call(w, DRM_IOCTL_NNP_COMM_ROUTES, &r, sizeof(r));
 		return;
 	}
 	c.rank = pick(&w->seed, 4) ? pick(&w->seed, c.nranks ? c.nranks : 1) :

@@ -493,10 +493,9 @@ void fw_chips_run_one_thread(struct fw_chip *c, unsigned int n)
 
 	while (left && time(NULL) < end) {
 		left = 0;
+		/* A chip done still forwards others' routed packets. */
 		for (i = 0; i < n; i++) {
-			if (chip_done(&c[i]))
-				continue;
-			left++;
+			left += !chip_done(&c[i]);
 			nnp_fw_run_queues(c[i].h->fw);
 		}
 	}

@@ -169,7 +169,9 @@ void fw_chip_post(struct fw_chip *c, struct nnp_hw_queue_cmd cmd);
  * Run the commands posted on the @n chips at @c from this one thread,
  * each chip's queues in turn, until all completed (30 s at most): a
  * command waiting for another chip must give its thread up. Each
- * c[i].status then holds its completion status.
+ * c[i].status then holds its completion status. Every chip's queues run
+ * in every round, its command done or not: a chip forwards routed packets
+ * (v1.12) between others.
  */
 void fw_chips_run_one_thread(struct fw_chip *c, unsigned int n);
 

@@ -862,7 +862,7 @@ static void test_shadow_doorbell(void **state)
 	struct nnp_hw_admin_cmd r = { .opcode = NNP_ADMIN_QUEUE_RESET };
 	uint32_t i;
 
-	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_REG_HW_VERSION), 1 << 16 | 11);
+	assert_true(nnp_fw_reg_read(h->fw, NNP_REG_HW_VERSION) >= (1 << 16 | 11));
 	assert_int_equal(create_shadow_queue(h, 1, SHADOW(1) + 4, 8),
 			 NNP_STATUS_INVALID_FIELD);
 	assert_int_equal(create_shadow_queue(h, 1, SHADOW(1), 4),

@@ -20,7 +20,8 @@
 # every root and of every type, allgather and reduce-scatter of every
 # type and op at a sampled count, random f32/f16/bf16 inputs within
 # rounding, a message from every
-# rank to each rank its chip has a link to (NO_PATH to the others); every
+# rank to every other, routed where their chips share no link (ring of 8,
+# 4x2 torus), with exactly one message's bytes per hop on the links; every
 # rank's result, the guard bytes around it, unchanged host-DMA counters and
 # exact link bytes per case (in all 2(n-1) buffers for an allreduce; each
 # rank's share within what its algorithm's segments round it to, `NNP_ALGO`

@@ -157,7 +157,9 @@ def check_future(rank, world):
 
 
 def check_send_recv(rank, world):
-    """Each rank to the next: the even ranks send first, then the odd."""
+    """Each rank to the next: the even ranks send first, then the odd. Then
+    on 4 chips each rank to the one across the ring, whose chip has no link
+    to its own: routed through the chip between."""
     for phase in (0, 1):
         if rank % 2 == phase:
             dist.send(values(rank + 10, N, torch.int64), dst=(rank + 1) % world)
@@ -166,6 +168,16 @@ def check_send_recv(rank, world):
             t = torch.zeros(N, dtype=torch.int64)
             dist.recv(t, src=src)
             same(t, values(src + 10, N, torch.int64), f"from {src}")
+    if world != 4:
+        return
+    for phase in (0, 1):
+        if rank // 2 == phase:
+            dist.send(values(rank + 20, N, torch.int64), dst=(rank + 2) % world)
+        else:
+            src = (rank + 2) % world
+            t = torch.zeros(N, dtype=torch.int64)
+            dist.recv(t, src=src)
+            same(t, values(src + 20, N, torch.int64), f"from {src}, routed")
 
 
 def check_barrier(rank, world):

@@ -30,13 +30,14 @@ extern "C" {
  * 1.5: DRM_NNP_QUERY_MODEL.
  * 1.6: DRM_NNP_RESET_PCI, DRM_NNP_RESET_SUSPEND.
  * 1.7: DRM_NNP_QUEUE_SHADOW_DOORBELL, drm_nnp_queue_create.shadow_offset.
+ * 1.8: DRM_IOCTL_NNP_COMM_ROUTES.
  *
  * The major changes only if something is taken away, which this header's
  * rules forbid.
  */
 #define DRM_NNP_DRIVER_NAME		"nnp"
 #define DRM_NNP_DRIVER_MAJOR		1
-#define DRM_NNP_DRIVER_MINOR		7
+#define DRM_NNP_DRIVER_MINOR		8
 
 #define DRM_NNP_QUERY			0x00
 #define DRM_NNP_BO_CREATE		0x01
@@ -49,6 +50,7 @@ extern "C" {
 #define DRM_NNP_COMM_DESTROY		0x08
 #define DRM_NNP_COMM_STATUS		0x09	/* since 1.1 */
 #define DRM_NNP_COMM_TOPOLOGY		0x0a	/* since 1.4 */
+#define DRM_NNP_COMM_ROUTES		0x0b	/* since 1.8 */
 
 #define DRM_IOCTL_NNP_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NNP_QUERY, struct drm_nnp_query)
@@ -72,6 +74,8 @@ extern "C" {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NNP_COMM_STATUS, struct drm_nnp_comm_status)
 #define DRM_IOCTL_NNP_COMM_TOPOLOGY \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_NNP_COMM_TOPOLOGY, struct drm_nnp_comm_topology)
+#define DRM_IOCTL_NNP_COMM_ROUTES \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_NNP_COMM_ROUTES, struct drm_nnp_comm_routes)
 
 /*
  * DRM_NNP_QUERY_DEVICE_INFO - identity and basics of the device,
@@ -622,6 +626,42 @@ struct drm_nnp_comm_topology {
 	__u32 pad;
 	/** @dim: in: the ring dimensions, dim[0] first. */
 	struct drm_nnp_ring_dim dim[2];
+};
+
+/* A rank of struct drm_nnp_comm_routes this chip has no route to. */
+#define DRM_NNP_ROUTE_NONE		0xff
+
+/**
+ * struct drm_nnp_comm_routes - where routed messages go from this chip
+ *
+ * Since 1.8. After DRM_IOCTL_NNP_COMM_CREATE, each rank gives its
+ * communicator the port of its chip towards every rank: @routes points
+ * at @nranks bytes, byte r the port towards rank r (the first hop of a
+ * shortest path to it), %DRM_NNP_ROUTE_NONE for the caller's own rank and
+ * for ranks its chip cannot reach. The device then forwards the
+ * communicator's routed messages (queue commands SEND and RECV naming a
+ * peer rank, docs/hw-interface.md) for other ranks on these routes, and
+ * sends its own on them. It may be given again, between messages, on
+ * every rank.
+ *
+ * Errors: %ENOENT if @comm is not this file's; %EINVAL for nonzero @flags
+ * or pad, @nranks 0 or past the device's limit, a port past the device's,
+ * or (the device refuses these) @nranks not the communicator's or a port
+ * named for the caller's own rank; %EFAULT if @routes is unreadable;
+ * %EOPNOTSUPP on a device older than hardware interface 1.12; %ENOMEM
+ * when the kernel has no memory.
+ */
+struct drm_nnp_comm_routes {
+	/** @comm: in: communicator id. */
+	__u32 comm;
+	/** @nranks: in: bytes at @routes, the communicator's size. */
+	__u32 nranks;
+	/** @flags: in: none defined, must be zero. */
+	__u32 flags;
+	/** @pad: in: must be zero. */
+	__u32 pad;
+	/** @routes: in: user pointer to @nranks bytes, a port each. */
+	__u64 routes;
 };
 
 #if defined(__cplusplus)

@@ -277,6 +277,14 @@ struct nnp_fw_comm {
 	bool topo_set;
 	uint32_t p2p_sent[NNP_FW_MAX_PORTS];	/* messages, by port */
 	uint32_t p2p_received[NNP_FW_MAX_PORTS];
+	/*
+	 * COMM_ROUTES (v1.12): the port towards each rank (nranks of them,
+	 * NNP_HW_ROUTE_NONE: none), NULL until given; and routed messages
+	 * sent to and received from each rank below NNP_HW_MAX_ROUTED_RANKS.
+	 */
+	uint8_t *routes;
+	uint16_t *routed_sent;
+	uint16_t *routed_received;
 };
 
 /*
@@ -288,7 +296,37 @@ struct nnp_fw_comm {
 
 static inline uint32_t nnp_fw_seq(uint32_t seq, bool p2p)
 {
-	return (p2p ? NNP_FW_SEQ_P2P : 0) | (seq & ~NNP_FW_SEQ_P2P);
+	return p2p ? NNP_FW_SEQ_P2P | (seq & 0x3fffffffu) :
+		     seq & ~NNP_FW_SEQ_P2P;
+}
+
+/*
+ * A routed message's label (v1.12): its source and destination ranks and
+ * its number between them (modulo 1024: a receive takes the oldest packet
+ * of a number, and a pair's packets keep their order, so only a stale
+ * packet of a failed message 1024 messages back could be mistaken).
+ */
+#define NNP_FW_SEQ_ROUTED	0xc0000000u
+#define NNP_FW_RANK_MASK	(NNP_HW_MAX_ROUTED_RANKS - 1)
+
+_Static_assert(NNP_HW_MAX_ROUTED_RANKS == 1u << 10,
+	       "a routed label has 10 bits for each rank");
+
+static inline uint32_t nnp_fw_seq_routed(uint32_t src, uint32_t dst,
+					 uint32_t n)
+{
+	return NNP_FW_SEQ_ROUTED | (src & NNP_FW_RANK_MASK) << 20 |
+	       (dst & NNP_FW_RANK_MASK) << 10 | (n & NNP_FW_RANK_MASK);
+}
+
+static inline bool nnp_fw_seq_is_routed(uint32_t seq)
+{
+	return (seq & NNP_FW_SEQ_ROUTED) == NNP_FW_SEQ_ROUTED;
+}
+
+static inline uint32_t nnp_fw_seq_dst(uint32_t seq)
+{
+	return seq >> 10 & NNP_FW_RANK_MASK;
 }
 
 /* Faults set by nnp_fw_fault_set() (fw_fault.c). */
@@ -367,6 +405,14 @@ struct nnp_fw {
 	struct nnp_hw_counters counters;
 	struct nnp_fw_comm comms[NNP_HW_MAX_COMMS];
 	atomic_bool aborts_to_pass;	/* some comm's pass_abort is set */
+	/*
+	 * Forwarding routed packets (fw_relay.c): packets to forward may
+	 * wait (@pending), a worker is forwarding (@busy), and the op that
+	 * parks for room at a next hop, woken like a queue's.
+	 */
+	atomic_bool relay_pending;
+	atomic_bool relay_busy;
+	struct nnp_fw_op relay_op;
 
 	struct nnp_fw_port ports[NNP_FW_MAX_PORTS];
 };

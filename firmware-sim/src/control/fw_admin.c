@@ -298,7 +298,8 @@ static bool takes_buffer(const struct nnp_fw *fw, uint8_t opcode)
 	       opcode == NNP_ADMIN_KEY_REGISTER || opcode == NNP_ADMIN_GET_PORTS ||
 	       opcode == NNP_ADMIN_COMM_CREATE ||
 	       opcode == NNP_ADMIN_COMM_TOPOLOGY || opcode == NNP_ADMIN_GET_MODEL ||
-	       opcode == NNP_ADMIN_GET_CTX_USAGE;
+	       opcode == NNP_ADMIN_GET_CTX_USAGE ||
+	       opcode == NNP_ADMIN_COMM_ROUTES;
 }
 
 /* Argument words each opcode uses; the rest must be zero. */
@@ -314,6 +315,7 @@ static size_t args_used(uint8_t opcode)
 	case NNP_ADMIN_QUEUE_RESET:
 	case NNP_ADMIN_COMM_STATUS:
 	case NNP_ADMIN_COMM_TOPOLOGY:
+	case NNP_ADMIN_COMM_ROUTES:
 		return 2;
 	case NNP_ADMIN_COMM_DESTROY:
 		return 3;
@@ -376,6 +378,8 @@ static uint16_t admin_execute(struct nnp_fw *fw,
 		return admin_get_model(fw, cmd, result);
 	case NNP_ADMIN_GET_CTX_USAGE:
 		return admin_get_ctx_usage(fw, cmd, result);
+	case NNP_ADMIN_COMM_ROUTES:
+		return nnp_fw_comm_routes(fw, cmd);
 	}
 	nnp_fw_guest_error(fw, "admin cid %u: unknown opcode 0x%x", cmd->cid,
 			   cmd->opcode);

@@ -104,6 +104,7 @@ uint16_t nnp_fw_comm_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 static void comm_free_locked(struct nnp_fw_comm *c)
 {
 	free(c->order);
+	free(c->routes);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -291,5 +292,81 @@ uint16_t nnp_fw_comm_topology(struct nnp_fw *fw,
 	    !topology_dim(&h.dim[1], &t.dim[1]) ||
 	    nnp_fw_comm_set_topology(fw, ctx, comm, &t))
 		return NNP_STATUS_INVALID_FIELD;
+	return NNP_STATUS_SUCCESS;
+}
+
+/*
+ * A route table of @n bytes read from @cmd, checked for the chip of rank
+ * @rank: its counters of routed messages after it in the same block.
+ */
+static uint16_t read_routes(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd,
+			    uint32_t n, uint32_t rank, uint8_t **routes)
+{
+	uint32_t peers = n < NNP_HW_MAX_ROUTED_RANKS ? n : NNP_HW_MAX_ROUTED_RANKS;
+	uint8_t *r;
+	uint32_t i;
+
+	*routes = NULL;
+	if (cmd->len != n)
+		return NNP_STATUS_INVALID_FIELD;
+	r = calloc(1, n + 2 * peers * sizeof(uint16_t) + sizeof(uint16_t));
+	if (!r)
+		return NNP_STATUS_NO_RESOURCES;
+	if (fw->host.dma_read(fw->host.opaque, cmd->addr, r, n)) {
+		free(r);
+		return NNP_STATUS_DMA_ERROR;
+	}
+	for (i = 0; i < n; i++) {
+		bool none = r[i] == NNP_HW_ROUTE_NONE;
+
+		if (i == rank ? !none : !none && r[i] >= fw->cfg.num_ports) {
+			free(r);
+			return NNP_STATUS_INVALID_FIELD;
+		}
+	}
+	*routes = r;
+	return NNP_STATUS_SUCCESS;
+}
+
+/*
+ * COMM_ROUTES (v1.12). Given again, the counters of routed messages start
+ * over: every rank gives its routes between the same calls.
+ */
+uint16_t nnp_fw_comm_routes(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd)
+{
+	uint32_t ctx = fw_admin_arg(cmd, 0), comm = fw_admin_arg(cmd, 1);
+	uint32_t n = 0, rank = 0, peers;
+	struct nnp_fw_comm *m;
+	uint8_t *routes, *old;
+	uint16_t st;
+
+	mtx_lock(&fw->lock);
+	m = nnp_fw_comm_of_locked(fw, ctx, comm);
+	if (m) {
+		n = m->nranks;
+		rank = m->rank;
+	}
+	mtx_unlock(&fw->lock);
+	if (!m)
+		return NNP_STATUS_NOT_FOUND;
+	st = read_routes(fw, cmd, n, rank, &routes);
+	if (st)
+		return st;
+	peers = n < NNP_HW_MAX_ROUTED_RANKS ? n : NNP_HW_MAX_ROUTED_RANKS;
+	mtx_lock(&fw->lock);
+	/* Unless a reset took it meanwhile. */
+	if (nnp_fw_comm_of_locked(fw, ctx, comm) != m || m->nranks != n) {
+		mtx_unlock(&fw->lock);
+		free(routes);
+		return NNP_STATUS_NOT_FOUND;
+	}
+	old = m->routes;
+	m->routes = routes;
+	/* uint16_t-aligned: the block's table is padded to an even length. */
+	m->routed_sent = (uint16_t *)(routes + n + (n & 1));
+	m->routed_received = m->routed_sent + peers;
+	mtx_unlock(&fw->lock);
+	free(old);
+	nnp_fw_relay_routes_changed(fw);
 	return NNP_STATUS_SUCCESS;
 }

@@ -62,6 +62,9 @@ uint16_t nnp_fw_comm_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 uint16_t nnp_fw_comm_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd);
 uint16_t nnp_fw_comm_topology(struct nnp_fw *fw,
 			      const struct nnp_hw_admin_cmd *cmd);
+/* COMM_ROUTES (v1.12): where routed messages go from this chip. */
+uint16_t nnp_fw_comm_routes(struct nnp_fw *fw,
+			    const struct nnp_hw_admin_cmd *cmd);
 uint16_t nnp_fw_comm_status(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd,
 			    uint32_t *result);
 /*

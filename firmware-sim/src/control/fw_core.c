@@ -64,6 +64,7 @@ struct nnp_fw *nnp_fw_create(const struct nnp_fw_config *cfg,
 	for (i = 0; i < NNP_HW_MAX_QUEUES; i++)
 		mtx_init(&fw->queues[i].exec, mtx_plain);
 	nnp_fw_ports_init(fw);
+	nnp_fw_relay_init(fw);
 	fw->cfg = *cfg;
 	fw->link_hooks = &link_hooks;
 	fw->engine_hooks = &engine_hooks;

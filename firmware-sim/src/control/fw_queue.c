@@ -587,8 +587,10 @@ void nnp_fw_run_queues(struct nnp_fw *fw)
 {
 	struct nnp_fw_queue *q;
 
-	if (!nnp_fw_fault_hung(fw))
+	if (!nnp_fw_fault_hung(fw)) {
 		nnp_fw_comms_pass_aborts(fw);
+		nnp_fw_relay_run(fw);
+	}
 	while (!nnp_fw_fault_hung(fw) && (q = queue_claim(fw))) {
 		bool posted = false;
 		uint64_t irq_arm;

@@ -261,8 +261,11 @@ static bool fields_ok(const struct nnp_hw_queue_cmd *c, unsigned int uses)
 		return NNP_COLL_DTYPE(c->value) < NNP_DTYPE_COUNT &&
 		       NNP_COLL_OP(c->value) < NNP_OP_COUNT &&
 		       !NNP_COLL_RSVD(c->value);
+	/* A port, or routed (v1.12) a peer rank. */
 	if (uses & USES_P2P)
-		return !(c->value >> 32);
+		return c->value & NNP_P2P_ROUTED ?
+		       !(c->value >> 49) && !NNP_P2P_PORT(c->value) :
+		       !(c->value >> 32);
 	return !c->value;
 }
 

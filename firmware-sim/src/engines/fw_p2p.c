@@ -6,6 +6,12 @@
  * message's number on that port, so that both ends count the same
  * messages and nothing of another job is ever taken. A message runs as a
  * link command (nnp_fw_op): one packet a step, parked while it waits.
+ *
+ * A routed message (v1.12) names the peer's rank instead of a port: it
+ * leaves on the port the communicator's routes give for the peer, is
+ * forwarded by the chips between (fw_relay.c), and is labelled with both
+ * ranks and its number between them, taken from whichever port it comes
+ * in on.
  */
 #include <stdlib.h>
 
@@ -14,6 +20,7 @@
 struct p2p {
 	struct nnp_fw_op op;
 	bool send;
+	bool routed;
 	uint32_t port;
 	uint64_t epoch;
 	uint32_t seq;
@@ -22,7 +29,28 @@ struct p2p {
 	uint64_t off;		/* bytes done */
 };
 
-/* Take the message's number on its port; NNP_STATUS_* if @cmd is bad. */
+/*
+ * A routed message's port and label (@m its communicator, with fw->lock
+ * held); INVALID_FIELD for a peer it cannot route to.
+ */
+static uint16_t p2p_route_locked(const struct nnp_fw_comm *m, uint64_t value,
+				 struct p2p *p)
+{
+	uint32_t peer = NNP_P2P_PEER(value);
+
+	if (!m->routes || peer >= m->nranks || peer == m->rank ||
+	    peer >= NNP_HW_MAX_ROUTED_RANKS ||
+	    m->rank >= NNP_HW_MAX_ROUTED_RANKS ||
+	    m->routes[peer] == NNP_HW_ROUTE_NONE)
+		return NNP_STATUS_INVALID_FIELD;
+	p->port = m->routes[peer];
+	p->seq = p->send ?
+		 nnp_fw_seq_routed(m->rank, peer, m->routed_sent[peer]++) :
+		 nnp_fw_seq_routed(peer, m->rank, m->routed_received[peer]++);
+	return NNP_STATUS_SUCCESS;
+}
+
+/* Take the message's number; NNP_STATUS_* if @cmd is bad. */
 static uint16_t p2p_begin(struct nnp_fw *fw, uint32_t ctx,
 			  const struct nnp_hw_queue_cmd *cmd, struct p2p *p)
 {
@@ -39,11 +67,23 @@ static uint16_t p2p_begin(struct nnp_fw *fw, uint32_t ctx,
 		p->epoch = m->epoch;
 		p->op.timeout_ns = m->timeout_ns;
 		p->op.comm = NNP_P2P_COMM(cmd->value);
-		p->seq = nnp_fw_seq(p->send ? m->p2p_sent[p->port]++ :
-				    m->p2p_received[p->port]++, true);
+		if (p->routed)
+			st = p2p_route_locked(m, cmd->value, p);
+		else
+			p->seq = nnp_fw_seq(p->send ? m->p2p_sent[p->port]++ :
+					    m->p2p_received[p->port]++, true);
 	}
 	mtx_unlock(&fw->lock);
 	return st;
+}
+
+/* Receive the next packet of @p's message into @buf. */
+static uint16_t p2p_recv(struct nnp_fw *fw, struct p2p *p, void *buf,
+			 uint64_t n)
+{
+	return p->routed ?
+	       nnp_fw_icl_recv_any(fw, &p->op, p->epoch, p->seq, buf, n) :
+	       nnp_fw_icl_recv(fw, &p->op, p->port, p->epoch, p->seq, buf, n);
 }
 
 /* Every message is at least one packet, so the ends count alike. */
@@ -57,8 +97,7 @@ static uint16_t p2p_step(struct nnp_fw *fw, struct nnp_fw_op *op)
 		uint16_t st = p->send ?
 			nnp_fw_icl_send(fw, op, p->port, p->epoch, p->seq, false,
 					p->mem + p->off, n) :
-			nnp_fw_icl_recv(fw, op, p->port, p->epoch, p->seq,
-					p->mem + p->off, n);
+			p2p_recv(fw, p, p->mem + p->off, n);
 
 		if (st)
 			return st;
@@ -95,6 +134,7 @@ uint16_t nnp_fw_p2p(struct nnp_fw *fw, uint32_t ctx,
 	p->op.step = p2p_step;
 	p->op.end = p2p_end;
 	p->send = cmd->opcode == NNP_CMD_SEND;
+	p->routed = cmd->value & NNP_P2P_ROUTED;
 	p->port = NNP_P2P_PORT(cmd->value);
 	p->len = cmd->len;
 	st = p2p_begin(fw, ctx, cmd, p);

@@ -200,6 +200,17 @@ uint16_t nnp_fw_icl_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 	return send_packet(fw, op, port, &tpl, op ? op->t_ns : 0);
 }
 
+uint16_t nnp_fw_icl_forward(struct nnp_fw *fw, struct nnp_fw_op *op,
+			    uint32_t port, const struct nnp_fw_packet *pk)
+{
+	const struct nnp_fw_packet tpl = {
+		.epoch = pk->epoch, .seq = pk->seq, .abort = pk->abort,
+		.len = pk->len, .data = pk->data,
+	};
+
+	return send_packet(fw, op, port, &tpl, pk->model_ns);
+}
+
 void nnp_fw_icl_send_aborts(struct nnp_fw *fw, uint32_t ports, uint64_t epoch,
 			    uint32_t seq)
 {

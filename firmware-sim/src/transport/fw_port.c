@@ -254,14 +254,39 @@ bool nnp_fw_link_chip_state(struct nnp_fw *fw, unsigned int port, bool up)
 	return remote;
 }
 
-/* Mark the ops parked on @port ready, with fw->lock held; true if any. */
+void nnp_fw_icl_room_freed(struct nnp_fw *fw, uint32_t port)
+{
+	const struct nnp_fw_transport *tp;
+	struct nnp_fw *peer;
+	uint32_t pp;
+
+	mtx_lock(&fw->ports[port].lock);
+	tp = fw->ports[port].tp;
+	peer = fw->ports[port].peer;
+	pp = fw->ports[port].peer_port;
+	mtx_unlock(&fw->ports[port].lock);
+	if (tp)
+		tp->room_freed(peer, pp);
+}
+
+/*
+ * Mark the ops parked on @port ready, with fw->lock held; true if any. The
+ * relay, parked for room at a next hop, runs again.
+ */
 bool nnp_fw_icl_wake_locked(struct nnp_fw *fw, uint32_t port)
 {
+	struct nnp_fw_op *relay = &fw->relay_op;
 	bool any = false;
 	uint32_t i;
 
 	fw->ports[port].wakes++;
 	fw->wakes++;
+	if (relay->parked && (relay->wait_port == port ||
+			      relay->wait_port == NNP_FW_ANY_PORT)) {
+		relay->parked = false;
+		atomic_store(&fw->relay_pending, true);
+		any = true;
+	}
 	for (i = 0; i < NNP_HW_MAX_QUEUES; i++) {
 		struct nnp_fw_op *op = fw->queues[i].op;
 

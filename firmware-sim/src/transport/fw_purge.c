@@ -73,22 +73,6 @@ static bool rx_short(const struct nnp_fw_port *p)
 	       p->held_packets + NNP_FW_ABORT_PACKETS >= NNP_FW_PORT_RX_PACKETS;
 }
 
-/* Tell the peer of @port that this end has room again. */
-static void room_freed(struct nnp_fw *fw, uint32_t port)
-{
-	const struct nnp_fw_transport *tp;
-	struct nnp_fw *peer;
-	uint32_t pp;
-
-	mtx_lock(&fw->ports[port].lock);
-	tp = fw->ports[port].tp;
-	peer = fw->ports[port].peer;
-	pp = fw->ports[port].peer_port;
-	mtx_unlock(&fw->ports[port].lock);
-	if (tp)
-		tp->room_freed(peer, pp);
-}
-
 void nnp_fw_icl_purge(struct nnp_fw *fw, uint32_t port, uint64_t epoch,
 		      uint64_t below)
 {
@@ -108,7 +92,7 @@ void nnp_fw_icl_purge(struct nnp_fw *fw, uint32_t port, uint64_t epoch,
 		link = &pk->next;
 	}
 	mtx_unlock(&p->lock);
-	room_freed(fw, port);
+	nnp_fw_icl_room_freed(fw, port);
 }
 
 void nnp_fw_icl_drop_old_copies(struct nnp_fw *fw, uint32_t port)
@@ -156,7 +140,7 @@ void nnp_fw_icl_sweep(struct nnp_fw *fw)
 		mtx_unlock(&fw->lock);
 		/* An in-process sender waiting for the room goes on. */
 		if (held)
-			room_freed(fw, i);
+			nnp_fw_icl_room_freed(fw, i);
 		if (woke)
 			nnp_fw_icl_kick(fw);
 	}
@@ -170,6 +154,6 @@ void nnp_fw_icl_purge_all(struct nnp_fw *fw)
 		mtx_lock(&fw->ports[i].lock);
 		nnp_fw_icl_drop_all_locked(&fw->ports[i]);
 		mtx_unlock(&fw->ports[i].lock);
-		room_freed(fw, i);
+		nnp_fw_icl_room_freed(fw, i);
 	}
 }

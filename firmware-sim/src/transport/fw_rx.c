@@ -11,12 +11,7 @@
 #include "fw_reduce.h"
 #include "fw_transport.h"
 
-/*
- * Done with @pk, with p->lock held: a descriptor goes back to the pool and
- * to its lender (who may wait for it: lent_back), in-process or the peer
- * of a shared link; a copy is credited to a remote sender and freed.
- */
-static void packet_release(struct nnp_fw_port *p, struct nnp_fw_packet *pk)
+void nnp_fw_icl_release_locked(struct nnp_fw_port *p, struct nnp_fw_packet *pk)
 {
 	if (!pk->desc) {
 		nnp_fw_icl_credit_locked(p, pk);
@@ -33,10 +28,9 @@ static void packet_release(struct nnp_fw_port *p, struct nnp_fw_packet *pk)
 	cnd_broadcast(&p->lent_back);
 }
 
-/* Unlink the packet *@link (@prev before it), with p->lock held. */
-static struct nnp_fw_packet *unlink_at(struct nnp_fw_port *p,
-				       struct nnp_fw_packet **link,
-				       struct nnp_fw_packet *prev)
+struct nnp_fw_packet *nnp_fw_icl_unlink_at(struct nnp_fw_port *p,
+					   struct nnp_fw_packet **link,
+					   struct nnp_fw_packet *prev)
 {
 	struct nnp_fw_packet *pk = *link;
 
@@ -51,7 +45,18 @@ static struct nnp_fw_packet *unlink_at(struct nnp_fw_port *p,
 void nnp_fw_icl_drop_at(struct nnp_fw_port *p, struct nnp_fw_packet **link,
 			struct nnp_fw_packet *prev)
 {
-	packet_release(p, unlink_at(p, link, prev));
+	nnp_fw_icl_release_locked(p, nnp_fw_icl_unlink_at(p, link, prev));
+}
+
+void nnp_fw_icl_requeue_first_locked(struct nnp_fw_port *p,
+				     struct nnp_fw_packet *pk)
+{
+	pk->next = p->rx_head;
+	p->rx_head = pk;
+	if (!p->rx_tail)
+		p->rx_tail = pk;
+	p->held_bytes += pk->len;
+	p->held_packets++;
 }
 
 void nnp_fw_icl_drop_all_locked(struct nnp_fw_port *p)
@@ -164,6 +169,22 @@ static bool rx_share_fits(const struct nnp_fw_port *p,
 	       packets <= NNP_FW_EPOCH_RX_PACKETS;
 }
 
+/*
+ * Whether queued @pk may be for another chip, with fw->lock held: a routed
+ * packet not labelled for this rank of its communicator, or of one not
+ * made (or routed) here yet. The relay (fw_relay.c) looks at it.
+ */
+static bool rx_for_relay_locked(struct nnp_fw *fw,
+				const struct nnp_fw_packet *pk)
+{
+	const struct nnp_fw_comm *m;
+
+	if (!nnp_fw_seq_is_routed(pk->seq))
+		return false;
+	m = nnp_fw_comm_by_epoch_locked(fw, pk->epoch);
+	return !m || !m->routes || nnp_fw_seq_dst(pk->seq) != m->rank;
+}
+
 /* The communicator here @pk is the abort of a collective of; else NULL. */
 static struct nnp_fw_comm *abort_for_locked(struct nnp_fw *fw,
 					    const struct nnp_fw_packet *pk)
@@ -238,6 +259,10 @@ uint16_t nnp_fw_icl_rx_arrive(struct nnp_fw *fw, uint32_t port,
 		p->rx_packets++;
 		fw->counters.icl_rx_bytes += pk->len;
 		woke |= nnp_fw_icl_wake_locked(fw, port);
+		if (rx_for_relay_locked(fw, pk)) {
+			atomic_store(&fw->relay_pending, true);
+			woke = true;
+		}
 	} else if (st == NNP_STATUS_INVALID_FIELD ||
 		   (remote && st == NNP_STATUS_NO_RESOURCES)) {
 		nnp_fw_icl_count_drop_locked(fw, p);
@@ -322,7 +347,7 @@ static struct nnp_fw_packet *take(struct nnp_fw_port *p, uint64_t epoch,
 		struct nnp_fw_packet *pk = *link;
 
 		if (pk->epoch == epoch && pk->seq == seq)
-			return unlink_at(p, link, prev);
+			return nnp_fw_icl_unlink_at(p, link, prev);
 		prev = pk;
 		link = &pk->next;
 	}
@@ -344,35 +369,25 @@ static void rx_consume(const struct nnp_fw_rx_into *into, const uint8_t *data,
 		memcpy(into->buf, data, len);
 }
 
-uint16_t nnp_fw_icl_recv_into(struct nnp_fw *fw, struct nnp_fw_op *op,
-			      uint32_t port, uint64_t epoch, uint32_t seq,
-			      const struct nnp_fw_rx_into *into, size_t len)
+/*
+ * Finish the receive of @pk, taken from @port for @op (no lock held): its
+ * payload into @into, then back to its lender or sender.
+ */
+static uint16_t rx_finish(struct nnp_fw *fw, struct nnp_fw_op *op,
+			  uint32_t port, struct nnp_fw_packet *pk,
+			  const struct nnp_fw_rx_into *into, size_t len)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
 	uint16_t status = NNP_STATUS_SUCCESS;
 	const struct nnp_fw_transport *tp;
-	struct nnp_fw_packet *pk;
 	struct nnp_fw *peer;
 	uint32_t pp;
 
-	mtx_lock(&fw->lock);
 	mtx_lock(&p->lock);
-	pk = take(p, epoch, seq);
-	if (pk)
-		op->deadline_ns = 0;
-	/* The shared peer's memory stays mapped until this read is over. */
-	if (pk && pk->desc && !pk->owner)
-		p->peer_reads++;
-	if (!pk)
-		status = p->up ? nnp_fw_icl_park_locked(fw, op, port) :
-				 NNP_STATUS_LINK_DOWN;
 	tp = p->tp;
 	peer = p->peer;
 	pp = p->peer_port;
 	mtx_unlock(&p->lock);
-	mtx_unlock(&fw->lock);
-	if (!pk)
-		return status;
 	/*
 	 * Taken, a descriptor stays out of the pool and unreturned while we
 	 * read the sender's memory: its command waits for that to end.
@@ -383,7 +398,8 @@ uint16_t nnp_fw_icl_recv_into(struct nnp_fw *fw, struct nnp_fw_op *op,
 	} else if (pk->len != len) {
 		status = NNP_STATUS_INVALID_FIELD;	/* ranks disagree on the call */
 		nnp_fw_guest_error(fw, "port %u: packet %#x of epoch %#llx has %zu bytes, the receive %zu: the ranks disagree on the call",
-				   port, seq, (unsigned long long)epoch, pk->len, len);
+				   port, pk->seq, (unsigned long long)pk->epoch,
+				   pk->len, len);
 	} else {
 		if (!fw->cfg.timing_only)
 			rx_consume(into, pk->data, len);
@@ -393,12 +409,73 @@ uint16_t nnp_fw_icl_recv_into(struct nnp_fw *fw, struct nnp_fw_op *op,
 	mtx_lock(&p->lock);
 	if (pk->desc && !pk->owner && !--p->peer_reads)
 		cnd_broadcast(&p->lent_back);
-	packet_release(p, pk);
+	nnp_fw_icl_release_locked(p, pk);
 	mtx_unlock(&p->lock);
 	/* Room at this end, a lent chunk back: a sender waiting goes on. */
 	if (tp)
 		tp->room_freed(peer, pp);
 	return status;
+}
+
+/*
+ * Take the packet (@epoch, @seq) from @port for @op, with fw->lock held;
+ * NULL if it has not come.
+ */
+static struct nnp_fw_packet *rx_take_locked(struct nnp_fw *fw,
+					    struct nnp_fw_op *op, uint32_t port,
+					    uint64_t epoch, uint32_t seq)
+{
+	struct nnp_fw_port *p = &fw->ports[port];
+	struct nnp_fw_packet *pk;
+
+	mtx_lock(&p->lock);
+	pk = take(p, epoch, seq);
+	if (pk)
+		op->deadline_ns = 0;
+	/* The shared peer's memory stays mapped until this read is over. */
+	if (pk && pk->desc && !pk->owner)
+		p->peer_reads++;
+	mtx_unlock(&p->lock);
+	return pk;
+}
+
+uint16_t nnp_fw_icl_recv_into(struct nnp_fw *fw, struct nnp_fw_op *op,
+			      uint32_t port, uint64_t epoch, uint32_t seq,
+			      const struct nnp_fw_rx_into *into, size_t len)
+{
+	uint16_t status = NNP_STATUS_SUCCESS;
+	struct nnp_fw_packet *pk;
+
+	mtx_lock(&fw->lock);
+	pk = rx_take_locked(fw, op, port, epoch, seq);
+	if (!pk) {
+		mtx_lock(&fw->ports[port].lock);
+		status = fw->ports[port].up ?
+			 nnp_fw_icl_park_locked(fw, op, port) :
+			 NNP_STATUS_LINK_DOWN;
+		mtx_unlock(&fw->ports[port].lock);
+	}
+	mtx_unlock(&fw->lock);
+	return pk ? rx_finish(fw, op, port, pk, into, len) : status;
+}
+
+uint16_t nnp_fw_icl_recv_any(struct nnp_fw *fw, struct nnp_fw_op *op,
+			     uint64_t epoch, uint32_t seq, void *buf,
+			     size_t len)
+{
+	const struct nnp_fw_rx_into into = { .buf = buf };
+	struct nnp_fw_packet *pk = NULL;
+	uint16_t status;
+	uint32_t port;
+
+	mtx_lock(&fw->lock);
+	for (port = 0; port < fw->cfg.num_ports && !pk; port++)
+		pk = rx_take_locked(fw, op, port, epoch, seq);
+	/* A link down on the way fails the communicator, and so this wait. */
+	status = pk ? NNP_STATUS_SUCCESS :
+		 nnp_fw_icl_park_locked(fw, op, NNP_FW_ANY_PORT);
+	mtx_unlock(&fw->lock);
+	return pk ? rx_finish(fw, op, port - 1, pk, &into, len) : status;
 }
 
 uint16_t nnp_fw_icl_recv(struct nnp_fw *fw, struct nnp_fw_op *op,

@@ -162,6 +162,13 @@ struct nnp_fw_rx_into {
 uint16_t nnp_fw_icl_recv_into(struct nnp_fw *fw, struct nnp_fw_op *op,
 			      uint32_t port, uint64_t epoch, uint32_t seq,
 			      const struct nnp_fw_rx_into *into, size_t len);
+/*
+ * As nnp_fw_icl_recv() into @buf, the packet (@epoch, @seq) from whichever
+ * port it came in on: a routed message's (v1.12), parked on any port.
+ */
+uint16_t nnp_fw_icl_recv_any(struct nnp_fw *fw, struct nnp_fw_op *op,
+			     uint64_t epoch, uint32_t seq, void *buf,
+			     size_t len);
 /* nnp_fw_icl_recv_into() a copy into @buf. */
 uint16_t nnp_fw_icl_recv(struct nnp_fw *fw, struct nnp_fw_op *op,
 			 uint32_t port, uint64_t epoch, uint32_t seq,
@@ -269,6 +276,40 @@ void nnp_fw_icl_sent(struct nnp_fw *fw, struct nnp_fw_op *op, uint32_t port,
 void nnp_fw_icl_room_freed_none(struct nnp_fw *peer, uint32_t peer_port);
 /* The shared transport's slots of @p, freed (nnp_fw_ports_fini()). */
 void nnp_fw_icl_shared_fini(struct nnp_fw_port *p);
+/*
+ * Routed packets for other chips (fw_relay.c): forward those waiting on
+ * any port, when some came or a next hop has room again. Called by the
+ * workers (nnp_fw_run_queues()); one forwards at a time.
+ */
+void nnp_fw_relay_run(struct nnp_fw *fw);
+/* After nnp_fw_create(): the relay's waits have no deadline. */
+void nnp_fw_relay_init(struct nnp_fw *fw);
+/* Routes were given: packets waiting for them may go now. */
+void nnp_fw_relay_routes_changed(struct nnp_fw *fw);
+/*
+ * Send a copy of received @pk on @port for @op, leaving at its modeled
+ * arrival or after (the relay); as nnp_fw_icl_send().
+ */
+uint16_t nnp_fw_icl_forward(struct nnp_fw *fw, struct nnp_fw_op *op,
+			    uint32_t port, const struct nnp_fw_packet *pk);
+/* Tell the peer of @port that this end has room again. */
+void nnp_fw_icl_room_freed(struct nnp_fw *fw, uint32_t port);
+/* Unlink the packet *@link (@prev before it) of @p, with p->lock held. */
+struct nnp_fw_packet *nnp_fw_icl_unlink_at(struct nnp_fw_port *p,
+					   struct nnp_fw_packet **link,
+					   struct nnp_fw_packet *prev);
+/*
+ * Done with @pk, with p->lock held: a descriptor goes back to the pool and
+ * to its lender (who may wait for it: lent_back), in-process or the peer
+ * of a shared link; a copy is credited to a remote sender and freed.
+ */
+void nnp_fw_icl_release_locked(struct nnp_fw_port *p, struct nnp_fw_packet *pk);
+/*
+ * Queue @pk, unlinked from @p, again as its first packet, with p->lock
+ * held: the relay could not forward it yet.
+ */
+void nnp_fw_icl_requeue_first_locked(struct nnp_fw_port *p,
+				     struct nnp_fw_packet *pk);
 /*
  * Unlink the packet *@link (@prev before it) of @p and let it go, with
  * p->lock held: a copy freed, a descriptor back to its lender.

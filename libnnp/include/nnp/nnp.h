@@ -470,9 +470,11 @@ nnp_result_t nnp_reduce_scatter(nnp_mem_t *send, size_t send_off,
 
 /*
  * Point-to-point: send @count elements at @send + @off to rank @peer, which
- * posts the matching nnp_recv() (same count and type) on its stream. The
- * two chips must be joined by a link that is up (NNP_ERROR_NO_PATH
- * otherwise); messages between two ranks arrive in the order sent. A
+ * posts the matching nnp_recv() (same count and type) on its stream. Over
+ * the link between the two chips, or if they share none routed through
+ * the chips between on a shortest path of links up when the communicator
+ * was made, device to device (hardware 1.12, ranks below 1024; else
+ * NNP_ERROR_NO_PATH); messages between two ranks arrive in the order sent. A
  * receive waits for its message as long as a collective waits for a late
  * peer (NNP_COLL_TIMEOUT_S, 30 minutes by default), so post the pair
  * together.

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Where routed messages go: from one rank's chip, the port towards every
+ * other rank, the first hop of a shortest path over links that are up.
+ * Every rank computes the same distances from the same table, so the hops
+ * of one path agree without talking: each hop's next is one link closer.
+ */
+#ifndef NNP_ROUTE_PLAN_H
+#define NNP_ROUTE_PLAN_H
+
+#include <stdint.h>
+
+#include "ring_plan.h"
+
+/* A rank the chip has no route to, or the chip's own: DRM_NNP_ROUTE_NONE. */
+#define NNP_ROUTE_NONE	0xff
+
+/*
+ * The routes of rank @me among the @n ranks of @info: @routes[r] the port
+ * of @me's chip towards rank r (@n bytes). Ties between shortest paths go
+ * to the neighbour of lowest rank, then to the lowest port. Ranks from
+ * @limit on get no route (the device labels routed messages with ranks
+ * below it). NNP_ERROR_OUT_OF_MEMORY only.
+ */
+nnp_result_t nnp_route_plan(const struct nnp_rank_info *info, uint32_t n,
+			    uint32_t me, uint32_t limit, uint8_t *routes);
+
+/*
+ * The ranks a message from @from to @to crosses, @to last, into @hops
+ * (room for @n), as every chip's routes send it; their count, or 0 if
+ * there is no path (or @from is @to).
+ */
+uint32_t nnp_route_path(const struct nnp_rank_info *info, uint32_t n,
+			uint32_t from, uint32_t to, uint32_t *hops);
+
+#endif /* NNP_ROUTE_PLAN_H */

@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Firmware simulator routed messages (v1.12): SEND and RECV between ranks
+ * whose chips share no link, forwarded by the chips between them on the
+ * routes COMM_ROUTES gave, on a ring of 4 in-process chips.
+ *
+ * In detail (docs/testing.md has the summary): a message from rank 0 to
+ * rank 2 crosses chip 1, byte for byte, with exactly its bytes on chip
+ * 1's ports and none on chip 3's; every rank to every other (1, 2 and 3
+ * hops the short way, two messages a pair) byte-exact and in order per
+ * pair; 6 MiB, more than a port holds, through the relay while it waits
+ * for room at the next hop; a relay whose communicator is made, and
+ * routed, after the packets came forwards them then; a next hop's link
+ * down drops the packet (counted), fails the relay's communicator with
+ * LINK_DOWN and ends the receiver ABORTED, not on its timeout; COMM_ROUTES
+ * and routed commands with bad fields refused (INVALID_FIELD, NOT_FOUND).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "fw_harness.h"
+#include "fw_control.h"
+
+#define N	4
+#define CTX	1
+#define COMM	3
+#define EPOCH	0x7e1a7000000000a1ull
+#define NONE	NNP_HW_ROUTE_NONE
+/* Each chip's device memory: what it sends, then where it receives. */
+#define SRC	0x000000u
+#define DST	0x400000u
+#define AREA	(4u << 20)
+
+static struct fw_chip chips[N];
+static uint32_t keys[N];
+
+static uint16_t comm_create(struct fw_harness *h, uint32_t rank)
+{
+	struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_COMM_CREATE };
+	struct nnp_hw_comm_args a = {
+		.ctx = CTX, .comm = COMM, .nranks = N, .rank = rank,
+		.send_port = 0, .recv_port = 1, .epoch = EPOCH,
+	};
+
+	memcpy(c.args, &a, sizeof(a));
+	return fw_harness_admin(h, c, NULL);
+}
+
+/* COMM_ROUTES of @len bytes @r for communicator @comm. */
+static uint16_t routes_give(struct fw_harness *h, uint32_t comm,
+			    const uint8_t *r, uint32_t len)
+{
+	struct nnp_hw_admin_cmd c = {
+		.opcode = NNP_ADMIN_COMM_ROUTES, .addr = H_AQ_DATA, .len = len,
+	};
+
+	memcpy(fw_harness_host_ptr(h, H_AQ_DATA), r, len);
+	c.args[0] = CTX;
+	c.args[1] = comm;
+	return fw_harness_admin(h, c, NULL);
+}
+
+/*
+ * The ring's routes from @rank: the next rank on port 0, the one before
+ * on port 1, the one opposite on port 0.
+ */
+static void ring_routes(uint32_t rank, uint8_t *r)
+{
+	uint32_t d;
+
+	for (d = 0; d < N; d++)
+		r[(rank + d) % N] = d == 0 ? NONE : d == N - 1 ? 1 : 0;
+}
+
+/* Chip i's port 0 to chip i + 1's port 1; @made: comms made and routed. */
+static void ring_up(uint32_t made)
+{
+	uint32_t i;
+
+	for (i = 0; i < N; i++) {
+		fw_chip_setup(&chips[i], CTX);
+		chips[i].posted = 0;
+		keys[i] = fw_harness_dev_key(chips[i].h, CTX, 0, DEV_MEM_SIZE,
+					     NNP_KEY_READ | NNP_KEY_WRITE);
+	}
+	for (i = 0; i < N; i++)
+		assert_int_equal(nnp_fw_link_connect(chips[i].h->fw, 0,
+						     chips[(i + 1) % N].h->fw, 1), 0);
+	for (i = 0; i < N; i++) {
+		uint8_t r[N];
+
+		if (!(made >> i & 1))
+			continue;
+		ring_routes(i, r);
+		assert_int_equal(comm_create(chips[i].h, i), NNP_STATUS_SUCCESS);
+		assert_int_equal(routes_give(chips[i].h, COMM, r, N),
+				 NNP_STATUS_SUCCESS);
+	}
+}
+
+static void ring_down(void)
+{
+	uint32_t i;
+
+	for (i = 0; i < N; i++) {
+		void *st = chips[i].h;
+
+		fw_harness_teardown(&st);
+	}
+}
+
+static struct nnp_hw_queue_cmd routed(uint8_t opcode, uint32_t key,
+				      uint64_t off, uint64_t len, uint32_t peer)
+{
+	struct nnp_hw_queue_cmd c = {
+		.opcode = opcode, .len = len,
+		.value = NNP_P2P_ROUTED_VALUE(COMM, peer),
+	};
+
+	if (opcode == NNP_CMD_SEND) {
+		c.src_key = key;
+		c.src_off = off;
+	} else {
+		c.dst_key = key;
+		c.dst_off = off;
+	}
+	return c;
+}
+
+static const struct nnp_hw_queue_cmd nop = { .opcode = NNP_CMD_NOP };
+
+/* Fill @len bytes at @off of chip @i's memory with a pattern of @seed. */
+static void pattern(uint32_t i, uint64_t off, uint64_t len, uint32_t seed)
+{
+	uint64_t k;
+
+	for (k = 0; k < len; k++)
+		chips[i].h->dev_mem[off + k] = (uint8_t)(k * 31 + seed * 7 + k / 251);
+}
+
+static struct nnp_hw_port_info port_info(uint32_t i, uint32_t port)
+{
+	struct nnp_hw_port_info info[4];
+
+	fw_harness_ports(chips[i].h, info);
+	return info[port];
+}
+
+/* Status of completion @slot of chip @i's queue 0. */
+static uint16_t cqe_status(uint32_t i, uint32_t slot)
+{
+	const struct nnp_hw_cqe *cq = fw_harness_host_ptr(chips[i].h, H_QCQ(0));
+
+	return cq[slot].status;
+}
+
+/*
+ * Rank 0 to rank 2, 200000 bytes (three full packets and a part): it
+ * crosses chip 1, exactly, and nothing goes round by chip 3.
+ */
+static void test_routed_message_crosses_a_chip(void **state)
+{
+	const uint64_t len = 200000;
+	uint32_t i;
+
+	(void)state;
+	ring_up(0xf);
+	pattern(0, SRC, len, 1);
+	memset(chips[2].h->dev_mem + DST, 0xee, len + 16);
+	fw_chip_post(&chips[0], routed(NNP_CMD_SEND, keys[0], SRC, len, 2));
+	fw_chip_post(&chips[1], nop);
+	fw_chip_post(&chips[2], routed(NNP_CMD_RECV, keys[2], DST, len, 0));
+	fw_chip_post(&chips[3], nop);
+	fw_chips_run_one_thread(chips, N);
+	for (i = 0; i < N; i++)
+		assert_int_equal(chips[i].status, NNP_STATUS_SUCCESS);
+	assert_memory_equal(chips[2].h->dev_mem + DST, chips[0].h->dev_mem + SRC,
+			    len);
+	assert_int_equal(chips[2].h->dev_mem[DST + len], 0xee);
+	assert_int_equal(port_info(1, 1).rx_bytes, len);
+	assert_int_equal(port_info(1, 0).tx_bytes, len);
+	assert_int_equal(port_info(1, 0).tx_packets, 4);
+	assert_int_equal(port_info(2, 1).rx_bytes, len);
+	assert_int_equal(port_info(3, 0).tx_bytes, 0);
+	assert_int_equal(port_info(3, 1).rx_bytes, 0);
+	assert_int_equal(nnp_fw_icl_held_bytes(chips[1].h->fw), 0);
+	ring_down();
+}
+
+/* The bytes rank @from sends rank @to, message @k, and where they land. */
+static uint64_t pair_len(uint32_t from, uint32_t to, uint32_t k)
+{
+	return 70000 + 1000 * (from * N + to) + 333 * k;
+}
+
+static uint64_t pair_off(uint32_t from, uint32_t to, uint32_t k)
+{
+	return (from * N + to) * 2 * 0x20000 + k * 0x20000;
+}
+
+/*
+ * Every rank to every other, two messages a pair, all sends first: the
+ * messages of a pair arrive in order, whoever forwards them.
+ */
+static void test_every_pair_in_order(void **state)
+{
+	uint32_t i, d, k, n = 0;
+
+	(void)state;
+	ring_up(0xf);
+	for (i = 0; i < N; i++) {
+		for (d = 1; d < N; d++) {
+			for (k = 0; k < 2; k++) {
+				uint32_t to = (i + d) % N;
+
+				pattern(i, SRC + pair_off(i, to, k),
+					pair_len(i, to, k), i * 16 + to * 2 + k);
+				fw_chip_post(&chips[i],
+					     routed(NNP_CMD_SEND, keys[i],
+						    SRC + pair_off(i, to, k),
+						    pair_len(i, to, k), to));
+			}
+		}
+		for (d = 1; d < N; d++) {
+			for (k = 0; k < 2; k++) {
+				uint32_t from = (i + N - d) % N;
+
+				fw_chip_post(&chips[i],
+					     routed(NNP_CMD_RECV, keys[i],
+						    DST + pair_off(from, i, k),
+						    pair_len(from, i, k), from));
+			}
+		}
+	}
+	fw_chips_run_one_thread(chips, N);
+	for (i = 0; i < N; i++) {
+		uint32_t slot;
+
+		assert_int_equal(chips[i].status, NNP_STATUS_SUCCESS);
+		for (slot = 0; slot < 4 * (N - 1); slot++)
+			assert_int_equal(cqe_status(i, slot), NNP_STATUS_SUCCESS);
+		for (d = 1; d < N; d++) {
+			uint32_t from = (i + N - d) % N;
+
+			for (k = 0; k < 2; k++, n++)
+				assert_memory_equal(
+					chips[i].h->dev_mem + DST + pair_off(from, i, k),
+					chips[from].h->dev_mem + SRC + pair_off(from, i, k),
+					pair_len(from, i, k));
+		}
+	}
+	assert_int_equal(n, N * (N - 1) * 2);
+	ring_down();
+}
+
+/*
+ * 6 MiB, more than a port holds: the relay forwards as the next hop makes
+ * room, and nothing is lost or reordered.
+ */
+static void test_relay_waits_for_room(void **state)
+{
+	const uint64_t len = 6u << 20;
+	uint32_t i;
+
+	(void)state;
+	ring_up(0xf);
+	pattern(0, 0, len, 5);
+	fw_chip_post(&chips[0], routed(NNP_CMD_SEND, keys[0], 0, len, 2));
+	fw_chip_post(&chips[1], nop);
+	fw_chip_post(&chips[2], routed(NNP_CMD_RECV, keys[2], 0, len, 0));
+	fw_chip_post(&chips[3], nop);
+	fw_chips_run_one_thread(chips, N);
+	for (i = 0; i < N; i++)
+		assert_int_equal(chips[i].status, NNP_STATUS_SUCCESS);
+	assert_memory_equal(chips[2].h->dev_mem, chips[0].h->dev_mem, len);
+	assert_int_equal(port_info(1, 0).tx_bytes, len);
+	ring_down();
+}
+
+/*
+ * Chip 1 makes its communicator only after rank 0's packets came: they
+ * wait for it, and go on once it has its routes.
+ */
+static void test_relay_made_late(void **state)
+{
+	const uint64_t len = 150000;
+	uint8_t r[N];
+	uint32_t i;
+
+	(void)state;
+	ring_up(0xd);	/* all but rank 1 */
+	pattern(0, SRC, len, 9);
+	fw_chip_post(&chips[0], routed(NNP_CMD_SEND, keys[0], SRC, len, 2));
+	fw_chip_post(&chips[1], nop);
+	fw_chip_post(&chips[3], nop);
+	fw_chips_run_one_thread(chips, 2);
+	assert_int_equal(chips[0].status, NNP_STATUS_SUCCESS);
+	assert_int_equal(nnp_fw_icl_held_bytes(chips[1].h->fw), len);
+	assert_int_equal(port_info(1, 0).tx_bytes, 0);
+
+	ring_routes(1, r);
+	assert_int_equal(comm_create(chips[1].h, 1), NNP_STATUS_SUCCESS);
+	assert_int_equal(routes_give(chips[1].h, COMM, r, N), NNP_STATUS_SUCCESS);
+	fw_chip_post(&chips[1], nop);
+	fw_chip_post(&chips[2], routed(NNP_CMD_RECV, keys[2], DST, len, 0));
+	fw_chips_run_one_thread(chips, N);
+	for (i = 1; i < N; i++)
+		assert_int_equal(chips[i].status, NNP_STATUS_SUCCESS);
+	assert_memory_equal(chips[2].h->dev_mem + DST, chips[0].h->dev_mem + SRC,
+			    len);
+	assert_int_equal(nnp_fw_icl_held_bytes(chips[1].h->fw), 0);
+	ring_down();
+}
+
+/*
+ * The link from chip 1 to chip 2 goes down: chip 1 drops the packet and
+ * its communicator fails LINK_DOWN; the abort goes round the other way,
+ * so rank 2's receive ends ABORTED well before its timeout.
+ */
+static void test_next_hop_down(void **state)
+{
+	const uint64_t len = 1000;
+	struct timespec t0, t1;
+	uint32_t i;
+
+	(void)state;
+	ring_up(0xf);
+	nnp_fw_link_set(chips[1].h->fw, 0, false);
+	pattern(0, SRC, len, 3);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	fw_chip_post(&chips[0], routed(NNP_CMD_SEND, keys[0], SRC, len, 2));
+	fw_chip_post(&chips[1], nop);
+	fw_chip_post(&chips[2], routed(NNP_CMD_RECV, keys[2], DST, len, 0));
+	fw_chip_post(&chips[3], nop);
+	fw_chips_run_one_thread(chips, N);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_int_equal(chips[0].status, NNP_STATUS_SUCCESS);
+	assert_int_equal(chips[2].status, NNP_STATUS_ABORTED);
+	assert_true((t1.tv_sec - t0.tv_sec) * 1000 +
+		    (t1.tv_nsec - t0.tv_nsec) / 1000000 < COLL_TIMEOUT_MS);
+	assert_int_equal(fw_harness_comm_status(chips[1].h, CTX, COMM),
+			 NNP_STATUS_LINK_DOWN);
+	/* The packet, and rank 0's abort passed back. */
+	assert_int_equal(port_info(1, 1).rx_packets, 2);
+	assert_int_equal(port_info(1, 1).errors, 1);
+	assert_int_equal(fw_harness_counters(chips[1].h).icl_dropped, 1);
+	assert_int_equal(nnp_fw_icl_held_bytes(chips[1].h->fw), 0);
+	for (i = 0; i < N; i++)
+		assert_int_not_equal(fw_harness_comm_status(chips[i].h, CTX, COMM), 0);
+	ring_down();
+}
+
+/* Run @c alone on chip 0; its status. A failure stops the queue: reset. */
+static uint16_t run_alone(struct nnp_hw_queue_cmd c)
+{
+	struct nnp_hw_admin_cmd r = { .opcode = NNP_ADMIN_QUEUE_RESET };
+
+	fw_chip_post(&chips[0], c);
+	fw_chips_run_one_thread(chips, 1);
+	r.args[0] = CTX;
+	assert_int_equal(fw_harness_admin(chips[0].h, r, NULL), NNP_STATUS_SUCCESS);
+	chips[0].h->q_tail[0] = 0;
+	chips[0].posted = 0;
+	return chips[0].status;
+}
+
+/* COMM_ROUTES and routed SEND/RECV with bad fields. */
+static void test_bad_routes_refused(void **state)
+{
+	uint8_t r[N + 1] = { NONE, 0, 0, 1, 0 };
+	struct nnp_hw_queue_cmd c;
+
+	(void)state;
+	ring_up(0);
+	assert_int_equal(routes_give(chips[0].h, COMM, r, N), NNP_STATUS_NOT_FOUND);
+	assert_int_equal(comm_create(chips[0].h, 0), NNP_STATUS_SUCCESS);
+
+	/* A routed command before the routes: no peer is reachable. */
+	assert_int_equal(run_alone(routed(NNP_CMD_SEND, keys[0], SRC, 8, 2)),
+			 NNP_STATUS_INVALID_FIELD);
+
+	assert_int_equal(routes_give(chips[0].h, COMM, r, N - 1),
+			 NNP_STATUS_INVALID_FIELD);
+	assert_int_equal(routes_give(chips[0].h, COMM, r, N + 1),
+			 NNP_STATUS_INVALID_FIELD);
+	r[0] = 0;	/* a route to itself */
+	assert_int_equal(routes_give(chips[0].h, COMM, r, N),
+			 NNP_STATUS_INVALID_FIELD);
+	r[0] = NONE;
+	r[2] = 4;	/* a port past the chip's 4 */
+	assert_int_equal(routes_give(chips[0].h, COMM, r, N),
+			 NNP_STATUS_INVALID_FIELD);
+	r[2] = NONE;	/* rank 2 unreachable */
+	assert_int_equal(routes_give(chips[0].h, COMM, r, N), NNP_STATUS_SUCCESS);
+
+	assert_int_equal(run_alone(routed(NNP_CMD_SEND, keys[0], SRC, 8, 2)),
+			 NNP_STATUS_INVALID_FIELD);
+	assert_int_equal(run_alone(routed(NNP_CMD_RECV, keys[0], DST, 8, 0)),
+			 NNP_STATUS_INVALID_FIELD);
+	assert_int_equal(run_alone(routed(NNP_CMD_SEND, keys[0], SRC, 8, N)),
+			 NNP_STATUS_INVALID_FIELD);
+	/* A port beside the peer, and bits past the routed flag. */
+	c = routed(NNP_CMD_SEND, keys[0], SRC, 8, 1);
+	c.value |= 1;
+	assert_int_equal(run_alone(c),
+			 NNP_STATUS_INVALID_FIELD);
+	c = routed(NNP_CMD_SEND, keys[0], SRC, 8, 1);
+	c.value |= 1ull << 49;
+	assert_int_equal(run_alone(c),
+			 NNP_STATUS_INVALID_FIELD);
+	ring_down();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_routed_message_crosses_a_chip),
+		cmocka_unit_test(test_every_pair_in_order),
+		cmocka_unit_test(test_relay_waits_for_room),
+		cmocka_unit_test(test_relay_made_late),
+		cmocka_unit_test(test_next_hop_down),
+		cmocka_unit_test(test_bad_routes_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
