@@ -8,7 +8,7 @@
 
 BUILD := build
 ROOT := $(CURDIR)
-VERSION := 0.7.0
+VERSION := 0.8.0
 SOVERSION := 0
 
 CC ?= gcc

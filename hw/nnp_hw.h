@@ -531,6 +531,20 @@ struct nnp_hw_cqe {
 #define NNP_CMD_BROADCAST		0x06
 #define NNP_CMD_ALLGATHER		0x07
 #define NNP_CMD_REDUCE_SCATTER		0x08
+/*
+ * Exchanges (v1.12), len elements to or from each rank, as routed
+ * messages (COMM_ROUTES first, else INVALID_FIELD; communicators of at
+ * most NNP_HW_MAX_ROUTED_RANKS), op 0. ALLTOALL: src holds nranks * len
+ * elements, segment r for rank r; dst gets nranks * len, segment r from
+ * rank r (root 0). GATHER: each rank's len elements of src to root's dst,
+ * rank r's at element r * len; a rank other than root names no dst.
+ * SCATTER: root's src holds nranks * len, segment r for rank r; each
+ * rank's dst gets its len; a rank other than root names no src. src and
+ * dst may overlap (in place).
+ */
+#define NNP_CMD_ALLTOALL		0x0b
+#define NNP_CMD_GATHER			0x0c
+#define NNP_CMD_SCATTER			0x0d
 
 #define NNP_COLL_VALUE(dtype, op, comm, root) \
 	((dtype) | (op) << 8 | (uint64_t)(comm) << 16 | (uint64_t)(root) << 32)

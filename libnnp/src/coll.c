@@ -66,10 +66,11 @@ static nnp_result_t coll_submit(const struct coll_args *a, nnp_comm_t *comm,
 
 	if (!comm || !stream || !es || (unsigned int)a->op > NNP_AVG ||
 	    a->root < 0 || a->root >= comm->nranks ||
-	    !device_range_ok(stream, a->recv, a->recv_off, a->recv_count, es) ||
+	    (a->recv && !device_range_ok(stream, a->recv, a->recv_off,
+					 a->recv_count, es)) ||
 	    (a->send && !device_range_ok(stream, a->send, a->send_off,
 					 a->send_count, es)) ||
-	    comm->dev != a->recv->dev)
+	    comm->dev != (a->recv ? a->recv : a->send)->dev)
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
 				"collective of %zu elements of type %d, op %d, root %d: no comm or stream, an unknown type, op or root, or a buffer that is not device memory of the communicator's device or too small",
 				a->count, (int)a->dtype, (int)a->op, a->root);
@@ -77,8 +78,10 @@ static nnp_result_t coll_submit(const struct coll_args *a, nnp_comm_t *comm,
 		c.src_key = a->send->key;
 		c.src_off = a->send_off;
 	}
-	c.dst_key = a->recv->key;
-	c.dst_off = a->recv_off;
+	if (a->recv) {
+		c.dst_key = a->recv->key;
+		c.dst_off = a->recv_off;
+	}
 	c.value = NNP_COLL_VALUE((uint64_t)a->dtype, (uint64_t)a->op, comm->id,
 				 (uint64_t)a->root);
 	if (nnp_trace_enabled) {
@@ -86,7 +89,9 @@ static nnp_result_t coll_submit(const struct coll_args *a, nnp_comm_t *comm,
 			.name = a->name, .dtype = a->dtype, .count = a->count,
 			.redop = a->opcode == NNP_CMD_ALLREDUCE ||
 				 a->opcode == NNP_CMD_REDUCE_SCATTER ? (int)a->op : -1,
-			.root = a->opcode == NNP_CMD_BROADCAST ? a->root : -1,
+			.root = a->opcode == NNP_CMD_BROADCAST ||
+				a->opcode == NNP_CMD_GATHER ||
+				a->opcode == NNP_CMD_SCATTER ? a->root : -1,
 			.peer = -1,
 		};
 
@@ -168,6 +173,102 @@ nnp_result_t nnp_reduce_scatter(nnp_mem_t *send, size_t send_off,
 	if (!send)
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "collective: send is NULL");
 	return coll_submit(&a, comm, stream);
+}
+
+/*
+ * Whether this rank's exchange @opcode with @root can go: routes to each
+ * rank it sends to or receives from. The last error says why not.
+ */
+static nnp_result_t exchange_routes(const nnp_comm_t *comm, uint8_t opcode,
+				    int root, const char *name)
+{
+	int p;
+
+	if (!comm || comm->nranks < 2)
+		return NNP_SUCCESS;	/* coll_submit() checks the rest */
+	if (!comm->routes)
+		return nnp_fail(NNP_ERROR_NOT_SUPPORTED,
+				"%s: the driver or device has no COMM_ROUTES (driver interface 1.8, hardware interface 1.12)",
+				name);
+	if (comm->nranks > NNP_HW_MAX_ROUTED_RANKS)
+		return nnp_fail(NNP_ERROR_NOT_SUPPORTED,
+				"%s: %d ranks, past the %d a routed exchange labels",
+				name, comm->nranks, NNP_HW_MAX_ROUTED_RANKS);
+	for (p = 0; p < comm->nranks; p++) {
+		bool peer = opcode == NNP_CMD_ALLTOALL ||
+			    (comm->rank == root) != (p == root);
+
+		if (p != comm->rank && peer && comm->routes[p] == NNP_ROUTE_NONE)
+			return nnp_fail(NNP_ERROR_NO_PATH,
+					"%s: rank %d has no path of up links to rank %d",
+					name, comm->rank, p);
+	}
+	return NNP_SUCCESS;
+}
+
+nnp_result_t nnp_alltoall(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
+			  size_t recv_off, size_t count, nnp_dtype_t dtype,
+			  nnp_comm_t *comm, nnp_stream_t *stream)
+{
+	struct coll_args a = {
+		.opcode = NNP_CMD_ALLTOALL, .name = "alltoall", .send = send,
+		.send_off = send_off, .send_count = times_ranks(comm, count),
+		.recv = recv, .recv_off = recv_off,
+		.recv_count = times_ranks(comm, count), .count = count,
+		.dtype = dtype,
+	};
+	nnp_result_t res;
+
+	if (!send || !recv)
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_alltoall: send or recv is NULL");
+	res = exchange_routes(comm, a.opcode, 0, "nnp_alltoall");
+	return res == NNP_SUCCESS ? coll_submit(&a, comm, stream) : res;
+}
+
+nnp_result_t nnp_gather(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
+			size_t recv_off, size_t count, nnp_dtype_t dtype,
+			int root, nnp_comm_t *comm, nnp_stream_t *stream)
+{
+	struct coll_args a = {
+		.opcode = NNP_CMD_GATHER, .name = "gather", .send = send,
+		.send_off = send_off, .send_count = count, .recv = recv,
+		.recv_off = recv_off, .recv_count = times_ranks(comm, count),
+		.count = count, .dtype = dtype, .root = root,
+	};
+	nnp_result_t res;
+
+	/* Only the root's destination is written; the others name none. */
+	if (comm && comm->rank != root)
+		a.recv = NULL;
+	else if (!recv)
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_gather: the root's recv is NULL");
+	if (!send)
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_gather: send is NULL");
+	res = exchange_routes(comm, a.opcode, root, "nnp_gather");
+	return res == NNP_SUCCESS ? coll_submit(&a, comm, stream) : res;
+}
+
+nnp_result_t nnp_scatter(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
+			 size_t recv_off, size_t count, nnp_dtype_t dtype,
+			 int root, nnp_comm_t *comm, nnp_stream_t *stream)
+{
+	struct coll_args a = {
+		.opcode = NNP_CMD_SCATTER, .name = "scatter", .send = send,
+		.send_off = send_off, .send_count = times_ranks(comm, count),
+		.recv = recv, .recv_off = recv_off, .recv_count = count,
+		.count = count, .dtype = dtype, .root = root,
+	};
+	nnp_result_t res;
+
+	/* Only the root's source is read; the others name none. */
+	if (comm && comm->rank != root)
+		a.send = NULL;
+	else if (!send)
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_scatter: the root's send is NULL");
+	if (!recv)
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_scatter: recv is NULL");
+	res = exchange_routes(comm, a.opcode, root, "nnp_scatter");
+	return res == NNP_SUCCESS ? coll_submit(&a, comm, stream) : res;
 }
 
 /* SEND or RECV of @count elements with rank @peer through the link to it. */

@@ -5,7 +5,7 @@
  * every type, op and count from 0 elements up to 64 MiB, broadcast from
  * every root, allgather and reduce-scatter, in place and out of place,
  * and point-to-point messages between every two ranks, over a link or
- * routed through the chips between.
+ * routed through the chips between; alltoall, gather and scatter.
  * By default each type and op runs at one of the counts, and each root
  * with one type, chosen by the number of chips so that the fabrics of
  * vm-allreduce between them run different pairs, and the largest
@@ -528,6 +528,154 @@ TEST_F_TIMEOUT(ring, send_and_receive_with_every_rank, TIMEOUT_S)
 	for (r = 0; r < n; r++)
 		sent += icl_tx(self->dev[r]) - tx[r];
 	EXPECT_EQ(hop_bytes, sent);
+}
+
+enum xkind { ALLTOALL, GATHER, SCATTER };
+
+static const char *const xkind_name[] = { "alltoall", "gather", "scatter" };
+
+/* Byte @k of segment @seg of rank @r's input: a pattern no two share. */
+static uint8_t xbyte(int r, int seg, size_t k)
+{
+	return (uint8_t)(r * 37 + seg * 11 + k * 7 + k / 253);
+}
+
+/* Where rank @r's exchange reads and writes in b (in place) or a and b. */
+struct xplace {
+	nnp_mem_t *in, *out;
+	size_t in_off, out_off;
+	int in_segs, out_segs;	/* segments read and written; 0: none named */
+};
+
+static struct xplace xplace_of(FIXTURE_DATA(ring) *self, enum xkind k, int r,
+			       int root, bool in_place, size_t seg)
+{
+	int n = self->n;
+	struct xplace p = {
+		.in = in_place ? self->b[r] : self->a[r], .out = self->b[r],
+		.in_off = GUARD_BYTES, .out_off = GUARD_BYTES,
+		.in_segs = k == GATHER ? 1 : k == SCATTER && r != root ? 0 : n,
+		.out_segs = k == SCATTER ? 1 : k == GATHER && r != root ? 0 : n,
+	};
+
+	/* NCCL's in-place layouts: the root's own segment of the n. */
+	if (in_place && k == GATHER && r == root)
+		p.in_off += root * seg;
+	if (in_place && k == SCATTER && r == root)
+		p.out_off += root * seg;
+	return p;
+}
+
+/* What rank @r should hold at output segment @s, byte @i. */
+static uint8_t xwant(enum xkind k, int r, int root, int s, size_t i)
+{
+	return k == ALLTOALL ? xbyte(s, r, i) :
+	       k == GATHER ? xbyte(s, 0, i) : xbyte(root, r, i);
+}
+
+/* Links crossed by one rank's segments in all, for exchange @k. */
+static uint64_t xhops(const int *dist, int n, enum xkind k, int root)
+{
+	uint64_t h = 0;
+	int r, p;
+
+	for (r = 0; r < n; r++)
+		for (p = 0; p < n; p++)
+			if (r != p && (k == ALLTOALL || (k == GATHER && p == root) ||
+				       (k == SCATTER && r == root)))
+				h += dist[r * n + p];
+	return h;
+}
+
+static void xcase(struct __test_metadata *_metadata, FIXTURE_DATA(ring) *self,
+		  enum xkind k, nnp_dtype_t t, size_t count, int root,
+		  bool in_place, const int *dist)
+{
+	size_t es = dtype_bytes(t), seg = count * es;
+	size_t end = 2 * GUARD_BYTES + self->n * seg;
+	uint64_t dma[MAXDEV], tx = 0;
+	int n = self->n, r, s;
+
+	for (r = 0; r < n; r++) {
+		struct xplace p = xplace_of(self, k, r, root, in_place, seg);
+		uint8_t *h;
+		size_t i;
+
+		ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(self->host[r], (void **)&h));
+		memset(h, GUARD, end);
+		for (s = 0; s < p.in_segs; s++)
+			for (i = 0; i < seg; i++)
+				h[p.in_off + s * seg + i] = xbyte(r, s, i);
+		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], p.in, 0,
+							self->host[r], 0, end));
+		if (!in_place)
+			ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(self->s[r], p.out, 0,
+								GUARD, end));
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
+		dma[r] = host_dma_bytes(self->dev[r]);
+		tx -= icl_tx(self->dev[r]);
+	}
+	for (r = 0; r < n; r++) {
+		struct xplace p = xplace_of(self, k, r, root, in_place, seg);
+		nnp_mem_t *in = p.in_segs ? p.in : NULL;
+		nnp_mem_t *out = p.out_segs ? p.out : NULL;
+		nnp_result_t res =
+			k == ALLTOALL ? nnp_alltoall(in, p.in_off, out, p.out_off, count,
+						     t, self->comm[r], self->s[r]) :
+			k == GATHER ? nnp_gather(in, p.in_off, out, p.out_off, count, t,
+						 root, self->comm[r], self->s[r]) :
+			nnp_scatter(in, p.in_off, out, p.out_off, count, t, root,
+				    self->comm[r], self->s[r]);
+
+		ASSERT_EQ(NNP_SUCCESS, res) TH_LOG("%s rank %d: %s", xkind_name[k], r,
+						   nnp_get_last_error());
+	}
+	for (r = 0; r < n; r++) {
+		struct xplace p = xplace_of(self, k, r, root, in_place, seg);
+		size_t i, bad = 0;
+		uint8_t *h;
+
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]))
+			TH_LOG("%s of type %d, %zu elements, root %d: %s", xkind_name[k],
+			       (int)t, count, root, nnp_get_last_error());
+		EXPECT_EQ(dma[r], host_dma_bytes(self->dev[r]));
+		tx += icl_tx(self->dev[r]);
+		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->host[r], 0,
+							p.out, 0, end));
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
+		nnp_mem_map(self->host[r], (void **)&h);
+		for (s = 0; s < p.out_segs; s++)
+			for (i = 0; i < seg; i++)
+				bad += h[p.out_off + s * seg + i] != xwant(k, r, root, s, i);
+		/* Past what it wrote, out of place: untouched. */
+		for (i = p.out_off + p.out_segs * seg; !in_place && i < end; i++)
+			bad += h[i] != GUARD;
+		EXPECT_EQ(0, bad) TH_LOG("%s of type %d, %zu elements, root %d, %s, rank %d",
+					 xkind_name[k], (int)t, count, root,
+					 in_place ? "in place" : "out of place", r);
+	}
+	EXPECT_EQ(xhops(dist, n, k, root) * seg, tx)
+		TH_LOG("%s of type %d, %zu elements: link bytes", xkind_name[k], (int)t,
+		       count);
+}
+
+/*
+ * Alltoall, gather and scatter of every type, in and out of place, the
+ * roots in turn, counts from 0 to MAX_COUNT: byte for byte, no host DMA,
+ * and each segment's bytes once per link of its shortest path.
+ */
+TEST_F_TIMEOUT(ring, alltoall_gather_scatter, TIMEOUT_S)
+{
+	static const size_t counts[] = { 0, 1, 7, 1003, 30011, MAX_COUNT };
+	int dist[MAXDEV * MAXDEV];
+	unsigned int k, t;
+
+	hops_between(self->dev, self->n, dist);
+	for (k = ALLTOALL; k <= SCATTER; k++)
+		for (t = 0; t < NTYPES; t++)
+			xcase(_metadata, self, k, all_types[t],
+			      counts[(t + k * 2) % 6], (int)(t + k) % self->n,
+			      (t + k) % 2, dist);
 }
 
 /* The largest size has its own devices' memory: nothing to set up. */

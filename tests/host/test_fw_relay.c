@@ -28,18 +28,24 @@
 #include "fw_harness.h"
 #include "fw_control.h"
 
-#define N	4
+#define MAXR	8
 #define CTX	1
 #define COMM	3
 #define EPOCH	0x7e1a7000000000a1ull
 #define NONE	NNP_HW_ROUTE_NONE
+/* Every rank's communicator made and routed. */
+#define ALL	((1u << N) - 1)
+/* An exchange's buffer a rank does not name. */
+#define NONE64	UINT64_MAX
 /* Each chip's device memory: what it sends, then where it receives. */
 #define SRC	0x000000u
 #define DST	0x400000u
 #define AREA	(4u << 20)
 
-static struct fw_chip chips[N];
-static uint32_t keys[N];
+/* Chips on the ring: 4, or 8 for one test. */
+static uint32_t N = 4;
+static struct fw_chip chips[MAXR];
+static uint32_t keys[MAXR];
 
 static uint16_t comm_create(struct fw_harness *h, uint32_t rank)
 {
@@ -68,15 +74,26 @@ static uint16_t routes_give(struct fw_harness *h, uint32_t comm,
 }
 
 /*
- * The ring's routes from @rank: the next rank on port 0, the one before
- * on port 1, the one opposite on port 0.
+ * The ring's routes from @rank: the shorter way, the ranks ahead on port 0
+ * and the one opposite too, those behind on port 1.
  */
 static void ring_routes(uint32_t rank, uint8_t *r)
 {
 	uint32_t d;
 
 	for (d = 0; d < N; d++)
-		r[(rank + d) % N] = d == 0 ? NONE : d == N - 1 ? 1 : 0;
+		r[(rank + d) % N] = d == 0 ? NONE : d <= N / 2 ? 0 : 1;
+}
+
+/* Links a message from a rank to each other rank crosses, in all. */
+static uint64_t ring_hops(void)
+{
+	uint64_t hops = 0;
+	uint32_t d;
+
+	for (d = 1; d < N; d++)
+		hops += d <= N / 2 ? d : N - d;
+	return hops;
 }
 
 /* Chip i's port 0 to chip i + 1's port 1; @made: comms made and routed. */
@@ -171,7 +188,7 @@ static void test_routed_message_crosses_a_chip(void **state)
 	uint32_t i;
 
 	(void)state;
-	ring_up(0xf);
+	ring_up(ALL);
 	pattern(0, SRC, len, 1);
 	memset(chips[2].h->dev_mem + DST, 0xee, len + 16);
 	fw_chip_post(&chips[0], routed(NNP_CMD_SEND, keys[0], SRC, len, 2));
@@ -214,7 +231,7 @@ static void test_every_pair_in_order(void **state)
 	uint32_t i, d, k, n = 0;
 
 	(void)state;
-	ring_up(0xf);
+	ring_up(ALL);
 	for (i = 0; i < N; i++) {
 		for (d = 1; d < N; d++) {
 			for (k = 0; k < 2; k++) {
@@ -270,7 +287,7 @@ static void test_relay_waits_for_room(void **state)
 	uint32_t i;
 
 	(void)state;
-	ring_up(0xf);
+	ring_up(ALL);
 	pattern(0, 0, len, 5);
 	fw_chip_post(&chips[0], routed(NNP_CMD_SEND, keys[0], 0, len, 2));
 	fw_chip_post(&chips[1], nop);
@@ -331,7 +348,7 @@ static void test_next_hop_down(void **state)
 	uint32_t i;
 
 	(void)state;
-	ring_up(0xf);
+	ring_up(ALL);
 	nnp_fw_link_set(chips[1].h->fw, 0, false);
 	pattern(0, SRC, len, 3);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -374,7 +391,7 @@ static uint16_t run_alone(struct nnp_hw_queue_cmd c)
 /* COMM_ROUTES and routed SEND/RECV with bad fields. */
 static void test_bad_routes_refused(void **state)
 {
-	uint8_t r[N + 1] = { NONE, 0, 0, 1, 0 };
+	uint8_t r[5] = { NONE, 0, 0, 1, 0 };
 	struct nnp_hw_queue_cmd c;
 
 	(void)state;
@@ -418,6 +435,191 @@ static void test_bad_routes_refused(void **state)
 	ring_down();
 }
 
+static struct nnp_hw_queue_cmd exchange(uint8_t opcode, uint32_t i,
+					uint64_t count, uint32_t root,
+					uint64_t src, uint64_t dst)
+{
+	return (struct nnp_hw_queue_cmd){
+		.opcode = opcode, .len = count,
+		.src_key = src == NONE64 ? 0 : keys[i],
+		.src_off = src == NONE64 ? 0 : src,
+		.dst_key = dst == NONE64 ? 0 : keys[i],
+		.dst_off = dst == NONE64 ? 0 : dst,
+		.value = NNP_COLL_VALUE(NNP_DTYPE_I32, 0, COMM, root),
+	};
+}
+
+/* Post @cmd on every chip (@cmd(i)), run them together; every status. */
+#define RUN_ALL(cmd_of_i)						\
+	do {								\
+		uint32_t i_;						\
+		for (i_ = 0; i_ < N; i_++) {				\
+			uint32_t i = i_;				\
+			fw_chip_post(&chips[i], cmd_of_i);		\
+		}							\
+		fw_chips_run_one_thread(chips, N);			\
+	} while (0)
+
+/*
+ * Alltoall of @seg bytes a pair, out of place (@dst DST) or in place
+ * (@dst SRC): segment p of rank r's result is segment r of rank p's input,
+ * and each chip sends as many segments' bytes as a rank's messages cross
+ * links in all (on 4 chips its own 3, and one it forwards).
+ */
+static void alltoall_case(uint64_t seg, uint64_t dst)
+{
+	uint8_t *want[MAXR];
+	uint32_t i, p;
+
+	ring_up(ALL);
+	for (i = 0; i < N; i++) {
+		for (p = 0; p < N; p++)
+			pattern(i, SRC + p * seg, seg, i * N + p);
+		want[i] = malloc(N * seg);
+		assert_non_null(want[i]);
+	}
+	for (i = 0; i < N; i++)
+		for (p = 0; p < N; p++)
+			memcpy(want[i] + p * seg, chips[p].h->dev_mem + SRC + i * seg,
+			       seg);
+	RUN_ALL(exchange(NNP_CMD_ALLTOALL, i, seg / 4, 0, SRC, dst));
+	for (i = 0; i < N; i++) {
+		uint64_t tx = 0;
+
+		assert_int_equal(chips[i].status, NNP_STATUS_SUCCESS);
+		assert_memory_equal(chips[i].h->dev_mem + dst, want[i], N * seg);
+		for (p = 0; p < 2; p++)
+			tx += port_info(i, p).tx_bytes;
+		assert_int_equal(tx, ring_hops() * seg);
+		assert_int_equal(fw_harness_counters(chips[i].h).host_dma_bytes, 0);
+		free(want[i]);
+	}
+	ring_down();
+}
+
+static void test_alltoall(void **state)
+{
+	(void)state;
+	alltoall_case(100000, DST);
+	alltoall_case(4, DST);
+	alltoall_case(0, DST);
+}
+
+static void test_alltoall_in_place(void **state)
+{
+	(void)state;
+	alltoall_case(70000, SRC);
+}
+
+/* 1 MiB a pair: far past a port's room, forwarded as room comes. */
+static void test_alltoall_past_the_room(void **state)
+{
+	(void)state;
+	alltoall_case(1u << 20, DST);
+}
+
+/*
+ * On 8 chips, 256 KiB a pair: every link carries messages that cross up
+ * to 4 of them, the forwarded ones sharing each port's room with the
+ * chip's own.
+ */
+static void test_alltoall_on_8(void **state)
+{
+	(void)state;
+	N = 8;
+	alltoall_case(500000, DST);
+	N = 4;
+}
+
+/* Gather to and scatter from every root, 60000 bytes a rank. */
+static void test_gather_and_scatter(void **state)
+{
+	const uint64_t seg = 60000;
+	uint32_t root, i;
+
+	(void)state;
+	ring_up(ALL);
+	for (root = 0; root < N; root++) {
+		for (i = 0; i < N; i++)
+			pattern(i, SRC, N * seg, root * 16 + i);
+		memset(chips[root].h->dev_mem + DST, 0xee, N * seg + 1);
+		RUN_ALL(exchange(NNP_CMD_GATHER, i, seg / 4, root, SRC,
+				 i == root ? DST : NONE64));
+		for (i = 0; i < N; i++) {
+			assert_int_equal(chips[i].status, NNP_STATUS_SUCCESS);
+			assert_memory_equal(chips[root].h->dev_mem + DST + i * seg,
+					    chips[i].h->dev_mem + SRC, seg);
+		}
+		assert_int_equal(chips[root].h->dev_mem[DST + N * seg], 0xee);
+
+		for (i = 0; i < N; i++)
+			memset(chips[i].h->dev_mem + DST, 0xee, seg + 1);
+		RUN_ALL(exchange(NNP_CMD_SCATTER, i, seg / 4, root,
+				 i == root ? SRC : NONE64, DST));
+		for (i = 0; i < N; i++) {
+			assert_int_equal(chips[i].status, NNP_STATUS_SUCCESS);
+			assert_memory_equal(chips[i].h->dev_mem + DST,
+					    chips[root].h->dev_mem + SRC + i * seg, seg);
+			assert_int_equal(chips[i].h->dev_mem[DST + seg], 0xee);
+		}
+	}
+	ring_down();
+}
+
+/* Exchanges with bad fields, each alone on chip 0. */
+static void test_exchange_refused(void **state)
+{
+	struct nnp_hw_queue_cmd c;
+	uint8_t r5[MAXR];
+
+	(void)state;
+	ring_up(0);
+	assert_int_equal(comm_create(chips[0].h, 0), NNP_STATUS_SUCCESS);
+	/* No routes yet. */
+	assert_int_equal(run_alone(exchange(NNP_CMD_ALLTOALL, 0, 4, 0, SRC, DST)),
+			 NNP_STATUS_INVALID_FIELD);
+	ring_routes(0, r5);
+	assert_int_equal(routes_give(chips[0].h, COMM, r5, N), NNP_STATUS_SUCCESS);
+	c = exchange(NNP_CMD_ALLTOALL, 0, 4, 0, SRC, DST);
+	c.value |= (uint64_t)NNP_OP_MAX << 8;
+	assert_int_equal(run_alone(c), NNP_STATUS_INVALID_FIELD);
+	assert_int_equal(run_alone(exchange(NNP_CMD_ALLTOALL, 0, 4, 1, SRC, DST)),
+			 NNP_STATUS_INVALID_FIELD);
+	assert_int_equal(run_alone(exchange(NNP_CMD_GATHER, 0, 4, N, SRC, DST)),
+			 NNP_STATUS_INVALID_FIELD);
+	r5[2] = NONE;	/* rank 2 unreachable: refused, nothing failed */
+	assert_int_equal(routes_give(chips[0].h, COMM, r5, N), NNP_STATUS_SUCCESS);
+	assert_int_equal(run_alone(exchange(NNP_CMD_ALLTOALL, 0, 4, 0, SRC, DST)),
+			 NNP_STATUS_INVALID_FIELD);
+	assert_int_equal(run_alone(exchange(NNP_CMD_SCATTER, 0, 4, 0, SRC, DST)),
+			 NNP_STATUS_INVALID_FIELD);
+	assert_int_equal(fw_harness_comm_status(chips[0].h, CTX, COMM), 0);
+	/*
+	 * Refused memory once its labels are taken fails the communicator,
+	 * as for any collective: the other ranks stop rather than wait.
+	 * Rank 0 is not gather's root: it names no dst.
+	 */
+	assert_int_equal(run_alone(exchange(NNP_CMD_GATHER, 0, 4, 1, SRC, DST)),
+			 NNP_STATUS_INVALID_FIELD);
+	assert_int_equal(fw_harness_comm_status(chips[0].h, CTX, COMM),
+			 NNP_STATUS_INVALID_FIELD);
+	assert_int_equal(run_alone(exchange(NNP_CMD_ALLTOALL, 0, 4, 0, SRC, DST)),
+			 NNP_STATUS_ABORTED);
+	ring_down();
+
+	/* Scatter's non-root names no src; past the key. */
+	ring_up(0x1);
+	assert_int_equal(run_alone(exchange(NNP_CMD_SCATTER, 0, 4, 1, SRC, DST)),
+			 NNP_STATUS_INVALID_FIELD);
+	ring_down();
+	ring_up(0x1);
+	/* 4 segments of 2 MiB from 4 MiB: past the 8 MiB key. */
+	assert_int_equal(run_alone(exchange(NNP_CMD_ALLTOALL, 0, 512 * 1024, 0,
+					    DST, SRC)),
+			 NNP_STATUS_OUT_OF_BOUNDS);
+	ring_down();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -427,6 +629,12 @@ int main(void)
 		cmocka_unit_test(test_relay_made_late),
 		cmocka_unit_test(test_next_hop_down),
 		cmocka_unit_test(test_bad_routes_refused),
+		cmocka_unit_test(test_alltoall),
+		cmocka_unit_test(test_alltoall_in_place),
+		cmocka_unit_test(test_alltoall_past_the_room),
+		cmocka_unit_test(test_alltoall_on_8),
+		cmocka_unit_test(test_gather_and_scatter),
+		cmocka_unit_test(test_exchange_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

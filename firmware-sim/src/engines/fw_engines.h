@@ -50,6 +50,18 @@ uint16_t nnp_fw_collective(struct nnp_fw *fw, uint32_t ctx,
 			   const struct nnp_hw_queue_cmd *cmd,
 			   struct nnp_fw_op **op);
 
+/* ALLTOALL, GATHER or SCATTER (fw_xchg.c, v1.12). */
+static inline bool nnp_fw_is_exchange(uint8_t opcode)
+{
+	return opcode == NNP_CMD_ALLTOALL || opcode == NNP_CMD_GATHER ||
+	       opcode == NNP_CMD_SCATTER;
+}
+
+/* Start exchange @cmd of context @ctx, as above. */
+uint16_t nnp_fw_exchange(struct nnp_fw *fw, uint32_t ctx,
+			 const struct nnp_hw_queue_cmd *cmd,
+			 struct nnp_fw_op **op);
+
 /* Start SEND or RECV @cmd (fw_p2p.c) of context @ctx, as above. */
 uint16_t nnp_fw_p2p(struct nnp_fw *fw, uint32_t ctx,
 		    const struct nnp_hw_queue_cmd *cmd, struct nnp_fw_op **op);

@@ -286,6 +286,9 @@ static unsigned int opcode_uses(uint8_t opcode, bool *known)
 	case NNP_CMD_BROADCAST:
 	case NNP_CMD_ALLGATHER:
 	case NNP_CMD_REDUCE_SCATTER:
+	case NNP_CMD_ALLTOALL:
+	case NNP_CMD_GATHER:
+	case NNP_CMD_SCATTER:
 		return USES_SRC | USES_DST | USES_LEN | USES_COLL;
 	case NNP_CMD_SEND:
 		return USES_SRC | USES_LEN | USES_P2P;
@@ -358,8 +361,10 @@ uint16_t nnp_fw_exec(struct nnp_fw *fw, uint32_t ctx,
 	x.start_ns = nnp_fw_clock_begin(fw);
 	/* Links' commands depend on the communicator: they check their own. */
 	if (uses & (USES_COLL | USES_P2P)) {
-		status = uses & USES_COLL ? nnp_fw_collective(fw, ctx, cmd, op) :
-			 nnp_fw_p2p(fw, ctx, cmd, op);
+		status = !(uses & USES_COLL) ? nnp_fw_p2p(fw, ctx, cmd, op) :
+			 nnp_fw_is_exchange(cmd->opcode) ?
+			 nnp_fw_exchange(fw, ctx, cmd, op) :
+			 nnp_fw_collective(fw, ctx, cmd, op);
 		if (*op)
 			(*op)->start_ns = (*op)->t_ns = x.start_ns;
 		return status;

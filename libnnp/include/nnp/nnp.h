@@ -57,7 +57,7 @@ const char *nnp_get_last_error(void);
 #define NNP_VERSION_PATCH(v)	((v) & 0xff)
 
 /* The libnnp these headers belong to (compare with nnp_get_version()). */
-#define NNP_VERSION_CODE	NNP_VERSION(0, 7, 0)
+#define NNP_VERSION_CODE	NNP_VERSION(0, 8, 0)
 
 /* The version of the libnnp running, as NNP_VERSION(); new in 0.3.0. */
 nnp_result_t nnp_get_version(int *version);
@@ -467,6 +467,37 @@ nnp_result_t nnp_reduce_scatter(nnp_mem_t *send, size_t send_off,
 				nnp_mem_t *recv, size_t recv_off, size_t count,
 				nnp_dtype_t dtype, nnp_redop_t op,
 				nnp_comm_t *comm, nnp_stream_t *stream);
+
+/*
+ * Since 0.8, on messages routed between any two ranks (hardware interface
+ * 1.12; NNP_ERROR_NOT_SUPPORTED on an older device, NNP_ERROR_NO_PATH if a
+ * rank it must reach has no path of up links), communicators of at most
+ * 1024 ranks, device memory only, in place or not.
+ *
+ * nnp_alltoall: @send holds nranks * @count elements, segment r for rank
+ * r; @recv gets nranks * @count, segment r from rank r (NCCL's ncclAlltoAll).
+ * Each segment goes on a shortest path of links, all at once.
+ */
+nnp_result_t nnp_alltoall(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
+			  size_t recv_off, size_t count, nnp_dtype_t dtype,
+			  nnp_comm_t *comm, nnp_stream_t *stream);
+
+/*
+ * nnp_gather: @count elements of each rank's @send to @root's @recv, rank
+ * r's at element r * @count; @recv is read only on @root (NULL elsewhere).
+ */
+nnp_result_t nnp_gather(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
+			size_t recv_off, size_t count, nnp_dtype_t dtype,
+			int root, nnp_comm_t *comm, nnp_stream_t *stream);
+
+/*
+ * nnp_scatter: @root's @send holds nranks * @count elements, segment r for
+ * rank r; each rank's @recv gets its @count. @send is read only on @root
+ * (NULL elsewhere).
+ */
+nnp_result_t nnp_scatter(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
+			 size_t recv_off, size_t count, nnp_dtype_t dtype,
+			 int root, nnp_comm_t *comm, nnp_stream_t *stream);
 
 /*
  * Point-to-point: send @count elements at @send + @off to rank @peer, which
