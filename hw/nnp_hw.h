@@ -545,6 +545,12 @@ struct nnp_hw_cqe {
 #define NNP_CMD_ALLTOALL		0x0b
 #define NNP_CMD_GATHER			0x0c
 #define NNP_CMD_SCATTER			0x0d
+/*
+ * REDUCE (v1.12): len elements of src from every rank, reduced by op into
+ * root's dst; a rank other than root names no dst. Around the ring, as a
+ * chain ending at the root.
+ */
+#define NNP_CMD_REDUCE			0x0e
 
 #define NNP_COLL_VALUE(dtype, op, comm, root) \
 	((dtype) | (op) << 8 | (uint64_t)(comm) << 16 | (uint64_t)(root) << 32)

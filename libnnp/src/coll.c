@@ -88,8 +88,10 @@ static nnp_result_t coll_submit(const struct coll_args *a, nnp_comm_t *comm,
 		struct nnp_trace_op t = {
 			.name = a->name, .dtype = a->dtype, .count = a->count,
 			.redop = a->opcode == NNP_CMD_ALLREDUCE ||
-				 a->opcode == NNP_CMD_REDUCE_SCATTER ? (int)a->op : -1,
+				 a->opcode == NNP_CMD_REDUCE_SCATTER ||
+				 a->opcode == NNP_CMD_REDUCE ? (int)a->op : -1,
 			.root = a->opcode == NNP_CMD_BROADCAST ||
+				a->opcode == NNP_CMD_REDUCE ||
 				a->opcode == NNP_CMD_GATHER ||
 				a->opcode == NNP_CMD_SCATTER ? a->root : -1,
 			.peer = -1,
@@ -172,6 +174,28 @@ nnp_result_t nnp_reduce_scatter(nnp_mem_t *send, size_t send_off,
 
 	if (!send)
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "collective: send is NULL");
+	return coll_submit(&a, comm, stream);
+}
+
+nnp_result_t nnp_reduce(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
+			size_t recv_off, size_t count, nnp_dtype_t dtype,
+			nnp_redop_t op, int root, nnp_comm_t *comm,
+			nnp_stream_t *stream)
+{
+	struct coll_args a = {
+		.opcode = NNP_CMD_REDUCE, .name = "reduce", .send = send,
+		.send_off = send_off, .send_count = count, .recv = recv,
+		.recv_off = recv_off, .recv_count = count, .count = count,
+		.dtype = dtype, .op = op, .root = root,
+	};
+
+	/* Only the root's destination is written; the others name none. */
+	if (comm && comm->rank != root)
+		a.recv = NULL;
+	else if (!recv)
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_reduce: the root's recv is NULL");
+	if (!send)
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_reduce: send is NULL");
 	return coll_submit(&a, comm, stream);
 }
 

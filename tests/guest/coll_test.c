@@ -5,7 +5,7 @@
  * every type, op and count from 0 elements up to 64 MiB, broadcast from
  * every root, allgather and reduce-scatter, in place and out of place,
  * and point-to-point messages between every two ranks, over a link or
- * routed through the chips between; alltoall, gather and scatter.
+ * routed through the chips between; reduce, alltoall, gather and scatter.
  * By default each type and op runs at one of the counts, and each root
  * with one type, chosen by the number of chips so that the fabrics of
  * vm-allreduce between them run different pairs, and the largest
@@ -34,10 +34,10 @@
 #define MAX_COUNT	100003		/* not a multiple of any ring size */
 #define TIMEOUT_S	600		/* 8 emulated chips on 2 host cores */
 
-enum kind { ALLREDUCE, BROADCAST, ALLGATHER, REDUCE_SCATTER };
+enum kind { ALLREDUCE, BROADCAST, ALLGATHER, REDUCE_SCATTER, REDUCE };
 
 static const char *const kind_name[] = {
-	"allreduce", "broadcast", "allgather", "reduce-scatter",
+	"allreduce", "broadcast", "allgather", "reduce-scatter", "reduce",
 };
 
 struct ccase {
@@ -92,7 +92,7 @@ static double expected(const struct ccase *c, int n, int r, size_t i)
 
 static bool result_ok(const struct ccase *c, int n, int r, size_t i, double got)
 {
-	if (c->kind == ALLREDUCE)
+	if (c->kind == ALLREDUCE || c->kind == REDUCE)
 		return reduced_ok(c->t, c->op, n, i, got);
 	if (c->kind == REDUCE_SCATTER)
 		return reduced_ok(c->t, c->op, n, r * c->count + i, got);
@@ -161,6 +161,10 @@ static nnp_result_t submit(FIXTURE_DATA(ring) *self, const struct ccase *c, int 
 	case REDUCE_SCATTER:
 		return nnp_reduce_scatter(in, p.in_off, out, p.out_off, c->count,
 					  c->t, c->op, self->comm[r], self->s[r]);
+	case REDUCE:
+		return nnp_reduce(in, p.in_off, r == c->root ? out : NULL, p.out_off,
+				  c->count, c->t, c->op, c->root, self->comm[r],
+				  self->s[r]);
 	}
 	return NNP_ERROR_INVALID_ARGUMENT;
 }
@@ -169,8 +173,8 @@ static nnp_result_t submit(FIXTURE_DATA(ring) *self, const struct ccase *c, int 
 static void stage(struct __test_metadata *_metadata, FIXTURE_DATA(ring) *self,
 		  const struct ccase *c)
 {
-	nnp_redop_t in_op = c->kind == ALLREDUCE || c->kind == REDUCE_SCATTER ?
-			    c->op : NNP_SUM;
+	nnp_redop_t in_op = c->kind == ALLREDUCE || c->kind == REDUCE_SCATTER ||
+			    c->kind == REDUCE ? c->op : NNP_SUM;
 	int r;
 
 	for (r = 0; r < self->n; r++) {
@@ -205,7 +209,7 @@ static void tx_bounds(const struct ccase *c, int n, uint64_t *lo, uint64_t *hi)
 		*lo = *hi = 0;
 	else if (c->kind == ALLREDUCE)
 		allreduce_tx_bounds(c->count, es, n, lo, hi);
-	else if (c->kind == BROADCAST)
+	else if (c->kind == BROADCAST || c->kind == REDUCE)
 		*lo = 0, *hi = bytes;
 }
 
@@ -239,19 +243,22 @@ static void run_case(struct __test_metadata *_metadata, FIXTURE_DATA(ring) *self
 	/* Any allreduce sends 2(n-1)/n of the buffer from each rank, in all. */
 	if (c->kind == ALLREDUCE)
 		EXPECT_EQ(2 * (uint64_t)(n - 1) * bytes, total_tx);
-	if (c->kind == BROADCAST)
+	/* A chain: every rank but its last sends the buffer once. */
+	if (c->kind == BROADCAST || c->kind == REDUCE)
 		EXPECT_EQ((uint64_t)(n - 1) * bytes, total_tx);
 
 	for (r = 0; r < n; r++) {
 		struct place p = place_of(c, n, r);
 		size_t es = dtype_bytes(c->t), i, bad = 0;
+		/* A reduce writes the root's output only. */
+		bool writes = c->kind != REDUCE || r == c->root;
 		uint8_t *h;
 
 		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->host[r], 0,
 							self->b[r], 0, p.end));
 		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
 		nnp_mem_map(self->host[r], (void **)&h);
-		for (i = 0; i < p.out_n; i++) {
+		for (i = 0; i < p.out_n && writes; i++) {
 			double got = get(c->t, h + p.out_off, i);
 
 			if (!result_ok(c, n, r, i, got) && bad++ < 3)
@@ -263,7 +270,8 @@ static void run_case(struct __test_metadata *_metadata, FIXTURE_DATA(ring) *self
 		EXPECT_EQ(0, bad);
 		/* Guards: everything outside the input and output regions. */
 		for (i = 0; i < p.end; i++) {
-			bool in_out = i >= p.out_off && i < p.out_off + p.out_n * es;
+			bool in_out = writes && i >= p.out_off &&
+				      i < p.out_off + p.out_n * es;
 			bool in_in = c->in_place && i >= p.in_off && i < p.in_off + p.in_n * es;
 
 			if (!in_out && !in_in && h[i] != GUARD) {
@@ -350,6 +358,28 @@ TEST_F_TIMEOUT(ring, broadcast_from_every_root, TIMEOUT_S)
 
 		run_case(_metadata, self, &c);
 	}
+}
+
+/* Reduce of every type and op, the roots in turn, in and out of place. */
+TEST_F_TIMEOUT(ring, reduce_every_type_and_op, TIMEOUT_S)
+{
+	const size_t counts[] = { 0, 1, 7, 70001 };
+	const unsigned int ncounts = sizeof(counts) / sizeof(counts[0]);
+	unsigned int t, k;
+	int op;
+
+	for (k = 0; k < ncounts; k++)
+		for (t = 0; t < NTYPES; t++)
+			for (op = NNP_SUM; op <= NNP_AVG; op++) {
+				struct ccase c = {
+					.kind = REDUCE, .t = all_types[t], .op = op,
+					.count = counts[k], .in_place = (k + t + op) & 1,
+					.root = (int)(k + t + op) % self->n,
+				};
+
+				if (sampled(k, ncounts, t + op, self->n))
+					run_case(_metadata, self, &c);
+			}
 }
 
 TEST_F_TIMEOUT(ring, allgather_and_reduce_scatter, TIMEOUT_S)
@@ -631,15 +661,22 @@ static void xcase(struct __test_metadata *_metadata, FIXTURE_DATA(ring) *self,
 						   nnp_get_last_error());
 	}
 	for (r = 0; r < n; r++) {
-		struct xplace p = xplace_of(self, k, r, root, in_place, seg);
-		size_t i, bad = 0;
-		uint8_t *h;
-
 		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]))
 			TH_LOG("%s of type %d, %zu elements, root %d: %s", xkind_name[k],
 			       (int)t, count, root, nnp_get_last_error());
 		EXPECT_EQ(dma[r], host_dma_bytes(self->dev[r]));
+	}
+	/*
+	 * Once every rank is done: a chip forwards others' packets after its
+	 * own part ended, but before their receiver's did.
+	 */
+	for (r = 0; r < n; r++)
 		tx += icl_tx(self->dev[r]);
+	for (r = 0; r < n; r++) {
+		struct xplace p = xplace_of(self, k, r, root, in_place, seg);
+		size_t i, bad = 0;
+		uint8_t *h;
+
 		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->host[r], 0,
 							p.out, 0, end));
 		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));

@@ -17,7 +17,8 @@
  * kernels per type and op, ring allreduce on 1, 2, 3, 4 and 8 in-process
  * chips for every type and op, counts 0, 1, 7, 1003, 40000, in and out of
  * place, with guard bytes, host DMA untouched and exact link bytes;
- * broadcast (every root), allgather and reduce-scatter on 1, 2, 3 and 8
+ * broadcast (every root), allgather, reduce-scatter and reduce (every op,
+ * roots in turn, a rank off the root's output untouched) on 1, 2, 3 and 8
  * chips, in and out of place, inputs unchanged, exact link bytes per rank;
  * all of these on 8 chips run by one thread for all (no collective holds
  * its worker while it waits for another chip); all four on a 5-chip ring
@@ -459,6 +460,9 @@ static void want_of(unsigned int opcode, unsigned int dtype, unsigned int op,
 	case NNP_CMD_BROADCAST:
 		store(dtype, want, 0, input(root, i, NNP_OP_SUM));
 		break;
+	case NNP_CMD_REDUCE:
+		expect(dtype, op, n, i, want);
+		break;
 	case NNP_CMD_ALLGATHER:
 		store(dtype, want, 0, input((uint32_t)(i / count), i % count, NNP_OP_SUM));
 		break;
@@ -472,6 +476,11 @@ static bool cmd_reads(unsigned int opcode, uint32_t rank, uint32_t root)
 	return opcode != NNP_CMD_BROADCAST || rank == root;
 }
 
+static bool cmd_writes(unsigned int opcode, uint32_t rank, uint32_t root)
+{
+	return opcode != NNP_CMD_REDUCE || rank == root;
+}
+
 /* Bytes rank at ring position @pos sends. */
 static uint64_t sent_by(unsigned int opcode, unsigned int n, unsigned int pos,
 			uint32_t root, uint64_t bytes)
@@ -480,12 +489,14 @@ static uint64_t sent_by(unsigned int opcode, unsigned int n, unsigned int pos,
 
 	if (n == 1)
 		return 0;
-	if (opcode != NNP_CMD_BROADCAST)
+	if (opcode != NNP_CMD_BROADCAST && opcode != NNP_CMD_REDUCE)
 		return (n - 1) * bytes;
 	for (p = 0; p < n; p++)
 		if (rank_of[p] == root)
 			root_pos = p;
-	/* The chain ends one position before the root. */
+	/* Broadcast's chain ends one position before the root, reduce's at it. */
+	if (opcode == NNP_CMD_REDUCE)
+		return pos == root_pos ? 0 : bytes;
 	return (pos + 1) % n == root_pos ? 0 : bytes;
 }
 
@@ -513,8 +524,9 @@ static void coll_case(unsigned int n, unsigned int opcode, unsigned int dtype,
 		for (i = 0; i < l.src_n; i++)
 			store(dtype, mem + l.src_off, i, input(r, i, op));
 		before[c] = fw_harness_counters(chips[c].h);
-		cmd.dst_key = key;
-		cmd.dst_off = l.dst_off;
+		/* Only the root names a reduce's output. */
+		cmd.dst_key = cmd_writes(opcode, r, root) ? key : 0;
+		cmd.dst_off = cmd.dst_key ? l.dst_off : 0;
 		/* Only the root names a broadcast's source. */
 		cmd.src_key = cmd_reads(opcode, r, root) ? key : 0;
 		cmd.src_off = cmd.src_key ? l.src_off : 0;
@@ -532,6 +544,11 @@ static void coll_case(unsigned int n, unsigned int opcode, unsigned int dtype,
 				 chips[c].status, chips[c].h->last_error);
 		for (i = 0; i < l.dst_n; i++) {
 			want_of(opcode, dtype, op, n, r, root, count, i, want);
+			/* A rank with no output: its memory as it was. */
+			if (!cmd_writes(opcode, r, root))
+				memset(want, GUARD, es);
+			if (!cmd_writes(opcode, r, root) && in_place)
+				store(dtype, want, 0, input(r, i, op));
 			if (memcmp(mem + l.dst_off + i * es, want, es))
 				fail_msg("op 0x%x n=%u dtype=%u op=%u count=%llu: rank %u "
 					 "element %llu wrong", opcode, n, dtype, op,
@@ -569,9 +586,12 @@ static void ring_collectives(unsigned int n)
 				  in_place, (k + t) % n);
 			coll_case(n, NNP_CMD_ALLGATHER, dtypes[t], 0, counts[k],
 				  in_place, 0);
-			for (op = 0; op < NNP_OP_COUNT; op++)
+			for (op = 0; op < NNP_OP_COUNT; op++) {
 				coll_case(n, NNP_CMD_REDUCE_SCATTER, dtypes[t], op,
 					  counts[k], (k + t + op) & 1, 0);
+				coll_case(n, NNP_CMD_REDUCE, dtypes[t], op, counts[k],
+					  (k + t + op) & 1, (k + t + op) % n);
+			}
 		}
 	}
 	ring_down(n);

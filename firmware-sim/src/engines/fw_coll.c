@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * Firmware simulator collectives around the communicator's ring, entirely
- * in device memory: allreduce, broadcast, allgather and reduce-scatter.
+ * in device memory: allreduce, broadcast, allgather, reduce-scatter and
+ * reduce.
  *
  * Every ring step sends one segment to the next position while receiving
  * one from the previous, cut into chunks so that sending and reducing
  * overlap across chips; received chunks are reduced into device memory as
  * they arrive. Allreduce is a reduce-scatter then an allgather: each rank
- * sends 2(n-1) of n segments. Broadcast is a pipelined chain from the root.
+ * sends 2(n-1) of n segments. Broadcast is a pipelined chain from the root,
+ * reduce one to it.
  * On the modeled clock a chunk goes on once it arrived and was folded,
  * not once its whole step did: the steps pipeline chunk by chunk, and a
  * ring pays the link latency once per step only when a step's chunks are
@@ -353,6 +355,46 @@ static uint16_t broadcast(struct coll *c)
 	}
 	return NNP_STATUS_SUCCESS;
 }
+/*
+ * Reduce: a chain round the ring that ends at the root. The first rank
+ * after the root sends its input; each next one folds its own into what
+ * arrives and passes the sum on (from a scratch buffer, lent); the root
+ * folds its own into its output. Every rank but the root sends the
+ * buffer once, so a link carries it once, and the chunks pipeline.
+ */
+static uint16_t reduce_chain(struct coll *c)
+{
+	uint64_t chunk = c->chunk, n;
+	uint32_t root_pos = c->root, hops, p;
+	uint16_t st;
+
+	for (p = 0; c->order && p < c->nranks; p++)
+		if (c->order[p] == c->root)
+			root_pos = p;
+	hops = (c->pos + c->nranks - root_pos) % c->nranks;
+	for (; c->off < c->count; c->off += chunk, c->half = false) {
+		uint8_t *in = c->src + c->off * c->es;
+		uint8_t *at = (hops ? c->acc : c->dst) + c->off * c->es;
+
+		n = min_n(c->count - c->off, chunk);
+		if (hops != 1 && !c->half) {
+			st = recv_chunk(c, &(struct nnp_fw_rx_into){
+				.buf = at, .with = in, .reduce = true,
+				.dtype = c->dtype, .op = c->op,
+			}, n);
+			if (st)
+				return st;
+		}
+		c->half = true;
+		if (hops) {
+			st = send_chunk(c, hops == 1 ? in : at, n, c->link.t_ns);
+			if (st)
+				return st;
+		}
+	}
+	return NNP_STATUS_SUCCESS;
+}
+
 /* Bytes the collective reads from src and writes to dst. */
 static bool coll_sizes(const struct coll *c, uint64_t *src, uint64_t *dst)
 {
@@ -373,22 +415,29 @@ static uint16_t coll_memory(struct coll *c, uint32_t ctx,
 			    const struct nnp_hw_queue_cmd *cmd)
 {
 	bool reads = c->opcode != NNP_CMD_BROADCAST || c->rank == c->root;
+	bool writes = c->opcode != NNP_CMD_REDUCE || c->rank == c->root;
 	struct nnp_fw_span src, dst;
 	uint64_t src_len, dst_len;
 	uint16_t st;
 
 	if (!coll_sizes(c, &src_len, &dst_len))
 		return NNP_STATUS_OUT_OF_BOUNDS;
-	/* Only the root reads a broadcast's source: the others name none. */
-	if (!reads && (cmd->src_key || cmd->src_off))
+	/*
+	 * Only the root reads a broadcast's source, or writes a reduce's
+	 * output: the others name none.
+	 */
+	if ((!reads && (cmd->src_key || cmd->src_off)) ||
+	    (!writes && (cmd->dst_key || cmd->dst_off)))
 		return NNP_STATUS_INVALID_FIELD;
-	st = nnp_fw_key_resolve(c->fw, ctx, cmd->dst_key, cmd->dst_off,
-				dst_len, NNP_KEY_WRITE, &dst);
-	if (!st && dst.type != NNP_KEY_TYPE_DEVICE)
-		st = NNP_STATUS_INVALID_FIELD;
-	if (st)
-		return st;
-	c->dst = (uint8_t *)c->fw->cfg.mem + dst.dev_base + dst.start;
+	if (writes) {
+		st = nnp_fw_key_resolve(c->fw, ctx, cmd->dst_key, cmd->dst_off,
+					dst_len, NNP_KEY_WRITE, &dst);
+		if (!st && dst.type != NNP_KEY_TYPE_DEVICE)
+			st = NNP_STATUS_INVALID_FIELD;
+		if (st)
+			return st;
+		c->dst = (uint8_t *)c->fw->cfg.mem + dst.dev_base + dst.start;
+	}
 	if (!reads)
 		return NNP_STATUS_SUCCESS;
 	st = nnp_fw_key_resolve(c->fw, ctx, cmd->src_key, cmd->src_off,
@@ -415,7 +464,8 @@ static uint16_t coll_begin(struct nnp_fw *fw, uint32_t ctx,
 		.algo = NNP_FW_ALGO_RING,
 	};
 	c->es = nnp_fw_dtype_size(c->dtype);
-	if ((c->opcode != NNP_CMD_BROADCAST && c->root) ||
+	if ((c->opcode != NNP_CMD_BROADCAST && c->opcode != NNP_CMD_REDUCE &&
+	     c->root) ||
 	    ((c->opcode == NNP_CMD_BROADCAST || c->opcode == NNP_CMD_ALLGATHER) &&
 	     c->op))
 		return NNP_STATUS_INVALID_FIELD;
@@ -473,6 +523,8 @@ static uint16_t coll_ring(struct coll *c)
 		return broadcast(c);
 	case NNP_CMD_ALLGATHER:
 		return allgather(c);
+	case NNP_CMD_REDUCE:
+		return reduce_chain(c);
 	}
 	return reduce_scatter(c);
 }
@@ -504,8 +556,9 @@ static uint16_t coll_start(struct coll *c)
 	/* This rank's own input goes straight to its place in the output. */
 	if (c->opcode == NNP_CMD_ALLGATHER)
 		own = part(c, c->dst, c->rank);
-	/* Reduce-scatter's input reaches its output only through the ring. */
-	if (c->opcode == NNP_CMD_REDUCE_SCATTER && c->nranks > 1)
+	/* Reduce-scatter's and reduce's reach it only through the ring. */
+	if ((c->opcode == NNP_CMD_REDUCE_SCATTER ||
+	     c->opcode == NNP_CMD_REDUCE) && c->nranks > 1)
 		own = NULL;
 	/* So does allreduce's, but for one that overlaps the output. */
 	c->fold_src = c->opcode == NNP_CMD_ALLREDUCE && c->nranks > 1 &&
@@ -523,10 +576,14 @@ static uint16_t coll_start(struct coll *c)
 
 	nnp_fw_icl_purge(c->fw, c->recv_port, c->epoch, c->seq);
 	c->chunk = nnp_fw_coll_chunk(c);
-	if (c->opcode != NNP_CMD_BROADCAST && nnp_fw_coll_ready_init(c))
+	if (c->opcode != NNP_CMD_BROADCAST && c->opcode != NNP_CMD_REDUCE &&
+	    nnp_fw_coll_ready_init(c))
 		return NNP_STATUS_NO_RESOURCES;
 	/* Reduce-scatter in place folds into a scratch copy of its part. */
 	c->acc = c->dst;
+	/* Reduce's ranks on the way fold into scratch: they name no output. */
+	if (c->opcode == NNP_CMD_REDUCE && !c->dst)
+		c->acc = malloc(bytes);
 	if (c->opcode == NNP_CMD_REDUCE_SCATTER &&
 	    overlap(c->dst, bytes, c->src, bytes * c->nranks))
 		c->acc = malloc(bytes);
@@ -564,13 +621,16 @@ static uint16_t coll_step(struct nnp_fw *fw, struct nnp_fw_op *op)
 		st = nnp_fw_coll_lent_back(c, c->link.lent);
 	if (st)
 		return st;
-	if (c->opcode == NNP_CMD_REDUCE_SCATTER && c->op == NNP_OP_AVG &&
-	    c->nranks > 1) {
+	if ((c->opcode == NNP_CMD_REDUCE_SCATTER ||
+	     (c->opcode == NNP_CMD_REDUCE && c->dst)) &&
+	    c->op == NNP_OP_AVG && c->nranks > 1) {
 		if (moves_data(c))
-			nnp_fw_divide(c->dtype, c->acc, c->count, c->nranks);
+			nnp_fw_divide(c->dtype, c->opcode == NNP_CMD_REDUCE ?
+				      c->dst : c->acc, c->count, c->nranks);
 		nnp_fw_clock_hbm(fw, op, 2 * bytes);
 	}
-	if (c->acc && c->acc != c->dst) {
+	/* Reduce's scratch was the chain's only: nothing to copy out. */
+	if (c->acc && c->acc != c->dst && c->opcode != NNP_CMD_REDUCE) {
 		if (moves_data(c))
 			memcpy(c->dst, c->acc, bytes);
 		c->local += bytes;
@@ -584,6 +644,8 @@ static const char *coll_name(unsigned int opcode)
 	switch (opcode) {
 	case NNP_CMD_BROADCAST:
 		return "broadcast";
+	case NNP_CMD_REDUCE:
+		return "reduce";
 	case NNP_CMD_ALLGATHER:
 		return "allgather";
 	case NNP_CMD_REDUCE_SCATTER:

@@ -289,6 +289,7 @@ static unsigned int opcode_uses(uint8_t opcode, bool *known)
 	case NNP_CMD_ALLTOALL:
 	case NNP_CMD_GATHER:
 	case NNP_CMD_SCATTER:
+	case NNP_CMD_REDUCE:
 		return USES_SRC | USES_DST | USES_LEN | USES_COLL;
 	case NNP_CMD_SEND:
 		return USES_SRC | USES_LEN | USES_P2P;

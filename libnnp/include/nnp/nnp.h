@@ -469,6 +469,17 @@ nnp_result_t nnp_reduce_scatter(nnp_mem_t *send, size_t send_off,
 				nnp_comm_t *comm, nnp_stream_t *stream);
 
 /*
+ * Since 0.8: reduce @count elements of @send across ranks by @op into
+ * @root's @recv (read only on @root: NULL elsewhere), as a chain round the
+ * ring that ends at the root (NCCL's ncclReduce): every other rank sends
+ * the buffer once. Hardware interface 1.12.
+ */
+nnp_result_t nnp_reduce(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
+			size_t recv_off, size_t count, nnp_dtype_t dtype,
+			nnp_redop_t op, int root, nnp_comm_t *comm,
+			nnp_stream_t *stream);
+
+/*
  * Since 0.8, on messages routed between any two ranks (hardware interface
  * 1.12; NNP_ERROR_NOT_SUPPORTED on an older device, NNP_ERROR_NO_PATH if a
  * rank it must reach has no path of up links), communicators of at most
