@@ -180,6 +180,54 @@ def check_send_recv(rank, world):
             same(t, values(src + 20, N, torch.int64), f"from {src}, routed")
 
 
+def check_reduce(rank, world):
+    """Every dtype and op to each root in turn; the others' tensors as
+    they were."""
+    for k, dtype in enumerate(DTYPES):
+        for j, (name, op) in enumerate(OPS.items()):
+            root = (k + j) % world
+            t = values(rank, N, dtype)
+            dist.reduce(t, dst=root, op=op)
+            want = reduced(range(world), N, dtype, name) if rank == root else \
+                values(rank, N, dtype)
+            same(t, want, f"{dtype} {name} to {root}")
+
+
+def check_gather_scatter(rank, world):
+    """gather and scatter of every dtype, the roots in turn."""
+    for k, dtype in enumerate(DTYPES):
+        root = k % world
+        got = [torch.zeros(N, dtype=dtype) for _ in range(world)] \
+            if rank == root else None
+        dist.gather(values(rank, N, dtype), gather_list=got, dst=root)
+        for r in range(world if rank == root else 0):
+            same(got[r], values(r, N, dtype), f"{dtype} gathered from {r}")
+        t = torch.zeros(N, dtype=dtype)
+        parts = [values(r + 7, N, dtype) for r in range(world)] \
+            if rank == root else None
+        dist.scatter(t, scatter_list=parts, src=root)
+        same(t, values(rank + 7, N, dtype), f"{dtype} scattered from {root}")
+
+
+def check_all_to_all(rank, world):
+    """all_to_all_single and all_to_all: part r of each rank's input goes
+    to rank r, every pair at once (routed where chips share no link)."""
+    for dtype in DTYPES:
+        parts = [values(rank * world + r, N, dtype) for r in range(world)]
+        out = torch.zeros(N * world, dtype=dtype)
+        dist.all_to_all_single(out, torch.cat(parts))
+        same(out, torch.cat([values(r * world + rank, N, dtype) for r in range(world)]),
+             f"{dtype} all_to_all_single")
+        outs = [torch.zeros(N, dtype=dtype) for _ in range(world)]
+        dist.all_to_all(outs, parts)
+        for r in range(world):
+            same(outs[r], values(r * world + rank, N, dtype), f"{dtype} all_to_all from {r}")
+    uneven = [1] * (world - 1) + [world + 1]
+    raises(lambda: dist.all_to_all_single(torch.zeros(2 * world), torch.zeros(2 * world),
+                                          uneven, uneven),
+           "uneven splits are not supported")
+
+
 def check_barrier(rank, world):
     """No rank leaves before rank 0, 0.5 s late, has written its file."""
     path = f"/tmp/torch_nnp_barrier.{world}"
@@ -230,7 +278,8 @@ def check_new_group_no_ring(rank, world):
 CHECKS = [check_allreduce, check_broadcast, check_all_gather,
           check_all_gather_into_tensor, check_reduce_scatter,
           check_reduce_scatter_tensor, check_allreduce_coalesced, check_future,
-          check_send_recv, check_barrier, check_unsupported]
+          check_send_recv, check_reduce, check_gather_scatter, check_all_to_all,
+          check_barrier, check_unsupported]
 CHECKS_4 = [check_new_group, check_new_group_no_ring]
 
 

@@ -29,10 +29,11 @@ reasons='an inter-chip link the collective needs is down \(status 0x13\)'
 reasons+="|a peer chip did not answer in time \\(status 0x14\\)"
 reasons+="|another rank's part of the collective failed \\(status 0x15\\)"
 checks="allreduce broadcast all_gather all_gather_into_tensor reduce_scatter
-	reduce_scatter_tensor allreduce_coalesced future send_recv barrier unsupported"
+	reduce_scatter_tensor allreduce_coalesced future send_recv reduce gather_scatter
+	all_to_all barrier unsupported"
 ddp_steps=20
 mpi_steps=4
-tap_plan 45
+tap_plan 51
 
 SECONDS=0
 "$root/tools/nnp-vm" --chips 4 --fabric ring --mem-size 64M --guest-mem 2048 \

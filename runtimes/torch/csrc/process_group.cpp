@@ -530,6 +530,147 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::_reduce_scatter_base(
   });
 }
 
+// The buffer holds the input at 0 and, on the root, the result after it.
+c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::reduce(
+    std::vector<at::Tensor>& tensors,
+    const c10d::ReduceOptions& opts) {
+  const at::Tensor t = single(tensors, "reduce");
+  const nnp_dtype_t dtype = dtypeOf(t, "reduce");
+  const nnp_redop_t op = redopOf(opts.reduceOp, "reduce");
+  const int root = static_cast<int>(opts.rootRank);
+
+  return enqueue(c10d::OpType::REDUCE, {t}, [=](Staging& s) {
+    const size_t len = t.nbytes();
+    nnp_mem_t* b = buffer(2 * len);
+    s.in(t, 0);
+    check(
+        nnp_reduce(b, 0, rank_ == root ? b : nullptr, len, t.numel(), dtype, op,
+                   root, comm_.get(), stream_.get()),
+        "reduce");
+    if (rank_ == root)
+      s.out(t, len);
+    synchronize("reduce");
+  });
+}
+
+// The buffer holds the input at 0 and, on the root, every rank's after it.
+c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::gather(
+    std::vector<std::vector<at::Tensor>>& outputs,
+    std::vector<at::Tensor>& inputs,
+    const c10d::GatherOptions& opts) {
+  const at::Tensor in = single(inputs, "gather");
+  const nnp_dtype_t dtype = dtypeOf(in, "gather");
+  const int root = static_cast<int>(opts.rootRank);
+  std::vector<at::Tensor> outs;
+  if (rank_ == root) {
+    TORCH_CHECK(outputs.size() == 1, "nnp: gather takes one output list on the root");
+    outs = outputs[0];
+    checkLike(outs, size_, in, "gather");
+  }
+
+  return enqueue(c10d::OpType::GATHER, outs, [=](Staging& s) {
+    const size_t len = in.nbytes();
+    nnp_mem_t* b = buffer(len * (size_ + 1));
+    s.in(in, 0);
+    check(
+        nnp_gather(b, 0, rank_ == root ? b : nullptr, len, in.numel(), dtype, root,
+                   comm_.get(), stream_.get()),
+        "gather");
+    for (size_t r = 0; r < outs.size(); r++)
+      s.out(outs[r], len * (r + 1));
+    synchronize("gather");
+  });
+}
+
+// The buffer holds, on the root, every rank's part from 0; the rank's own
+// part after them.
+c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::scatter(
+    std::vector<at::Tensor>& outputs,
+    std::vector<std::vector<at::Tensor>>& inputs,
+    const c10d::ScatterOptions& opts) {
+  const at::Tensor out = single(outputs, "scatter");
+  const nnp_dtype_t dtype = dtypeOf(out, "scatter");
+  const int root = static_cast<int>(opts.rootRank);
+  std::vector<at::Tensor> ins;
+  if (rank_ == root) {
+    TORCH_CHECK(inputs.size() == 1, "nnp: scatter takes one input list on the root");
+    ins = inputs[0];
+    checkLike(ins, size_, out, "scatter");
+  }
+
+  return enqueue(c10d::OpType::SCATTER, {out}, [=](Staging& s) {
+    const size_t len = out.nbytes(), at = len * size_;
+    nnp_mem_t* b = buffer(at + len);
+    for (size_t r = 0; r < ins.size(); r++)
+      s.in(ins[r], len * r);
+    check(
+        nnp_scatter(rank_ == root ? b : nullptr, 0, b, at, out.numel(), dtype, root,
+                    comm_.get(), stream_.get()),
+        "scatter");
+    s.out(out, at);
+    synchronize("scatter");
+  });
+}
+
+// all_to_all_single: equal splits only (alltoallv is not in the device yet).
+c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::alltoall_base(
+    at::Tensor& output,
+    at::Tensor& input,
+    std::vector<int64_t>& outputSplits,
+    std::vector<int64_t>& inputSplits,
+    const c10d::AllToAllOptions& /* opts */) {
+  const char* what = "all_to_all_single";
+  const nnp_dtype_t dtype = dtypeOf(input, what);
+  TORCH_CHECK(
+      dtypeOf(output, what) == dtype && output.numel() == input.numel() &&
+          input.numel() % size_ == 0,
+      "nnp: ", what, ": the output needs the input's dtype and size, a multiple of ",
+      size_, " elements");
+  for (const auto* splits : {&outputSplits, &inputSplits})
+    for (int64_t n : *splits)
+      TORCH_CHECK(
+          n * size_ == input.numel(), "nnp: ", what,
+          ": uneven splits are not supported (every rank's part the same size)");
+  const at::Tensor in = input, out = output;
+
+  return enqueue(c10d::OpType::ALLTOALL_BASE, {out}, [=](Staging& s) {
+    const size_t len = in.nbytes();
+    nnp_mem_t* b = buffer(2 * len);
+    s.in(in, 0);
+    check(
+        nnp_alltoall(b, 0, b, len, in.numel() / size_, dtype, comm_.get(),
+                     stream_.get()),
+        what);
+    s.out(out, len);
+    synchronize(what);
+  });
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::alltoall(
+    std::vector<at::Tensor>& outputs,
+    std::vector<at::Tensor>& inputs,
+    const c10d::AllToAllOptions& /* opts */) {
+  const char* what = "all_to_all";
+  TORCH_CHECK(!inputs.empty(), "nnp: ", what, ": no tensors");
+  const nnp_dtype_t dtype = dtypeOf(inputs[0], what);
+  checkLike(inputs, size_, inputs[0], what);
+  checkLike(outputs, size_, inputs[0], what);
+  const std::vector<at::Tensor> ins = inputs, outs = outputs;
+
+  return enqueue(c10d::OpType::ALLTOALL, outs, [=](Staging& s) {
+    const size_t len = ins[0].nbytes(), all = len * size_;
+    nnp_mem_t* b = buffer(2 * all);
+    for (size_t r = 0; r < ins.size(); r++)
+      s.in(ins[r], len * r);
+    check(
+        nnp_alltoall(b, 0, b, all, ins[0].numel(), dtype, comm_.get(), stream_.get()),
+        what);
+    for (size_t r = 0; r < outs.size(); r++)
+      s.out(outs[r], all + len * r);
+    synchronize(what);
+  });
+}
+
 // An allreduce of one word: no rank passes it before all have reached it.
 c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::barrier(
     const c10d::BarrierOptions& /* opts */) {
