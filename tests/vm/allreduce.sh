@@ -27,14 +27,15 @@
 # rank's share within what its algorithm's segments round it to, `NNP_ALGO`
 # unset: auto, so BIDIR on the rings and TORUS on the tori); NO_PATH for
 # chips not joined, the same chip twice refused; `nnptool bench allreduce`
-# on 4 chips with every row checked and 0 wrong
+# on 4 chips with every row checked and 0 wrong; `nnptool bench` reduce,
+# alltoall, gather and scatter on 4 chips, 0 wrong
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 out=$(mktemp)
 trap 'rm -f "$out"*' EXIT
 matrix=()
 [ -z "${NNP_COLL_MATRIX:-}" ] || matrix=(--env "NNP_COLL_MATRIX=$NNP_COLL_MATRIX")
-tap_plan 9
+tap_plan 10
 # What a VM runs after coll_test, by chip count: on 2 chips 16 MiB of each
 # collective (a step of 8 MiB goes in 1 MiB chunks, and a window of 4 of
 # them outgrew what one communicator may hold of its peer's port, 3 MiB,
@@ -43,7 +44,10 @@ tap_plan 9
 after_ring2='for c in allgather reduce_scatter broadcast allreduce; do
 	nnptool bench $c --min 16M --max 16M --iters 2 --trials 1 || exit 1
 done'
-after_ring4='nnptool bench allreduce --max 64K --iters 2'
+after_ring4='nnptool bench allreduce --max 64K --iters 2
+for c in reduce alltoall gather scatter; do
+	nnptool bench $c --max 256K --step 8 --iters 2 || exit 1
+done'
 for fabric in ring:2 ring:3 ring:4 ring:8 torus:2x2:4 torus:4x2:8; do
 	n=${fabric##*:} topo=${fabric%:*}
 	after=
@@ -61,5 +65,7 @@ tap_context=$out tap_check "16 MiB allgather, reduce_scatter, broadcast, allredu
 out=${out%:2}:4
 tap_context=$out tap_grep "bench allreduce: 0 wrong, exit 0" "$out" '^# Out of bounds values : 0 OK'
 tap_check "bench allreduce: a checked row per size, 8 B to 64 KiB" sh -c \
-	"test \$(awk '/float +sum/ && \$8 == 0 && \$14 == 0' $out | wc -l) = 14 && grep -q '^vm-status=0$' $out"
+	"test \$(awk '/^# nnptool bench /{b=\$4} b == \"allreduce:\" && /float +sum/ && \$8 == 0 && \$14 == 0' $out | wc -l) = 14 && grep -q '^vm-status=0$' $out"
+tap_check "bench reduce, alltoall, gather and scatter on 4 chips: 0 wrong in each" \
+	sh -c "test \$(grep -c '^# Out of bounds values : 0 OK' $out) = 5 && grep -q '^vm-status=0$' $out"
 tap_done

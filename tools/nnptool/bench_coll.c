@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * nnptool bench allreduce|broadcast|allgather|reduce_scatter [--min SIZE]
+ * nnptool bench allreduce|broadcast|allgather|reduce_scatter|reduce|
+ * alltoall|gather|scatter [--min SIZE]
  * [--max SIZE] [--step F] [--iters N] [--bytes SIZE] [--trials T]: one
  * float collective across every device of this host, device memory to
  * device memory over the links, timed by size in nccl-tests' columns, out
@@ -11,9 +12,11 @@
  * shared machine the best is the one least disturbed.
  *
  * As in nccl-tests, SIZE is the larger of a rank's input and output (the
- * output of allgather, the input of reduce-scatter, which hold nranks
- * parts of `count` elements), and busbw = algbw * 2(n-1)/n for allreduce,
- * (n-1)/n for allgather and reduce-scatter, 1 for broadcast (root 0).
+ * output of allgather and gather, the input of reduce-scatter and scatter,
+ * both of alltoall, which hold nranks parts of `count` elements), and
+ * busbw = algbw * 2(n-1)/n for allreduce, (n-1)/n for allgather,
+ * reduce-scatter, alltoall, gather and scatter, 1 for broadcast and reduce
+ * (roots 0).
  *
  * Next to the host's time, the device's: each rank's stream stamps its
  * chip's modeled clock (nnp_timestamp_async()) before and after the
@@ -32,10 +35,14 @@
 
 #define MAXDEV 64
 
-enum coll { ALLREDUCE, BROADCAST, ALLGATHER, REDUCE_SCATTER, NCOLL };
+enum coll {
+	ALLREDUCE, BROADCAST, ALLGATHER, REDUCE_SCATTER, REDUCE, ALLTOALL,
+	GATHER, SCATTER, NCOLL
+};
 
 static const char *const coll_name[NCOLL] = {
-	"allreduce", "broadcast", "allgather", "reduce_scatter",
+	"allreduce", "broadcast", "allgather", "reduce_scatter", "reduce",
+	"alltoall", "gather", "scatter",
 };
 
 struct ar {
@@ -82,15 +89,25 @@ static float input(int rank, size_t i)
 
 static struct shape shape_of(const struct ar *a, size_t size, bool in_place)
 {
-	bool parts = a->coll == ALLGATHER || a->coll == REDUCE_SCATTER;
-	size_t count = size / sizeof(float) / (parts ? (size_t)a->n : 1);
+	bool parts_out = a->coll == ALLGATHER || a->coll == GATHER ||
+			 a->coll == ALLTOALL;
+	bool parts_in = a->coll == REDUCE_SCATTER || a->coll == SCATTER ||
+			a->coll == ALLTOALL;
+	size_t count = size / sizeof(float) /
+		       (parts_in || parts_out ? (size_t)a->n : 1);
 	struct shape sh = { count, count, count, in_place };
 
-	if (a->coll == ALLGATHER)
+	if (parts_out)
 		sh.out_n *= a->n;
-	if (a->coll == REDUCE_SCATTER)
+	if (parts_in)
 		sh.in_n *= a->n;
 	return sh;
+}
+
+/* Whether rank @k has an output: a gather's or reduce's is root 0's. */
+static bool writes(const struct ar *a, int k)
+{
+	return k == 0 || (a->coll != GATHER && a->coll != REDUCE);
 }
 
 /*
@@ -127,9 +144,21 @@ static nnp_result_t issue(struct ar *a, const struct shape *sh, int k)
 	case ALLGATHER:
 		return nnp_allgather(src, so, a->recv[k], ro, sh->count, NNP_FLOAT32,
 				     a->comm[k], a->s[k]);
-	default:
+	case REDUCE_SCATTER:
 		return nnp_reduce_scatter(src, so, a->recv[k], ro, sh->count,
 					  NNP_FLOAT32, NNP_SUM, a->comm[k], a->s[k]);
+	case REDUCE:
+		return nnp_reduce(src, so, a->recv[k], ro, sh->count, NNP_FLOAT32,
+				  NNP_SUM, 0, a->comm[k], a->s[k]);
+	case ALLTOALL:
+		return nnp_alltoall(src, so, a->recv[k], ro, sh->count, NNP_FLOAT32,
+				    a->comm[k], a->s[k]);
+	case GATHER:
+		return nnp_gather(src, so, a->recv[k], ro, sh->count, NNP_FLOAT32,
+				  0, a->comm[k], a->s[k]);
+	default:
+		return nnp_scatter(src, so, a->recv[k], ro, sh->count, NNP_FLOAT32,
+				   0, a->comm[k], a->s[k]);
 	}
 }
 
@@ -188,29 +217,47 @@ static nnp_result_t load(struct ar *a, const struct shape *sh)
 	return r;
 }
 
-/* a->want: the output of all ranks together (each rank's part for RS). */
+/* The reductions: a->want, the sums (each rank's part of them for RS). */
+static bool reduces(enum coll c)
+{
+	return c == ALLREDUCE || c == REDUCE_SCATTER || c == REDUCE;
+}
+
 static void expect(struct ar *a, const struct shape *sh)
 {
-	size_t len = a->coll == ALLREDUCE || a->coll == BROADCAST ?
-		     sh->count : sh->count * a->n;
+	size_t len = a->coll == REDUCE_SCATTER ? sh->count * a->n : sh->count;
 	size_t i;
 	int j;
 
-	for (i = 0; i < len; i++) {
+	for (i = 0; i < len && reduces(a->coll); i++) {
 		float sum = 0;
 
-		switch (a->coll) {
-		case BROADCAST:
-			a->want[i] = input(0, i);
-			break;
-		case ALLGATHER:
-			a->want[i] = input((int)(i / sh->count), i % sh->count);
-			break;
-		default:
-			for (j = 0; j < a->n; j++)
-				sum += input(j, i);
-			a->want[i] = sum;
-		}
+		for (j = 0; j < a->n; j++)
+			sum += input(j, i);
+		a->want[i] = sum;
+	}
+}
+
+/* Element @i of rank @k's output. */
+static float want_at(const struct ar *a, const struct shape *sh, int k,
+		     size_t i)
+{
+	size_t c = sh->count;
+
+	switch (a->coll) {
+	case BROADCAST:
+		return input(0, i);
+	case ALLGATHER:
+	case GATHER:
+		return input((int)(i / c), i % c);
+	case ALLTOALL:
+		return input((int)(i / c), k * c + i % c);
+	case SCATTER:
+		return input(0, k * c + i);
+	case REDUCE_SCATTER:
+		return a->want[k * c + i];
+	default:
+		return a->want[i];
 	}
 }
 
@@ -221,12 +268,11 @@ static long check(struct ar *a, const struct shape *sh, nnp_result_t *r)
 	int k;
 
 	for (k = 0; k < a->n && *r == NNP_SUCCESS; k++) {
-		const float *want = a->want;
 		float *got;
 		size_t i;
 
-		if (a->coll == REDUCE_SCATTER)
-			want += k * sh->count;
+		if (!writes(a, k))
+			continue;
 		*r = nnp_memcpy_async(a->s[k], a->out[k], 0, a->recv[k],
 				      out_off(a, sh, k), sh->out_n * sizeof(float));
 		if (*r == NNP_SUCCESS)
@@ -234,7 +280,7 @@ static long check(struct ar *a, const struct shape *sh, nnp_result_t *r)
 		if (*r == NNP_SUCCESS)
 			*r = nnp_mem_map(a->out[k], (void **)&got);
 		for (i = 0; i < sh->out_n && *r == NNP_SUCCESS; i++)
-			wrong += got[i] != want[i];
+			wrong += got[i] != want_at(a, sh, k, i);
 	}
 	return wrong;
 }
@@ -446,15 +492,14 @@ static unsigned int reps_for(const struct sizes *z, size_t size)
 
 static int bench(struct ar *a, const struct sizes *z, bool json)
 {
-	bool reduces = a->coll == ALLREDUCE || a->coll == REDUCE_SCATTER;
 	struct report rp = { .doc = json ? jo_obj(NULL, NULL) : NULL, .bus = 1 };
 	nnp_result_t r = NNP_SUCCESS;
 	long total_wrong = 0;
 	size_t size;
 
-	if (a->coll != BROADCAST)
+	if (a->coll != BROADCAST && a->coll != REDUCE)
 		rp.bus = (double)(a->n - 1) / a->n * (a->coll == ALLREDUCE ? 2 : 1);
-	report_head(&rp, a, z, reduces);
+	report_head(&rp, a, z, reduces(a->coll));
 	for (size = z->min; size <= z->max && r == NNP_SUCCESS; size *= z->step) {
 		struct shape sh = shape_of(a, size, false);
 		size_t bytes = (sh.in_n > sh.out_n ? sh.in_n : sh.out_n) * sizeof(float);
@@ -464,7 +509,7 @@ static int bench(struct ar *a, const struct sizes *z, bool json)
 		if (!sh.count)
 			continue;
 		expect(a, &sh);
-		report_row_start(&rp, bytes, reduces);
+		report_row_start(&rp, bytes, reduces(a->coll));
 		for (pass = 0; pass < 2 && r == NNP_SUCCESS; pass++) {
 			struct timing t;
 			long wrong;
