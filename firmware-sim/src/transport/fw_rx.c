@@ -84,19 +84,17 @@ struct nnp_fw_packet *nnp_fw_icl_packet_new(uint64_t epoch, uint32_t seq,
 }
 
 /*
- * Whether a communicator of this chip may take @pk from @port, with
- * fw->lock held: a collective's packet only on a port its ring or its
+ * Whether @m, @pk's communicator on this chip (NULL: none), may take it
+ * from @port, with fw->lock held: a collective's packet only on a port its ring or its
  * topology receives on (both ways: a ring's backward lane receives on
  * its send port). A packet of no communicator here may be for one not
  * made yet, and one of a communicator whose topology is not given yet for
  * a lane of a peer that has it: kept (nnp_fw_comm_set_topology() drops
  * those on no port of its).
  */
-static bool rx_wanted_locked(struct nnp_fw *fw, uint32_t port,
+static bool rx_wanted_locked(const struct nnp_fw_comm *m, uint32_t port,
 			     const struct nnp_fw_packet *pk)
 {
-	const struct nnp_fw_comm *m = nnp_fw_comm_by_epoch_locked(fw, pk->epoch);
-
 	return !m || (pk->seq & NNP_FW_SEQ_P2P) ||
 	       (m->nranks > 1 &&
 		(!m->topo_set || nnp_fw_comm_ports(m) >> port & 1));
@@ -110,14 +108,14 @@ void nnp_fw_icl_count_drop_locked(struct nnp_fw *fw, struct nnp_fw_port *p)
 }
 
 /*
- * Whether packets of @epoch were dropped stale on @p, with fw->lock and
- * p->lock held; the few last such epochs are kept, and one whose
- * communicator here failed for it is known by that.
+ * Whether packets of @epoch (its communicator here @m, or NULL) were
+ * dropped stale on @p, with fw->lock and p->lock held; the few last such
+ * epochs are kept, and one whose communicator here failed for it is known
+ * by that.
  */
-static bool epoch_lost_locked(struct nnp_fw *fw, const struct nnp_fw_port *p,
-			      uint64_t epoch)
+static bool epoch_lost_locked(const struct nnp_fw_port *p,
+			      const struct nnp_fw_comm *m, uint64_t epoch)
 {
-	const struct nnp_fw_comm *m = nnp_fw_comm_by_epoch_locked(fw, epoch);
 	uint32_t i;
 
 	if (m && m->error == NNP_STATUS_NO_RESOURCES)
@@ -170,27 +168,23 @@ static bool rx_share_fits(const struct nnp_fw_port *p,
 }
 
 /*
- * Whether queued @pk may be for another chip, with fw->lock held: a routed
- * packet not labelled for this rank of its communicator, or of one not
- * made (or routed) here yet. The relay (fw_relay.c) looks at it.
+ * Whether queued @pk (its communicator here @m, or NULL) may be for
+ * another chip, with fw->lock held: a routed packet not labelled for this
+ * rank of its communicator, or of one not made (or routed) here yet. The
+ * relay (fw_relay.c) looks at it.
  */
-static bool rx_for_relay_locked(struct nnp_fw *fw,
-				const struct nnp_fw_packet *pk)
+static bool rx_for_relay(const struct nnp_fw_comm *m,
+			 const struct nnp_fw_packet *pk)
 {
-	const struct nnp_fw_comm *m;
-
-	if (!nnp_fw_seq_is_routed(pk->seq))
-		return false;
-	m = nnp_fw_comm_by_epoch_locked(fw, pk->epoch);
-	return !m || !m->routes || nnp_fw_seq_dst(pk->seq) != m->rank;
+	return nnp_fw_seq_is_routed(pk->seq) &&
+	       (!m || !m->routes || nnp_fw_seq_dst(pk->seq) != m->rank);
 }
 
-/* The communicator here @pk is the abort of a collective of; else NULL. */
-static struct nnp_fw_comm *abort_for_locked(struct nnp_fw *fw,
-					    const struct nnp_fw_packet *pk)
+/* Whether @pk is the abort of a collective of @m, this chip's (or NULL). */
+static bool rx_aborts(const struct nnp_fw_comm *m,
+		      const struct nnp_fw_packet *pk)
 {
-	return pk->abort && !(pk->seq & NNP_FW_SEQ_P2P) ?
-	       nnp_fw_comm_by_epoch_locked(fw, pk->epoch) : NULL;
+	return m && pk->abort && !(pk->seq & NNP_FW_SEQ_P2P);
 }
 
 /*
@@ -201,6 +195,8 @@ static struct nnp_fw_comm *abort_for_locked(struct nnp_fw *fw,
  * slot of the port's pool; the caller keeps a copy @pk unless it was queued.
  * A collective's abort for a communicator here is taken at once (freed):
  * the communicator is dead, whatever its command in flight waits for.
+ * The packet's communicator is looked up once: every decision below is
+ * made on what it was at the arrival.
  */
 uint16_t nnp_fw_icl_rx_arrive(struct nnp_fw *fw, uint32_t port,
 			      struct nnp_fw_packet *pk, bool remote)
@@ -208,21 +204,22 @@ uint16_t nnp_fw_icl_rx_arrive(struct nnp_fw *fw, uint32_t port,
 	struct nnp_fw_port *p = &fw->ports[port];
 	bool lost = fw->link_hooks->rx_fault(fw, port);	/* an injected fault */
 	uint16_t st = NNP_STATUS_SUCCESS;
-	struct nnp_fw_comm *m = NULL;
-	bool woke = false;
+	bool woke = false, aborts = false;
+	struct nnp_fw_comm *m;
 
 	pk->arrived_ns = fw->host.now_ns(fw->host.opaque);
 	mtx_lock(&fw->lock);
 	mtx_lock(&p->lock);
 	if (remote && !pk->desc)
 		nnp_fw_icl_credit_owed_locked(p, pk);
+	m = nnp_fw_comm_by_epoch_locked(fw, pk->epoch);
 	if (!p->up || (remote && !(p->tp && p->tp->remote)))
 		st = NNP_STATUS_LINK_DOWN;
 	else
-		m = lost ? NULL : abort_for_locked(fw, pk);
-	if (!st && !m) {
-		if (lost || !rx_wanted_locked(fw, port, pk) ||
-		    epoch_lost_locked(fw, p, pk->epoch))
+		aborts = !lost && rx_aborts(m, pk);
+	if (!st && !aborts) {
+		if (lost || !rx_wanted_locked(m, port, pk) ||
+		    epoch_lost_locked(p, m, pk->epoch))
 			st = NNP_STATUS_INVALID_FIELD;
 		else if (!rx_room_locked(fw, p, pk->len, pk->arrived_ns,
 					 &woke) ||
@@ -230,10 +227,10 @@ uint16_t nnp_fw_icl_rx_arrive(struct nnp_fw *fw, uint32_t port,
 			 (!remote && !rx_share_fits(p, pk)))
 			st = NNP_STATUS_NO_RESOURCES;
 		/* Its own epoch's packets, gone stale making room. */
-		else if (epoch_lost_locked(fw, p, pk->epoch))
+		else if (epoch_lost_locked(p, m, pk->epoch))
 			st = NNP_STATUS_INVALID_FIELD;
 	}
-	if (m) {
+	if (aborts) {
 		p->rx_packets++;
 		woke = fw->link_hooks->comm_failed_locked(fw, m,
 							  NNP_STATUS_ABORTED);
@@ -259,7 +256,7 @@ uint16_t nnp_fw_icl_rx_arrive(struct nnp_fw *fw, uint32_t port,
 		p->rx_packets++;
 		fw->counters.icl_rx_bytes += pk->len;
 		woke |= nnp_fw_icl_wake_locked(fw, port);
-		if (rx_for_relay_locked(fw, pk)) {
+		if (rx_for_relay(m, pk)) {
 			atomic_store(&fw->relay_pending, true);
 			woke = true;
 		}
