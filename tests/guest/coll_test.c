@@ -360,29 +360,8 @@ TEST_F_TIMEOUT(ring, broadcast_from_every_root, TIMEOUT_S)
 	}
 }
 
-/* Reduce of every type and op, the roots in turn, in and out of place. */
-TEST_F_TIMEOUT(ring, reduce_every_type_and_op, TIMEOUT_S)
-{
-	const size_t counts[] = { 0, 1, 7, 70001 };
-	const unsigned int ncounts = sizeof(counts) / sizeof(counts[0]);
-	unsigned int t, k;
-	int op;
-
-	for (k = 0; k < ncounts; k++)
-		for (t = 0; t < NTYPES; t++)
-			for (op = NNP_SUM; op <= NNP_AVG; op++) {
-				struct ccase c = {
-					.kind = REDUCE, .t = all_types[t], .op = op,
-					.count = counts[k], .in_place = (k + t + op) & 1,
-					.root = (int)(k + t + op) % self->n,
-				};
-
-				if (sampled(k, ncounts, t + op, self->n))
-					run_case(_metadata, self, &c);
-			}
-}
-
-TEST_F_TIMEOUT(ring, allgather_and_reduce_scatter, TIMEOUT_S)
+/* Reduce goes to the roots in turn, in and out of place. */
+TEST_F_TIMEOUT(ring, allgather_reduce_scatter_and_reduce, TIMEOUT_S)
 {
 	const size_t counts[] = { 0, 1, 7, 70001 };
 	const unsigned int ncounts = sizeof(counts) / sizeof(counts[0]);
@@ -404,8 +383,16 @@ TEST_F_TIMEOUT(ring, allgather_and_reduce_scatter, TIMEOUT_S)
 					.count = counts[k], .in_place = (k + t + op) & 1,
 				};
 
-				if (sampled(k, ncounts, t + op, self->n))
+				struct ccase r = {
+					.kind = REDUCE, .t = all_types[t], .op = op,
+					.count = counts[k], .in_place = !s.in_place,
+					.root = (int)(k + t + op) % self->n,
+				};
+
+				if (sampled(k, ncounts, t + op, self->n)) {
 					run_case(_metadata, self, &s);
+					run_case(_metadata, self, &r);
+				}
 			}
 		}
 }
