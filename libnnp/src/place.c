@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * nnp_topo_pick(): placement on this host's devices, their port tables
- * read now and searched by nnp_place_plan() (place_plan.c).
+ * read now and searched by nnp_place_plan() (place_plan.c); and
+ * nnp_topo_route(): a routed message's path among them (route_plan.c).
  */
 #include <stdlib.h>
 
@@ -9,6 +10,7 @@
 #include "internal.h"
 #include "log.h"
 #include "place.h"
+#include "route_plan.h"
 
 /* The free devices' indices into @devs: all if @free_devs is NULL. */
 static nnp_result_t free_list(const int *free_devs, int nfree, int count,
@@ -90,4 +92,46 @@ nnp_result_t nnp_topo_pick(const int *free_devs, int nfree, int rows, int cols,
 		picked[i] = devs[out[i]];
 	free(info);
 	return res;
+}
+
+nnp_result_t nnp_topo_route(int from, int to, int *path, int max, int *hops)
+{
+	int devs[NNP_MAX_DEVICES], count, n = 0, i;
+	uint32_t way[NNP_MAX_DEVICES];
+	struct nnp_rank_info *info;
+	nnp_result_t res;
+	uint32_t k = 0;
+
+	res = nnp_device_count(&count);
+	if (res == NNP_SUCCESS)
+		res = free_list(NULL, 0, count, devs, &n);
+	if (res != NNP_SUCCESS)
+		return res;
+	if (from < 0 || from >= n || to < 0 || to >= n || !path || !hops || max < 0)
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"no route from device %d to device %d of %d%s", from, to, n,
+				path && hops ? "" : " into a NULL array");
+	*hops = 0;
+	if (from == to)
+		return NNP_SUCCESS;
+	info = calloc((size_t)n, sizeof(*info));
+	if (!info)
+		return nnp_fail(NNP_ERROR_OUT_OF_MEMORY, "no memory for %d port tables", n);
+	res = read_tables(devs, n, info);
+	if (res == NNP_SUCCESS)
+		k = nnp_route_path(info, (uint32_t)n, (uint32_t)from, (uint32_t)to, way);
+	free(info);
+	if (res != NNP_SUCCESS)
+		return res;
+	if (!k)
+		return nnp_fail(NNP_ERROR_NO_PATH,
+				"no path of up links from device %d to device %d", from, to);
+	if ((int)k > max)
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"the path from device %d to device %d crosses %u devices, room for %d",
+				from, to, k, max);
+	for (i = 0; i < (int)k; i++)
+		path[i] = (int)way[i];
+	*hops = (int)k;
+	return NNP_SUCCESS;
 }

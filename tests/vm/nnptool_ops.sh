@@ -90,6 +90,14 @@ echo "temp1_input=$(cat $h/temp1_input)"
 echo "power1_input=$(cat $h/power1_input)"
 sec topo; nnptool topo
 sec topo-json; nnptool topo --json
+sec topo-path
+nnptool topo --path 0,2; echo "status=$?"
+nnptool topo --path 3,0; echo "status=$?"
+nnptool topo --path 1,1; echo "status=$?"
+nnptool topo --path 0,9 2>&1; echo "status=$?"
+nnptool topo --path 0 2>/dev/null; echo "status=$?"
+nnptool topo --path 0,2 --pick 2 2>/dev/null; echo "status=$?"
+sec topo-path-json; nnptool topo --json --path 2,0
 sec list-json; nnptool list --json
 sec info-json; nnptool --json info 0
 sec info-json-after; nnptool info 2 -j
@@ -196,6 +204,16 @@ def topo_json():
             and t["matrix"][0] == ["X", "L1", "H2", "L1"]
             and [d["chip_id"] for d in t["devices"]] == [0, 1, 2, 3])
 check("topo --json: links, hops and matrix", topo_json)
+check("topo --path: 0 to 2 through 1 (the lower of two), 3 to 0 direct, 1 to itself; "
+      "a device past the 4 exits 1 naming it, a bad pair and --pick beside it exit 2",
+      lambda: secs["topo-path"].splitlines() == [
+          "0 -> 1 -> 2 (2 hops)", "status=0", "3 -> 0 (1 hop)", "status=0",
+          "1 (0 hops)", "status=0",
+          "nnptool: topo: no route from device 0 to device 9 of 4 (invalid argument)",
+          "status=1", "status=2", "status=2"])
+check("topo --path --json: from, to, hops and the path",
+      lambda: jline("topo-path-json", "{") ==
+      {"from": 2, "to": 0, "hops": 2, "path": [2, 1, 0]})
 
 def list_json():
     devs = jline("list-json", "{")["devices"]

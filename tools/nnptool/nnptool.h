@@ -117,6 +117,9 @@ nnp_result_t nnptool_model(nnp_device_t *dev, struct nnp_device_model *m,
  */
 int topo_pick(const struct nnptool_cmd *cmd, const struct nnptool_opts *o,
 	      const char *shape, const char *free_list);
+/* nnptool topo --path A,B (route.c). */
+int topo_route(const struct nnptool_cmd *cmd, const struct nnptool_opts *o,
+	       const char *pair);
 
 /* sysfs.c: /sys/class/accel/accelN/device of device node @node; -1 if none. */
 int dev_sysfs_dir(const char *node, char *dir, size_t len);

@@ -200,20 +200,24 @@ int cmd_topo(struct nnptool_opts *o, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "pick", required_argument, NULL, 'p' },
 		{ "free", required_argument, NULL, 'f' },
+		{ "path", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct nnptool_cmd cmd = {
-		"topo", "[--json] [--pick K|RxC [--free LIST]]", "p:f:", opts, 0, 0,
+		"topo", "[--json] [--pick K|RxC [--free LIST] | --path A,B]",
+		"p:f:r:", opts, 0, 0,
 	};
-	const char *shape = NULL, *free_list = NULL;
+	const char *shape = NULL, *free_list = NULL, *pair = NULL;
 	struct topo *t;
 	int ret;
 
 	while ((ret = nnptool_getopt(&cmd, o, argc, argv)) > 0) {
 		if (ret == 'p')
 			shape = optarg;
-		else
+		else if (ret == 'f')
 			free_list = optarg;
+		else
+			pair = optarg;
 	}
 	if (ret != NNPTOOL_OPTS_DONE)
 		return nnptool_opts_exit(ret);
@@ -221,6 +225,12 @@ int cmd_topo(struct nnptool_opts *o, int argc, char **argv)
 		fprintf(stderr, "nnptool: topo: --free needs --pick\n");
 		return NNPTOOL_EXIT_USAGE;
 	}
+	if (pair && shape) {
+		fprintf(stderr, "nnptool: topo: --path and --pick are two questions: ask one\n");
+		return NNPTOOL_EXIT_USAGE;
+	}
+	if (pair)
+		return topo_route(&cmd, o, pair);
 	if (shape)
 		return topo_pick(&cmd, o, shape, free_list);
 	t = malloc(sizeof(*t));

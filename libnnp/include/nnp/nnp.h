@@ -151,6 +151,17 @@ nnp_result_t nnp_topo_pick(const int *free_devs, int nfree, int rows, int cols,
 			   int *picked);
 
 /*
+ * The chips a routed message crosses from device @from to device @to when
+ * every device of this host is a rank of one communicator (rank i on
+ * device i), as libnnp routes it over the links up now: the devices on
+ * the way, @to last, into @path (room for @max); *@hops their count (0
+ * when @from is @to). NNP_ERROR_NO_PATH if no path of up links joins
+ * them, NNP_ERROR_INVALID_ARGUMENT for a device out of range or a @path
+ * too short. Since 0.8.
+ */
+nnp_result_t nnp_topo_route(int from, int to, int *path, int max, int *hops);
+
+/*
  * The device's modeled clock (docs/architecture.md, "The modeled clock"):
  * what all the work on it since it was last reset would have taken on an
  * NNP-T, in modeled ns, the same whatever the host's load; the work of
