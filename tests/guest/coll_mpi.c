@@ -133,6 +133,56 @@ static long other_cases(nnp_dtype_t t)
 	return bad;
 }
 
+/*
+ * Reduce to the last rank, gather to and scatter from rank 0, alltoall,
+ * and a message to the rank half the job away: messages routed through
+ * the chips between where no link joins two ranks (across chassis too).
+ */
+static long any_rank_cases(nnp_dtype_t t)
+{
+	int root = nranks - 1, to = (rank + nranks / 2) % nranks;
+	int from = (rank + nranks - nranks / 2) % nranks, op;
+	size_t count = 3001, i;
+	const void *h;
+	long bad = 0;
+
+	for (op = NNP_SUM; op <= NNP_AVG; op++) {
+		bad += stage(t, op, count);
+		bad += nnp_reduce(in, 0, rank == root ? out : NULL, 0, count, t, op,
+				  root, comm, stream) != 0;
+		h = rank == root ? fetch(t, count) : NULL;
+		bad += rank == root ? !h : nnp_stream_synchronize(stream) != 0;
+		for (i = 0; h && i < count; i++)
+			bad += !reduced_ok(t, op, nranks, i, get(t, h, i));
+	}
+	bad += stage(t, NNP_SUM, count * nranks);
+	bad += nnp_alltoall(in, 0, out, 0, count, t, comm, stream) != 0;
+	h = fetch(t, count * nranks);
+	bad += !h;
+	for (i = 0; h && i < count * nranks; i++)
+		bad += get(t, h, i) !=
+		       input((int)(i / count), rank * count + i % count, NNP_SUM);
+	bad += nnp_gather(in, 0, rank ? NULL : out, 0, count, t, 0, comm, stream) != 0;
+	h = rank ? NULL : fetch(t, count * nranks);
+	bad += rank ? nnp_stream_synchronize(stream) != 0 : !h;
+	for (i = 0; h && i < count * nranks; i++)
+		bad += get(t, h, i) != input((int)(i / count), i % count, NNP_SUM);
+	bad += nnp_scatter(rank ? NULL : in, 0, out, 0, count, t, 0, comm, stream) != 0;
+	h = fetch(t, count);
+	bad += !h;
+	for (i = 0; h && i < count; i++)
+		bad += get(t, h, i) != input(0, rank * count + i, NNP_SUM);
+	if (nranks < 2)
+		return bad;
+	bad += nnp_send(in, 0, count, t, to, comm, stream) != 0;
+	bad += nnp_recv(out, 0, count, t, from, comm, stream) != 0;
+	h = fetch(t, count);
+	bad += !h;
+	for (i = 0; h && i < count; i++)
+		bad += get(t, h, i) != input(from, i, NNP_SUM);
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	const nnp_dtype_t types[] = { NNP_FLOAT32, NNP_FLOAT16, NNP_BFLOAT16,
@@ -156,7 +206,7 @@ int main(int argc, char **argv)
 	    sscanf(getenv("NNP_JOB"), "%d:%d", &rank, &nranks) == 2)
 		rank += local;
 	if (!local)
-		printf("TAP version 13\n1..6\n");
+		printf("TAP version 13\n1..7\n");
 	if (nnp_device_open(local, &dev) || nnp_stream_create(dev, &stream) ||
 	    nnp_mem_alloc(dev, NNP_MEM_DEVICE, bytes, 0, &in) ||
 	    nnp_mem_alloc(dev, NNP_MEM_DEVICE, bytes, 0, &out) ||
@@ -188,6 +238,11 @@ int main(int argc, char **argv)
 	for (t = 0; t < sizeof(types) / sizeof(types[0]); t++)
 		bad += other_cases(types[t]);
 	report("broadcast from every root, allgather, reduce-scatter", bad);
+
+	bad = 0;
+	for (t = 0; t < sizeof(types) / sizeof(types[0]); t++)
+		bad += any_rank_cases(types[t]);
+	report("reduce, alltoall, gather, scatter, a message half the job away", bad);
 
 	/* During the collective: no host DMA, the ring's share on the links. */
 	bad = stage(NNP_FLOAT32, NNP_SUM, COUNT);

@@ -21,8 +21,8 @@ for topo in ring torus:2x2; do
 	"$root/tools/nnp-vm" --chips 4 --mem-size 64M --guest-mem 1024 --fabric "$topo" -- \
 		mpirun -np 4 coll_mpi >"$out" 2>&1
 	echo "vm-status=$?" >>"$out"
-	tap_context=$out tap_check "mpirun -np 4 on a $topo: 6 checks pass, exit 0" sh -c \
-		"test \$(grep -c '^ok [1-6] - ' $out) = 6 && ! grep -q '^not ok' $out &&
+	tap_context=$out tap_check "mpirun -np 4 on a $topo: 7 checks pass, exit 0" sh -c \
+		"test \$(grep -c '^ok [1-7] - ' $out) = 7 && ! grep -q '^not ok' $out &&
 		 grep -q '^vm-status=0$' $out"
 done
 tap_context=$out tap_grep "links carry exactly 2(n-1)/n of the buffer from each rank" "$out" \

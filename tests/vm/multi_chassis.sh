@@ -55,13 +55,13 @@ pod() {
 	done
 }
 
-# checks NAME CHIPS: nnp-pod's status and each chassis's 6 checks
+# checks NAME CHIPS: nnp-pod's status and each chassis's 7 checks
 checks() {
 	local c
 	tap_context=$tmp/$1 tap_grep "$1: nnp-pod exits 0" "$tmp/$1" '^pod-status=0$'
 	for c in 0 1; do
-		tap_context=$tmp/$1 tap_check "$1: chassis $c: 6 checks pass on its $2 ranks" sh -c \
-			"test \$(grep -c '^ok [1-6] - ' $tmp/$1.$c) = 6 && ! grep -q '^not ok' $tmp/$1.$c"
+		tap_context=$tmp/$1 tap_check "$1: chassis $c: 7 checks pass on its $2 ranks" sh -c \
+			"test \$(grep -c '^ok [1-7] - ' $tmp/$1.$c) = 7 && ! grep -q '^not ok' $tmp/$1.$c"
 	done
 }
 
