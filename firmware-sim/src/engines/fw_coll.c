@@ -326,17 +326,24 @@ static uint16_t reduce_scatter(struct coll *c)
 	return NNP_STATUS_SUCCESS;
 }
 
-/* Broadcast: each chunk received is passed on from where it landed. */
-static uint16_t broadcast(struct coll *c)
+/* Ring positions from the root's to this chip's, forwards. */
+static uint32_t hops_from_root(const struct coll *c)
 {
-	uint64_t chunk = c->chunk, n;
-	uint32_t root_pos = c->root, hops, p;
-	uint16_t st;
+	uint32_t root_pos = c->root, p;
 
 	for (p = 0; c->order && p < c->nranks; p++)
 		if (c->order[p] == c->root)
 			root_pos = p;
-	hops = (c->pos + c->nranks - root_pos) % c->nranks;
+	return (c->pos + c->nranks - root_pos) % c->nranks;
+}
+
+/* Broadcast: each chunk received is passed on from where it landed. */
+static uint16_t broadcast(struct coll *c)
+{
+	uint32_t hops = hops_from_root(c);
+	uint64_t chunk = c->chunk, n;
+	uint16_t st;
+
 	for (; c->off < c->count; c->off += chunk, c->half = false) {
 		uint8_t *at = c->dst + c->off * c->es;
 
@@ -364,14 +371,10 @@ static uint16_t broadcast(struct coll *c)
  */
 static uint16_t reduce_chain(struct coll *c)
 {
+	uint32_t hops = hops_from_root(c);
 	uint64_t chunk = c->chunk, n;
-	uint32_t root_pos = c->root, hops, p;
 	uint16_t st;
 
-	for (p = 0; c->order && p < c->nranks; p++)
-		if (c->order[p] == c->root)
-			root_pos = p;
-	hops = (c->pos + c->nranks - root_pos) % c->nranks;
 	for (; c->off < c->count; c->off += chunk, c->half = false) {
 		uint8_t *in = c->src + c->off * c->es;
 		uint8_t *at = (hops ? c->acc : c->dst) + c->off * c->es;
