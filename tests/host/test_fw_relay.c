@@ -12,7 +12,7 @@
  * for room at the next hop; a relay whose communicator is made, and
  * routed, after the packets came forwards them then; a next hop's link
  * down drops the packet (counted), fails the relay's communicator with
- * LINK_DOWN and ends the receiver ABORTED, not on its timeout; COMM_ROUTES
+ * LINK_DOWN and ends the receiver ABORTED (not PEER_TIMEOUT); COMM_ROUTES
  * and routed commands with bad fields refused (INVALID_FIELD, NOT_FOUND).
  */
 #include <setjmp.h>
@@ -21,7 +21,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cmocka.h>
 
@@ -344,24 +343,20 @@ static void test_relay_made_late(void **state)
 static void test_next_hop_down(void **state)
 {
 	const uint64_t len = 1000;
-	struct timespec t0, t1;
 	uint32_t i;
 
 	(void)state;
 	ring_up(ALL);
 	nnp_fw_link_set(chips[1].h->fw, 0, false);
 	pattern(0, SRC, len, 3);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	fw_chip_post(&chips[0], routed(NNP_CMD_SEND, keys[0], SRC, len, 2));
 	fw_chip_post(&chips[1], nop);
 	fw_chip_post(&chips[2], routed(NNP_CMD_RECV, keys[2], DST, len, 0));
 	fw_chip_post(&chips[3], nop);
 	fw_chips_run_one_thread(chips, N);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
 	assert_int_equal(chips[0].status, NNP_STATUS_SUCCESS);
+	/* The abort ended it, not its timeout (that would be PEER_TIMEOUT). */
 	assert_int_equal(chips[2].status, NNP_STATUS_ABORTED);
-	assert_true((t1.tv_sec - t0.tv_sec) * 1000 +
-		    (t1.tv_nsec - t0.tv_nsec) / 1000000 < COLL_TIMEOUT_MS);
 	assert_int_equal(fw_harness_comm_status(chips[1].h, CTX, COMM),
 			 NNP_STATUS_LINK_DOWN);
 	/* The packet, and rank 0's abort passed back. */
