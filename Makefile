@@ -8,7 +8,7 @@
 
 BUILD := build
 ROOT := $(CURDIR)
-VERSION := 0.8.0
+VERSION := 0.9.0
 SOVERSION := 0
 
 CC ?= gcc
@@ -440,7 +440,11 @@ $(TRACE_JOB) $(DOORBELL_JOB) $(POD_JOB): $(TESTDIR)/guest/%: tests/guest/%.c $(L
 $(TESTDIR)/host/test_fw_%: tests/host/test_fw_%.c tests/host/fw_harness.c tests/host/fw_harness.h tests/lib/reduce_ref.h $(FW_SRCS) $(FW_HDRS) | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) $(FW_INC) -Itests/host \
-		-o $@ $< tests/host/fw_harness.c $(FW_SRCS) -lcmocka -lm
+		-o $@ $< tests/host/fw_harness.c $(filter tests/host/fw_ring.c,$^) \
+		$(FW_SRCS) -lcmocka -lm
+
+# The tests on a ring of in-process chips share its wiring.
+$(TESTDIR)/host/test_fw_relay $(TESTDIR)/host/test_fw_group: tests/host/fw_ring.c tests/host/fw_ring.h
 
 # Host tests on nnp-sim's chips (its host, wiring and topologies).
 NNP_SIM_HOST_SRCS := tools/nnp-sim/sim.c tools/nnp-sim/topo.c
@@ -480,7 +484,7 @@ GUEST_CFLAGS := $(subst -std=c11,-std=gnu11,$(CFLAGS_COMMON)) -Ihw \
 
 $(TESTDIR)/guest/%_test: tests/guest/%_test.c tests/guest/guest_env.h tests/guest/coll_data.h \
 		tests/guest/device_counters.h tests/guest/ring_ranks.h \
-		tests/guest/fail_nth.h tests/guest/pci_bind.h \
+		tests/guest/fail_nth.h tests/guest/pci_bind.h tests/guest/all_devices.h \
 		$(KSFT_HARNESS) $(LIBNNP_SO) $(LIBNNP_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_CFLAGS) -Itests/guest -o $@ $< -L$(OUT_LIB) -lnnp $(DRM_LIBS) -lm

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nnp hardware interface, version 1.12.
+ * nnp hardware interface, version 1.13.
  *
  * The one definition of what the device looks like from the bus: PCI
  * identity, BAR layout, BAR0 registers, admin queue entries, status codes.
@@ -51,7 +51,7 @@ typedef uint64_t nnp_le64;
 
 /* Interface version: the driver refuses a major it does not know. */
 #define NNP_HW_VERSION_MAJOR		1
-#define NNP_HW_VERSION_MINOR		12
+#define NNP_HW_VERSION_MINOR		13
 #define NNP_HW_VERSION			((NNP_HW_VERSION_MAJOR << 16) | NNP_HW_VERSION_MINOR)
 #define NNP_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
 
@@ -592,6 +592,23 @@ struct nnp_hw_cqe {
 	(NNP_P2P_ROUTED | (uint64_t)(peer) << 32 | (uint64_t)(comm) << 16)
 #define NNP_P2P_PEER(v)			(((v) >> 32) & 0xffff)
 
+/*
+ * GROUP (v1.13): the len commands after it in the ring, each a SEND or a
+ * RECV, run together, in any order and all at once, so that sends and
+ * receives posted in any order never wait on each other (a ring of
+ * messages posted in reverse order completes). Every other field is zero.
+ * len is 1 to depth / 2 - 1 (else INVALID_FIELD). The group starts once
+ * its len members are in the ring and the completion queue has room for
+ * len + 1 completions: an owner that writes CQ_HEAD at least every
+ * depth / 2 completions always gives it that. It completes as one: on
+ * success the GROUP's completion, then one per member, in ring order; a
+ * member that fails ends the others ABORTED, and the GROUP alone
+ * completes, with the first failure's status, and the queue stops as
+ * after any failed command. Messages of one pair keep their order: each
+ * member takes its label in ring order when the group starts.
+ */
+#define NNP_CMD_GROUP			0x0f
+
 /* Element types */
 #define NNP_DTYPE_F32			0
 #define NNP_DTYPE_F16			1
@@ -612,9 +629,9 @@ struct nnp_hw_cqe {
 /*
  * User queue command: 64 bytes. Memory is named only as (key, offset);
  * every field an opcode does not use must be zero, flags included. A queue
- * runs its commands one after another, in order. COPY handles overlap
- * when both sides are device memory; overlapping host ranges are copied
- * front to back.
+ * runs its commands one after another, in order (a GROUP's members
+ * together). COPY handles overlap when both sides are device memory;
+ * overlapping host ranges are copied front to back.
  */
 struct nnp_hw_queue_cmd {
 	uint8_t opcode;

@@ -6,10 +6,9 @@
 #include <nnp_accel.h>
 #include "nnp_hw.h"
 
-#include "comm.h"
+#include "group.h"
 #include "route_plan.h"
 #include "log.h"
-#include "trace.h"
 
 /* The collectives pass our enums to the device as they are. */
 _Static_assert(NNP_FLOAT32 == NNP_DTYPE_F32 && NNP_FLOAT16 == NNP_DTYPE_F16 &&
@@ -63,6 +62,17 @@ static nnp_result_t coll_submit(const struct coll_args *a, nnp_comm_t *comm,
 {
 	size_t es = nnp_dtype_size(a->dtype);
 	struct nnp_hw_queue_cmd c = { .opcode = a->opcode, .len = a->count };
+	const struct nnp_trace_op t = {
+		.name = a->name, .dtype = a->dtype, .count = a->count,
+		.redop = a->opcode == NNP_CMD_ALLREDUCE ||
+			 a->opcode == NNP_CMD_REDUCE_SCATTER ||
+			 a->opcode == NNP_CMD_REDUCE ? (int)a->op : -1,
+		.root = a->opcode == NNP_CMD_BROADCAST ||
+			a->opcode == NNP_CMD_REDUCE ||
+			a->opcode == NNP_CMD_GATHER ||
+			a->opcode == NNP_CMD_SCATTER ? a->root : -1,
+		.peer = -1,
+	};
 
 	if (!comm || !stream || !es || (unsigned int)a->op > NNP_AVG ||
 	    a->root < 0 || a->root >= comm->nranks ||
@@ -71,9 +81,9 @@ static nnp_result_t coll_submit(const struct coll_args *a, nnp_comm_t *comm,
 	    (a->send && !device_range_ok(stream, a->send, a->send_off,
 					 a->send_count, es)) ||
 	    comm->dev != (a->recv ? a->recv : a->send)->dev)
-		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+		return nnp_group_refuse(nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
 				"collective of %zu elements of type %d, op %d, root %d: no comm or stream, an unknown type, op or root, or a buffer that is not device memory of the communicator's device or too small",
-				a->count, (int)a->dtype, (int)a->op, a->root);
+				a->count, (int)a->dtype, (int)a->op, a->root));
 	if (a->send) {
 		c.src_key = a->send->key;
 		c.src_off = a->send_off;
@@ -84,22 +94,7 @@ static nnp_result_t coll_submit(const struct coll_args *a, nnp_comm_t *comm,
 	}
 	c.value = NNP_COLL_VALUE((uint64_t)a->dtype, (uint64_t)a->op, comm->id,
 				 (uint64_t)a->root);
-	if (nnp_trace_enabled) {
-		struct nnp_trace_op t = {
-			.name = a->name, .dtype = a->dtype, .count = a->count,
-			.redop = a->opcode == NNP_CMD_ALLREDUCE ||
-				 a->opcode == NNP_CMD_REDUCE_SCATTER ||
-				 a->opcode == NNP_CMD_REDUCE ? (int)a->op : -1,
-			.root = a->opcode == NNP_CMD_BROADCAST ||
-				a->opcode == NNP_CMD_REDUCE ||
-				a->opcode == NNP_CMD_GATHER ||
-				a->opcode == NNP_CMD_SCATTER ? a->root : -1,
-			.peer = -1,
-		};
-
-		return nnp_trace_submit(stream, comm, &t, &c);
-	}
-	return nnp_stream_submit(stream, &c);
+	return nnp_group_refuse(nnp_op_submit(stream, comm, &t, &c, false));
 }
 
 /* n * @count elements, or SIZE_MAX if that overflows (then refused). */
@@ -121,7 +116,7 @@ nnp_result_t nnp_allreduce(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
 	};
 
 	if (!send)
-		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "collective: send is NULL");
+		return nnp_group_refuse(nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "collective: send is NULL"));
 	return coll_submit(&a, comm, stream);
 }
 
@@ -139,7 +134,7 @@ nnp_result_t nnp_broadcast(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
 	if (comm && comm->rank != root)
 		a.send = NULL;
 	else if (!send)
-		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_broadcast: the root's send is NULL");
+		return nnp_group_refuse(nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_broadcast: the root's send is NULL"));
 	return coll_submit(&a, comm, stream);
 }
 
@@ -155,7 +150,7 @@ nnp_result_t nnp_allgather(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
 	};
 
 	if (!send)
-		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "collective: send is NULL");
+		return nnp_group_refuse(nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "collective: send is NULL"));
 	return coll_submit(&a, comm, stream);
 }
 
@@ -173,7 +168,7 @@ nnp_result_t nnp_reduce_scatter(nnp_mem_t *send, size_t send_off,
 	};
 
 	if (!send)
-		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "collective: send is NULL");
+		return nnp_group_refuse(nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "collective: send is NULL"));
 	return coll_submit(&a, comm, stream);
 }
 
@@ -193,9 +188,9 @@ nnp_result_t nnp_reduce(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
 	if (comm && comm->rank != root)
 		a.recv = NULL;
 	else if (!recv)
-		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_reduce: the root's recv is NULL");
+		return nnp_group_refuse(nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_reduce: the root's recv is NULL"));
 	if (!send)
-		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_reduce: send is NULL");
+		return nnp_group_refuse(nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_reduce: send is NULL"));
 	return coll_submit(&a, comm, stream);
 }
 
@@ -211,21 +206,21 @@ static nnp_result_t exchange_routes(const nnp_comm_t *comm, uint8_t opcode,
 	if (!comm || comm->nranks < 2)
 		return NNP_SUCCESS;	/* coll_submit() checks the rest */
 	if (!comm->routes)
-		return nnp_fail(NNP_ERROR_NOT_SUPPORTED,
+		return nnp_group_refuse(nnp_fail(NNP_ERROR_NOT_SUPPORTED,
 				"%s: the driver or device has no COMM_ROUTES (driver interface 1.8, hardware interface 1.12)",
-				name);
+				name));
 	if (comm->nranks > NNP_HW_MAX_ROUTED_RANKS)
-		return nnp_fail(NNP_ERROR_NOT_SUPPORTED,
+		return nnp_group_refuse(nnp_fail(NNP_ERROR_NOT_SUPPORTED,
 				"%s: %d ranks, past the %d a routed exchange labels",
-				name, comm->nranks, NNP_HW_MAX_ROUTED_RANKS);
+				name, comm->nranks, NNP_HW_MAX_ROUTED_RANKS));
 	for (p = 0; p < comm->nranks; p++) {
 		bool peer = opcode == NNP_CMD_ALLTOALL ||
 			    (comm->rank == root) != (p == root);
 
 		if (p != comm->rank && peer && comm->routes[p] == NNP_ROUTE_NONE)
-			return nnp_fail(NNP_ERROR_NO_PATH,
+			return nnp_group_refuse(nnp_fail(NNP_ERROR_NO_PATH,
 					"%s: rank %d has no path of up links to rank %d",
-					name, comm->rank, p);
+					name, comm->rank, p));
 	}
 	return NNP_SUCCESS;
 }
@@ -244,9 +239,10 @@ nnp_result_t nnp_alltoall(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
 	nnp_result_t res;
 
 	if (!send || !recv)
-		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_alltoall: send or recv is NULL");
+		return nnp_group_refuse(nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_alltoall: send or recv is NULL"));
 	res = exchange_routes(comm, a.opcode, 0, "nnp_alltoall");
-	return res == NNP_SUCCESS ? coll_submit(&a, comm, stream) : res;
+	return res == NNP_SUCCESS ? coll_submit(&a, comm, stream) :
+				    nnp_group_refuse(res);
 }
 
 nnp_result_t nnp_gather(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
@@ -265,11 +261,12 @@ nnp_result_t nnp_gather(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
 	if (comm && comm->rank != root)
 		a.recv = NULL;
 	else if (!recv)
-		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_gather: the root's recv is NULL");
+		return nnp_group_refuse(nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_gather: the root's recv is NULL"));
 	if (!send)
-		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_gather: send is NULL");
+		return nnp_group_refuse(nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_gather: send is NULL"));
 	res = exchange_routes(comm, a.opcode, root, "nnp_gather");
-	return res == NNP_SUCCESS ? coll_submit(&a, comm, stream) : res;
+	return res == NNP_SUCCESS ? coll_submit(&a, comm, stream) :
+				    nnp_group_refuse(res);
 }
 
 nnp_result_t nnp_scatter(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
@@ -288,11 +285,12 @@ nnp_result_t nnp_scatter(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
 	if (comm && comm->rank != root)
 		a.send = NULL;
 	else if (!send)
-		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_scatter: the root's send is NULL");
+		return nnp_group_refuse(nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_scatter: the root's send is NULL"));
 	if (!recv)
-		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_scatter: recv is NULL");
+		return nnp_group_refuse(nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_scatter: recv is NULL"));
 	res = exchange_routes(comm, a.opcode, root, "nnp_scatter");
-	return res == NNP_SUCCESS ? coll_submit(&a, comm, stream) : res;
+	return res == NNP_SUCCESS ? coll_submit(&a, comm, stream) :
+				    nnp_group_refuse(res);
 }
 
 /* SEND or RECV of @count elements with rank @peer through the link to it. */
@@ -302,23 +300,28 @@ static nnp_result_t p2p(uint8_t opcode, nnp_mem_t *mem, size_t off, size_t count
 {
 	size_t es = nnp_dtype_size(dtype);
 	struct nnp_hw_queue_cmd c = { .opcode = opcode };
+	const struct nnp_trace_op t = {
+		.name = opcode == NNP_CMD_SEND ? "send" : "recv",
+		.dtype = dtype, .count = count, .redop = -1, .root = -1,
+		.peer = peer,
+	};
 	int port;
 
 	if (!comm || !stream || !es || peer < 0 || peer >= comm->nranks ||
 	    peer == comm->rank || !device_range_ok(stream, mem, off, count, es) ||
 	    comm->dev != mem->dev)
-		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+		return nnp_group_refuse(nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
 				"%s of %zu elements with peer %d: no comm or stream, an unknown type, the peer is not another rank, or the buffer is not device memory of the communicator's device or too small",
-				opcode == NNP_CMD_SEND ? "nnp_send" : "nnp_recv", count, peer);
+				opcode == NNP_CMD_SEND ? "nnp_send" : "nnp_recv", count, peer));
 	port = opcode == NNP_CMD_SEND ? comm->send_port[peer] : comm->recv_port[peer];
 	/* No link between the two chips: routed through others, if any. */
 	if (port < 0 && (!comm->routes || comm->routes[peer] == NNP_ROUTE_NONE))
-		return nnp_fail(NNP_ERROR_NO_PATH,
+		return nnp_group_refuse(nnp_fail(NNP_ERROR_NO_PATH,
 				"rank %d: no up link %s rank %d for %s, and no route: %s",
 				comm->rank, opcode == NNP_CMD_SEND ? "to" : "from",
 				peer, opcode == NNP_CMD_SEND ? "nnp_send" : "nnp_recv",
 				comm->routes ? "no path of up links, or a rank past 1023" :
-				"the driver or device has no COMM_ROUTES (driver interface 1.8, hardware interface 1.12)");
+				"the driver or device has no COMM_ROUTES (driver interface 1.8, hardware interface 1.12)"));
 	if (opcode == NNP_CMD_SEND) {
 		c.src_key = mem->key;
 		c.src_off = off;
@@ -329,16 +332,7 @@ static nnp_result_t p2p(uint8_t opcode, nnp_mem_t *mem, size_t off, size_t count
 	c.len = count * es;
 	c.value = port < 0 ? NNP_P2P_ROUTED_VALUE(comm->id, (uint64_t)peer) :
 			     NNP_P2P_VALUE(comm->id, (uint64_t)port);
-	if (nnp_trace_enabled) {
-		struct nnp_trace_op t = {
-			.name = opcode == NNP_CMD_SEND ? "send" : "recv",
-			.dtype = dtype, .count = count, .redop = -1, .root = -1,
-			.peer = peer,
-		};
-
-		return nnp_trace_submit(stream, comm, &t, &c);
-	}
-	return nnp_stream_submit(stream, &c);
+	return nnp_group_refuse(nnp_op_submit(stream, comm, &t, &c, true));
 }
 
 nnp_result_t nnp_send(nnp_mem_t *send, size_t off, size_t count,

@@ -16,6 +16,7 @@
 
 #include "bootstrap.h"
 #include "comm.h"
+#include "group.h"
 #include "route_plan.h"
 #include "internal.h"
 #include "log.h"
@@ -400,6 +401,7 @@ void nnp_comm_destroy(nnp_comm_t *comm)
 
 	if (!comm)
 		return;
+	nnp_group_forget(comm, NULL);
 	d = (struct drm_nnp_comm_destroy){ .comm = comm->id };
 	drmIoctl(comm->dev->fd, DRM_IOCTL_NNP_COMM_DESTROY, &d);
 	comm_free(comm);

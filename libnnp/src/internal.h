@@ -21,6 +21,8 @@ struct nnp_device {
 	/* DRM_NNP_DRIVER_MINOR of the driver: the ioctls it has (uapi.md). */
 	int driver_minor;
 	char path[64];
+	/* The hardware interface's major << 16 | minor; 0: not asked yet. */
+	uint32_t hw_version;
 };
 
 struct nnp_mem {

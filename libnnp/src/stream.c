@@ -24,6 +24,7 @@
 #include <nnp_accel.h>
 #include "nnp_hw.h"
 
+#include "group.h"
 #include "internal.h"
 #include "log.h"
 #include "stream.h"
@@ -435,6 +436,7 @@ void nnp_stream_destroy(nnp_stream_t *s)
 
 	if (!s)
 		return;
+	nnp_group_forget(NULL, s);
 	wait_for(s, s->submitted, STREAM_DESTROY_WAIT_NS);
 	if (s->trace)
 		nnp_trace_dropped(s);

@@ -45,6 +45,8 @@ struct pending {
 	int64_t issue_ns, gap_ns, wait_ns, done_ns;
 	uint64_t dev_start, dev_end;
 	const char *status;
+	/* A member of a GROUP (group.c): no stamps of its own. */
+	bool unstamped;
 };
 
 struct nnp_stream_trace {
@@ -315,12 +317,31 @@ static struct nnp_hw_queue_cmd stamp_at(const nnp_stream_t *s,
 	};
 }
 
+/* Remember operation @op of @comm, command @seq of @s, issued at @issue. */
+static void remember(nnp_stream_t *s, struct nnp_stream_trace *t,
+		     nnp_comm_t *comm, const struct nnp_trace_op *op,
+		     uint64_t seq, int64_t issue, bool unstamped)
+{
+	int64_t gap;
+
+	pthread_mutex_lock(&tr.lock);
+	gap = tr.in_flight ? 0 : issue - tr.last_done_ns;
+	tr.in_flight++;
+	pthread_mutex_unlock(&tr.lock);
+	t->pend[seq % s->depth] = (struct pending){
+		.used = true, .seq = seq, .epoch = comm->epoch,
+		.op_seq = comm->trace_seq++, .rank = comm->rank,
+		.nranks = comm->nranks, .op = *op, .issue_ns = issue,
+		.gap_ns = gap < 0 ? 0 : gap, .unstamped = unstamped,
+	};
+}
+
 nnp_result_t nnp_trace_submit(nnp_stream_t *s, nnp_comm_t *comm,
 			      const struct nnp_trace_op *op,
 			      struct nnp_hw_queue_cmd *cmd)
 {
 	struct nnp_stream_trace *t = stream_trace(s);
-	int64_t issue = nnp_now_ns(), gap;
+	int64_t issue = nnp_now_ns();
 	struct nnp_hw_queue_cmd cmds[5];
 	uint32_t n = 0;
 	uint64_t seq;
@@ -347,17 +368,17 @@ nnp_result_t nnp_trace_submit(nnp_stream_t *s, nnp_comm_t *comm,
 		t->calibrating = true;
 		t->calib_seq = seq - 3;
 	}
-	pthread_mutex_lock(&tr.lock);
-	gap = tr.in_flight ? 0 : issue - tr.last_done_ns;
-	tr.in_flight++;
-	pthread_mutex_unlock(&tr.lock);
-	t->pend[seq % s->depth] = (struct pending){
-		.used = true, .seq = seq, .epoch = comm->epoch,
-		.op_seq = comm->trace_seq++, .rank = comm->rank,
-		.nranks = comm->nranks, .op = *op, .issue_ns = issue,
-		.gap_ns = gap < 0 ? 0 : gap,
-	};
+	remember(s, t, comm, op, seq, issue, false);
 	return NNP_SUCCESS;
+}
+
+void nnp_trace_held(nnp_stream_t *s, nnp_comm_t *comm,
+		    const struct nnp_trace_op *op, uint64_t seq)
+{
+	struct nnp_stream_trace *t = stream_trace(s);
+
+	if (t)
+		remember(s, t, comm, op, seq, nnp_now_ns(), true);
 }
 
 void nnp_trace_reaped(nnp_stream_t *s, uint64_t seq, uint16_t status)
@@ -373,7 +394,7 @@ void nnp_trace_reaped(nnp_stream_t *s, uint64_t seq, uint16_t status)
 		return;
 	}
 	/* The opening stamp of the operation after it. */
-	if (p->used && p->seq == seq + 1) {
+	if (p->used && p->seq == seq + 1 && !p->unstamped) {
 		p->dev_start = t->stamp[seq % d];
 		p->have_start = !status;
 		return;
@@ -383,7 +404,7 @@ void nnp_trace_reaped(nnp_stream_t *s, uint64_t seq, uint16_t status)
 		p->done_ns = nnp_now_ns();
 		p->wait_ns = s->wait_ns > p->issue_ns ? s->wait_ns : p->issue_ns;
 		p->status = status_name(status);
-		if (status)
+		if (status || p->unstamped)
 			emit(p);
 		return;
 	}

@@ -39,6 +39,12 @@ void nnp_trace_flush(void);
 nnp_result_t nnp_trace_submit(nnp_stream_t *s, nnp_comm_t *comm,
 			      const struct nnp_trace_op *op,
 			      struct nnp_hw_queue_cmd *cmd);
+/*
+ * Remember operation @op of @comm, command @seq of @s already submitted
+ * as a member of a GROUP (group.c): its line has no device times.
+ */
+void nnp_trace_held(nnp_stream_t *s, nnp_comm_t *comm,
+		    const struct nnp_trace_op *op, uint64_t seq);
 /* Stream @s reaped command @seq with @status (s->trace is not NULL). */
 void nnp_trace_reaped(nnp_stream_t *s, uint64_t seq, uint16_t status);
 /*

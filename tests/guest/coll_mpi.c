@@ -136,7 +136,9 @@ static long other_cases(nnp_dtype_t t)
 /*
  * Reduce to the last rank, gather to and scatter from rank 0, alltoall,
  * and a message to the rank half the job away: messages routed through
- * the chips between where no link joins two ranks (across chassis too).
+ * the chips between where no link joins two ranks (across chassis too);
+ * then one back, each rank posting its receive before its send, in a
+ * group (hardware 1.13).
  */
 static long any_rank_cases(nnp_dtype_t t)
 {
@@ -180,6 +182,15 @@ static long any_rank_cases(nnp_dtype_t t)
 	bad += !h;
 	for (i = 0; h && i < count; i++)
 		bad += get(t, h, i) != input(from, i, NNP_SUM);
+	/* Receive first, in a group: one after another it waits on itself. */
+	bad += nnp_group_start() != 0;
+	bad += nnp_recv(out, 0, count, t, to, comm, stream) != 0;
+	bad += nnp_send(in, 0, count, t, from, comm, stream) != 0;
+	bad += nnp_group_end() != 0;
+	h = fetch(t, count);
+	bad += !h;
+	for (i = 0; h && i < count; i++)
+		bad += get(t, h, i) != input(to, i, NNP_SUM);
 	return bad;
 }
 
@@ -242,7 +253,8 @@ int main(int argc, char **argv)
 	bad = 0;
 	for (t = 0; t < sizeof(types) / sizeof(types[0]); t++)
 		bad += any_rank_cases(types[t]);
-	report("reduce, alltoall, gather, scatter, a message half the job away", bad);
+	report("reduce, alltoall, gather, scatter, a message half the job away, and back receive first in a group",
+	       bad);
 
 	/* During the collective: no host DMA, the ring's share on the links. */
 	bad = stage(NNP_FLOAT32, NNP_SUM, COUNT);

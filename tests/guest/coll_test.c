@@ -25,10 +25,10 @@
 
 #include "coll_data.h"
 #include "device_counters.h"
+#include "all_devices.h"
 #include "guest_env.h"
 #include "kselftest_harness.h"
 
-#define MAXDEV		8
 #define GUARD_BYTES	4096
 #define GUARD		0xa5
 #define MAX_COUNT	100003		/* not a multiple of any ring size */
@@ -100,71 +100,46 @@ static bool result_ok(const struct ccase *c, int n, int r, size_t i, double got)
 }
 
 FIXTURE(ring) {
-	int n;
-	nnp_device_t *dev[MAXDEV];
-	nnp_stream_t *s[MAXDEV];
-	nnp_comm_t *comm[MAXDEV];
-	nnp_mem_t *a[MAXDEV], *b[MAXDEV], *host[MAXDEV];
+	struct all_devices d;
 	size_t cap;
 };
 
 FIXTURE_SETUP(ring)
 {
-	int r;
+	const char *why;
 
-	self->n = GUEST_CHIPS;
-	ASSERT_GE(self->n, 2);
-	ASSERT_LE(self->n, MAXDEV);
-	self->cap = 2 * GUARD_BYTES + (size_t)self->n * MAX_COUNT * 8;
-	for (r = 0; r < self->n; r++) {
-		ASSERT_EQ(NNP_SUCCESS, nnp_device_open(r, &self->dev[r]));
-		ASSERT_EQ(NNP_SUCCESS, nnp_stream_create(self->dev[r], &self->s[r]));
-		ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[r], NNP_MEM_DEVICE,
-						     self->cap, 0, &self->a[r]));
-		ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[r], NNP_MEM_DEVICE,
-						     self->cap, 0, &self->b[r]));
-		ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[r], NNP_MEM_HOST,
-						     self->cap, 0, &self->host[r]));
-	}
-	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(self->dev, self->n, self->comm));
+	self->cap = 2 * GUARD_BYTES + (size_t)GUEST_CHIPS * MAX_COUNT * 8;
+	why = all_devices_open(&self->d, self->cap);
+	ASSERT_EQ(NULL, why) TH_LOG("%s", why);
 }
 
 FIXTURE_TEARDOWN(ring)
 {
-	int r;
-
-	for (r = 0; r < self->n; r++) {
-		nnp_comm_destroy(self->comm[r]);
-		nnp_mem_free(self->a[r]);
-		nnp_mem_free(self->b[r]);
-		nnp_mem_free(self->host[r]);
-		nnp_stream_destroy(self->s[r]);
-		nnp_device_close(self->dev[r]);
-	}
+	all_devices_close(&self->d);
 }
 
 static nnp_result_t submit(FIXTURE_DATA(ring) *self, const struct ccase *c, int r)
 {
-	struct place p = place_of(c, self->n, r);
-	nnp_mem_t *in = c->in_place ? self->b[r] : self->a[r], *out = self->b[r];
+	struct place p = place_of(c, self->d.n, r);
+	nnp_mem_t *in = c->in_place ? self->d.b[r] : self->d.a[r], *out = self->d.b[r];
 
 	switch (c->kind) {
 	case ALLREDUCE:
 		return nnp_allreduce(in, p.in_off, out, p.out_off, c->count, c->t,
-				     c->op, self->comm[r], self->s[r]);
+				     c->op, self->d.comm[r], self->d.s[r]);
 	case BROADCAST:
 		return nnp_broadcast(in, p.in_off, out, p.out_off, c->count, c->t,
-				     c->root, self->comm[r], self->s[r]);
+				     c->root, self->d.comm[r], self->d.s[r]);
 	case ALLGATHER:
 		return nnp_allgather(in, p.in_off, out, p.out_off, c->count, c->t,
-				     self->comm[r], self->s[r]);
+				     self->d.comm[r], self->d.s[r]);
 	case REDUCE_SCATTER:
 		return nnp_reduce_scatter(in, p.in_off, out, p.out_off, c->count,
-					  c->t, c->op, self->comm[r], self->s[r]);
+					  c->t, c->op, self->d.comm[r], self->d.s[r]);
 	case REDUCE:
 		return nnp_reduce(in, p.in_off, r == c->root ? out : NULL, p.out_off,
-				  c->count, c->t, c->op, c->root, self->comm[r],
-				  self->s[r]);
+				  c->count, c->t, c->op, c->root, self->d.comm[r],
+				  self->d.s[r]);
 	}
 	return NNP_ERROR_INVALID_ARGUMENT;
 }
@@ -177,25 +152,25 @@ static void stage(struct __test_metadata *_metadata, FIXTURE_DATA(ring) *self,
 			    c->kind == REDUCE ? c->op : NNP_SUM;
 	int r;
 
-	for (r = 0; r < self->n; r++) {
-		struct place p = place_of(c, self->n, r);
+	for (r = 0; r < self->d.n; r++) {
+		struct place p = place_of(c, self->d.n, r);
 		uint8_t *h;
 		size_t i;
 
-		ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(self->host[r], (void **)&h));
+		ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(self->d.host[r], (void **)&h));
 		memset(h, GUARD, p.end);
 		for (i = 0; i < p.in_n; i++)
 			put(c->t, h + p.in_off, i, input(r, i, in_op));
 		if (c->in_place) {
-			ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->b[r], 0,
-								self->host[r], 0, p.end));
+			ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->d.s[r], self->d.b[r], 0,
+								self->d.host[r], 0, p.end));
 		} else {
-			ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->a[r], 0,
-								self->host[r], 0, p.end));
-			ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(self->s[r], self->b[r], 0,
+			ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->d.s[r], self->d.a[r], 0,
+								self->d.host[r], 0, p.end));
+			ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(self->d.s[r], self->d.b[r], 0,
 								GUARD, p.end));
 		}
-		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]));
 	}
 }
 
@@ -218,24 +193,24 @@ static void run_case(struct __test_metadata *_metadata, FIXTURE_DATA(ring) *self
 {
 	uint64_t dma_before[MAXDEV], tx_before[MAXDEV], total_tx = 0, lo, hi;
 	uint64_t bytes = c->count * dtype_bytes(c->t);
-	int n = self->n, r;
+	int n = self->d.n, r;
 
 	stage(_metadata, self, c);
 	for (r = 0; r < n; r++) {
-		dma_before[r] = host_dma_bytes(self->dev[r]);
-		tx_before[r] = icl_tx(self->dev[r]);
+		dma_before[r] = host_dma_bytes(self->d.dev[r]);
+		tx_before[r] = icl_tx(self->d.dev[r]);
 	}
 	for (r = 0; r < n; r++)
 		ASSERT_EQ(NNP_SUCCESS, submit(self, c, r));
 	for (r = 0; r < n; r++)
-		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]))
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]))
 			TH_LOG("%s rank %d", kind_name[c->kind], r);
 	tx_bounds(c, n, &lo, &hi);
 	for (r = 0; r < n; r++) {
-		uint64_t tx = icl_tx(self->dev[r]) - tx_before[r];
+		uint64_t tx = icl_tx(self->d.dev[r]) - tx_before[r];
 
 		/* Device to device: nothing crossed the host. */
-		EXPECT_EQ(dma_before[r], host_dma_bytes(self->dev[r]));
+		EXPECT_EQ(dma_before[r], host_dma_bytes(self->d.dev[r]));
 		EXPECT_GE(tx, lo);
 		EXPECT_LE(tx, hi);
 		total_tx += tx;
@@ -254,10 +229,10 @@ static void run_case(struct __test_metadata *_metadata, FIXTURE_DATA(ring) *self
 		bool writes = c->kind != REDUCE || r == c->root;
 		uint8_t *h;
 
-		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->host[r], 0,
-							self->b[r], 0, p.end));
-		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
-		nnp_mem_map(self->host[r], (void **)&h);
+		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->d.s[r], self->d.host[r], 0,
+							self->d.b[r], 0, p.end));
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]));
+		nnp_mem_map(self->d.host[r], (void **)&h);
 		for (i = 0; i < p.out_n && writes; i++) {
 			double got = get(c->t, h + p.out_off, i);
 
@@ -323,13 +298,13 @@ TEST_F_TIMEOUT(ring, allreduce_every_type_op_and_count, TIMEOUT_S)
 					.count = counts[k], .in_place = (k + t + op) & 1,
 				};
 
-				if (sampled(k, ncounts, t + op, self->n))
+				if (sampled(k, ncounts, t + op, self->d.n))
 					run_case(_metadata, self, &c);
 			}
 	/* Fewer elements than ranks. */
 	for (t = 0; t < NTYPES; t++) {
 		struct ccase c = { .kind = ALLREDUCE, .t = all_types[t],
-				   .count = (size_t)self->n - 1 };
+				   .count = (size_t)self->d.n - 1 };
 
 		run_case(_metadata, self, &c);
 	}
@@ -341,7 +316,7 @@ TEST_F_TIMEOUT(ring, broadcast_from_every_root, TIMEOUT_S)
 	int root;
 
 	/* Sampled: each root with one type, each type from one root at least. */
-	for (root = 0; root < self->n; root++)
+	for (root = 0; root < self->d.n; root++)
 		for (t = 0; t < NTYPES; t++) {
 			struct ccase c = {
 				.kind = BROADCAST, .t = all_types[t],
@@ -349,8 +324,8 @@ TEST_F_TIMEOUT(ring, broadcast_from_every_root, TIMEOUT_S)
 				.root = root,
 			};
 
-			if (sampled(t, NTYPES, root, self->n) ||
-			    sampled(root, self->n, t, self->n))
+			if (sampled(t, NTYPES, root, self->d.n) ||
+			    sampled(root, self->d.n, t, self->d.n))
 				run_case(_metadata, self, &c);
 		}
 	{
@@ -375,7 +350,7 @@ TEST_F_TIMEOUT(ring, allgather_reduce_scatter_and_reduce, TIMEOUT_S)
 				.in_place = (k + t) & 1,
 			};
 
-			if (sampled(k, ncounts, t, self->n))
+			if (sampled(k, ncounts, t, self->d.n))
 				run_case(_metadata, self, &g);
 			for (op = NNP_SUM; op <= NNP_AVG; op++) {
 				struct ccase s = {
@@ -386,10 +361,10 @@ TEST_F_TIMEOUT(ring, allgather_reduce_scatter_and_reduce, TIMEOUT_S)
 				struct ccase r = {
 					.kind = REDUCE, .t = all_types[t], .op = op,
 					.count = counts[k], .in_place = !s.in_place,
-					.root = (int)(k + t + op) % self->n,
+					.root = (int)(k + t + op) % self->d.n,
 				};
 
-				if (sampled(k, ncounts, t + op, self->n)) {
+				if (sampled(k, ncounts, t + op, self->d.n)) {
 					run_case(_metadata, self, &s);
 					run_case(_metadata, self, &r);
 				}
@@ -405,7 +380,7 @@ TEST_F_TIMEOUT(ring, allreduce_random_inputs_within_tolerance, TIMEOUT_S)
 	const size_t count = 50001;
 	static double exact[50001];
 	unsigned int t;
-	int n = self->n, r;
+	int n = self->d.n, r;
 
 	for (t = 0; t < 3; t++) {
 		size_t es = dtype_bytes(types[t]), i, bad = 0;
@@ -417,25 +392,25 @@ TEST_F_TIMEOUT(ring, allreduce_random_inputs_within_tolerance, TIMEOUT_S)
 		for (r = 0; r < n; r++) {
 			uint8_t *h;
 
-			nnp_mem_map(self->host[r], (void **)&h);
+			nnp_mem_map(self->d.host[r], (void **)&h);
 			for (i = 0; i < count; i++) {
 				put(types[t], h, i, 2.0 * rand() / RAND_MAX - 1.0);
 				exact[i] += get(types[t], h, i);
 			}
-			ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->a[r], 0,
-								self->host[r], 0, count * es));
-			ASSERT_EQ(NNP_SUCCESS, nnp_allreduce(self->a[r], 0, self->b[r], 0,
+			ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->d.s[r], self->d.a[r], 0,
+								self->d.host[r], 0, count * es));
+			ASSERT_EQ(NNP_SUCCESS, nnp_allreduce(self->d.a[r], 0, self->d.b[r], 0,
 							     count, types[t], NNP_SUM,
-							     self->comm[r], self->s[r]));
+							     self->d.comm[r], self->d.s[r]));
 		}
 		for (r = 0; r < n; r++) {
 			uint8_t *h;
 
-			ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
-			ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->host[r], 0,
-								self->b[r], 0, count * es));
-			ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
-			nnp_mem_map(self->host[r], (void **)&h);
+			ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]));
+			ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->d.s[r], self->d.host[r], 0,
+								self->d.b[r], 0, count * es));
+			ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]));
+			nnp_mem_map(self->d.host[r], (void **)&h);
 			for (i = 0; i < count; i++)
 				if (fabs(get(types[t], h, i) - exact[i]) > tol && bad++ < 3)
 					TH_LOG("type %d rank %d element %zu: %g vs %g",
@@ -485,29 +460,29 @@ TEST_F_TIMEOUT(ring, send_and_receive_with_every_rank, TIMEOUT_S)
 {
 	const size_t count = 20001, part = count * 4;
 	uint64_t dma[MAXDEV], tx[MAXDEV], hop_bytes = 0, sent = 0;
-	int n = self->n, r, p, dist[MAXDEV * MAXDEV];
+	int n = self->d.n, r, p, dist[MAXDEV * MAXDEV];
 
-	hops_between(self->dev, n, dist);
+	hops_between(self->d.dev, n, dist);
 	for (r = 0; r < n; r++) {
 		int32_t *h;
 		size_t i;
 
-		ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(self->host[r], (void **)&h));
+		ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(self->d.host[r], (void **)&h));
 		for (p = 0; p < n; p++)
 			for (i = 0; i < count; i++)
 				h[p * count + i] = r * 1000003 + p * 10007 + (int32_t)i;
-		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->a[r], 0,
-							self->host[r], 0, n * part));
-		ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(self->s[r], self->b[r], 0, GUARD,
+		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->d.s[r], self->d.a[r], 0,
+							self->d.host[r], 0, n * part));
+		ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(self->d.s[r], self->d.b[r], 0, GUARD,
 							n * part));
-		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
-		dma[r] = host_dma_bytes(self->dev[r]);
-		tx[r] = icl_tx(self->dev[r]);
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]));
+		dma[r] = host_dma_bytes(self->d.dev[r]);
+		tx[r] = icl_tx(self->d.dev[r]);
 	}
 	for (r = 0; r < n; r++)
 		for (p = 0; p < n; p++) {
-			nnp_result_t res = nnp_send(self->a[r], p * part, count, NNP_INT32, p,
-						    self->comm[r], self->s[r]);
+			nnp_result_t res = nnp_send(self->d.a[r], p * part, count, NNP_INT32, p,
+						    self->d.comm[r], self->d.s[r]);
 
 			if (p == r) {
 				EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, res);
@@ -521,19 +496,19 @@ TEST_F_TIMEOUT(ring, send_and_receive_with_every_rank, TIMEOUT_S)
 	for (r = 0; r < n; r++)
 		for (p = 0; p < n; p++)
 			if (p != r)
-				ASSERT_EQ(NNP_SUCCESS, nnp_recv(self->b[r], p * part, count,
-								NNP_INT32, p, self->comm[r],
-								self->s[r]));
+				ASSERT_EQ(NNP_SUCCESS, nnp_recv(self->d.b[r], p * part, count,
+								NNP_INT32, p, self->d.comm[r],
+								self->d.s[r]));
 	for (r = 0; r < n; r++) {
 		int32_t *h;
 		size_t i, bad = 0;
 
-		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
-		EXPECT_EQ(dma[r], host_dma_bytes(self->dev[r]));
-		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->host[r], 0,
-							self->b[r], 0, n * part));
-		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
-		nnp_mem_map(self->host[r], (void **)&h);
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]));
+		EXPECT_EQ(dma[r], host_dma_bytes(self->d.dev[r]));
+		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->d.s[r], self->d.host[r], 0,
+							self->d.b[r], 0, n * part));
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]));
+		nnp_mem_map(self->d.host[r], (void **)&h);
 		for (p = 0; p < n; p++)
 			for (i = 0; i < count; i++)
 				bad += h[p * count + i] != (p != r ?
@@ -543,7 +518,7 @@ TEST_F_TIMEOUT(ring, send_and_receive_with_every_rank, TIMEOUT_S)
 	}
 	/* Relayed bytes leave each chip on the way: counted where they pass. */
 	for (r = 0; r < n; r++)
-		sent += icl_tx(self->dev[r]) - tx[r];
+		sent += icl_tx(self->d.dev[r]) - tx[r];
 	EXPECT_EQ(hop_bytes, sent);
 }
 
@@ -567,9 +542,9 @@ struct xplace {
 static struct xplace xplace_of(FIXTURE_DATA(ring) *self, enum xkind k, int r,
 			       int root, bool in_place, size_t seg)
 {
-	int n = self->n;
+	int n = self->d.n;
 	struct xplace p = {
-		.in = in_place ? self->b[r] : self->a[r], .out = self->b[r],
+		.in = in_place ? self->d.b[r] : self->d.a[r], .out = self->d.b[r],
 		.in_off = GUARD_BYTES, .out_off = GUARD_BYTES,
 		.in_segs = k == GATHER ? 1 : k == SCATTER && r != root ? 0 : n,
 		.out_segs = k == SCATTER ? 1 : k == GATHER && r != root ? 0 : n,
@@ -609,28 +584,28 @@ static void xcase(struct __test_metadata *_metadata, FIXTURE_DATA(ring) *self,
 		  bool in_place, const int *dist)
 {
 	size_t es = dtype_bytes(t), seg = count * es;
-	size_t end = 2 * GUARD_BYTES + self->n * seg;
+	size_t end = 2 * GUARD_BYTES + self->d.n * seg;
 	uint64_t dma[MAXDEV], tx = 0;
-	int n = self->n, r, s;
+	int n = self->d.n, r, s;
 
 	for (r = 0; r < n; r++) {
 		struct xplace p = xplace_of(self, k, r, root, in_place, seg);
 		uint8_t *h;
 		size_t i;
 
-		ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(self->host[r], (void **)&h));
+		ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(self->d.host[r], (void **)&h));
 		memset(h, GUARD, end);
 		for (s = 0; s < p.in_segs; s++)
 			for (i = 0; i < seg; i++)
 				h[p.in_off + s * seg + i] = xbyte(r, s, i);
-		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], p.in, 0,
-							self->host[r], 0, end));
+		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->d.s[r], p.in, 0,
+							self->d.host[r], 0, end));
 		if (!in_place)
-			ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(self->s[r], p.out, 0,
+			ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(self->d.s[r], p.out, 0,
 								GUARD, end));
-		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
-		dma[r] = host_dma_bytes(self->dev[r]);
-		tx -= icl_tx(self->dev[r]);
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]));
+		dma[r] = host_dma_bytes(self->d.dev[r]);
+		tx -= icl_tx(self->d.dev[r]);
 	}
 	for (r = 0; r < n; r++) {
 		struct xplace p = xplace_of(self, k, r, root, in_place, seg);
@@ -638,36 +613,36 @@ static void xcase(struct __test_metadata *_metadata, FIXTURE_DATA(ring) *self,
 		nnp_mem_t *out = p.out_segs ? p.out : NULL;
 		nnp_result_t res =
 			k == ALLTOALL ? nnp_alltoall(in, p.in_off, out, p.out_off, count,
-						     t, self->comm[r], self->s[r]) :
+						     t, self->d.comm[r], self->d.s[r]) :
 			k == GATHER ? nnp_gather(in, p.in_off, out, p.out_off, count, t,
-						 root, self->comm[r], self->s[r]) :
+						 root, self->d.comm[r], self->d.s[r]) :
 			nnp_scatter(in, p.in_off, out, p.out_off, count, t, root,
-				    self->comm[r], self->s[r]);
+				    self->d.comm[r], self->d.s[r]);
 
 		ASSERT_EQ(NNP_SUCCESS, res) TH_LOG("%s rank %d: %s", xkind_name[k], r,
 						   nnp_get_last_error());
 	}
 	for (r = 0; r < n; r++) {
-		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]))
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]))
 			TH_LOG("%s of type %d, %zu elements, root %d: %s", xkind_name[k],
 			       (int)t, count, root, nnp_get_last_error());
-		EXPECT_EQ(dma[r], host_dma_bytes(self->dev[r]));
+		EXPECT_EQ(dma[r], host_dma_bytes(self->d.dev[r]));
 	}
 	/*
 	 * Once every rank is done: a chip forwards others' packets after its
 	 * own part ended, but before their receiver's did.
 	 */
 	for (r = 0; r < n; r++)
-		tx += icl_tx(self->dev[r]);
+		tx += icl_tx(self->d.dev[r]);
 	for (r = 0; r < n; r++) {
 		struct xplace p = xplace_of(self, k, r, root, in_place, seg);
 		size_t i, bad = 0;
 		uint8_t *h;
 
-		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], self->host[r], 0,
+		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->d.s[r], self->d.host[r], 0,
 							p.out, 0, end));
-		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
-		nnp_mem_map(self->host[r], (void **)&h);
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]));
+		nnp_mem_map(self->d.host[r], (void **)&h);
 		for (s = 0; s < p.out_segs; s++)
 			for (i = 0; i < seg; i++)
 				bad += h[p.out_off + s * seg + i] != xwant(k, r, root, s, i);
@@ -694,11 +669,11 @@ TEST_F_TIMEOUT(ring, alltoall_gather_scatter, TIMEOUT_S)
 	int dist[MAXDEV * MAXDEV];
 	unsigned int k, t;
 
-	hops_between(self->dev, self->n, dist);
+	hops_between(self->d.dev, self->d.n, dist);
 	for (k = ALLTOALL; k <= SCATTER; k++)
 		for (t = 0; t < NTYPES; t++)
 			xcase(_metadata, self, k, all_types[t],
-			      counts[(t + k * 2) % 6], (int)(t + k) % self->n,
+			      counts[(t + k * 2) % 6], (int)(t + k) % self->d.n,
 			      (t + k) % 2, dist);
 }
 

@@ -24,65 +24,10 @@
 
 #include <cmocka.h>
 
-#include "fw_harness.h"
-#include "fw_control.h"
+#include "fw_ring.h"
 
-#define MAXR	8
-#define CTX	1
-#define COMM	3
-#define EPOCH	0x7e1a7000000000a1ull
-#define NONE	NNP_HW_ROUTE_NONE
-/* Every rank's communicator made and routed. */
-#define ALL	((1u << N) - 1)
 /* An exchange's buffer a rank does not name. */
 #define NONE64	UINT64_MAX
-/* Each chip's device memory: what it sends, then where it receives. */
-#define SRC	0x000000u
-#define DST	0x400000u
-#define AREA	(4u << 20)
-
-/* Chips on the ring: 4, or 8 for one test. */
-static uint32_t N = 4;
-static struct fw_chip chips[MAXR];
-static uint32_t keys[MAXR];
-
-static uint16_t comm_create(struct fw_harness *h, uint32_t rank)
-{
-	struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_COMM_CREATE };
-	struct nnp_hw_comm_args a = {
-		.ctx = CTX, .comm = COMM, .nranks = N, .rank = rank,
-		.send_port = 0, .recv_port = 1, .epoch = EPOCH,
-	};
-
-	memcpy(c.args, &a, sizeof(a));
-	return fw_harness_admin(h, c, NULL);
-}
-
-/* COMM_ROUTES of @len bytes @r for communicator @comm. */
-static uint16_t routes_give(struct fw_harness *h, uint32_t comm,
-			    const uint8_t *r, uint32_t len)
-{
-	struct nnp_hw_admin_cmd c = {
-		.opcode = NNP_ADMIN_COMM_ROUTES, .addr = H_AQ_DATA, .len = len,
-	};
-
-	memcpy(fw_harness_host_ptr(h, H_AQ_DATA), r, len);
-	c.args[0] = CTX;
-	c.args[1] = comm;
-	return fw_harness_admin(h, c, NULL);
-}
-
-/*
- * The ring's routes from @rank: the shorter way, the ranks ahead on port 0
- * and the one opposite too, those behind on port 1.
- */
-static void ring_routes(uint32_t rank, uint8_t *r)
-{
-	uint32_t d;
-
-	for (d = 0; d < N; d++)
-		r[(rank + d) % N] = d == 0 ? NONE : d <= N / 2 ? 0 : 1;
-}
 
 /* Links a message from a rank to each other rank crosses, in all. */
 static uint64_t ring_hops(void)
@@ -95,87 +40,7 @@ static uint64_t ring_hops(void)
 	return hops;
 }
 
-/* Chip i's port 0 to chip i + 1's port 1; @made: comms made and routed. */
-static void ring_up(uint32_t made)
-{
-	uint32_t i;
-
-	for (i = 0; i < N; i++) {
-		fw_chip_setup(&chips[i], CTX);
-		chips[i].posted = 0;
-		keys[i] = fw_harness_dev_key(chips[i].h, CTX, 0, DEV_MEM_SIZE,
-					     NNP_KEY_READ | NNP_KEY_WRITE);
-	}
-	for (i = 0; i < N; i++)
-		assert_int_equal(nnp_fw_link_connect(chips[i].h->fw, 0,
-						     chips[(i + 1) % N].h->fw, 1), 0);
-	for (i = 0; i < N; i++) {
-		uint8_t r[N];
-
-		if (!(made >> i & 1))
-			continue;
-		ring_routes(i, r);
-		assert_int_equal(comm_create(chips[i].h, i), NNP_STATUS_SUCCESS);
-		assert_int_equal(routes_give(chips[i].h, COMM, r, N),
-				 NNP_STATUS_SUCCESS);
-	}
-}
-
-static void ring_down(void)
-{
-	uint32_t i;
-
-	for (i = 0; i < N; i++) {
-		void *st = chips[i].h;
-
-		fw_harness_teardown(&st);
-	}
-}
-
-static struct nnp_hw_queue_cmd routed(uint8_t opcode, uint32_t key,
-				      uint64_t off, uint64_t len, uint32_t peer)
-{
-	struct nnp_hw_queue_cmd c = {
-		.opcode = opcode, .len = len,
-		.value = NNP_P2P_ROUTED_VALUE(COMM, peer),
-	};
-
-	if (opcode == NNP_CMD_SEND) {
-		c.src_key = key;
-		c.src_off = off;
-	} else {
-		c.dst_key = key;
-		c.dst_off = off;
-	}
-	return c;
-}
-
 static const struct nnp_hw_queue_cmd nop = { .opcode = NNP_CMD_NOP };
-
-/* Fill @len bytes at @off of chip @i's memory with a pattern of @seed. */
-static void pattern(uint32_t i, uint64_t off, uint64_t len, uint32_t seed)
-{
-	uint64_t k;
-
-	for (k = 0; k < len; k++)
-		chips[i].h->dev_mem[off + k] = (uint8_t)(k * 31 + seed * 7 + k / 251);
-}
-
-static struct nnp_hw_port_info port_info(uint32_t i, uint32_t port)
-{
-	struct nnp_hw_port_info info[4];
-
-	fw_harness_ports(chips[i].h, info);
-	return info[port];
-}
-
-/* Status of completion @slot of chip @i's queue 0. */
-static uint16_t cqe_status(uint32_t i, uint32_t slot)
-{
-	const struct nnp_hw_cqe *cq = fw_harness_host_ptr(chips[i].h, H_QCQ(0));
-
-	return cq[slot].status;
-}
 
 /*
  * Rank 0 to rank 2, 200000 bytes (three full packets and a part): it

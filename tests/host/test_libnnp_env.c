@@ -48,7 +48,7 @@ static void test_version(void **state)
 	int v = -1;
 
 	(void)state;
-	assert_int_equal(NNP_VERSION_CODE, NNP_VERSION(0, 8, 0));
+	assert_int_equal(NNP_VERSION_CODE, NNP_VERSION(0, 9, 0));
 	assert_int_equal(NNP_VERSION(1, 2, 3), 0x010203);
 	assert_int_equal(nnp_get_version(&v), NNP_SUCCESS);
 	assert_int_equal(v, NNP_VERSION_CODE);
@@ -105,7 +105,7 @@ static void test_driver_version_rule(void **state)
 	assert_int_equal(nnp_check_driver_version("/dev/accel/accel3", 2, 0),
 			 NNP_ERROR_VERSION);
 	assert_string_equal(nnp_get_last_error(),
-			    "/dev/accel/accel3: the nnp driver's interface is 2.0, libnnp 0.8.0 needs 1.0 or a later 1.x");
+			    "/dev/accel/accel3: the nnp driver's interface is 2.0, libnnp 0.9.0 needs 1.0 or a later 1.x");
 	assert_int_equal(nnp_check_driver_version("/dev/accel/accel0", 0, 9),
 			 NNP_ERROR_VERSION);
 }

@@ -28,14 +28,21 @@
 # unset: auto, so BIDIR on the rings and TORUS on the tori); NO_PATH for
 # chips not joined, the same chip twice refused; `nnptool bench allreduce`
 # on 4 chips with every row checked and 0 wrong; `nnptool bench` reduce,
-# alltoall, gather and scatter on 4 chips, 0 wrong
+# alltoall, gather and scatter on 4 chips, 0 wrong; `group_test` on every
+# fabric: a group of receives posted before the sends, every pair, routed
+# where no link joins them, byte for byte with no host DMA; 32 small
+# allreduces and the other collectives in one group, exact and in order;
+# nested groups; a group ended twice, an operation refused inside one
+# (nothing of it runs), a communicator destroyed under one, 128 messages
+# on one stream in one group; on 4 chips, the group traced (NNP_TRACE_FILE):
+# a line per send and receive, each ok, without device times
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 out=$(mktemp)
 trap 'rm -f "$out"*' EXIT
 matrix=()
 [ -z "${NNP_COLL_MATRIX:-}" ] || matrix=(--env "NNP_COLL_MATRIX=$NNP_COLL_MATRIX")
-tap_plan 10
+tap_plan 17
 # What a VM runs after coll_test, by chip count: on 2 chips 16 MiB of each
 # collective (a step of 8 MiB goes in 1 MiB chunks, and a window of 4 of
 # them outgrew what one communicator may hold of its peer's port, 3 MiB,
@@ -44,7 +51,9 @@ tap_plan 10
 after_ring2='for c in allgather reduce_scatter broadcast allreduce; do
 	nnptool bench $c --min 16M --max 16M --iters 2 --trials 1 || exit 1
 done'
-after_ring4='nnptool bench allreduce --max 64K --iters 2
+after_ring4='NNP_TRACE_FILE=/tmp/group.trace group_test -t receives_posted_before_sends >/dev/null
+echo traced-status=$? traced-messages=$(grep -cE "\"op\":\"(send|recv)\".*\"dev_start_ns\":null.*\"status\":\"ok\"" /tmp/group.trace)
+nnptool bench allreduce --max 64K --iters 2
 for c in reduce alltoall gather scatter; do
 	nnptool bench $c --max 256K --step 8 --iters 2 || exit 1
 done'
@@ -55,9 +64,11 @@ for fabric in ring:2 ring:3 ring:4 ring:8 torus:2x2:4 torus:4x2:8; do
 	[ "$fabric" = ring:4 ] && after=$after_ring4
 	"$root/tools/nnp-vm" --chips "$n" --mem-size 128M --guest-mem 2048 \
 		--fabric "$topo" "${matrix[@]}" -- \
-		sh -c "coll_test; echo coll-status=\$?; $after" >"$out.$fabric" 2>&1
+		sh -c "coll_test; echo coll-status=\$?; group_test; echo group-status=\$?; $after" \
+		>"$out.$fabric" 2>&1
 	echo "vm-status=$?" >>"$out.$fabric"
 	tap_context=$out.$fabric tap_grep "collectives on $topo, $n chips" "$out.$fabric" '^coll-status=0$'
+	tap_context=$out.$fabric tap_grep "groups on $topo, $n chips" "$out.$fabric" '^group-status=0$'
 done
 out=$out.ring:2
 tap_context=$out tap_check "16 MiB allgather, reduce_scatter, broadcast, allreduce on 2 chips: 0 wrong, none hung" \
@@ -66,6 +77,8 @@ out=${out%:2}:4
 tap_context=$out tap_grep "bench allreduce: 0 wrong, exit 0" "$out" '^# Out of bounds values : 0 OK'
 tap_check "bench allreduce: a checked row per size, 8 B to 64 KiB" sh -c \
 	"test \$(awk '/^# nnptool bench /{b=\$4} b == \"allreduce:\" && /float +sum/ && \$8 == 0 && \$14 == 0' $out | wc -l) = 14 && grep -q '^vm-status=0$' $out"
+tap_grep "a traced group on 4 chips: a line per send and receive, each ok" "$out" \
+	'^traced-status=0 traced-messages=24$'
 tap_check "bench reduce, alltoall, gather and scatter on 4 chips: 0 wrong in each" \
 	sh -c "test \$(grep -c '^# Out of bounds values : 0 OK' $out) = 5 && grep -q '^vm-status=0$' $out"
 tap_done

@@ -64,6 +64,11 @@ struct nnp_fw_ring {
 	uint32_t sq_head;	/* firmware's position */
 	uint32_t cq_tail;	/* firmware's position */
 	uint16_t phase;		/* phase tag of the current CQ pass */
+	/*
+	 * Slots the command at the head needs in each ring to start (0 or
+	 * 1: one; a GROUP's members and completions, v1.13: len + 1).
+	 */
+	uint32_t need;
 };
 
 struct nnp_fw_admin_queue {
@@ -101,13 +106,22 @@ struct nnp_fw_op {
 	uint32_t keys[2];	/* the keys it resolved (0: none) */
 	uint32_t comm;		/* its communicator, for COMM_DESTROY's abort */
 	uint16_t cid;
+	/*
+	 * A GROUP's (fw_group.c, v1.13): its members' keys and communicators,
+	 * members of each, and the ids of the completions posted after its
+	 * own when it succeeds, one per member.
+	 */
+	uint32_t members;
+	const uint32_t *member_keys;
+	const uint32_t *member_comms;
+	const uint16_t *member_cids;
 	/* Guarded by fw->lock: */
 	bool parked;		/* waiting; no worker runs it */
 	bool ready;		/* what it waits for may have come */
 	bool aborted;		/* torn down: the next wait ends ABORTED */
 	/* A link it uses went down: every later wait ends LINK_DOWN. */
 	bool link_lost;
-	uint32_t ports;		/* a collective's: the ports it uses, a bit each */
+	uint32_t ports;		/* the ports it sends on or waits at, a bit each */
 	uint32_t wait_port;
 	uint64_t deadline_ns;	/* of the current wait (now_ns clock); 0: none */
 	/* Longest one wait may be: its communicator's; UINT64_MAX: never. */
@@ -126,6 +140,29 @@ struct nnp_fw_op {
 	uint64_t tx_end_ns;	/* when its last packet left */
 	uint64_t hbm_ns;	/* its device-memory busy time */
 };
+
+/* Whether @op uses key @key: unregistering it ends @op ABORTED. */
+static inline bool nnp_fw_op_uses_key(const struct nnp_fw_op *op, uint32_t key)
+{
+	uint32_t i;
+
+	for (i = 0; i < op->members; i++)
+		if (op->member_keys[i] == key)
+			return true;
+	return op->keys[0] == key || op->keys[1] == key;
+}
+
+/* Whether @op runs on communicator @comm: its abort ends @op ABORTED. */
+static inline bool nnp_fw_op_uses_comm(const struct nnp_fw_op *op,
+				       uint32_t comm)
+{
+	uint32_t i;
+
+	for (i = 0; i < op->members; i++)
+		if (op->member_comms[i] == comm)
+			return true;
+	return op->comm == comm;
+}
 
 struct nnp_fw_queue {
 	/*
@@ -431,10 +468,14 @@ bool nnp_fw_ring_setup_ok(const struct nnp_fw_ring *r, uint32_t min_depth,
 			  uint32_t max_depth);
 void nnp_fw_ring_start(struct nnp_fw_ring *r);
 bool nnp_fw_ring_cq_has_room(const struct nnp_fw_ring *r);
+bool nnp_fw_ring_sq_ready(const struct nnp_fw_ring *r);
 bool nnp_fw_ring_has_work(const struct nnp_fw_ring *r);
 /* Read the command at @r's SQ head into @cmd; false on a DMA fault. */
 bool nnp_fw_ring_fetch(struct nnp_fw *fw, const struct nnp_fw_ring *r,
 		       void *cmd);
+/* The same for the command @ahead slots past the head. */
+bool nnp_fw_ring_fetch_ahead(struct nnp_fw *fw, const struct nnp_fw_ring *r,
+			     uint32_t ahead, void *cmd);
 /* Write the completion of the command at @r's SQ head; false on a DMA fault. */
 bool nnp_fw_ring_post(struct nnp_fw *fw, const struct nnp_fw_ring *r,
 		      uint16_t cid, uint16_t status, uint32_t result);

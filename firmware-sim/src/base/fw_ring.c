@@ -25,26 +25,49 @@ void nnp_fw_ring_start(struct nnp_fw_ring *r)
 	r->sq_head = r->sq_tail = 0;
 	r->cq_head = r->cq_tail = 0;
 	r->phase = NNP_CQE_PHASE;
+	r->need = 0;
 }
 
-/* The CQ can take one more completion (one slot always stays free). */
+static uint32_t ring_need(const struct nnp_fw_ring *r)
+{
+	return r->need ? r->need : 1;
+}
+
+/*
+ * The CQ can take the completions the head command needs (one slot
+ * always stays free).
+ */
 bool nnp_fw_ring_cq_has_room(const struct nnp_fw_ring *r)
 {
-	return (r->cq_tail + 1) % r->depth != r->cq_head;
+	return (r->cq_head + r->depth - r->cq_tail - 1) % r->depth >= ring_need(r);
 }
 
-/* A command is waiting and its completion has a free slot to go to. */
+/* The head command and what it needs are in the SQ. */
+bool nnp_fw_ring_sq_ready(const struct nnp_fw_ring *r)
+{
+	return (r->sq_tail + r->depth - r->sq_head) % r->depth >= ring_need(r);
+}
+
+/* ...and the CQ has room for its completions. */
 bool nnp_fw_ring_has_work(const struct nnp_fw_ring *r)
 {
-	return r->sq_head != r->sq_tail && nnp_fw_ring_cq_has_room(r);
+	return nnp_fw_ring_sq_ready(r) && nnp_fw_ring_cq_has_room(r);
+}
+
+bool nnp_fw_ring_fetch_ahead(struct nnp_fw *fw, const struct nnp_fw_ring *r,
+			     uint32_t ahead, void *cmd)
+{
+	uint64_t slot = (r->sq_head + ahead) % r->depth;
+
+	return !fw->host.dma_read(fw->host.opaque,
+				  r->sq_base + slot * NNP_HW_SQE_SIZE,
+				  cmd, NNP_HW_SQE_SIZE);
 }
 
 bool nnp_fw_ring_fetch(struct nnp_fw *fw, const struct nnp_fw_ring *r,
 		       void *cmd)
 {
-	return !fw->host.dma_read(fw->host.opaque,
-				  r->sq_base + (uint64_t)r->sq_head * NNP_HW_SQE_SIZE,
-				  cmd, NNP_HW_SQE_SIZE);
+	return nnp_fw_ring_fetch_ahead(fw, r, 0, cmd);
 }
 
 bool nnp_fw_ring_post(struct nnp_fw *fw, const struct nnp_fw_ring *r,

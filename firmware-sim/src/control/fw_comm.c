@@ -121,7 +121,7 @@ static bool abort_commands_locked(struct nnp_fw *fw, uint32_t ctx, uint32_t comm
 	for (i = 0; i < NNP_HW_MAX_QUEUES; i++) {
 		struct nnp_fw_op *op = fw->queues[i].op;
 
-		if (op && fw->queues[i].ctx == ctx && op->comm == comm) {
+		if (op && fw->queues[i].ctx == ctx && nnp_fw_op_uses_comm(op, comm)) {
 			op->aborted = true;
 			op->ready = true;
 			any = true;

@@ -14,6 +14,7 @@
  * therefore wait for one step at most, never for another chip's data: the
  * command in flight ends ABORTED.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "fw_control.h"
@@ -156,7 +157,7 @@ static bool op_abort_locked(struct nnp_fw_queue *q, uint32_t key)
 {
 	struct nnp_fw_op *op = q->op;
 
-	if (!op || (key && op->keys[0] != key && op->keys[1] != key))
+	if (!op || (key && !nnp_fw_op_uses_key(op, key)))
 		return false;
 	op->aborted = true;
 	return true;
@@ -440,6 +441,58 @@ static struct nnp_fw_queue *queue_claim(struct nnp_fw *fw)
 }
 
 /*
+ * Start GROUP @cmd at @r's head (v1.13): its members are the len commands
+ * after it. Until they are all in the ring and the CQ has room for every
+ * completion, the queue waits (*@status NNP_FW_PARKED, no op); false on a
+ * DMA fault.
+ */
+static bool group_fetch(struct nnp_fw *fw, struct nnp_fw_queue *q,
+			const struct nnp_fw_ring *r, uint32_t ctx,
+			const struct nnp_hw_queue_cmd *cmd, uint16_t *status,
+			struct nnp_fw_op **op)
+{
+	struct nnp_hw_queue_cmd *members;
+	struct nnp_fw_ring need = *r;
+	uint32_t i, n;
+	bool ready;
+
+	if (!cmd->len || cmd->len >= r->depth / 2) {
+		nnp_fw_guest_error(fw, "queue cid %u: GROUP of %llu members, not 1 to %u",
+				   cmd->cid, (unsigned long long)cmd->len,
+				   r->depth / 2 - 1);
+		*status = NNP_STATUS_INVALID_FIELD;
+		return true;
+	}
+	n = (uint32_t)cmd->len;
+	mtx_lock(&fw->lock);
+	need.sq_tail = q->ring.sq_tail;
+	need.cq_head = q->ring.cq_head;
+	need.need = n + 1;
+	ready = nnp_fw_ring_has_work(&need);
+	q->ring.need = ready ? 0 : n + 1;
+	mtx_unlock(&fw->lock);
+	if (!ready) {
+		*status = NNP_FW_PARKED;
+		return true;
+	}
+	members = malloc(n * sizeof(*members));
+	if (!members) {
+		*status = NNP_STATUS_NO_RESOURCES;
+		return true;
+	}
+	for (i = 0; i < n; i++) {
+		if (!nnp_fw_ring_fetch_ahead(fw, r, i + 1, &members[i])) {
+			free(members);
+			return false;
+		}
+		fw_le_queue_cmd(&members[i]);
+	}
+	*status = nnp_fw_group(fw, ctx, cmd, members, n, op);
+	free(members);
+	return true;
+}
+
+/*
  * Start the command at @r's head: a status, or for a link command its op,
  * made @q's. *@cid gets the command's id; false on a DMA fault.
  */
@@ -454,13 +507,43 @@ static bool queue_fetch(struct nnp_fw *fw, struct nnp_fw_queue *q,
 		return false;
 	fw_le_queue_cmd(&cmd);
 	*cid = cmd.cid;
-	*status = nnp_fw_exec(fw, ctx, &cmd, &op);
+	if (cmd.opcode != NNP_CMD_GROUP)
+		*status = nnp_fw_exec(fw, ctx, &cmd, &op);
+	else if (!group_fetch(fw, q, r, ctx, &cmd, status, &op))
+		return false;
 	if (op) {
 		op->cid = cmd.cid;
 		mtx_lock(&fw->lock);
 		q->op = op;
 		mtx_unlock(&fw->lock);
 	}
+	return true;
+}
+
+/*
+ * A GROUP @op that succeeded (v1.13): its own completion, then each
+ * member's, in ring order; @r, @q's ring when the step began, is left at
+ * the last member for the caller's post. The group started with room for
+ * them all. False on a DMA fault.
+ */
+static bool post_members(struct nnp_fw *fw, struct nnp_fw_queue *q,
+			 struct nnp_fw_ring *r, const struct nnp_fw_op *op,
+			 uint16_t *cid, bool *posted)
+{
+	uint32_t i;
+
+	for (i = 0; i < op->members; i++) {
+		bool ok = nnp_fw_ring_post(fw, r, *cid, NNP_STATUS_SUCCESS, 0);
+
+		mtx_lock(&fw->lock);
+		*posted |= queue_done_locked(fw, q, ok, *cid, NNP_STATUS_SUCCESS);
+		*r = q->ring;
+		mtx_unlock(&fw->lock);
+		if (!ok)
+			return false;
+		*cid = op->member_cids[i];
+	}
+	/* The last member's completion is the caller's to post. */
 	return true;
 }
 
@@ -511,6 +594,8 @@ static bool queue_step(struct nnp_fw *fw, struct nnp_fw_queue *q, bool *posted)
 			mtx_lock(&fw->lock);
 			q->op = NULL;
 			mtx_unlock(&fw->lock);
+			if (!status && op->members && ok)
+				ok = post_members(fw, q, &r, op, &cid, posted);
 			op->end(fw, op, status);
 		}
 	}
@@ -535,7 +620,7 @@ static bool queue_step(struct nnp_fw *fw, struct nnp_fw_queue *q, bool *posted)
  */
 static void queue_shadow_idle(struct nnp_fw *fw, struct nnp_fw_queue *q)
 {
-	uint32_t head, event, tail, depth;
+	uint32_t head, event, tail, known, depth;
 	uint64_t shadow;
 	bool fault;
 
@@ -543,8 +628,10 @@ static void queue_shadow_idle(struct nnp_fw *fw, struct nnp_fw_queue *q)
 	mtx_lock(&fw->lock);
 	shadow = q->shadow;
 	head = q->ring.sq_head;
+	known = q->ring.sq_tail;
 	depth = q->ring.depth;
-	if (!q->enabled || q->error || q->op || head != q->ring.sq_tail)
+	/* Idle: no command, or a GROUP whose members are not all there. */
+	if (!q->enabled || q->error || q->op || nnp_fw_ring_sq_ready(&q->ring))
 		shadow = 0;
 	mtx_unlock(&fw->lock);
 	if (!shadow) {
@@ -571,7 +658,7 @@ static void queue_shadow_idle(struct nnp_fw *fw, struct nnp_fw_queue *q)
 		nnp_fw_guest_error(fw, "queue %u: shadow ring index %u past depth %u",
 				   (unsigned int)(q - fw->queues), tail, depth);
 		queue_fail_locked(q, 0xffff, NNP_STATUS_INVALID_FIELD);
-	} else if (q->ring.sq_tail == head) {
+	} else if (q->ring.sq_tail == known) {
 		/*
 		 * Unless a doorbell write came since: the owner rang it after
 		 * its shadow write, so its tail is as new as this read's or

@@ -66,6 +66,37 @@ uint16_t nnp_fw_exchange(struct nnp_fw *fw, uint32_t ctx,
 uint16_t nnp_fw_p2p(struct nnp_fw *fw, uint32_t ctx,
 		    const struct nnp_hw_queue_cmd *cmd, struct nnp_fw_op **op);
 
+/* One round of a command made of parts (fw_rounds.c). */
+struct nnp_fw_round {
+	bool aborted, lost;	/* what the command learnt before it */
+	uint32_t left;		/* parts still to run after it */
+	bool moved;		/* a part went on */
+	uint64_t deadline;	/* the earliest deadline of the parts waiting */
+};
+
+/* Before @part's step in round @r: it learns what the command did. */
+void nnp_fw_part_begin(struct nnp_fw *fw, const struct nnp_fw_round *r,
+		       struct nnp_fw_op *part);
+/* @part's step parked: it is left, with its deadline. */
+void nnp_fw_part_parked(struct nnp_fw_round *r, const struct nnp_fw_op *part);
+/*
+ * Step command @op by @round until no part is left (SUCCESS) or one fails;
+ * NNP_FW_PARKED, on any port, when a round moved none and no wake came.
+ */
+uint16_t nnp_fw_rounds(struct nnp_fw *fw, struct nnp_fw_op *op,
+		       uint16_t (*round)(struct nnp_fw *fw,
+					 struct nnp_fw_op *op,
+					 struct nnp_fw_round *r));
+
+/*
+ * Start GROUP @cmd (fw_group.c, v1.13) of context @ctx with its @n
+ * members, the commands after it in the ring, as above.
+ */
+uint16_t nnp_fw_group(struct nnp_fw *fw, uint32_t ctx,
+		      const struct nnp_hw_queue_cmd *cmd,
+		      const struct nnp_hw_queue_cmd *members, uint32_t n,
+		      struct nnp_fw_op **op);
+
 /*
  * Command execution (fw_exec.c): returns NNP_STATUS_*, or for a link
  * command sets *@op for the queue to run.

@@ -74,6 +74,9 @@ static uint16_t p2p_begin(struct nnp_fw *fw, uint32_t ctx,
 					    m->p2p_received[p->port]++, true);
 	}
 	mtx_unlock(&fw->lock);
+	/* Its link: a routed message comes in on any. */
+	if (!st && (p->send || !p->routed))
+		p->op.ports = 1u << p->port;
 	return st;
 }
 

@@ -10,10 +10,10 @@
  * The flows run as steps of one queue command: each flow a 64 KiB packet
  * a turn, round the peers, so none runs ahead on a shared port, and each
  * waits on its own nnp_fw_op; the command parks (on any port) when every
- * flow waits, unless a wake came while they ran (fw->wakes), as the
- * allreduce algorithms' lanes do (fw_algo.c). Sending and receiving in
- * the same command is what keeps an exchange from deadlocking on room:
- * a rank whose sends wait for room still takes what comes for it.
+ * flow waits, unless a wake came while they ran (fw_rounds.c). Sending
+ * and receiving in the same command is what keeps an exchange from
+ * deadlocking on room: a rank whose sends wait for room still takes what
+ * comes for it.
  *
  * A flow's label is the pair's next routed message number, taken when
  * the command starts, so exchanges and routed SEND/RECV between the same
@@ -242,15 +242,11 @@ static void xchg_clock(struct xchg *x)
 		}
 }
 
-/*
- * One turn of every flow not done, with what the command learnt (@aborted,
- * @lost): *@left flows still to run, *@moved if any went on, *@deadline
- * the earliest of those waiting.
- */
-static uint16_t xchg_round(struct nnp_fw *fw, struct xchg *x, bool aborted,
-			   bool lost, uint32_t *left, bool *moved,
-			   uint64_t *deadline)
+/* One turn of every flow not done: round @r of the exchange's. */
+static uint16_t xchg_round(struct nnp_fw *fw, struct nnp_fw_op *op,
+			   struct nnp_fw_round *r)
 {
+	struct xchg *x = (struct xchg *)op;
 	uint32_t p, d;
 
 	for (p = 0; p < x->nranks; p++) {
@@ -260,22 +256,16 @@ static uint16_t xchg_round(struct nnp_fw *fw, struct xchg *x, bool aborted,
 
 			if (!f->mem || f->done)
 				continue;
-			mtx_lock(&fw->lock);
-			f->link.aborted = aborted;
-			f->link.link_lost = lost;
-			f->link.parked = false;
-			mtx_unlock(&fw->lock);
+			nnp_fw_part_begin(fw, r, &f->link);
 			st = flow_turn(fw, x, f, !d);
 			if (st == NNP_FW_PARKED) {
-				(*left)++;
-				if (f->link.deadline_ns < *deadline)
-					*deadline = f->link.deadline_ns;
+				nnp_fw_part_parked(r, &f->link);
 				continue;
 			}
 			if (st)
 				return st;
-			*moved = true;
-			*left += !f->done;
+			r->moved = true;
+			r->left += !f->done;
 		}
 	}
 	return NNP_STATUS_SUCCESS;
@@ -284,40 +274,14 @@ static uint16_t xchg_round(struct nnp_fw *fw, struct xchg *x, bool aborted,
 static uint16_t xchg_step(struct nnp_fw *fw, struct nnp_fw_op *op)
 {
 	struct xchg *x = (struct xchg *)op;
+	uint16_t st;
 
 	if (!x->started)
 		xchg_start(fw, x);
-	for (;;) {
-		uint64_t deadline = UINT64_MAX;
-		bool aborted, lost, moved = false;
-		uint32_t wakes, left = 0;
-		uint16_t st;
-
-		mtx_lock(&fw->lock);
-		wakes = fw->wakes;
-		aborted = op->aborted;
-		lost = op->link_lost;
-		mtx_unlock(&fw->lock);
-		st = xchg_round(fw, x, aborted, lost, &left, &moved, &deadline);
-		if (st)
-			return st;
-		if (!left) {
-			xchg_clock(x);
-			return NNP_STATUS_SUCCESS;
-		}
-		if (moved)
-			continue;
-		mtx_lock(&fw->lock);
-		if (fw->wakes == wakes && !op->aborted && !op->link_lost) {
-			op->parked = true;
-			op->ready = false;
-			op->wait_port = NNP_FW_ANY_PORT;
-			op->deadline_ns = deadline;
-			mtx_unlock(&fw->lock);
-			return NNP_FW_PARKED;
-		}
-		mtx_unlock(&fw->lock);
-	}
+	st = nnp_fw_rounds(fw, op, xchg_round);
+	if (!st)
+		xchg_clock(x);
+	return st;
 }
 
 static void xchg_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)

@@ -57,7 +57,7 @@ const char *nnp_get_last_error(void);
 #define NNP_VERSION_PATCH(v)	((v) & 0xff)
 
 /* The libnnp these headers belong to (compare with nnp_get_version()). */
-#define NNP_VERSION_CODE	NNP_VERSION(0, 8, 0)
+#define NNP_VERSION_CODE	NNP_VERSION(0, 9, 0)
 
 /* The version of the libnnp running, as NNP_VERSION(); new in 0.3.0. */
 nnp_result_t nnp_get_version(int *version);
@@ -538,6 +538,31 @@ nnp_result_t nnp_send(nnp_mem_t *send, size_t off, size_t count,
 nnp_result_t nnp_recv(nnp_mem_t *recv, size_t off, size_t count,
 		      nnp_dtype_t dtype, int peer, nnp_comm_t *comm,
 		      nnp_stream_t *stream);
+
+/*
+ * Group calls, as NCCL's ncclGroupStart/ncclGroupEnd. Between
+ * nnp_group_start() and nnp_group_end() the calling thread's collectives,
+ * sends and receives, on any communicators and streams, are checked and
+ * held, not submitted; nnp_group_end() launches them together. Each
+ * stream gets its collectives in the order issued, in one submission,
+ * then its sends and receives, which its device runs all at once
+ * (hardware interface 1.13): sends and receives posted in any order never
+ * wait on each other, so a ring posted in reverse completes. At most
+ * 127 sends and receives per stream in one group. Copies and fills are
+ * not held. Groups nest: only the outermost end launches. Since 0.9.
+ *
+ * An operation refused inside a group returns its error at once, and
+ * fails the group: nnp_group_end() then launches nothing and returns
+ * that error (the last error names it), so no rank runs half a step.
+ * Destroying a communicator or stream that a group holds operations of
+ * drops them and fails the group likewise (NNP_ERROR_INVALID_ARGUMENT).
+ * nnp_group_end() without a group open on the thread (ended twice):
+ * NNP_ERROR_INVALID_ARGUMENT. A failure of a launched operation is the
+ * stream's, as outside a group: a send or receive that fails ends the
+ * others of its stream's group ABORTED, and its communicator fails.
+ */
+nnp_result_t nnp_group_start(void);
+nnp_result_t nnp_group_end(void);
 
 #ifdef __cplusplus
 }

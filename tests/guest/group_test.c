@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Group calls (nnp_group_start/nnp_group_end, hardware interface 1.13)
+ * across every nnp device of the VM, one process driving all
+ * (nnp_comm_init_all), on whatever fabric the VM has: each rank receives
+ * from every other rank before it sends to any, in one group, and every
+ * message arrives byte for byte with no host DMA (one after another
+ * outside a group, the first receives would wait for sends queued behind
+ * other receives); 32 small allreduces and the other collectives in one
+ * group, exact and in the order issued; collectives and messages in one
+ * group; nested groups launch at the outermost end; and the refusals: a
+ * group ended twice, an operation refused inside a group (nothing of the
+ * group runs, the communicator stays usable), a communicator destroyed
+ * while a group holds its operations, and more sends and receives on one
+ * stream than a group takes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nnp/nnp.h>
+
+#include "all_devices.h"
+#include "device_counters.h"
+#include "guest_env.h"
+#include "kselftest_harness.h"
+
+#define GUARD		0xa5
+#define COUNT		20001		/* int32 elements a message */
+#define PART		(COUNT * 4)
+#define TIMEOUT_S	600
+
+FIXTURE(grp) {
+	struct all_devices d;
+	size_t cap;
+};
+
+FIXTURE_SETUP(grp)
+{
+	const char *why;
+
+	self->cap = (size_t)GUEST_CHIPS * PART;
+	why = all_devices_open(&self->d, self->cap);
+	ASSERT_EQ(NULL, why) TH_LOG("%s", why);
+}
+
+FIXTURE_TEARDOWN(grp)
+{
+	all_devices_close(&self->d);
+}
+
+/* What rank @from sends rank @to, element @i. */
+static int32_t msg(int from, int to, size_t i)
+{
+	return from * 1000003 + to * 10007 + (int32_t)i;
+}
+
+/* Fill rank @r's a with its messages (part p for rank p) and b with GUARD. */
+static void stage(struct __test_metadata *_metadata, FIXTURE_DATA(grp) *self,
+		  int r)
+{
+	int32_t *h;
+	size_t i;
+	int p;
+
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(self->d.host[r], (void **)&h));
+	for (p = 0; p < self->d.n; p++)
+		for (i = 0; i < COUNT; i++)
+			h[p * COUNT + i] = msg(r, p, i);
+	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->d.s[r], self->d.a[r], 0,
+						self->d.host[r], 0, self->cap));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(self->d.s[r], self->d.b[r], 0, GUARD,
+						self->cap));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]));
+}
+
+/* Rank @r's b, read back into its host buffer. */
+static int32_t *read_b(struct __test_metadata *_metadata, FIXTURE_DATA(grp) *self,
+		       int r)
+{
+	int32_t *h = NULL;
+
+	EXPECT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->d.s[r], self->d.host[r], 0,
+						self->d.b[r], 0, self->cap));
+	EXPECT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]));
+	nnp_mem_map(self->d.host[r], (void **)&h);
+	return h;
+}
+
+/*
+ * Every rank receives from each other rank, the farthest first, then
+ * sends to each, all in one group: routed pairs at every distance.
+ */
+TEST_F_TIMEOUT(grp, receives_posted_before_sends, TIMEOUT_S)
+{
+	uint64_t dma[MAXDEV];
+	int n = self->d.n, r, d;
+
+	for (r = 0; r < n; r++) {
+		stage(_metadata, self, r);
+		dma[r] = host_dma_bytes(self->d.dev[r]);
+	}
+	ASSERT_EQ(NNP_SUCCESS, nnp_group_start());
+	for (r = 0; r < n; r++)
+		for (d = n - 1; d >= 1; d--) {
+			int from = (r + n - d) % n;
+
+			ASSERT_EQ(NNP_SUCCESS, nnp_recv(self->d.b[r], from * PART, COUNT,
+							NNP_INT32, from, self->d.comm[r],
+							self->d.s[r]))
+				TH_LOG("rank %d from %d: %s", r, from, nnp_get_last_error());
+		}
+	for (r = 0; r < n; r++)
+		for (d = 1; d < n; d++) {
+			int to = (r + d) % n;
+
+			ASSERT_EQ(NNP_SUCCESS, nnp_send(self->d.a[r], to * PART, COUNT,
+							NNP_INT32, to, self->d.comm[r],
+							self->d.s[r]));
+		}
+	ASSERT_EQ(NNP_SUCCESS, nnp_group_end()) TH_LOG("%s", nnp_get_last_error());
+	for (r = 0; r < n; r++) {
+		size_t i, bad = 0;
+		int32_t *h;
+		int p;
+
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]))
+			TH_LOG("rank %d: %s", r, nnp_get_last_error());
+		EXPECT_EQ(dma[r], host_dma_bytes(self->d.dev[r]));
+		h = read_b(_metadata, self, r);
+		ASSERT_NE(NULL, h);
+		for (p = 0; p < n; p++)
+			for (i = 0; i < COUNT; i++)
+				bad += h[p * COUNT + i] !=
+				       (p != r ? msg(p, r, i) : (int32_t)0xa5a5a5a5);
+		EXPECT_EQ(0, bad) TH_LOG("rank %d", r);
+	}
+}
+
+/*
+ * 32 allreduces of two floats, an allreduce twice in place on one buffer,
+ * a broadcast, an allgather and a reduce-scatter, in one group: each
+ * exact, the two in place in the order issued (n times the sum).
+ */
+TEST_F_TIMEOUT(grp, collectives_in_one_group, TIMEOUT_S)
+{
+	const size_t small = 32 * 2, in_place = small, bcast = in_place + 4,
+		     gathered = bcast + 8, scattered = gathered + 3 * MAXDEV;
+	int n = self->d.n, r, k;
+	float *h;
+
+	for (r = 0; r < n; r++) {
+		size_t i;
+
+		ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(self->d.host[r], (void **)&h));
+		for (i = 0; i < 4096; i++)
+			h[i] = (float)(r + 1) * (float)(i % 97 + 1);
+		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->d.s[r], self->d.a[r], 0,
+							self->d.host[r], 0, 4096 * 4));
+		ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(self->d.s[r], self->d.b[r], 0, 0,
+							4096 * 4));
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]));
+	}
+	ASSERT_EQ(NNP_SUCCESS, nnp_group_start());
+	for (r = 0; r < n; r++) {
+		nnp_comm_t *c = self->d.comm[r];
+		nnp_stream_t *s = self->d.s[r];
+
+		for (k = 0; k < 32; k++)
+			ASSERT_EQ(NNP_SUCCESS, nnp_allreduce(self->d.a[r], k * 8, self->d.b[r],
+							     k * 8, 2, NNP_FLOAT32,
+							     NNP_SUM, c, s));
+		for (k = 0; k < 2; k++)
+			ASSERT_EQ(NNP_SUCCESS, nnp_allreduce(self->d.a[r], in_place * 4,
+							     self->d.a[r], in_place * 4, 4,
+							     NNP_FLOAT32, NNP_SUM, c, s));
+		ASSERT_EQ(NNP_SUCCESS, nnp_broadcast(self->d.a[r], 0, self->d.b[r],
+						     bcast * 4, 8, NNP_FLOAT32,
+						     n - 1, c, s));
+		ASSERT_EQ(NNP_SUCCESS, nnp_allgather(self->d.a[r], 0, self->d.b[r],
+						     gathered * 4, 3, NNP_FLOAT32, c, s));
+		ASSERT_EQ(NNP_SUCCESS, nnp_reduce_scatter(self->d.a[r], 0, self->d.b[r],
+							  scattered * 4, 5, NNP_FLOAT32,
+							  NNP_MAX, c, s));
+	}
+	ASSERT_EQ(NNP_SUCCESS, nnp_group_end()) TH_LOG("%s", nnp_get_last_error());
+	for (r = 0; r < n; r++) {
+		/* What a rank's a held at element i: (rank + 1) * (i % 97 + 1). */
+		float tri = (float)n * (float)(n + 1) / 2, *got;
+		size_t i, bad = 0;
+
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]))
+			TH_LOG("rank %d: %s", r, nnp_get_last_error());
+		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->d.s[r], self->d.host[r], 0,
+							self->d.b[r], 0, 4096 * 4));
+		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->d.s[r], self->d.host[r],
+							4096 * 4, self->d.a[r], 0, 4096 * 4));
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]));
+		nnp_mem_map(self->d.host[r], (void **)&got);
+		for (i = 0; i < small; i++)
+			bad += got[i] != tri * (float)(i % 97 + 1);
+		for (i = in_place; i < in_place + 4; i++)
+			bad += got[4096 + i] != (float)n * tri * (float)(i % 97 + 1);
+		for (i = 0; i < 8; i++)
+			bad += got[bcast + i] != (float)n * (float)(i % 97 + 1);
+		for (i = 0; i < 3 * (size_t)n; i++)
+			bad += got[gathered + i] != (float)(i / 3 + 1) * (float)(i % 3 + 1);
+		for (i = 0; i < 5; i++)
+			bad += got[scattered + i] !=
+			       (float)n * (float)((r * 5 + i) % 97 + 1);
+		EXPECT_EQ(0, bad) TH_LOG("rank %d", r);
+	}
+}
+
+/*
+ * An allreduce and a ring of messages posted receive first, in one group
+ * inside another: nothing goes before the outer end, then all of it.
+ */
+TEST_F_TIMEOUT(grp, nested_group_of_collective_and_messages, TIMEOUT_S)
+{
+	int n = self->d.n, r;
+
+	for (r = 0; r < n; r++)
+		stage(_metadata, self, r);
+	ASSERT_EQ(NNP_SUCCESS, nnp_group_start());
+	ASSERT_EQ(NNP_SUCCESS, nnp_group_start());
+	for (r = 0; r < n; r++) {
+		int prev = (r + n - 1) % n, next = (r + 1) % n;
+
+		ASSERT_EQ(NNP_SUCCESS, nnp_allreduce(self->d.a[r], 0, self->d.b[r], 0,
+						     COUNT, NNP_INT32, NNP_SUM,
+						     self->d.comm[r], self->d.s[r]));
+		ASSERT_EQ(NNP_SUCCESS, nnp_recv(self->d.b[r], PART, COUNT, NNP_INT32,
+						prev, self->d.comm[r], self->d.s[r]));
+		ASSERT_EQ(NNP_SUCCESS, nnp_send(self->d.a[r], next * PART, COUNT,
+						NNP_INT32, next, self->d.comm[r],
+						self->d.s[r]));
+	}
+	ASSERT_EQ(NNP_SUCCESS, nnp_group_end());
+	/* Still held: b is as staged. */
+	for (r = 0; r < n; r++) {
+		int32_t *h = read_b(_metadata, self, r);
+
+		ASSERT_NE(NULL, h);
+		EXPECT_EQ((int32_t)0xa5a5a5a5, h[0]);
+		EXPECT_EQ((int32_t)0xa5a5a5a5, h[COUNT]);
+	}
+	ASSERT_EQ(NNP_SUCCESS, nnp_group_end()) TH_LOG("%s", nnp_get_last_error());
+	for (r = 0; r < n; r++) {
+		int prev = (r + n - 1) % n;
+		size_t i, bad = 0;
+		int32_t *h;
+
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]))
+			TH_LOG("rank %d: %s", r, nnp_get_last_error());
+		h = read_b(_metadata, self, r);
+		ASSERT_NE(NULL, h);
+		for (i = 0; i < COUNT; i++) {
+			int32_t sum = 0;
+			int p;
+
+			for (p = 0; p < n; p++)
+				sum += msg(p, 0, i);
+			bad += h[i] != sum;
+			bad += h[COUNT + i] != msg(prev, r, i);
+		}
+		EXPECT_EQ(0, bad) TH_LOG("rank %d", r);
+	}
+}
+
+/* The last error holds @text. */
+#define EXPECT_LAST_ERROR(text) \
+	EXPECT_NE(NULL, strstr(nnp_get_last_error(), text)) \
+		TH_LOG("last error: %s", nnp_get_last_error())
+
+/*
+ * Ended twice, or never started: INVALID_ARGUMENT. A send to a rank out
+ * of range inside a group fails at once and fails the group: nothing of
+ * it runs (the allreduce before it leaves b as it was), and the
+ * communicator works after.
+ */
+TEST_F_TIMEOUT(grp, refused_operation_fails_the_group, TIMEOUT_S)
+{
+	int n = self->d.n, r;
+
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_group_end());
+	EXPECT_LAST_ERROR("no group is open");
+	ASSERT_EQ(NNP_SUCCESS, nnp_group_start());
+	ASSERT_EQ(NNP_SUCCESS, nnp_group_end());
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_group_end());
+
+	for (r = 0; r < n; r++)
+		stage(_metadata, self, r);
+	ASSERT_EQ(NNP_SUCCESS, nnp_group_start());
+	for (r = 0; r < n; r++)
+		ASSERT_EQ(NNP_SUCCESS, nnp_allreduce(self->d.a[r], 0, self->d.b[r], 0,
+						     COUNT, NNP_INT32, NNP_SUM,
+						     self->d.comm[r], self->d.s[r]));
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT,
+		  nnp_send(self->d.a[0], 0, COUNT, NNP_INT32, n, self->d.comm[0],
+			   self->d.s[0]));
+	EXPECT_LAST_ERROR("with peer");
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_group_end());
+	EXPECT_LAST_ERROR("nothing launched");
+	EXPECT_LAST_ERROR("with peer");
+	for (r = 0; r < n; r++) {
+		int32_t *h = read_b(_metadata, self, r);
+
+		ASSERT_NE(NULL, h);
+		EXPECT_EQ((int32_t)0xa5a5a5a5, h[0]);
+	}
+	for (r = 0; r < n; r++)
+		ASSERT_EQ(NNP_SUCCESS, nnp_allreduce(self->d.a[r], 0, self->d.b[r], 0,
+						     COUNT, NNP_INT32, NNP_SUM,
+						     self->d.comm[r], self->d.s[r]));
+	for (r = 0; r < n; r++) {
+		int32_t *h, sum = 0;
+		int p;
+
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]));
+		h = read_b(_metadata, self, r);
+		ASSERT_NE(NULL, h);
+		for (p = 0; p < n; p++)
+			sum += msg(p, 0, 7);
+		EXPECT_EQ(sum, h[7]);
+	}
+}
+
+/*
+ * A communicator destroyed while a group holds its operations: the group
+ * drops them and fails; 127 sends on one stream are the most a group
+ * takes, the 128th fails it.
+ */
+TEST_F_TIMEOUT(grp, destroyed_and_oversized_groups_fail, TIMEOUT_S)
+{
+	nnp_comm_t *other[MAXDEV];
+	int n = self->d.n, r, k;
+	int32_t *h;
+
+	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(self->d.dev, n, other));
+	ASSERT_EQ(NNP_SUCCESS, nnp_group_start());
+	for (r = 0; r < n; r++)
+		ASSERT_EQ(NNP_SUCCESS, nnp_allreduce(self->d.a[r], 0, self->d.b[r], 0,
+						     16, NNP_INT32, NNP_SUM,
+						     other[r], self->d.s[r]));
+	for (r = 0; r < n; r++)
+		nnp_comm_destroy(other[r]);
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_group_end());
+	EXPECT_LAST_ERROR("was destroyed");
+
+	ASSERT_EQ(NNP_SUCCESS, nnp_group_start());
+	for (k = 0; k < 127; k++)
+		ASSERT_EQ(NNP_SUCCESS, nnp_send(self->d.a[0], 0, 1, NNP_INT32, 1,
+						self->d.comm[0], self->d.s[0]))
+			TH_LOG("send %d: %s", k, nnp_get_last_error());
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT,
+		  nnp_send(self->d.a[0], 0, 1, NNP_INT32, 1, self->d.comm[0], self->d.s[0]));
+	EXPECT_LAST_ERROR("at most 127");
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_group_end());
+	/* Nothing was sent: the pair's next message is still the first. */
+	stage(_metadata, self, 0);
+	stage(_metadata, self, 1);
+	ASSERT_EQ(NNP_SUCCESS, nnp_send(self->d.a[0], PART, COUNT, NNP_INT32, 1,
+					self->d.comm[0], self->d.s[0]));
+	ASSERT_EQ(NNP_SUCCESS, nnp_recv(self->d.b[1], 0, COUNT, NNP_INT32, 0,
+					self->d.comm[1], self->d.s[1]));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[1]))
+		TH_LOG("%s", nnp_get_last_error());
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[0]));
+	h = read_b(_metadata, self, 1);
+	ASSERT_NE(NULL, h);
+	EXPECT_EQ(msg(0, 1, 0), h[0]);
+	EXPECT_EQ(msg(0, 1, COUNT - 1), h[COUNT - 1]);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+/* A ring of in-process chips with one communicator: see fw_ring.h. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fw_ring.h"
+
+uint32_t N = 4;
+struct fw_chip chips[MAXR];
+uint32_t keys[MAXR];
+
+uint16_t comm_create(struct fw_harness *h, uint32_t rank)
+{
+	struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_COMM_CREATE };
+	struct nnp_hw_comm_args a = {
+		.ctx = CTX, .comm = COMM, .nranks = N, .rank = rank,
+		.send_port = 0, .recv_port = 1, .epoch = EPOCH,
+	};
+
+	memcpy(c.args, &a, sizeof(a));
+	return fw_harness_admin(h, c, NULL);
+}
+
+/* COMM_ROUTES of @len bytes @r for communicator @comm. */
+uint16_t routes_give(struct fw_harness *h, uint32_t comm, const uint8_t *r,
+		     uint32_t len)
+{
+	struct nnp_hw_admin_cmd c = {
+		.opcode = NNP_ADMIN_COMM_ROUTES, .addr = H_AQ_DATA, .len = len,
+	};
+
+	memcpy(fw_harness_host_ptr(h, H_AQ_DATA), r, len);
+	c.args[0] = CTX;
+	c.args[1] = comm;
+	return fw_harness_admin(h, c, NULL);
+}
+
+/*
+ * The ring's routes from @rank: the shorter way, the ranks ahead on port 0
+ * and the one opposite too, those behind on port 1.
+ */
+void ring_routes(uint32_t rank, uint8_t *r)
+{
+	uint32_t d;
+
+	for (d = 0; d < N; d++)
+		r[(rank + d) % N] = d == 0 ? NONE : d <= N / 2 ? 0 : 1;
+}
+
+/* Chip i's port 0 to chip i + 1's port 1; @made: comms made and routed. */
+void ring_up(uint32_t made)
+{
+	uint32_t i;
+
+	for (i = 0; i < N; i++) {
+		fw_chip_setup(&chips[i], CTX);
+		chips[i].posted = 0;
+		keys[i] = fw_harness_dev_key(chips[i].h, CTX, 0, DEV_MEM_SIZE,
+					     NNP_KEY_READ | NNP_KEY_WRITE);
+	}
+	for (i = 0; i < N; i++)
+		assert_int_equal(nnp_fw_link_connect(chips[i].h->fw, 0,
+						     chips[(i + 1) % N].h->fw, 1), 0);
+	for (i = 0; i < N; i++) {
+		uint8_t r[N];
+
+		if (!(made >> i & 1))
+			continue;
+		ring_routes(i, r);
+		assert_int_equal(comm_create(chips[i].h, i), NNP_STATUS_SUCCESS);
+		assert_int_equal(routes_give(chips[i].h, COMM, r, N),
+				 NNP_STATUS_SUCCESS);
+	}
+}
+
+void ring_down(void)
+{
+	uint32_t i;
+
+	for (i = 0; i < N; i++) {
+		void *st = chips[i].h;
+
+		fw_harness_teardown(&st);
+	}
+}
+
+struct nnp_hw_queue_cmd p2p_cmd(uint8_t opcode, uint32_t key, uint64_t off,
+				uint64_t len, uint64_t value)
+{
+	struct nnp_hw_queue_cmd c = { .opcode = opcode, .len = len, .value = value };
+
+	if (opcode == NNP_CMD_SEND) {
+		c.src_key = key;
+		c.src_off = off;
+	} else {
+		c.dst_key = key;
+		c.dst_off = off;
+	}
+	return c;
+}
+
+struct nnp_hw_queue_cmd routed(uint8_t opcode, uint32_t key, uint64_t off,
+			       uint64_t len, uint32_t peer)
+{
+	return p2p_cmd(opcode, key, off, len, NNP_P2P_ROUTED_VALUE(COMM, peer));
+}
+
+/* Fill @len bytes at @off of chip @i's memory with a pattern of @seed. */
+void pattern(uint32_t i, uint64_t off, uint64_t len, uint32_t seed)
+{
+	uint64_t k;
+
+	for (k = 0; k < len; k++)
+		chips[i].h->dev_mem[off + k] = (uint8_t)(k * 31 + seed * 7 + k / 251);
+}
+
+struct nnp_hw_port_info port_info(uint32_t i, uint32_t port)
+{
+	struct nnp_hw_port_info info[4];
+
+	fw_harness_ports(chips[i].h, info);
+	return info[port];
+}
+
+/* Status of completion @slot of chip @i's queue 0. */
+uint16_t cqe_status(uint32_t i, uint32_t slot)
+{
+	const struct nnp_hw_cqe *cq = fw_harness_host_ptr(chips[i].h, H_QCQ(0));
+
+	return cq[slot].status;
+}
