@@ -72,7 +72,8 @@ DESTDIR ?=
 
 .PHONY: all deps qemu module userspace examples tests initramfs check check-fresh demo stress pod bench clean distclean checkpatch sparse install install-files install-dkms deb check-deb \
 	uninstall uninstall-dkms check-host \
-	reduce-bench debug-kernel debug-module debug-initramfs check-debug fuzz torch scaling
+	reduce-bench debug-kernel debug-module debug-initramfs check-debug fuzz torch scaling \
+	abi-baseline
 
 all: qemu module userspace examples tests initramfs
 
@@ -184,6 +185,11 @@ $(DEBUG_NNP_KO): $(DRIVER_SRCS) $(DEBUG_KREL_FILE)
 	rm -rf $(DEBUG_MODDIR) && mkdir -p $(DEBUG_MODDIR)
 	cp --parents $(DRIVER_SRCS) $(DEBUG_MODDIR)/
 	$(MAKE) -C $(DEBUG_SYSROOT)/build M=$(ROOT)/$(DEBUG_MODDIR) modules
+
+# libnnp's ABI as libnnp/abi/SONAME.abi, the baseline host-libnnp-abi
+# compares each build with: made again in the change that adds to the API.
+abi-baseline: $(LIBNNP_SO)
+	bash tests/host/check-libnnp-abi.sh --update
 
 checkpatch: $(CHECKPATCH)
 	perl $(CHECKPATCH) --strict --no-tree --terse -f driver/*.c driver/*.h \

@@ -17,7 +17,7 @@ PKGS=(
 	ccache clang libclang-rt-14-dev
 	linux-source-6.12
 	openmpi-bin libopenmpi-dev zlib1g-dev dataset-fashion-mnist
-	dkms udev sparse procps
+	dkms udev sparse procps abigail-tools
 )
 BACKPORTS_PKGS=(meson python3-pycotap qemu-system-data)
 # Where the sources go (the test of this plan points it elsewhere).

@@ -138,6 +138,7 @@ if [ "$NNP_VM_KERNEL" = stock ]; then
 	run_suite host-uapi-padding bash "$root/tests/host/check-uapi-padding.sh"
 	run_suite host-fw-layers bash "$root/tests/host/check-fw-layers.sh"
 	run_suite host-versions bash "$root/tests/host/check-versions.sh"
+	run_suite host-libnnp-abi bash "$root/tests/host/check-libnnp-abi.sh"
 	run_suite host-deps-goals bash "$root/tests/host/check-deps-goals.sh"
 	run_suite host-tap-summary bash "$root/tests/host/check-tap-summary.sh"
 	run_suite host-licenses python3 "$root/tests/host/check-licenses.py"

@@ -24,7 +24,7 @@ PARTS = [("qemu-device/*", "GPL-2.0-or-later"), ("driver/*", "GPL-2.0-only"),
 NOT_SOURCE = ["*.md", "*.png", "tests/fuzz/corpus/*", "docs/ABI/*", ".gitignore",
               "LICENSE", "LICENSES/*", "debian/changelog", "debian/control",
               "debian/copyright", "debian/source/*", "debian/*.install",
-              "debian/*.symbols"]
+              "debian/*.symbols", "libnnp/abi/*"]
 # debian/copyright's licence names, in SPDX's words.
 DEP5 = {"MIT": "MIT", "GPL-2.0-only": "GPL-2.0-only",
         "GPL-2.0-or-later": "GPL-2.0-or-later",
