@@ -62,6 +62,7 @@ static nnp_result_t coll_submit(const struct coll_args *a, nnp_comm_t *comm,
 {
 	size_t es = nnp_dtype_size(a->dtype);
 	struct nnp_hw_queue_cmd c = { .opcode = a->opcode, .len = a->count };
+	char label[NNP_COMM_NAME_MAX + 8];
 	const struct nnp_trace_op t = {
 		.name = a->name, .dtype = a->dtype, .count = a->count,
 		.redop = a->opcode == NNP_CMD_ALLREDUCE ||
@@ -82,7 +83,8 @@ static nnp_result_t coll_submit(const struct coll_args *a, nnp_comm_t *comm,
 					 a->send_count, es)) ||
 	    comm->dev != (a->recv ? a->recv : a->send)->dev)
 		return nnp_group_refuse(nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
-				"collective of %zu elements of type %d, op %d, root %d: no comm or stream, an unknown type, op or root, or a buffer that is not device memory of the communicator's device or too small",
+				"%scollective of %zu elements of type %d, op %d, root %d: no comm or stream, an unknown type, op or root, or a buffer that is not device memory of the communicator's device or too small",
+				nnp_comm_label(comm, label, sizeof(label)),
 				a->count, (int)a->dtype, (int)a->op, a->root));
 	if (a->send) {
 		c.src_key = a->send->key;
@@ -300,6 +302,7 @@ static nnp_result_t p2p(uint8_t opcode, nnp_mem_t *mem, size_t off, size_t count
 {
 	size_t es = nnp_dtype_size(dtype);
 	struct nnp_hw_queue_cmd c = { .opcode = opcode };
+	char label[NNP_COMM_NAME_MAX + 8];
 	const struct nnp_trace_op t = {
 		.name = opcode == NNP_CMD_SEND ? "send" : "recv",
 		.dtype = dtype, .count = count, .redop = -1, .root = -1,
@@ -311,13 +314,15 @@ static nnp_result_t p2p(uint8_t opcode, nnp_mem_t *mem, size_t off, size_t count
 	    peer == comm->rank || !device_range_ok(stream, mem, off, count, es) ||
 	    comm->dev != mem->dev)
 		return nnp_group_refuse(nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
-				"%s of %zu elements with peer %d: no comm or stream, an unknown type, the peer is not another rank, or the buffer is not device memory of the communicator's device or too small",
+				"%s%s of %zu elements with peer %d: no comm or stream, an unknown type, the peer is not another rank, or the buffer is not device memory of the communicator's device or too small",
+				nnp_comm_label(comm, label, sizeof(label)),
 				opcode == NNP_CMD_SEND ? "nnp_send" : "nnp_recv", count, peer));
 	port = opcode == NNP_CMD_SEND ? comm->send_port[peer] : comm->recv_port[peer];
 	/* No link between the two chips: routed through others, if any. */
 	if (port < 0 && (!comm->routes || comm->routes[peer] == NNP_ROUTE_NONE))
 		return nnp_group_refuse(nnp_fail(NNP_ERROR_NO_PATH,
-				"rank %d: no up link %s rank %d for %s, and no route: %s",
+				"%srank %d: no up link %s rank %d for %s, and no route: %s",
+				nnp_comm_label(comm, label, sizeof(label)),
 				comm->rank, opcode == NNP_CMD_SEND ? "to" : "from",
 				peer, opcode == NNP_CMD_SEND ? "nnp_send" : "nnp_recv",
 				comm->routes ? "no path of up links, or a rank past 1023" :

@@ -314,17 +314,79 @@ nnp_result_t nnp_get_unique_id(nnp_unique_id_t *id)
 	return nnp_bootstrap_new_id(id);
 }
 
+/* nnp_comm_config_t's first version ends with name. */
+#define CONFIG_SIZE_0_9	(offsetof(nnp_comm_config_t, name) + sizeof(const char *))
+
+const char *nnp_comm_label(const nnp_comm_t *comm, char *buf, size_t len)
+{
+	if (!comm || !comm->name[0])
+		return "";
+	snprintf(buf, len, "comm %s: ", comm->name);
+	return buf;
+}
+
+/*
+ * @cfg's wait for a late peer and name, checked: *@timeout_ms as
+ * COMM_CREATE takes it, @name NNP_COMM_NAME_MAX bytes ("" if none).
+ */
+static nnp_result_t config_take(const nnp_comm_config_t *cfg,
+				uint32_t *timeout_ms, char *name)
+{
+	static const char allowed[] = "abcdefghijklmnopqrstuvwxyz"
+				      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_";
+	size_t n;
+
+	*timeout_ms = coll_timeout_ms();
+	name[0] = '\0';
+	if (!cfg)
+		return NNP_SUCCESS;
+	if (cfg->size < CONFIG_SIZE_0_9 || cfg->size > sizeof(*cfg))
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"nnp_comm_init_rank_config: config size %zu, not one libnnp %d.%d knows (%zu): start from NNP_COMM_CONFIG_INIT",
+				cfg->size, NNP_VERSION_MAJOR(NNP_VERSION_CODE),
+				NNP_VERSION_MINOR(NNP_VERSION_CODE), sizeof(*cfg));
+	if (cfg->timeout_ms < -1 || cfg->timeout_ms >= DRM_NNP_COMM_TIMEOUT_NEVER)
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"nnp_comm_init_rank_config: config timeout_ms %lld: -1 (the default), 0 (for ever) or 1 to %u",
+				cfg->timeout_ms, DRM_NNP_COMM_TIMEOUT_NEVER - 1);
+	if (cfg->timeout_ms >= 0)
+		*timeout_ms = cfg->timeout_ms ? (uint32_t)cfg->timeout_ms :
+						DRM_NNP_COMM_TIMEOUT_NEVER;
+	if (!cfg->name)
+		return NNP_SUCCESS;
+	n = strnlen(cfg->name, NNP_COMM_NAME_MAX);
+	if (!n || n == NNP_COMM_NAME_MAX || strspn(cfg->name, allowed) != n)
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"nnp_comm_init_rank_config: config name: 1 to %d letters, digits, '.', '-' and '_'",
+				NNP_COMM_NAME_MAX - 1);
+	memcpy(name, cfg->name, n + 1);
+	return NNP_SUCCESS;
+}
+
 nnp_result_t nnp_comm_init_rank(nnp_comm_t **comm, int nranks,
 				const nnp_unique_id_t *id, int rank,
 				nnp_device_t *dev)
 {
+	return nnp_comm_init_rank_config(comm, nranks, id, rank, dev, NULL);
+}
+
+nnp_result_t nnp_comm_init_rank_config(nnp_comm_t **comm, int nranks,
+				       const nnp_unique_id_t *id, int rank,
+				       nnp_device_t *dev,
+				       const nnp_comm_config_t *config)
+{
 	struct nnp_rank_info mine, *all = NULL;
+	char name[NNP_COMM_NAME_MAX];
 	struct nnp_topo topo;
 	struct nnp_ring ring;
+	uint32_t timeout_ms;
 	enum nnp_algo algo;
 	uint64_t epoch;
 	nnp_result_t res;
 
+	res = config_take(config, &timeout_ms, name);
+	if (res != NNP_SUCCESS)
+		return res;
 	if (!comm || !id || !dev || nranks < 1 ||
 	    nranks > NNP_BOOTSTRAP_MAX_RANKS || rank < 0 || rank >= nranks)
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
@@ -342,7 +404,12 @@ nnp_result_t nnp_comm_init_rank(nnp_comm_t **comm, int nranks,
 		if (res == NNP_SUCCESS) {
 			res = nnp_comm_make(dev, (uint32_t)nranks, (uint32_t)rank,
 					    all, &ring, &topo, algo, epoch,
-					    coll_timeout_ms(), comm);
+					    timeout_ms, comm);
+			if (res == NNP_SUCCESS && name[0]) {
+				memcpy((*comm)->name, name, sizeof(name));
+				nnp_log(NNP_LOG_INFO, "rank %d: communicator %u is %s",
+					rank, (*comm)->id, name);
+			}
 			nnp_topo_free(&topo);
 		}
 		nnp_ring_free(&ring);

@@ -27,7 +27,12 @@ struct nnp_comm {
 	uint64_t epoch;
 	/* Operations traced so far (NNP_TRACE_FILE). */
 	uint64_t trace_seq;
+	/* Its name (nnp_comm_config_t), or "". */
+	char name[NNP_COMM_NAME_MAX];
 };
+
+/* "comm NAME: " to start an error about @comm with, or "" if unnamed. */
+const char *nnp_comm_label(const nnp_comm_t *comm, char *buf, size_t len);
 
 /* @dev's chip and port table, as the ring planner takes it. */
 nnp_result_t nnp_comm_rank_info(nnp_device_t *dev, struct nnp_rank_info *ri);

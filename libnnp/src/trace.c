@@ -47,6 +47,7 @@ struct pending {
 	const char *status;
 	/* A member of a GROUP (group.c): no stamps of its own. */
 	bool unstamped;
+	char comm_name[NNP_COMM_NAME_MAX];	/* "" if none */
 };
 
 struct nnp_stream_trace {
@@ -259,7 +260,8 @@ static void emit(struct pending *p)
 			"\"op\":\"%s\",\"dtype\":\"%s\",\"count\":%zu,\"bytes\":%zu,"
 			"\"redop\":%s%s%s,\"root\":%s,\"peer\":%s,"
 			"\"issue_ns\":%" PRId64 ",\"wait_ns\":%" PRId64 ",\"done_ns\":%" PRId64
-			",\"gap_ns\":%" PRId64 ",\"dev_start_ns\":%s,\"dev_end_ns\":%s,\"status\":\"%s\"}\n",
+			",\"gap_ns\":%" PRId64 ",\"dev_start_ns\":%s,\"dev_end_ns\":%s,\"status\":\"%s\","
+			"\"name\":%s%s%s}\n",
 			p->op_seq, p->epoch, p->rank, p->nranks, p->op.name,
 			dtype_name(p->op.dtype), p->op.count,
 			p->op.count * nnp_dtype_size(p->op.dtype),
@@ -271,7 +273,9 @@ static void emit(struct pending *p)
 				    (int64_t)p->dev_start),
 			int_or_null(end, sizeof(end), p->have_start && p->have_end,
 				    (int64_t)p->dev_end),
-			p->status);
+			p->status, p->comm_name[0] ? "\"" : "",
+			p->comm_name[0] ? p->comm_name : "null",
+			p->comm_name[0] ? "\"" : "");
 	pthread_mutex_unlock(&tr.lock);
 	p->used = false;
 }
@@ -334,6 +338,8 @@ static void remember(nnp_stream_t *s, struct nnp_stream_trace *t,
 		.nranks = comm->nranks, .op = *op, .issue_ns = issue,
 		.gap_ns = gap < 0 ? 0 : gap, .unstamped = unstamped,
 	};
+	/* Letters, digits and ".-_" only: nothing to escape in JSON. */
+	memcpy(t->pend[seq % s->depth].comm_name, comm->name, sizeof(comm->name));
 }
 
 nnp_result_t nnp_trace_submit(nnp_stream_t *s, nnp_comm_t *comm,

@@ -208,7 +208,7 @@ TEST(versions)
 
 	ASSERT_EQ(NNP_SUCCESS, nnp_get_version(&v));
 	EXPECT_EQ(NNP_VERSION_CODE, v);
-	EXPECT_EQ(NNP_VERSION(0, 8, 0), v);
+	EXPECT_EQ(NNP_VERSION(0, 9, 0), v);
 	ASSERT_EQ(NNP_SUCCESS, nnp_device_open(0, &dev));
 	nnp_device_close(dev);
 }

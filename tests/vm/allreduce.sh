@@ -35,20 +35,26 @@
 # nested groups; a group ended twice, an operation refused inside one
 # (nothing of it runs), a communicator destroyed under one, 128 messages
 # on one stream in one group; on 4 chips, the group traced (NNP_TRACE_FILE):
-# a line per send and receive, each ok, without device times
+# a line per send and receive, each ok, without device times; on 2 chips
+# `comm_config_test`: configs of an unknown size, a timeout out of range and
+# bad names refused before any rendezvous, a named communicator with a
+# 1.5 s timeout that names itself in errors and gives up on a lone
+# receive after 1.5 s, and whose trace lines carry its name
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 out=$(mktemp)
 trap 'rm -f "$out"*' EXIT
 matrix=()
 [ -z "${NNP_COLL_MATRIX:-}" ] || matrix=(--env "NNP_COLL_MATRIX=$NNP_COLL_MATRIX")
-tap_plan 17
+tap_plan 18
 # What a VM runs after coll_test, by chip count: on 2 chips 16 MiB of each
 # collective (a step of 8 MiB goes in 1 MiB chunks, and a window of 4 of
 # them outgrew what one communicator may hold of its peer's port, 3 MiB,
 # so both chips parked sending to each other for good); on a ring of 4,
 # nnptool bench allreduce up to 64 KiB. Sharing the boot saves two.
-after_ring2='for c in allgather reduce_scatter broadcast allreduce; do
+after_ring2='NNP_TRACE_FILE=/tmp/cfg.%p.trace comm_config_test
+echo config-status=$? named-lines=$(cat /tmp/cfg.*.trace | grep -c "\"op\":\"allreduce\".*\"status\":\"ok\",\"name\":\"tp.stage-1_b\"}")
+for c in allgather reduce_scatter broadcast allreduce; do
 	nnptool bench $c --min 16M --max 16M --iters 2 --trials 1 || exit 1
 done'
 after_ring4='NNP_TRACE_FILE=/tmp/group.trace group_test -t receives_posted_before_sends >/dev/null
@@ -73,6 +79,8 @@ done
 out=$out.ring:2
 tap_context=$out tap_check "16 MiB allgather, reduce_scatter, broadcast, allreduce on 2 chips: 0 wrong, none hung" \
 	sh -c "test \$(grep -c '^# Out of bounds values : 0 OK' $out) = 4 && grep -q '^vm-status=0$' $out"
+tap_context=$out tap_grep "communicator options on 2 chips: bad configs refused, a name and a 1.5 s timeout that hold" \
+	"$out" '^config-status=0 named-lines=2$'
 out=${out%:2}:4
 tap_context=$out tap_grep "bench allreduce: 0 wrong, exit 0" "$out" '^# Out of bounds values : 0 OK'
 tap_check "bench allreduce: a checked row per size, 8 B to 64 KiB" sh -c \

@@ -374,6 +374,46 @@ nnp_result_t nnp_comm_init_rank(nnp_comm_t **comm, int nranks,
 				const nnp_unique_id_t *id, int rank,
 				nnp_device_t *dev);
 
+/*
+ * A communicator's options (since 0.9), given to
+ * nnp_comm_init_rank_config(). Start from NNP_COMM_CONFIG_INIT, which
+ * sets size to the struct's size as the program is built: a later libnnp
+ * that adds members reads only those the size covers, and gives the
+ * others their defaults, so a program built against 0.9 keeps working.
+ * A size this libnnp does not know (smaller than the first version's, or
+ * larger than its own) is NNP_ERROR_INVALID_ARGUMENT.
+ */
+typedef struct nnp_comm_config {
+	size_t size;		/* sizeof(nnp_comm_config_t), as built */
+	/*
+	 * How long each wait of the communicator's collectives and messages
+	 * for a late peer may be, in ms: -1 as NNP_COLL_TIMEOUT_S says (30
+	 * minutes by default), 0 for ever (a runtime whose watchdog calls
+	 * nnp_comm_abort()), else 1 to 4294967294.
+	 */
+	long long timeout_ms;
+	/*
+	 * NULL, or up to NNP_COMM_NAME_MAX - 1 letters, digits, '.', '-' and
+	 * '_' (as "tp.stage2"): the communicator's name in errors, traces and
+	 * debug lines. The same on every rank.
+	 */
+	const char *name;
+} nnp_comm_config_t;
+
+#define NNP_COMM_NAME_MAX	32
+#define NNP_COMM_CONFIG_INIT	{ sizeof(nnp_comm_config_t), -1, NULL }
+
+/*
+ * nnp_comm_init_rank() with the options in @config (NULL: the defaults),
+ * as NCCL's ncclCommInitRankConfig. A bad member is
+ * NNP_ERROR_INVALID_ARGUMENT, the last error naming it, before anything
+ * else is done. Since 0.9.
+ */
+nnp_result_t nnp_comm_init_rank_config(nnp_comm_t **comm, int nranks,
+				       const nnp_unique_id_t *id, int rank,
+				       nnp_device_t *dev,
+				       const nnp_comm_config_t *config);
+
 /* One process driving @n devices: comms[i] is rank i on devs[i]. */
 nnp_result_t nnp_comm_init_all(nnp_device_t **devs, int n, nnp_comm_t **comms);
 /*
