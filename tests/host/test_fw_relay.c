@@ -12,7 +12,8 @@
  * for room at the next hop; a relay whose communicator is made, and
  * routed, after the packets came forwards them then; a next hop's link
  * down drops the packet (counted), fails the relay's communicator with
- * LINK_DOWN and ends the receiver ABORTED (not PEER_TIMEOUT); COMM_ROUTES
+ * LINK_DOWN and ends the receiver ABORTED (not PEER_TIMEOUT); a relay's
+ * COMM_DESTROY drops the packets in transit, counted; COMM_ROUTES
  * and routed commands with bad fields refused (INVALID_FIELD, NOT_FOUND).
  */
 #include <setjmp.h>
@@ -249,6 +250,46 @@ static uint16_t run_alone(struct nnp_hw_queue_cmd c)
 }
 
 /* COMM_ROUTES and routed SEND/RECV with bad fields. */
+/*
+ * 6 MiB from rank 0 to rank 2, whose communicator is not made: its port
+ * holds what it has room for, chip 1 the rest, in transit. Chip 1's
+ * COMM_DESTROY drops the packets in transit, counts each as dropped
+ * (icl_dropped, the port's errors) and frees their room; chip 2's wait
+ * for its own communicator.
+ */
+static void test_destroy_drops_transit(void **state)
+{
+	struct nnp_hw_admin_cmd d = { .opcode = NNP_ADMIN_COMM_DESTROY };
+	const uint64_t len = 6u << 20;
+	uint64_t held1, held2, dropped, errors;
+
+	(void)state;
+	ring_up(0xb);	/* all but rank 2 */
+	pattern(0, 0, len, 4);
+	fw_chip_post(&chips[0], routed(NNP_CMD_SEND, keys[0], 0, len, 2));
+	fw_chip_post(&chips[1], nop);
+	fw_chips_run_one_thread(chips, 2);
+	assert_int_equal(chips[0].status, NNP_STATUS_SUCCESS);
+	held1 = nnp_fw_icl_held_bytes(chips[1].h->fw);
+	held2 = nnp_fw_icl_held_bytes(chips[2].h->fw);
+	assert_int_equal(held1 + held2, len);
+	assert_true(held1 > 0);
+	assert_int_equal(held1 % NNP_FW_CHUNK_BYTES, 0);
+	dropped = fw_harness_counters(chips[1].h).icl_dropped;
+	errors = port_info(1, 1).errors;
+
+	d.args[0] = CTX;
+	d.args[1] = COMM;
+	assert_int_equal(fw_harness_admin(chips[1].h, d, NULL), NNP_STATUS_SUCCESS);
+	assert_int_equal(nnp_fw_icl_held_bytes(chips[1].h->fw), 0);
+	assert_int_equal(fw_harness_counters(chips[1].h).icl_dropped - dropped,
+			 held1 / NNP_FW_CHUNK_BYTES);
+	assert_int_equal(port_info(1, 1).errors - errors, held1 / NNP_FW_CHUNK_BYTES);
+	assert_int_equal(nnp_fw_icl_held_bytes(chips[2].h->fw), held2);
+	assert_int_equal(fw_harness_counters(chips[2].h).icl_dropped, 0);
+	ring_down();
+}
+
 static void test_bad_routes_refused(void **state)
 {
 	uint8_t r[5] = { NONE, 0, 0, 1, 0 };
@@ -488,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_relay_waits_for_room),
 		cmocka_unit_test(test_relay_made_late),
 		cmocka_unit_test(test_next_hop_down),
+		cmocka_unit_test(test_destroy_drops_transit),
 		cmocka_unit_test(test_bad_routes_refused),
 		cmocka_unit_test(test_alltoall),
 		cmocka_unit_test(test_alltoall_in_place),

@@ -55,13 +55,17 @@ static uint16_t read_order(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd
 	return st;
 }
 
-/* What the links hold for the communicator of @epoch is never taken now. */
-static void purge_epoch(struct nnp_fw *fw, uint64_t epoch)
+/*
+ * What the links hold for the communicator of @epoch, where this chip was
+ * rank @rank, is never taken now: dropped, and what was in transit here
+ * counted so.
+ */
+static void purge_epoch(struct nnp_fw *fw, uint64_t epoch, uint32_t rank)
 {
 	uint32_t port;
 
 	for (port = 0; port < fw->cfg.num_ports; port++)
-		nnp_fw_icl_purge(fw, port, epoch, UINT64_MAX);
+		nnp_fw_icl_purge_comm(fw, port, epoch, rank);
 }
 
 uint16_t nnp_fw_comm_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd)
@@ -136,6 +140,7 @@ uint16_t nnp_fw_comm_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *c
 	uint32_t flags = fw_admin_arg(cmd, 2);
 	uint16_t status = NNP_STATUS_NOT_FOUND;
 	struct nnp_fw_comm *m;
+	uint32_t rank = NNP_FW_NO_RANK;
 	uint64_t epoch = 0;
 	bool kick = false;
 
@@ -145,6 +150,7 @@ uint16_t nnp_fw_comm_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *c
 	m = nnp_fw_comm_of_locked(fw, ctx, comm);
 	if (m) {
 		epoch = m->epoch;
+		rank = m->rank;
 		comm_free_locked(m);
 		if (flags & NNP_HW_COMM_DESTROY_ABORT)
 			kick = abort_commands_locked(fw, ctx, comm);
@@ -154,7 +160,7 @@ uint16_t nnp_fw_comm_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *c
 	if (kick && fw->host.kick)
 		fw->host.kick(fw->host.opaque, NNP_FW_KICK_QUEUES);
 	if (!status)
-		purge_epoch(fw, epoch);
+		purge_epoch(fw, epoch, rank);
 	return status;
 }
 
@@ -231,6 +237,7 @@ void nnp_fw_comms_clear(struct nnp_fw *fw, uint32_t ctx)
 	uint32_t i;
 
 	for (i = 1; i < NNP_HW_MAX_COMMS; i++) {
+		uint32_t rank = NNP_FW_NO_RANK;
 		uint64_t epoch = 0;
 		bool mine;
 
@@ -238,11 +245,12 @@ void nnp_fw_comms_clear(struct nnp_fw *fw, uint32_t ctx)
 		mine = fw->comms[i].ctx && (!ctx || fw->comms[i].ctx == ctx);
 		if (mine) {
 			epoch = fw->comms[i].epoch;
+			rank = fw->comms[i].rank;
 			comm_free_locked(&fw->comms[i]);
 		}
 		mtx_unlock(&fw->lock);
 		if (mine)
-			purge_epoch(fw, epoch);
+			purge_epoch(fw, epoch, rank);
 	}
 }
 

@@ -73,26 +73,53 @@ static bool rx_short(const struct nnp_fw_port *p)
 	       p->held_packets + NNP_FW_ABORT_PACKETS >= NNP_FW_PORT_RX_PACKETS;
 }
 
-void nnp_fw_icl_purge(struct nnp_fw *fw, uint32_t port, uint64_t epoch,
-		      uint64_t below)
+/*
+ * Drop the packets of @epoch numbered below @below queued on @port; with
+ * @rank not NNP_FW_NO_RANK, routed ones for another rank (in transit
+ * here) count as dropped. Their room goes back to the sender either way.
+ */
+static void purge(struct nnp_fw *fw, uint32_t port, uint64_t epoch,
+		  uint64_t below, uint32_t rank)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
 	struct nnp_fw_packet **link, *prev = NULL;
+	bool count = rank != NNP_FW_NO_RANK;
 
+	if (count)
+		mtx_lock(&fw->lock);
 	mtx_lock(&p->lock);
 	link = &p->rx_head;
 	while (*link) {
 		struct nnp_fw_packet *pk = *link;
 
 		if (pk->epoch == epoch && pk->seq < below) {
+			bool transit = count && nnp_fw_seq_is_routed(pk->seq) &&
+				       nnp_fw_seq_dst(pk->seq) != rank;
+
 			nnp_fw_icl_drop_at(p, link, prev);
+			if (transit)
+				nnp_fw_icl_count_drop_locked(fw, p);
 			continue;
 		}
 		prev = pk;
 		link = &pk->next;
 	}
 	mtx_unlock(&p->lock);
+	if (count)
+		mtx_unlock(&fw->lock);
 	nnp_fw_icl_room_freed(fw, port);
+}
+
+void nnp_fw_icl_purge(struct nnp_fw *fw, uint32_t port, uint64_t epoch,
+		      uint64_t below)
+{
+	purge(fw, port, epoch, below, NNP_FW_NO_RANK);
+}
+
+void nnp_fw_icl_purge_comm(struct nnp_fw *fw, uint32_t port, uint64_t epoch,
+			   uint32_t rank)
+{
+	purge(fw, port, epoch, UINT64_MAX, rank);
 }
 
 void nnp_fw_icl_drop_old_copies(struct nnp_fw *fw, uint32_t port)
