@@ -28,7 +28,8 @@
 struct held_op {
 	nnp_stream_t *stream;
 	nnp_comm_t *comm;
-	struct nnp_trace_op trace;
+	struct nnp_trace_op trace;	/* if traced */
+	bool traced;
 	struct nnp_hw_queue_cmd cmd;
 	bool p2p;
 };
@@ -131,16 +132,18 @@ static nnp_result_t hold(struct group *g, nnp_stream_t *s, nnp_comm_t *comm,
 {
 	nnp_result_t res = NNP_SUCCESS;
 
+	const char *name = op ? op->name : "a copy";
+
 	if (p2p && !device_has_groups(s))
 		res = nnp_fail(NNP_ERROR_NOT_SUPPORTED,
 			       "%s inside a group: the device runs no GROUP command (hardware interface 1.13)",
-			       op->name);
+			       name);
 	pthread_mutex_lock(&groups_lock);
 	/* A GROUP of m members needs m + 1 completions of half the ring. */
 	if (res == NNP_SUCCESS && p2p && held_p2p(g, s) + 1 >= s->depth / 2)
 		res = nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
 			       "%s inside a group: a group holds at most %u sends and receives on one stream",
-			       op->name, s->depth / 2 - 1);
+			       name, s->depth / 2 - 1);
 	if (res == NNP_SUCCESS && g->n == g->cap) {
 		size_t cap = g->cap ? 2 * g->cap : 16;
 		struct held_op *ops = realloc(g->ops, cap * sizeof(*ops));
@@ -150,13 +153,13 @@ static nnp_result_t hold(struct group *g, nnp_stream_t *s, nnp_comm_t *comm,
 			g->cap = cap;
 		} else {
 			res = nnp_fail(NNP_ERROR_OUT_OF_MEMORY,
-				       "%s inside a group: no memory to hold it", op->name);
+				       "%s inside a group: no memory to hold it", name);
 		}
 	}
 	if (res == NNP_SUCCESS)
 		g->ops[g->n++] = (struct held_op){
-			.stream = s, .comm = comm, .trace = *op, .cmd = *cmd,
-			.p2p = p2p,
+			.stream = s, .comm = comm, .trace = op ? *op : (struct nnp_trace_op){ 0 },
+			.traced = op, .cmd = *cmd, .p2p = p2p,
 		};
 	else
 		fail_group(g, res, nnp_get_last_error());
@@ -170,7 +173,7 @@ nnp_result_t nnp_op_submit(nnp_stream_t *s, nnp_comm_t *comm,
 {
 	if (mine)
 		return hold(mine, s, comm, op, cmd, p2p);
-	if (nnp_trace_enabled)
+	if (nnp_trace_enabled && op)
 		return nnp_trace_submit(s, comm, op, cmd);
 	return nnp_stream_submit(s, cmd);
 }
@@ -209,14 +212,17 @@ static nnp_result_t launch_stream(const struct group *g, nnp_stream_t *s,
 		if (h->stream != s || h->p2p)
 			continue;
 		cmds[n] = h->cmd;
-		if (!nnp_trace_enabled) {
+		if (!nnp_trace_enabled || !h->traced) {
 			n++;
 			continue;
 		}
 		/* Traced, each between its stamps, as outside a group. */
-		res = nnp_trace_submit(s, h->comm, &h->trace, &cmds[n]);
+		res = submit_pieces(s, cmds, n);
+		if (res == NNP_SUCCESS)
+			res = nnp_trace_submit(s, h->comm, &h->trace, &cmds[n]);
 		if (res != NNP_SUCCESS)
 			return res;
+		n = 0;
 	}
 	res = submit_pieces(s, cmds, n);
 	m = held_p2p(g, s);
@@ -231,10 +237,15 @@ static nnp_result_t launch_stream(const struct group *g, nnp_stream_t *s,
 	if (res != NNP_SUCCESS || !nnp_trace_enabled)
 		return res;
 	/* The members' lines: no device times, each its own status. */
-	for (i = 0, n = 1; i < g->n; i++)
-		if (g->ops[i].stream == s && g->ops[i].p2p)
-			nnp_trace_held(s, g->ops[i].comm, &g->ops[i].trace,
-				       s->submitted - m - 1 + n++);
+	for (i = 0, n = 1; i < g->n; i++) {
+		const struct held_op *h = &g->ops[i];
+
+		if (h->stream != s || !h->p2p)
+			continue;
+		if (h->traced)
+			nnp_trace_held(s, h->comm, &h->trace, s->submitted - m - 1 + n);
+		n++;
+	}
 	return NNP_SUCCESS;
 }
 

@@ -13,9 +13,10 @@
 #include "trace.h"
 
 /*
- * Launch operation @cmd of @comm on @s (@op as a trace names it; @p2p for
- * a SEND or RECV): at once, or if the calling thread has a group open,
- * at its nnp_group_end(). The last error says why it could not.
+ * Launch operation @cmd of @comm on @s (@op as a trace names it, NULL for
+ * none; @p2p for a SEND or RECV): at once, or if the calling thread has a
+ * group open, at its nnp_group_end(). The last error says why it could
+ * not.
  */
 nnp_result_t nnp_op_submit(nnp_stream_t *s, nnp_comm_t *comm,
 			   const struct nnp_trace_op *op,

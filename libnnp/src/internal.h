@@ -48,6 +48,13 @@ nnp_result_t nnp_stream_submit(nnp_stream_t *s, struct nnp_hw_queue_cmd *cmd);
 /* Submit @n commands (at most the ring's depth - 1) with one doorbell. */
 nnp_result_t nnp_stream_submit_n(nnp_stream_t *s, struct nnp_hw_queue_cmd *cmds,
 				 uint32_t n);
+/*
+ * A COPY of @len bytes for @s into *@c, checked as nnp_memcpy_async()
+ * does; the last error names @what.
+ */
+nnp_result_t nnp_copy_cmd(const char *what, const nnp_stream_t *s,
+			  nnp_mem_t *dst, size_t dst_off, nnp_mem_t *src,
+			  size_t src_off, size_t len, struct nnp_hw_queue_cmd *c);
 /* @m is memory of @s's device and [@off, @off + @len) lies inside it. */
 int nnp_stream_range_ok(const nnp_stream_t *s, const nnp_mem_t *m, size_t off,
 			size_t len);

@@ -345,21 +345,29 @@ int nnp_stream_range_ok(const nnp_stream_t *s, const nnp_mem_t *m, size_t off,
 	return m && m->dev == s->dev && off <= m->size && len <= m->size - off;
 }
 
+nnp_result_t nnp_copy_cmd(const char *what, const nnp_stream_t *s,
+			  nnp_mem_t *dst, size_t dst_off, nnp_mem_t *src,
+			  size_t src_off, size_t len, struct nnp_hw_queue_cmd *c)
+{
+	if (!s || !nnp_stream_range_ok(s, dst, dst_off, len) || !nnp_stream_range_ok(s, src, src_off, len))
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"%s of %zu bytes: no stream, or a buffer not of its device or too small",
+				what, len);
+	*c = (struct nnp_hw_queue_cmd){
+		.opcode = NNP_CMD_COPY, .src_key = src->key, .src_off = src_off,
+		.dst_key = dst->key, .dst_off = dst_off, .len = len,
+	};
+	return NNP_SUCCESS;
+}
+
 nnp_result_t nnp_memcpy_async(nnp_stream_t *s, nnp_mem_t *dst, size_t dst_off,
 			      nnp_mem_t *src, size_t src_off, size_t len)
 {
-	struct nnp_hw_queue_cmd c = { .opcode = NNP_CMD_COPY };
+	struct nnp_hw_queue_cmd c;
+	nnp_result_t res = nnp_copy_cmd("nnp_memcpy_async", s, dst, dst_off, src,
+					src_off, len, &c);
 
-	if (!s || !nnp_stream_range_ok(s, dst, dst_off, len) || !nnp_stream_range_ok(s, src, src_off, len))
-		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
-				"nnp_memcpy_async of %zu bytes: no stream, or a buffer not of its device or too small",
-				len);
-	c.src_key = src->key;
-	c.src_off = src_off;
-	c.dst_key = dst->key;
-	c.dst_off = dst_off;
-	c.len = len;
-	return nnp_stream_submit(s, &c);
+	return res == NNP_SUCCESS ? nnp_stream_submit(s, &c) : res;
 }
 
 nnp_result_t nnp_memset_async(nnp_stream_t *s, nnp_mem_t *dst, size_t off,

@@ -373,4 +373,122 @@ TEST_F_TIMEOUT(grp, destroyed_and_oversized_groups_fail, TIMEOUT_S)
 	EXPECT_EQ(msg(0, 1, COUNT - 1), h[COUNT - 1]);
 }
 
+/* Elements rank @from sends rank @to in the alltoallv tests; 1 to 0 none. */
+static size_t vcount(int from, int to)
+{
+	return from == 1 && to == 0 ? 0 : 300 * from + 77 * to + (from == to) * 5 + 1;
+}
+
+/*
+ * Rank @r's counts and displacements: what it sends, packed in peer order,
+ * and what it receives, packed likewise; @skew adds 1 to what rank 1
+ * expects from rank 0.
+ */
+static void vlayout(int n, int r, int skew, size_t *sc, size_t *sd, size_t *rc,
+		    size_t *rd)
+{
+	size_t s = 0, t = 0;
+	int p;
+
+	for (p = 0; p < n; p++) {
+		sc[p] = vcount(r, p);
+		sd[p] = s;
+		s += sc[p];
+		rc[p] = vcount(p, r) + (skew && r == 1 && p == 0);
+		rd[p] = t;
+		t += rc[p];
+	}
+}
+
+/*
+ * Uneven counts, a pair with none: every rank gets each peer's part, its
+ * own by a copy, byte for byte, and nothing outside them.
+ */
+TEST_F_TIMEOUT(grp, alltoallv_uneven_counts, TIMEOUT_S)
+{
+	size_t sc[MAXDEV][MAXDEV], sd[MAXDEV][MAXDEV], rc[MAXDEV][MAXDEV],
+	       rd[MAXDEV][MAXDEV];
+	int n = self->d.n, r, p;
+
+	for (r = 0; r < n; r++) {
+		int32_t *h;
+		size_t i;
+
+		vlayout(n, r, 0, sc[r], sd[r], rc[r], rd[r]);
+		stage(_metadata, self, r);
+		ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(self->d.host[r], (void **)&h));
+		for (p = 0; p < n; p++)
+			for (i = 0; i < sc[r][p]; i++)
+				h[sd[r][p] + i] = msg(r, p, i);
+		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->d.s[r], self->d.a[r], 0,
+							self->d.host[r], 0, self->cap));
+	}
+	for (r = 0; r < n; r++)
+		ASSERT_EQ(NNP_SUCCESS, nnp_alltoallv(self->d.a[r], 0, sc[r], sd[r],
+						     self->d.b[r], 0, rc[r], rd[r],
+						     NNP_INT32, self->d.comm[r],
+						     self->d.s[r]))
+			TH_LOG("rank %d: %s", r, nnp_get_last_error());
+	for (r = 0; r < n; r++) {
+		size_t i, bad = 0, end = 0;
+		int32_t *h;
+
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]))
+			TH_LOG("rank %d: %s", r, nnp_get_last_error());
+		h = read_b(_metadata, self, r);
+		ASSERT_NE(NULL, h);
+		for (p = 0; p < n; p++) {
+			for (i = 0; i < rc[r][p]; i++)
+				bad += h[rd[r][p] + i] != msg(p, r, i);
+			end = rd[r][p] + rc[r][p];
+		}
+		EXPECT_EQ(0, bad) TH_LOG("rank %d", r);
+		EXPECT_EQ((int32_t)0xa5a5a5a5, h[end]);
+	}
+}
+
+/*
+ * Rank 1 expects one element more from rank 0 than rank 0 sends: its
+ * stream fails INVALID_FIELD, and no rank waits for ever; bad arguments
+ * are refused at the call, naming what is wrong.
+ */
+TEST_F_TIMEOUT(grp, alltoallv_counts_disagree, TIMEOUT_S)
+{
+	size_t sc[MAXDEV][MAXDEV], sd[MAXDEV][MAXDEV], rc[MAXDEV][MAXDEV],
+	       rd[MAXDEV][MAXDEV];
+	struct nnp_stream_error err;
+	int n = self->d.n, r;
+
+	for (r = 0; r < n; r++) {
+		vlayout(n, r, 1, sc[r], sd[r], rc[r], rd[r]);
+		stage(_metadata, self, r);
+	}
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT,
+		  nnp_alltoallv(self->d.a[0], 0, NULL, sd[0], self->d.b[0], 0, rc[0],
+				rd[0], NNP_INT32, self->d.comm[0], self->d.s[0]));
+	rc[0][0]++;
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT,
+		  nnp_alltoallv(self->d.a[0], 0, sc[0], sd[0], self->d.b[0], 0, rc[0],
+				rd[0], NNP_INT32, self->d.comm[0], self->d.s[0]));
+	EXPECT_LAST_ERROR("sends itself");
+	rc[0][0]--;
+	for (r = 0; r < n; r++)
+		ASSERT_EQ(NNP_SUCCESS, nnp_alltoallv(self->d.a[r], 0, sc[r], sd[r],
+						     self->d.b[r], 0, rc[r], rd[r],
+						     NNP_INT32, self->d.comm[r],
+						     self->d.s[r]));
+	EXPECT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_synchronize(self->d.s[1]));
+	EXPECT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_error(self->d.s[1], &err));
+	EXPECT_EQ(0x2, err.status) TH_LOG("rank 1: %s", err.what);
+	for (r = 0; r < n; r++) {
+		nnp_result_t res = nnp_stream_synchronize(self->d.s[r]);
+
+		if (res == NNP_SUCCESS || r == 1)
+			continue;
+		EXPECT_EQ(NNP_ERROR_COMMAND_FAILED, res);
+		EXPECT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_error(self->d.s[r], &err));
+		EXPECT_EQ(0x15, err.status) TH_LOG("rank %d: %s", r, err.what);
+	}
+}
+
 TEST_HARNESS_MAIN

@@ -34,8 +34,10 @@
 # allreduces and the other collectives in one group, exact and in order;
 # nested groups; a group ended twice, an operation refused inside one
 # (nothing of it runs), a communicator destroyed under one, 128 messages
-# on one stream in one group; on 4 chips, the group traced (NNP_TRACE_FILE):
-# a line per send and receive, each ok, without device times; on 2 chips
+# on one stream in one group; alltoallv with uneven counts, and with a
+# pair's counts disagreeing; on 4 chips, a group and an alltoallv traced
+# (NNP_TRACE_FILE): a line per send and receive, each ok, without device
+# times; on 2 chips
 # `comm_config_test`: configs of an unknown size, a timeout out of range and
 # bad names refused before any rendezvous, a named communicator with a
 # 1.5 s timeout that names itself in errors and gives up on a lone
@@ -57,8 +59,10 @@ echo config-status=$? named-lines=$(cat /tmp/cfg.*.trace | grep -c "\"op\":\"all
 for c in allgather reduce_scatter broadcast allreduce; do
 	nnptool bench $c --min 16M --max 16M --iters 2 --trials 1 || exit 1
 done'
-after_ring4='NNP_TRACE_FILE=/tmp/group.trace group_test -t receives_posted_before_sends >/dev/null
-echo traced-status=$? traced-messages=$(grep -cE "\"op\":\"(send|recv)\".*\"dev_start_ns\":null.*\"status\":\"ok\"" /tmp/group.trace)
+after_ring4='NNP_TRACE_FILE=/tmp/group.%p.trace group_test -t receives_posted_before_sends \
+	-t alltoallv_uneven_counts >/dev/null
+echo traced-status=$? traced-messages=$(cat /tmp/group.*.trace |
+	grep -cE "\"op\":\"(send|recv)\".*\"dev_start_ns\":null.*\"status\":\"ok\"")
 nnptool bench allreduce --max 64K --iters 2
 for c in reduce alltoall gather scatter; do
 	nnptool bench $c --max 256K --step 8 --iters 2 || exit 1
@@ -85,8 +89,8 @@ out=${out%:2}:4
 tap_context=$out tap_grep "bench allreduce: 0 wrong, exit 0" "$out" '^# Out of bounds values : 0 OK'
 tap_check "bench allreduce: a checked row per size, 8 B to 64 KiB" sh -c \
 	"test \$(awk '/^# nnptool bench /{b=\$4} b == \"allreduce:\" && /float +sum/ && \$8 == 0 && \$14 == 0' $out | wc -l) = 14 && grep -q '^vm-status=0$' $out"
-tap_grep "a traced group on 4 chips: a line per send and receive, each ok" "$out" \
-	'^traced-status=0 traced-messages=24$'
+tap_grep "a traced group and alltoallv on 4 chips: a line per send and receive, each ok" "$out" \
+	'^traced-status=0 traced-messages=48$'
 tap_check "bench reduce, alltoall, gather and scatter on 4 chips: 0 wrong in each" \
 	sh -c "test \$(grep -c '^# Out of bounds values : 0 OK' $out) = 5 && grep -q '^vm-status=0$' $out"
 tap_done

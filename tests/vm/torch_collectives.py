@@ -211,7 +211,8 @@ def check_gather_scatter(rank, world):
 
 def check_all_to_all(rank, world):
     """all_to_all_single and all_to_all: part r of each rank's input goes
-    to rank r, every pair at once (routed where chips share no link)."""
+    to rank r, every pair at once (routed where chips share no link); and
+    all_to_all_single with uneven splits."""
     for dtype in DTYPES:
         parts = [values(rank * world + r, N, dtype) for r in range(world)]
         out = torch.zeros(N * world, dtype=dtype)
@@ -222,10 +223,19 @@ def check_all_to_all(rank, world):
         dist.all_to_all(outs, parts)
         for r in range(world):
             same(outs[r], values(r * world + rank, N, dtype), f"{dtype} all_to_all from {r}")
-    uneven = [1] * (world - 1) + [world + 1]
+    # Uneven (alltoallv): rank r sends rank p r + 2p + 1 elements.
+    for dtype in DTYPES:
+        ins = [values(rank * world + p, rank + 2 * p + 1, dtype) for p in range(world)]
+        out = torch.zeros(sum(p + 2 * rank + 1 for p in range(world)), dtype=dtype)
+        dist.all_to_all_single(out, torch.cat(ins),
+                               [p + 2 * rank + 1 for p in range(world)],
+                               [rank + 2 * p + 1 for p in range(world)])
+        same(out, torch.cat([values(p * world + rank, p + 2 * rank + 1, dtype)
+                             for p in range(world)]),
+             f"{dtype} all_to_all_single, uneven splits")
     raises(lambda: dist.all_to_all_single(torch.zeros(2 * world), torch.zeros(2 * world),
-                                          uneven, uneven),
-           "uneven splits are not supported")
+                                          [1] * world, [1] * world),
+           f"the splits add up to {world}, not {2 * world}")
 
 
 def check_barrier(rank, world):

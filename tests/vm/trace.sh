@@ -84,7 +84,7 @@ print("# recorded %d ns, replayed %d ns, ratio %.4f" % (run["recorded_comm_ns"],
 sys.exit(not (run["recorded_comm_ns"] > 0 and abs(run["comm_ratio"] - 1) <= 0.01))' "$out"
 tap_context=$out tap_grep "trace_job's operations all did what they should" "$out" '^job-status=0$'
 tap_check "every check of both ranks' lines passed (tests/vm/trace_check.py)" \
-	awk '/^ok - / { ok++ } /^not ok - / { bad++ } END { exit !(ok == 19 && !bad) }' "$out"
+	awk '/^ok - / { ok++ } /^not ok - / { bad++ } END { exit !(ok == 21 && !bad) }' "$out"
 tap_context=$out tap_grep "the checker exits 0" "$out" '^check-status=0$'
 tap_context=$out tap_grep "a trace is its user's alone (mode 600)" "$out" '^trace-mode=600$'
 tap_context=$out tap_check "an unwritable NNP_TRACE_FILE fails each rank's communicator, naming its path" \

@@ -11,7 +11,7 @@ import sys
 
 KEYS = ["seq", "comm", "rank", "nranks", "op", "dtype", "count", "bytes",
         "redop", "root", "peer", "issue_ns", "wait_ns", "done_ns", "gap_ns",
-        "dev_start_ns", "dev_end_ns", "status"]
+        "dev_start_ns", "dev_end_ns", "status", "name"]
 COMPUTE_NS = 50 * 1000 * 1000
 TIMEOUT_NS = 1000 * 1000 * 1000
 
@@ -55,6 +55,8 @@ def main(paths):
               head["nnp_trace"] == 1 and head["clock"] == "CLOCK_MONOTONIC")
         check(f"rank {rank}: every line has the keys in order",
               all(list(o) == KEYS for o in lines))
+        check(f"rank {rank}: no name: the communicator was made without one",
+              all(o["name"] is None for o in lines))
         got = [(o["op"], o["dtype"], o["count"], o["bytes"], o["redop"],
                 o["root"], o["peer"], o["status"]) for o in lines]
         check(f"rank {rank}: the operations, exactly: {got}",

@@ -562,6 +562,27 @@ nnp_result_t nnp_scatter(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
 			 int root, nnp_comm_t *comm, nnp_stream_t *stream);
 
 /*
+ * Alltoall with a count and a place for each peer, as MPI_Alltoallv: rank
+ * r sends send_counts[p] elements from element send_displs[p] after
+ * @send + @send_off to rank p, which writes them at element
+ * recv_displs[r] after @recv + @recv_off; counts and displacements in
+ * elements, one each per rank. What each pair agrees on must match:
+ * send_counts[p] on rank r is recv_counts[r] on rank p (a receive of
+ * another length fails its stream with the device's INVALID_FIELD, and
+ * the others of the exchange end ABORTED or at their timeout). A rank's
+ * own part is a copy: send_counts[r] must equal recv_counts[r]. Made of a
+ * group of sends and receives (nnp_group_start(), hardware interface
+ * 1.13), so at most 64 ranks (else NNP_ERROR_NOT_SUPPORTED), and inside
+ * a group of the caller's it joins that group. Since 0.9.
+ */
+nnp_result_t nnp_alltoallv(nnp_mem_t *send, size_t send_off,
+			   const size_t *send_counts, const size_t *send_displs,
+			   nnp_mem_t *recv, size_t recv_off,
+			   const size_t *recv_counts, const size_t *recv_displs,
+			   nnp_dtype_t dtype, nnp_comm_t *comm,
+			   nnp_stream_t *stream);
+
+/*
  * Point-to-point: send @count elements at @send + @off to rank @peer, which
  * posts the matching nnp_recv() (same count and type) on its stream. Over
  * the link between the two chips, or if they share none routed through

@@ -612,7 +612,35 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::scatter(
   });
 }
 
-// all_to_all_single: equal splits only (alltoallv is not in the device yet).
+// Elements of each rank's part of @t, from @splits (rows of dim 0; none:
+// equal parts), and where each starts.
+static void partsOf(const at::Tensor& t, const std::vector<int64_t>& splits, int size,
+                    const char* what, std::vector<size_t>& counts,
+                    std::vector<size_t>& displs) {
+  const int64_t rows = t.dim() ? t.size(0) : 1;
+  const size_t row = rows ? static_cast<size_t>(t.numel() / rows) : 0;
+  int64_t sum = 0;
+
+  TORCH_CHECK(
+      splits.empty() || splits.size() == static_cast<size_t>(size), "nnp: ", what, ": ",
+      splits.size(), " splits for ", size, " ranks");
+  TORCH_CHECK(
+      !splits.empty() || rows % size == 0, "nnp: ", what, ": ", rows,
+      " rows do not split evenly over ", size, " ranks");
+  counts.assign(size, 0);
+  displs.assign(size, 0);
+  for (int r = 0; r < size; r++) {
+    const int64_t n = splits.empty() ? rows / size : splits[r];
+    TORCH_CHECK(n >= 0, "nnp: ", what, ": split ", r, " is negative");
+    displs[r] = static_cast<size_t>(sum) * row;
+    counts[r] = static_cast<size_t>(n) * row;
+    sum += n;
+  }
+  TORCH_CHECK(sum == rows, "nnp: ", what, ": the splits add up to ", sum, ", not ", rows);
+}
+
+// all_to_all_single: equal parts with one ALLTOALL command, uneven ones
+// with nnp_alltoallv (a group of messages).
 c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::alltoall_base(
     at::Tensor& output,
     at::Tensor& input,
@@ -621,25 +649,24 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::alltoall_base(
     const c10d::AllToAllOptions& /* opts */) {
   const char* what = "all_to_all_single";
   const nnp_dtype_t dtype = dtypeOf(input, what);
+  std::vector<size_t> sc, sd, rc, rd;
   TORCH_CHECK(
-      dtypeOf(output, what) == dtype && output.numel() == input.numel() &&
-          input.numel() % size_ == 0,
-      "nnp: ", what, ": the output needs the input's dtype and size, a multiple of ",
-      size_, " elements");
-  for (const auto* splits : {&outputSplits, &inputSplits})
-    for (int64_t n : *splits)
-      TORCH_CHECK(
-          n * size_ == input.numel(), "nnp: ", what,
-          ": uneven splits are not supported (every rank's part the same size)");
+      dtypeOf(output, what) == dtype, "nnp: ", what, ": the output needs the input's dtype");
+  partsOf(input, inputSplits, size_, what, sc, sd);
+  partsOf(output, outputSplits, size_, what, rc, rd);
+  const bool even = inputSplits.empty() && outputSplits.empty() &&
+                    input.numel() == output.numel();
   const at::Tensor in = input, out = output;
 
   return enqueue(c10d::OpType::ALLTOALL_BASE, {out}, [=](Staging& s) {
     const size_t len = in.nbytes();
-    nnp_mem_t* b = buffer(2 * len);
+    nnp_mem_t* b = buffer(len + out.nbytes());
     s.in(in, 0);
     check(
-        nnp_alltoall(b, 0, b, len, in.numel() / size_, dtype, comm_.get(),
-                     stream_.get()),
+        even ? nnp_alltoall(b, 0, b, len, in.numel() / size_, dtype, comm_.get(),
+                            stream_.get())
+             : nnp_alltoallv(b, 0, sc.data(), sd.data(), b, len, rc.data(), rd.data(),
+                             dtype, comm_.get(), stream_.get()),
         what);
     s.out(out, len);
     synchronize(what);
