@@ -130,9 +130,8 @@ static nnp_result_t hold(struct group *g, nnp_stream_t *s, nnp_comm_t *comm,
 			 const struct nnp_trace_op *op,
 			 const struct nnp_hw_queue_cmd *cmd, bool p2p)
 {
-	nnp_result_t res = NNP_SUCCESS;
-
 	const char *name = op ? op->name : "a copy";
+	nnp_result_t res = NNP_SUCCESS;
 
 	if (p2p && !device_has_groups(s))
 		res = nnp_fail(NNP_ERROR_NOT_SUPPORTED,
@@ -158,8 +157,9 @@ static nnp_result_t hold(struct group *g, nnp_stream_t *s, nnp_comm_t *comm,
 	}
 	if (res == NNP_SUCCESS)
 		g->ops[g->n++] = (struct held_op){
-			.stream = s, .comm = comm, .trace = op ? *op : (struct nnp_trace_op){ 0 },
-			.traced = op, .cmd = *cmd, .p2p = p2p,
+			.stream = s, .comm = comm,
+			.trace = op ? *op : (struct nnp_trace_op){ 0 },
+			.traced = op != NULL, .cmd = *cmd, .p2p = p2p,
 		};
 	else
 		fail_group(g, res, nnp_get_last_error());
