@@ -117,6 +117,11 @@ nnp_result_t nnptool_model(nnp_device_t *dev, struct nnp_device_model *m,
  */
 int topo_pick(const struct nnptool_cmd *cmd, const struct nnptool_opts *o,
 	      const char *shape, const char *free_list);
+/*
+ * A libnnp placement call of `nnptool topo` failed with @r: its reason,
+ * then the result's text, on stderr; the exit status.
+ */
+int topo_fail(nnp_result_t r);
 /* nnptool topo --path A,B (route.c). */
 int topo_route(const struct nnptool_cmd *cmd, const struct nnptool_opts *o,
 	       const char *pair);

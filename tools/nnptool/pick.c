@@ -67,11 +67,8 @@ int topo_pick(const struct nnptool_cmd *cmd, const struct nnptool_opts *o,
 			return nnptool_bad_value(cmd, "device list", free_list);
 	}
 	r = nnp_topo_pick(free_list ? free_devs : NULL, nfree, rows, cols, picked);
-	if (r != NNP_SUCCESS) {
-		fprintf(stderr, "nnptool: topo: %s (%s)\n", nnp_get_last_error(),
-			nnp_strerror(r));
-		return NNPTOOL_EXIT_ERROR;
-	}
+	if (r != NNP_SUCCESS)
+		return topo_fail(r);
 	if (o->json) {
 		doc = jo_obj(NULL, NULL);
 		jo_str(doc, "shape", rows == 1 || cols == 1 ? "ring" : "torus");

@@ -41,11 +41,8 @@ int topo_route(const struct nnptool_cmd *cmd, const struct nnptool_opts *o,
 	if (parse_pair(pair, &from, &to))
 		return nnptool_bad_value(cmd, "A,B (two device indices)", pair);
 	r = nnp_topo_route(from, to, path, MAX_HOPS, &hops);
-	if (r != NNP_SUCCESS) {
-		fprintf(stderr, "nnptool: topo: %s (%s)\n", nnp_get_last_error(),
-			nnp_strerror(r));
-		return NNPTOOL_EXIT_ERROR;
-	}
+	if (r != NNP_SUCCESS)
+		return topo_fail(r);
 	if (o->json) {
 		doc = jo_obj(NULL, NULL);
 		jo_int(doc, "from", from);

@@ -195,6 +195,13 @@ static void print_table(const struct topo *t)
 		       t->out[i].peer_port, t->out[i].up ? "up" : "down");
 }
 
+int topo_fail(nnp_result_t r)
+{
+	fprintf(stderr, "nnptool: topo: %s (%s)\n", nnp_get_last_error(),
+		nnp_strerror(r));
+	return NNPTOOL_EXIT_ERROR;
+}
+
 int cmd_topo(struct nnptool_opts *o, int argc, char **argv)
 {
 	static const struct option opts[] = {
