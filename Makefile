@@ -491,6 +491,7 @@ GUEST_CFLAGS := $(subst -std=c11,-std=gnu11,$(CFLAGS_COMMON)) -Ihw \
 $(TESTDIR)/guest/%_test: tests/guest/%_test.c tests/guest/guest_env.h tests/guest/coll_data.h \
 		tests/guest/device_counters.h tests/guest/ring_ranks.h \
 		tests/guest/fail_nth.h tests/guest/pci_bind.h tests/guest/all_devices.h \
+		tests/guest/tagged_sums.h \
 		$(KSFT_HARNESS) $(LIBNNP_SO) $(LIBNNP_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_CFLAGS) -Itests/guest -o $@ $< -L$(OUT_LIB) -lnnp $(DRM_LIBS) -lm

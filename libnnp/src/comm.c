@@ -134,6 +134,8 @@ static void comm_free(nnp_comm_t *m)
 	free(m->send_port);
 	free(m->recv_port);
 	free(m->routes);
+	free(m->all);
+	free(m->shrunk);
 	free(m);
 }
 
@@ -270,10 +272,12 @@ nnp_result_t nnp_comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
 		.dev = dev, .rank = (int)rank, .nranks = (int)nranks,
 		.timeout_ms = timeout_ms, .epoch = epoch,
 	};
-	if (links_to_peers(m, all)) {
+	m->all = malloc(nranks * sizeof(*all));
+	if (!m->all || links_to_peers(m, all)) {
 		comm_free(m);
 		return nnp_fail(NNP_ERROR_OUT_OF_MEMORY, "no host memory for a communicator");
 	}
+	memcpy(m->all, all, nranks * sizeof(*all));
 	ret = drmIoctl(dev->fd, DRM_IOCTL_NNP_COMM_CREATE, &c);
 	/* A device before interface 1.4 keeps its own timeout (2 s). */
 	if (ret && errno == EOPNOTSUPP && c.timeout_ms) {
@@ -325,30 +329,27 @@ const char *nnp_comm_label(const nnp_comm_t *comm, char *buf, size_t len)
 	return buf;
 }
 
-/*
- * @cfg's wait for a late peer and name, checked: *@timeout_ms as
- * COMM_CREATE takes it, @name NNP_COMM_NAME_MAX bytes ("" if none).
- */
-static nnp_result_t config_take(const nnp_comm_config_t *cfg,
-				uint32_t *timeout_ms, char *name)
+nnp_result_t nnp_comm_config_take(const nnp_comm_config_t *cfg, const char *what,
+				  uint32_t def_timeout_ms, const char *def_name,
+				  uint32_t *timeout_ms, char *name)
 {
 	static const char allowed[] = "abcdefghijklmnopqrstuvwxyz"
 				      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_";
 	size_t n;
 
-	*timeout_ms = coll_timeout_ms();
-	name[0] = '\0';
+	*timeout_ms = def_timeout_ms;
+	snprintf(name, NNP_COMM_NAME_MAX, "%s", def_name);
 	if (!cfg)
 		return NNP_SUCCESS;
 	if (cfg->size < CONFIG_SIZE_0_9 || cfg->size > sizeof(*cfg))
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
-				"nnp_comm_init_rank_config: config size %zu, not one libnnp %d.%d knows (%zu): start from NNP_COMM_CONFIG_INIT",
-				cfg->size, NNP_VERSION_MAJOR(NNP_VERSION_CODE),
+				"%s: config size %zu, not one libnnp %d.%d knows (%zu): start from NNP_COMM_CONFIG_INIT",
+				what, cfg->size, NNP_VERSION_MAJOR(NNP_VERSION_CODE),
 				NNP_VERSION_MINOR(NNP_VERSION_CODE), sizeof(*cfg));
 	if (cfg->timeout_ms < -1 || cfg->timeout_ms >= DRM_NNP_COMM_TIMEOUT_NEVER)
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
-				"nnp_comm_init_rank_config: config timeout_ms %lld: -1 (the default), 0 (for ever) or 1 to %u",
-				cfg->timeout_ms, DRM_NNP_COMM_TIMEOUT_NEVER - 1);
+				"%s: config timeout_ms %lld: -1 (the default), 0 (for ever) or 1 to %u",
+				what, cfg->timeout_ms, DRM_NNP_COMM_TIMEOUT_NEVER - 1);
 	if (cfg->timeout_ms >= 0)
 		*timeout_ms = cfg->timeout_ms ? (uint32_t)cfg->timeout_ms :
 						DRM_NNP_COMM_TIMEOUT_NEVER;
@@ -357,8 +358,8 @@ static nnp_result_t config_take(const nnp_comm_config_t *cfg,
 	n = strnlen(cfg->name, NNP_COMM_NAME_MAX);
 	if (!n || n == NNP_COMM_NAME_MAX || strspn(cfg->name, allowed) != n)
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
-				"nnp_comm_init_rank_config: config name: 1 to %d letters, digits, '.', '-' and '_'",
-				NNP_COMM_NAME_MAX - 1);
+				"%s: config name: 1 to %d letters, digits, '.', '-' and '_'",
+				what, NNP_COMM_NAME_MAX - 1);
 	memcpy(name, cfg->name, n + 1);
 	return NNP_SUCCESS;
 }
@@ -384,7 +385,8 @@ nnp_result_t nnp_comm_init_rank_config(nnp_comm_t **comm, int nranks,
 	uint64_t epoch;
 	nnp_result_t res;
 
-	res = config_take(config, &timeout_ms, name);
+	res = nnp_comm_config_take(config, "nnp_comm_init_rank_config",
+				   coll_timeout_ms(), "", &timeout_ms, name);
 	if (res != NNP_SUCCESS)
 		return res;
 	if (!comm || !id || !dev || nranks < 1 ||

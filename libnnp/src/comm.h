@@ -29,7 +29,26 @@ struct nnp_comm {
 	uint64_t trace_seq;
 	/* Its name (nnp_comm_config_t), or "". */
 	char name[NNP_COMM_NAME_MAX];
+	/*
+	 * By rank: the chips and ports it was planned on, from which
+	 * nnp_comm_shrink() plans the survivors' communicator without talk.
+	 */
+	struct nnp_rank_info *all;
+	/* The epochs of the communicators shrunk from it so far. */
+	uint64_t *shrunk;
+	uint32_t nshrunk;
 };
+
+/*
+ * @cfg (NULL: the defaults) checked, for @what ("nnp_comm_shrink") to make
+ * a communicator with: *@timeout_ms as COMM_CREATE takes it, @name
+ * NNP_COMM_NAME_MAX bytes; members left at their defaults (timeout -1,
+ * name NULL) get @def_timeout_ms and @def_name. NNP_ERROR_INVALID_ARGUMENT
+ * naming a bad member.
+ */
+nnp_result_t nnp_comm_config_take(const nnp_comm_config_t *cfg, const char *what,
+				  uint32_t def_timeout_ms, const char *def_name,
+				  uint32_t *timeout_ms, char *name);
 
 /* "comm NAME: " to start an error about @comm with, or "" if unnamed. */
 const char *nnp_comm_label(const nnp_comm_t *comm, char *buf, size_t len);

@@ -48,9 +48,39 @@ void nnp_split_group_free(struct nnp_split_group *g);
 
 /*
  * Plan @g's ring (nnp_comm_plan()). NNP_ERROR_NO_PATH if there is none:
- * the last error names the color and a missing link, both of its ends by
- * new rank, parent rank and chip, then why no other ring was found.
+ * the last error starts with @what ("nnp_comm_split: color 1") and names
+ * a missing link, both of its ends by new rank, parent rank and chip,
+ * then why no other ring was found.
  */
-nnp_result_t nnp_split_plan(const struct nnp_split_group *g, struct nnp_ring *ring);
+nnp_result_t nnp_split_plan(const struct nnp_split_group *g, const char *what,
+			    struct nnp_ring *ring);
+
+/*
+ * nnp_comm_shrink(): the survivors' communicator, found by each of them
+ * from the parent's table without talk. @all holds the @nparent ranks'
+ * chips and ports as the parent was planned; parent rank @me keeps every
+ * rank not among the @nexclude of @exclude, in parent rank order. The
+ * epoch is drawn from @parent_epoch, the parent's shrink count @seq and
+ * the set excluded, so that survivors that disagree on the set never
+ * share one (the list's order aside). NNP_ERROR_INVALID_ARGUMENT, the last error naming
+ * the entry, for a negative count, a list that is NULL but not empty, a
+ * rank out of range or twice, or @me itself; NNP_ERROR_OUT_OF_MEMORY.
+ * nnp_split_group_free() frees @g either way.
+ */
+nnp_result_t nnp_shrink_group(const struct nnp_rank_info *all, uint32_t nparent,
+			      uint32_t me, const int *exclude, int nexclude,
+			      uint64_t parent_epoch, const uint64_t *given,
+			      uint32_t ngiven, struct nnp_split_group *g);
+
+struct nnp_comm;
+
+/*
+ * Make parent rank @parent's communicator of @g (planned as
+ * nnp_split_plan(), @what starting its errors), waiting @timeout_ms for a
+ * late peer, in *@child. In comm_split.c: it needs the device.
+ */
+nnp_result_t nnp_split_make(struct nnp_comm *parent, const struct nnp_split_group *g,
+			    const char *what, uint32_t timeout_ms,
+			    struct nnp_comm **child);
 
 #endif /* NNP_SPLIT_H */

@@ -72,19 +72,20 @@ nnp_result_t nnp_split_group(const struct nnp_split_entry *all, uint32_t nparent
 	return NNP_SUCCESS;
 }
 
-nnp_result_t nnp_split_plan(const struct nnp_split_group *g, struct nnp_ring *ring)
+nnp_result_t nnp_split_plan(const struct nnp_split_group *g, const char *what,
+			    struct nnp_ring *ring)
 {
 	nnp_result_t res = nnp_comm_plan(g->info, g->n, g->epoch, ring);
 	uint32_t a, b;
 
 	if (res != NNP_ERROR_NO_PATH)
 		return res == NNP_SUCCESS ? res :
-		       nnp_fail_within(res, "nnp_comm_split: color %d", g->color);
+		       nnp_fail_within(res, "%s", what);
 	/* No ring, so rank order is none either: its first gap is a missing link. */
 	for (a = 0; a < g->n && nnp_rank_port_to(g->info, a, (a + 1) % g->n) >= 0; a++)
 		;
 	b = (a + 1) % g->n;
-	return nnp_fail_within(res, "nnp_comm_split: color %d: no up link from rank %u (parent rank %u, chip %u) to rank %u (parent rank %u, chip %u)",
-			       g->color, a, g->parent[a], g->info[a].chip, b,
+	return nnp_fail_within(res, "%s: no up link from rank %u (parent rank %u, chip %u) to rank %u (parent rank %u, chip %u)",
+			       what, a, g->parent[a], g->info[a].chip, b,
 			       g->parent[b], g->info[b].chip);
 }

@@ -28,6 +28,7 @@
 
 #include "guest_env.h"
 #include "kselftest_harness.h"
+#include "tagged_sums.h"
 
 #define N	4
 #define COUNT	(65536 + 7)
@@ -36,12 +37,6 @@
 #define TAG_CHILD	2
 #define TAG_SIBLING	3
 #define TAG_ROW		4	/* and 5 */
-
-/* Parent rank @r's @i-th input of a sum tagged @tag. */
-static int32_t input_of(int tag, int r, size_t i)
-{
-	return tag * 1000000 + (r + 1) * 10000 + (int32_t)(i % 9973);
-}
 
 FIXTURE(torus) {
 	nnp_device_t *dev[N];
@@ -150,17 +145,7 @@ static int split_all(FIXTURE_DATA(torus) *self, const int *color, const int *key
 /* Rank @r's inputs tagged @tag into @mem, through its host buffer. */
 static nnp_result_t stage(FIXTURE_DATA(torus) *self, int r, nnp_mem_t *mem, int tag)
 {
-	nnp_result_t res;
-	int32_t *h;
-	size_t i;
-
-	res = nnp_mem_map(self->host[r], (void **)&h);
-	if (res != NNP_SUCCESS)
-		return res;
-	for (i = 0; i < COUNT; i++)
-		h[i] = input_of(tag, r, i);
-	res = nnp_memcpy_async(self->s[r], mem, 0, self->host[r], 0, COUNT * 4);
-	return res == NNP_SUCCESS ? nnp_stream_synchronize(self->s[r]) : res;
+	return tagged_stage(self->s[r], self->host[r], mem, COUNT, tag, r);
 }
 
 /*
@@ -171,25 +156,7 @@ static nnp_result_t stage(FIXTURE_DATA(torus) *self, int r, nnp_mem_t *mem, int 
 static long wrong(FIXTURE_DATA(torus) *self, int r, nnp_stream_t *stream,
 		  nnp_mem_t *mem, int tag, unsigned int members)
 {
-	long bad = 0;
-	int32_t *h;
-	size_t i;
-	int m;
-
-	if (nnp_stream_synchronize(stream) != NNP_SUCCESS ||
-	    nnp_memcpy_async(stream, self->host[r], 0, mem, 0, COUNT * 4) != NNP_SUCCESS ||
-	    nnp_stream_synchronize(stream) != NNP_SUCCESS ||
-	    nnp_mem_map(self->host[r], (void **)&h) != NNP_SUCCESS)
-		return -1;
-	for (i = 0; i < COUNT; i++) {
-		int32_t want = 0;
-
-		for (m = 0; m < N; m++)
-			if (members & 1u << m)
-				want += input_of(tag, m, i);
-		bad += h[i] != want;
-	}
-	return bad;
+	return tagged_wrong(stream, self->host[r], mem, COUNT, tag, members);
 }
 
 /* The parent ranks whose @color is @r's, a bit each. */

@@ -613,10 +613,12 @@ static nnp_result_t split_ring(uint32_t me, uint32_t *order)
 	struct nnp_split_group g;
 	struct nnp_ring ring;
 	nnp_result_t res;
+	char what[40];
 	uint32_t k;
 
 	assert_int_equal(nnp_split_group(split, 4, me, &g), NNP_SUCCESS);
-	res = nnp_split_plan(&g, &ring);
+	snprintf(what, sizeof(what), "nnp_comm_split: color %d", g.color);
+	res = nnp_split_plan(&g, what, &ring);
 	for (k = 0; res == NNP_SUCCESS && k < g.n; k++) {
 		uint32_t a = ring.order[k], b = ring.order[(k + 1) % g.n];
 		uint32_t p = ring.send_port[a];
@@ -666,6 +668,128 @@ static void test_split_rings(void **state)
 	assert_int_equal(split_ring(3, order), NNP_ERROR_NO_PATH);
 	assert_string_equal(nnp_get_last_error(),
 			    "nnp_comm_split: color 0: no up link from rank 2 (parent rank 3, chip 109) to rank 0 (parent rank 0, chip 100): no ring over the 3 ranks: rank 0 (chip 100) has an up link to 1 other rank, a ring needs 2");
+}
+
+/* Four chips, each linked to each other: QEMU's "full" of 4. */
+static void full_wires(void)
+{
+	uint32_t a, b, port[4] = { 0 };
+
+	chips(4);
+	for (a = 0; a < 4; a++)
+		for (b = a + 1; b < 4; b++)
+			wire(a, port[a]++, b, port[b]++);
+}
+
+/* Parent rank @me's shrink of 4 without @ex (@n of them), after @given. */
+static nnp_result_t shrink(uint32_t me, const int *ex, int n, const uint64_t *given,
+			   struct nnp_split_group *g)
+{
+	nnp_result_t res = nnp_shrink_group(info, 4, me, ex, n, 0xabcdef, given,
+					    given ? 1 : 0, g);
+
+	if (res != NNP_SUCCESS)
+		nnp_split_group_free(g);
+	return res;
+}
+
+/*
+ * The survivors keep their parent order and chips, and every one of
+ * them draws the same epoch for one set, whatever the list's order;
+ * another set, or the same set again after it, draws another.
+ */
+static void test_shrink_groups(void **state)
+{
+	struct nnp_split_group g, h;
+	uint64_t epoch;
+	uint32_t k;
+
+	(void)state;
+	full_wires();
+	assert_int_equal(shrink(3, (const int[]){ 2 }, 1, NULL, &g), NNP_SUCCESS);
+	assert_int_equal(g.n, 3);
+	assert_int_equal(g.rank, 2);
+	for (k = 0; k < 3; k++) {
+		assert_int_equal(g.parent[k], k == 2 ? 3 : k);
+		assert_int_equal(g.info[k].chip, info[g.parent[k]].chip);
+	}
+	epoch = g.epoch;
+	assert_true(epoch && epoch != 0xabcdef);
+	nnp_split_group_free(&g);
+	assert_int_equal(shrink(0, (const int[]){ 2 }, 1, NULL, &g), NNP_SUCCESS);
+	assert_int_equal(g.rank, 0);
+	assert_int_equal(g.epoch, epoch);
+	nnp_split_group_free(&g);
+	/* Order aside, one set; another set, or the next shrink, another epoch. */
+	assert_int_equal(shrink(0, (const int[]){ 3, 1 }, 2, NULL, &g), NNP_SUCCESS);
+	assert_int_equal(shrink(2, (const int[]){ 1, 3 }, 2, NULL, &h), NNP_SUCCESS);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(h.rank, 1);
+	assert_int_equal(g.epoch, h.epoch);
+	assert_true(g.epoch != epoch);
+	nnp_split_group_free(&g);
+	nnp_split_group_free(&h);
+	assert_int_equal(shrink(0, (const int[]){ 2 }, 1, &epoch, &g), NNP_SUCCESS);
+	assert_true(g.epoch && g.epoch != epoch);
+	nnp_split_group_free(&g);
+	/* Nothing excluded: the parent's ranks again, under a new epoch. */
+	assert_int_equal(shrink(1, NULL, 0, NULL, &g), NNP_SUCCESS);
+	assert_int_equal(g.n, 4);
+	assert_int_equal(g.rank, 1);
+	assert_true(g.epoch != epoch && g.epoch != 0xabcdef);
+	nnp_split_group_free(&g);
+}
+
+/* A bad list is refused on the rank that gave it, naming the entry. */
+static void test_shrink_bad_lists(void **state)
+{
+	static const struct {
+		int ex[2], n;
+		const char *error;
+	} bad[] = {
+		{ { 0 }, -1, "nnp_comm_shrink: -1 ranks to exclude" },
+		{ { 2, 4 }, 2, "nnp_comm_shrink: exclude[1] is rank 4: not a rank of the parent" },
+		{ { -1 }, 1, "nnp_comm_shrink: exclude[0] is rank -1: not a rank of the parent" },
+		{ { 3, 3 }, 2, "nnp_comm_shrink: exclude[1] is rank 3: listed twice" },
+		{ { 2, 1 }, 2, "nnp_comm_shrink: exclude[1] is the calling rank 1: an excluded rank does not call it" },
+	};
+	struct nnp_split_group g;
+	size_t i;
+
+	(void)state;
+	full_wires();
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(shrink(1, bad[i].ex, bad[i].n, NULL, &g),
+				 NNP_ERROR_INVALID_ARGUMENT);
+		assert_string_equal(nnp_get_last_error(), bad[i].error);
+		assert_null(g.parent);
+	}
+	assert_int_equal(shrink(1, NULL, 1, NULL, &g), NNP_ERROR_INVALID_ARGUMENT);
+	assert_string_equal(nnp_get_last_error(),
+			    "nnp_comm_shrink: 1 ranks to exclude from a NULL list");
+}
+
+/*
+ * On a full fabric three of four chips are a ring; on a 2x2 torus they
+ * are not (two of them are a diagonal), and the last error says so.
+ */
+static void test_shrink_rings(void **state)
+{
+	struct nnp_split_group g;
+	struct nnp_ring ring;
+
+	(void)state;
+	full_wires();
+	assert_int_equal(shrink(0, (const int[]){ 1 }, 1, NULL, &g), NNP_SUCCESS);
+	assert_int_equal(nnp_split_plan(&g, "nnp_comm_shrink", &ring), NNP_SUCCESS);
+	nnp_ring_free(&ring);
+	nnp_split_group_free(&g);
+	torus_wires(2, 2);
+	assert_int_equal(shrink(0, (const int[]){ 3 }, 1, NULL, &g), NNP_SUCCESS);
+	assert_int_equal(nnp_split_plan(&g, "nnp_comm_shrink", &ring), NNP_ERROR_NO_PATH);
+	assert_string_equal(nnp_get_last_error(),
+			    "nnp_comm_shrink: no up link from rank 1 (parent rank 1, chip 103) to rank 2 (parent rank 2, chip 106): no ring over the 3 ranks: rank 1 (chip 103) has an up link to 1 other rank, a ring needs 2");
+	nnp_split_group_free(&g);
 }
 
 /* ---- rendezvous ---- */
@@ -1892,6 +2016,9 @@ int main(void)
 		cmocka_unit_test(test_split_groups),
 		cmocka_unit_test(test_split_member_failed),
 		cmocka_unit_test(test_split_rings),
+		cmocka_unit_test(test_shrink_groups),
+		cmocka_unit_test(test_shrink_bad_lists),
+		cmocka_unit_test(test_shrink_rings),
 		cmocka_unit_test(test_rendezvous),
 		cmocka_unit_test(test_rendezvous_at_comm_id),
 		cmocka_unit_test(test_rendezvous_failures),

@@ -453,6 +453,37 @@ nnp_result_t nnp_comm_init_all(nnp_device_t **devs, int n, nnp_comm_t **comms);
 nnp_result_t nnp_comm_split(nnp_comm_t *parent, int color, int key,
 			    nnp_comm_t **newcomm);
 /*
+ * NCCL's ncclCommShrink: after a rank or its chip is lost, the others go
+ * on without it. Every rank of @parent not among the @nexclude ranks of
+ * @exclude calls it (the excluded ones do not); they become the ranks of
+ * a new communicator in *@newcomm, in @parent's rank order (parent ranks
+ * 0, 1 and 3 of 4 without 2 are new ranks 0, 1 and 2), with the options
+ * of @config (NULL, or a member left at its default: @parent's timeout
+ * and name). Since 0.9.
+ *
+ * Nothing goes over @parent, whose ring may run through the lost chip:
+ * each survivor plans the same ring from the chips and links @parent was
+ * planned on, under an epoch of its own drawn from @parent's, the set
+ * excluded and how many shrinks of @parent came before; then the new
+ * ring's first allgather checks that every survivor made its part. So
+ * the survivors must exclude the same set (in any order) and shrink
+ * @parent the same number of times: a survivor that excluded another set
+ * is on no ring with the others, and every one of them fails with
+ * NNP_ERROR_COMM_FAILED at the new communicator's timeout, as when a
+ * survivor never calls. NNP_ERROR_NO_PATH, on every survivor, when the
+ * survivors' chips form no ring of links (a ring of chips missing one is
+ * a line: on a full fabric or where a ring is left, it works).
+ *
+ * @parent is left as it was (failed or not): destroy it when its streams
+ * are reset. An @exclude that is NULL while @nexclude is not 0, a
+ * negative @nexclude, a rank listed that is out of range, listed twice or
+ * the caller's own, a bad @config member, or no @parent or @newcomm:
+ * NNP_ERROR_INVALID_ARGUMENT on that rank, the last error naming it, and
+ * nothing is made.
+ */
+nnp_result_t nnp_comm_shrink(nnp_comm_t *parent, const int *exclude, int nexclude,
+			     const nnp_comm_config_t *config, nnp_comm_t **newcomm);
+/*
  * Free @comm. A collective or message of it still on the device runs on
  * to its end: synchronize its streams first, or abort it instead.
  */
