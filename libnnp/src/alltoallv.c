@@ -89,8 +89,10 @@ nnp_result_t nnp_alltoallv(nnp_mem_t *send, size_t send_off,
 			   nnp_stream_t *stream)
 {
 	size_t es = nnp_dtype_size(dtype);
-	nnp_result_t res, end;
+	nnp_result_t res = nnp_comm_ready(comm, "alltoallv"), end;
 
+	if (res != NNP_SUCCESS)
+		return nnp_group_refuse(res);
 	if (!comm || !stream || !send || !recv || !es || !send_counts ||
 	    !send_displs || !recv_counts || !recv_displs)
 		return nnp_group_refuse(nnp_fail(NNP_ERROR_INVALID_ARGUMENT,

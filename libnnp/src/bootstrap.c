@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -82,17 +83,36 @@ static int64_t deadline_ms(void)
 	return now_ms() + timeout_s() * 1000;
 }
 
-/* Wait for @events on @fd until @deadline: 1 ready, 0 timed out, -1 error. */
+/* Set by nnp_bootstrap_cancel_on() for this thread's joins. */
+static _Thread_local const atomic_bool *cancel;
+
+void nnp_bootstrap_cancel_on(const atomic_bool *flag)
+{
+	cancel = flag;
+}
+
+static bool cancelled(void)
+{
+	return cancel && atomic_load(cancel);
+}
+
+/*
+ * Wait for @events on @fd until @deadline: 1 ready, 0 timed out (or the
+ * join cancelled, looked at every CANCEL_POLL_MS), -1 error.
+ */
+#define CANCEL_POLL_MS	50
 static int wait_fd(int fd, short events, int64_t deadline)
 {
+	int most = cancel ? CANCEL_POLL_MS : 1000;
+
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = events };
 		int64_t left = deadline - now_ms();
 		int n;
 
-		if (left <= 0)
+		if (left <= 0 || cancelled())
 			return 0;
-		n = poll(&p, 1, left > 1000 ? 1000 : (int)left);
+		n = poll(&p, 1, left > most ? most : (int)left);
 		if (n > 0)
 			return 1;
 		if (n < 0 && errno != EINTR)
@@ -510,7 +530,7 @@ static int connect_root(const union nnp_sockaddr *root, int64_t deadline)
 			return fd;
 		close(fd);
 		nanosleep(&nap, NULL);
-	} while (now_ms() < deadline);
+	} while (now_ms() < deadline && !cancelled());
 	return -1;
 }
 

@@ -8,6 +8,8 @@
 #ifndef NNP_BOOTSTRAP_H
 #define NNP_BOOTSTRAP_H
 
+#include <stdatomic.h>
+
 #include "netif.h"
 #include "nnp_hw.h"
 #include "ring_plan.h"
@@ -104,6 +106,12 @@ nnp_result_t nnp_bootstrap_new_id(nnp_unique_id_t *id);
 nnp_result_t nnp_bootstrap_join(const nnp_unique_id_t *id, int nranks, int rank,
 				const struct nnp_rank_info *mine,
 				struct nnp_rank_info **all, uint64_t *epoch);
+
+/*
+ * This thread's joins give up, as if timed out, within 50 ms of *@flag
+ * turning true (NULL: never); for a non-blocking creation that is aborted.
+ */
+void nnp_bootstrap_cancel_on(const atomic_bool *flag);
 
 /* A random value, for epochs and job ids. */
 uint64_t nnp_random64(void);

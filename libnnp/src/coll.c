@@ -74,7 +74,10 @@ static nnp_result_t coll_submit(const struct coll_args *a, nnp_comm_t *comm,
 			a->opcode == NNP_CMD_SCATTER ? a->root : -1,
 		.peer = -1,
 	};
+	nnp_result_t res = nnp_comm_ready(comm, a->name);
 
+	if (res != NNP_SUCCESS)
+		return nnp_group_refuse(res);
 	if (!comm || !stream || !es || (unsigned int)a->op > NNP_AVG ||
 	    a->root < 0 || a->root >= comm->nranks ||
 	    (a->recv && !device_range_ok(stream, a->recv, a->recv_off,
@@ -203,8 +206,11 @@ nnp_result_t nnp_reduce(nnp_mem_t *send, size_t send_off, nnp_mem_t *recv,
 static nnp_result_t exchange_routes(const nnp_comm_t *comm, uint8_t opcode,
 				    int root, const char *name)
 {
+	nnp_result_t res = nnp_comm_ready(comm, name);
 	int p;
 
+	if (res != NNP_SUCCESS)
+		return nnp_group_refuse(res);
 	if (!comm || comm->nranks < 2)
 		return NNP_SUCCESS;	/* coll_submit() checks the rest */
 	if (!comm->routes)
@@ -308,8 +314,11 @@ static nnp_result_t p2p(uint8_t opcode, nnp_mem_t *mem, size_t off, size_t count
 		.dtype = dtype, .count = count, .redop = -1, .root = -1,
 		.peer = peer,
 	};
+	nnp_result_t res = nnp_comm_ready(comm, t.name);
 	int port;
 
+	if (res != NNP_SUCCESS)
+		return nnp_group_refuse(res);
 	if (!comm || !stream || !es || peer < 0 || peer >= comm->nranks ||
 	    peer == comm->rank || !device_range_ok(stream, mem, off, count, es) ||
 	    comm->dev != mem->dev)

@@ -136,6 +136,7 @@ static void comm_free(nnp_comm_t *m)
 	free(m->routes);
 	free(m->all);
 	free(m->shrunk);
+	free(m->init);
 	free(m);
 }
 
@@ -320,6 +321,14 @@ nnp_result_t nnp_get_unique_id(nnp_unique_id_t *id)
 
 /* nnp_comm_config_t's first version ends with name. */
 #define CONFIG_SIZE_0_9	(offsetof(nnp_comm_config_t, name) + sizeof(const char *))
+/* Does @cfg's size cover @member? */
+#define CONFIG_HAS(cfg, member) \
+	((cfg)->size >= offsetof(nnp_comm_config_t, member) + sizeof((cfg)->member))
+
+bool nnp_comm_config_blocking(const nnp_comm_config_t *cfg)
+{
+	return !cfg || !CONFIG_HAS(cfg, blocking) || cfg->blocking;
+}
 
 const char *nnp_comm_label(const nnp_comm_t *comm, char *buf, size_t len)
 {
@@ -353,6 +362,10 @@ nnp_result_t nnp_comm_config_take(const nnp_comm_config_t *cfg, const char *what
 	if (cfg->timeout_ms >= 0)
 		*timeout_ms = cfg->timeout_ms ? (uint32_t)cfg->timeout_ms :
 						DRM_NNP_COMM_TIMEOUT_NEVER;
+	if (CONFIG_HAS(cfg, blocking) && cfg->blocking != 0 && cfg->blocking != 1)
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"%s: config blocking %d: 1 (the default) or 0", what,
+				cfg->blocking);
 	if (!cfg->name)
 		return NNP_SUCCESS;
 	n = strnlen(cfg->name, NNP_COMM_NAME_MAX);
@@ -376,17 +389,11 @@ nnp_result_t nnp_comm_init_rank_config(nnp_comm_t **comm, int nranks,
 				       nnp_device_t *dev,
 				       const nnp_comm_config_t *config)
 {
-	struct nnp_rank_info mine, *all = NULL;
-	char name[NNP_COMM_NAME_MAX];
-	struct nnp_topo topo;
-	struct nnp_ring ring;
-	uint32_t timeout_ms;
-	enum nnp_algo algo;
-	uint64_t epoch;
+	struct nnp_comm_opts o;
 	nnp_result_t res;
 
 	res = nnp_comm_config_take(config, "nnp_comm_init_rank_config",
-				   coll_timeout_ms(), "", &timeout_ms, name);
+				   coll_timeout_ms(), "", &o.timeout_ms, o.name);
 	if (res != NNP_SUCCESS)
 		return res;
 	if (!comm || !id || !dev || nranks < 1 ||
@@ -395,6 +402,22 @@ nnp_result_t nnp_comm_init_rank_config(nnp_comm_t **comm, int nranks,
 				"nnp_comm_init_rank: rank %d of %d (1 to 65535 ranks), or no comm, id or device",
 				rank, nranks);
 	*comm = NULL;
+	if (!nnp_comm_config_blocking(config))
+		return nnp_comm_init_async(comm, nranks, id, rank, dev, &o);
+	return nnp_comm_init_opts(comm, nranks, id, rank, dev, &o);
+}
+
+nnp_result_t nnp_comm_init_opts(nnp_comm_t **comm, int nranks,
+				const nnp_unique_id_t *id, int rank,
+				nnp_device_t *dev, const struct nnp_comm_opts *o)
+{
+	struct nnp_rank_info mine, *all = NULL;
+	struct nnp_topo topo;
+	struct nnp_ring ring;
+	enum nnp_algo algo;
+	uint64_t epoch;
+	nnp_result_t res;
+
 	nnp_log_set_rank(rank);
 	res = rank_info_settled(dev, &mine);
 	if (res == NNP_SUCCESS)
@@ -406,11 +429,11 @@ nnp_result_t nnp_comm_init_rank_config(nnp_comm_t **comm, int nranks,
 		if (res == NNP_SUCCESS) {
 			res = nnp_comm_make(dev, (uint32_t)nranks, (uint32_t)rank,
 					    all, &ring, &topo, algo, epoch,
-					    timeout_ms, comm);
-			if (res == NNP_SUCCESS && name[0]) {
-				memcpy((*comm)->name, name, sizeof(name));
+					    o->timeout_ms, comm);
+			if (res == NNP_SUCCESS && o->name[0]) {
+				memcpy((*comm)->name, o->name, sizeof(o->name));
 				nnp_log(NNP_LOG_INFO, "rank %d: communicator %u is %s",
-					rank, (*comm)->id, name);
+					rank, (*comm)->id, o->name);
 			}
 			nnp_topo_free(&topo);
 		}
@@ -470,6 +493,10 @@ void nnp_comm_destroy(nnp_comm_t *comm)
 
 	if (!comm)
 		return;
+	if (nnp_comm_init_end(comm) != NNP_SUCCESS) {
+		comm_free(comm);	/* nothing of it on the device */
+		return;
+	}
 	nnp_group_forget(comm, NULL);
 	d = (struct drm_nnp_comm_destroy){ .comm = comm->id };
 	drmIoctl(comm->dev->fd, DRM_IOCTL_NNP_COMM_DESTROY, &d);
@@ -483,6 +510,11 @@ nnp_result_t nnp_comm_abort(nnp_comm_t *comm)
 
 	if (!comm)
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_comm_abort: comm is NULL");
+	if (nnp_comm_init_end(comm) != NNP_SUCCESS) {
+		comm_free(comm);	/* ended before it was made: nothing to abort */
+		return NNP_SUCCESS;
+	}
+	nnp_group_forget(comm, NULL);
 	d = (struct drm_nnp_comm_destroy){
 		.comm = comm->id, .flags = DRM_NNP_COMM_DESTROY_ABORT,
 	};
@@ -502,6 +534,10 @@ nnp_result_t nnp_comm_get_async_error(nnp_comm_t *comm, nnp_result_t *async_erro
 	if (!comm || !async_error)
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
 				"nnp_comm_get_async_error: no comm or no async_error");
+	/* Being made, or failed to be: that is its state, not this call's. */
+	*async_error = nnp_comm_ready(comm, "nnp_comm_get_async_error");
+	if (*async_error != NNP_SUCCESS)
+		return NNP_SUCCESS;
 	st = (struct drm_nnp_comm_status){ .comm = comm->id };
 	if (drmIoctl(comm->dev->fd, DRM_IOCTL_NNP_COMM_STATUS, &st))
 		return nnp_ioctl_failed(comm->dev, "the communicator status", errno);

@@ -3,6 +3,7 @@
 #ifndef NNP_COMM_H
 #define NNP_COMM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "internal.h"
@@ -37,7 +38,46 @@ struct nnp_comm {
 	/* The epochs of the communicators shrunk from it so far. */
 	uint64_t *shrunk;
 	uint32_t nshrunk;
+	/* Its non-blocking creation (comm_async.c), or NULL if it had none. */
+	struct nnp_comm_init *init;
 };
+
+/* What a communicator is made with, from nnp_comm_config_t. */
+struct nnp_comm_opts {
+	uint32_t timeout_ms;		/* as COMM_CREATE takes it */
+	char name[NNP_COMM_NAME_MAX];	/* or "" */
+};
+
+/* nnp_comm_init_rank_config()'s work, arguments checked, blocking. */
+nnp_result_t nnp_comm_init_opts(nnp_comm_t **comm, int nranks,
+				const nnp_unique_id_t *id, int rank,
+				nnp_device_t *dev, const struct nnp_comm_opts *o);
+
+/* Does @cfg (NULL: the defaults) ask for a blocking creation? */
+bool nnp_comm_config_blocking(const nnp_comm_config_t *cfg);
+
+/*
+ * The same on a thread of its own: *@comm at once, and NNP_IN_PROGRESS
+ * (or an error before the thread starts).
+ */
+nnp_result_t nnp_comm_init_async(nnp_comm_t **comm, int nranks,
+				 const nnp_unique_id_t *id, int rank,
+				 nnp_device_t *dev, const struct nnp_comm_opts *o);
+
+/*
+ * Whether @comm is made and may be used: NNP_SUCCESS (also for NULL, which
+ * the caller's own checks refuse), else NNP_IN_PROGRESS while its
+ * non-blocking creation runs, or that creation's failure, the last error
+ * saying which for @what ("nnp_allreduce").
+ */
+nnp_result_t nnp_comm_ready(const nnp_comm_t *comm, const char *what);
+
+/*
+ * End @comm's non-blocking creation if it has one: stop it where it is
+ * and wait for its thread. NNP_SUCCESS if the communicator was made (then
+ * destroy it as any other), else what the creation ended with.
+ */
+nnp_result_t nnp_comm_init_end(nnp_comm_t *comm);
 
 /*
  * @cfg (NULL: the defaults) checked, for @what ("nnp_comm_shrink") to make

@@ -69,6 +69,12 @@ nnp_result_t nnp_comm_shrink(nnp_comm_t *parent, const int *exclude, int nexclud
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
 				"nnp_comm_shrink: no parent or no newcomm");
 	*newcomm = NULL;
+	res = nnp_comm_ready(parent, "nnp_comm_shrink");
+	if (res != NNP_SUCCESS)
+		return res;
+	if (!nnp_comm_config_blocking(config))
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"nnp_comm_shrink: config blocking 0: a shrink is blocking");
 	res = nnp_comm_config_take(config, "nnp_comm_shrink", parent->timeout_ms,
 				   parent->name, &timeout_ms, name);
 	if (res != NNP_SUCCESS)

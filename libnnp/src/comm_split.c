@@ -84,6 +84,9 @@ nnp_result_t nnp_comm_split(nnp_comm_t *parent, int color, int key,
 
 	if (!parent)
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_comm_split: parent is NULL");
+	res = nnp_comm_ready(parent, "nnp_comm_split");
+	if (res != NNP_SUCCESS)
+		return res;
 	nnp_log_set_rank(parent->rank);
 	/* Without @newcomm it still takes part, with no color: no rank waits for it. */
 	if (newcomm && color >= 0) {

@@ -43,6 +43,8 @@ const char *nnp_strerror(nnp_result_t result)
 		return "a collective of the communicator failed; abort it and make a new one";
 	case NNP_ERROR_VERSION:
 		return "the nnp driver's interface version is not one this libnnp speaks";
+	case NNP_IN_PROGRESS:
+		return "the communicator is still being made";
 	}
 	return "unknown nnp result code";
 }

@@ -7,12 +7,23 @@
  * member, before any rendezvous; a named communicator with a 1500 ms
  * timeout works, says its name in the errors of its calls, and a receive
  * no one sends to fails PEER_TIMEOUT after 1.5 s, not the default 30
- * minutes; NULL for the config is nnp_comm_init_rank().
+ * minutes; NULL for the config is nnp_comm_init_rank(), and so is a
+ * config of the size before blocking (what follows it unread).
+ *
+ * Non-blocking creation (blocking = 0): two communicators made at once
+ * from one thread, each NNP_IN_PROGRESS until both ranks are in, every
+ * call on one refused NNP_IN_PROGRESS until then, then exact; a
+ * rendezvous that never completes reported as its failure by
+ * nnp_comm_get_async_error(), with its last error; nnp_comm_abort() and
+ * nnp_comm_destroy() end a creation under way within 1 s.
  */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <nnp/nnp.h>
 
@@ -135,6 +146,143 @@ TEST_F_TIMEOUT(cfg, bad_configs_refused, 60)
 	refused(_metadata, self, &c, "config name");
 	c.name = "";
 	refused(_metadata, self, &c, "config name");
+	c.name = NULL;
+	c.blocking = 2;
+	refused(_metadata, self, &c, "config blocking 2");
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* @comm's state, polled until it is no longer NNP_IN_PROGRESS or @s pass. */
+static nnp_result_t settled(nnp_comm_t *comm, double s)
+{
+	double until = now_s() + s;
+	nnp_result_t state = NNP_IN_PROGRESS;
+
+	while (state == NNP_IN_PROGRESS && now_s() < until) {
+		if (nnp_comm_get_async_error(comm, &state) != NNP_SUCCESS)
+			return NNP_ERROR_IO;
+		usleep(10 * 1000);
+	}
+	return state;
+}
+
+TEST_F_TIMEOUT(cfg, old_size_config_is_blocking, 60)
+{
+	nnp_comm_config_t c = NNP_COMM_CONFIG_INIT;
+
+	/* A program built before blocking: whatever lies past its size is not read. */
+	c.size = offsetof(nnp_comm_config_t, blocking);
+	c.blocking = 0;
+	ASSERT_EQ(0, make_pair(_metadata, self, &c));
+}
+
+TEST_F_TIMEOUT(cfg, nonblocking_made_while_the_caller_goes_on, 60)
+{
+	nnp_comm_config_t c = NNP_COMM_CONFIG_INIT;
+	nnp_result_t state;
+	nnp_unique_id_t id;
+	nnp_mem_t *host;
+	uint32_t *h;
+	double t0;
+	int r, i;
+
+	c.blocking = 0;
+	ASSERT_EQ(NNP_SUCCESS, nnp_get_unique_id(&id));
+	t0 = now_s();
+	ASSERT_EQ(NNP_IN_PROGRESS, nnp_comm_init_rank_config(&self->comm[0], 2, &id, 0,
+							     self->dev[0], &c));
+	EXPECT_LT(now_s() - t0, 0.5);
+	ASSERT_NE(NULL, self->comm[0]);
+	EXPECT_EQ(0, nnp_comm_rank(self->comm[0]));
+	EXPECT_EQ(2, nnp_comm_count(self->comm[0]));
+	/* Rank 1 is not in yet: still being made, and refused. */
+	usleep(300 * 1000);
+	ASSERT_EQ(NNP_SUCCESS, nnp_comm_get_async_error(self->comm[0], &state));
+	EXPECT_EQ(NNP_IN_PROGRESS, state);
+	EXPECT_EQ(NNP_IN_PROGRESS, nnp_allreduce(self->buf[0], 0, self->buf[0], 0, COUNT,
+						 NNP_INT32, NNP_SUM, self->comm[0],
+						 self->s[0]));
+	EXPECT_NE(NULL, strstr(nnp_get_last_error(), "still being made"))
+		TH_LOG("last error: %s", nnp_get_last_error());
+	EXPECT_EQ(NNP_IN_PROGRESS, nnp_send(self->buf[0], 0, COUNT, NNP_INT32, 1,
+					    self->comm[0], self->s[0]));
+	/* Rank 1 from the same thread: both are made. */
+	ASSERT_EQ(NNP_IN_PROGRESS, nnp_comm_init_rank_config(&self->comm[1], 2, &id, 1,
+							     self->dev[1], &c));
+	for (r = 0; r < 2; r++)
+		ASSERT_EQ(NNP_SUCCESS, settled(self->comm[r], 10)) TH_LOG("rank %d", r);
+	/* And exact: 0x01010101 from each rank. */
+	for (r = 0; r < 2; r++) {
+		ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(self->s[r], self->buf[r], 0, 1,
+							COUNT * 4));
+		ASSERT_EQ(NNP_SUCCESS, nnp_allreduce(self->buf[r], 0, self->buf[r], 0, COUNT,
+						     NNP_INT32, NNP_SUM, self->comm[r],
+						     self->s[r]));
+	}
+	for (r = 0; r < 2; r++) {
+		ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[r], NNP_MEM_HOST, COUNT * 4,
+						     0, &host));
+		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], host, 0, self->buf[r],
+							0, COUNT * 4));
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
+		ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(host, (void **)&h));
+		for (i = 0; i < COUNT && h[i] == 0x02020202u; i++)
+			;
+		EXPECT_EQ(COUNT, i) TH_LOG("rank %d: element %d is %#x", r, i, h[i]);
+		nnp_mem_free(host);
+	}
+}
+
+TEST_F_TIMEOUT(cfg, nonblocking_failure_is_reported, 60)
+{
+	nnp_comm_config_t c = NNP_COMM_CONFIG_INIT;
+	nnp_unique_id_t id;
+
+	c.blocking = 0;
+	/* The rendezvous gives up after 1 s: rank 1 never comes. */
+	setenv("NNP_COMM_TIMEOUT_S", "1", 1);
+	ASSERT_EQ(NNP_SUCCESS, nnp_get_unique_id(&id));
+	ASSERT_EQ(NNP_IN_PROGRESS, nnp_comm_init_rank_config(&self->comm[0], 2, &id, 0,
+							     self->dev[0], &c));
+	EXPECT_EQ(NNP_ERROR_TIMEOUT, settled(self->comm[0], 15));
+	EXPECT_NE(NULL, strstr(nnp_get_last_error(), "rank 1 never joined the rendezvous"))
+		TH_LOG("last error: %s", nnp_get_last_error());
+	EXPECT_EQ(NNP_ERROR_TIMEOUT, nnp_allreduce(self->buf[0], 0, self->buf[0], 0, COUNT,
+						   NNP_INT32, NNP_SUM, self->comm[0],
+						   self->s[0]));
+	EXPECT_NE(NULL, strstr(nnp_get_last_error(), "the communicator was not made: rank 1 never joined"))
+		TH_LOG("last error: %s", nnp_get_last_error());
+}
+
+TEST_F_TIMEOUT(cfg, abort_and_destroy_end_a_creation_under_way, 60)
+{
+	nnp_comm_config_t c = NNP_COMM_CONFIG_INIT;
+	nnp_unique_id_t id;
+	nnp_comm_t *comm;
+	double t0;
+	int k;
+
+	c.blocking = 0;
+	/* Rank 1 never comes, and the rendezvous would wait its 60 s. */
+	for (k = 0; k < 2; k++) {
+		ASSERT_EQ(NNP_SUCCESS, nnp_get_unique_id(&id));
+		ASSERT_EQ(NNP_IN_PROGRESS, nnp_comm_init_rank_config(&comm, 2, &id, 0,
+								     self->dev[0], &c));
+		usleep(200 * 1000);
+		t0 = now_s();
+		if (k)
+			nnp_comm_destroy(comm);
+		else
+			EXPECT_EQ(NNP_SUCCESS, nnp_comm_abort(comm));
+		EXPECT_LT(now_s() - t0, 1.0) TH_LOG("%s", k ? "destroy" : "abort");
+	}
 }
 
 TEST_F_TIMEOUT(cfg, named_with_its_own_timeout, 120)

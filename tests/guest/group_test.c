@@ -327,8 +327,8 @@ TEST_F_TIMEOUT(grp, refused_operation_fails_the_group, TIMEOUT_S)
 }
 
 /*
- * A communicator destroyed while a group holds its operations: the group
- * drops them and fails; 127 sends on one stream are the most a group
+ * A communicator destroyed or aborted while a group holds its operations:
+ * the group drops them and fails; 127 sends on one stream are the most a group
  * takes, the 128th fails it.
  */
 TEST_F_TIMEOUT(grp, destroyed_and_oversized_groups_fail, TIMEOUT_S)
@@ -337,16 +337,24 @@ TEST_F_TIMEOUT(grp, destroyed_and_oversized_groups_fail, TIMEOUT_S)
 	int n = self->d.n, r, k;
 	int32_t *h;
 
-	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(self->d.dev, n, other));
-	ASSERT_EQ(NNP_SUCCESS, nnp_group_start());
-	for (r = 0; r < n; r++)
-		ASSERT_EQ(NNP_SUCCESS, nnp_allreduce(self->d.a[r], 0, self->d.b[r], 0,
-						     16, NNP_INT32, NNP_SUM,
-						     other[r], self->d.s[r]));
-	for (r = 0; r < n; r++)
-		nnp_comm_destroy(other[r]);
-	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_group_end());
-	EXPECT_LAST_ERROR("was destroyed");
+	/* Destroyed, then aborted: the group holds nothing of a freed one. */
+	for (k = 0; k < 2; k++) {
+		ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(self->d.dev, n, other));
+		ASSERT_EQ(NNP_SUCCESS, nnp_group_start());
+		for (r = 0; r < n; r++)
+			ASSERT_EQ(NNP_SUCCESS, nnp_allreduce(self->d.a[r], 0, self->d.b[r], 0,
+							     16, NNP_INT32, NNP_SUM,
+							     other[r], self->d.s[r]));
+		for (r = 0; r < n; r++) {
+			if (k) {
+				EXPECT_EQ(NNP_SUCCESS, nnp_comm_abort(other[r]));
+			} else {
+				nnp_comm_destroy(other[r]);
+			}
+		}
+		EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_group_end());
+		EXPECT_LAST_ERROR("was destroyed");
+	}
 
 	ASSERT_EQ(NNP_SUCCESS, nnp_group_start());
 	for (k = 0; k < 127; k++)

@@ -116,7 +116,7 @@ TEST(every_result_has_its_own_text)
 {
 	nnp_result_t r, s;
 
-	for (r = NNP_SUCCESS; r <= NNP_ERROR_VERSION; r++) {
+	for (r = NNP_SUCCESS; r <= NNP_IN_PROGRESS; r++) {
 		ASSERT_NE(NULL, nnp_strerror(r));
 		EXPECT_GT(strlen(nnp_strerror(r)), 4);
 		for (s = NNP_SUCCESS; s < r; s++)

@@ -13,6 +13,8 @@
 # symbols, their versions and its DWARF kept), compressed: abidw's XML
 # would be reviewable, but libabigail 2.2 compares two such XML files of
 # libnnp as equal even with a public struct's size changed.
+# Only the types of the public headers count, and libnnp/abi/libnnp.abignore
+# lets the structs that carry their own size grow at their end.
 # First proves, on two tiny libraries, that abidiff reports a changed
 # struct and a removed function here, and not an unchanged library.
 # With --update: writes the baseline of the built library instead.
@@ -71,11 +73,15 @@ if [ -z "$soname" ] || [ ! -f "$base" ]; then
 	exit
 fi
 xz -d -c "$base" >"$tmp/$soname" || exit 1
-abidiff --no-added-syms "$tmp/$soname" "$lib" >"$tmp/breaks" 2>&1
+# Only types of the public headers count (struct nnp_comm and the other
+# handles are opaque), less what libnnp.abignore allows.
+public=(--hd1 "$root/libnnp/include/nnp" --hd2 "$root/libnnp/include/nnp"
+	--suppressions "$abi_dir/libnnp.abignore")
+abidiff "${public[@]}" --no-added-syms "$tmp/$soname" "$lib" >"$tmp/breaks" 2>&1
 breaks=$?
 tap_context=$tmp/breaks tap_check "libnnp's ABI: nothing removed or changed since libnnp/abi/$soname.baseline.xz" \
 	test "$breaks" = 0
-abidiff "$tmp/$soname" "$lib" >"$tmp/all" 2>&1
+abidiff "${public[@]}" "$tmp/$soname" "$lib" >"$tmp/all" 2>&1
 status=$?
 [ "$status" = 0 ] || echo "# added: make abi-baseline in the change that adds them" >>"$tmp/all"
 tap_context=$tmp/all tap_check "libnnp's ABI: nothing added that libnnp/abi/$soname.baseline.xz lacks" \

@@ -94,6 +94,8 @@ static void test_new_results_have_text(void **state)
 			    "the nnp driver's interface version is not one this libnnp speaks");
 	assert_string_not_equal(nnp_strerror(NNP_ERROR_VERSION),
 				nnp_strerror(NNP_ERROR_COMM_FAILED));
+	assert_string_equal(nnp_strerror(NNP_IN_PROGRESS),
+			    "the communicator is still being made");
 }
 
 /* The rule of docs/uapi.md: the same major, at least the minor we need. */

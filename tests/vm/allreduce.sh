@@ -41,7 +41,12 @@
 # `comm_config_test`: configs of an unknown size, a timeout out of range and
 # bad names refused before any rendezvous, a named communicator with a
 # 1.5 s timeout that names itself in errors and gives up on a lone
-# receive after 1.5 s, and whose trace lines carry its name
+# receive after 1.5 s, and whose trace lines carry its name; a config of
+# the size before blocking is blocking; non-blocking creation: two ranks
+# started from one thread, NNP_IN_PROGRESS (and every call refused with
+# it) until both are in, then an exact allreduce; a rendezvous that times
+# out reported as NNP_ERROR_TIMEOUT with its last error; abort and destroy
+# end a creation under way within 1 s
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 out=$(mktemp)

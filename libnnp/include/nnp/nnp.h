@@ -34,6 +34,7 @@ typedef enum nnp_result {
 	NNP_ERROR_NO_PATH,		/* chips not joined by a usable link */
 	NNP_ERROR_COMM_FAILED,		/* a collective or message of the communicator failed */
 	NNP_ERROR_VERSION,		/* the driver's interface is not one libnnp speaks */
+	NNP_IN_PROGRESS,		/* a non-blocking communicator is still being made (0.9) */
 } nnp_result_t;
 
 /* A static, human-readable description of @result (never NULL). */
@@ -398,10 +399,23 @@ typedef struct nnp_comm_config {
 	 * debug lines. The same on every rank.
 	 */
 	const char *name;
+	/*
+	 * 1 (the default): nnp_comm_init_rank_config() returns once the
+	 * communicator is made. 0: it returns NNP_IN_PROGRESS at once, with
+	 * *comm set, and makes it on a thread of its own, as NCCL's
+	 * config.blocking = 0. nnp_comm_get_async_error() then gives
+	 * NNP_IN_PROGRESS until it is made (NNP_SUCCESS) or failed (the
+	 * failure, the last error saying why); every other call on it returns
+	 * the same until then, nothing done. nnp_comm_abort() or
+	 * nnp_comm_destroy() ends it where it is (within 100 ms; a
+	 * rendezvous this rank serves runs on to its deadline for the
+	 * others). Since 0.9.
+	 */
+	int blocking;
 } nnp_comm_config_t;
 
 #define NNP_COMM_NAME_MAX	32
-#define NNP_COMM_CONFIG_INIT	{ sizeof(nnp_comm_config_t), -1, NULL }
+#define NNP_COMM_CONFIG_INIT	{ sizeof(nnp_comm_config_t), -1, NULL, 1 }
 
 /*
  * nnp_comm_init_rank() with the options in @config (NULL: the defaults),
