@@ -4,7 +4,8 @@
  * floats between the ranks of one machine, host memory to host memory,
  * timed by size with nnptool bench's sizes, busbw factors and inputs, and
  * checked. Run with mpirun -np N.
- * usage: mpi_coll [--coll allreduce|broadcast|allgather|reduce_scatter]
+ * usage: mpi_coll [--coll allreduce|broadcast|allgather|reduce_scatter|
+ *                         alltoall|gather]
  *                 [--min BYTES] [--max BYTES] [--step F] [--iters N]
  *                 [--bytes BYTES] [--trials T]
  * The best of T timings of at most N iterations per size (with --bytes,
@@ -16,10 +17,10 @@
 
 #include <mpi.h>
 
-enum coll { ALLREDUCE, BROADCAST, ALLGATHER, REDUCE_SCATTER, NCOLL };
+enum coll { ALLREDUCE, BROADCAST, ALLGATHER, REDUCE_SCATTER, ALLTOALL, GATHER, NCOLL };
 
 static const char *const coll_name[NCOLL] = {
-	"allreduce", "broadcast", "allgather", "reduce_scatter",
+	"allreduce", "broadcast", "allgather", "reduce_scatter", "alltoall", "gather",
 };
 
 struct opts {
@@ -48,6 +49,12 @@ static float *coll(enum coll c, int rank, float *in, float *out, int count)
 	case ALLGATHER:
 		MPI_Allgather(in, count, MPI_FLOAT, out, count, MPI_FLOAT, MPI_COMM_WORLD);
 		break;
+	case ALLTOALL:
+		MPI_Alltoall(in, count, MPI_FLOAT, out, count, MPI_FLOAT, MPI_COMM_WORLD);
+		break;
+	case GATHER:
+		MPI_Gather(in, count, MPI_FLOAT, out, count, MPI_FLOAT, 0, MPI_COMM_WORLD);
+		break;
 	default:
 		MPI_Reduce_scatter_block(in, out, count, MPI_FLOAT, MPI_SUM,
 					 MPI_COMM_WORLD);
@@ -63,8 +70,10 @@ static float want(enum coll c, int n, int rank, size_t count, size_t i)
 
 	if (c == BROADCAST)
 		return input(0, i);
-	if (c == ALLGATHER)
+	if (c == ALLGATHER || c == GATHER)
 		return input((int)(i / count), i % count);
+	if (c == ALLTOALL)
+		return input((int)(i / count), rank * count + i % count);
 	if (c == REDUCE_SCATTER)
 		i += rank * count;
 	for (k = 0; k < n; k++)
@@ -134,14 +143,16 @@ int main(int argc, char **argv)
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	for (i = 0; i < o.max / sizeof(float); i++)
 		in[i] = input(rank, i);
-	parts = o.coll == ALLGATHER || o.coll == REDUCE_SCATTER ? n : 1;
+	parts = o.coll == BROADCAST || o.coll == ALLREDUCE ? 1 : n;
 	if (!rank)
 		printf("# mpi_coll %s: %d ranks, float, host memory\n"
 		       "#       size    count   time(us)  algbw(GB/s)  busbw(GB/s)  #wrong\n",
 		       coll_name[o.coll], n);
 	for (size = o.min; size <= o.max; size *= o.step) {
 		size_t count = size / sizeof(float) / parts, bytes = count * parts * sizeof(float);
-		size_t out_n = o.coll == ALLGATHER ? count * n : count;
+		size_t out_n = o.coll == ALLGATHER || o.coll == ALLTOALL ||
+			       (o.coll == GATHER && !rank) ? count * n :
+			       o.coll == GATHER ? 0 : count;
 		size_t reps = o.bytes ? o.bytes / size : o.iters;
 		double t, bus = o.coll == BROADCAST ? 1 : (double)(n - 1) / n;
 		long wrong = 0, all = 0;

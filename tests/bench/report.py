@@ -25,7 +25,7 @@ import sys
 
 import report_torch
 
-COLLS = ["allreduce", "broadcast", "allgather", "reduce_scatter"]
+COLLS = ["allreduce", "broadcast", "allgather", "reduce_scatter", "alltoall", "gather"]
 
 
 def numeric_rows(lines, width):
@@ -70,10 +70,18 @@ def device_json(lines):
     return json.loads(next(line for line in lines if line.startswith("{")))
 
 
+def device_failed(lines):
+    """What a failed nnptool bench said (its "error"), or None."""
+    return device_json(lines).get("error")
+
+
 def device_rows(lines, coll, n):
-    """nnptool bench rows: {size: {"out_of_place": {...}, "in_place": {...}}}."""
+    """nnptool bench rows: {size: {"out_of_place": {...}, "in_place": {...}}};
+    a size the run failed at (its times null or 0) is left out."""
     rows = {}
     for r in device_json(lines)["rows"]:
+        if not all(r[p]["time_us"] for p in ("out_of_place", "in_place")):
+            continue
         rows[r["size"]] = {}
         for p in ("out_of_place", "in_place"):
             t = timing(coll, n, r["size"], r[p]["time_us"], r[p]["wrong"])
@@ -131,9 +139,17 @@ def load(out):
         per = {"latency_8B_us": {"device": lat_dev["out_of_place"]["time_us"],
                                  "openmpi": lat_mpi["time_us"]},
                "device": {}, "openmpi": {}}
+        per["failed"] = {}
         for c in COLLS:
             per["device"][c] = device_rows(dev[c], c, n)
+            if device_failed(dev[c]):
+                per["failed"][c] = device_failed(dev[c])
             per["openmpi"][c] = mpi_rows(os.path.join(raw, "mpi-%d-%s.txt" % (n, c)), c, n)
+        # rank 0's messages to its neighbour and to the chip 2 hops away
+        for peer in (1, 2):
+            if "sendrecv%d" % peer in dev:
+                per["device"]["sendrecv%d" % peer] = device_rows(
+                    dev["sendrecv%d" % peer], "broadcast", n)
         # The 8-byte runs are the allreduce's 8 B rows.
         per["device"]["allreduce"][8] = lat_dev
         per["openmpi"]["allreduce"][8] = lat_mpi
@@ -220,6 +236,7 @@ def human(size):
 def wrong_results(res):
     bad = []
     for n, per in res["n"].items():
+        bad += ["device %s n=%s failed: %s" % (c, n, e) for c, e in per["failed"].items()]
         for who in ("device", "openmpi"):
             for c, rows in per[who].items():
                 for size, row in rows.items():
@@ -254,6 +271,31 @@ def targets(res):
             "P1": bool(p1) and min(p1) >= 0.8 and bool(p1_mpi) and min(p1_mpi) >= 1,
             "P2": lat4 is not None and lat4 <= 50,
             "P3": bool(p3) and min(p3) >= 0.8,
+        },
+    }
+
+
+def any_rank_targets(res):
+    """Issue 44's targets: routed messages at 2 hops against 1, from 1
+    MiB, and alltoall against host Open MPI's on 4 and 8 chips, from 1 MiB."""
+    routed, a2a = [], []
+    for n, per in res["n"].items():
+        dev = per["device"]
+        if "sendrecv1" in dev and "sendrecv2" in dev:
+            routed += [ratio(dev["sendrecv2"][z]["out_of_place"]["busbw_gbps"],
+                             dev["sendrecv1"][z]["out_of_place"]["busbw_gbps"])
+                       for z in dev["sendrecv2"] if z >= 1 << 20 and z in dev["sendrecv1"]]
+        if n in ("4", "8"):
+            mpi = per["openmpi"]["alltoall"]
+            a2a += [ratio(dev["alltoall"][z]["out_of_place"]["busbw_gbps"],
+                          mpi[z]["busbw_gbps"])
+                    for z in dev["alltoall"] if z >= 1 << 20 and z in mpi]
+    return {
+        "R1_min_2_hops_over_1_hop_from_1M": min(routed) if routed else None,
+        "A1_min_alltoall_over_openmpi_from_1M_n4_n8": min(a2a) if a2a else None,
+        "met": {
+            "R1": bool(routed) and min(routed) >= 0.8,
+            "A1": bool(a2a) and min(a2a) >= 1,
         },
     }
 
@@ -360,6 +402,14 @@ def print_tables(res):
     print("P3 %s: copies/memcpy from 4M, lowest %s (want >= 0.80x)" % (
         "met" if t["met"]["P3"] else "NOT met",
         fmt(t["P3_min_copy_over_memcpy_from_4M"], "%.2fx")))
+    t = res["any_rank_targets"]
+    print("\n## issue 44 targets")
+    print("R1 %s: a message 2 hops away (routed) over one to a neighbour, busbw from 1M, "
+          "lowest %s (want >= 0.80x)" % ("met" if t["met"]["R1"] else "NOT met",
+                                         fmt(t["R1_min_2_hops_over_1_hop_from_1M"], "%.2fx")))
+    print("A1 %s: alltoall busbw over host Open MPI's on 4 and 8 chips from 1M, lowest %s "
+          "(want >= 1.00x)" % ("met" if t["met"]["A1"] else "NOT met",
+                               fmt(t["A1_min_alltoall_over_openmpi_from_1M_n4_n8"], "%.2fx")))
     t = res["small_path_targets"]
     print("\n## issue 28 targets")
     print("S1 %s: 8-byte allreduce on 4 chips %s of Open MPI's time (want <= 4x), "
@@ -483,6 +533,7 @@ def main():
     res["targets"] = targets(res)
     res["targets"]["torch"] = report_torch.targets(res["torch"])
     res["small_path_targets"] = small_path_targets(res)
+    res["any_rank_targets"] = any_rank_targets(res)
     bad = wrong_results(res) + report_torch.wrong(res["torch"])
     res["wrong"] = bad
     with open(os.path.join(out, "results.json"), "w") as fh:

@@ -6,8 +6,9 @@
 #     roofline), one thread's memcpy by size (host_bw), and Open MPI's
 #     collectives between N processes, btl self,vader (mpi_coll);
 #   - the devices, in one VM of N chips on a ring per N: nnptool bench
-#     allreduce, broadcast, allgather and reduce_scatter, and (in the first
-#     VM) nnptool bench copy;
+#     allreduce, broadcast, allgather, reduce_scatter, alltoall and gather,
+#     on 4 chips sendrecv from rank 0 to rank 1 and to rank 2 (routed, 2
+#     hops), and (in the first VM) nnptool bench copy;
 #   - the training example (examples/dist_mnist_mlp), mpirun -np 4 in one
 #     VM of 4 chips: its allreduce with the copies, as it times it; then
 #     once more traced (NNP_TRACE_FILE), for where that time goes;
@@ -30,7 +31,7 @@ raw=$out/raw
 chips=${NNP_BENCH_CHIPS:-2 4 8}
 max=${NNP_BENCH_MAX:-64M}
 max_bytes=$(numfmt --from=iec "$max")
-colls="allreduce broadcast allgather reduce_scatter"
+colls="allreduce broadcast allgather reduce_scatter alltoall gather"
 # Per size the best of 3 timings (the machine is shared) of at most 10
 # iterations, fewer from 8 MiB up so each timing moves about 64 MiB; the
 # 8-byte latency over many more.
@@ -68,6 +69,11 @@ for n in $chips; do
 	for c in $colls; do
 		cmd+="; echo '## $c'; nnptool --json bench $c $sweep"
 	done
+	if [ "$n" = 4 ]; then
+		for peer in 1 2; do
+			cmd+="; echo '## sendrecv$peer'; nnptool --json bench sendrecv --peer $peer $sweep"
+		done
+	fi
 	if [ "$first" = 1 ]; then
 		cmd+="; echo '## copy'; nnptool --json bench copy --max $max_bytes"
 	fi

@@ -80,6 +80,7 @@ static void one_line_layout(void **state)
 	jo_u64(o, "max", UINT64_MAX);
 	jo_fixed(o, "gbps", 1.23456, 3);
 	jo_fixed(o, "small", 0.0000004, 6);
+	jo_fixed(o, "inf", 1.0 / 0.0, 3);
 	jo_bool(o, "ok", true);
 	jo_bool(o, "bad", false);
 	jo_null(o, "model");
@@ -90,7 +91,7 @@ static void one_line_layout(void **state)
 	jo_arr(o, "none");
 	expect(o, false, "{\"index\": 3, \"min\": -9223372036854775808, "
 	       "\"max\": 18446744073709551615, \"gbps\": 1.235, "
-	       "\"small\": 0.000000, \"ok\": true, \"bad\": false, "
+	       "\"small\": 0.000000, \"inf\": null, \"ok\": true, \"bad\": false, "
 	       "\"model\": null, \"rows\": [{\"size\": 8}, -1], \"empty\": {}, "
 	       "\"none\": []}");
 }

@@ -28,7 +28,9 @@
 # unset: auto, so BIDIR on the rings and TORUS on the tori); NO_PATH for
 # chips not joined, the same chip twice refused; `nnptool bench allreduce`
 # on 4 chips with every row checked and 0 wrong; `nnptool bench` reduce,
-# alltoall, gather and scatter on 4 chips, 0 wrong; `group_test` on every
+# alltoall, gather, scatter and sendrecv to rank 1 and to rank 2 (routed,
+# 2 hops) on 4 chips, 0 wrong, a --peer past the ranks or on a collective
+# a usage error (2); `group_test` on every
 # fabric: a group of receives posted before the sends, every pair, routed
 # where no link joins them, byte for byte with no host DMA; 32 small
 # allreduces and the other collectives in one group, exact and in order;
@@ -53,7 +55,7 @@ out=$(mktemp)
 trap 'rm -f "$out"*' EXIT
 matrix=()
 [ -z "${NNP_COLL_MATRIX:-}" ] || matrix=(--env "NNP_COLL_MATRIX=$NNP_COLL_MATRIX")
-tap_plan 18
+tap_plan 19
 # What a VM runs after coll_test, by chip count: on 2 chips 16 MiB of each
 # collective (a step of 8 MiB goes in 1 MiB chunks, and a window of 4 of
 # them outgrew what one communicator may hold of its peer's port, 3 MiB,
@@ -69,9 +71,12 @@ after_ring4='NNP_TRACE_FILE=/tmp/group.%p.trace group_test -t receives_posted_be
 echo traced-status=$? traced-messages=$(cat /tmp/group.*.trace |
 	grep -cE "\"op\":\"(send|recv)\".*\"dev_start_ns\":null.*\"status\":\"ok\"")
 nnptool bench allreduce --max 64K --iters 2
-for c in reduce alltoall gather scatter; do
+for c in reduce alltoall gather scatter "sendrecv --peer 1" "sendrecv --peer 2"; do
 	nnptool bench $c --max 256K --step 8 --iters 2 || exit 1
-done'
+done
+nnptool bench sendrecv --peer 4 --max 64 2>/dev/null; p4=$?
+nnptool bench allreduce --peer 1 --max 64 2>/dev/null
+echo peer-usage=$p4,$?'
 for fabric in ring:2 ring:3 ring:4 ring:8 torus:2x2:4 torus:4x2:8; do
 	n=${fabric##*:} topo=${fabric%:*}
 	after=
@@ -96,6 +101,9 @@ tap_check "bench allreduce: a checked row per size, 8 B to 64 KiB" sh -c \
 	"test \$(awk '/^# nnptool bench /{b=\$4} b == \"allreduce:\" && /float +sum/ && \$8 == 0 && \$14 == 0' $out | wc -l) = 14 && grep -q '^vm-status=0$' $out"
 tap_grep "a traced group and alltoallv on 4 chips: a line per send and receive, each ok" "$out" \
 	'^traced-status=0 traced-messages=48$'
-tap_check "bench reduce, alltoall, gather and scatter on 4 chips: 0 wrong in each" \
-	sh -c "test \$(grep -c '^# Out of bounds values : 0 OK' $out) = 5 && grep -q '^vm-status=0$' $out"
+tap_check "bench reduce, alltoall, gather, scatter and sendrecv to 1 and 2 hops on 4 chips: 0 wrong in each" \
+	sh -c "test \$(grep -c '^# Out of bounds values : 0 OK' $out) = 7 && grep -q '^vm-status=0$' $out"
+tap_grep "bench sendrecv: a peer past the ranks, or --peer for a collective: usage (2)" "$out" \
+	'^peer-usage=2,2$'
+
 tap_done

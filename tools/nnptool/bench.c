@@ -218,7 +218,7 @@ int cmd_bench(struct nnptool_opts *o, int argc, char **argv)
 	/* "+": the options before NAME (--json, --help) are bench's. */
 	static const struct nnptool_cmd cmd = {
 		"bench", "[--json] copy|allreduce|broadcast|allgather|"
-		"reduce_scatter|reduce|alltoall|gather|scatter [OPTIONS]", "+",
+		"reduce_scatter|reduce|alltoall|gather|scatter|sendrecv [OPTIONS]", "+",
 		NULL, 1, INT_MAX,
 	};
 	int c;

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * nnptool bench allreduce|broadcast|allgather|reduce_scatter|reduce|
- * alltoall|gather|scatter [--min SIZE]
- * [--max SIZE] [--step F] [--iters N] [--bytes SIZE] [--trials T]: one
- * float collective across every device of this host, device memory to
+ * alltoall|gather|scatter|sendrecv [--min SIZE]
+ * [--max SIZE] [--step F] [--iters N] [--bytes SIZE] [--trials T]
+ * [--peer P]: one float collective across every device of this host, or a
+ * message from rank 0 to rank P (sendrecv; routed through the chips
+ * between when their chips share no link), device memory to
  * device memory over the links, timed by size in nccl-tests' columns, out
  * of place and in place; the result of every iteration (warm-up and
  * timed) is checked and its wrong elements counted, into an output
@@ -15,8 +17,8 @@
  * output of allgather and gather, the input of reduce-scatter and scatter,
  * both of alltoall, which hold nranks parts of `count` elements), and
  * busbw = algbw * 2(n-1)/n for allreduce, (n-1)/n for allgather,
- * reduce-scatter, alltoall, gather and scatter, 1 for broadcast and reduce
- * (roots 0).
+ * reduce-scatter, alltoall, gather and scatter, 1 for broadcast, reduce
+ * (roots 0) and sendrecv.
  *
  * Next to the host's time, the device's: each rank's stream stamps its
  * chip's modeled clock (nnp_timestamp_async()) before and after the
@@ -37,17 +39,18 @@
 
 enum coll {
 	ALLREDUCE, BROADCAST, ALLGATHER, REDUCE_SCATTER, REDUCE, ALLTOALL,
-	GATHER, SCATTER, NCOLL
+	GATHER, SCATTER, SENDRECV, NCOLL
 };
 
 static const char *const coll_name[NCOLL] = {
 	"allreduce", "broadcast", "allgather", "reduce_scatter", "reduce",
-	"alltoall", "gather", "scatter",
+	"alltoall", "gather", "scatter", "sendrecv",
 };
 
 struct ar {
 	enum coll coll;
 	int n;
+	int peer;		/* sendrecv: rank 0's receiver */
 	nnp_device_t *dev[MAXDEV];
 	nnp_stream_t *s[MAXDEV];
 	nnp_comm_t *comm[MAXDEV];
@@ -104,9 +107,14 @@ static struct shape shape_of(const struct ar *a, size_t size, bool in_place)
 	return sh;
 }
 
-/* Whether rank @k has an output: a gather's or reduce's is root 0's. */
+/*
+ * Whether rank @k has an output: a gather's or reduce's is root 0's, a
+ * sendrecv's the peer's.
+ */
 static bool writes(const struct ar *a, int k)
 {
+	if (a->coll == SENDRECV)
+		return k == a->peer;
 	return k == 0 || (a->coll != GATHER && a->coll != REDUCE);
 }
 
@@ -156,6 +164,14 @@ static nnp_result_t issue(struct ar *a, const struct shape *sh, int k)
 	case GATHER:
 		return nnp_gather(src, so, a->recv[k], ro, sh->count, NNP_FLOAT32,
 				  0, a->comm[k], a->s[k]);
+	case SENDRECV:
+		if (k == 0)
+			return nnp_send(src, so, sh->count, NNP_FLOAT32, a->peer,
+					a->comm[k], a->s[k]);
+		if (k == a->peer)
+			return nnp_recv(a->recv[k], ro, sh->count, NNP_FLOAT32, 0,
+					a->comm[k], a->s[k]);
+		return NNP_SUCCESS;
 	default:
 		return nnp_scatter(src, so, a->recv[k], ro, sh->count, NNP_FLOAT32,
 				   0, a->comm[k], a->s[k]);
@@ -171,9 +187,15 @@ static void stamp(struct ar *a, size_t off, nnp_result_t *r)
 		*r = nnp_timestamp_async(a->s[k], a->stamp[k], off);
 }
 
+/* Whether rank @k takes part: a sendrecv's are rank 0 and its peer. */
+static bool takes_part(const struct ar *a, int k)
+{
+	return a->coll != SENDRECV || k == 0 || k == a->peer;
+}
+
 /*
  * The modeled ns from the last rank's first stamp to the last rank's
- * second. The chips' clocks are one time base (a packet carries its
+ * second, of the ranks that take part (an idle chip's clock says nothing). The chips' clocks are one time base (a packet carries its
  * arrival time), and a collective starts no earlier than its last rank: a
  * rank whose clock is behind (after work of its own, a chip's clock runs
  * ahead of the others') waits for it, which is not the collective's time.
@@ -192,7 +214,7 @@ static uint64_t model_ns(struct ar *a, nnp_result_t *r)
 			*r = nnp_stream_synchronize(a->s[k]);
 		if (*r == NNP_SUCCESS)
 			*r = nnp_mem_map(a->stamp_host[k], (void **)&t);
-		if (*r == NNP_SUCCESS) {
+		if (*r == NNP_SUCCESS && takes_part(a, k)) {
 			start = t[0] > start ? t[0] : start;
 			end = t[1] > end ? t[1] : end;
 		}
@@ -246,6 +268,7 @@ static float want_at(const struct ar *a, const struct shape *sh, int k,
 
 	switch (a->coll) {
 	case BROADCAST:
+	case SENDRECV:
 		return input(0, i);
 	case ALLGATHER:
 	case GATHER:
@@ -368,6 +391,7 @@ static struct timing measure(struct ar *a, const struct shape *sh,
 struct sizes {
 	size_t min, max, bytes;
 	unsigned long step, iters, trials;
+	unsigned long peer;	/* --peer: sendrecv's receiver */
 };
 
 /*
@@ -389,6 +413,8 @@ static void report_head(struct report *rp, const struct ar *a,
 	if (rp->doc) {
 		jo_str(rp->doc, "benchmark", coll_name[a->coll]);
 		jo_int(rp->doc, "devices", a->n);
+		if (a->coll == SENDRECV)
+			jo_int(rp->doc, "peer", a->peer);
 		jo_str(rp->doc, "type", "float");
 		jo_str(rp->doc, "redop", reduces ? "sum" : "none");
 		jo_u64(rp->doc, "iters", z->iters);
@@ -399,6 +425,8 @@ static void report_head(struct report *rp, const struct ar *a,
 	}
 	printf("# nnptool bench %s: %d devices, float%s, best of %lu x %lu iterations",
 	       coll_name[a->coll], a->n, reduces ? " sum" : "", z->trials, z->iters);
+	if (a->coll == SENDRECV)
+		printf(", rank 0 to rank %d", a->peer);
 	if (z->bytes)
 		printf(" (fewer above %zu B: about %zu B per size)",
 		       z->bytes / z->iters, z->bytes);
@@ -497,7 +525,7 @@ static int bench(struct ar *a, const struct sizes *z, bool json)
 	long total_wrong = 0;
 	size_t size;
 
-	if (a->coll != BROADCAST && a->coll != REDUCE)
+	if (a->coll != BROADCAST && a->coll != REDUCE && a->coll != SENDRECV)
 		rp.bus = (double)(a->n - 1) / a->n * (a->coll == ALLREDUCE ? 2 : 1);
 	report_head(&rp, a, z, reduces(a->coll));
 	for (size = z->min; size <= z->max && r == NNP_SUCCESS; size *= z->step) {
@@ -528,7 +556,8 @@ static int bench(struct ar *a, const struct sizes *z, bool json)
 }
 
 /* getopt_long's values of the options: past every character. */
-enum { OPT_MIN = 256, OPT_MAX, OPT_BYTES, OPT_STEP, OPT_ITERS, OPT_TRIALS };
+enum { OPT_MIN = 256, OPT_MAX, OPT_BYTES, OPT_STEP, OPT_ITERS, OPT_TRIALS,
+       OPT_PEER };
 
 static const struct option opts[] = {
 	{ "min", required_argument, NULL, OPT_MIN },
@@ -537,6 +566,7 @@ static const struct option opts[] = {
 	{ "step", required_argument, NULL, OPT_STEP },
 	{ "iters", required_argument, NULL, OPT_ITERS },
 	{ "trials", required_argument, NULL, OPT_TRIALS },
+	{ "peer", required_argument, NULL, OPT_PEER },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -550,7 +580,8 @@ static int parse(const struct nnptool_cmd *cmd, struct nnptool_opts *o,
 		size_t *to = c == OPT_MIN ? &z->min : c == OPT_MAX ? &z->max :
 			     c == OPT_BYTES ? &z->bytes : NULL;
 		unsigned long *num = c == OPT_STEP ? &z->step :
-				     c == OPT_ITERS ? &z->iters : &z->trials;
+				     c == OPT_ITERS ? &z->iters :
+				     c == OPT_PEER ? &z->peer : &z->trials;
 		unsigned long least = c == OPT_STEP ? 2 : 1;
 		char *end;
 
@@ -561,6 +592,7 @@ static int parse(const struct nnptool_cmd *cmd, struct nnptool_opts *o,
 		*num = strtoul(optarg, &end, 0);
 		if (*end || *num < least || *num > 100000)
 			return nnptool_bad_value(cmd, c == OPT_STEP ? "F (2 to 100000)" :
+						 c == OPT_PEER ? "P (1 to 100000)" :
 						 "N (1 to 100000)", optarg);
 	}
 	return c == NNPTOOL_OPTS_DONE ? -1 : nnptool_opts_exit(c);
@@ -616,9 +648,9 @@ int cmd_bench_coll(struct nnptool_opts *o, int argc, char **argv)
 	static char name[32];
 	const struct nnptool_cmd cmd = {
 		name, "[--json] [--min SIZE] [--max SIZE] [--step F] [--iters N] "
-		"[--bytes SIZE] [--trials T]", NULL, opts, 0, 0,
+		"[--bytes SIZE] [--trials T] [--peer P]", NULL, opts, 0, 0,
 	};
-	struct sizes z = { 8, 4u << 20, 0, 2, 5, 1 };
+	struct sizes z = { 8, 4u << 20, 0, 2, 5, 1, 0 };
 	struct ar a = { 0 };
 	nnp_result_t r;
 	int k, ret;
@@ -635,9 +667,20 @@ int cmd_bench_coll(struct nnptool_opts *o, int argc, char **argv)
 	ret = parse(&cmd, o, argc, argv, &z);
 	if (ret >= 0)
 		return ret;
+	if (z.peer && a.coll != SENDRECV) {
+		fprintf(stderr, "nnptool: %s: --peer is sendrecv's\n", name);
+		return NNPTOOL_EXIT_USAGE;
+	}
+	a.peer = z.peer ? (int)z.peer : 1;
 	r = setup(&a, z.max);
-	ret = r == NNP_SUCCESS ? bench(&a, &z, o->json) :
-	      nnptool_fail(coll_name[a.coll], r);
+	if (r == NNP_SUCCESS && a.coll == SENDRECV && a.peer >= a.n) {
+		fprintf(stderr, "nnptool: %s: --peer %d: rank 0's peer is one of ranks 1 to %d\n",
+			name, a.peer, a.n - 1);
+		ret = NNPTOOL_EXIT_USAGE;
+	} else {
+		ret = r == NNP_SUCCESS ? bench(&a, &z, o->json) :
+		      nnptool_fail(coll_name[a.coll], r);
+	}
 	for (k = 0; k < a.n; k++) {
 		nnp_comm_destroy(a.comm[k]);
 		nnp_mem_free(a.stamp_host[k]);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* nnptool's JSON writer over json-c's documents (json_out.h). */
+#include <math.h>
 #include <stdlib.h>
 
 #include "json_out.h"
@@ -75,6 +76,11 @@ void jo_fixed(struct json_object *parent, const char *key, double v,
 {
 	char text[64];
 
+	/* JSON has no inf or NaN (a bandwidth over a time of 0): null. */
+	if (!isfinite(v)) {
+		jo_null(parent, key);
+		return;
+	}
 	snprintf(text, sizeof(text), "%.*f", decimals, v);
 	add(parent, key, json_object_new_double_s(v, text), false);
 }

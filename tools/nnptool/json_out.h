@@ -32,7 +32,10 @@ void jo_u64(struct json_object *parent, const char *key, uint64_t v);
 void jo_str(struct json_object *parent, const char *key, const char *s);
 void jo_bool(struct json_object *parent, const char *key, bool v);
 void jo_null(struct json_object *parent, const char *key);
-/* A number written with @decimals digits after the point, as "%.*f". */
+/*
+ * A number written with @decimals digits after the point, as "%.*f"; an
+ * infinity or NaN, which JSON cannot hold, as null.
+ */
 void jo_fixed(struct json_object *parent, const char *key, double v,
 	      int decimals);
 
