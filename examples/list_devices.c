@@ -19,7 +19,7 @@ int main(void)
 		return 1;
 	}
 	for (i = 0; i < count; i++) {
-		struct nnp_device_info info;
+		struct nnp_device_info info = { .size = sizeof(info) };
 		nnp_device_t *dev;
 
 		r = nnp_device_open(i, &dev);

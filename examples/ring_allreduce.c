@@ -51,7 +51,7 @@ static int counters_failed(void)
 /* The driver's counters (DRM_NNP_QUERY_COUNTERS) and the ports' totals. */
 static int read_counters(nnp_device_t *dev, struct counters *c)
 {
-	struct nnp_port_info p[NNP_MAX_PORTS];
+	struct nnp_port_info p[NNP_MAX_PORTS] = { { .size = sizeof(p[0]) } };
 	struct drm_nnp_counters dc;
 	struct drm_nnp_query q = {
 		.query = DRM_NNP_QUERY_COUNTERS, .size = sizeof(dc),
@@ -150,7 +150,7 @@ static void print_window(const struct counters *before,
 	for (k = 0; k < g.n; k++) {
 		uint64_t dma = after[k].host_dma - before[k].host_dma;
 		uint64_t tx = after[k].link_tx - before[k].link_tx;
-		struct nnp_device_info info;
+		struct nnp_device_info info = { .size = sizeof(info) };
 
 		if (nnp_device_get_info(g.dev[k], &info) != NNP_SUCCESS)
 			info.chip_id = (uint32_t)k;

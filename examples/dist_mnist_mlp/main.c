@@ -206,7 +206,7 @@ static void shuffle(int *perm, int n, uint64_t seed)
 /* Bytes this rank's chip has sent over its inter-chip links so far. */
 static uint64_t link_tx_bytes(nnp_device_t *dev)
 {
-	struct nnp_port_info ports[NNP_MAX_PORTS];
+	struct nnp_port_info ports[NNP_MAX_PORTS] = { { .size = sizeof(ports[0]) } };
 	unsigned int n = 0, i;
 	uint64_t tx = 0;
 

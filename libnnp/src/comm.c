@@ -53,8 +53,8 @@ static uint32_t coll_timeout_ms(void)
 
 nnp_result_t nnp_comm_rank_info(nnp_device_t *dev, struct nnp_rank_info *ri)
 {
-	struct nnp_port_info ports[NNP_MAX_PORTS];
-	struct nnp_device_info info;
+	struct nnp_port_info ports[NNP_MAX_PORTS] = { { .size = sizeof(ports[0]) } };
+	struct nnp_device_info info = { .size = sizeof(info) };
 	nnp_result_t res = nnp_device_get_info(dev, &info);
 	unsigned int p;
 
@@ -320,7 +320,7 @@ nnp_result_t nnp_get_unique_id(nnp_unique_id_t *id)
 }
 
 /* nnp_comm_config_t's first version ends with name. */
-#define CONFIG_SIZE_0_9	(offsetof(nnp_comm_config_t, name) + sizeof(const char *))
+#define CONFIG_SIZE_0_9	NNP_END_OF(nnp_comm_config_t, name)
 /* Does @cfg's size cover @member? */
 #define CONFIG_HAS(cfg, member) \
 	((cfg)->size >= offsetof(nnp_comm_config_t, member) + sizeof((cfg)->member))
@@ -344,17 +344,16 @@ nnp_result_t nnp_comm_config_take(const nnp_comm_config_t *cfg, const char *what
 {
 	static const char allowed[] = "abcdefghijklmnopqrstuvwxyz"
 				      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_";
+	char label[64];
 	size_t n;
 
 	*timeout_ms = def_timeout_ms;
 	snprintf(name, NNP_COMM_NAME_MAX, "%s", def_name);
 	if (!cfg)
 		return NNP_SUCCESS;
-	if (cfg->size < CONFIG_SIZE_0_9 || cfg->size > sizeof(*cfg))
-		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
-				"%s: config size %zu, not one libnnp %d.%d knows (%zu): start from NNP_COMM_CONFIG_INIT",
-				what, cfg->size, NNP_VERSION_MAJOR(NNP_VERSION_CODE),
-				NNP_VERSION_MINOR(NNP_VERSION_CODE), sizeof(*cfg));
+	snprintf(label, sizeof(label), "%s: config", what);
+	if (nnp_size_check(cfg->size, CONFIG_SIZE_0_9, sizeof(*cfg), label))
+		return NNP_ERROR_INVALID_ARGUMENT;
 	if (cfg->timeout_ms < -1 || cfg->timeout_ms >= DRM_NNP_COMM_TIMEOUT_NEVER)
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
 				"%s: config timeout_ms %lld: -1 (the default), 0 (for ever) or 1 to %u",

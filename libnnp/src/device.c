@@ -269,6 +269,21 @@ int nnp_device_fd(const nnp_device_t *dev)
 	return dev ? dev->fd : -1;
 }
 
+/* The structs' sizes when they gained their size members (0.9). */
+#define INFO_SIZE_0_9		NNP_END_OF(struct nnp_device_info, fw_build)
+#define PORT_SIZE_0_9		NNP_END_OF(struct nnp_port_info, errors)
+#define COUNTERS_SIZE_0_9	NNP_END_OF(struct nnp_device_counters, mem_objects)
+#define MODEL_SIZE_0_9		NNP_END_OF(struct nnp_device_model, port_tx_busy_ns)
+
+/*
+ * 0.9's versions of the calls whose structs gained a size: a program
+ * built before binds to the old ones (compat_0_8.c).
+ */
+__asm__(".symver nnp_device_get_info, nnp_device_get_info@@@LIBNNP_0.9");
+__asm__(".symver nnp_device_get_ports, nnp_device_get_ports@@@LIBNNP_0.9");
+__asm__(".symver nnp_device_get_model, nnp_device_get_model@@@LIBNNP_0.9");
+__asm__(".symver nnp_device_get_counters, nnp_device_get_counters@@@LIBNNP_0.9");
+
 nnp_result_t nnp_device_get_info(nnp_device_t *dev,
 				 struct nnp_device_info *info)
 {
@@ -278,28 +293,33 @@ nnp_result_t nnp_device_get_info(nnp_device_t *dev,
 		.size = sizeof(di),
 		.data = (uintptr_t)&di,
 	};
+	struct nnp_device_info in;
 
 	if (!dev || !info)
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
 				"nnp_device_get_info: no device or no info");
+	if (nnp_size_check(info->size, INFO_SIZE_0_9, sizeof(in), "nnp_device_get_info: info"))
+		return NNP_ERROR_INVALID_ARGUMENT;
 	memset(&di, 0, sizeof(di));
 	if (drmIoctl(dev->fd, DRM_IOCTL_NNP_QUERY, &q))
 		return nnp_ioctl_failed(dev, "the device info query", errno);
 
-	memset(info, 0, sizeof(*info));
-	snprintf(info->path, sizeof(info->path), "%s", dev->path);
-	info->chip_id = di.chip_id;
-	info->hw_version = di.hw_version;
-	info->fw_version = di.fw_version;
-	info->num_icl_ports = di.num_icl_ports;
-	info->mem_size = di.mem_size;
-	info->caps = di.caps;
-	info->num_queues = di.num_queues;
-	info->fw_heartbeat = di.fw_heartbeat;
-	memcpy(info->serial, di.serial, sizeof(info->serial));
-	memcpy(info->fw_build, di.fw_build, sizeof(info->fw_build));
-	info->serial[sizeof(info->serial) - 1] = '\0';
-	info->fw_build[sizeof(info->fw_build) - 1] = '\0';
+	memset(&in, 0, sizeof(in));
+	in.size = info->size;
+	snprintf(in.path, sizeof(in.path), "%s", dev->path);
+	in.chip_id = di.chip_id;
+	in.hw_version = di.hw_version;
+	in.fw_version = di.fw_version;
+	in.num_icl_ports = di.num_icl_ports;
+	in.mem_size = di.mem_size;
+	in.caps = di.caps;
+	in.num_queues = di.num_queues;
+	in.fw_heartbeat = di.fw_heartbeat;
+	memcpy(in.serial, di.serial, sizeof(in.serial));
+	memcpy(in.fw_build, di.fw_build, sizeof(in.fw_build));
+	in.serial[sizeof(in.serial) - 1] = '\0';
+	in.fw_build[sizeof(in.fw_build) - 1] = '\0';
+	memcpy(info, &in, info->size);
 	return NNP_SUCCESS;
 }
 
@@ -336,12 +356,17 @@ nnp_result_t nnp_device_get_ports(nnp_device_t *dev, struct nnp_port_info *ports
 	struct drm_nnp_ports head;
 	unsigned char *buf = NULL;
 	uint32_t size = 0, stride;
+	size_t entry;
 	nnp_result_t r;
 	unsigned int i;
 
 	if (!dev || !count || (max && !ports))
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
 				"nnp_device_get_ports: no device, count or ports");
+	entry = max ? ports[0].size : sizeof(struct nnp_port_info);
+	if (nnp_size_check(entry, PORT_SIZE_0_9, sizeof(struct nnp_port_info),
+			   "nnp_device_get_ports: ports[0]"))
+		return NNP_ERROR_INVALID_ARGUMENT;
 	r = query_ports(dev, &buf, &size);
 	if (r != NNP_SUCCESS)
 		return r;
@@ -353,9 +378,12 @@ nnp_result_t nnp_device_get_ports(nnp_device_t *dev, struct nnp_port_info *ports
 		    first + (i + 1) * (size_t)stride <= size; i++) {
 		struct drm_nnp_port o = { 0 };
 
+		struct nnp_port_info p;
+
 		memcpy(&o, buf + first + i * (size_t)stride,
 		       stride < sizeof(o) ? stride : sizeof(o));
-		ports[i] = (struct nnp_port_info){
+		p = (struct nnp_port_info){
+			.size = entry,
 			.state = (o.state & DRM_NNP_PORT_WIRED ? NNP_LINK_WIRED : 0) |
 				 (o.state & DRM_NNP_PORT_UP ? NNP_LINK_UP : 0),
 			.peer_chip = o.peer_chip,
@@ -366,6 +394,7 @@ nnp_result_t nnp_device_get_ports(nnp_device_t *dev, struct nnp_port_info *ports
 			.rx_packets = o.rx_packets,
 			.errors = o.errors,
 		};
+		memcpy((char *)ports + i * entry, &p, entry);
 	}
 	free(buf);
 	return NNP_SUCCESS;
@@ -380,12 +409,18 @@ nnp_result_t nnp_device_get_counters(nnp_device_t *dev,
 		.data = (uintptr_t)&c,
 	};
 
+	struct nnp_device_counters out;
+
 	if (!dev || !counters)
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
 				"nnp_device_get_counters: no device or counters");
+	if (nnp_size_check(counters->size, COUNTERS_SIZE_0_9, sizeof(out),
+			   "nnp_device_get_counters: counters"))
+		return NNP_ERROR_INVALID_ARGUMENT;
 	if (drmIoctl(dev->fd, DRM_IOCTL_NNP_QUERY, &q))
 		return nnp_ioctl_failed(dev, "the counters query", errno);
-	*counters = (struct nnp_device_counters){
+	out = (struct nnp_device_counters){
+		.size = counters->size,
 		.host_dma_bytes = c.host_dma_bytes,
 		.local_bytes = c.local_bytes,
 		.cmds_completed = c.cmds_completed,
@@ -393,6 +428,7 @@ nnp_result_t nnp_device_get_counters(nnp_device_t *dev,
 		.mem_used = c.mem_used,
 		.mem_objects = c.mem_objects,
 	};
+	memcpy(counters, &out, counters->size);
 	return NNP_SUCCESS;
 }
 
@@ -404,11 +440,15 @@ nnp_result_t nnp_device_get_model(nnp_device_t *dev,
 		.query = DRM_NNP_QUERY_MODEL, .size = sizeof(m),
 		.data = (uintptr_t)&m,
 	};
+	struct nnp_device_model out;
 	unsigned int i;
 
 	if (!dev || !model)
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
 				"nnp_device_get_model: no device or model");
+	if (nnp_size_check(model->size, MODEL_SIZE_0_9, sizeof(out),
+			   "nnp_device_get_model: model"))
+		return NNP_ERROR_INVALID_ARGUMENT;
 	if (drmIoctl(dev->fd, DRM_IOCTL_NNP_QUERY, &q)) {
 		if (errno == EOPNOTSUPP)
 			return nnp_fail(NNP_ERROR_NOT_SUPPORTED,
@@ -416,14 +456,16 @@ nnp_result_t nnp_device_get_model(nnp_device_t *dev,
 					dev->path);
 		return nnp_ioctl_failed(dev, "the model query", errno);
 	}
-	*model = (struct nnp_device_model){
+	out = (struct nnp_device_model){
+		.size = model->size,
 		.now_ns = m.now_ns,
 		.commands = m.commands,
 		.hbm_busy_ns = m.hbm_busy_ns,
 		.pcie_busy_ns = m.pcie_busy_ns,
 		.num_ports = m.num_ports < NNP_MAX_PORTS ? m.num_ports : NNP_MAX_PORTS,
 	};
-	for (i = 0; i < model->num_ports; i++)
-		model->port_tx_busy_ns[i] = m.port_tx_busy_ns[i];
+	for (i = 0; i < out.num_ports; i++)
+		out.port_tx_busy_ns[i] = m.port_tx_busy_ns[i];
+	memcpy(model, &out, model->size);
 	return NNP_SUCCESS;
 }

@@ -105,7 +105,7 @@ static bool device_has_groups(nnp_stream_t *s)
 	nnp_device_t *dev = s->dev;
 
 	if (!dev->hw_version) {
-		struct nnp_device_info info;
+		struct nnp_device_info info = { .size = sizeof(info) };
 
 		if (nnp_device_get_info(dev, &info) != NNP_SUCCESS)
 			return false;

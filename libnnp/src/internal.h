@@ -3,6 +3,8 @@
 #ifndef NNP_INTERNAL_H
 #define NNP_INTERNAL_H
 
+#include <stddef.h>
+
 #include "nnp/nnp.h"
 
 #define NNP_ACCEL_DIR	"/dev/accel"
@@ -37,6 +39,20 @@ struct nnp_mem {
 };
 
 nnp_result_t nnp_result_from_errno(int err);
+
+/* The bytes from @type's start to the end of its @member. */
+#define NNP_END_OF(type, member) \
+	(offsetof(type, member) + sizeof(((type *)0)->member))
+
+/*
+ * Whether @size, a caller's size of a struct that starts with one, is a
+ * size of it this libnnp knows: from @first (the struct as it was when it
+ * gained its size member) to @full (its sizeof now). If not
+ * NNP_ERROR_INVALID_ARGUMENT, the last error naming @what ("nnp_device_get_info:
+ * info").
+ */
+nnp_result_t nnp_size_check(size_t size, size_t first, size_t full,
+			    const char *what);
 /*
  * @dev's ioctl @what failed with @err: its result, with the device, @what
  * and @err in the last error.

@@ -406,13 +406,23 @@ nnp_result_t nnp_stream_synchronize(nnp_stream_t *s)
 	return wait_result(s, s->submitted, wait_for(s, s->submitted, STREAM_WAIT_FOREVER));
 }
 
+/* 0.9's version: a program built before binds to the old one (compat_0_8.c). */
+__asm__(".symver nnp_stream_error, nnp_stream_error@@@LIBNNP_0.9");
+
 nnp_result_t nnp_stream_error(const nnp_stream_t *s, struct nnp_stream_error *err)
 {
+	struct nnp_stream_error out;
+
 	if (!s || !err)
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_stream_error: no stream or no err");
+	if (nnp_size_check(err->size, NNP_END_OF(struct nnp_stream_error, what),
+			   sizeof(out), "nnp_stream_error: err"))
+		return NNP_ERROR_INVALID_ARGUMENT;
 	if (!s->failed)
 		return NNP_SUCCESS;
-	*err = s->err;
+	out = s->err;
+	out.size = err->size;
+	memcpy(err, &out, err->size);
 	return NNP_ERROR_COMMAND_FAILED;
 }
 

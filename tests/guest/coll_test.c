@@ -429,7 +429,7 @@ static void hops_between(nnp_device_t **dev, int n, int *dist)
 	int r, p, k;
 
 	for (r = 0; r < n; r++) {
-		struct nnp_port_info ports[NNP_MAX_PORTS];
+		struct nnp_port_info ports[NNP_MAX_PORTS] = { { .size = sizeof(ports[0]) } };
 		unsigned int np = 0, i;
 
 		for (p = 0; p < n; p++)
@@ -748,8 +748,8 @@ TEST_F_TIMEOUT(big, allreduce_largest, TIMEOUT_S)
 
 TEST(unjoined_chips_have_no_path)
 {
-	struct nnp_port_info p[NNP_MAX_PORTS];
-	struct nnp_device_info info;
+	struct nnp_port_info p[NNP_MAX_PORTS] = { { .size = sizeof(p[0]) } };
+	struct nnp_device_info info = { .size = sizeof(info) };
 	nnp_device_t *dev[2];
 	nnp_comm_t *comm[2];
 	unsigned int np = 0, i;

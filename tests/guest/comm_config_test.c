@@ -288,7 +288,7 @@ TEST_F_TIMEOUT(cfg, abort_and_destroy_end_a_creation_under_way, 60)
 TEST_F_TIMEOUT(cfg, named_with_its_own_timeout, 120)
 {
 	nnp_comm_config_t c = NNP_COMM_CONFIG_INIT;
-	struct nnp_stream_error err;
+	struct nnp_stream_error err = { .size = sizeof(err) };
 	struct timespec t0, t1;
 	double waited;
 

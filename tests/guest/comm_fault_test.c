@@ -89,7 +89,7 @@ TEST_F_TIMEOUT(ring, short_timeout_fires_peer_timeout, 120)
 	for (r = 1; r < n; r++)
 		ASSERT_EQ(NNP_SUCCESS, ring_allreduce(&self->rr, r));
 	for (r = 1; r < n; r++) {
-		struct nnp_stream_error e;
+		struct nnp_stream_error e = { .size = sizeof(e) };
 
 		ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_synchronize(self->rr.s[r]));
 		took = now_s() - t0;
@@ -125,7 +125,7 @@ TEST_F_TIMEOUT(ring, synchronize_follows_coll_timeout_past_60s, 200)
 		ASSERT_EQ(0, blocked_start(&b[r], self->rr.s[r]));
 	}
 	for (r = 1; r < n; r++) {
-		struct nnp_stream_error e;
+		struct nnp_stream_error e = { .size = sizeof(e) };
 
 		pthread_join(b[r].t, NULL);
 		ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, b[r].res)
@@ -168,7 +168,7 @@ TEST_F_TIMEOUT(ring, abort_unblocks_blocked_ranks, 120)
 	ASSERT_EQ(NNP_SUCCESS, nnp_comm_abort(self->rr.comm[1]));
 	self->rr.comm[1] = NULL;
 	for (r = 1; r < n; r++) {
-		struct nnp_stream_error e;
+		struct nnp_stream_error e = { .size = sizeof(e) };
 
 		pthread_join(b[r].t, NULL);
 		ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, b[r].res) TH_LOG("rank %d", r);

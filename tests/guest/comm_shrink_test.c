@@ -248,7 +248,7 @@ TEST_F_TIMEOUT(full, chip_down_mid_job_survivors_shrink_exactly, 180)
 	/* The survivors learn of it from the links, not at a timeout. */
 	EXPECT_LT(now_s() - t0, 10.0);
 	for (r = 0; r < DOWN; r++) {
-		struct nnp_stream_error e;
+		struct nnp_stream_error e = { .size = sizeof(e) };
 
 		ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, self->res[r]) TH_LOG("rank %d", r);
 		ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_error(self->s[0][r], &e));

@@ -28,7 +28,7 @@ static inline uint64_t host_dma_bytes(nnp_device_t *dev)
 /* Bytes sent on all of the device's ports. */
 static inline uint64_t icl_tx(nnp_device_t *dev)
 {
-	struct nnp_port_info p[NNP_MAX_PORTS];
+	struct nnp_port_info p[NNP_MAX_PORTS] = { { .size = sizeof(p[0]) } };
 	unsigned int n = 0, i;
 	uint64_t tx = 0;
 

@@ -334,7 +334,7 @@ static void sweep(struct __test_metadata *_metadata, const struct call *c)
 /* Device 0's node, and the fault injection set up; false: skip. */
 static bool ready(void)
 {
-	struct nnp_device_info in;
+	struct nnp_device_info in = { .size = sizeof(in) };
 	nnp_device_t *dev;
 
 	if (!fault_injection_ready())

@@ -207,7 +207,7 @@ static void stream_under_fault(const char *spec, nnp_result_t want,
 	check(r == want && ms <= bound_ms, "%s: %s after %ld ms (bound %ld)",
 	      what, nnp_strerror(r), ms, bound_ms);
 	if (want == NNP_ERROR_DEVICE_LOST) {
-		struct nnp_device_info in;
+		struct nnp_device_info in = { .size = sizeof(in) };
 
 		check(nnp_device_get_info(dev, &in) == NNP_ERROR_DEVICE_LOST,
 		      "%s: the old handle's every call is DEVICE_LOST", what);

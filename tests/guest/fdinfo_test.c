@@ -112,7 +112,7 @@ static int read_fdinfo(int fd, struct fdinfo *fi)
 static struct nnp_device_model model(struct __test_metadata *_metadata,
 				     nnp_device_t *dev)
 {
-	struct nnp_device_model m;
+	struct nnp_device_model m = { .size = sizeof(m) };
 
 	EXPECT_EQ(NNP_SUCCESS, nnp_device_get_model(dev, &m));
 	return m;
@@ -218,7 +218,7 @@ TEST_F(two, engine_times_exact)
 {
 	const uint64_t hbm_2mib = 2 * MiB * 1000 / HBM_MBPS;
 	const uint64_t pcie_1mib = PCIE_LAT_NS + MiB * 1000 / PCIE_MBPS;
-	struct nnp_device_model m0, m1;
+	struct nnp_device_model m0 = { .size = sizeof(m0) }, m1 = { .size = sizeof(m1) };
 	nnp_mem_t *x, *y, *h;
 	struct fdinfo f0, f1;
 	nnp_comm_t *comm;

@@ -464,7 +464,7 @@ TEST_F_TIMEOUT(grp, alltoallv_counts_disagree, TIMEOUT_S)
 {
 	size_t sc[MAXDEV][MAXDEV], sd[MAXDEV][MAXDEV], rc[MAXDEV][MAXDEV],
 	       rd[MAXDEV][MAXDEV];
-	struct nnp_stream_error err;
+	struct nnp_stream_error err = { .size = sizeof(err) };
 	int n = self->d.n, r;
 
 	for (r = 0; r < n; r++) {

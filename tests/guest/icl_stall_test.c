@@ -44,7 +44,7 @@ static double now_s(void)
 /* Port PORT's NNP_LINK_* state, or ~0u if it cannot be read. */
 static uint32_t port_state(nnp_device_t *dev)
 {
-	struct nnp_port_info p[NNP_MAX_PORTS];
+	struct nnp_port_info p[NNP_MAX_PORTS] = { { .size = sizeof(p[0]) } };
 	unsigned int n;
 
 	if (nnp_device_get_ports(dev, p, NNP_MAX_PORTS, &n) != NNP_SUCCESS ||

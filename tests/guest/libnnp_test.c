@@ -27,6 +27,7 @@
  * any port's busy time; a NULL device or model INVALID_ARGUMENT with the
  * exact message
  */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,7 +56,7 @@ TEST(open_each_device_in_node_order)
 	int i, last_minor = -1;
 
 	for (i = 0; i < GUEST_CHIPS; i++) {
-		struct nnp_device_info in;
+		struct nnp_device_info in = { .size = sizeof(in) };
 		nnp_device_t *dev = NULL;
 		struct stat st;
 		int minor;
@@ -80,7 +81,7 @@ TEST(open_each_device_in_node_order)
 
 TEST(open_by_path)
 {
-	struct nnp_device_info a, b;
+	struct nnp_device_info a = { .size = sizeof(a) }, b = { .size = sizeof(b) };
 	nnp_device_t *dev;
 
 	ASSERT_EQ(NNP_SUCCESS, nnp_device_open(0, &dev));
@@ -96,7 +97,7 @@ TEST(open_by_path)
 TEST(bad_arguments)
 {
 	nnp_device_t *dev = (nnp_device_t *)1;
-	struct nnp_device_info in;
+	struct nnp_device_info in = { .size = sizeof(in) };
 
 	EXPECT_EQ(NNP_ERROR_NO_DEVICE, nnp_device_open(GUEST_CHIPS, &dev));
 	EXPECT_EQ(NULL, dev);
@@ -129,7 +130,7 @@ TEST(every_result_has_its_own_text)
 /* The path of device @index, as libnnp numbers them now. */
 static void path_of(int index, char *path)
 {
-	struct nnp_device_info in;
+	struct nnp_device_info in = { .size = sizeof(in) };
 	nnp_device_t *dev;
 
 	path[0] = '\0';
@@ -309,10 +310,138 @@ TEST(info_log_of_a_communicator)
 		fprintf(stderr, "%s", buf);
 }
 
+/* A size of a struct that libnnp does not know: refused, naming it. */
+TEST(unknown_struct_sizes_refused)
+{
+	struct nnp_device_counters c = { .size = 0 };
+	struct nnp_port_info p[2] = { { .size = sizeof(p[0]) + 8 } };
+	struct nnp_device_info in = { .size = sizeof(in) - 1 };
+	unsigned int n;
+	nnp_device_t *dev;
+	char want[160];
+
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_open(0, &dev));
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_device_get_counters(dev, &c));
+	EXPECT_STREQ("nnp_device_get_counters: counters size 0, not one libnnp 0.9 knows (56 to 56): set it to sizeof the struct",
+		     nnp_get_last_error());
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_device_get_ports(dev, p, 2, &n));
+	snprintf(want, sizeof(want), "nnp_device_get_ports: ports[0] size %zu, not one libnnp 0.9 knows (64 to 64): set it to sizeof the struct",
+		 sizeof(p[0]) + 8);
+	EXPECT_STREQ(want, nnp_get_last_error());
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_device_get_info(dev, &in));
+	/* Nothing was written: the size is as the caller left it. */
+	EXPECT_EQ(sizeof(in) - 1, in.size);
+	nnp_device_close(dev);
+}
+
+/*
+ * A program built against 0.8 calls the old symbol versions with the old
+ * layouts, each 0.9's less the leading size: they fill exactly those
+ * bytes (a canary after them stays), with what the 0.9 calls give.
+ */
+#define CANARY	0xa5
+static bool canary_after(const uint8_t *buf, size_t len)
+{
+	return buf[len] == CANARY && buf[len + 1] == CANARY;
+}
+
+TEST(programs_built_against_0_8_get_the_old_layouts)
+{
+	struct nnp_device_info in = { .size = sizeof(in) };
+	struct nnp_port_info p[2] = { { .size = sizeof(p[0]) } };
+	struct nnp_device_counters c = { .size = sizeof(c) };
+	struct nnp_device_model m = { .size = sizeof(m) };
+	struct nnp_stream_error e = { .size = sizeof(e) };
+	nnp_result_t (*info0)(nnp_device_t *, void *), (*counters0)(nnp_device_t *, void *);
+	nnp_result_t (*model0)(nnp_device_t *, void *);
+	nnp_result_t (*ports0)(nnp_device_t *, void *, unsigned int, unsigned int *);
+	nnp_result_t (*error0)(const nnp_stream_t *, void *);
+	uint8_t buf[512];
+	nnp_mem_t *src, *ro;
+	nnp_device_t *dev;
+	nnp_stream_t *st;
+	unsigned int n, n0;
+	uint64_t u64;
+	uint32_t u32;
+	void *lib;
+
+	lib = dlopen("libnnp.so.0", RTLD_NOW | RTLD_NOLOAD);
+	ASSERT_NE(NULL, lib);
+	info0 = dlvsym(lib, "nnp_device_get_info", "LIBNNP_0");
+	ports0 = dlvsym(lib, "nnp_device_get_ports", "LIBNNP_0");
+	model0 = dlvsym(lib, "nnp_device_get_model", "LIBNNP_0.5");
+	counters0 = dlvsym(lib, "nnp_device_get_counters", "LIBNNP_0.6");
+	error0 = dlvsym(lib, "nnp_stream_error", "LIBNNP_0");
+	ASSERT_TRUE(info0 && ports0 && model0 && counters0 && error0);
+	/* And the default versions are 0.9's, which take the sizes. */
+	ASSERT_EQ(dlvsym(lib, "nnp_device_get_info", "LIBNNP_0.9"),
+		  (void *)nnp_device_get_info);
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_open(0, &dev));
+
+	/* 0.8's nnp_device_info: 152 bytes, path first, chip_id at 64. */
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_get_info(dev, &in));
+	memset(buf, CANARY, sizeof(buf));
+	ASSERT_EQ(NNP_SUCCESS, info0(dev, buf));
+	EXPECT_STREQ(in.path, (const char *)buf);
+	memcpy(&u32, buf + 64, 4);
+	EXPECT_EQ(in.chip_id, u32);
+	memcpy(&u64, buf + 80, 8);
+	EXPECT_EQ(in.mem_size, u64);
+	EXPECT_STREQ(in.fw_build, (const char *)buf + 120);
+	EXPECT_TRUE(canary_after(buf, 152));
+
+	/* 0.8's nnp_port_info: 56 bytes each, peer_chip at 4, errors at 48. */
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_get_ports(dev, p, 2, &n));
+	memset(buf, CANARY, sizeof(buf));
+	ASSERT_EQ(NNP_SUCCESS, ports0(dev, buf, 2, &n0));
+	EXPECT_EQ(n, n0);
+	EXPECT_EQ(p[1].size, sizeof(p[1]));
+	memcpy(&u32, buf + 56, 4);
+	EXPECT_EQ(p[1].state, u32);
+	memcpy(&u32, buf + 56 + 4, 4);
+	EXPECT_EQ(p[1].peer_chip, u32);
+	EXPECT_TRUE(canary_after(buf, 2 * 56));
+
+	/* 0.8's counters: 48 bytes, mem_objects last. */
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_get_counters(dev, &c));
+	memset(buf, CANARY, sizeof(buf));
+	ASSERT_EQ(NNP_SUCCESS, counters0(dev, buf));
+	memcpy(&u64, buf + 40, 8);
+	EXPECT_EQ(c.mem_objects, u64);
+	EXPECT_TRUE(canary_after(buf, 48));
+
+	/* 0.8's model: 168 bytes, num_ports at 32. */
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_get_model(dev, &m));
+	memset(buf, CANARY, sizeof(buf));
+	ASSERT_EQ(NNP_SUCCESS, model0(dev, buf));
+	memcpy(&u32, buf + 32, 4);
+	EXPECT_EQ(m.num_ports, u32);
+	EXPECT_TRUE(canary_after(buf, 168));
+
+	/* 0.8's stream error: 24 bytes, status at 8, what at 16. */
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(dev, NNP_MEM_DEVICE, 4096, 0, &src));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(dev, NNP_MEM_HOST, 4096, NNP_MEM_READ_ONLY, &ro));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_create(dev, &st));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(st, ro, 0, src, 0, 4096));
+	EXPECT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_synchronize(st));
+	ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_error(st, &e));
+	memset(buf, CANARY, sizeof(buf));
+	ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, error0(st, buf));
+	memcpy(&u64, buf, 8);
+	EXPECT_EQ(e.seq, u64);
+	EXPECT_EQ(0x12, buf[8]);
+	EXPECT_EQ(0, memcmp(buf + 16, &e.what, sizeof(e.what)));
+	EXPECT_TRUE(canary_after(buf, 24));
+	nnp_stream_destroy(st);
+	nnp_mem_free(ro);
+	nnp_mem_free(src);
+	nnp_device_close(dev);
+}
+
 /* A command the device refuses: the last error names it and why. */
 TEST(refused_command_in_words)
 {
-	struct nnp_device_info in;
+	struct nnp_device_info in = { .size = sizeof(in) };
 	nnp_mem_t *src, *ro;
 	nnp_stream_t *st;
 	nnp_device_t *dev;
@@ -384,7 +513,9 @@ TEST(timestamp_is_the_modeled_clock)
  */
 TEST(model_adds_each_commands_busy_time)
 {
-	struct nnp_device_model m[3];
+	struct nnp_device_model m[3] = {
+		{ .size = sizeof(m[0]) }, { .size = sizeof(m[0]) }, { .size = sizeof(m[0]) },
+	};
 	nnp_mem_t *dmem, *host;
 	nnp_stream_t *st;
 	nnp_device_t *dev;

@@ -22,7 +22,7 @@
 
 static bool links_up(nnp_device_t **dev, int n)
 {
-	struct nnp_port_info p[NNP_MAX_PORTS];
+	struct nnp_port_info p[NNP_MAX_PORTS] = { { .size = sizeof(p[0]) } };
 	unsigned int np, i;
 	int r;
 
@@ -67,7 +67,7 @@ TEST_F_TIMEOUT(ring, link_down_fails_every_rank_then_recovers, 300)
 			if (!failed[r])
 				ASSERT_EQ(NNP_SUCCESS, ring_allreduce(&self->rr, r));
 		for (r = 0; r < n; r++) {
-			struct nnp_stream_error e;
+			struct nnp_stream_error e = { .size = sizeof(e) };
 			nnp_result_t res;
 
 			if (failed[r])

@@ -19,7 +19,7 @@
 int main(int argc, char **argv)
 {
 	char host[MPI_MAX_PROCESSOR_NAME];
-	struct nnp_device_info info;
+	struct nnp_device_info info = { .size = sizeof(info) };
 	long mine[2], sum[2];
 	nnp_device_t *dev;
 	int rank, size, len, ok = 1, all_ok;

@@ -189,7 +189,7 @@ TEST_F(dev, ports_entries_by_entry_size)
 /* libnnp reads the entries by entry_size: it agrees with the raw answer. */
 TEST_F(dev, libnnp_ports_match_the_query)
 {
-	struct nnp_port_info ports[NNP_MAX_PORTS];
+	struct nnp_port_info ports[NNP_MAX_PORTS] = { { .size = sizeof(ports[0]) } };
 	struct drm_nnp_ports raw;
 	uint32_t size = sizeof(raw);
 	unsigned int n = 0, i;
@@ -216,7 +216,7 @@ TEST(sysfs_matches_ioctl)
 	int i;
 
 	for (i = 0; i < GUEST_CHIPS; i++) {
-		struct nnp_device_info in;
+		struct nnp_device_info in = { .size = sizeof(in) };
 		nnp_device_t *dev;
 		char buf[64], want[64];
 
@@ -420,7 +420,7 @@ TEST_F(dev, mmap_without_objects_fails_cleanly)
 TEST(unbind_with_open_file_gives_enodev)
 {
 	char addr[64], node[64];
-	struct nnp_device_info in;
+	struct nnp_device_info in = { .size = sizeof(in) };
 	uint32_t size = sizeof(in);
 	nnp_device_t *dev;
 

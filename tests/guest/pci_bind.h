@@ -22,7 +22,7 @@
 static inline void pci_addr_of(int index, char *addr, size_t len)
 {
 	char link[PATH_MAX], path[128];
-	struct nnp_device_info in;
+	struct nnp_device_info in = { .size = sizeof(in) };
 	nnp_device_t *dev;
 	ssize_t n = -1;
 

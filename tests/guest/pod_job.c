@@ -92,7 +92,7 @@ static bool links_up(nnp_device_t *dev)
 	struct timespec nap = { 0, 50 * 1000000 };
 
 	do {
-		struct nnp_port_info p[NNP_MAX_PORTS];
+		struct nnp_port_info p[NNP_MAX_PORTS] = { { .size = sizeof(p[0]) } };
 		unsigned int n = 0, i;
 		bool all = true;
 
@@ -111,7 +111,7 @@ static bool links_up(nnp_device_t *dev)
 /* Each wired port of @dev as it is now: "port 1 to chip 1.0 down". */
 static void print_ports(nnp_device_t *dev)
 {
-	struct nnp_port_info p[NNP_MAX_PORTS];
+	struct nnp_port_info p[NNP_MAX_PORTS] = { { .size = sizeof(p[0]) } };
 	unsigned int n = 0, i;
 
 	if (nnp_device_get_ports(dev, p, NNP_MAX_PORTS, &n) != NNP_SUCCESS)
@@ -130,7 +130,7 @@ int main(int argc, char **argv)
 	nnp_comm_t *comm;
 	nnp_mem_t *in, *out, *host;
 	nnp_unique_id_t id;
-	struct nnp_stream_error e;
+	struct nnp_stream_error e = { .size = sizeof(e) };
 	double seconds = 0, until, t0;
 	unsigned long exact = 0, reset_after = 0, count = COUNT, bench = 0, n;
 	bool resets[MAX_RANKS] = { false };

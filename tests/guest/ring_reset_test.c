@@ -177,7 +177,7 @@ TEST_F_TIMEOUT(ring, reset_idle_chip_fails_waiting_ranks, 300)
 	ASSERT_EQ(NNP_SUCCESS, nnp_device_reset(self->rr.dev[0]));
 	t1 = now_s();
 	for (r = 1; r < NCHIPS; r++) {
-		struct nnp_stream_error e;
+		struct nnp_stream_error e = { .size = sizeof(e) };
 
 		pthread_join(b[r].t, NULL);
 		ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, b[r].res) TH_LOG("rank %d", r);

@@ -127,7 +127,7 @@ int cmd_cdi(struct nnptool_opts *o, int argc, char **argv)
 	if (count > 256)
 		count = 256;
 	for (i = 0; i < count; i++) {
-		struct nnp_device_info info;
+		struct nnp_device_info info = { .size = sizeof(info) };
 		nnp_device_t *dev;
 
 		r = nnp_device_open(i, &dev);

@@ -20,8 +20,10 @@ int nnptool_fail(const char *what, nnp_result_t r)
 nnp_result_t nnptool_model(nnp_device_t *dev, struct nnp_device_model *m,
 			   bool *modeled)
 {
-	nnp_result_t r = nnp_device_get_model(dev, m);
+	nnp_result_t r;
 
+	m->size = sizeof(*m);
+	r = nnp_device_get_model(dev, m);
 	*modeled = r == NNP_SUCCESS;
 	return r == NNP_ERROR_NOT_SUPPORTED ? NNP_SUCCESS : r;
 }

@@ -137,7 +137,7 @@ int cmd_info(struct nnptool_opts *o, int argc, char **argv)
 	static const struct nnptool_cmd cmd = {
 		.name = "info", .args = "[--json] DEV", .min_args = 1, .max_args = 1,
 	};
-	struct nnp_device_info in;
+	struct nnp_device_info in = { .size = sizeof(in) };
 	struct resets rs;
 	struct model md;
 	nnp_device_t *dev;

@@ -76,9 +76,9 @@ int cmd_links(struct nnptool_opts *o, int argc, char **argv)
 		       "TX BUSY NS");
 	}
 	for (d = 0; d < count; d++) {
-		struct nnp_port_info port[NNP_MAX_PORTS];
-		struct nnp_device_model model;
-		struct nnp_device_info info;
+		struct nnp_port_info port[NNP_MAX_PORTS] = { { .size = sizeof(port[0]) } };
+		struct nnp_device_model model = { .size = sizeof(model) };
+		struct nnp_device_info info = { .size = sizeof(info) };
 		unsigned int n = 0, i;
 		bool modeled = false;
 		nnp_device_t *dev;

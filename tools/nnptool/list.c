@@ -48,7 +48,7 @@ int cmd_list(struct nnptool_opts *o, int argc, char **argv)
 		       "SERIAL");
 	}
 	for (i = 0; i < count; i++) {
-		struct nnp_device_info in;
+		struct nnp_device_info in = { .size = sizeof(in) };
 		nnp_device_t *dev;
 		char fw[16], pci[64];
 		int numa;

@@ -117,6 +117,8 @@ int dev_sample(int index, struct dev_sample *s)
 	r = nnp_device_open(index, &dev);
 	if (r != NNP_SUCCESS)
 		return nnptool_fail("open", r);
+	s->info.size = sizeof(s->info);
+	s->ports[0].size = sizeof(s->ports[0]);
 	r = nnp_device_get_info(dev, &s->info);
 	if (r == NNP_SUCCESS)
 		r = nnp_device_get_ports(dev, s->ports, NNP_MAX_PORTS, &s->nports);

@@ -65,6 +65,18 @@ nnp_result_t nnp_get_version(int *version);
 
 typedef struct nnp_device nnp_device_t;
 
+/*
+ * Every struct libnnp fills (struct nnp_device_info, nnp_port_info,
+ * nnp_device_model, nnp_device_counters, nnp_stream_error) or reads
+ * (nnp_comm_config_t) starts with size, since 0.9: the caller sets it to
+ * the struct's sizeof as the program is built (struct nnp_device_info
+ * info = { .size = sizeof(info) }), and libnnp reads and writes only
+ * what it covers, so that members added later leave programs built before
+ * them working. A size libnnp does not know is NNP_ERROR_INVALID_ARGUMENT
+ * naming it. Programs built against 0.8, before size, keep the calls they
+ * were linked with (their symbol versions), which fill the old layouts.
+ */
+
 /* Device capability bits (struct nnp_device_info.caps) */
 #define NNP_DEVICE_CAP_ADMIN_QUEUE	(1ull << 0)
 #define NNP_DEVICE_CAP_USER_QUEUES	(1ull << 1)
@@ -72,6 +84,7 @@ typedef struct nnp_device nnp_device_t;
 #define NNP_DEVICE_CAP_COLLECTIVES	(1ull << 3)
 
 struct nnp_device_info {
+	size_t size;		/* sizeof(struct nnp_device_info), set by the caller */
 	char path[64];		/* device node, e.g. /dev/accel/accel0 */
 	uint32_t chip_id;
 	uint32_t hw_version;	/* major << 16 | minor */
@@ -121,6 +134,7 @@ nnp_result_t nnp_device_get_info(nnp_device_t *dev,
 #define NNP_LINK_UP		(1u << 1)	/* and the link is up */
 
 struct nnp_port_info {
+	size_t size;		/* ports[0]'s: sizeof(struct nnp_port_info), by the caller */
 	uint32_t state;		/* NNP_LINK_* */
 	uint32_t peer_chip;	/* if wired: the chip id at the other end */
 	uint32_t peer_port;	/* and its port */
@@ -131,7 +145,10 @@ struct nnp_port_info {
 	uint64_t errors;	/* sends that found the link down */
 };
 
-/* Fill up to @max entries of @ports; *@count gets the device's port count. */
+/*
+ * Fill up to @max entries of @ports, each of ports[0].size bytes (its
+ * size set likewise); *@count gets the device's port count.
+ */
 nnp_result_t nnp_device_get_ports(nnp_device_t *dev, struct nnp_port_info *ports,
 				  unsigned int max, unsigned int *count);
 
@@ -170,6 +187,7 @@ nnp_result_t nnp_topo_route(int from, int to, int *path, int max, int *hops);
  * that engine or link direction was in use.
  */
 struct nnp_device_model {
+	size_t size;		/* sizeof(struct nnp_device_model), set by the caller */
 	uint64_t now_ns;	/* the device's modeled time */
 	uint64_t commands;	/* stream commands run to their end */
 	uint64_t hbm_busy_ns;	/* device memory: copies, fills, reductions */
@@ -191,6 +209,7 @@ nnp_result_t nnp_device_get_model(nnp_device_t *dev,
  * (a collective on the device adds nothing to host_dma_bytes).
  */
 struct nnp_device_counters {
+	size_t size;			/* sizeof(struct nnp_device_counters), by the caller */
 	uint64_t host_dma_bytes;	/* read from or written to host memory */
 	uint64_t local_bytes;		/* copied or filled within device memory */
 	uint64_t cmds_completed;	/* commands that succeeded */
@@ -295,6 +314,7 @@ nnp_result_t nnp_timestamp_async(nnp_stream_t *stream, nnp_mem_t *dst,
 nnp_result_t nnp_stream_synchronize(nnp_stream_t *stream);
 
 struct nnp_stream_error {
+	size_t size;		/* sizeof(struct nnp_stream_error), set by the caller */
 	uint64_t seq;		/* the failed command's sequence number */
 	uint16_t status;	/* the device's status code (docs/hw-interface.md) */
 	const char *what;	/* the status as text */

@@ -43,6 +43,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
       [](int device) {
         nnp_device_t* dev = nullptr;
         nnp_device_counters c{};
+        c.size = sizeof(c);
         nnp_result_t r = nnp_device_open(device, &dev);
         if (r == NNP_SUCCESS) {
           r = nnp_device_get_counters(dev, &c);
