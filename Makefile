@@ -260,7 +260,7 @@ NNPTOOL_INSTALL := $(BUILD)/install/nnptool
 $(NNPTOOL_INSTALL): $(NNPTOOL_SRCS) $(NNPTOOL_HDRS) $(LIBNNP_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) $(CPPFLAGS) $(CFLAGS) -Ilibnnp/include $(JSONC_CFLAGS) $(NNPTOOL_DEFS) \
-		-o $@ $(NNPTOOL_SRCS) $(LDFLAGS) -L$(OUT_LIB) -lnnp $(JSONC_LIBS)
+		-o $@ $(NNPTOOL_SRCS) $(LDFLAGS) -L$(OUT_LIB) -lnnp $(JSONC_LIBS) -lm
 
 # What `make install` copies, built (debian/rules builds this first).
 install-files: $(LIBNNP_SO) $(LIBNNP_A) $(NNPTOOL_INSTALL)
@@ -305,7 +305,7 @@ uninstall-dkms:
 $(NNPTOOL): $(NNPTOOL_SRCS) $(NNPTOOL_HDRS) $(LIBNNP_SO)
 	@mkdir -p $(OUT_BIN)
 	$(CC) $(CFLAGS_COMMON) -Ilibnnp/include $(JSONC_CFLAGS) $(NNPTOOL_DEFS) -o $@ $(NNPTOOL_SRCS) \
-		-L$(OUT_LIB) -lnnp $(JSONC_LIBS) -Wl,-rpath,'$$ORIGIN/../lib'
+		-L$(OUT_LIB) -lnnp $(JSONC_LIBS) -lm -Wl,-rpath,'$$ORIGIN/../lib'
 
 # The firmware simulator's chips at scale, no QEMU (docs/nnp-sim.md).
 # --replay reads traces with json-c and writes JSON as nnptool does.
@@ -345,11 +345,11 @@ $(TESTDIR)/guest/mpi_hello: tests/guest/mpi_hello.c $(LIBNNP_SO) libnnp/include/
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS_COMMON) -Ilibnnp/include -o $@ $< -L$(OUT_LIB) -lnnp
 
-$(TESTDIR)/guest/coll_mpi: tests/guest/coll_mpi.c tests/guest/coll_data.h tests/guest/device_counters.h \
+$(TESTDIR)/guest/coll_mpi: tests/guest/coll_mpi.c tools/nnptool/coll_data.h tests/guest/device_counters.h \
 		$(LIBNNP_SO) $(LIBNNP_HDRS)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS_COMMON) -Ilibnnp/include -Iuapi/drm $(DRM_CFLAGS) -Itests/guest \
-		-o $@ $< -L$(OUT_LIB) -lnnp -lm
+		-Itools/nnptool -o $@ $< -L$(OUT_LIB) -lnnp -lm
 
 # The guest gets the first MNIST_TRAIN / MNIST_TEST images of Fashion-MNIST
 # (2 MB instead of 30 MB in every boot's initramfs).
@@ -488,13 +488,14 @@ GUEST_CFLAGS := $(subst -std=c11,-std=gnu11,$(CFLAGS_COMMON)) -Ihw \
 	-Wno-sign-compare -Wno-unused-parameter -Wno-clobbered \
 	-I$(LINUX_SRC)/tools/testing/selftests -Ilibnnp/include -Iuapi/drm $(DRM_CFLAGS)
 
-$(TESTDIR)/guest/%_test: tests/guest/%_test.c tests/guest/guest_env.h tests/guest/coll_data.h \
+$(TESTDIR)/guest/%_test: tests/guest/%_test.c tests/guest/guest_env.h tools/nnptool/coll_data.h \
 		tests/guest/device_counters.h tests/guest/ring_ranks.h \
 		tests/guest/fail_nth.h tests/guest/pci_bind.h tests/guest/all_devices.h \
 		tests/guest/tagged_sums.h \
 		$(KSFT_HARNESS) $(LIBNNP_SO) $(LIBNNP_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(GUEST_CFLAGS) -Itests/guest -o $@ $< -L$(OUT_LIB) -lnnp $(DRM_LIBS) -lm
+	$(CC) $(GUEST_CFLAGS) -Itests/guest -Itools/nnptool -o $@ $< -L$(OUT_LIB) -lnnp \
+		$(DRM_LIBS) -lm
 
 # ---- benchmarks (not tests: make check does not run them) ------------------
 # The firmware's reduction kernels against the scalar loop they replaced and

@@ -38,14 +38,15 @@ for path in glob.glob(os.path.join(out, "*-*-*.txt")):
     q, n, _ = os.path.basename(path)[:-4].split("-")
     for line in open(path, errors="replace"):
         f = line.split()
-        # size count type redop, then out-of-place and in-place halves
-        # alike: time algbw busbw #wrong [model mbusbw]
-        if len(f) not in (12, 16) or not f[0].isdigit():
+        # size count type redop [root], then out-of-place and in-place
+        # halves alike: time algbw busbw #wrong [model mbusbw]
+        if len(f) not in (12, 16, 17) or not f[0].isdigit():
             continue
-        h = (len(f) - 4) // 2
-        if f[7] != "0" or f[7 + h] != "0":
+        lead = 5 if len(f) == 17 else 4
+        h = (len(f) - lead) // 2
+        if f[lead + 3] != "0" or f[lead + 3 + h] != "0":
             sys.exit("ab: wrong results in " + path)
-        for place, t in (("out", float(f[4])), ("in", float(f[4 + h]))):
+        for place, t in (("out", float(f[lead])), ("in", float(f[lead + h]))):
             k = (q, int(n), int(f[0]), place)
             best[k] = min(best.get(k, t), t)
 print("A = %s\nB = %s\ntimes in us, best of all rounds; A/B > 1: B is faster" % (a, b))

@@ -30,7 +30,11 @@
 # on 4 chips with every row checked and 0 wrong; `nnptool bench` reduce,
 # alltoall, gather, scatter and sendrecv to rank 1 and to rank 2 (routed,
 # 2 hops) on 4 chips, 0 wrong, a --peer past the ranks or on a collective
-# a usage error (2); `group_test` on every
+# a usage error (2); `nnptool bench allreduce -d all -o all` (a row of 0
+# wrong for each type, op and size), broadcast, reduce, gather and scatter
+# of int32 from root 2, 8 half averages to a group (-m 8) as CSV; a root
+# past the ranks, a root or an op the collective has no use for, usage
+# errors (2); `group_test` on every
 # fabric: a group of receives posted before the sends, every pair, routed
 # where no link joins them, byte for byte with no host DMA; 32 small
 # allreduces and the other collectives in one group, exact and in order;
@@ -55,7 +59,7 @@ out=$(mktemp)
 trap 'rm -f "$out"*' EXIT
 matrix=()
 [ -z "${NNP_COLL_MATRIX:-}" ] || matrix=(--env "NNP_COLL_MATRIX=$NNP_COLL_MATRIX")
-tap_plan 19
+tap_plan 23
 # What a VM runs after coll_test, by chip count: on 2 chips 16 MiB of each
 # collective (a step of 8 MiB goes in 1 MiB chunks, and a window of 4 of
 # them outgrew what one communicator may hold of its peer's port, 3 MiB,
@@ -76,7 +80,19 @@ for c in reduce alltoall gather scatter "sendrecv --peer 1" "sendrecv --peer 2";
 done
 nnptool bench sendrecv --peer 4 --max 64 2>/dev/null; p4=$?
 nnptool bench allreduce --peer 1 --max 64 2>/dev/null
-echo peer-usage=$p4,$?'
+echo peer-usage=$p4,$?
+nnptool bench allreduce -b 64 -e 4K -f 64 -n 1 -d all -o all >/tmp/typed.txt
+echo typed-status=$? typed-rows=$(awk "/^ / && \$9 == 0 && \$15 == 0 {print \$3, \$4}" /tmp/typed.txt |
+	sort -u | wc -l),$(grep -c "^ " /tmp/typed.txt)
+for c in broadcast reduce gather scatter; do
+	nnptool bench $c -r 2 -b 64 -e 4K -f 8 -n 2 -d int32 || exit 1
+done
+nnptool bench reduce -r 4 2>/dev/null; r4=$?
+nnptool bench allreduce -r 1 2>/dev/null; r1=$?
+nnptool bench gather -o max 2>/dev/null
+echo root-usage=$r4,$r1,$?
+nnptool bench allreduce -b 8 -e 64 -f 8 -n 3 -m 8 -d half -o avg --csv >/tmp/agg.csv
+echo agg-status=$? agg=$(cut -d, -f1,4,5,7,8,10,14 /tmp/agg.csv | tr "\n" " ")'
 for fabric in ring:2 ring:3 ring:4 ring:8 torus:2x2:4 torus:4x2:8; do
 	n=${fabric##*:} topo=${fabric%:*}
 	after=
@@ -98,12 +114,19 @@ tap_context=$out tap_grep "communicator options on 2 chips: bad configs refused,
 out=${out%:2}:4
 tap_context=$out tap_grep "bench allreduce: 0 wrong, exit 0" "$out" '^# Out of bounds values : 0 OK'
 tap_check "bench allreduce: a checked row per size, 8 B to 64 KiB" sh -c \
-	"test \$(awk '/^# nnptool bench /{b=\$4} b == \"allreduce:\" && /float +sum/ && \$8 == 0 && \$14 == 0' $out | wc -l) = 14 && grep -q '^vm-status=0$' $out"
+	"test \$(awk '/^# nnptool bench /{b=\$4} b == \"allreduce:\" && /float +sum/ && \$9 == 0 && \$15 == 0' $out | wc -l) = 14 && grep -q '^vm-status=0$' $out"
 tap_grep "a traced group and alltoallv on 4 chips: a line per send and receive, each ok" "$out" \
 	'^traced-status=0 traced-messages=48$'
-tap_check "bench reduce, alltoall, gather, scatter and sendrecv to 1 and 2 hops on 4 chips: 0 wrong in each" \
-	sh -c "test \$(grep -c '^# Out of bounds values : 0 OK' $out) = 7 && grep -q '^vm-status=0$' $out"
+tap_check "bench reduce, alltoall, gather, scatter, sendrecv to 1 and 2 hops, and from root 2, on 4 chips: 0 wrong in each" \
+	sh -c "test \$(grep -c '^# Out of bounds values : 0 OK' $out) = 11 && grep -q '^vm-status=0$' $out"
 tap_grep "bench sendrecv: a peer past the ranks, or --peer for a collective: usage (2)" "$out" \
 	'^peer-usage=2,2$'
+tap_grep "bench allreduce -d all -o all: 6 types x 5 ops x 2 sizes, each row 0 wrong" "$out" \
+	'^typed-status=0 typed-rows=30,60$'
+tap_check "bench broadcast, reduce, gather and scatter from root 2, int32: root 2 in every row" \
+	sh -c "test \$(awk '/^# nnptool bench (broadcast|reduce|gather|scatter):/{b=1} b && /^ / && \$5 == 2 && \$3 == \"int32\"' $out | wc -l) = 12"
+tap_grep "bench: a root past the ranks, -r for allreduce, -o for gather: usage (2)" "$out" '^root-usage=2,2,2$'
+tap_grep "bench -m 8 --csv: 8 half averages per group, a CSV line per pass, 0 wrong" "$out" \
+	'^agg-status=0 agg=benchmark,type,redop,agg,size,in_place,wrong allreduce,half,avg,8,8,0,0 allreduce,half,avg,8,8,1,0 allreduce,half,avg,8,64,0,0 allreduce,half,avg,8,64,1,0$'
 
 tap_done

@@ -1,24 +1,26 @@
 // SPDX-License-Identifier: MIT
 /*
  * nnptool bench allreduce|broadcast|allgather|reduce_scatter|reduce|
- * alltoall|gather|scatter|sendrecv [--min SIZE]
- * [--max SIZE] [--step F] [--iters N] [--bytes SIZE] [--trials T]
- * [--peer P]: one float collective across every device of this host, or a
- * message from rank 0 to rank P (sendrecv; routed through the chips
- * between when their chips share no link), device memory to
- * device memory over the links, timed by size in nccl-tests' columns, out
- * of place and in place; the result of every iteration (warm-up and
- * timed) is checked and its wrong elements counted, into an output
- * poisoned before it, outside the timing. The time is the best of T
- * timings of N iterations each (fewer at large sizes with --bytes): on a
- * shared machine the best is the one least disturbed.
+ * alltoall|gather|scatter|sendrecv [OPTIONS]: a collective across every
+ * device of this host, or a message from rank 0 to rank P (sendrecv;
+ * routed through the chips between when their chips share no link),
+ * device memory to device memory over the links, timed by size in
+ * nccl-tests' columns and options (-b -e -f -n -m -d -o -r), out of place
+ * and in place, of each type (-d) and reduction (-o) asked for. The
+ * result of every iteration (warm-up and timed) is checked and its wrong
+ * elements counted, into an output poisoned before it, outside the
+ * timing. The time is the best of T timings of N iterations each (fewer
+ * at large sizes with --bytes): on a shared machine the best is the one
+ * least disturbed. With -m M each iteration is M collectives in one group
+ * (nnp_group_start()), each in buffers of its own, and the times are per
+ * collective, as nccl-tests' -m reports them.
  *
  * As in nccl-tests, SIZE is the larger of a rank's input and output (the
  * output of allgather and gather, the input of reduce-scatter and scatter,
  * both of alltoall, which hold nranks parts of `count` elements), and
  * busbw = algbw * 2(n-1)/n for allreduce, (n-1)/n for allgather,
  * reduce-scatter, alltoall, gather and scatter, 1 for broadcast, reduce
- * (roots 0) and sendrecv.
+ * and sendrecv.
  *
  * Next to the host's time, the device's: each rank's stream stamps its
  * chip's modeled clock (nnp_timestamp_async()) before and after the
@@ -27,48 +29,36 @@
  * averaged over the iterations. It is what the chips would take as
  * NNP-Ts, the same on every run whatever the host's load.
  */
-#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "json_out.h"
+#include "bench_coll.h"
+#include "coll_data.h"
 #include "nnptool.h"
 
 #define MAXDEV 64
 
-enum coll {
-	ALLREDUCE, BROADCAST, ALLGATHER, REDUCE_SCATTER, REDUCE, ALLTOALL,
-	GATHER, SCATTER, SENDRECV, NCOLL
-};
-
-static const char *const coll_name[NCOLL] = {
-	"allreduce", "broadcast", "allgather", "reduce_scatter", "reduce",
-	"alltoall", "gather", "scatter", "sendrecv",
-};
-
+/* Every rank's buffers, the type and reduction of the rows being run. */
 struct ar {
-	enum coll coll;
-	int n;
-	int peer;		/* sendrecv: rank 0's receiver */
+	struct bench_setup b;
+	int root;		/* b.root, or 0 where the collective has none */
+	nnp_dtype_t t;
+	nnp_redop_t op;		/* the inputs' (sum's where nothing reduces) */
+	size_t slice;		/* bytes of each collective of a group: --max */
 	nnp_device_t *dev[MAXDEV];
 	nnp_stream_t *s[MAXDEV];
 	nnp_comm_t *comm[MAXDEV];
+	/* b.agg slices each, one for every collective of a group. */
 	nnp_mem_t *send[MAXDEV], *recv[MAXDEV];
-	/* Host memory: every rank's inputs, written once; results read back. */
+	/* Host memory: a rank's input, written once per type; results read back. */
 	nnp_mem_t *in[MAXDEV], *out[MAXDEV];
-	float *want;		/* the whole expected output, all ranks' parts */
+	/* input() repeats every 9 elements: so does its reduction over the ranks. */
+	double reduced[9];
 	/* Each rank's two clock stamps: on the device, then read back. */
 	nnp_mem_t *stamp[MAXDEV], *stamp_host[MAXDEV];
 	uint64_t bracket_ns;	/* two stamps with nothing between them */
-};
-
-/*
- * A timing: the host's and the devices' modeled seconds per collective;
- * of several trials, the best one's, and the worst trial's host seconds.
- */
-struct timing {
-	double wall, model, worst;
 };
 
 /* One size: the collective's count and each rank's input and output. */
@@ -85,97 +75,106 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static float input(int rank, size_t i)
-{
-	return (float)((i * 3 + (size_t)rank) % 5);
-}
-
 static struct shape shape_of(const struct ar *a, size_t size, bool in_place)
 {
-	bool parts_out = a->coll == ALLGATHER || a->coll == GATHER ||
-			 a->coll == ALLTOALL;
-	bool parts_in = a->coll == REDUCE_SCATTER || a->coll == SCATTER ||
-			a->coll == ALLTOALL;
-	size_t count = size / sizeof(float) /
-		       (parts_in || parts_out ? (size_t)a->n : 1);
+	enum coll c = a->b.coll;
+	bool parts_out = c == ALLGATHER || c == GATHER || c == ALLTOALL;
+	bool parts_in = c == REDUCE_SCATTER || c == SCATTER || c == ALLTOALL;
+	size_t count = size / dtype_bytes(a->t) /
+		       (parts_in || parts_out ? (size_t)a->b.n : 1);
 	struct shape sh = { count, count, count, in_place };
 
 	if (parts_out)
-		sh.out_n *= a->n;
+		sh.out_n *= a->b.n;
 	if (parts_in)
-		sh.in_n *= a->n;
+		sh.in_n *= a->b.n;
 	return sh;
 }
 
 /*
- * Whether rank @k has an output: a gather's or reduce's is root 0's, a
+ * Whether rank @k has an output: a gather's or reduce's is the root's, a
  * sendrecv's the peer's.
  */
 static bool writes(const struct ar *a, int k)
 {
-	if (a->coll == SENDRECV)
-		return k == a->peer;
-	return k == 0 || (a->coll != GATHER && a->coll != REDUCE);
+	if (a->b.coll == SENDRECV)
+		return k == a->b.peer;
+	return k == a->root || (a->b.coll != GATHER && a->b.coll != REDUCE);
 }
 
 /*
  * Rank @k's input and output, in bytes into its buffers. In place, both
- * are in recv, in NCCL's layouts: the input (allgather) or the output
- * (reduce-scatter) is the rank's part of the other.
+ * are in recv, in NCCL's layouts: the input (allgather, the root's of a
+ * gather) or the output (reduce-scatter, the root's of a scatter) is the
+ * rank's part of the other.
  */
 static size_t in_off(const struct ar *a, const struct shape *sh, int k)
 {
-	if (sh->in_place && a->coll == ALLGATHER)
-		return k * sh->count * sizeof(float);
+	if (sh->in_place && (a->b.coll == ALLGATHER ||
+			     (a->b.coll == GATHER && k == a->root)))
+		return k * sh->count * dtype_bytes(a->t);
 	return 0;
 }
 
 static size_t out_off(const struct ar *a, const struct shape *sh, int k)
 {
-	if (sh->in_place && a->coll == REDUCE_SCATTER)
-		return k * sh->count * sizeof(float);
+	if (sh->in_place && (a->b.coll == REDUCE_SCATTER ||
+			     (a->b.coll == SCATTER && k == a->root)))
+		return k * sh->count * dtype_bytes(a->t);
 	return 0;
 }
 
-static nnp_result_t issue(struct ar *a, const struct shape *sh, int k)
+/* Rank @k's collective @j of a group, in slice @j of its buffers. */
+static nnp_result_t issue(struct ar *a, const struct shape *sh, int k, unsigned int j)
 {
-	nnp_mem_t *src = sh->in_place ? a->recv[k] : a->send[k];
-	size_t so = in_off(a, sh, k), ro = out_off(a, sh, k);
+	nnp_mem_t *src = sh->in_place ? a->recv[k] : a->send[k], *dst = a->recv[k];
+	size_t so = j * a->slice + in_off(a, sh, k), ro = j * a->slice + out_off(a, sh, k);
+	size_t c = sh->count;
+	nnp_comm_t *comm = a->comm[k];
+	nnp_stream_t *s = a->s[k];
 
-	switch (a->coll) {
+	switch (a->b.coll) {
 	case ALLREDUCE:
-		return nnp_allreduce(src, so, a->recv[k], ro, sh->count, NNP_FLOAT32,
-				     NNP_SUM, a->comm[k], a->s[k]);
+		return nnp_allreduce(src, so, dst, ro, c, a->t, a->op, comm, s);
 	case BROADCAST:
-		return nnp_broadcast(src, so, a->recv[k], ro, sh->count, NNP_FLOAT32,
-				     0, a->comm[k], a->s[k]);
+		return nnp_broadcast(src, so, dst, ro, c, a->t, a->root, comm, s);
 	case ALLGATHER:
-		return nnp_allgather(src, so, a->recv[k], ro, sh->count, NNP_FLOAT32,
-				     a->comm[k], a->s[k]);
+		return nnp_allgather(src, so, dst, ro, c, a->t, comm, s);
 	case REDUCE_SCATTER:
-		return nnp_reduce_scatter(src, so, a->recv[k], ro, sh->count,
-					  NNP_FLOAT32, NNP_SUM, a->comm[k], a->s[k]);
+		return nnp_reduce_scatter(src, so, dst, ro, c, a->t, a->op, comm, s);
 	case REDUCE:
-		return nnp_reduce(src, so, a->recv[k], ro, sh->count, NNP_FLOAT32,
-				  NNP_SUM, 0, a->comm[k], a->s[k]);
+		return nnp_reduce(src, so, dst, ro, c, a->t, a->op, a->root, comm, s);
 	case ALLTOALL:
-		return nnp_alltoall(src, so, a->recv[k], ro, sh->count, NNP_FLOAT32,
-				    a->comm[k], a->s[k]);
+		return nnp_alltoall(src, so, dst, ro, c, a->t, comm, s);
 	case GATHER:
-		return nnp_gather(src, so, a->recv[k], ro, sh->count, NNP_FLOAT32,
-				  0, a->comm[k], a->s[k]);
+		return nnp_gather(src, so, dst, ro, c, a->t, a->root, comm, s);
 	case SENDRECV:
 		if (k == 0)
-			return nnp_send(src, so, sh->count, NNP_FLOAT32, a->peer,
-					a->comm[k], a->s[k]);
-		if (k == a->peer)
-			return nnp_recv(a->recv[k], ro, sh->count, NNP_FLOAT32, 0,
-					a->comm[k], a->s[k]);
+			return nnp_send(src, so, c, a->t, a->b.peer, comm, s);
+		if (k == a->b.peer)
+			return nnp_recv(dst, ro, c, a->t, 0, comm, s);
 		return NNP_SUCCESS;
 	default:
-		return nnp_scatter(src, so, a->recv[k], ro, sh->count, NNP_FLOAT32,
-				   0, a->comm[k], a->s[k]);
+		return nnp_scatter(src, so, dst, ro, c, a->t, a->root, comm, s);
 	}
+}
+
+/* Every rank's collectives, b.agg of them in one group if more than one. */
+static nnp_result_t issue_all(struct ar *a, const struct shape *sh)
+{
+	bool group = a->b.agg > 1;
+	nnp_result_t r = group ? nnp_group_start() : NNP_SUCCESS, end;
+	unsigned int j;
+	int k;
+
+	if (r != NNP_SUCCESS)
+		return r;
+	for (k = 0; k < a->b.n && r == NNP_SUCCESS; k++)
+		for (j = 0; j < a->b.agg && r == NNP_SUCCESS; j++)
+			r = issue(a, sh, k, j);
+	/* A refused collective failed the group: its end launches nothing. */
+	end = group ? nnp_group_end() : NNP_SUCCESS;
+	return r == NNP_SUCCESS ? end : r;
 }
 
 /* Stamp every rank's modeled clock at byte @off of its stamp memory. */
@@ -183,19 +182,20 @@ static void stamp(struct ar *a, size_t off, nnp_result_t *r)
 {
 	int k;
 
-	for (k = 0; k < a->n && *r == NNP_SUCCESS; k++)
+	for (k = 0; k < a->b.n && *r == NNP_SUCCESS; k++)
 		*r = nnp_timestamp_async(a->s[k], a->stamp[k], off);
 }
 
 /* Whether rank @k takes part: a sendrecv's are rank 0 and its peer. */
 static bool takes_part(const struct ar *a, int k)
 {
-	return a->coll != SENDRECV || k == 0 || k == a->peer;
+	return a->b.coll != SENDRECV || k == 0 || k == a->b.peer;
 }
 
 /*
  * The modeled ns from the last rank's first stamp to the last rank's
- * second, of the ranks that take part (an idle chip's clock says nothing). The chips' clocks are one time base (a packet carries its
+ * second, of the ranks that take part (an idle chip's clock says
+ * nothing). The chips' clocks are one time base (a packet carries its
  * arrival time), and a collective starts no earlier than its last rank: a
  * rank whose clock is behind (after work of its own, a chip's clock runs
  * ahead of the others') waits for it, which is not the collective's time.
@@ -205,7 +205,7 @@ static uint64_t model_ns(struct ar *a, nnp_result_t *r)
 	uint64_t start = 0, end = 0;
 	int k;
 
-	for (k = 0; k < a->n && *r == NNP_SUCCESS; k++) {
+	for (k = 0; k < a->b.n && *r == NNP_SUCCESS; k++) {
 		const uint64_t *t;
 
 		*r = nnp_memcpy_async(a->s[k], a->stamp_host[k], 0, a->stamp[k], 0,
@@ -222,108 +222,136 @@ static uint64_t model_ns(struct ar *a, nnp_result_t *r)
 	return end - start;
 }
 
-/* Inputs into every rank's device memory, by DMA from its host buffer. */
+/*
+ * Every rank's input in this row's type into its host buffer, and the
+ * answers of a reduction. input() depends on the element's index modulo
+ * 9 alone, so 9 elements are written and the rest copied from them: the
+ * buffers of --max hold millions, each a conversion.
+ */
+static nnp_result_t fill_inputs(struct ar *a)
+{
+	size_t esize = dtype_bytes(a->t), len = a->slice / esize * esize, done;
+	nnp_result_t r = NNP_SUCCESS;
+	int k;
+	size_t i;
+
+	for (i = 0; i < 9; i++)
+		a->reduced[i] = reduced(a->op, a->b.n, i);
+	for (k = 0; k < a->b.n && r == NNP_SUCCESS; k++) {
+		uint8_t *h;
+
+		r = nnp_mem_map(a->in[k], (void **)&h);
+		for (i = 0; r == NNP_SUCCESS && i < 9 && i * esize < len; i++)
+			put(a->t, h, i, input(k, i, a->op));
+		for (done = 9 * esize; r == NNP_SUCCESS && done < len; done *= 2)
+			memcpy(h + done, h, done < len - done ? done : len - done);
+	}
+	return r;
+}
+
+/* Inputs into every slice of every rank's device memory, by DMA. */
 static nnp_result_t load(struct ar *a, const struct shape *sh)
 {
 	nnp_result_t r = NNP_SUCCESS;
+	unsigned int j;
 	int k;
 
-	for (k = 0; k < a->n && r == NNP_SUCCESS; k++) {
+	for (k = 0; k < a->b.n && r == NNP_SUCCESS; k++) {
 		nnp_mem_t *dst = sh->in_place ? a->recv[k] : a->send[k];
 
-		r = nnp_memcpy_async(a->s[k], dst, in_off(a, sh, k), a->in[k], 0,
-				     sh->in_n * sizeof(float));
+		for (j = 0; j < a->b.agg && r == NNP_SUCCESS; j++)
+			r = nnp_memcpy_async(a->s[k], dst, j * a->slice + in_off(a, sh, k),
+					     a->in[k], 0, sh->in_n * dtype_bytes(a->t));
 		if (r == NNP_SUCCESS)
 			r = nnp_stream_synchronize(a->s[k]);
 	}
 	return r;
 }
 
-/* The reductions: a->want, the sums (each rank's part of them for RS). */
-static bool reduces(enum coll c)
-{
-	return c == ALLREDUCE || c == REDUCE_SCATTER || c == REDUCE;
-}
-
-static void expect(struct ar *a, const struct shape *sh)
-{
-	size_t len = a->coll == REDUCE_SCATTER ? sh->count * a->n : sh->count;
-	size_t i;
-	int j;
-
-	for (i = 0; i < len && reduces(a->coll); i++) {
-		float sum = 0;
-
-		for (j = 0; j < a->n; j++)
-			sum += input(j, i);
-		a->want[i] = sum;
-	}
-}
-
-/* Element @i of rank @k's output. */
-static float want_at(const struct ar *a, const struct shape *sh, int k,
-		     size_t i)
+/* Element @i of rank @k's output: an input, or a reduction of them all. */
+static double want_at(const struct ar *a, const struct shape *sh, int k,
+		      size_t i)
 {
 	size_t c = sh->count;
 
-	switch (a->coll) {
+	switch (a->b.coll) {
 	case BROADCAST:
+		return input(a->root, i, a->op);
 	case SENDRECV:
-		return input(0, i);
+		return input(0, i, a->op);
 	case ALLGATHER:
 	case GATHER:
-		return input((int)(i / c), i % c);
+		return input((int)(i / c), i % c, a->op);
 	case ALLTOALL:
-		return input((int)(i / c), k * c + i % c);
+		return input((int)(i / c), k * c + i % c, a->op);
 	case SCATTER:
-		return input(0, k * c + i);
+		return input(a->root, k * c + i, a->op);
 	case REDUCE_SCATTER:
-		return a->want[k * c + i];
+		return a->reduced[(k * c + i) % 9];
 	default:
-		return a->want[i];
+		return a->reduced[i % 9];
 	}
 }
 
-/* Wrong elements in the output of every rank. */
+/* Wrong elements in slice @j of rank @k's output. */
+static long check_slice(struct ar *a, const struct shape *sh, int k,
+			unsigned int j, nnp_result_t *r)
+{
+	const void *got;
+	long wrong = 0;
+	size_t i;
+
+	*r = nnp_memcpy_async(a->s[k], a->out[k], 0, a->recv[k],
+			      j * a->slice + out_off(a, sh, k),
+			      sh->out_n * dtype_bytes(a->t));
+	if (*r == NNP_SUCCESS)
+		*r = nnp_stream_synchronize(a->s[k]);
+	if (*r == NNP_SUCCESS)
+		*r = nnp_mem_map(a->out[k], (void **)&got);
+	for (i = 0; i < sh->out_n && *r == NNP_SUCCESS; i++) {
+		double v = get(a->t, got, i), want = want_at(a, sh, k, i);
+
+		if (coll_reduces(a->b.coll))
+			wrong += !reduction_matches(a->t, a->op, a->b.n, want, v);
+		else
+			wrong += v != want;
+	}
+	return wrong;
+}
+
+/* Wrong elements in the outputs of every rank, every slice. */
 static long check(struct ar *a, const struct shape *sh, nnp_result_t *r)
 {
 	long wrong = 0;
+	unsigned int j;
 	int k;
 
-	for (k = 0; k < a->n && *r == NNP_SUCCESS; k++) {
-		float *got;
-		size_t i;
-
-		if (!writes(a, k))
-			continue;
-		*r = nnp_memcpy_async(a->s[k], a->out[k], 0, a->recv[k],
-				      out_off(a, sh, k), sh->out_n * sizeof(float));
-		if (*r == NNP_SUCCESS)
-			*r = nnp_stream_synchronize(a->s[k]);
-		if (*r == NNP_SUCCESS)
-			*r = nnp_mem_map(a->out[k], (void **)&got);
-		for (i = 0; i < sh->out_n && *r == NNP_SUCCESS; i++)
-			wrong += got[i] != want_at(a, sh, k, i);
-	}
+	for (k = 0; k < a->b.n && *r == NNP_SUCCESS; k++)
+		for (j = 0; j < a->b.agg && writes(a, k) && *r == NNP_SUCCESS; j++)
+			wrong += check_slice(a, sh, k, j, r);
 	return wrong;
 }
 
 /*
  * Before each collective, outside its timing: every rank's output poisoned
- * (0xff bytes, NaNs: no float is equal to one), so a collective that left
- * it alone fails the check, and in place its input loaded again, which the
- * collective before overwrote. Both are done before it returns: a memset
- * still queued when the clock starts would be timed with the collective.
+ * (0x7f bytes: in every type a value no input or answer is, NaN in half),
+ * so a collective that left it alone fails the check, and in place its
+ * input loaded again, which the collective before overwrote. Both are
+ * done before it returns: a memset still queued when the clock starts
+ * would be timed with the collective.
  */
 static nnp_result_t prepare(struct ar *a, const struct shape *sh)
 {
 	size_t n = sh->in_n > sh->out_n ? sh->in_n : sh->out_n;
 	nnp_result_t r = NNP_SUCCESS;
+	unsigned int j;
 	int k;
 
-	for (k = 0; k < a->n && r == NNP_SUCCESS; k++)
-		r = nnp_memset_async(a->s[k], a->recv[k], 0, 0xff, n * sizeof(float));
-	for (k = 0; k < a->n && r == NNP_SUCCESS; k++)
+	for (k = 0; k < a->b.n && r == NNP_SUCCESS; k++)
+		for (j = 0; j < a->b.agg && r == NNP_SUCCESS; j++)
+			r = nnp_memset_async(a->s[k], a->recv[k], j * a->slice, 0x7f,
+					     n * dtype_bytes(a->t));
+	for (k = 0; k < a->b.n && r == NNP_SUCCESS; k++)
 		r = nnp_stream_synchronize(a->s[k]);
 	if (r == NNP_SUCCESS && sh->in_place)
 		r = load(a, sh);
@@ -331,9 +359,9 @@ static nnp_result_t prepare(struct ar *a, const struct shape *sh)
 }
 
 /*
- * @reps collectives on every rank, each timed by the host and the devices
- * and its result checked (its wrong elements added to @wrong); the times
- * are the collectives' alone, averaged.
+ * @reps rounds of every rank's collectives (b.agg in a group), each timed
+ * by the host and the devices and checked (the wrong elements added to
+ * @wrong); the times are per collective, averaged.
  */
 static struct timing run(struct ar *a, const struct shape *sh,
 			 unsigned int reps, long *wrong, nnp_result_t *r)
@@ -348,18 +376,18 @@ static struct timing run(struct ar *a, const struct shape *sh,
 		*r = prepare(a, sh);
 		stamp(a, 0, r);
 		t0 = now_s();
-		for (k = 0; k < a->n && *r == NNP_SUCCESS; k++)
-			*r = issue(a, sh, k);
+		if (*r == NNP_SUCCESS)
+			*r = issue_all(a, sh);
 		/* The host's time is of whole collectives, synchronized. */
-		for (k = 0; k < a->n && *r == NNP_SUCCESS; k++)
+		for (k = 0; k < a->b.n && *r == NNP_SUCCESS; k++)
 			*r = nnp_stream_synchronize(a->s[k]);
 		t.wall += now_s() - t0;
 		stamp(a, sizeof(uint64_t), r);
 		t.model += (model_ns(a, r) - a->bracket_ns) / 1e9;
 		*wrong += check(a, sh, r);
 	}
-	t.wall /= reps;
-	t.model /= reps;
+	t.wall /= (double)reps * a->b.agg;
+	t.model /= (double)reps * a->b.agg;
 	return t;
 }
 
@@ -388,237 +416,102 @@ static struct timing measure(struct ar *a, const struct shape *sh,
 	return best;
 }
 
-struct sizes {
-	size_t min, max, bytes;
-	unsigned long step, iters, trials;
-	unsigned long peer;	/* --peer: sendrecv's receiver */
-};
 
 /*
- * nccl-tests' columns and summary, or with --json one JSON object on one
- * line. The average bus bandwidth is nccl-tests': the mean busbw of every
- * pass, out of place and in place, of every size.
+ * Iterations at @size: --iters, or fewer so each size moves about --bytes
+ * (a group's collectives together).
  */
-struct report {
-	struct json_object *doc;	/* --json: the document; else NULL */
-	struct json_object *rows, *row;	/* its rows, and the one being made */
-	double bus;			/* busbw / algbw */
-	double busbw_sum;		/* of every pass reported */
-	unsigned int passes;
-};
-
-static void report_head(struct report *rp, const struct ar *a,
-			const struct sizes *z, bool reduces)
+static unsigned int reps_for(const struct ar *a, size_t size)
 {
-	if (rp->doc) {
-		jo_str(rp->doc, "benchmark", coll_name[a->coll]);
-		jo_int(rp->doc, "devices", a->n);
-		if (a->coll == SENDRECV)
-			jo_int(rp->doc, "peer", a->peer);
-		jo_str(rp->doc, "type", "float");
-		jo_str(rp->doc, "redop", reduces ? "sum" : "none");
-		jo_u64(rp->doc, "iters", z->iters);
-		jo_u64(rp->doc, "trials", z->trials);
-		jo_u64(rp->doc, "bytes", z->bytes);
-		rp->rows = jo_arr(rp->doc, "rows");
-		return;
-	}
-	printf("# nnptool bench %s: %d devices, float%s, best of %lu x %lu iterations",
-	       coll_name[a->coll], a->n, reduces ? " sum" : "", z->trials, z->iters);
-	if (a->coll == SENDRECV)
-		printf(", rank 0 to rank %d", a->peer);
-	if (z->bytes)
-		printf(" (fewer above %zu B: about %zu B per size)",
-		       z->bytes / z->iters, z->bytes);
-	printf("\n");
-	printf("#%75s%52s\n", "out-of-place", "in-place");
-	printf("# %10s %12s %6s %6s  %8s %7s %7s %7s %8s %8s  %8s %7s %7s %7s %8s %8s\n",
-	       "size", "count", "type", "redop", "time", "algbw", "busbw",
-	       "#wrong", "model", "mbusbw", "time", "algbw", "busbw", "#wrong",
-	       "model", "mbusbw");
-	printf("# %10s %12s %6s %6s  %8s %7s %7s %7s %8s %8s  %8s %7s %7s %7s %8s %8s\n",
-	       "(B)", "(elements)", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)",
-	       "(GB/s)", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)");
-}
+	size_t reps = a->b.bytes ? a->b.bytes / size / a->b.agg : a->b.iters;
 
-static void report_row_start(struct report *rp, size_t bytes, bool reduces)
-{
-	if (rp->doc) {
-		rp->row = jo_obj(rp->rows, NULL);
-		jo_u64(rp->row, "size", bytes);
-		jo_u64(rp->row, "count", bytes / sizeof(float));
-	} else {
-		printf("  %10zu %12zu %6s %6s", bytes, bytes / sizeof(float),
-		       "float", reduces ? "sum" : "none");
-	}
-}
-
-/* One pass of a row: out of place, then in place. */
-static void report_pass(struct report *rp, bool in_place, size_t bytes,
-			struct timing t, long wrong)
-{
-	double algbw = bytes / t.wall / 1e9, model = bytes / t.model / 1e9;
-	struct json_object *p;
-
-	rp->busbw_sum += algbw * rp->bus;
-	rp->passes++;
-	if (!rp->doc) {
-		printf("  %8.1f %7.3f %7.3f %7ld %8.1f %8.3f", t.wall * 1e6, algbw,
-		       algbw * rp->bus, wrong, t.model * 1e6, model * rp->bus);
-		return;
-	}
-	p = jo_obj(rp->row, in_place ? "in_place" : "out_of_place");
-	jo_fixed(p, "time_us", t.wall * 1e6, 3);
-	jo_fixed(p, "algbw_gbps", algbw, 6);
-	jo_fixed(p, "busbw_gbps", algbw * rp->bus, 6);
-	jo_int(p, "wrong", wrong);
-	jo_fixed(p, "model_time_us", t.model * 1e6, 3);
-	jo_fixed(p, "model_busbw_gbps", model * rp->bus, 6);
-	jo_fixed(p, "worst_time_us", t.worst * 1e6, 3);
-}
-
-static void report_row_end(const struct report *rp)
-{
-	if (!rp->doc) {
-		printf("\n");
-		fflush(stdout);
-	}
-}
-
-/* The verdict and the average bus bandwidth; or after a failure, what failed. */
-static void report_end(const struct report *rp, long wrong, nnp_result_t r)
-{
-	double avg = rp->passes ? rp->busbw_sum / rp->passes : 0;
-
-	if (!rp->doc) {
-		/* As nccl-tests prints them, its empty verdict's space included. */
-		if (r == NNP_SUCCESS)
-			printf("# Out of bounds values : %ld %s\n"
-			       "# Avg bus bandwidth    : %g \n#\n", wrong,
-			       wrong ? "FAILED" : "OK", avg);
-		return;
-	}
-	if (r != NNP_SUCCESS) {
-		jo_str(rp->doc, "error", nnp_strerror(r));
-	} else {
-		jo_int(rp->doc, "wrong", wrong);
-		jo_bool(rp->doc, "passed", !wrong);
-		jo_fixed(rp->doc, "avg_busbw_gbps", avg, 6);
-	}
-	jo_line(stdout, rp->doc);
-}
-
-/* Iterations at @size: --iters, or fewer so each size moves about --bytes. */
-static unsigned int reps_for(const struct sizes *z, size_t size)
-{
-	size_t reps = z->bytes ? z->bytes / size : z->iters;
-
-	if (reps > z->iters)
-		reps = z->iters;
+	if (reps > a->b.iters)
+		reps = a->b.iters;
 	return reps ? (unsigned int)reps : 1;
 }
 
-static int bench(struct ar *a, const struct sizes *z, bool json)
+/* Every size of one type and reduction: a row each. */
+static long bench_rows(struct ar *a, const struct bench_args *z, struct report *rp,
+		       nnp_result_t *r)
 {
-	struct report rp = { .doc = json ? jo_obj(NULL, NULL) : NULL, .bus = 1 };
-	nnp_result_t r = NNP_SUCCESS;
 	long total_wrong = 0;
 	size_t size;
 
-	if (a->coll != BROADCAST && a->coll != REDUCE && a->coll != SENDRECV)
-		rp.bus = (double)(a->n - 1) / a->n * (a->coll == ALLREDUCE ? 2 : 1);
-	report_head(&rp, a, z, reduces(a->coll));
-	for (size = z->min; size <= z->max && r == NNP_SUCCESS; size *= z->step) {
+	*r = fill_inputs(a);
+	for (size = z->min; size <= z->max && *r == NNP_SUCCESS; size *= z->step) {
 		struct shape sh = shape_of(a, size, false);
-		size_t bytes = (sh.in_n > sh.out_n ? sh.in_n : sh.out_n) * sizeof(float);
-		unsigned int reps = reps_for(z, size);
+		size_t esize = dtype_bytes(a->t);
+		struct bench_row row = {
+			(sh.in_n > sh.out_n ? sh.in_n : sh.out_n) * esize,
+			sh.in_n > sh.out_n ? sh.in_n : sh.out_n, a->t, a->op,
+			coll_reduces(a->b.coll),
+		};
+		unsigned int reps = reps_for(a, size);
 		int pass;
 
 		if (!sh.count)
 			continue;
-		expect(a, &sh);
-		report_row_start(&rp, bytes, reduces(a->coll));
-		for (pass = 0; pass < 2 && r == NNP_SUCCESS; pass++) {
+		report_row_start(rp, &row);
+		for (pass = 0; pass < 2 && *r == NNP_SUCCESS; pass++) {
 			struct timing t;
 			long wrong;
 
 			sh.in_place = pass;
-			t = measure(a, &sh, reps, (unsigned int)z->trials, &wrong, &r);
+			t = measure(a, &sh, reps, (unsigned int)a->b.trials, &wrong, r);
 			total_wrong += wrong;
-			report_pass(&rp, pass, bytes, t, wrong);
+			report_pass(rp, pass, t, wrong);
 		}
-		report_row_end(&rp);
+		report_row_end(rp);
+	}
+	return total_wrong;
+}
+
+static int bench(struct ar *a, const struct bench_args *z, enum bench_form form)
+{
+	struct report rp = { .form = form, .setup = &a->b };
+	int t0 = z->type < 0 ? 0 : z->type, t1 = z->type < 0 ? NNP_INT64 : z->type;
+	int o0 = z->op < 0 ? 0 : z->op, o1 = z->op < 0 ? NNP_AVG : z->op;
+	nnp_result_t r = NNP_SUCCESS;
+	long total_wrong = 0;
+	int t, op;
+
+	if (form == FORM_JSON)
+		rp.doc = jo_obj(NULL, NULL);
+	report_head(&rp);
+	for (t = t0; t <= t1 && r == NNP_SUCCESS; t++) {
+		for (op = o0; op <= o1 && r == NNP_SUCCESS; op++) {
+			a->t = (nnp_dtype_t)t;
+			a->op = (nnp_redop_t)op;
+			total_wrong += bench_rows(a, z, &rp, &r);
+		}
 	}
 	report_end(&rp, total_wrong, r);
 	if (r != NNP_SUCCESS)
-		return nnptool_fail(coll_name[a->coll], r);
+		return nnptool_fail(coll_name[a->b.coll], r);
 	return total_wrong ? NNPTOOL_EXIT_ERROR : NNPTOOL_EXIT_OK;
 }
 
-/* getopt_long's values of the options: past every character. */
-enum { OPT_MIN = 256, OPT_MAX, OPT_BYTES, OPT_STEP, OPT_ITERS, OPT_TRIALS,
-       OPT_PEER };
-
-static const struct option opts[] = {
-	{ "min", required_argument, NULL, OPT_MIN },
-	{ "max", required_argument, NULL, OPT_MAX },
-	{ "bytes", required_argument, NULL, OPT_BYTES },
-	{ "step", required_argument, NULL, OPT_STEP },
-	{ "iters", required_argument, NULL, OPT_ITERS },
-	{ "trials", required_argument, NULL, OPT_TRIALS },
-	{ "peer", required_argument, NULL, OPT_PEER },
-	{ NULL, 0, NULL, 0 },
-};
-
-/* -1 to go on, or the exit code: help, a bad command line. */
-static int parse(const struct nnptool_cmd *cmd, struct nnptool_opts *o,
-		 int argc, char **argv, struct sizes *z)
-{
-	int c;
-
-	while ((c = nnptool_getopt(cmd, o, argc, argv)) > 0) {
-		size_t *to = c == OPT_MIN ? &z->min : c == OPT_MAX ? &z->max :
-			     c == OPT_BYTES ? &z->bytes : NULL;
-		unsigned long *num = c == OPT_STEP ? &z->step :
-				     c == OPT_ITERS ? &z->iters :
-				     c == OPT_PEER ? &z->peer : &z->trials;
-		unsigned long least = c == OPT_STEP ? 2 : 1;
-		char *end;
-
-		if (to && (parse_size(optarg, to) || *to < sizeof(float)))
-			return nnptool_bad_value(cmd, "SIZE", optarg);
-		if (to)
-			continue;
-		*num = strtoul(optarg, &end, 0);
-		if (*end || *num < least || *num > 100000)
-			return nnptool_bad_value(cmd, c == OPT_STEP ? "F (2 to 100000)" :
-						 c == OPT_PEER ? "P (1 to 100000)" :
-						 "N (1 to 100000)", optarg);
-	}
-	return c == NNPTOOL_OPTS_DONE ? -1 : nnptool_opts_exit(c);
-}
-
+/*
+ * Every device's stream, buffers (the send and receive ones of b.agg
+ * slices of @max), the communicator of them all, and the stamps' cost.
+ */
 static nnp_result_t setup(struct ar *a, size_t max)
 {
-	nnp_result_t r = nnp_device_count(&a->n);
+	nnp_result_t r = nnp_device_count(&a->b.n);
+	size_t group = max * a->b.agg;
 	int k;
 
-	if (r == NNP_SUCCESS && a->n > MAXDEV)
-		a->n = MAXDEV;
-	a->want = malloc(max);
-	if (!a->want)
-		return NNP_ERROR_OUT_OF_MEMORY;
-	for (k = 0; k < a->n && r == NNP_SUCCESS; k++) {
-		float *h;
-		size_t i;
-
+	if (r == NNP_SUCCESS && a->b.n > MAXDEV)
+		a->b.n = MAXDEV;
+	a->slice = max;
+	for (k = 0; k < a->b.n && r == NNP_SUCCESS; k++) {
 		r = nnp_device_open(k, &a->dev[k]);
 		if (r == NNP_SUCCESS)
 			r = nnp_stream_create(a->dev[k], &a->s[k]);
 		if (r == NNP_SUCCESS)
-			r = nnp_mem_alloc(a->dev[k], NNP_MEM_DEVICE, max, 0, &a->send[k]);
+			r = nnp_mem_alloc(a->dev[k], NNP_MEM_DEVICE, group, 0, &a->send[k]);
 		if (r == NNP_SUCCESS)
-			r = nnp_mem_alloc(a->dev[k], NNP_MEM_DEVICE, max, 0, &a->recv[k]);
+			r = nnp_mem_alloc(a->dev[k], NNP_MEM_DEVICE, group, 0, &a->recv[k]);
 		if (r == NNP_SUCCESS)
 			r = nnp_mem_alloc(a->dev[k], NNP_MEM_HOST, max, 0, &a->in[k]);
 		if (r == NNP_SUCCESS)
@@ -629,13 +522,9 @@ static nnp_result_t setup(struct ar *a, size_t max)
 		if (r == NNP_SUCCESS)
 			r = nnp_mem_alloc(a->dev[k], NNP_MEM_HOST, 2 * sizeof(uint64_t),
 					  0, &a->stamp_host[k]);
-		if (r == NNP_SUCCESS)
-			r = nnp_mem_map(a->in[k], (void **)&h);
-		for (i = 0; r == NNP_SUCCESS && i < max / sizeof(float); i++)
-			h[i] = input(k, i);
 	}
 	if (r == NNP_SUCCESS)
-		r = nnp_comm_init_all(a->dev, a->n, a->comm);
+		r = nnp_comm_init_all(a->dev, a->b.n, a->comm);
 	/* The stamps' own cost (a command's overhead), taken off each timing. */
 	stamp(a, 0, &r);
 	stamp(a, sizeof(uint64_t), &r);
@@ -643,55 +532,73 @@ static nnp_result_t setup(struct ar *a, size_t max)
 	return r;
 }
 
+static void teardown(struct ar *a)
+{
+	int k;
+
+	for (k = 0; k < a->b.n; k++) {
+		nnp_comm_destroy(a->comm[k]);
+		nnp_mem_free(a->stamp_host[k]);
+		nnp_mem_free(a->stamp[k]);
+		nnp_mem_free(a->out[k]);
+		nnp_mem_free(a->in[k]);
+		nnp_mem_free(a->recv[k]);
+		nnp_mem_free(a->send[k]);
+		nnp_stream_destroy(a->s[k]);
+		nnp_device_close(a->dev[k]);
+	}
+}
+
+/* A root or peer past the ranks: said; exit code 2. */
+static int past_ranks(const struct nnptool_cmd *cmd, const char *what,
+		      unsigned long v, int least, int n)
+{
+	fprintf(stderr, "nnptool: %s: %s %lu: one of ranks %d to %d\n",
+		cmd->name, what, v, least, n - 1);
+	return NNPTOOL_EXIT_USAGE;
+}
+
 int cmd_bench_coll(struct nnptool_opts *o, int argc, char **argv)
 {
 	static char name[32];
 	const struct nnptool_cmd cmd = {
-		name, "[--json] [--min SIZE] [--max SIZE] [--step F] [--iters N] "
-		"[--bytes SIZE] [--trials T] [--peer P]", NULL, opts, 0, 0,
+		name, BENCH_ARGS_USAGE, BENCH_ARGS_SHORT, bench_long_opts, 0, 0,
 	};
-	struct sizes z = { 8, 4u << 20, 0, 2, 5, 1, 0 };
-	struct ar a = { 0 };
+	struct bench_args z = { 8, 4u << 20, 2, NNP_FLOAT32, NNP_SUM, NULL, NULL, NULL,
+			   0, 1, false };
+	struct ar a = { .b = { .type_arg = "float", .op_arg = "sum", .agg = 1,
+			       .iters = 5, .trials = 1 } };
 	nnp_result_t r;
-	int k, ret;
+	int ret;
 
-	for (a.coll = 0; a.coll < NCOLL; a.coll++)
-		if (!strcmp(argv[0], coll_name[a.coll]))
+	for (a.b.coll = 0; a.b.coll < NCOLL; a.b.coll++)
+		if (!strcmp(argv[0], coll_name[a.b.coll]))
 			break;
-	if (a.coll == NCOLL) {
+	if (a.b.coll == NCOLL) {
 		fprintf(stderr, "nnptool: bench: unknown benchmark '%s' (nnptool bench --help)\n",
 			argv[0]);
 		return NNPTOOL_EXIT_USAGE;
 	}
-	snprintf(name, sizeof(name), "bench %s", coll_name[a.coll]);
-	ret = parse(&cmd, o, argc, argv, &z);
+	snprintf(name, sizeof(name), "bench %s", coll_name[a.b.coll]);
+	ret = bench_parse(&cmd, o, argc, argv, &a.b, &z);
 	if (ret >= 0)
 		return ret;
-	if (z.peer && a.coll != SENDRECV) {
-		fprintf(stderr, "nnptool: %s: --peer is sendrecv's\n", name);
-		return NNPTOOL_EXIT_USAGE;
+	if (!coll_reduces(a.b.coll)) {
+		a.b.op_arg = "none";
+		z.op = NNP_SUM;
 	}
-	a.peer = z.peer ? (int)z.peer : 1;
+	a.b.root = coll_has_root(a.b.coll) ? z.root : (unsigned long)-1;
+	a.root = coll_has_root(a.b.coll) ? (int)z.root : 0;
+	a.b.peer = (int)z.peer;
 	r = setup(&a, z.max);
-	if (r == NNP_SUCCESS && a.coll == SENDRECV && a.peer >= a.n) {
-		fprintf(stderr, "nnptool: %s: --peer %d: rank 0's peer is one of ranks 1 to %d\n",
-			name, a.peer, a.n - 1);
-		ret = NNPTOOL_EXIT_USAGE;
-	} else {
-		ret = r == NNP_SUCCESS ? bench(&a, &z, o->json) :
-		      nnptool_fail(coll_name[a.coll], r);
-	}
-	for (k = 0; k < a.n; k++) {
-		nnp_comm_destroy(a.comm[k]);
-		nnp_mem_free(a.stamp_host[k]);
-		nnp_mem_free(a.stamp[k]);
-		nnp_mem_free(a.out[k]);
-		nnp_mem_free(a.in[k]);
-		nnp_mem_free(a.recv[k]);
-		nnp_mem_free(a.send[k]);
-		nnp_stream_destroy(a.s[k]);
-		nnp_device_close(a.dev[k]);
-	}
-	free(a.want);
+	if (r == NNP_SUCCESS && a.b.coll == SENDRECV && a.b.peer >= a.b.n)
+		ret = past_ranks(&cmd, "--peer", z.peer, 1, a.b.n);
+	else if (r == NNP_SUCCESS && coll_has_root(a.b.coll) && z.root >= (unsigned long)a.b.n)
+		ret = past_ranks(&cmd, "-r", z.root, 0, a.b.n);
+	else
+		ret = r == NNP_SUCCESS ? bench(&a, &z, o->json ? FORM_JSON : z.csv ?
+					       FORM_CSV : FORM_TEXT) :
+		      nnptool_fail(coll_name[a.b.coll], r);
+	teardown(&a);
 	return ret;
 }

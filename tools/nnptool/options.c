@@ -9,8 +9,8 @@
 
 #include "nnptool.h"
 
-/* The most options of a command (bench's collectives have 6). */
-#define MAX_OWN_OPTS	8
+/* The most options of a command (bench's collectives have 12). */
+#define MAX_OWN_OPTS	16
 
 static void usage_line(FILE *f, const struct nnptool_cmd *cmd)
 {

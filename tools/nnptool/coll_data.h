@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Test data for collectives, shared by the guest tests: element access
- * for every nnp_dtype_t, inputs that keep every type and op exact, and
+ * Test data for collectives, shared by nnptool bench and the guest tests:
+ * element access for every nnp_dtype_t, inputs that keep every type and op exact, and
  * the answers, computed on the CPU in double, where sums and products of
  * these small integers are exact whatever the order: an oracle
  * independent of how the device orders and rounds its reduction.
@@ -118,12 +118,10 @@ static inline double reduced(nnp_redop_t op, int n, size_t i)
 	return acc;
 }
 
-/* Does @got match the reduction of element @i, as stored in type @t? */
-static inline int reduced_ok(nnp_dtype_t t, nnp_redop_t op, int n, size_t i,
-			     double got)
+/* Does @got match @want, a reduction over @n ranks, as stored in type @t? */
+static inline int reduction_matches(nnp_dtype_t t, nnp_redop_t op, int n,
+				    double want, double got)
 {
-	double want = reduced(op, n, i);
-
 	if (op != NNP_AVG)
 		return got == want;
 	if (t == NNP_INT32 || t == NNP_INT64)
@@ -131,6 +129,13 @@ static inline int reduced_ok(nnp_dtype_t t, nnp_redop_t op, int n, size_t i,
 	/* An average of integers need not be one: allow the type's rounding. */
 	return fabs(got - want / n) <= (t == NNP_FLOAT64 ? 1e-12 : t == NNP_FLOAT32 ?
 					1e-6 : t == NNP_FLOAT16 ? 4e-3 : 3e-2);
+}
+
+/* Does @got match the reduction of element @i, as stored in type @t? */
+static inline int reduced_ok(nnp_dtype_t t, nnp_redop_t op, int n, size_t i,
+			     double got)
+{
+	return reduction_matches(t, op, n, reduced(op, n, i), got);
 }
 
 #endif /* NNP_COLL_DATA_H */
