@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nnp hardware interface, version 1.13.
+ * nnp hardware interface, version 1.14.
  *
  * The one definition of what the device looks like from the bus: PCI
  * identity, BAR layout, BAR0 registers, admin queue entries, status codes.
@@ -51,7 +51,7 @@ typedef uint64_t nnp_le64;
 
 /* Interface version: the driver refuses a major it does not know. */
 #define NNP_HW_VERSION_MAJOR		1
-#define NNP_HW_VERSION_MINOR		13
+#define NNP_HW_VERSION_MINOR		14
 #define NNP_HW_VERSION			((NNP_HW_VERSION_MAJOR << 16) | NNP_HW_VERSION_MINOR)
 #define NNP_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
 
@@ -594,9 +594,12 @@ struct nnp_hw_cqe {
 
 /*
  * GROUP (v1.13): the len commands after it in the ring, each a SEND or a
- * RECV, run together, in any order and all at once, so that sends and
+ * RECV (v1.14: or an ALLREDUCE, BROADCAST, ALLGATHER, REDUCE_SCATTER or
+ * REDUCE), run together, in any order and all at once, so that sends and
  * receives posted in any order never wait on each other (a ring of
- * messages posted in reverse order completes). Every other field is zero.
+ * messages posted in reverse order completes), and small collectives wait
+ * for their neighbours at once, not one after another. Members must not
+ * write what another member reads or writes. Every other field is zero.
  * len is 1 to depth / 2 - 1 (else INVALID_FIELD). The group starts once
  * its len members are in the ring and the completion queue has room for
  * len + 1 completions: an owner that writes CQ_HEAD at least every

@@ -3,10 +3,11 @@
  * Group calls, as NCCL's ncclGroupStart/ncclGroupEnd: between
  * nnp_group_start() and nnp_group_end() a thread's collectives, sends and
  * receives are held, not submitted. At the end, each stream gets its
- * held collectives in the order issued, in one submission, then its
- * sends and receives as one GROUP command (hardware interface 1.13),
- * which the device runs all at once: a ring of messages posted in any
- * order cannot wait on itself.
+ * held collectives in the order issued, in one submission (small ones
+ * that touch no memory in common run at once as GROUPs, hardware
+ * interface 1.14: group_batch.c), then its sends and receives as one
+ * GROUP command (hardware interface 1.13), which the device runs all at
+ * once: a ring of messages posted in any order cannot wait on itself.
  *
  * A group belongs to the thread that started it. An operation refused
  * inside it fails the whole group: nnp_group_end() then submits nothing,
@@ -23,6 +24,7 @@
 #include "nnp_hw.h"
 
 #include "group.h"
+#include "group_batch.h"
 #include "log.h"
 
 struct held_op {
@@ -99,8 +101,8 @@ static void group_unlist(struct group *g)
 	pthread_mutex_unlock(&groups_lock);
 }
 
-/* Whether @s's device runs GROUP commands (hardware interface 1.13). */
-static bool device_has_groups(nnp_stream_t *s)
+/* The minor version of @s's device's hardware interface; 0 if unknown. */
+static uint32_t device_minor(nnp_stream_t *s)
 {
 	nnp_device_t *dev = s->dev;
 
@@ -108,10 +110,10 @@ static bool device_has_groups(nnp_stream_t *s)
 		struct nnp_device_info info = { .size = sizeof(info) };
 
 		if (nnp_device_get_info(dev, &info) != NNP_SUCCESS)
-			return false;
+			return 0;
 		dev->hw_version = info.hw_version;
 	}
-	return (dev->hw_version & 0xffff) >= 13;
+	return dev->hw_version & 0xffff;
 }
 
 /* Sends and receives @g holds for @s. */
@@ -133,7 +135,7 @@ static nnp_result_t hold(struct group *g, nnp_stream_t *s, nnp_comm_t *comm,
 	const char *name = op ? op->name : "a copy";
 	nnp_result_t res = NNP_SUCCESS;
 
-	if (p2p && !device_has_groups(s))
+	if (p2p && device_minor(s) < 13)
 		res = nnp_fail(NNP_ERROR_NOT_SUPPORTED,
 			       "%s inside a group: the device runs no GROUP command (hardware interface 1.13)",
 			       name);
@@ -196,34 +198,44 @@ static nnp_result_t submit_pieces(nnp_stream_t *s, struct nnp_hw_queue_cmd *cmds
 
 /*
  * Launch what @g holds for stream @s: its collectives in the order
- * issued, then its sends and receives as one GROUP. @cmds has room for
- * every held operation and one more.
+ * issued (small ones at once where the device can, in batches), then
+ * its sends and receives as one GROUP. @cmds has room for every held
+ * operation, a GROUP for every two, and one more; @b's arrays room for
+ * every held operation.
  */
 static nnp_result_t launch_stream(const struct group *g, nnp_stream_t *s,
-				  struct nnp_hw_queue_cmd *cmds)
+				  struct nnp_hw_queue_cmd *cmds, struct coll_batch *b)
 {
 	uint32_t n = 0, m;
 	nnp_result_t res;
 	size_t i;
 
+	b->cap = device_minor(s) >= 14 ? s->depth / 2 - 1 : 0;
 	for (i = 0; i < g->n; i++) {
 		const struct held_op *h = &g->ops[i];
+		int nranks = h->comm ? h->comm->nranks : 0;
 
 		if (h->stream != s || h->p2p)
 			continue;
-		cmds[n] = h->cmd;
 		if (!nnp_trace_enabled || !h->traced) {
-			n++;
+			if (nnp_coll_batch_add(b, &h->cmd, nranks))
+				continue;
+			n = nnp_coll_batch_flush(b, cmds, n);
+			if (!nnp_coll_batch_add(b, &h->cmd, nranks))
+				cmds[n++] = h->cmd;
 			continue;
 		}
 		/* Traced, each between its stamps, as outside a group. */
+		n = nnp_coll_batch_flush(b, cmds, n);
 		res = submit_pieces(s, cmds, n);
+		cmds[0] = h->cmd;
 		if (res == NNP_SUCCESS)
-			res = nnp_trace_submit(s, h->comm, &h->trace, &cmds[n]);
+			res = nnp_trace_submit(s, h->comm, &h->trace, &cmds[0]);
 		if (res != NNP_SUCCESS)
 			return res;
 		n = 0;
 	}
+	n = nnp_coll_batch_flush(b, cmds, n);
 	res = submit_pieces(s, cmds, n);
 	m = held_p2p(g, s);
 	if (res != NNP_SUCCESS || !m)
@@ -252,14 +264,18 @@ static nnp_result_t launch_stream(const struct group *g, nnp_stream_t *s,
 /* Launch every stream's part of @g; the first failure is returned. */
 static nnp_result_t launch(const struct group *g)
 {
-	struct nnp_hw_queue_cmd *cmds = malloc((g->n + 1) * sizeof(*cmds));
+	struct nnp_hw_queue_cmd *cmds = malloc((2 * g->n + 1) * sizeof(*cmds));
+	const struct nnp_hw_queue_cmd **members = malloc(g->n * sizeof(*members));
+	struct coll_span *spans = malloc(2 * g->n * sizeof(*spans));
 	nnp_result_t first = NNP_SUCCESS;
+	struct coll_batch b;
 	size_t i, j;
 
-	if (!cmds)
-		return nnp_fail(NNP_ERROR_OUT_OF_MEMORY,
-				"nnp_group_end: no memory to launch %zu operations", g->n);
-	for (i = 0; i < g->n; i++) {
+	if (!cmds || !members || !spans)
+		first = nnp_fail(NNP_ERROR_OUT_OF_MEMORY,
+				 "nnp_group_end: no memory to launch %zu operations", g->n);
+	nnp_coll_batch_init(&b, 0, members, spans, spans + g->n);
+	for (i = 0; i < g->n && cmds && members && spans; i++) {
 		nnp_stream_t *s = g->ops[i].stream;
 		nnp_result_t res;
 
@@ -268,10 +284,12 @@ static nnp_result_t launch(const struct group *g)
 			;
 		if (j < i)
 			continue;
-		res = launch_stream(g, s, cmds);
+		res = launch_stream(g, s, cmds, &b);
 		if (res != NNP_SUCCESS && first == NNP_SUCCESS)
 			first = res;
 	}
+	free(spans);
+	free(members);
 	free(cmds);
 	return first;
 }

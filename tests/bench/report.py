@@ -150,6 +150,8 @@ def load(out):
             if "sendrecv%d" % peer in dev:
                 per["device"]["sendrecv%d" % peer] = device_rows(
                     dev["sendrecv%d" % peer], "broadcast", n)
+        if "group32" in dev:
+            per["device"]["group32"] = device_rows(dev["group32"], "allreduce", n)
         # The 8-byte runs are the allreduce's 8 B rows.
         per["device"]["allreduce"][8] = lat_dev
         per["openmpi"]["allreduce"][8] = lat_mpi
@@ -277,7 +279,9 @@ def targets(res):
 
 def any_rank_targets(res):
     """Issue 44's targets: routed messages at 2 hops against 1, from 1
-    MiB, and alltoall against host Open MPI's on 4 and 8 chips, from 1 MiB."""
+    MiB; alltoall against host Open MPI's on 4 and 8 chips, from 1 MiB;
+    32 allreduces of 8 bytes in one group against one, on 4 chips (the
+    group's time is 32 times nnptool bench -m's time per collective)."""
     routed, a2a = [], []
     for n, per in res["n"].items():
         dev = per["device"]
@@ -290,12 +294,22 @@ def any_rank_targets(res):
             a2a += [ratio(dev["alltoall"][z]["out_of_place"]["busbw_gbps"],
                           mpi[z]["busbw_gbps"])
                     for z in dev["alltoall"] if z >= 1 << 20 and z in mpi]
+    dev4 = res["n"].get("4", {}).get("device", {})
+    one, group = dev4.get("allreduce", {}).get(8), dev4.get("group32", {}).get(8)
+    g1 = g1_model = None
+    if one and group:
+        one, group = one["out_of_place"], group["out_of_place"]
+        g1 = ratio(32 * group["time_us"], one["time_us"])
+        g1_model = ratio(32 * group["model_time_us"], one["model_time_us"])
     return {
         "R1_min_2_hops_over_1_hop_from_1M": min(routed) if routed else None,
         "A1_min_alltoall_over_openmpi_from_1M_n4_n8": min(a2a) if a2a else None,
+        "G1_group_of_32_8B_allreduces_over_one_n4": g1,
+        "G1_modeled": g1_model,
         "met": {
             "R1": bool(routed) and min(routed) >= 0.8,
             "A1": bool(a2a) and min(a2a) >= 1,
+            "G1": g1 is not None and g1 <= 4,
         },
     }
 
@@ -410,6 +424,10 @@ def print_tables(res):
     print("A1 %s: alltoall busbw over host Open MPI's on 4 and 8 chips from 1M, lowest %s "
           "(want >= 1.00x)" % ("met" if t["met"]["A1"] else "NOT met",
                                fmt(t["A1_min_alltoall_over_openmpi_from_1M_n4_n8"], "%.2fx")))
+    print("G1 %s: 32 allreduces of 8 bytes in one group over one, 4 chips, %s "
+          "(want <= 4x; modeled %s)" % ("met" if t["met"]["G1"] else "NOT met",
+                                        fmt(t["G1_group_of_32_8B_allreduces_over_one_n4"], "%.1fx"),
+                                        fmt(t["G1_modeled"], "%.1fx")))
     t = res["small_path_targets"]
     print("\n## issue 28 targets")
     print("S1 %s: 8-byte allreduce on 4 chips %s of Open MPI's time (want <= 4x), "

@@ -8,7 +8,8 @@
 #   - the devices, in one VM of N chips on a ring per N: nnptool bench
 #     allreduce, broadcast, allgather, reduce_scatter, alltoall and gather,
 #     on 4 chips sendrecv from rank 0 to rank 1 and to rank 2 (routed, 2
-#     hops), and (in the first VM) nnptool bench copy;
+#     hops) and 32 allreduces of 8 bytes in one group (-m 32), and (in the
+#     first VM) nnptool bench copy;
 #   - the training example (examples/dist_mnist_mlp), mpirun -np 4 in one
 #     VM of 4 chips: its allreduce with the copies, as it times it; then
 #     once more traced (NNP_TRACE_FILE), for where that time goes;
@@ -73,6 +74,9 @@ for n in $chips; do
 		for peer in 1 2; do
 			cmd+="; echo '## sendrecv$peer'; nnptool --json bench sendrecv --peer $peer $sweep"
 		done
+		# 32 allreduces of 8 bytes in one group, beside the latency row.
+		cmd+="; echo '## group32'; nnptool --json bench allreduce -b 8 -e 8 -m 32"
+		cmd+=" --iters $((lat_iters / 32)) --trials 3"
 	fi
 	if [ "$first" = 1 ]; then
 		cmd+="; echo '## copy'; nnptool --json bench copy --max $max_bytes"

@@ -7,7 +7,9 @@
  * message arrives byte for byte with no host DMA (one after another
  * outside a group, the first receives would wait for sends queued behind
  * other receives); 32 small allreduces and the other collectives in one
- * group, exact and in the order issued; collectives and messages in one
+ * group, exact and in the order issued (the device runs small ones at
+ * once, hardware interface 1.14, but not two on one buffer); 32
+ * allreduces of 8 bytes in a group in at most 4 times one's modeled time; collectives and messages in one
  * group; nested groups launch at the outermost end; and the refusals: a
  * group ended twice, an operation refused inside a group (nothing of the
  * group runs, the communicator stays usable), a communicator destroyed
@@ -135,6 +137,57 @@ TEST_F_TIMEOUT(grp, receives_posted_before_sends, TIMEOUT_S)
 				       (p != r ? msg(p, r, i) : (int32_t)0xa5a5a5a5);
 		EXPECT_EQ(0, bad) TH_LOG("rank %d", r);
 	}
+}
+
+/*
+ * The modeled ns of @k allreduces of two floats on every rank (in one
+ * group if more than one), from the last rank's stamp before them to the
+ * last rank's after, as nnptool bench times a collective.
+ */
+static uint64_t modeled_allreduces(struct __test_metadata *_metadata,
+				   FIXTURE_DATA(grp) *self, int k)
+{
+	size_t at = self->cap - 16;
+	uint64_t start = 0, end = 0;
+	int n = self->d.n, r, j;
+
+	for (r = 0; r < n; r++)
+		EXPECT_EQ(NNP_SUCCESS, nnp_timestamp_async(self->d.s[r], self->d.host[r], at));
+	if (k > 1)
+		EXPECT_EQ(NNP_SUCCESS, nnp_group_start());
+	for (r = 0; r < n; r++)
+		for (j = 0; j < k; j++)
+			EXPECT_EQ(NNP_SUCCESS, nnp_allreduce(self->d.a[r], j * 8, self->d.b[r],
+							     j * 8, 2, NNP_FLOAT32, NNP_SUM,
+							     self->d.comm[r], self->d.s[r]));
+	if (k > 1)
+		EXPECT_EQ(NNP_SUCCESS, nnp_group_end()) TH_LOG("%s", nnp_get_last_error());
+	for (r = 0; r < n; r++) {
+		const uint64_t *t;
+
+		EXPECT_EQ(NNP_SUCCESS, nnp_timestamp_async(self->d.s[r], self->d.host[r],
+							   at + 8));
+		EXPECT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]))
+			TH_LOG("rank %d: %s", r, nnp_get_last_error());
+		EXPECT_EQ(NNP_SUCCESS, nnp_mem_map(self->d.host[r], (void **)&t));
+		start = t[at / 8] > start ? t[at / 8] : start;
+		end = t[at / 8 + 1] > end ? t[at / 8 + 1] : end;
+	}
+	return end - start;
+}
+
+/*
+ * 32 allreduces of 8 bytes in one group run at once on the devices
+ * (hardware interface 1.14): at most 4 times one on the modeled clock.
+ */
+TEST_F_TIMEOUT(grp, small_allreduces_at_once, TIMEOUT_S)
+{
+	uint64_t one = modeled_allreduces(_metadata, self, 1);
+	uint64_t many = modeled_allreduces(_metadata, self, 32);
+
+	TH_LOG("modeled: one allreduce of 8 bytes %llu ns, 32 in a group %llu ns",
+	       (unsigned long long)one, (unsigned long long)many);
+	EXPECT_LE(many, 4 * one);
 }
 
 /*

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Firmware simulator groups (v1.13): a GROUP command runs the SENDs and
- * RECVs after it together, on a ring of 4 in-process chips.
+ * RECVs (v1.14: and ring collectives) after it together, on a ring of 4 in-process chips.
  *
  * In detail (docs/testing.md has the summary): a ring of messages whose
  * RECV each chip posts before its SEND completes byte for byte in a
@@ -13,7 +13,14 @@
  * refused INVALID_FIELD, and a member that had taken its label tells its
  * peer at once (ABORTED, not PEER_TIMEOUT); a member that fails ends the
  * group with its status and the others ABORTED; COMM_DESTROY ends a
- * group waiting on the communicator ABORTED.
+ * group waiting on the communicator ABORTED. Since v1.14 ring
+ * collectives are members too: a group of six small allreduces and a
+ * broadcast is exact on every chip, each member completing with its own
+ * id after the GROUP, in a third of the modeled time the same commands
+ * take one after another, and the same group run 40 times with each chip
+ * on a thread of its own, where a member's packets come before a later
+ * member starts (which once dropped them as a failed collective's
+ * leftovers); an ALLTOALL is no member.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -323,8 +330,14 @@ static void test_bad_groups_refused(void **state)
 		.dst_off = DST, .len = 8,
 	};
 	refused(c, 3, NNP_STATUS_INVALID_FIELD, true);
-	/* A GROUP is no member either. */
+	/* A GROUP is no member either, nor an exchange. */
 	c[2] = group(1, 3);
+	refused(c, 3, NNP_STATUS_INVALID_FIELD, true);
+	c[2] = (struct nnp_hw_queue_cmd){
+		.opcode = NNP_CMD_ALLTOALL, .src_key = keys[0], .dst_key = keys[0],
+		.dst_off = DST, .len = 8,
+		.value = NNP_COLL_VALUE(NNP_DTYPE_I32, 0, COMM, 0),
+	};
 	refused(c, 3, NNP_STATUS_INVALID_FIELD, true);
 }
 
@@ -383,6 +396,140 @@ static void test_comm_destroy_ends_the_group(void **state)
 	ring_down();
 }
 
+/* Members of the collectives' group, and where they read and write. */
+#define SMALL		6
+#define PART(j)		((uint64_t)(j) * 0x1000)
+#define STAMPS		(DST + 0x100000)
+
+/* Elements of each collective; chips on threads of their own, or one. */
+static uint32_t count;
+static bool threaded;
+
+/*
+ * Chip @i's collective @j: an int32 sum, the fifth a broadcast from rank
+ * 2 (whose other ranks name no source).
+ */
+static struct nnp_hw_queue_cmd small_coll(uint32_t i, uint32_t j, uint16_t cid)
+{
+	bool bcast = j == 4, reads = !bcast || i == 2;
+
+	return (struct nnp_hw_queue_cmd){
+		.opcode = bcast ? NNP_CMD_BROADCAST : NNP_CMD_ALLREDUCE, .cid = cid,
+		.len = count, .src_key = reads ? keys[i] : 0,
+		.src_off = reads ? SRC + PART(j) : 0,
+		.dst_key = keys[i], .dst_off = DST + PART(j),
+		.value = NNP_COLL_VALUE(NNP_DTYPE_I32, NNP_OP_SUM, COMM, bcast ? 2 : 0),
+	};
+}
+
+static struct nnp_hw_queue_cmd stamp_at(uint32_t i, uint32_t which, uint16_t cid)
+{
+	return (struct nnp_hw_queue_cmd){
+		.opcode = NNP_CMD_TIMESTAMP, .cid = cid, .dst_key = keys[i],
+		.dst_off = STAMPS + 8 * which,
+	};
+}
+
+static int32_t small_input(uint32_t i, uint32_t j, uint32_t k)
+{
+	return (int32_t)(i * 100 + j * 10 + k);
+}
+
+/*
+ * The SMALL collectives on every chip, in a GROUP or one after another,
+ * checked on every chip; chip 0's modeled ns from before them to after.
+ */
+static uint64_t run_small(bool grouped)
+{
+	uint32_t i, j, k, n;
+
+	ring_up(ALL);
+	for (i = 0; i < N; i++) {
+		struct nnp_hw_queue_cmd c[SMALL + 3];
+		int32_t *in = (int32_t *)(chips[i].h->dev_mem + SRC);
+
+		for (j = 0; j < SMALL; j++)
+			for (k = 0; k < count; k++)
+				in[PART(j) / 4 + k] = small_input(i, j, k);
+		memset(chips[i].h->dev_mem + DST, 0xee, PART(SMALL));
+		n = 0;
+		c[n++] = stamp_at(i, 0, 1);
+		if (grouped)
+			c[n++] = group(SMALL, 2);
+		for (j = 0; j < SMALL; j++)
+			c[n++] = small_coll(i, j, 3 + j);
+		c[n++] = stamp_at(i, 1, 20);
+		if (threaded) {
+			post_watching(i, c, n - 1, n - 2);
+			fw_chip_start(&chips[i], c[n - 1]);
+		} else {
+			post_watching(i, c, n, n - 1);
+		}
+	}
+	if (threaded)
+		for (i = 0; i < N; i++)
+			fw_chip_join(&chips[i]);
+	else
+		fw_chips_run_one_thread(chips, N);
+	for (i = 0; i < N; i++) {
+		const int32_t *out = (const int32_t *)(chips[i].h->dev_mem + DST);
+
+		assert_int_equal(chips[i].status, NNP_STATUS_SUCCESS);
+		for (j = 0; j < SMALL; j++) {
+			for (k = 0; k < count; k++) {
+				int32_t want = j == 4 ? small_input(2, j, k) :
+					       (int32_t)(100 * N * (N - 1) / 2) +
+					       (int32_t)N * small_input(0, j, k);
+
+				assert_int_equal(out[PART(j) / 4 + k], want);
+			}
+			/* Each member's own completion, in ring order. */
+			assert_int_equal(cqe(i, 1 + grouped + j)->cid, 3 + j);
+			assert_int_equal(cqe(i, 1 + grouped + j)->status, NNP_STATUS_SUCCESS);
+		}
+		assert_int_equal(out[PART(SMALL - 1) / 4 + count], (int32_t)0xeeeeeeee);
+	}
+	k = (uint32_t)(*(uint64_t *)(chips[0].h->dev_mem + STAMPS + 8) -
+		       *(uint64_t *)(chips[0].h->dev_mem + STAMPS));
+	ring_down();
+	return k;
+}
+
+/*
+ * Small collectives in a GROUP (v1.14) wait for their neighbours at once:
+ * exact, and a third of the modeled time or less of the same commands
+ * one after another.
+ */
+static void test_collectives_at_once(void **state)
+{
+	uint64_t apart, together;
+
+	(void)state;
+	count = 16;
+	apart = run_small(false);
+	together = run_small(true);
+	print_message("modeled ns of %u collectives: %llu one after another, %llu in a group\n",
+		      SMALL, (unsigned long long)apart, (unsigned long long)together);
+	assert_true(together * 3 <= apart);
+}
+
+/*
+ * The same group, each chip on a thread of its own, many times: a
+ * member's packets may then come before a later member starts, which
+ * must leave them be (one element a rank: every step a packet).
+ */
+static void test_collectives_at_once_on_threads(void **state)
+{
+	int round;
+
+	(void)state;
+	count = 4;
+	threaded = true;
+	for (round = 0; round < 40; round++)
+		run_small(true);
+	threaded = false;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -392,6 +539,8 @@ int main(void)
 		cmocka_unit_test(test_bad_groups_refused),
 		cmocka_unit_test(test_member_failure_ends_the_group),
 		cmocka_unit_test(test_comm_destroy_ends_the_group),
+		cmocka_unit_test(test_collectives_at_once),
+		cmocka_unit_test(test_collectives_at_once_on_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -38,6 +38,8 @@
 # fabric: a group of receives posted before the sends, every pair, routed
 # where no link joins them, byte for byte with no host DMA; 32 small
 # allreduces and the other collectives in one group, exact and in order;
+# 32 allreduces of 8 bytes in a group in at most 4 times one's modeled
+# time;
 # nested groups; a group ended twice, an operation refused inside one
 # (nothing of it runs), a communicator destroyed under one, 128 messages
 # on one stream in one group; alltoallv with uneven counts, and with a

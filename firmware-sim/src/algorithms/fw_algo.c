@@ -309,7 +309,7 @@ static uint16_t algo_start(struct coll *p)
 			l->ring[r].dst = p->dst + start * p->es;
 			/* Leftovers of failed collectives on its port go. */
 			nnp_fw_icl_purge(p->fw, l->ring[r].recv_port, p->epoch,
-					 p->seq);
+					 p->purge_below);
 		}
 		l->ring[0].fold_src = p->fold_src;
 		l->ring[0].src = p->fold_src ? p->src + start * p->es : NULL;

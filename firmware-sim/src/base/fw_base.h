@@ -107,9 +107,9 @@ struct nnp_fw_op {
 	uint32_t comm;		/* its communicator, for COMM_DESTROY's abort */
 	uint16_t cid;
 	/*
-	 * A GROUP's (fw_group.c, v1.13): its members' keys and communicators,
-	 * members of each, and the ids of the completions posted after its
-	 * own when it succeeds, one per member.
+	 * A GROUP's (fw_group.c, v1.13): its members' keys (two each) and
+	 * communicators, members of each, and the ids of the completions
+	 * posted after its own when it succeeds, one per member.
 	 */
 	uint32_t members;
 	const uint32_t *member_keys;
@@ -146,7 +146,7 @@ static inline bool nnp_fw_op_uses_key(const struct nnp_fw_op *op, uint32_t key)
 {
 	uint32_t i;
 
-	for (i = 0; i < op->members; i++)
+	for (i = 0; i < 2 * op->members; i++)
 		if (op->member_keys[i] == key)
 			return true;
 	return op->keys[0] == key || op->keys[1] == key;

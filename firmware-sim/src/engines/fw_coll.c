@@ -495,6 +495,7 @@ static uint16_t coll_begin(struct nnp_fw *fw, uint32_t ctx,
 		c->algo = fw->algo->pick(&m->topo, c->opcode, c->count,
 					   m->nranks);
 		c->seq = nnp_fw_seq(m->seq, false);
+		c->purge_below = c->seq;
 		m->seq += fw->algo->seqs(c->algo);
 		if (c->op == NNP_OP_AVG)
 			c->avg_div = m->nranks;
@@ -577,7 +578,7 @@ static uint16_t coll_start(struct coll *c)
 	if (c->nranks == 1 || !bytes)
 		return NNP_STATUS_SUCCESS;
 
-	nnp_fw_icl_purge(c->fw, c->recv_port, c->epoch, c->seq);
+	nnp_fw_icl_purge(c->fw, c->recv_port, c->epoch, c->purge_below);
 	c->chunk = nnp_fw_coll_chunk(c);
 	if (c->opcode != NNP_CMD_BROADCAST && c->opcode != NNP_CMD_REDUCE &&
 	    nnp_fw_coll_ready_init(c))
@@ -683,6 +684,11 @@ static void coll_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
 	free(c->ready);
 	free(c->order);
 	free(c);
+}
+
+void nnp_fw_coll_grouped(struct nnp_fw_op *op, const struct nnp_fw_op *first)
+{
+	((struct coll *)op)->purge_below = ((const struct coll *)first)->seq;
 }
 
 uint16_t nnp_fw_collective(struct nnp_fw *fw, uint32_t ctx,

@@ -49,6 +49,12 @@ uint16_t nnp_fw_key_resolve(struct nnp_fw *fw, uint32_t ctx, uint32_t key,
 uint16_t nnp_fw_collective(struct nnp_fw *fw, uint32_t ctx,
 			   const struct nnp_hw_queue_cmd *cmd,
 			   struct nnp_fw_op **op);
+/*
+ * Collective @op is in a GROUP (v1.14) after @first, the group's first
+ * collective of its communicator: starting, it drops only the leftovers
+ * below @first's label, not @first's packets, which may come before it.
+ */
+void nnp_fw_coll_grouped(struct nnp_fw_op *op, const struct nnp_fw_op *first);
 
 /* ALLTOALL, GATHER or SCATTER (fw_xchg.c, v1.12). */
 static inline bool nnp_fw_is_exchange(uint8_t opcode)
@@ -131,6 +137,13 @@ struct coll {
 	uint32_t *order;	/* rank at each position (a copy), or NULL */
 	uint64_t epoch;
 	uint32_t seq;		/* the collective's number */
+	/*
+	 * Its epoch's packets labelled below this are a failed collective's
+	 * leftovers, dropped when it starts: its own seq, or in a GROUP
+	 * (v1.14) the first collective's of its communicator there, whose
+	 * packets may come before this one starts.
+	 */
+	uint32_t purge_below;
 	unsigned int opcode, dtype, op;
 	uint32_t root;
 	uint32_t comm;		/* its id, for messages */

@@ -4,7 +4,9 @@
  * RECVs after it in the ring run as one queue command, all at once, so
  * that a ring of messages posted in any order cannot wait on itself, as
  * one command after another would (each rank's first RECV waiting for a
- * SEND queued behind the peer's own RECV).
+ * SEND queued behind the peer's own RECV). Since v1.14 the ring
+ * collectives may be members too: small ones, latency bound, each wait
+ * for a neighbour overlapping the others' instead of following them.
  *
  * Each member is the link command fw_p2p.c makes of it, taking its label
  * in ring order when the group starts, so a pair's messages keep their
@@ -21,7 +23,8 @@ struct group {
 	struct nnp_fw_op op;	/* first: the queue's handle on it */
 	uint32_t n;
 	struct nnp_fw_op **member;	/* NULL once ended */
-	uint32_t *keys, *comms;		/* op.member_keys, op.member_comms */
+	uint32_t *keys;		/* op.member_keys: two a member */
+	uint32_t *comms;	/* op.member_comms */
 	uint16_t *cids;			/* op.member_cids */
 	uint32_t failed;	/* the member that failed, or n */
 };
@@ -91,6 +94,45 @@ static void group_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
 	free(g);
 }
 
+/* What a GROUP may hold: link commands that park, exchanges aside. */
+static bool member_opcode(uint8_t opcode)
+{
+	switch (opcode) {
+	case NNP_CMD_SEND:
+	case NNP_CMD_RECV:
+	case NNP_CMD_ALLREDUCE:
+	case NNP_CMD_BROADCAST:
+	case NNP_CMD_ALLGATHER:
+	case NNP_CMD_REDUCE_SCATTER:
+	case NNP_CMD_REDUCE:
+		return true;
+	}
+	return false;
+}
+
+static bool collective(uint8_t opcode)
+{
+	return opcode != NNP_CMD_SEND && opcode != NNP_CMD_RECV;
+}
+
+/*
+ * Member @i, if a collective, after the group's first collective of its
+ * communicator: its start must leave that one's packets be. Members
+ * before @i are made.
+ */
+static void group_collective(struct group *g, const struct nnp_hw_queue_cmd *cmds,
+			     uint32_t i)
+{
+	uint32_t j;
+
+	for (j = 0; j < i && collective(cmds[i].opcode); j++) {
+		if (collective(cmds[j].opcode) && g->comms[j] == g->member[i]->comm) {
+			nnp_fw_coll_grouped(g->member[i], g->member[j]);
+			return;
+		}
+	}
+}
+
 uint16_t nnp_fw_group(struct nnp_fw *fw, uint32_t ctx,
 		      const struct nnp_hw_queue_cmd *cmd,
 		      const struct nnp_hw_queue_cmd *members, uint32_t n,
@@ -115,7 +157,7 @@ uint16_t nnp_fw_group(struct nnp_fw *fw, uint32_t ctx,
 	g->n = n;
 	g->failed = n;
 	g->member = calloc(n, sizeof(*g->member));
-	g->keys = calloc(n, sizeof(*g->keys));
+	g->keys = calloc(2 * (size_t)n, sizeof(*g->keys));
 	g->comms = calloc(n, sizeof(*g->comms));
 	g->cids = calloc(n, sizeof(*g->cids));
 	if (!g->member || !g->keys || !g->comms || !g->cids)
@@ -125,8 +167,8 @@ uint16_t nnp_fw_group(struct nnp_fw *fw, uint32_t ctx,
 		const struct nnp_hw_queue_cmd *c = &members[i];
 		struct nnp_fw_op *m = NULL;
 
-		if (c->opcode != NNP_CMD_SEND && c->opcode != NNP_CMD_RECV) {
-			nnp_fw_guest_error(fw, "queue cid %u: GROUP member %u is not a SEND or RECV",
+		if (!member_opcode(c->opcode)) {
+			nnp_fw_guest_error(fw, "queue cid %u: GROUP member %u is not a SEND, RECV or ring collective",
 					   cmd->cid, i);
 			st = NNP_STATUS_INVALID_FIELD;
 			break;
@@ -137,7 +179,9 @@ uint16_t nnp_fw_group(struct nnp_fw *fw, uint32_t ctx,
 		m->cid = c->cid;
 		m->start_ns = m->t_ns = g->op.start_ns;
 		g->member[i] = m;
-		g->keys[i] = m->keys[0];
+		group_collective(g, members, i);
+		g->keys[2 * i] = m->keys[0];
+		g->keys[2 * i + 1] = m->keys[1];
 		g->comms[i] = m->comm;
 		g->cids[i] = c->cid;
 		g->op.ports |= m->ports;

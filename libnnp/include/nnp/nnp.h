@@ -670,10 +670,12 @@ nnp_result_t nnp_recv(nnp_mem_t *recv, size_t off, size_t count,
  * nnp_group_start() and nnp_group_end() the calling thread's collectives,
  * sends and receives, on any communicators and streams, are checked and
  * held, not submitted; nnp_group_end() launches them together. Each
- * stream gets its collectives in the order issued, in one submission,
- * then its sends and receives, which its device runs all at once
- * (hardware interface 1.13): sends and receives posted in any order never
- * wait on each other, so a ring posted in reverse completes. At most
+ * stream gets its collectives in the order issued, in one submission
+ * (small ones, 64 KiB or less, that touch no memory another writes run
+ * at once on a 1.14 device, so 32 tiny allreduces cost about one's
+ * latency), then its sends and receives, which its device runs all at
+ * once (hardware interface 1.13): sends and receives posted in any order
+ * never wait on each other, so a ring posted in reverse completes. At most
  * 127 sends and receives per stream in one group. Copies and fills are
  * not held. Groups nest: only the outermost end launches. Since 0.9.
  *
