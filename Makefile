@@ -453,7 +453,7 @@ $(TESTDIR)/host/test_fw_%: tests/host/test_fw_%.c tests/host/fw_harness.c tests/
 $(TESTDIR)/host/test_fw_relay $(TESTDIR)/host/test_fw_group: tests/host/fw_ring.c tests/host/fw_ring.h
 
 # Host tests on nnp-sim's chips (its host, wiring and topologies).
-NNP_SIM_HOST_SRCS := tools/nnp-sim/sim.c tools/nnp-sim/topo.c
+NNP_SIM_HOST_SRCS := tools/nnp-sim/sim.c tools/nnp-sim/topo.c tools/nnp-sim/sweep.c
 $(TESTDIR)/host/test_sim_%: tests/host/test_sim_%.c $(NNP_SIM_HOST_SRCS) $(wildcard tools/nnp-sim/*.h) $(FW_SRCS) $(FW_HDRS) | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) $(FW_INC) -Itools/nnp-sim \

@@ -100,7 +100,8 @@ static void write_trace(const char *name, const struct op *ops, size_t n)
 	for (k = 0; k < n; k++) {
 		const struct op *o = &ops[k];
 		bool red = !strcmp(o->kind, "allreduce") ||
-			   !strcmp(o->kind, "reduce_scatter");
+			   !strcmp(o->kind, "reduce_scatter") ||
+			   !strcmp(o->kind, "reduce");
 
 		fprintf(f, "{\"seq\":%llu,\"comm\":\"00000000000000aa\",\"rank\":%u,\"nranks\":%u,\"op\":\"%s\",\"dtype\":\"f32\",\"count\":%llu,\"bytes\":%llu,\"redop\":%s,\"root\":null,\"peer\":null,\"issue_ns\":%llu,\"wait_ns\":%llu,\"done_ns\":%llu,\"gap_ns\":0,\"dev_start_ns\":%llu,\"dev_end_ns\":%llu,\"status\":\"%s\"}\n",
 			(unsigned long long)(o->seq ? o->seq : k), o->rank,
@@ -418,9 +419,11 @@ static void test_job_recorded(void **state)
 /*
  * Data parallelism's scaling: allreduce and broadcast keep their count;
  * allgather and reduce_scatter split the whole tensor over the chips, at
- * least an element each; a smaller communicator keeps its size. On one
+ * least an element each, as do alltoall, gather and scatter (reduce keeps
+ * its count); a smaller communicator keeps its size. On one
  * chip an allreduce costs the command's overhead: efficiency 1. Every
- * kind of operation runs (a broadcast's other ranks name no source).
+ * kind of operation runs (a broadcast's or scatter's other ranks name no
+ * source, a reduce's or gather's no destination), exchanges routed.
  */
 static void test_scaling(void **state)
 {
@@ -436,6 +439,10 @@ static void test_scaling(void **state)
 		{ .kind = "send", .count = 1000, .done = 1, .nranks = 2 },
 		{ .kind = "recv", .count = 1000, .done = 1, .nranks = 2 },
 		{ .kind = "allreduce", .count = 1000, .done = 1, .nranks = 2 },
+		{ .kind = "reduce", .count = 1000, .done = 1, .nranks = 2 },
+		{ .kind = "alltoall", .count = 1000, .done = 1, .nranks = 2 },
+		{ .kind = "gather", .count = 1000, .done = 1, .nranks = 2 },
+		{ .kind = "scatter", .count = 1000, .done = 1, .nranks = 2 },
 	};
 	struct trace_op op = { .count = 1000, .nranks = 8 };
 	struct trace_job j = { .nranks = 8 };
@@ -452,6 +459,14 @@ static void test_scaling(void **state)
 	assert_int_equal(replay_count(&op, 1), 8000);
 	op.kind = TRACE_REDUCE_SCATTER;
 	assert_int_equal(replay_count(&op, 16000), 1);
+	op.kind = TRACE_REDUCE;
+	assert_int_equal(replay_count(&op, 64), 1000);
+	op.kind = TRACE_ALLTOALL;
+	assert_int_equal(replay_count(&op, 64), 125);
+	op.kind = TRACE_GATHER;
+	assert_int_equal(replay_count(&op, 3), 2667);
+	op.kind = TRACE_SCATTER;
+	assert_int_equal(replay_count(&op, 1), 8000);
 	assert_int_equal(replay_chips(&j, &op, 64), 64);
 	op.nranks = 4;
 	assert_int_equal(replay_chips(&j, &op, 64), 4);
@@ -465,11 +480,11 @@ static void test_scaling(void **state)
 	assert_true(json_object_get_double(v) == 1.0);
 	json_object_put(doc);
 	/* Every kind of operation runs on a 2 x 2 torus. */
-	write_trace("mixed.jsonl", mixed, 6);
+	write_trace("mixed.jsonl", mixed, 10);
 	assert_int_equal(replay("mixed.jsonl", TOPO_TORUS, 4, 0, 1, 1), 0);
 	assert_string_equal(err, "");
 	run = run_of(&doc);
-	assert_true(int_of(run, "comm_ns") > 6 * OVERHEAD_NS);
+	assert_true(int_of(run, "comm_ns") > 10 * OVERHEAD_NS);
 	json_object_put(doc);
 }
 

@@ -14,9 +14,11 @@
 #include "replay.h"
 #include "report.h"
 #include "sim.h"
+#include "sweep.h"
 #include "topo.h"
 
 struct opts {
+	enum sweep_coll coll;
 	enum topo_kind kind;
 	unsigned int chips[MAX_RUNS], nruns;
 	unsigned int rows, chassis;
@@ -33,7 +35,9 @@ struct opts {
 
 static void usage(FILE *f)
 {
-	fputs("usage: nnp-sim [--topo ring|torus|pod] [--chips N[,N...]] [--rows R]\n"
+	fputs("usage: nnp-sim [--coll allreduce|broadcast|allgather|reduce_scatter|reduce|\n"
+	      "                      alltoall|gather|scatter]\n"
+	      "               [--topo ring|torus|pod] [--chips N[,N...]] [--rows R]\n"
 	      "               [--chassis 8|16] [--min-bytes B] [--max-bytes B] [--factor F]\n"
 	      "               [--algo auto|ring|bidir|rings|torus] (or NNP_ALGO)\n"
 	      "               [--timing-only] [--json] [--plot DIR]\n"
@@ -41,7 +45,8 @@ static void usage(FILE *f)
 	      "               [--cmd-overhead-ns NS]\n"
 	      "       nnp-sim --replay FILE[,FILE...] [--compute-scale F] [--steps S]\n"
 	      "               and the options above but the sizes and --plot\n"
-	      "Runs float allreduces on the firmware simulator's chips and prints the\n"
+	      "Runs float collectives (allreduces by default) on the firmware simulator's\n"
+	      "chips and prints the\n"
 	      "modeled time and bus bandwidth per size; or projects a recorded job's\n"
 	      "step on the chips (docs/nnp-sim.md, docs/trace.md).\n", f);
 }
@@ -58,6 +63,7 @@ static int parse_scale(const char *arg, double *v)
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
+		{ "coll", required_argument, NULL, 'C' },
 		{ "topo", required_argument, NULL, 't' },
 		{ "chips", required_argument, NULL, 'n' },
 		{ "rows", required_argument, NULL, 'r' },
@@ -89,6 +95,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	};
 	while (!bad && (ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'C': bad = sweep_coll_parse(optarg, &o->coll); break;
 		case 't': bad = topo_kind_parse(optarg, &o->kind); break;
 		case 'n': bad = parse_chips(optarg, o->chips, &o->nruns); break;
 		case 'r': bad = parse_u32(optarg, &o->rows); break;
@@ -124,66 +131,6 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-/* Chip @c's input: element i is (i + c) mod 5, exact in float. */
-static void fill_input(struct sim *s, uint64_t count)
-{
-	unsigned int c;
-	uint64_t i;
-
-	for (c = 0; c < s->n; c++) {
-		float *x = (float *)s->chips[c].mem;
-
-		for (i = 0; i < count; i++)
-			x[i] = (float)((i + c) % 5);
-	}
-}
-
-/* Every chip holds the sum of all inputs, bit for bit; else -1. */
-static int check_output(struct sim *s, uint64_t count)
-{
-	unsigned int c;
-	uint64_t i;
-
-	for (c = 0; c < s->n; c++) {
-		const float *x = (const float *)s->chips[c].mem;
-
-		for (i = 0; i < count; i++) {
-			float want = 0;
-			unsigned int r;
-
-			for (r = 0; r < s->n; r++)
-				want += (float)((i + r) % 5);
-			if (x[i] != want) {
-				fprintf(stderr, "nnp-sim: chip %u element %llu: %g, not %g\n",
-					c, (unsigned long long)i, x[i], want);
-				return -1;
-			}
-		}
-	}
-	return 0;
-}
-
-/*
- * One in-place float allreduce of @bytes on every chip, after a barrier:
- * its modeled ns.
- */
-static int allreduce(struct sim *s, uint64_t bytes, uint64_t *ns)
-{
-	uint64_t count = bytes / 4, before;
-
-	if (sim_barrier(s))
-		return -1;
-	before = sim_latest_ns(s);
-	if (!s->timing_only)
-		fill_input(s, count);
-	if (sim_collective(s, NNP_CMD_ALLREDUCE, count,
-			   NNP_COLL_VALUE(NNP_DTYPE_F32, NNP_OP_SUM, SIM_COMM, 0),
-			   0, 0))
-		return -1;
-	*ns = sim_latest_ns(s) - before;
-	return s->timing_only ? 0 : check_output(s, count);
-}
-
 static int run(const struct opts *o, unsigned int n, struct report *rep)
 {
 	struct topo t;
@@ -191,10 +138,11 @@ static int run(const struct opts *o, unsigned int n, struct report *rep)
 	uint64_t bytes;
 	int bad;
 
+	uint64_t buf = sweep_buf_bytes(o->coll, o->max_bytes);
+
 	if (topo_shape(&t, o->kind, n, o->rows, o->chassis))
 		return -1;
-	bad = sim_create(&s, n, o->max_bytes > SIM_BARRIER_BYTES(n) ?
-			 o->max_bytes : SIM_BARRIER_BYTES(n),
+	bad = sim_create(&s, n, buf > SIM_BARRIER_BYTES(n) ? buf : SIM_BARRIER_BYTES(n),
 			 o->timing_only, &o->model) ||
 	      topo_wire(&s, &t) || topo_comm(&s, &t) ||
 	      topo_set_algo(&s, &t, o->algo);
@@ -207,9 +155,10 @@ static int run(const struct opts *o, unsigned int n, struct report *rep)
 		if (bytes > o->max_bytes)
 			bytes = o->max_bytes;
 		bytes &= ~3ull;
-		bad = allreduce(&s, bytes, &ns);
+		bad = sweep_run(&s, o->coll, bytes, &ns);
 		if (!bad)
-			report_row(rep, n, bytes, ns);
+			report_row(rep, n, bytes, ns, sweep_bus(o->coll, n));
+		bad = bad < 0;
 		if (bytes == o->max_bytes)
 			break;
 	}
@@ -235,7 +184,8 @@ int main(int argc, char **argv)
 			.compute_scale = o.compute_scale, .steps = o.steps,
 			.json = o.json,
 		});
-	report_open(&rep, o.json, o.plot_dir, o.timing_only, &o.model);
+	report_open(&rep, o.json, o.plot_dir, o.timing_only, &o.model,
+		    sweep_coll_name(o.coll));
 	for (r = 0; r < o.nruns && !bad; r++)
 		bad = run(&o, o.chips[r], &rep);
 	if (report_close(&rep))

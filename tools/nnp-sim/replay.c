@@ -11,27 +11,39 @@ unsigned int replay_chips(const struct trace_job *j, const struct trace_op *op,
 	return op->nranks == j->nranks ? n : op->nranks;
 }
 
+/* The operations whose count is a part of a whole of one per rank. */
+static bool in_parts(enum trace_kind kind)
+{
+	return kind == TRACE_ALLGATHER || kind == TRACE_REDUCE_SCATTER ||
+	       kind == TRACE_ALLTOALL || kind == TRACE_GATHER ||
+	       kind == TRACE_SCATTER;
+}
+
 uint64_t replay_count(const struct trace_op *op, unsigned int chips)
 {
 	uint64_t whole = op->count * op->nranks;
 
-	if (op->kind != TRACE_ALLGATHER && op->kind != TRACE_REDUCE_SCATTER)
+	if (!in_parts(op->kind))
 		return op->count;
 	return whole ? (whole + chips - 1) / chips : 0;
 }
 
 /*
  * Device memory @op needs on @chips chips: the collectives in place but
- * allgather (its part after the whole output) and reduce_scatter (its
- * part after the whole input).
+ * those of parts (the part after the whole, or the whole after the part;
+ * alltoall's whole output after its whole input).
  */
 static uint64_t op_bytes(const struct trace_op *op, unsigned int chips)
 {
 	uint64_t part = replay_count(op, chips) * trace_dtype_size(op->dtype);
 
 	switch (op->kind) {
+	case TRACE_ALLTOALL:
+		return 2ull * chips * part;
 	case TRACE_ALLGATHER:
 	case TRACE_REDUCE_SCATTER:
+	case TRACE_GATHER:
+	case TRACE_SCATTER:
 		return (chips + 1ull) * part;
 	case TRACE_SEND:
 	case TRACE_RECV:
@@ -79,6 +91,15 @@ static int run_op(struct sim *s, const struct trace_op *op)
 	case TRACE_REDUCE_SCATTER:
 		return sim_collective(s, NNP_CMD_REDUCE_SCATTER, count, value,
 				      0, s->n * part);
+	case TRACE_REDUCE:
+		return sim_collective(s, NNP_CMD_REDUCE, count, value, 0, 0);
+	case TRACE_ALLTOALL:
+		return sim_collective(s, NNP_CMD_ALLTOALL, count, value, 0,
+				      s->n * part);
+	case TRACE_GATHER:
+		return sim_collective(s, NNP_CMD_GATHER, count, value, s->n * part, 0);
+	case TRACE_SCATTER:
+		return sim_collective(s, NNP_CMD_SCATTER, count, value, 0, s->n * part);
 	case TRACE_SEND:
 	case TRACE_RECV:
 		/* One chip has no neighbour: a message to itself costs nothing. */

@@ -19,9 +19,10 @@
 unsigned int replay_chips(const struct trace_job *j, const struct trace_op *op,
 			  unsigned int n);
 /*
- * @op's element count on @chips chips: allgather and reduce_scatter keep
- * the whole tensor, count x nranks, and split it over the chips (at least
- * an element each); the others keep theirs.
+ * @op's element count on @chips chips: allgather, reduce_scatter,
+ * alltoall, gather and scatter keep the whole tensor, count x nranks, and
+ * split it over the chips (at least an element each); the others keep
+ * theirs.
  */
 uint64_t replay_count(const struct trace_op *op, unsigned int chips);
 

@@ -8,20 +8,15 @@
 
 #include "report.h"
 
-/* NCCL's bus bandwidth of an allreduce: 2(n-1)/n of the bytes per rank. */
-static double busbw_gbps(unsigned int n, uint64_t bytes, uint64_t ns)
-{
-	return ns ? 2.0 * (n - 1) / n * (double)bytes / (double)ns : 0;
-}
-
 void report_open(struct report *r, bool json, const char *plot_dir,
-		 bool timing_only, const struct nnp_fw_config *model)
+		 bool timing_only, const struct nnp_fw_config *model,
+		 const char *coll)
 {
 	char path[4096];
 
 	*r = (struct report){
 		.json = json, .plot_dir = plot_dir, .model = model,
-		.timing_only = timing_only,
+		.timing_only = timing_only, .coll = coll,
 	};
 	if (plot_dir) {
 		snprintf(path, sizeof(path), "%s/nnp-sim.dat", plot_dir);
@@ -30,8 +25,8 @@ void report_open(struct report *r, bool json, const char *plot_dir,
 			perror(path);
 	}
 	if (json)
-		printf("{\"model\": {\"icl_mbps\": %u, \"icl_latency_ns\": %u, \"hbm_mbps\": %u, \"cmd_overhead_ns\": %u}, \"timing_only\": %s, \"runs\": [",
-		       model->icl_mbps, model->icl_latency_ns, model->hbm_mbps,
+		printf("{\"coll\": \"%s\", \"model\": {\"icl_mbps\": %u, \"icl_latency_ns\": %u, \"hbm_mbps\": %u, \"cmd_overhead_ns\": %u}, \"timing_only\": %s, \"runs\": [",
+		       coll, model->icl_mbps, model->icl_latency_ns, model->hbm_mbps,
 		       model->cmd_overhead_ns, timing_only ? "true" : "false");
 }
 
@@ -45,8 +40,8 @@ void report_begin(struct report *r, const struct topo *t, unsigned int n,
 		       r->runs ? "," : "", topo_kind_name(t->kind), n, t->rows,
 		       t->cols, topo_algo_name(algo));
 	} else {
-		printf("%s# %s of %u chips (%u x %u), algo %s%s; model (0: NNP-T's figure): icl %u MB/s, latency %u ns, hbm %u MB/s, overhead %u ns\n",
-		       r->runs ? "\n" : "", topo_kind_name(t->kind), n, t->rows,
+		printf("%s# %s on a %s of %u chips (%u x %u), algo %s%s; model (0: NNP-T's figure): icl %u MB/s, latency %u ns, hbm %u MB/s, overhead %u ns\n",
+		       r->runs ? "\n" : "", r->coll, topo_kind_name(t->kind), n, t->rows,
 		       t->cols, topo_algo_name(algo), r->timing_only ? ", timing-only" : "",
 		       r->model->icl_mbps, r->model->icl_latency_ns,
 		       r->model->hbm_mbps, r->model->cmd_overhead_ns);
@@ -61,10 +56,11 @@ void report_begin(struct report *r, const struct topo *t, unsigned int n,
 	r->runs++;
 }
 
-void report_row(struct report *r, unsigned int n, uint64_t bytes, uint64_t ns)
+void report_row(struct report *r, unsigned int n, uint64_t bytes, uint64_t ns,
+		double bus)
 {
 	double algbw = ns ? (double)bytes / (double)ns : 0;
-	double busbw = busbw_gbps(n, bytes, ns);
+	double busbw = bus * algbw;
 
 	if (r->json)
 		printf("%s\n  {\"bytes\": %llu, \"time_ns\": %llu, \"algbw_GBps\": %.3f, \"busbw_GBps\": %.3f}",
@@ -128,7 +124,7 @@ static int plot(struct report *r)
 		"set xlabel 'bytes per rank'\n"
 		"set ylabel 'modeled busbw (GB/s)'\n"
 		"set key left top\n"
-		"set title 'nnp-sim: %s allreduce, modeled'\n"
+		"set title 'nnp-sim: %s %s, modeled'\n"
 		"chips = '%s'\n"
 		"plot for [i=1:words(chips)] 'nnp-sim.dat' index (i-1) using 2:4 with linespoints title word(chips, i).' chips'\n"
 		"set output 'latency.png'\n"
@@ -137,7 +133,7 @@ static int plot(struct report *r)
 		"set ylabel 'modeled time of the smallest size (us)'\n"
 		"unset key\n"
 		"plot 'nnp-sim.dat' using 1:($3/1000) every ::0::0 with linespoints\n",
-		topo_kind_name(r->kind), r->chips);
+		topo_kind_name(r->kind), r->coll, r->chips);
 	fclose(gp);
 	return run_gnuplot(r->plot_dir);
 }

@@ -266,6 +266,9 @@ void sim_destroy(struct sim *s)
 		munmap(s->shared_mem, s->mem_size);
 	free(s->chips);
 	s->chips = NULL;
+	free(s->rank);
+	free(s->chip_of);
+	s->rank = s->chip_of = NULL;
 }
 
 int sim_connect(struct sim *s, unsigned int a, unsigned int pa,
@@ -360,14 +363,19 @@ int sim_collective(struct sim *s, uint8_t opcode, uint64_t count,
 	unsigned int c;
 
 	for (c = 0; c < s->n; c++) {
-		/* A broadcast's ranks but the root (chip 0) name no source. */
-		bool reads = opcode != NNP_CMD_BROADCAST || !c;
+		/*
+		 * The ranks but the root (chip 0) name no source in a
+		 * broadcast or scatter, no destination in a reduce or gather.
+		 */
+		bool reads = (opcode != NNP_CMD_BROADCAST && opcode != NNP_CMD_SCATTER) || !c;
+		bool writes = (opcode != NNP_CMD_REDUCE && opcode != NNP_CMD_GATHER) || !c;
 
 		sim_post(s, c, (struct nnp_hw_queue_cmd){
 			.opcode = opcode, .len = count, .value = value,
 			.src_key = reads ? s->chips[c].key : 0,
 			.src_off = reads ? src : 0,
-			.dst_key = s->chips[c].key, .dst_off = dst,
+			.dst_key = writes ? s->chips[c].key : 0,
+			.dst_off = writes ? dst : 0,
 		});
 	}
 	return sim_run(s) || s->errors ? -1 : 0;

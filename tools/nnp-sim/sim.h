@@ -47,6 +47,8 @@ struct sim {
 	unsigned int errors;	/* guest errors and warnings reported */
 	/* Not 0: the seed of a random order of the kicked chips (tests). */
 	unsigned int jitter;
+	/* Each chip's rank in SIM_COMM (topo_comm()), and the chip of each. */
+	uint32_t *rank, *chip_of;
 };
 
 /*
@@ -81,9 +83,10 @@ unsigned int sim_run(struct sim *s);
 /*
  * Collective @opcode of @count elements with NNP_COLL_VALUE @value on
  * every chip, from offset @src to @dst of its buffer, run to its end; 0,
- * or -1 if a chip failed it or the firmware reported an error. A
- * broadcast's root is rank 0: chip 0, the snake through any topology
- * starting there (topo.h).
+ * or -1 if a chip failed it or the firmware reported an error. The root
+ * (broadcast, reduce, gather, scatter) is rank 0: chip 0, the snake
+ * through any topology starting there (topo.h); the other ranks name no
+ * source or destination where the device asks none.
  */
 int sim_collective(struct sim *s, uint8_t opcode, uint64_t count,
 		   uint64_t value, uint64_t src, uint64_t dst);

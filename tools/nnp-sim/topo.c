@@ -102,17 +102,86 @@ static int port_to(const struct sim *s, unsigned int a, unsigned int b)
 	return -1;
 }
 
+/*
+ * Every chip's port towards chip @dst, into column @dst of @routes (n x
+ * n, chip-major): a breadth-first search from @dst gives each chip's
+ * distance, and a chip's port is its lowest one to a chip one closer, so
+ * each hop of a path agrees with the next. @dist and @queue: n each.
+ */
+static void routes_to(const struct sim *s, unsigned int dst, uint8_t *routes,
+		      uint32_t *dist, uint32_t *queue)
+{
+	unsigned int n = s->n, head = 0, tail = 0, c, p;
+
+	for (c = 0; c < n; c++)
+		dist[c] = UINT32_MAX;
+	dist[dst] = 0;
+	queue[tail++] = dst;
+	while (head < tail) {
+		c = queue[head++];
+		for (p = 0; p < SIM_PORTS; p++) {
+			int q = s->chips[c].peer[p];
+
+			if (q >= 0 && dist[q] == UINT32_MAX) {
+				dist[q] = dist[c] + 1;
+				queue[tail++] = (uint32_t)q;
+			}
+		}
+	}
+	for (c = 0; c < n; c++) {
+		routes[(size_t)c * n + dst] = NNP_HW_ROUTE_NONE;
+		for (p = 0; p < SIM_PORTS && c != dst && dist[c] != UINT32_MAX; p++) {
+			int q = s->chips[c].peer[p];
+
+			if (q >= 0 && dist[q] + 1 == dist[c]) {
+				routes[(size_t)c * n + dst] = (uint8_t)p;
+				break;
+			}
+		}
+	}
+}
+
+/* COMM_ROUTES on every chip, by rank: see topo_comm(). */
+static int give_routes(struct sim *s)
+{
+	unsigned int n = s->n, c, r;
+	uint8_t *routes = malloc((size_t)n * n), *mine = malloc(n);
+	uint32_t *dist = calloc(n, sizeof(*dist)), *queue = calloc(n, sizeof(*queue));
+	int bad = !routes || !mine || !dist || !queue;
+
+	for (c = 0; c < n && !bad; c++)
+		routes_to(s, c, routes, dist, queue);
+	for (c = 0; c < n && !bad; c++) {
+		struct nnp_hw_admin_cmd cmd = { .opcode = NNP_ADMIN_COMM_ROUTES };
+
+		for (r = 0; r < n; r++)
+			mine[r] = routes[(size_t)c * n + s->chip_of[r]];
+		cmd.args[0] = SIM_CTX;
+		cmd.args[1] = SIM_COMM;
+		bad = sim_admin(s, c, cmd, mine, n, NULL) != NNP_STATUS_SUCCESS;
+	}
+	free(queue);
+	free(dist);
+	free(mine);
+	free(routes);
+	return bad ? -1 : 0;
+}
+
 int topo_comm(struct sim *s, const struct topo *t)
 {
 	unsigned int n = s->n, p;
-	uint32_t *order = calloc(n, sizeof(*order));
 	struct nnp_hw_comm_args *a = calloc(n, sizeof(*a));
-	int bad = !order || !a;
+	int bad;
 
-	for (p = 0; p < n && !bad; p++)
-		order[p] = snake(t, p);
+	s->rank = calloc(n, sizeof(*s->rank));
+	s->chip_of = calloc(n, sizeof(*s->chip_of));
+	bad = !s->rank || !s->chip_of || !a;
 	for (p = 0; p < n && !bad; p++) {
-		unsigned int me = order[p], next = order[(p + 1) % n];
+		s->chip_of[p] = snake(t, p);
+		s->rank[s->chip_of[p]] = p;
+	}
+	for (p = 0; p < n && !bad; p++) {
+		unsigned int me = s->chip_of[p], next = s->chip_of[(p + 1) % n];
 		int port = n > 1 ? port_to(s, me, next) : 0;
 
 		if (port < 0) {
@@ -126,7 +195,7 @@ int topo_comm(struct sim *s, const struct topo *t)
 		};
 	}
 	for (p = 0; p < n && n > 1 && !bad; p++) {
-		unsigned int me = order[p], next = order[(p + 1) % n];
+		unsigned int me = s->chip_of[p], next = s->chip_of[(p + 1) % n];
 
 		a[next].recv_port = s->chips[me].peer_port[a[me].send_port];
 	}
@@ -136,8 +205,9 @@ int topo_comm(struct sim *s, const struct topo *t)
 		memcpy(cmd.args, &a[p], sizeof(a[p]));
 		bad = sim_admin(s, p, cmd, NULL, 0, NULL) != NNP_STATUS_SUCCESS;
 	}
-	free(order);
 	free(a);
+	if (!bad && n > 1)
+		bad = give_routes(s);
 	return bad ? -1 : 0;
 }
 

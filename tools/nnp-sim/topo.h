@@ -36,7 +36,9 @@ int topo_shape(struct topo *t, enum topo_kind kind, unsigned int n,
 int topo_wire(struct sim *s, const struct topo *t);
 /*
  * COMM_CREATE on every chip: a ring through all chips over the wired
- * links (a snake through a torus), rank = position on it.
+ * links (a snake through a torus), rank = position on it (s->rank,
+ * s->chip_of); then COMM_ROUTES, each chip's port towards every rank on
+ * a shortest path, for the exchanges' routed messages.
  */
 int topo_comm(struct sim *s, const struct topo *t);
 

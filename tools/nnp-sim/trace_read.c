@@ -14,7 +14,9 @@
 static const char *const kinds[] = {
 	[TRACE_ALLREDUCE] = "allreduce", [TRACE_BROADCAST] = "broadcast",
 	[TRACE_ALLGATHER] = "allgather", [TRACE_REDUCE_SCATTER] = "reduce_scatter",
-	[TRACE_SEND] = "send", [TRACE_RECV] = "recv",
+	[TRACE_SEND] = "send", [TRACE_RECV] = "recv", [TRACE_REDUCE] = "reduce",
+	[TRACE_ALLTOALL] = "alltoall", [TRACE_GATHER] = "gather",
+	[TRACE_SCATTER] = "scatter",
 };
 
 /* Indexed by NNP_DTYPE_* and NNP_OP_*. */
@@ -169,7 +171,8 @@ static int parse_op(const struct where *w, struct json_object *o,
 	if (i < 0)
 		return -1;
 	op->dtype = (uint8_t)i;
-	if (op->kind == TRACE_ALLREDUCE || op->kind == TRACE_REDUCE_SCATTER) {
+	if (op->kind == TRACE_ALLREDUCE || op->kind == TRACE_REDUCE_SCATTER ||
+	    op->kind == TRACE_REDUCE) {
 		if (!redop)
 			return bad(w, "\"redop\" is null for a reduction");
 		i = lookup(w, "redop", redops, NNP_OP_COUNT, redop);
