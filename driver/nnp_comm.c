@@ -5,6 +5,7 @@
  */
 #include <linux/dma-mapping.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include <drm/drm_file.h>
@@ -51,6 +52,53 @@ static int nnp_comm_create_ring(struct nnp_device *ndev,
 	return ret;
 }
 
+/* What fdinfo says of a communicator. */
+struct nnp_comm_label {
+	u32 rank, nranks;
+	char name[DRM_NNP_COMM_NAME_MAX];
+};
+
+/*
+ * A name fdinfo may print to anyone who reads it: ASCII letters, digits,
+ * '.', '-' and '_' up to a NUL within its bytes, so no terminal control,
+ * no newline to fake another key, nothing to mistake for a separator
+ * (isalnum() would pass Latin-1 letters too).
+ */
+static bool nnp_comm_name_ok(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < DRM_NNP_COMM_NAME_MAX && name[i]; i++) {
+		char c = name[i];
+
+		if (!(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') &&
+		    !(c >= '0' && c <= '9') && c != '.' && c != '-' && c != '_')
+			return false;
+	}
+	return i < DRM_NNP_COMM_NAME_MAX;
+}
+
+static struct nnp_comm_label *nnp_comm_label_new(const struct drm_nnp_comm_create *args)
+{
+	struct nnp_comm_label *l = kzalloc(sizeof(*l), GFP_KERNEL);
+
+	if (l) {
+		l->rank = args->rank;
+		l->nranks = args->nranks;
+		memcpy(l->name, args->name, sizeof(l->name));
+	}
+	return l;
+}
+
+static void nnp_comm_label_set(struct nnp_file *nf, unsigned int id,
+			       struct nnp_comm_label *l)
+{
+	mutex_lock(&nf->comm_lock);
+	kfree(nf->comm_labels[id]);
+	nf->comm_labels[id] = l;
+	mutex_unlock(&nf->comm_lock);
+}
+
 int nnp_ioctl_comm_create(struct drm_device *drm, void *data,
 			  struct drm_file *file)
 {
@@ -66,6 +114,7 @@ int nnp_ioctl_comm_create(struct drm_device *drm, void *data,
 		.epoch = cpu_to_le64(args->epoch),
 		.timeout_ms = cpu_to_le32(args->timeout_ms),
 	};
+	struct nnp_comm_label *label;
 	int id, ret;
 
 	if (args->flags || args->pad || args->comm) {
@@ -91,26 +140,38 @@ int nnp_ioctl_comm_create(struct drm_device *drm, void *data,
 			args->send_port, args->recv_port, ndev->id.num_ports);
 		return -EINVAL;
 	}
+	if (!nnp_comm_name_ok(args->name)) {
+		nnp_dbg(ndev, COMM, "comm_create: a name of other bytes, or no NUL\n");
+		return -EINVAL;
+	}
 	if (args->timeout_ms && !nnp_comm_v14(ndev))
 		return -EOPNOTSUPP;
+	label = nnp_comm_label_new(args);
+	if (!label)
+		return -ENOMEM;
 	ret = nnp_user_charge(nf, NNP_LIMIT_COMMS);
 	if (ret)
-		return ret;
+		goto err_label;
 	id = ida_alloc_range(&ndev->comm_ida, 1, NNP_HW_MAX_COMMS - 1, GFP_KERNEL);
 	if (id < 0) {
-		nnp_user_uncharge(nf, NNP_LIMIT_COMMS);
-		return id;
+		ret = id;
+		goto err_charge;
 	}
 	a.comm = cpu_to_le32(id);
 	ret = nnp_comm_create_ring(ndev, &a, args->ring);
-	if (ret) {
-		ida_free(&ndev->comm_ida, id);
-		nnp_user_uncharge(nf, NNP_LIMIT_COMMS);
-		return ret;
-	}
+	if (ret)
+		goto err_id;
+	nnp_comm_label_set(nf, id, label);
 	set_bit(id, nf->comms);
 	args->comm = id;
 	return 0;
+err_id:
+	ida_free(&ndev->comm_ida, id);
+err_charge:
+	nnp_user_uncharge(nf, NNP_LIMIT_COMMS);
+err_label:
+	kfree(label);
+	return ret;
 }
 
 int nnp_ioctl_comm_destroy(struct drm_device *drm, void *data,
@@ -134,6 +195,7 @@ int nnp_ioctl_comm_destroy(struct drm_device *drm, void *data,
 	    !test_and_clear_bit(args->comm, nf->comms))
 		return -ENOENT;
 	nnp_admin_run(ndev, NNP_ADMIN_COMM_DESTROY, a, sizeof(a), 0, 0, NULL);
+	nnp_comm_label_set(nf, args->comm, NULL);
 	ida_free(&ndev->comm_ida, args->comm);
 	nnp_user_uncharge(nf, NNP_LIMIT_COMMS);
 	return 0;
@@ -337,9 +399,29 @@ void nnp_comms_release(struct nnp_file *nf)
 	unsigned int id;
 
 	for_each_set_bit(id, nf->comms, NNP_HW_MAX_COMMS) {
+		nnp_comm_label_set(nf, id, NULL);
 		ida_free(&nf->ndev->comm_ida, id);
 		nnp_user_uncharge(nf, NNP_LIMIT_COMMS);
 	}
+}
+
+/*
+ * For fdinfo: a key for each communicator of @nf, its id in the key,
+ * "rank/nranks" and its name, if any, as the value.
+ */
+void nnp_comms_fdinfo(struct nnp_file *nf, struct drm_printer *p)
+{
+	unsigned int id;
+
+	mutex_lock(&nf->comm_lock);
+	for (id = 0; id < NNP_HW_MAX_COMMS; id++) {
+		const struct nnp_comm_label *l = nf->comm_labels[id];
+
+		if (l)
+			drm_printf(p, "nnp-comm-%u:\t%u/%u%s%s\n", id, l->rank,
+				   l->nranks, l->name[0] ? " " : "", l->name);
+	}
+	mutex_unlock(&nf->comm_lock);
 }
 
 /* For debugfs: one line per communicator of @nf. */

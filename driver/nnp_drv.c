@@ -141,6 +141,7 @@ static int nnp_open(struct drm_device *drm, struct drm_file *file)
 		goto err;
 	}
 	nf->ndev = ndev;
+	mutex_init(&nf->comm_lock);
 	ret = nnp_user_open(nf);
 	if (ret)
 		goto err;
@@ -162,6 +163,8 @@ static int nnp_open(struct drm_device *drm, struct drm_file *file)
 err_user:
 	nnp_user_close(nf);
 err:
+	if (nf)
+		mutex_destroy(&nf->comm_lock);
 	kfree(nf);
 	drm_dev_exit(idx);
 	return ret == -ENOSPC ? -EMFILE : ret;
@@ -169,7 +172,10 @@ err:
 
 static void nnp_file_free(struct kref *ref)
 {
-	kfree(container_of(ref, struct nnp_file, ref));
+	struct nnp_file *nf = container_of(ref, struct nnp_file, ref);
+
+	mutex_destroy(&nf->comm_lock);
+	kfree(nf);
 }
 
 void nnp_file_put(struct nnp_file *nf)

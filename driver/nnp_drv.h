@@ -13,6 +13,7 @@
 #include <linux/interrupt.h>
 #include <linux/io.h>
 #include <linux/kref.h>
+#include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/workqueue.h>
 
@@ -121,6 +122,9 @@ struct nnp_file {
 	atomic_t keys;
 	/* Communicator ids this file made. */
 	DECLARE_BITMAP(comms, NNP_HW_MAX_COMMS);
+	/* What fdinfo says of each, by id: NULL for none (nnp_comm.c). */
+	struct mutex comm_lock;
+	struct nnp_comm_label *comm_labels[NNP_HW_MAX_COMMS];
 	/* ndev->resets when the context was made: any other value, lost. */
 	int resets;
 	/* The engine times fdinfo showed last (nnp_fdinfo.c), by NNP_HW_ENGINE_*. */
@@ -232,6 +236,7 @@ int nnp_ioctl_comm_routes(struct drm_device *drm, void *data,
 			  struct drm_file *file);
 void nnp_comms_release(struct nnp_file *nf);
 void nnp_comms_show(struct nnp_file *nf, struct seq_file *m);
+void nnp_comms_fdinfo(struct nnp_file *nf, struct drm_printer *p);
 
 /* nnp_query.c */
 int nnp_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file);

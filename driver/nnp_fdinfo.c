@@ -121,4 +121,5 @@ void nnp_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 {
 	nnp_fdinfo_engines(p, file->driver_priv);
 	nnp_fdinfo_memory(p, file);
+	nnp_comms_fdinfo(file->driver_priv, p);
 }

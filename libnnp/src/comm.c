@@ -251,7 +251,8 @@ nnp_result_t nnp_comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
 			   const struct nnp_rank_info *all,
 			   const struct nnp_ring *ring,
 			   const struct nnp_topo *topo, enum nnp_algo algo,
-			   uint64_t epoch, uint32_t timeout_ms, nnp_comm_t **comm)
+			   uint64_t epoch, uint32_t timeout_ms, const char *name,
+			   nnp_comm_t **comm)
 {
 	struct drm_nnp_comm_create c = {
 		.nranks = nranks, .rank = rank, .epoch = epoch,
@@ -273,6 +274,11 @@ nnp_result_t nnp_comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
 		.dev = dev, .rank = (int)rank, .nranks = (int)nranks,
 		.timeout_ms = timeout_ms, .epoch = epoch,
 	};
+	/* Checked by the caller as the driver checks it; 0.9 caps both at 32. */
+	_Static_assert(sizeof(c.name) == sizeof(m->name), "name sizes differ");
+	if (name)
+		snprintf(m->name, sizeof(m->name), "%s", name);
+	memcpy(c.name, m->name, sizeof(c.name));
 	m->all = malloc(nranks * sizeof(*all));
 	if (!m->all || links_to_peers(m, all)) {
 		comm_free(m);
@@ -428,12 +434,10 @@ nnp_result_t nnp_comm_init_opts(nnp_comm_t **comm, int nranks,
 		if (res == NNP_SUCCESS) {
 			res = nnp_comm_make(dev, (uint32_t)nranks, (uint32_t)rank,
 					    all, &ring, &topo, algo, epoch,
-					    o->timeout_ms, comm);
-			if (res == NNP_SUCCESS && o->name[0]) {
-				memcpy((*comm)->name, o->name, sizeof(o->name));
+					    o->timeout_ms, o->name, comm);
+			if (res == NNP_SUCCESS && o->name[0])
 				nnp_log(NNP_LOG_INFO, "rank %d: communicator %u is %s",
 					rank, (*comm)->id, o->name);
-			}
 			nnp_topo_free(&topo);
 		}
 		nnp_ring_free(&ring);
@@ -474,7 +478,7 @@ nnp_result_t nnp_comm_init_all(nnp_device_t **devs, int n, nnp_comm_t **comms)
 	for (r = 0; r < n && res == NNP_SUCCESS; r++)
 		res = nnp_comm_make(devs[r], (uint32_t)n, (uint32_t)r, info,
 				    &ring, &topo, algo, epoch, coll_timeout_ms(),
-				    &comms[r]);
+				    NULL, &comms[r]);
 	if (res != NNP_SUCCESS)
 		for (r = 0; r < n; r++) {
 			nnp_comm_destroy(comms[r]);

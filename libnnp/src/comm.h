@@ -134,13 +134,15 @@ nnp_result_t nnp_comm_plan_algo(const struct nnp_rank_info *all, uint32_t n,
 /*
  * Make @dev rank @rank of the @nranks ranks @all, on the planned @ring and
  * @topo running @algo, named @epoch on the links, its commands waiting
- * @timeout_ms for a late peer (DRM_NNP_COMM_TIMEOUT_NEVER: for ever);
- * *@comm on success, else the last error says why.
+ * @timeout_ms for a late peer (DRM_NNP_COMM_TIMEOUT_NEVER: for ever),
+ * named @name (NULL or "": none; the driver shows it in fdinfo since
+ * 1.9); *@comm on success, else the last error says why.
  */
 nnp_result_t nnp_comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
 			   const struct nnp_rank_info *all,
 			   const struct nnp_ring *ring,
 			   const struct nnp_topo *topo, enum nnp_algo algo,
-			   uint64_t epoch, uint32_t timeout_ms, nnp_comm_t **comm);
+			   uint64_t epoch, uint32_t timeout_ms, const char *name,
+			   nnp_comm_t **comm);
 
 #endif /* NNP_COMM_H */

@@ -84,11 +84,10 @@ nnp_result_t nnp_comm_shrink(nnp_comm_t *parent, const int *exclude, int nexclud
 			       (uint32_t)parent->rank, exclude, nexclude,
 			       parent->epoch, parent->shrunk, parent->nshrunk, &g);
 	if (res == NNP_SUCCESS)
-		res = nnp_split_make(parent, &g, "nnp_comm_shrink", timeout_ms, &child);
-	if (res == NNP_SUCCESS) {
-		memcpy(child->name, name, sizeof(name));
+		res = nnp_split_make(parent, &g, "nnp_comm_shrink", timeout_ms, name,
+				     &child);
+	if (res == NNP_SUCCESS)
 		res = check_members(child, &g);
-	}
 	if (res == NNP_SUCCESS)
 		res = note_epoch(parent, g.epoch);
 	if (res != NNP_SUCCESS) {

@@ -20,7 +20,7 @@
 #include "split.h"
 
 nnp_result_t nnp_split_make(nnp_comm_t *parent, const struct nnp_split_group *g,
-			    const char *what, uint32_t timeout_ms,
+			    const char *what, uint32_t timeout_ms, const char *name,
 			    nnp_comm_t **child)
 {
 	struct nnp_topo topo;
@@ -33,7 +33,7 @@ nnp_result_t nnp_split_make(nnp_comm_t *parent, const struct nnp_split_group *g,
 	res = nnp_comm_plan_algo(g->info, g->n, &ring, &topo, &algo);
 	if (res == NNP_SUCCESS) {
 		res = nnp_comm_make(parent->dev, g->n, g->rank, g->info, &ring,
-				    &topo, algo, g->epoch, timeout_ms, child);
+				    &topo, algo, g->epoch, timeout_ms, name, child);
 		nnp_topo_free(&topo);
 	}
 	nnp_ring_free(&ring);
@@ -55,7 +55,7 @@ static nnp_result_t split_make(nnp_comm_t *parent, const struct nnp_split_entry 
 	if (res != NNP_SUCCESS || !g->n)
 		return res;
 	snprintf(what, sizeof(what), "nnp_comm_split: color %d", g->color);
-	return nnp_split_make(parent, g, what, parent->timeout_ms, child);
+	return nnp_split_make(parent, g, what, parent->timeout_ms, NULL, child);
 }
 
 /* Did every other member of @g make its part, as @status (by parent rank) says? */

@@ -77,10 +77,11 @@ struct nnp_comm;
 /*
  * Make parent rank @parent's communicator of @g (planned as
  * nnp_split_plan(), @what starting its errors), waiting @timeout_ms for a
- * late peer, in *@child. In comm_split.c: it needs the device.
+ * late peer, named @name (NULL: none), in *@child. In comm_split.c: it
+ * needs the device.
  */
 nnp_result_t nnp_split_make(struct nnp_comm *parent, const struct nnp_split_group *g,
-			    const char *what, uint32_t timeout_ms,
+			    const char *what, uint32_t timeout_ms, const char *name,
 			    struct nnp_comm **child);
 
 #endif /* NNP_SPLIT_H */

@@ -26,11 +26,21 @@
  * nnptool_ps_lists_this_process: `nnptool ps --json` and the table show
  * this process's two clients with its pid, command, node, PCI address,
  * client ids, memory and engine times exactly as fdinfo has them.
+ * communicators_named: since driver interface 1.9 each communicator of
+ * a file is a key of its fdinfo, "nnp-comm-ID: RANK/NRANKS NAME": one
+ * made with a name by COMM_CREATE, one without, one by a caller built
+ * before 1.9 (its shorter struct: no name), and one through libnnp's
+ * nnp_comm_init_rank_config() named "tp.stage-1"; `nnptool ps` shows
+ * them as NAME:0/1 or #ID:0/1, and in --json; a name with an escape, a
+ * space, a newline, a tab, UTF-8 or a Latin-1 letter, or 32 bytes with
+ * no NUL, is EINVAL and
+ * makes no communicator; a destroyed one's key goes.
  * nnptool_ps_escapes_other_users_names: a process of user 65534 holding
  * the device, named with a terminal title, a bell and a clear-screen
  * sequence, is a row of `nnptool ps` whose name shows those bytes as
  * \xHH, and the table has no control byte but its line ends.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -39,6 +49,10 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <nnp/nnp.h>
+#include <nnp_accel.h>
+#include <xf86drm.h>
 
 #include "guest_env.h"
 #include "kselftest_harness.h"
@@ -348,11 +362,13 @@ TEST_F(two, nnptool_ps_lists_this_process)
 		 "{\"pid\": %d, \"command\": \"fdinfo_test\", \"node\": "
 		 "\"/dev/accel/accel0\", \"pci_address\": \"%s\", \"client_id\": %"
 		 PRIu64 ", \"device_mem\": 2097152, \"host_mem\": 0, "
-		 "\"copy_busy_ns\": 1705, \"collective_busy_ns\": 0}, "
+		 "\"copy_busy_ns\": 1705, \"collective_busy_ns\": 0, "
+		 "\"communicators\": []}, "
 		 "{\"pid\": %d, \"command\": \"fdinfo_test\", \"node\": "
 		 "\"/dev/accel/accel0\", \"pci_address\": \"%s\", \"client_id\": %"
 		 PRIu64 ", \"device_mem\": 0, \"host_mem\": 3145728, "
-		 "\"copy_busy_ns\": 0, \"collective_busy_ns\": 0}",
+		 "\"copy_busy_ns\": 0, \"collective_busy_ns\": 0, "
+		 "\"communicators\": []}",
 		 getpid(), pci, self->fa.client_id, getpid(), pci,
 		 self->fb.client_id);
 	tool_line("ps --json", "{\"clients\": [", line, sizeof(line));
@@ -363,13 +379,102 @@ TEST_F(two, nnptool_ps_lists_this_process)
 	snprintf(id, sizeof(id), " %6" PRIu64 " ", self->fa.client_id);
 	tool_line("ps", id, line, sizeof(line));
 	snprintf(want, sizeof(want),
-		 "%-7d %-15s %-18s %-12s %6" PRIu64 " %12d %12d %12d %12d\n",
+		 "%-7d %-15s %-18s %-12s %6" PRIu64 " %12d %12d %12d %12d  -\n",
 		 getpid(), "fdinfo_test", "/dev/accel/accel0", pci,
 		 self->fa.client_id, 2048, 0, 1, 0);
 	EXPECT_STREQ(want, line);
 	nnp_mem_free(h);
 	nnp_mem_free(y);
 	nnp_mem_free(x);
+}
+
+/* COMM_CREATE of a one-rank communicator on @fd named @name; its id or -errno. */
+static int comm_named(int fd, const char *name, size_t len, uint64_t epoch)
+{
+	struct drm_nnp_comm_create c = { .nranks = 1, .epoch = epoch };
+
+	memcpy(c.name, name, len);
+	return drmIoctl(fd, DRM_IOCTL_NNP_COMM_CREATE, &c) ? -errno : (int)c.comm;
+}
+
+/* fd @fd's fdinfo value of key "nnp-comm-@id"; "" if none. */
+static void comm_key(int fd, int id, char *buf, size_t len)
+{
+	char path[64], line[256], key[32];
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	snprintf(key, sizeof(key), "nnp-comm-%d:\t", id);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)))
+			snprintf(buf, len, "%s", line + strlen(key));
+	fclose(f);
+}
+
+TEST_F(two, communicators_named)
+{
+	/* What a caller built before 1.9 passes: the struct without @name. */
+	struct old_create {
+		__u32 nranks, rank, send_port, recv_port, flags, comm;
+		__u64 epoch, ring;
+		__u32 timeout_ms, pad;
+	} old = { .nranks = 1, .epoch = 0x5eed0003 };
+	static const char *const bad[] = {
+		"tp\x1b[31m", "tp stage", "tp\n", "tp\tx", "caf\xc3\xa9", "tp\xe9",
+	};
+	nnp_comm_config_t cfg = NNP_COMM_CONFIG_INIT;
+	char val[128], line[2048], want[512];
+	int fd = nnp_device_fd(self->a), named, plain, i;
+	char full[DRM_NNP_COMM_NAME_MAX];
+	nnp_unique_id_t uid;
+	nnp_comm_t *comm;
+
+	named = comm_named(fd, "dp-0.x_y", 9, 0x5eed0001);
+	plain = comm_named(fd, "", 0, 0x5eed0002);
+	ASSERT_LT(0, named);
+	ASSERT_LT(0, plain);
+	ASSERT_EQ(0, drmIoctl(fd, _IOWR(DRM_IOCTL_BASE, DRM_COMMAND_BASE + DRM_NNP_COMM_CREATE,
+					struct old_create), &old));
+	comm_key(fd, named, val, sizeof(val));
+	EXPECT_STREQ("0/1 dp-0.x_y\n", val);
+	comm_key(fd, plain, val, sizeof(val));
+	EXPECT_STREQ("0/1\n", val);
+	comm_key(fd, (int)old.comm, val, sizeof(val));
+	EXPECT_STREQ("0/1\n", val);
+
+	for (i = 0; i < 6; i++) {
+		EXPECT_EQ(-EINVAL, comm_named(fd, bad[i], strlen(bad[i]) + 1, 0x5eed0010 + i))
+			TH_LOG("name %d", i);
+	}
+	memset(full, 'a', sizeof(full));
+	EXPECT_EQ(-EINVAL, comm_named(fd, full, sizeof(full), 0x5eed0020));
+
+	/* Through libnnp: the config's name reaches the driver. */
+	cfg.name = "tp.stage-1";
+	ASSERT_EQ(NNP_SUCCESS, nnp_get_unique_id(&uid));
+	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_rank_config(&comm, 1, &uid, 0, self->b, &cfg))
+		TH_LOG("%s", nnp_get_last_error());
+	tool_line("ps", "dp-0.x_y", line, sizeof(line));
+	EXPECT_NE(NULL, strstr(line, "  dp-0.x_y:0/1,#")) TH_LOG("%s", line);
+	tool_line("ps", "tp.stage-1", line, sizeof(line));
+	EXPECT_NE(NULL, strstr(line, "  tp.stage-1:0/1\n")) TH_LOG("%s", line);
+	snprintf(want, sizeof(want),
+		 "{\"id\": %d, \"name\": \"dp-0.x_y\", \"rank\": 0, \"nranks\": 1}", named);
+	tool_line("ps --json", "{\"clients\": [", line, sizeof(line));
+	EXPECT_NE(NULL, strstr(line, want)) TH_LOG("want %s in %s", want, line);
+	snprintf(want, sizeof(want),
+		 "{\"id\": %d, \"name\": null, \"rank\": 0, \"nranks\": 1}", plain);
+	EXPECT_NE(NULL, strstr(line, want)) TH_LOG("want %s in %s", want, line);
+
+	nnp_comm_destroy(comm);
+	ASSERT_EQ(0, drmIoctl(fd, DRM_IOCTL_NNP_COMM_DESTROY,
+			      &(struct drm_nnp_comm_destroy){ .comm = (__u32)named }));
+	comm_key(fd, named, val, sizeof(val));
+	EXPECT_STREQ("", val);
 }
 
 /*

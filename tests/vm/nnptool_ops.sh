@@ -418,11 +418,12 @@ check("bench --json: the four collectives' sizes, counts, busbw factors and verd
 def bench_text():
     lines = secs["bench-text"].splitlines()
     rows = [l.split() for l in lines if l.startswith("  ")]
-    assert [(r[0], r[1], r[7], r[13]) for r in rows] == \
-        [("1024", "256", "0", "0"), ("4096", "1024", "0", "0")], rows
+    # size count type redop root, then each pass: time algbw busbw #wrong ...
+    assert [(r[0], r[1], r[4], r[8], r[14]) for r in rows] == \
+        [("1024", "256", "-1", "0", "0"), ("4096", "1024", "-1", "0", "0")], rows
     # busbw = 3/4 size / time, from the size and the times (us, 0.1 us
     # steps) of both passes, so the average is exact to about 0.1%.
-    busbw = [0.75 * int(r[0]) / float(r[t]) / 1e3 for r in rows for t in (4, 10)]
+    busbw = [0.75 * int(r[0]) / float(r[t]) / 1e3 for r in rows for t in (5, 11)]
     want = sum(busbw) / len(busbw)
     assert lines[-4] == "# Out of bounds values : 0 OK", lines[-4]
     m = re.fullmatch(r"# Avg bus bandwidth    : ([0-9.e+-]+) ", lines[-3])

@@ -7,7 +7,8 @@
  * nnp.ko prints: docs/uapi.md, "fdinfo"). A file reached through several
  * descriptors of one process (dup) is listed once; one shared by several
  * processes (fork) under each of them. Other users' processes are seen
- * only by root.
+ * only by root. Since driver interface 1.9 each file's communicators
+ * follow: id, rank of how many, and the name the job gave it.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -29,6 +30,12 @@ struct client {
 	uint64_t id;		/* drm-client-id */
 	uint64_t mem[2];	/* drm-total-device, drm-total-host, bytes */
 	uint64_t busy_ns[2];	/* drm-engine-copy, drm-engine-collective */
+	/* nnp-comm-ID: "RANK/NRANKS[ NAME]", by the driver's id order. */
+	struct comm_line {
+		unsigned int id, rank, nranks;
+		char name[32];		/* "" for none */
+	} comms[64];
+	unsigned int ncomms;
 };
 
 struct clients {
@@ -49,6 +56,22 @@ static uint64_t size_value(const char *v)
 	else if (!strncmp(end, "MiB", 3))
 		n <<= 20;
 	return n;
+}
+
+/* One nnp-comm-@id key's @v into @c; a line of another form is skipped. */
+static void comm_line(struct client *c, const char *id, const char *v)
+{
+	struct comm_line *l = &c->comms[c->ncomms];
+	const char *name;
+	int used = 0;
+
+	if (c->ncomms == sizeof(c->comms) / sizeof(c->comms[0]) ||
+	    sscanf(id, "%u", &l->id) != 1 ||
+	    sscanf(v, "%u/%u%n", &l->rank, &l->nranks, &used) != 2)
+		return;
+	name = v + used;
+	snprintf(l->name, sizeof(l->name), "%s", *name == ' ' ? name + 1 : "");
+	c->ncomms++;
 }
 
 /* Fill @c from fdinfo file @path; false if it is no nnp device's. */
@@ -79,6 +102,8 @@ static bool read_fdinfo(const char *path, struct client *c)
 			c->id = strtoull(v, NULL, 10);
 		else if (!strcmp(line, "drm-pdev"))
 			snprintf(c->pdev, sizeof(c->pdev), "%s", v);
+		else if (!strncmp(line, "nnp-comm-", 9))
+			comm_line(c, line + 9, v);
 		for (k = 0; k < 4; k++)
 			if (!strcmp(line, keys[k]))
 				*(k < 2 ? &c->mem[k] : &c->busy_ns[k - 2]) =
@@ -161,6 +186,23 @@ static int by_pid_then_id(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+static void comms_json(struct json_object *o, const struct client *c)
+{
+	struct json_object *list = jo_arr(o, "communicators"), *e;
+	unsigned int i;
+
+	for (i = 0; i < c->ncomms; i++) {
+		e = jo_obj(list, NULL);
+		jo_u64(e, "id", c->comms[i].id);
+		if (c->comms[i].name[0])
+			jo_str(e, "name", c->comms[i].name);
+		else
+			jo_null(e, "name");
+		jo_u64(e, "rank", c->comms[i].rank);
+		jo_u64(e, "nranks", c->comms[i].nranks);
+	}
+}
+
 static void print_json(const struct clients *l)
 {
 	struct json_object *doc = jo_obj(NULL, NULL), *list, *o;
@@ -180,17 +222,39 @@ static void print_json(const struct clients *l)
 		jo_u64(o, "host_mem", c->mem[1]);
 		jo_u64(o, "copy_busy_ns", c->busy_ns[0]);
 		jo_u64(o, "collective_busy_ns", c->busy_ns[1]);
+		comms_json(o, c);
 	}
 	jo_line(stdout, doc);
+}
+
+/*
+ * The COMMUNICATORS column: NAME:RANK/NRANKS (#ID for one with no name),
+ * comma-separated; "-" for none.
+ */
+static void print_comms(const struct client *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->ncomms; i++) {
+		const struct comm_line *l = &c->comms[i];
+		char name[4 * sizeof(l->name)];
+
+		text_for_terminal(l->name, name, sizeof(name));
+		if (name[0])
+			printf("%s%s:%u/%u", i ? "," : "", name, l->rank, l->nranks);
+		else
+			printf("%s#%u:%u/%u", i ? "," : "", l->id, l->rank, l->nranks);
+	}
+	printf("%s\n", c->ncomms ? "" : "-");
 }
 
 static void print_table(const struct clients *l)
 {
 	size_t i;
 
-	printf("%-7s %-15s %-18s %-12s %6s %12s %12s %12s %12s\n", "PID",
+	printf("%-7s %-15s %-18s %-12s %6s %12s %12s %12s %12s  %s\n", "PID",
 	       "COMMAND", "NODE", "PCI", "CLIENT", "DEVICE KiB", "HOST KiB",
-	       "COPY US", "COLL US");
+	       "COPY US", "COLL US", "COMMUNICATORS");
 	for (i = 0; i < l->n; i++) {
 		const struct client *c = &l->c[i];
 		/* Each byte may take 4: other users name their processes. */
@@ -201,9 +265,10 @@ static void print_table(const struct clients *l)
 		text_for_terminal(c->node, node, sizeof(node));
 		text_for_terminal(c->pdev, pdev, sizeof(pdev));
 		printf("%-7ld %-15s %-18s %-12s %6" PRIu64 " %12" PRIu64 " %12"
-		       PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", c->pid, comm,
+		       PRIu64 " %12" PRIu64 " %12" PRIu64 "  ", c->pid, comm,
 		       node, pdev, c->id, c->mem[0] >> 10, c->mem[1] >> 10,
 		       c->busy_ns[0] / 1000, c->busy_ns[1] / 1000);
+		print_comms(c);
 	}
 }
 

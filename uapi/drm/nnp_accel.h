@@ -37,7 +37,7 @@ extern "C" {
  */
 #define DRM_NNP_DRIVER_NAME		"nnp"
 #define DRM_NNP_DRIVER_MAJOR		1
-#define DRM_NNP_DRIVER_MINOR		8
+#define DRM_NNP_DRIVER_MINOR		9
 
 #define DRM_NNP_QUERY			0x00
 #define DRM_NNP_BO_CREATE		0x01
@@ -470,6 +470,9 @@ struct drm_nnp_queue_wait {
 	__s64 timeout_ns;
 };
 
+/* Bytes of struct drm_nnp_comm_create's @name, its NUL included. */
+#define DRM_NNP_COMM_NAME_MAX		32
+
 /**
  * struct drm_nnp_comm_create - make this chip one rank of a communicator
  *
@@ -491,12 +494,19 @@ struct drm_nnp_queue_wait {
  * that is late is not dead: a link that goes down or a rank that fails
  * ends the command at once whatever the timeout.
  *
+ * @name (since 1.9) names the communicator in the file's fdinfo, where
+ * anyone who may read it (nnptool ps) sees it: so only letters, digits,
+ * '.', '-' and '_', NUL-terminated within %DRM_NNP_COMM_NAME_MAX bytes;
+ * all zeros for none. A caller built before 1.9 passes a shorter struct,
+ * which the kernel extends with zeros: no name.
+ *
  * Errors: %EINVAL for @rank >= @nranks, @nranks 0, a port past the
  * device's, nonzero @flags or @pad, a @ring that is not a permutation of
- * the ranks; %EOPNOTSUPP for a nonzero @timeout_ms on a device older than
- * hardware interface 1.4; %EFAULT if @ring cannot be read; %ENOSPC when
- * the device has no free communicator; %EBUSY when a communicator on the
- * device already has @epoch; %ENOMEM when the kernel has no memory.
+ * the ranks, a @name with any other byte or no NUL; %EOPNOTSUPP for a
+ * nonzero @timeout_ms on a device older than hardware interface 1.4;
+ * %EFAULT if @ring cannot be read; %ENOSPC when the device has no free
+ * communicator; %EBUSY when a communicator on the device already has
+ * @epoch; %ENOMEM when the kernel has no memory.
  */
 struct drm_nnp_comm_create {
 	/** @nranks: in: ranks in the communicator. */
@@ -519,6 +529,8 @@ struct drm_nnp_comm_create {
 	__u32 timeout_ms;
 	/** @pad: in: must be zero. */
 	__u32 pad;
+	/** @name: in, since 1.9: the communicator's name, or all zeros. */
+	char name[DRM_NNP_COMM_NAME_MAX];
 };
 
 #define DRM_NNP_COMM_TIMEOUT_NEVER	0xffffffffu
