@@ -31,6 +31,7 @@ extern "C" {
  * 1.6: DRM_NNP_RESET_PCI, DRM_NNP_RESET_SUSPEND.
  * 1.7: DRM_NNP_QUEUE_SHADOW_DOORBELL, drm_nnp_queue_create.shadow_offset.
  * 1.8: DRM_IOCTL_NNP_COMM_ROUTES.
+ * 1.9: drm_nnp_comm_create.name.
  *
  * The major changes only if something is taken away, which this header's
  * rules forbid.
