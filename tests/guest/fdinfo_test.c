@@ -35,6 +35,9 @@
  * space, a newline, a tab, UTF-8 or a Latin-1 letter, or 32 bytes with
  * no NUL, is EINVAL and
  * makes no communicator; a destroyed one's key goes.
+ * communicators_raced: two threads of one file make and destroy
+ * communicators named with 31 bytes while a third reads its fdinfo:
+ * every key read whole, no call failed, none left after.
  * nnptool_ps_escapes_other_users_names: a process of user 65534 holding
  * the device, named with a terminal title, a bell and a clear-screen
  * sequence, is a row of `nnptool ps` whose name shows those bytes as
@@ -42,6 +45,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -475,6 +479,78 @@ TEST_F(two, communicators_named)
 			      &(struct drm_nnp_comm_destroy){ .comm = (__u32)named }));
 	comm_key(fd, named, val, sizeof(val));
 	EXPECT_STREQ("", val);
+}
+
+/* One thread of communicators_raced: @rounds of COMM_CREATE and DESTROY. */
+struct racer {
+	int fd, base, rounds, bad;
+	const char *name;
+};
+
+static void *create_destroy(void *arg)
+{
+	struct racer *r = arg;
+	int i;
+
+	for (i = 0; i < r->rounds; i++) {
+		int id = comm_named(r->fd, r->name, strlen(r->name) + 1,
+				    0x7ace0000ull + (uint64_t)r->base + (uint64_t)i);
+
+		r->bad += id <= 0 || drmIoctl(r->fd, DRM_IOCTL_NNP_COMM_DESTROY,
+					      &(struct drm_nnp_comm_destroy){ .comm = (__u32)id });
+	}
+	return NULL;
+}
+
+/*
+ * Two threads of one file make and destroy communicators with names of
+ * the longest length (31 bytes and the NUL) while this one reads the
+ * file's fdinfo: every nnp-comm key read is whole ("0/1 NAME" of one of
+ * the two names), no call fails, and none is left at the end.
+ */
+TEST_F(two, communicators_raced)
+{
+	static const char a31[] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+	static const char b31[] = "b.b-b_bbbbbbbbbbbbbbbbbbbbbbbbb";
+	int fd = nnp_device_fd(self->a), i, torn = 0, seen = 0;
+	struct racer r[2] = {
+		{ fd, 0, 300, 0, a31 }, { fd, 100000, 300, 0, b31 },
+	};
+	char path[64], line[256];
+	pthread_t t[2];
+
+	ASSERT_EQ(31, strlen(a31));
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, create_destroy, &r[i]));
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	for (i = 0; i < 300; i++) {
+		FILE *f = fopen(path, "r");
+
+		ASSERT_NE(NULL, f);
+		while (fgets(line, sizeof(line), f)) {
+			char *v = strchr(line, '\t');
+
+			if (strncmp(line, "nnp-comm-", 9) || !v)
+				continue;
+			seen++;
+			torn += strcmp(v + 1, "0/1 aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n") &&
+				strcmp(v + 1, "0/1 b.b-b_bbbbbbbbbbbbbbbbbbbbbbbbb\n");
+		}
+		fclose(f);
+	}
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	EXPECT_EQ(0, r[0].bad);
+	EXPECT_EQ(0, r[1].bad);
+	EXPECT_EQ(0, torn) TH_LOG("%d torn of %d keys read", torn, seen);
+	for (i = 1; i < 64; i++) {
+		char val[128];
+
+		comm_key(fd, i, val, sizeof(val));
+		EXPECT_STREQ("", val) {
+			TH_LOG("comm %d left", i);
+		}
+	}
 }
 
 /*
