@@ -61,7 +61,7 @@ out=$(mktemp)
 trap 'rm -f "$out"*' EXIT
 matrix=()
 [ -z "${NNP_COLL_MATRIX:-}" ] || matrix=(--env "NNP_COLL_MATRIX=$NNP_COLL_MATRIX")
-tap_plan 23
+tap_plan 24
 # What a VM runs after coll_test, by chip count: on 2 chips 16 MiB of each
 # collective (a step of 8 MiB goes in 1 MiB chunks, and a window of 4 of
 # them outgrew what one communicator may hold of its peer's port, 3 MiB,
@@ -94,7 +94,10 @@ nnptool bench allreduce -r 1 2>/dev/null; r1=$?
 nnptool bench gather -o max 2>/dev/null
 echo root-usage=$r4,$r1,$?
 nnptool bench allreduce -b 8 -e 64 -f 8 -n 3 -m 8 -d half -o avg --csv >/tmp/agg.csv
-echo agg-status=$? agg=$(cut -d, -f1,4,5,7,8,10,14 /tmp/agg.csv | tr "\n" " ")'
+echo agg-status=$? agg=$(cut -d, -f1,4,5,7,8,10,14 /tmp/agg.csv | tr "\n" " ")
+nnptool bench alltoall -b 64K -e 64K -n 2 -c 0 --csv >/tmp/nocheck.csv; s=$?
+nnptool bench alltoall -c 2 2>/dev/null
+echo nocheck-status=$s,$? nocheck=$(cut -d, -f1,8,10,14 /tmp/nocheck.csv | tr "\n" " ")'
 for fabric in ring:2 ring:3 ring:4 ring:8 torus:2x2:4 torus:4x2:8; do
 	n=${fabric##*:} topo=${fabric%:*}
 	after=
@@ -130,5 +133,7 @@ tap_check "bench broadcast, reduce, gather and scatter from root 2, int32: root 
 tap_grep "bench: a root past the ranks, -r for allreduce, -o for gather: usage (2)" "$out" '^root-usage=2,2,2$'
 tap_grep "bench -m 8 --csv: 8 half averages per group, a CSV line per pass, 0 wrong" "$out" \
 	'^agg-status=0 agg=benchmark,type,redop,agg,size,in_place,wrong allreduce,half,avg,8,8,0,0 allreduce,half,avg,8,8,1,0 allreduce,half,avg,8,64,0,0 allreduce,half,avg,8,64,1,0$'
+tap_grep "bench -c 0: nothing checked, the wrong field empty; -c 2: usage (2)" "$out" \
+	'^nocheck-status=0,2 nocheck=benchmark,size,in_place,wrong alltoall,65536,0, alltoall,65536,1,$'
 
 tap_done

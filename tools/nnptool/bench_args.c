@@ -23,6 +23,7 @@ const struct option bench_long_opts[] = {
 	{ "type", required_argument, NULL, 'd' },
 	{ "op", required_argument, NULL, 'o' },
 	{ "root", required_argument, NULL, 'r' },
+	{ "check", required_argument, NULL, 'c' },
 	{ "bytes", required_argument, NULL, OPT_BYTES },
 	{ "trials", required_argument, NULL, OPT_TRIALS },
 	{ "peer", required_argument, NULL, OPT_PEER },
@@ -99,6 +100,11 @@ static int parse_one(const struct nnptool_cmd *cmd, int c,
 		z->root_arg = optarg;
 		return number(optarg, 0, &z->root) ?
 		       nnptool_bad_value(cmd, "ROOT (0 to 100000)", optarg) : 0;
+	case 'c':
+		if (strcmp(optarg, "0") && strcmp(optarg, "1"))
+			return nnptool_bad_value(cmd, "0 or 1", optarg);
+		b->check = *optarg == '1';
+		return 0;
 	case OPT_PEER:
 		z->peer_arg = optarg;
 		return number(optarg, 1, &z->peer) ?

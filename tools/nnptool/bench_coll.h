@@ -32,6 +32,7 @@ struct bench_setup {
 	unsigned long agg;	/* -m: collectives in one group */
 	unsigned long iters, trials;
 	size_t bytes;		/* --bytes: fewer iterations above it */
+	bool check;		/* -c 1 (the default): every result checked */
 };
 
 /*
@@ -83,8 +84,8 @@ struct bench_args {
 
 #define BENCH_ARGS_USAGE "[--json|--csv] [-b|--min SIZE] [-e|--max SIZE] " \
 	"[-f|--step F] [-n|--iters N] [-m|--agg N] [-d|--type TYPE] [-o|--op OP] " \
-	"[-r|--root ROOT] [--bytes SIZE] [--trials T] [--peer P]"
-#define BENCH_ARGS_SHORT "b:e:f:n:m:d:o:r:"
+	"[-r|--root ROOT] [-c|--check 0|1] [--bytes SIZE] [--trials T] [--peer P]"
+#define BENCH_ARGS_SHORT "b:e:f:n:m:d:o:r:c:"
 extern const struct option bench_long_opts[];
 
 /*
