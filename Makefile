@@ -467,7 +467,7 @@ $(TESTDIR)/host/test_sim_replay: tests/host/test_sim_replay.c $(NNP_SIM_REPLAY_S
 		-o $@ $< $(NNP_SIM_REPLAY_SRCS) $(FW_SRCS) $(JSONC_LIBS) -lcmocka -lm
 # A use after free between chips, or a read of memory no longer lent,
 # must abort the test, not pass unseen.
-$(TESTDIR)/host/test_fw_lifetime $(TESTDIR)/host/test_fw_lend: CFLAGS_COMMON += -fsanitize=address -fno-omit-frame-pointer
+$(TESTDIR)/host/test_fw_lifetime $(TESTDIR)/host/test_fw_lend $(TESTDIR)/host/test_fw_buffers: CFLAGS_COMMON += -fsanitize=address -fno-omit-frame-pointer
 
 # nnptool's JSON and terminal text writers alone.
 $(TESTDIR)/host/test_nnptool_%: tests/host/test_nnptool_%.c tools/nnptool/json_out.c \

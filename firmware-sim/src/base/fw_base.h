@@ -41,6 +41,10 @@ struct nnp_fw_engine_hooks;
 #define NNP_FW_ABORT_PACKETS	64u
 /* Epochs a port remembers dropping unclaimed packets of (fw_purge.c). */
 #define NNP_FW_LOST_EPOCHS	8
+/* Packet copies kept for reuse: 16 MiB, a few ports' room of packets. */
+#define NNP_FW_POOL_PACKETS	256u
+/* Scratch buffers a chip keeps: a reduce-scatter in place takes two. */
+#define NNP_FW_SCRATCH_SLOTS	2
 
 /*
  * The packet of a point-to-point message, and a collective's smallest
@@ -204,6 +208,7 @@ struct nnp_fw_packet {
 	size_t len;
 	const uint8_t *data;	/* the copy after this header, or the lent chunk */
 	struct nnp_fw_op *owner;	/* an in-process descriptor's lender */
+	bool pooled;		/* a copy from nnp_fw_packet_alloc()'s pool */
 };
 
 /* A chunk lent to the peer of a shared link, by tag (fw_icl_shared.c). */
@@ -217,6 +222,7 @@ struct nnp_fw_lent {
 };
 
 struct nnp_fw_port;
+struct nnp_fw_scratch;
 
 /*
  * The busy periods of a port's transmit direction on the modeled clock,
@@ -450,9 +456,25 @@ struct nnp_fw {
 	atomic_bool relay_pending;
 	atomic_bool relay_busy;
 	struct nnp_fw_op relay_op;
+	/* Scratch kept for the next in-place command (fw_buffers.c). */
+	_Atomic(struct nnp_fw_scratch *) scratch_slots[NNP_FW_SCRATCH_SLOTS];
 
 	struct nnp_fw_port ports[NNP_FW_MAX_PORTS];
 };
+
+/*
+ * Buffers kept for reuse (fw_buffers.c). A packet copy of @len bytes of
+ * payload, after its header; freed with nnp_fw_packet_free() on any chip.
+ * A chip's scratch of at least @bytes, given back when its command ends
+ * (NULL: none), and let go with the chip.
+ */
+struct nnp_fw_packet *nnp_fw_packet_alloc(size_t len);
+void nnp_fw_packet_free(struct nnp_fw_packet *pk);
+/* Packet buffers the pool holds now, of NNP_FW_POOL_PACKETS at most. */
+uint32_t nnp_fw_packets_pooled(void);
+void *nnp_fw_scratch_take(struct nnp_fw *fw, size_t bytes);
+void nnp_fw_scratch_give(struct nnp_fw *fw, void *buf);
+void nnp_fw_scratch_fini(struct nnp_fw *fw);
 
 void nnp_fw_guest_error(struct nnp_fw *fw, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -155,6 +155,7 @@ void nnp_fw_destroy(struct nnp_fw *fw)
 	nnp_fw_reset(fw);
 	reset_cleanup(fw);
 	nnp_fw_ports_fini(fw);
+	nnp_fw_scratch_fini(fw);
 	for (i = 0; i < NNP_HW_MAX_QUEUES; i++)
 		mtx_destroy(&fw->queues[i].exec);
 	mtx_destroy(&fw->lock);

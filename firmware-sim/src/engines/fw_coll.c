@@ -587,12 +587,12 @@ static uint16_t coll_start(struct coll *c)
 	c->acc = c->dst;
 	/* Reduce's ranks on the way fold into scratch: they name no output. */
 	if (c->opcode == NNP_CMD_REDUCE && !c->dst)
-		c->acc = malloc(bytes);
+		c->acc = nnp_fw_scratch_take(c->fw, bytes);
 	if (c->opcode == NNP_CMD_REDUCE_SCATTER &&
 	    overlap(c->dst, bytes, c->src, bytes * c->nranks))
-		c->acc = malloc(bytes);
+		c->acc = nnp_fw_scratch_take(c->fw, bytes);
 	if (c->opcode == NNP_CMD_REDUCE_SCATTER && c->nranks > 2) {
-		c->acc2 = malloc(bytes);
+		c->acc2 = nnp_fw_scratch_take(c->fw, bytes);
 		if (!c->acc2)
 			return NNP_STATUS_NO_RESOURCES;
 	}
@@ -679,8 +679,8 @@ static void coll_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
 		nnp_fw_icl_send_aborts(fw, c->link.ports, c->epoch, c->seq);
 	nnp_fw_count_local(fw, c->local);
 	if (c->acc != c->dst)
-		free(c->acc);
-	free(c->acc2);
+		nnp_fw_scratch_give(fw, c->acc);
+	nnp_fw_scratch_give(fw, c->acc2);
 	free(c->ready);
 	free(c->order);
 	free(c);

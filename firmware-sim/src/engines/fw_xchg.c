@@ -159,7 +159,7 @@ static uint16_t xchg_memory(struct nnp_fw *fw, uint32_t ctx,
 		return st;
 	/* In place, an alltoall would overwrite segments not sent yet. */
 	if (a2a && x->src < x->dst + all && x->dst < x->src + all && all) {
-		x->scratch = malloc(all);
+		x->scratch = nnp_fw_scratch_take(fw, all);
 		if (!x->scratch)
 			return NNP_STATUS_NO_RESOURCES;
 	}
@@ -304,7 +304,7 @@ static void xchg_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
 		nnp_fw_icl_send_aborts(fw, x->ring_ports, x->epoch,
 				       nnp_fw_seq(0, false));
 	nnp_fw_count_local(fw, x->local);
-	free(x->scratch);
+	nnp_fw_scratch_give(fw, x->scratch);
 	free(x->out);
 	free(x->in);
 	free(x);

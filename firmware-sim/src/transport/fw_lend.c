@@ -154,7 +154,7 @@ static uint16_t local_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 		if (!pk)
 			return NNP_STATUS_NO_RESOURCES;
 		if (st && !tpl->owner) {
-			free(pk);
+			nnp_fw_packet_free(pk);
 		} else if (!st) {
 			if (tpl->owner)
 				tpl->owner->lent++;

@@ -5,7 +5,6 @@
  * port's room or refused, and taken by the receive that names it, a
  * descriptor read straight from the sender's memory. See fw_transport.h.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "fw_reduce.h"
@@ -15,7 +14,7 @@ void nnp_fw_icl_release_locked(struct nnp_fw_port *p, struct nnp_fw_packet *pk)
 {
 	if (!pk->desc) {
 		nnp_fw_icl_credit_locked(p, pk);
-		free(pk);
+		nnp_fw_packet_free(pk);
 		return;
 	}
 	if (pk->owner)
@@ -70,13 +69,13 @@ struct nnp_fw_packet *nnp_fw_icl_packet_new(uint64_t epoch, uint32_t seq,
 					    bool abort, const void *data,
 					    size_t len)
 {
-	struct nnp_fw_packet *pk = malloc(sizeof(*pk) + len);
+	struct nnp_fw_packet *pk = nnp_fw_packet_alloc(len);
 
 	if (!pk)
 		return NULL;
 	*pk = (struct nnp_fw_packet){
 		.epoch = epoch, .seq = seq, .abort = abort, .len = len,
-		.data = (const uint8_t *)(pk + 1),
+		.data = (const uint8_t *)(pk + 1), .pooled = pk->pooled,
 	};
 	if (len && data)
 		memcpy(pk + 1, data, len);
@@ -235,7 +234,7 @@ uint16_t nnp_fw_icl_rx_arrive(struct nnp_fw *fw, uint32_t port,
 		woke = fw->link_hooks->comm_failed_locked(fw, m,
 							  NNP_STATUS_ABORTED);
 		nnp_fw_icl_credit_locked(p, pk);
-		free(pk);
+		nnp_fw_packet_free(pk);
 	} else if (!st) {
 		if (pk->desc) {
 			struct nnp_fw_packet *slot = p->desc_free;
@@ -292,7 +291,7 @@ void *nnp_fw_icl_rx_data(struct nnp_fw_packet *pk)
 
 void nnp_fw_icl_rx_drop(struct nnp_fw_packet *pk)
 {
-	free(pk);
+	nnp_fw_packet_free(pk);
 }
 
 int nnp_fw_icl_rx_queue(struct nnp_fw *fw, unsigned int port,
@@ -304,7 +303,7 @@ int nnp_fw_icl_rx_queue(struct nnp_fw *fw, unsigned int port,
 	pk->abort = abort;
 	pk->model_ns = nnp_fw_clock_peer_bound(fw, model_ns);
 	if (nnp_fw_icl_rx_arrive(fw, port, pk, true)) {
-		free(pk);
+		nnp_fw_packet_free(pk);
 		return -1;
 	}
 	return 0;
