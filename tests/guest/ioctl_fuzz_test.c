@@ -215,9 +215,18 @@ static void do_bo(struct worker *w)
 		}
 		return;
 	}
-	u.user_ptr = uptr(w, u.size);
 	u.flags = pick(&w->seed, 2) ? DRM_NNP_BO_READ_ONLY : 0;
-	if (!call(w, DRM_IOCTL_NNP_BO_USERPTR, &u, sizeof(u)))
+	/*
+	 * As do_query()'s data: a command may DMA into the pages pinned at
+	 * user_ptr, so a flipped bit there could pin the harness's shared
+	 * pages, and a random copy then overwrote the next test's name in
+	 * its parent (CI, 2026-11-29: "fuzz.(null)", SIGSEGV). The pointer
+	 * is chosen after the mutation.
+	 */
+	mutate(w, &u, sizeof(u));
+	u.user_ptr = uptr(w, u.size);
+	w->calls++;
+	if (!ioctl(w->fd, DRM_IOCTL_NNP_BO_USERPTR, &u))
 		keep(w->pool->handle, &w->seed, u.handle);
 }
 
