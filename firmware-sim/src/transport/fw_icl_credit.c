@@ -121,6 +121,13 @@ void nnp_fw_icl_credit_undo(struct nnp_fw *fw, uint32_t port, size_t len,
 	nnp_fw_icl_wake(fw, port);
 }
 
+void nnp_fw_icl_credit_owed_locked(struct nnp_fw_port *p,
+				   struct nnp_fw_packet *pk)
+{
+	pk->credit = p->credits;
+	pk->credit_gen = p->credit_gen;
+}
+
 void nnp_fw_icl_credit_locked(struct nnp_fw_port *p, struct nnp_fw_packet *pk)
 {
 	struct nnp_fw *fw = p->fw;
@@ -129,19 +136,4 @@ void nnp_fw_icl_credit_locked(struct nnp_fw_port *p, struct nnp_fw_packet *pk)
 	    fw->host.icl_credit)
 		fw->host.icl_credit(fw->host.opaque, p->index, pk->len);
 	pk->credit = false;
-}
-
-/* A remote copy @pk arrived on @p, with p->lock held: it owes a credit. */
-static void credit_owed_locked(struct nnp_fw_port *p, struct nnp_fw_packet *pk)
-{
-	pk->credit = p->credits;
-	pk->credit_gen = p->credit_gen;
-}
-
-void nnp_fw_icl_credit_arrived_locked(struct nnp_fw_port *p,
-				      struct nnp_fw_packet *pk, bool kept)
-{
-	credit_owed_locked(p, pk);
-	if (!kept)
-		nnp_fw_icl_credit_locked(p, pk);
 }

@@ -7,77 +7,59 @@
  */
 #include "fw_transport.h"
 
+/* Drop every packet of @epoch queued on @p, with p->lock held. */
+static void drop_epoch_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
+			      uint64_t epoch)
+{
+	struct nnp_fw_packet **link = &p->rx_head, *prev = NULL;
+
+	while (*link) {
+		if ((*link)->epoch == epoch) {
+			nnp_fw_icl_drop_at(p, link, prev);
+			nnp_fw_icl_count_drop_locked(fw, p);
+			continue;
+		}
+		prev = *link;
+		link = &(*link)->next;
+	}
+}
+
 /*
- * Drop the packets held past the device's default timeout on @p, with
- * fw->lock and p->lock held; true if a communicator failed and a worker
- * must run. The room is every job's, so no one job's own timeout may
- * stretch it: a packet no communicator took that long is one its job
- * would have timed out on anyway (a receive waits up to that for its
- * message), or one a communicator that never receives holds to starve
- * the others. Its job lost a packet here: so that it never takes a later
- * chunk in place of the dropped one (a collective's chunks share a
+ * Make room by dropping the packets held past the device's default timeout
+ * of their arrival, with fw->lock and p->lock held; true if a communicator
+ * failed and a worker must run. The room is every job's, so no one job's
+ * own timeout may stretch it: a packet no communicator took that long is
+ * one its job would have timed out on anyway (a receive waits up to that
+ * for its message), or one a communicator that never receives holds to
+ * starve the others. Its job lost a packet here: so that it never takes a
+ * later chunk in place of the dropped one (a collective's chunks share a
  * label), every packet of that epoch goes, now and on arrival. A
  * communicator made for it later times out; one that holds it fails at
- * once with NO_RESOURCES, and its peers learn by its abort. *@dropped
- * (if given) is set if @epoch's packets went.
+ * once with NO_RESOURCES, and its peers learn by its abort.
  */
-static bool drop_stale_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
-			      uint64_t now, uint64_t epoch, bool *dropped)
+bool nnp_fw_icl_drop_stale_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
+				  uint64_t now)
 {
-	uint64_t limit = nnp_fw_comm_timeout_ns(fw, 0);
 	struct nnp_fw_packet *pk = p->rx_head;
 	bool woke = false;
 
 	while (pk) {
-		struct nnp_fw_packet **link = &p->rx_head, *prev = NULL;
-		uint64_t lost = pk->epoch;
-		struct nnp_fw_comm *m;
+		if (now - pk->arrived_ns >= nnp_fw_comm_timeout_ns(fw, 0)) {
+			struct nnp_fw_comm *m =
+				nnp_fw_comm_by_epoch_locked(fw, pk->epoch);
 
-		if (now - pk->arrived_ns < limit) {
-			pk = pk->next;
+			p->lost_epochs[p->lost_next++ % NNP_FW_LOST_EPOCHS] =
+				pk->epoch;
+			drop_epoch_locked(fw, p, pk->epoch);
+			if (m)
+				woke |= fw->link_hooks->comm_failed_locked(fw, m,
+						NNP_STATUS_NO_RESOURCES);
+			pk = p->rx_head;
 			continue;
 		}
-		m = nnp_fw_comm_by_epoch_locked(fw, lost);
-		p->lost_epochs[p->lost_next++ % NNP_FW_LOST_EPOCHS] = lost;
-		if (dropped && lost == epoch)
-			*dropped = true;
-		/* Every packet of its epoch, from the first. */
-		while (*link) {
-			if ((*link)->epoch == lost) {
-				nnp_fw_icl_count_drop_locked(fw, p);
-				nnp_fw_icl_drop_at(p, link, prev);
-				continue;
-			}
-			prev = *link;
-			link = &(*link)->next;
-		}
-		if (m)
-			woke |= fw->link_hooks->comm_failed_locked(fw, m,
-					NNP_STATUS_NO_RESOURCES);
-		pk = p->rx_head;
+		pk = pk->next;
 	}
 	return woke;
-}
-
-static bool rx_fits(const struct nnp_fw_port *p, size_t len)
-{
-	return p->held_packets < NNP_FW_PORT_RX_PACKETS &&
-	       p->held_bytes + len <= NNP_FW_PORT_RX_BYTES;
-}
-
-enum nnp_fw_room nnp_fw_icl_make_room_locked(struct nnp_fw *fw,
-					     struct nnp_fw_port *p,
-					     const struct nnp_fw_packet *pk,
-					     bool *woke)
-{
-	bool dropped = false;
-
-	if (rx_fits(p, pk->len))
-		return NNP_FW_ROOM_FITS;
-	*woke |= drop_stale_locked(fw, p, pk->arrived_ns, pk->epoch, &dropped);
-	if (!rx_fits(p, pk->len))
-		return NNP_FW_ROOM_SHORT;
-	return dropped ? NNP_FW_ROOM_EPOCH_DROPPED : NNP_FW_ROOM_FITS;
 }
 
 /*
@@ -179,7 +161,7 @@ void nnp_fw_icl_sweep(struct nnp_fw *fw)
 		mtx_lock(&p->lock);
 		held = p->held_packets;
 		if (rx_short(p))
-			woke = drop_stale_locked(fw, p, now, 0, NULL);
+			woke = nnp_fw_icl_drop_stale_locked(fw, p, now);
 		held -= p->held_packets;
 		mtx_unlock(&p->lock);
 		mtx_unlock(&fw->lock);

@@ -146,17 +146,6 @@ static bool relay_port(struct nnp_fw *fw, uint32_t port, uint32_t *blocked)
 	return failed;
 }
 
-bool nnp_fw_relay_queued_locked(struct nnp_fw *fw, const struct nnp_fw_comm *m,
-				const struct nnp_fw_packet *pk)
-{
-	/* Not labelled for this rank, or its communicator not routed here. */
-	if (!nnp_fw_seq_is_routed(pk->seq) ||
-	    (m && m->routes && nnp_fw_seq_dst(pk->seq) == m->rank))
-		return false;
-	atomic_store(&fw->relay_pending, true);
-	return true;
-}
-
 void nnp_fw_relay_run(struct nnp_fw *fw)
 {
 	/*

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Firmware simulator receiving: a packet arriving on a port (from an
- * in-process sender or the host), admitted (fw_rx_admit.c) and queued or
- * let go (fw_rx_queue.c), and taken by the receive that names it, a
+ * Firmware simulator receive queues: a packet arriving on a port (from an
+ * in-process sender or the host), kept for its communicator within the
+ * port's room or refused, and taken by the receive that names it, a
  * descriptor read straight from the sender's memory. See fw_transport.h.
  */
 #include <string.h>
@@ -10,43 +10,268 @@
 #include "fw_reduce.h"
 #include "fw_transport.h"
 
+void nnp_fw_icl_release_locked(struct nnp_fw_port *p, struct nnp_fw_packet *pk)
+{
+	if (!pk->desc) {
+		nnp_fw_icl_credit_locked(p, pk);
+		nnp_fw_packet_free(pk);
+		return;
+	}
+	if (pk->owner)
+		atomic_fetch_add(&pk->owner->returned, 1);
+	else
+		nnp_fw_icl_give_back_locked(p, pk);
+	pk->owner = NULL;
+	pk->next = p->desc_free;
+	p->desc_free = pk;
+	cnd_broadcast(&p->lent_back);
+}
+
+struct nnp_fw_packet *nnp_fw_icl_unlink_at(struct nnp_fw_port *p,
+					   struct nnp_fw_packet **link,
+					   struct nnp_fw_packet *prev)
+{
+	struct nnp_fw_packet *pk = *link;
+
+	*link = pk->next;
+	if (p->rx_tail == pk)
+		p->rx_tail = prev;
+	p->held_bytes -= pk->len;
+	p->held_packets--;
+	return pk;
+}
+
+void nnp_fw_icl_drop_at(struct nnp_fw_port *p, struct nnp_fw_packet **link,
+			struct nnp_fw_packet *prev)
+{
+	nnp_fw_icl_release_locked(p, nnp_fw_icl_unlink_at(p, link, prev));
+}
+
+void nnp_fw_icl_requeue_first_locked(struct nnp_fw_port *p,
+				     struct nnp_fw_packet *pk)
+{
+	pk->next = p->rx_head;
+	p->rx_head = pk;
+	if (!p->rx_tail)
+		p->rx_tail = pk;
+	p->held_bytes += pk->len;
+	p->held_packets++;
+}
+
+void nnp_fw_icl_drop_all_locked(struct nnp_fw_port *p)
+{
+	while (p->rx_head)
+		nnp_fw_icl_drop_at(p, &p->rx_head, NULL);
+}
+
+/* A copy of @data (none: left to fill), its payload right after the header. */
+struct nnp_fw_packet *nnp_fw_icl_packet_new(uint64_t epoch, uint32_t seq,
+					    bool abort, const void *data,
+					    size_t len)
+{
+	struct nnp_fw_packet *pk = nnp_fw_packet_alloc(len);
+
+	if (!pk)
+		return NULL;
+	*pk = (struct nnp_fw_packet){
+		.epoch = epoch, .seq = seq, .abort = abort, .len = len,
+		.data = (const uint8_t *)(pk + 1), .pooled = pk->pooled,
+	};
+	if (len && data)
+		memcpy(pk + 1, data, len);
+	return pk;
+}
+
+/*
+ * Whether @m, @pk's communicator on this chip (NULL: none), may take it
+ * from @port, with fw->lock held: a collective's packet only on a port its ring or its
+ * topology receives on (both ways: a ring's backward lane receives on
+ * its send port). A packet of no communicator here may be for one not
+ * made yet, and one of a communicator whose topology is not given yet for
+ * a lane of a peer that has it: kept (nnp_fw_comm_set_topology() drops
+ * those on no port of its).
+ */
+static bool rx_wanted_locked(const struct nnp_fw_comm *m, uint32_t port,
+			     const struct nnp_fw_packet *pk)
+{
+	return !m || (pk->seq & NNP_FW_SEQ_P2P) ||
+	       (m->nranks > 1 &&
+		(!m->topo_set || nnp_fw_comm_ports(m) >> port & 1));
+}
+
+void nnp_fw_icl_count_drop_locked(struct nnp_fw *fw, struct nnp_fw_port *p)
+{
+	p->dropped++;
+	p->errors++;
+	fw->counters.icl_dropped++;
+}
+
+/*
+ * Whether packets of @epoch (its communicator here @m, or NULL) were
+ * dropped stale on @p, with fw->lock and p->lock held; the few last such
+ * epochs are kept, and one whose communicator here failed for it is known
+ * by that.
+ */
+static bool epoch_lost_locked(const struct nnp_fw_port *p,
+			      const struct nnp_fw_comm *m, uint64_t epoch)
+{
+	uint32_t i;
+
+	if (m && m->error == NNP_STATUS_NO_RESOURCES)
+		return true;
+	for (i = 0; i < NNP_FW_LOST_EPOCHS && i < p->lost_next; i++)
+		if (p->lost_epochs[i] == epoch)
+			return true;
+	return false;
+}
+
+static bool rx_fits(const struct nnp_fw_port *p, size_t len)
+{
+	return p->held_packets < NNP_FW_PORT_RX_PACKETS &&
+	       p->held_bytes + len <= NNP_FW_PORT_RX_BYTES;
+}
+
+/*
+ * Room for @len more bytes on @p, with fw->lock and p->lock held: a packet
+ * holds its room for as long as no arrival needs it. *@woke is set if a
+ * communicator failed for it.
+ */
+static bool rx_room_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
+			   size_t len, uint64_t now, bool *woke)
+{
+	if (rx_fits(p, len))
+		return true;
+	*woke |= nnp_fw_icl_drop_stale_locked(fw, p, now);
+	return rx_fits(p, len);
+}
+
+/*
+ * Whether @pk's communicator may hold it beside what it holds on @p, with
+ * p->lock held: no more than its share of the room.
+ */
+static bool rx_share_fits(const struct nnp_fw_port *p,
+			  const struct nnp_fw_packet *pk)
+{
+	const struct nnp_fw_packet *q;
+	uint64_t bytes = pk->len;
+	uint32_t packets = 1;
+
+	for (q = p->rx_head; q; q = q->next) {
+		if (q->epoch == pk->epoch) {
+			bytes += q->len;
+			packets++;
+		}
+	}
+	return bytes <= NNP_FW_EPOCH_RX_BYTES &&
+	       packets <= NNP_FW_EPOCH_RX_PACKETS;
+}
+
+/*
+ * Whether queued @pk (its communicator here @m, or NULL) may be for
+ * another chip, with fw->lock held: a routed packet not labelled for this
+ * rank of its communicator, or of one not made (or routed) here yet. The
+ * relay (fw_relay.c) looks at it.
+ */
+static bool rx_for_relay(const struct nnp_fw_comm *m,
+			 const struct nnp_fw_packet *pk)
+{
+	return nnp_fw_seq_is_routed(pk->seq) &&
+	       (!m || !m->routes || nnp_fw_seq_dst(pk->seq) != m->rank);
+}
+
+/* Whether @pk is the abort of a collective of @m, this chip's (or NULL). */
+static bool rx_aborts(const struct nnp_fw_comm *m,
+		      const struct nnp_fw_packet *pk)
+{
+	return m && pk->abort && !(pk->seq & NNP_FW_SEQ_P2P);
+}
+
 /*
  * A packet arrives on @port of @fw: queued for its receiver (SUCCESS),
  * refused for want of room (NO_RESOURCES), or not for this chip (dropped,
  * INVALID_FIELD). LINK_DOWN if the port is down, or for a @remote packet
  * not remote. A descriptor (@pk->owner) is queued as a copy of @pk in a
- * slot of the port's pool. A copy from an in-process sender is the
- * sender's again unless it was queued; a @remote copy, and a collective's
- * abort for a communicator here (taken at once), are let go.
- * One way through: the verdict, made on what the packet's communicator
- * was at the arrival, then what it does to the packet, then who runs.
+ * slot of the port's pool; the caller keeps a copy @pk unless it was queued.
+ * A collective's abort for a communicator here is taken at once (freed):
+ * the communicator is dead, whatever its command in flight waits for.
+ * The packet's communicator is looked up once: every decision below is
+ * made on what it was at the arrival.
  */
 uint16_t nnp_fw_icl_rx_arrive(struct nnp_fw *fw, uint32_t port,
 			      struct nnp_fw_packet *pk, bool remote)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
-	struct nnp_fw_arrival a = {
-		.port = port, .remote = remote,
-		.lost = fw->link_hooks->rx_fault(fw, port),	/* injected */
-	};
-	struct nnp_fw_packet *queued;
-	uint16_t st;
+	bool lost = fw->link_hooks->rx_fault(fw, port);	/* an injected fault */
+	uint16_t st = NNP_STATUS_SUCCESS;
+	bool woke = false, aborts = false;
+	struct nnp_fw_comm *m;
 
 	pk->arrived_ns = fw->host.now_ns(fw->host.opaque);
-	if (remote)
-		pk->model_ns = nnp_fw_clock_peer_bound(fw, pk->model_ns);
 	mtx_lock(&fw->lock);
 	mtx_lock(&p->lock);
-	a.comm = nnp_fw_comm_by_epoch_locked(fw, pk->epoch);
-	st = nnp_fw_icl_admit_locked(fw, &a, pk);
-	queued = nnp_fw_icl_settle_locked(fw, &a, pk, &st);
-	if (queued) {
-		a.woke |= nnp_fw_relay_queued_locked(fw, a.comm, queued);
-		a.woke |= nnp_fw_icl_wake_locked(fw, port);
+	if (remote && !pk->desc)
+		nnp_fw_icl_credit_owed_locked(p, pk);
+	m = nnp_fw_comm_by_epoch_locked(fw, pk->epoch);
+	if (!p->up || (remote && !(p->tp && p->tp->remote)))
+		st = NNP_STATUS_LINK_DOWN;
+	else
+		aborts = !lost && rx_aborts(m, pk);
+	if (!st && !aborts) {
+		if (lost || !rx_wanted_locked(m, port, pk) ||
+		    epoch_lost_locked(p, m, pk->epoch))
+			st = NNP_STATUS_INVALID_FIELD;
+		else if (!rx_room_locked(fw, p, pk->len, pk->arrived_ns,
+					 &woke) ||
+			 (pk->desc && !p->desc_free) ||
+			 (!remote && !rx_share_fits(p, pk)))
+			st = NNP_STATUS_NO_RESOURCES;
+		/* Its own epoch's packets, gone stale making room. */
+		else if (epoch_lost_locked(p, m, pk->epoch))
+			st = NNP_STATUS_INVALID_FIELD;
 	}
+	if (aborts) {
+		p->rx_packets++;
+		woke = fw->link_hooks->comm_failed_locked(fw, m,
+							  NNP_STATUS_ABORTED);
+		nnp_fw_icl_credit_locked(p, pk);
+		nnp_fw_packet_free(pk);
+	} else if (!st) {
+		if (pk->desc) {
+			struct nnp_fw_packet *slot = p->desc_free;
+
+			p->desc_free = slot->next;
+			*slot = *pk;
+			pk = slot;
+		}
+		pk->next = NULL;
+		if (p->rx_tail)
+			p->rx_tail->next = pk;
+		else
+			p->rx_head = pk;
+		p->rx_tail = pk;
+		p->held_bytes += pk->len;
+		p->held_packets++;
+		p->rx_bytes += pk->len;
+		p->rx_packets++;
+		fw->counters.icl_rx_bytes += pk->len;
+		woke |= nnp_fw_icl_wake_locked(fw, port);
+		if (rx_for_relay(m, pk)) {
+			atomic_store(&fw->relay_pending, true);
+			woke = true;
+		}
+	} else if (st == NNP_STATUS_INVALID_FIELD ||
+		   (remote && st == NNP_STATUS_NO_RESOURCES)) {
+		nnp_fw_icl_count_drop_locked(fw, p);
+	} else if (remote) {
+		p->errors++;
+	}
+	/* Refused, a remote copy is credited back all the same. */
+	if (st)
+		nnp_fw_icl_credit_locked(p, pk);
+	/* An in-process sender refused room keeps its packet and waits. */
 	mtx_unlock(&p->lock);
 	mtx_unlock(&fw->lock);
-	if (a.woke)
+	if (woke)
 		nnp_fw_icl_kick(fw);
 	return st;
 }
@@ -76,9 +301,12 @@ int nnp_fw_icl_rx_queue(struct nnp_fw *fw, unsigned int port,
 	pk->epoch = epoch;
 	pk->seq = seq;
 	pk->abort = abort;
-	pk->model_ns = model_ns;
-	/* Refused, it was let go. */
-	return nnp_fw_icl_rx_arrive(fw, port, pk, true) ? -1 : 0;
+	pk->model_ns = nnp_fw_clock_peer_bound(fw, model_ns);
+	if (nnp_fw_icl_rx_arrive(fw, port, pk, true)) {
+		nnp_fw_packet_free(pk);
+		return -1;
+	}
+	return 0;
 }
 
 int nnp_fw_icl_deliver(struct nnp_fw *fw, unsigned int port, uint64_t epoch,
@@ -90,20 +318,19 @@ int nnp_fw_icl_deliver(struct nnp_fw *fw, unsigned int port, uint64_t epoch,
 	if (port >= fw->cfg.num_ports)
 		return -1;
 	pk = nnp_fw_icl_rx_alloc(fw, port, len);
-	if (pk) {
-		if (len)
-			memcpy(nnp_fw_icl_rx_data(pk), data, len);
-		return nnp_fw_icl_rx_queue(fw, port, pk, epoch, seq, abort,
-					   model_ns);
+	if (!pk) {
+		struct nnp_fw_packet lost = { .len = len };
+
+		mtx_lock(&fw->ports[port].lock);
+		fw->ports[port].errors++;
+		nnp_fw_icl_credit_owed_locked(&fw->ports[port], &lost);
+		nnp_fw_icl_credit_locked(&fw->ports[port], &lost);
+		mtx_unlock(&fw->ports[port].lock);
+		return -1;
 	}
-	/* No memory for it: lost, its room credited back all the same. */
-	mtx_lock(&fw->ports[port].lock);
-	fw->ports[port].errors++;
-	nnp_fw_icl_credit_arrived_locked(&fw->ports[port],
-					 &(struct nnp_fw_packet){ .len = len },
-					 false);
-	mtx_unlock(&fw->ports[port].lock);
-	return -1;
+	if (len)
+		memcpy(nnp_fw_icl_rx_data(pk), data, len);
+	return nnp_fw_icl_rx_queue(fw, port, pk, epoch, seq, abort, model_ns);
 }
 
 /* Unlink and return the packet (@epoch, @seq), with p->lock held. */

@@ -258,12 +258,9 @@ bool nnp_fw_icl_shared_out_locked(const struct nnp_fw_port *p,
  * copies held from earlier ones, which its sender no longer counts.
  */
 void nnp_fw_icl_drop_old_copies(struct nnp_fw *fw, uint32_t port);
-/*
- * Remote copy @pk arrived on @p, with p->lock held: it owes a credit,
- * paid at once unless it was @kept (queued).
- */
-void nnp_fw_icl_credit_arrived_locked(struct nnp_fw_port *p,
-				      struct nnp_fw_packet *pk, bool kept);
+/* A remote copy @pk arrived on @p, with p->lock held: it owes a credit. */
+void nnp_fw_icl_credit_owed_locked(struct nnp_fw_port *p,
+				   struct nnp_fw_packet *pk);
 /* This end is done with @pk, with p->lock held: credit its sender. */
 void nnp_fw_icl_credit_locked(struct nnp_fw_port *p,
 			      struct nnp_fw_packet *pk);
@@ -352,64 +349,12 @@ struct nnp_fw_packet *nnp_fw_icl_packet_new(uint64_t epoch, uint32_t seq,
 void nnp_fw_icl_drop_all_locked(struct nnp_fw_port *p);
 /* Count a packet @p refused or dropped, with fw->lock and p->lock held. */
 void nnp_fw_icl_count_drop_locked(struct nnp_fw *fw, struct nnp_fw_port *p);
-
 /*
- * A packet's arrival, in one direction: admitted (fw_rx_admit.c), making
- * room on the way (fw_purge.c), then queued or let go (fw_rx_queue.c).
- * What is known of it, its communicator here looked up once.
+ * Drop the packets @p held past the device's default timeout, with
+ * fw->lock and p->lock held; true if a communicator failed for it.
  */
-struct nnp_fw_arrival {
-	uint32_t port;
-	bool remote;		/* a copy from a remote peer */
-	bool lost;		/* an injected fault lost it */
-	struct nnp_fw_comm *comm;	/* its communicator here, or NULL */
-	bool woke;		/* a worker must run */
-};
-
-/*
- * The verdict on @pk arriving as @a says, with fw->lock and p->lock held:
- * SUCCESS (to queue), ABORTED (a collective's abort for a communicator
- * here: taken at once), INVALID_FIELD (not for this chip: dropped),
- * NO_RESOURCES (no room: refused) or LINK_DOWN.
- */
-uint16_t nnp_fw_icl_admit_locked(struct nnp_fw *fw,
-				 struct nnp_fw_arrival *a,
-				 const struct nnp_fw_packet *pk);
-
-enum nnp_fw_room {
-	NNP_FW_ROOM_FITS,
-	NNP_FW_ROOM_SHORT,
-	NNP_FW_ROOM_EPOCH_DROPPED,	/* it fits: its own epoch went stale */
-};
-
-/*
- * Room on @p for @pk, with fw->lock and p->lock held: a packet holds its
- * room for as long as no arrival needs it, then those held past the
- * device's default timeout go (*@woke set if a communicator failed).
- */
-enum nnp_fw_room nnp_fw_icl_make_room_locked(struct nnp_fw *fw,
-					     struct nnp_fw_port *p,
-					     const struct nnp_fw_packet *pk,
-					     bool *woke);
-
-/*
- * Act on the verdict @st on @pk, arrived as @a says, with fw->lock and
- * p->lock held: queue it (the packet queued is returned: a descriptor's
- * slot), or take an abort (its communicator fails) or count a refused one,
- * and return NULL; a remote copy not queued is credited back and freed,
- * and an abort freed. *@st becomes what the sender learns.
- */
-struct nnp_fw_packet *nnp_fw_icl_settle_locked(struct nnp_fw *fw,
-					       struct nnp_fw_arrival *a,
-					       struct nnp_fw_packet *pk,
-					       uint16_t *st);
-
-/*
- * @pk was queued, its communicator here @m (or NULL), with fw->lock held:
- * true if it may be for another chip, and the relay must look.
- */
-bool nnp_fw_relay_queued_locked(struct nnp_fw *fw, const struct nnp_fw_comm *m,
-				const struct nnp_fw_packet *pk);
+bool nnp_fw_icl_drop_stale_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
+				  uint64_t now);
 /* The in-process transport (fw_lend.c), which nnp_fw_link_connect() wires. */
 extern const struct nnp_fw_transport nnp_fw_local_transport;
 
