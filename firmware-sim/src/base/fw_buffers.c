@@ -126,7 +126,8 @@ void nnp_fw_scratch_give(struct nnp_fw *fw, void *buf)
 
 	if (!buf)
 		return;
-	s = (struct nnp_fw_scratch *)((char *)buf - offsetof(struct nnp_fw_scratch, data));
+	s = (struct nnp_fw_scratch *)((char *)buf -
+				      offsetof(struct nnp_fw_scratch, data));
 	for (i = 0; i < NNP_FW_SCRATCH_SLOTS && s; i++) {
 		struct nnp_fw_scratch *empty = NULL;
 
