@@ -27,6 +27,11 @@
 
 #include "fw_ring.h"
 
+/* The modeled links of test_relay_wait_not_modeled (MB/s, ns), its stamp. */
+#define MBPS	12500u
+#define LATENCY	1000u
+#define STAMP	(7u << 20)
+
 /* An exchange's buffer a rank does not name. */
 #define NONE64	UINT64_MAX
 
@@ -163,6 +168,56 @@ static void test_relay_waits_for_room(void **state)
 		assert_int_equal(chips[i].status, NNP_STATUS_SUCCESS);
 	assert_memory_equal(chips[2].h->dev_mem, chips[0].h->dev_mem, len);
 	assert_int_equal(port_info(1, 0).tx_bytes, len);
+	ring_down();
+}
+
+/*
+ * Rank 2 comes late, on modeled links: 6 MiB from rank 0 fill its share
+ * of chip 2's port and of chip 1's, where the rest waits for room while
+ * the relay tries again and again. Once rank 2 receives, the message is
+ * exact, and its modeled arrival is the cut-through one (the wire time of
+ * the message and of one more packet, and two links' latency, within
+ * 1%), whatever the waits on the wall clock: a packet refused leaves as
+ * it came.
+ */
+static void test_relay_wait_not_modeled(void **state)
+{
+	const uint64_t len = 6u << 20, wire = len * 1000 / MBPS;
+	uint64_t modeled;
+	uint8_t r[MAXR];
+
+	(void)state;
+	fw_harness_model = (struct nnp_fw_config){
+		.icl_mbps = MBPS, .icl_latency_ns = LATENCY,
+	};
+	ring_up(0xb);
+	fw_harness_model = (struct nnp_fw_config){ 0 };
+	pattern(0, 0, len, 6);
+	fw_chip_post(&chips[0], routed(NNP_CMD_SEND, keys[0], 0, len, 2));
+	fw_chip_post(&chips[1], nop);
+	fw_chip_post(&chips[2], nop);
+	fw_chip_post(&chips[3], nop);
+	fw_chips_run_one_thread(chips, N);
+	assert_int_equal(chips[0].status, NNP_STATUS_SUCCESS);
+	assert_int_equal(nnp_fw_icl_held_bytes(chips[1].h->fw),
+			 len - NNP_FW_EPOCH_RX_BYTES);
+
+	ring_routes(2, r);
+	assert_int_equal(comm_create(chips[2].h, 2), NNP_STATUS_SUCCESS);
+	assert_int_equal(routes_give(chips[2].h, COMM, r, N), NNP_STATUS_SUCCESS);
+	fw_chip_post(&chips[2], routed(NNP_CMD_RECV, keys[2], 0, len, 0));
+	fw_chip_post(&chips[2], (struct nnp_hw_queue_cmd){
+		.opcode = NNP_CMD_TIMESTAMP, .dst_key = keys[2], .dst_off = STAMP,
+	});
+	fw_chips_run_one_thread(chips, N);
+	assert_int_equal(cqe_status(2, 1), NNP_STATUS_SUCCESS);
+	assert_int_equal(chips[2].status, NNP_STATUS_SUCCESS);
+	assert_memory_equal(chips[2].h->dev_mem, chips[0].h->dev_mem, len);
+	modeled = *(uint64_t *)(chips[2].h->dev_mem + STAMP);
+	print_message("6 MiB over two hops: modeled %llu ns, wire %llu ns\n",
+		      (unsigned long long)modeled, (unsigned long long)wire);
+	assert_true(modeled >= wire);
+	assert_true(modeled <= (wire + wire / 96 + 2 * LATENCY) * 101 / 100);
 	ring_down();
 }
 
@@ -467,6 +522,75 @@ static void test_gather_and_scatter(void **state)
 	ring_down();
 }
 
+/*
+ * On a ring of 3 (every rank a neighbour), rank 0 scatters 60000 bytes a
+ * rank to ranks that take a turn only every 20 ms. Its chunks are lent:
+ * its SCATTER ends only once both have read them, so its source written
+ * over at once after is not what they receive.
+ */
+static void test_scatter_ends_once_read(void **state)
+{
+	const uint64_t seg = 60000;
+	uint8_t want[3 * 60000];
+	uint32_t i;
+
+	(void)state;
+	N = 3;
+	ring_up(ALL);
+	pattern(0, SRC, N * seg, 50);
+	memcpy(want, chips[0].h->dev_mem + SRC, N * seg);
+	for (i = 1; i < N; i++)
+		chips[i].nap_us = 20000;
+	for (i = 0; i < N; i++)
+		fw_chip_start(&chips[i], exchange(NNP_CMD_SCATTER, i, seg / 4, 0,
+						  i ? NONE64 : SRC, DST));
+	fw_chip_join(&chips[0]);
+	memset(chips[0].h->dev_mem + SRC, 0xee, N * seg);
+	for (i = 1; i < N; i++)
+		fw_chip_join(&chips[i]);
+	for (i = 0; i < N; i++) {
+		chips[i].nap_us = 0;
+		assert_int_equal(chips[i].status, NNP_STATUS_SUCCESS);
+		assert_memory_equal(chips[i].h->dev_mem + DST, want + i * seg, seg);
+	}
+	ring_down();
+	N = 4;
+}
+
+/*
+ * Rank 2 never comes. A routed SEND from rank 0 fills rank 2's share of
+ * chip 2's port, then rank 0 scatters 1 MiB a rank: its lent segment for
+ * rank 2 waits at chip 1 for room, still lent, so the SCATTER ends
+ * PEER_TIMEOUT (ranks 1 and 3 served), and takes it back from chip 1's
+ * queue as it ends: nothing of it is left to forward from its memory.
+ */
+static void test_lent_chunk_taken_back_from_a_relay(void **state)
+{
+	const uint64_t first = NNP_FW_EPOCH_RX_BYTES, seg = 1u << 20;
+	uint32_t i;
+
+	(void)state;
+	ring_up(0xb);
+	pattern(0, SRC, N * seg, 60);
+	pattern(0, DST, first, 61);
+	fw_chip_post(&chips[0], routed(NNP_CMD_SEND, keys[0], DST, first, 2));
+	for (i = 0; i < N; i++)
+		fw_chip_post(&chips[i], i == 2 ? nop :
+			     exchange(NNP_CMD_SCATTER, i, seg / 4, 0,
+				      i ? NONE64 : SRC, DST));
+	fw_chips_run_one_thread(chips, N);
+	assert_int_equal(cqe_status(0, 0), NNP_STATUS_SUCCESS);
+	assert_int_equal(chips[0].status, NNP_STATUS_PEER_TIMEOUT);
+	for (i = 1; i < N; i += 2) {
+		assert_int_equal(chips[i].status, NNP_STATUS_SUCCESS);
+		assert_memory_equal(chips[i].h->dev_mem + DST,
+				    chips[0].h->dev_mem + SRC + i * seg, seg);
+	}
+	assert_int_equal(nnp_fw_icl_held_bytes(chips[1].h->fw), 0);
+	assert_int_equal(nnp_fw_icl_held_bytes(chips[2].h->fw), first);
+	ring_down();
+}
+
 /* Exchanges with bad fields, each alone on chip 0. */
 static void test_exchange_refused(void **state)
 {
@@ -527,6 +651,7 @@ int main(void)
 		cmocka_unit_test(test_routed_message_crosses_a_chip),
 		cmocka_unit_test(test_every_pair_in_order),
 		cmocka_unit_test(test_relay_waits_for_room),
+		cmocka_unit_test(test_relay_wait_not_modeled),
 		cmocka_unit_test(test_relay_made_late),
 		cmocka_unit_test(test_next_hop_down),
 		cmocka_unit_test(test_destroy_drops_transit),
@@ -536,6 +661,8 @@ int main(void)
 		cmocka_unit_test(test_alltoall_past_the_room),
 		cmocka_unit_test(test_alltoall_on_8),
 		cmocka_unit_test(test_gather_and_scatter),
+		cmocka_unit_test(test_scatter_ends_once_read),
+		cmocka_unit_test(test_lent_chunk_taken_back_from_a_relay),
 		cmocka_unit_test(test_exchange_refused),
 	};
 

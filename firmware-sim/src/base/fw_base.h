@@ -41,8 +41,8 @@ struct nnp_fw_engine_hooks;
 #define NNP_FW_ABORT_PACKETS	64u
 /* Epochs a port remembers dropping unclaimed packets of (fw_purge.c). */
 #define NNP_FW_LOST_EPOCHS	8
-/* Packet copies kept for reuse: 16 MiB, a few ports' room of packets. */
-#define NNP_FW_POOL_PACKETS	256u
+/* Packet copies kept for reuse, of each size: a few ports' room. */
+#define NNP_FW_POOL_BYTES	(16u << 20)
 /* Scratch buffers a chip keeps: a reduce-scatter in place takes two. */
 #define NNP_FW_SCRATCH_SLOTS	2
 
@@ -208,7 +208,7 @@ struct nnp_fw_packet {
 	size_t len;
 	const uint8_t *data;	/* the copy after this header, or the lent chunk */
 	struct nnp_fw_op *owner;	/* an in-process descriptor's lender */
-	bool pooled;		/* a copy from nnp_fw_packet_alloc()'s pool */
+	uint8_t pooled;		/* 1 + its class in the pool (0: not pooled) */
 };
 
 /* A chunk lent to the peer of a shared link, by tag (fw_icl_shared.c). */
@@ -470,8 +470,11 @@ struct nnp_fw {
  */
 struct nnp_fw_packet *nnp_fw_packet_alloc(size_t len);
 void nnp_fw_packet_free(struct nnp_fw_packet *pk);
-/* Packet buffers the pool holds now, of NNP_FW_POOL_PACKETS at most. */
-uint32_t nnp_fw_packets_pooled(void);
+/*
+ * Packet buffers the pool holds now for packets of @len bytes: of
+ * NNP_FW_POOL_BYTES at most (0 for a packet too large to keep).
+ */
+uint32_t nnp_fw_packets_pooled(size_t len);
 void *nnp_fw_scratch_take(struct nnp_fw *fw, size_t bytes);
 void nnp_fw_scratch_give(struct nnp_fw *fw, void *buf);
 void nnp_fw_scratch_fini(struct nnp_fw *fw);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Firmware simulator buffers kept for reuse: packet copies of up to
- * NNP_FW_CHUNK_BYTES, and each chip's scratch for in-place commands.
+ * NNP_FW_ICL_MAX_PACKET, and each chip's scratch for in-place commands.
  *
  * A chip's SRAM and packet buffers are there from power-on; the
  * simulator's come from the host's allocator, which hands memory of a
@@ -12,13 +12,21 @@
  * of 64 KiB packets faulted in the heap the packets before gave back.
  * So both are kept once freed: packets in one pool for every chip of the
  * process (a packet is freed by its receiver, on another chip, and the
- * pool outlives any one chip), NNP_FW_POOL_PACKETS at most; scratch in
- * two slots per chip, each the size of the largest use yet.
+ * pool outlives any one chip), scratch in two slots per chip, each the
+ * size of the largest use yet.
+ *
+ * The pool has a class per size (64 KiB, 256 KiB, 1 MiB: a packet takes
+ * the smallest that holds it, so it wastes less than three quarters),
+ * each keeping NNP_FW_POOL_BYTES of buffers at most.
  */
 #include <stddef.h>
 #include <stdlib.h>
 
 #include "fw_base.h"
+
+#define CLASSES	3
+_Static_assert((NNP_FW_CHUNK_BYTES << 2 * (CLASSES - 1)) ==
+	       NNP_FW_ICL_MAX_PACKET, "the largest class holds the largest packet");
 
 struct pooled {
 	struct pooled *next;
@@ -27,8 +35,8 @@ struct pooled {
 static struct {
 	once_flag once;
 	mtx_t lock;
-	struct pooled *free;
-	uint32_t count;
+	struct pooled *free[CLASSES];
+	uint32_t count[CLASSES];
 } pool = { .once = ONCE_FLAG_INIT };
 
 static void pool_init(void)
@@ -36,43 +44,61 @@ static void pool_init(void)
 	mtx_init(&pool.lock, mtx_plain);
 }
 
+static size_t class_bytes(unsigned int c)
+{
+	return (size_t)NNP_FW_CHUNK_BYTES << 2 * c;
+}
+
+/* The class of a packet of @len bytes; CLASSES: too large for any. */
+static unsigned int class_of(size_t len)
+{
+	unsigned int c = 0;
+
+	while (c < CLASSES && len > class_bytes(c))
+		c++;
+	return c;
+}
+
 struct nnp_fw_packet *nnp_fw_packet_alloc(size_t len)
 {
+	unsigned int c = class_of(len);
 	struct nnp_fw_packet *pk = NULL;
 
-	if (len > NNP_FW_CHUNK_BYTES) {
+	if (c == CLASSES) {
 		pk = malloc(sizeof(*pk) + len);
 		if (pk)
-			pk->pooled = false;
+			pk->pooled = 0;
 		return pk;
 	}
 	call_once(&pool.once, pool_init);
 	mtx_lock(&pool.lock);
-	if (pool.free) {
-		pk = (struct nnp_fw_packet *)pool.free;
-		pool.free = pool.free->next;
-		pool.count--;
+	if (pool.free[c]) {
+		pk = (struct nnp_fw_packet *)pool.free[c];
+		pool.free[c] = pool.free[c]->next;
+		pool.count[c]--;
 	}
 	mtx_unlock(&pool.lock);
 	if (!pk)
-		pk = malloc(sizeof(*pk) + NNP_FW_CHUNK_BYTES);
+		pk = malloc(sizeof(*pk) + class_bytes(c));
 	if (pk)
-		pk->pooled = true;
+		pk->pooled = c + 1;
 	return pk;
 }
 
 void nnp_fw_packet_free(struct nnp_fw_packet *pk)
 {
 	struct pooled *b = (struct pooled *)pk;
+	unsigned int c;
 
 	if (!pk)
 		return;
 	if (pk->pooled) {
+		c = pk->pooled - 1;
 		mtx_lock(&pool.lock);
-		if (pool.count < NNP_FW_POOL_PACKETS) {
-			b->next = pool.free;
-			pool.free = b;
-			pool.count++;
+		if (pool.count[c] < NNP_FW_POOL_BYTES / class_bytes(c)) {
+			b->next = pool.free[c];
+			pool.free[c] = b;
+			pool.count[c]++;
 			b = NULL;
 		}
 		mtx_unlock(&pool.lock);
@@ -80,13 +106,16 @@ void nnp_fw_packet_free(struct nnp_fw_packet *pk)
 	free(b);
 }
 
-uint32_t nnp_fw_packets_pooled(void)
+uint32_t nnp_fw_packets_pooled(size_t len)
 {
+	unsigned int c = class_of(len);
 	uint32_t n;
 
+	if (c == CLASSES)
+		return 0;
 	call_once(&pool.once, pool_init);
 	mtx_lock(&pool.lock);
-	n = pool.count;
+	n = pool.count[c];
 	mtx_unlock(&pool.lock);
 	return n;
 }

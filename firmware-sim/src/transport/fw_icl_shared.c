@@ -291,6 +291,8 @@ int nnp_fw_link_share_remote(struct nnp_fw *fw, unsigned int port, bool on)
 	drop_peer_chunks_locked(p, true, 0);
 	while (p->peer_reads)
 		cnd_wait(&p->lent_back, &p->lock);
+	/* A relay that could not forward its chunk yet queued it again. */
+	drop_peer_chunks_locked(p, true, 0);
 	for (i = 0; p->lent && i < SLOTS; i++)
 		if (p->lent[i].used)
 			slot_free_locked(p, i);

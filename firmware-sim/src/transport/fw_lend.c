@@ -109,20 +109,24 @@ uint16_t nnp_fw_icl_remote_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 }
 
 /*
- * Into the in-process peer's port: a copy, or a descriptor of the lent
- * chunk. A full peer parks @op until it has room, or without @op drops
- * the packet.
+ * Into the in-process peer's port: a copy, a descriptor of the lent
+ * chunk, or (@whole, which is @tpl) a copy handed over as it is. A full
+ * peer parks @op until it has room, or without @op drops the packet.
+ * @whole is the peer's, or freed, once this returns SUCCESS.
  */
-static uint16_t local_send(struct nnp_fw *fw, struct nnp_fw_op *op,
-			   uint32_t port, const struct nnp_fw_packet *tpl,
-			   uint64_t at)
+static uint16_t local_deliver(struct nnp_fw *fw, struct nnp_fw_op *op,
+			      uint32_t port, const struct nnp_fw_packet *tpl,
+			      struct nnp_fw_packet *whole, uint64_t at)
 {
+	/* Once the peer has @whole, it may be gone: nothing reads it after. */
+	struct nnp_fw_op *owner = tpl->owner;
 	struct nnp_fw_port *p = &fw->ports[port];
 	uint16_t st = NNP_FW_SEND_AGAIN;
+	size_t len = tpl->len;
 
 	while (st == NNP_FW_SEND_AGAIN) {
 		struct nnp_fw_packet desc = *tpl, *pk = &desc;
-		uint64_t wire = nnp_fw_ns_at(tpl->len, fw->cfg.icl_mbps), depart;
+		uint64_t wire = nnp_fw_ns_at(len, fw->cfg.icl_mbps), depart;
 		struct nnp_fw *peer;
 		uint32_t pp, wakes;
 
@@ -139,10 +143,11 @@ static uint16_t local_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 		if (!peer)
 			return NNP_STATUS_LINK_DOWN;
 
-		if (!tpl->owner)
+		if (whole)
+			pk = whole;
+		else if (!owner)
 			pk = nnp_fw_icl_packet_new(tpl->epoch, tpl->seq,
-						   tpl->abort, tpl->data,
-						   tpl->len);
+						   tpl->abort, tpl->data, len);
 		if (pk)
 			pk->model_ns = depart + wire + fw->cfg.icl_latency_ns;
 		st = pk ? nnp_fw_icl_rx_arrive(peer, pp, pk, false) :
@@ -153,18 +158,22 @@ static uint16_t local_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 		mtx_unlock(&p->lock);
 		if (!pk)
 			return NNP_STATUS_NO_RESOURCES;
-		if (st && !tpl->owner) {
+		if (st && !owner &&
+		    (!whole || st == NNP_STATUS_INVALID_FIELD)) {
 			nnp_fw_packet_free(pk);
+		} else if (st && whole) {
+			/* Refused for room: it waits to leave as it came. */
+			whole->model_ns = at;
 		} else if (!st) {
-			if (tpl->owner)
-				tpl->owner->lent++;
-			nnp_fw_icl_sent(fw, op, port, tpl->len, depart, wire);
+			if (owner)
+				owner->lent++;
+			nnp_fw_icl_sent(fw, op, port, len, depart, wire);
 		}
 		/* Dropped by the receiver: the link carried it all the same. */
 		if (st == NNP_STATUS_INVALID_FIELD) {
 			st = NNP_STATUS_SUCCESS;
-			if (tpl->owner)
-				lent_and_back(tpl->owner);
+			if (owner)
+				lent_and_back(owner);
 		}
 		if (st == NNP_STATUS_NO_RESOURCES && op)
 			st = nnp_fw_icl_park_for_room(fw, op, port, wakes);
@@ -172,10 +181,22 @@ static uint16_t local_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 	return st;
 }
 
-/* Send on @port through its transport, at @at or after; LINK_DOWN if none. */
-static uint16_t send_packet(struct nnp_fw *fw, struct nnp_fw_op *op,
-			    uint32_t port, const struct nnp_fw_packet *tpl,
-			    uint64_t at)
+static uint16_t local_send(struct nnp_fw *fw, struct nnp_fw_op *op,
+			   uint32_t port, const struct nnp_fw_packet *tpl,
+			   uint64_t at)
+{
+	return local_deliver(fw, op, port, tpl, NULL, at);
+}
+
+static uint16_t local_give(struct nnp_fw *fw, struct nnp_fw_op *op,
+			   uint32_t port, struct nnp_fw_packet *pk)
+{
+	return local_deliver(fw, op, port, pk, pk, pk->model_ns);
+}
+
+/* The transport of @port (NULL: none, counted as an error). */
+static const struct nnp_fw_transport *port_transport(struct nnp_fw *fw,
+						     uint32_t port)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
 	const struct nnp_fw_transport *tp;
@@ -185,6 +206,16 @@ static uint16_t send_packet(struct nnp_fw *fw, struct nnp_fw_op *op,
 	if (!tp)
 		p->errors++;
 	mtx_unlock(&p->lock);
+	return tp;
+}
+
+/* Send on @port through its transport, at @at or after; LINK_DOWN if none. */
+static uint16_t send_packet(struct nnp_fw *fw, struct nnp_fw_op *op,
+			    uint32_t port, const struct nnp_fw_packet *tpl,
+			    uint64_t at)
+{
+	const struct nnp_fw_transport *tp = port_transport(fw, port);
+
 	return tp ? tp->send(fw, op, port, tpl, at) : NNP_STATUS_LINK_DOWN;
 }
 
@@ -201,14 +232,25 @@ uint16_t nnp_fw_icl_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 }
 
 uint16_t nnp_fw_icl_forward(struct nnp_fw *fw, struct nnp_fw_op *op,
-			    uint32_t port, const struct nnp_fw_packet *pk)
+			    uint32_t port, struct nnp_fw_packet *pk,
+			    bool *gone)
 {
 	const struct nnp_fw_packet tpl = {
 		.epoch = pk->epoch, .seq = pk->seq, .abort = pk->abort,
 		.len = pk->len, .data = pk->data,
 	};
+	const struct nnp_fw_transport *tp = port_transport(fw, port);
+	uint16_t st;
 
-	return send_packet(fw, op, port, &tpl, pk->model_ns);
+	*gone = false;
+	if (!tp)
+		return NNP_STATUS_LINK_DOWN;
+	/* A remote sender's copy is credited back where it came in. */
+	if (!tp->give || pk->desc || pk->credit)
+		return tp->send(fw, op, port, &tpl, pk->model_ns);
+	st = tp->give(fw, op, port, pk);
+	*gone = !st;
+	return st;
 }
 
 void nnp_fw_icl_send_aborts(struct nnp_fw *fw, uint32_t ports, uint64_t epoch,
@@ -277,20 +319,27 @@ static void local_reclaim(struct nnp_fw *fw, struct nnp_fw_op *op,
 		return;
 	q = &peer->ports[pp];
 	mtx_lock(&q->lock);
-	link = &q->rx_head;
-	while (*link) {
-		struct nnp_fw_packet *pk = *link;
+	for (;;) {
+		link = &q->rx_head;
+		prev = NULL;
+		while (*link) {
+			struct nnp_fw_packet *pk = *link;
 
-		if (pk->owner == op) {
-			nnp_fw_icl_drop_at(q, link, prev);
-			continue;
+			if (pk->owner == op) {
+				nnp_fw_icl_drop_at(q, link, prev);
+				continue;
+			}
+			prev = pk;
+			link = &pk->next;
 		}
-		prev = pk;
-		link = &pk->next;
-	}
-	/* The rest is being read now: a copy or reduction, it ends soon. */
-	while (atomic_load(&op->returned) != op->lent)
+		if (atomic_load(&op->returned) == op->lent)
+			break;
+		/*
+		 * The rest is being read now: a copy or reduction, it ends
+		 * soon; or a relay's forward, which may queue it again.
+		 */
 		cnd_wait(&q->lent_back, &q->lock);
+	}
 	mtx_unlock(&q->lock);
 	mtx_lock(&p->lock);
 	if (!--p->tx_busy)
@@ -331,6 +380,7 @@ static void remote_reclaim(struct nnp_fw *fw, struct nnp_fw_op *op,
 
 const struct nnp_fw_transport nnp_fw_local_transport = {
 	.send = local_send,
+	.give = local_give,
 	.room_freed = nnp_fw_icl_wake,
 	.reclaim = local_reclaim,
 };

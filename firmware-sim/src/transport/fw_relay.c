@@ -16,6 +16,14 @@
  * packets come in on one port and leave on one: forwarded in arrival
  * order, they keep their order.
  *
+ * An exchange's first hop lends its chunks (fw_xchg.c): the relay
+ * forwards a descriptor as a copy of the lender's bytes, and gives the
+ * chunk back once the copy is out. Until then it is lent, as to a
+ * receiver that has not read it: its lender waits for it, or takes it
+ * back from the queue when its command fails. A copy goes on whole to an
+ * in-process next hop, not copied again: a message is copied at most
+ * once on its way, and once where it lands.
+ *
  * A packet whose communicator this chip has not made, or not routed, yet
  * waits for it, within the room's stale bound (fw_purge.c), as any packet
  * of a communicator not made yet. One for a rank this chip has no route
@@ -46,8 +54,7 @@ static enum hop next_hop_locked(struct nnp_fw *fw,
 	dst = nnp_fw_seq_dst(pk->seq);
 	if (dst == m->rank)
 		return HOP_KEEP;
-	/* A routed message is a copy; a shared peer lends no such chunk. */
-	if (pk->desc || dst >= m->nranks || m->routes[dst] == NNP_HW_ROUTE_NONE)
+	if (dst >= m->nranks || m->routes[dst] == NNP_HW_ROUTE_NONE)
 		return HOP_DROP;
 	*out = m->routes[dst];
 	return HOP_FORWARD;
@@ -78,6 +85,7 @@ static struct nnp_fw_packet *transit_take_locked(struct nnp_fw *fw,
 		}
 		if (h == HOP_FORWARD && !(skip >> *out & 1)) {
 			pk = nnp_fw_icl_unlink_at(p, link, prev);
+			nnp_fw_icl_read_begin_locked(p, pk);
 			break;
 		}
 		prev = *link;
@@ -89,11 +97,12 @@ static struct nnp_fw_packet *transit_take_locked(struct nnp_fw *fw,
 
 /*
  * @pk, taken from @port, was forwarded with status @st, with fw->lock
- * held: let it go, and on a failure drop it and fail its communicator
- * (true: a worker must pass that on).
+ * held: let it go (unless it is @gone, handed on whole), and on a failure
+ * drop it and fail its communicator (true: a worker must pass that on).
  */
 static bool transit_done_locked(struct nnp_fw *fw, uint32_t port,
-				struct nnp_fw_packet *pk, uint16_t st)
+				struct nnp_fw_packet *pk, uint16_t st,
+				bool gone)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
 	struct nnp_fw_comm *m = NULL;
@@ -103,7 +112,8 @@ static bool transit_done_locked(struct nnp_fw *fw, uint32_t port,
 		nnp_fw_icl_count_drop_locked(fw, p);
 		m = nnp_fw_comm_by_epoch_locked(fw, pk->epoch);
 	}
-	nnp_fw_icl_release_locked(p, pk);
+	if (!gone)
+		nnp_fw_icl_read_done_locked(p, pk);
 	mtx_unlock(&p->lock);
 	return m && fw->link_hooks->comm_failed_locked(fw, m, st);
 }
@@ -114,8 +124,8 @@ static bool transit_done_locked(struct nnp_fw *fw, uint32_t port,
  */
 static bool relay_port(struct nnp_fw *fw, uint32_t port, uint32_t *blocked)
 {
+	bool freed = false, failed = false, gone;
 	struct nnp_fw_packet *pk;
-	bool freed = false, failed = false;
 	uint32_t out = 0;
 	uint16_t st;
 
@@ -125,18 +135,20 @@ static bool relay_port(struct nnp_fw *fw, uint32_t port, uint32_t *blocked)
 		mtx_unlock(&fw->lock);
 		if (!pk)
 			break;
+		gone = false;
 		st = out < fw->cfg.num_ports ?
-		     nnp_fw_icl_forward(fw, &fw->relay_op, out, pk) :
+		     nnp_fw_icl_forward(fw, &fw->relay_op, out, pk, &gone) :
 		     NNP_STATUS_LINK_DOWN;
 		mtx_lock(&fw->lock);
 		if (st == NNP_FW_PARKED) {
 			/* First again: the pair's later packets stay behind it. */
 			mtx_lock(&fw->ports[port].lock);
 			nnp_fw_icl_requeue_first_locked(&fw->ports[port], pk);
+			nnp_fw_icl_read_end_locked(&fw->ports[port], pk);
 			mtx_unlock(&fw->ports[port].lock);
 			*blocked |= 1u << out;
 		} else {
-			failed |= transit_done_locked(fw, port, pk, st);
+			failed |= transit_done_locked(fw, port, pk, st, gone);
 			freed = true;
 		}
 		mtx_unlock(&fw->lock);

@@ -27,6 +27,31 @@ void nnp_fw_icl_release_locked(struct nnp_fw_port *p, struct nnp_fw_packet *pk)
 	cnd_broadcast(&p->lent_back);
 }
 
+void nnp_fw_icl_read_begin_locked(struct nnp_fw_port *p,
+				  const struct nnp_fw_packet *pk)
+{
+	if (pk->desc && !pk->owner)
+		p->peer_reads++;
+}
+
+void nnp_fw_icl_read_end_locked(struct nnp_fw_port *p,
+				const struct nnp_fw_packet *pk)
+{
+	if (!pk->desc)
+		return;
+	if (!pk->owner)
+		p->peer_reads--;
+	/* Its lender may wait to take it back, from the queue or not. */
+	cnd_broadcast(&p->lent_back);
+}
+
+void nnp_fw_icl_read_done_locked(struct nnp_fw_port *p,
+				 struct nnp_fw_packet *pk)
+{
+	nnp_fw_icl_read_end_locked(p, pk);
+	nnp_fw_icl_release_locked(p, pk);
+}
+
 struct nnp_fw_packet *nnp_fw_icl_unlink_at(struct nnp_fw_port *p,
 					   struct nnp_fw_packet **link,
 					   struct nnp_fw_packet *prev)
@@ -403,9 +428,7 @@ static uint16_t rx_finish(struct nnp_fw *fw, struct nnp_fw_op *op,
 		nnp_fw_clock_hbm(fw, op, into->reduce ? 3 * len : len);
 	}
 	mtx_lock(&p->lock);
-	if (pk->desc && !pk->owner && !--p->peer_reads)
-		cnd_broadcast(&p->lent_back);
-	nnp_fw_icl_release_locked(p, pk);
+	nnp_fw_icl_read_done_locked(p, pk);
 	mtx_unlock(&p->lock);
 	/* Room at this end, a lent chunk back: a sender waiting goes on. */
 	if (tp)
@@ -428,9 +451,8 @@ static struct nnp_fw_packet *rx_take_locked(struct nnp_fw *fw,
 	pk = take(p, epoch, seq);
 	if (pk)
 		op->deadline_ns = 0;
-	/* The shared peer's memory stays mapped until this read is over. */
-	if (pk && pk->desc && !pk->owner)
-		p->peer_reads++;
+	if (pk)
+		nnp_fw_icl_read_begin_locked(p, pk);
 	mtx_unlock(&p->lock);
 	return pk;
 }

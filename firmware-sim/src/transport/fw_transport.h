@@ -79,6 +79,13 @@ struct nnp_fw_transport {
 	uint16_t (*send)(struct nnp_fw *fw, struct nnp_fw_op *op, uint32_t port,
 			 const struct nnp_fw_packet *tpl, uint64_t at);
 	/*
+	 * Hand copy @pk itself to the peer, as send does a copy of it
+	 * (SUCCESS: it is the peer's now); NULL for a transport that must
+	 * copy it.
+	 */
+	uint16_t (*give)(struct nnp_fw *fw, struct nnp_fw_op *op, uint32_t port,
+			 struct nnp_fw_packet *pk);
+	/*
 	 * The receiver took or dropped packets of @port: a sender at the
 	 * other end may go on. @peer and @peer_port as the port had them.
 	 */
@@ -297,11 +304,14 @@ void nnp_fw_relay_init(struct nnp_fw *fw);
 /* Routes were given: packets waiting for them may go now. */
 void nnp_fw_relay_routes_changed(struct nnp_fw *fw);
 /*
- * Send a copy of received @pk on @port for @op, leaving at its modeled
- * arrival or after (the relay); as nnp_fw_icl_send().
+ * Send received @pk (a copy or a descriptor) on @port for @op, leaving at
+ * its modeled arrival or after (the relay); as nnp_fw_icl_send(). A copy
+ * no remote sender counts goes whole to an in-process peer: on SUCCESS
+ * *@gone says @pk is no longer the caller's.
  */
 uint16_t nnp_fw_icl_forward(struct nnp_fw *fw, struct nnp_fw_op *op,
-			    uint32_t port, const struct nnp_fw_packet *pk);
+			    uint32_t port, struct nnp_fw_packet *pk,
+			    bool *gone);
 /* Tell the peer of @port that this end has room again. */
 void nnp_fw_icl_room_freed(struct nnp_fw *fw, uint32_t port);
 /* Unlink the packet *@link (@prev before it) of @p, with p->lock held. */
@@ -314,6 +324,17 @@ struct nnp_fw_packet *nnp_fw_icl_unlink_at(struct nnp_fw_port *p,
  * of a shared link; a copy is credited to a remote sender and freed.
  */
 void nnp_fw_icl_release_locked(struct nnp_fw_port *p, struct nnp_fw_packet *pk);
+/*
+ * @pk, unlinked from @p, is read outside p->lock (with it held): a shared
+ * peer's chunk stays mapped until the read ends.
+ */
+void nnp_fw_icl_read_begin_locked(struct nnp_fw_port *p,
+				  const struct nnp_fw_packet *pk);
+/* Done reading @pk, with p->lock held: queued again, or released. */
+void nnp_fw_icl_read_end_locked(struct nnp_fw_port *p,
+				const struct nnp_fw_packet *pk);
+void nnp_fw_icl_read_done_locked(struct nnp_fw_port *p,
+				 struct nnp_fw_packet *pk);
 /*
  * Queue @pk, unlinked from @p, again as its first packet, with p->lock
  * held: the relay could not forward it yet.
