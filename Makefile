@@ -409,6 +409,9 @@ $(FUZZ)/%.o: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(FW_HDRS) | $(DEPS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_FW_INC) -c -o $@ $<
 
 $(FUZZ)/fuzz_icl $(FUZZ)/fuzz_icl_frame: $(FUZZ)/fuzz_icl_chip.o
+# Kept: made by a pattern rule, make would delete it after each build and
+# so link every fuzzer again (minutes of clang with ASan) on the next.
+.SECONDARY: $(FUZZ)/fuzz_dev.o
 
 $(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ)/fuzz_dev.o $(FW_SRCS) $(FW_HDRS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_FW_INC) -o $@ $< \
