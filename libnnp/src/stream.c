@@ -12,6 +12,7 @@
  * looking at the queue.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -467,10 +468,33 @@ void nnp_stream_destroy(nnp_stream_t *s)
 	free(s);
 }
 
+/* 0.9's versions: a program built before binds to the old ones (compat_0_8.c). */
+__asm__(".symver nnp_event_record, nnp_event_record@@@LIBNNP_0.9");
+__asm__(".symver nnp_event_query, nnp_event_query@@@LIBNNP_0.9");
+__asm__(".symver nnp_event_synchronize, nnp_event_synchronize@@@LIBNNP_0.9");
+
+/* @ev, if given, of a size this libnnp knows (@call's); recorded if @recorded. */
+static nnp_result_t event_check(const nnp_event_t *ev, const char *call,
+				bool recorded)
+{
+	char what[48];
+
+	if (!ev)
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "%s: event is NULL", call);
+	snprintf(what, sizeof(what), "%s: event", call);
+	if (nnp_size_check(ev->size, sizeof(*ev), sizeof(*ev), what))
+		return NNP_ERROR_INVALID_ARGUMENT;
+	if (recorded && !ev->stream)
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "%s: event not recorded", call);
+	return NNP_SUCCESS;
+}
+
 nnp_result_t nnp_event_record(nnp_stream_t *s, nnp_event_t *ev)
 {
-	if (!s || !ev)
-		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_event_record: no stream or no event");
+	if (!s)
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_event_record: stream is NULL");
+	if (event_check(ev, "nnp_event_record", false))
+		return NNP_ERROR_INVALID_ARGUMENT;
 	ev->stream = s;
 	ev->seq = s->submitted;
 	return NNP_SUCCESS;
@@ -478,8 +502,8 @@ nnp_result_t nnp_event_record(nnp_stream_t *s, nnp_event_t *ev)
 
 nnp_result_t nnp_event_query(const nnp_event_t *ev)
 {
-	if (!ev || !ev->stream)
-		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_event_query: no event or not recorded");
+	if (event_check(ev, "nnp_event_query", true))
+		return NNP_ERROR_INVALID_ARGUMENT;
 	if (ev->stream->trace)
 		ev->stream->wait_ns = nnp_now_ns();
 	reap(ev->stream);
@@ -490,8 +514,7 @@ nnp_result_t nnp_event_query(const nnp_event_t *ev)
 
 nnp_result_t nnp_event_synchronize(const nnp_event_t *ev, int64_t timeout_ns)
 {
-	if (!ev || !ev->stream)
-		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
-				"nnp_event_synchronize: no event or not recorded");
+	if (event_check(ev, "nnp_event_synchronize", true))
+		return NNP_ERROR_INVALID_ARGUMENT;
 	return wait_result(ev->stream, ev->seq, wait_for(ev->stream, ev->seq, timeout_ns));
 }

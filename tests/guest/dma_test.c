@@ -378,7 +378,7 @@ TEST_F(lib, fills_and_events)
 {
 	nnp_mem_t *d, *h;
 	uint8_t *dp, *hp;
-	nnp_event_t ev;
+	nnp_event_t ev = NNP_EVENT_INIT;
 
 	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev, NNP_MEM_DEVICE, 1 << 20, 0, &d));
 	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev, NNP_MEM_HOST, 1 << 20, 0, &h));

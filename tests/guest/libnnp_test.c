@@ -316,8 +316,11 @@ TEST(unknown_struct_sizes_refused)
 	struct nnp_device_counters c = { .size = 0 };
 	struct nnp_port_info p[2] = { { .size = sizeof(p[0]) + 8 } };
 	struct nnp_device_info in = { .size = sizeof(in) - 1 };
+	/* The size of 0.8's event, which had none. */
+	nnp_event_t ev = { .size = 16 };
 	unsigned int n;
 	nnp_device_t *dev;
+	nnp_stream_t *st;
 	char want[160];
 
 	ASSERT_EQ(NNP_SUCCESS, nnp_device_open(0, &dev));
@@ -331,6 +334,23 @@ TEST(unknown_struct_sizes_refused)
 	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_device_get_info(dev, &in));
 	/* Nothing was written: the size is as the caller left it. */
 	EXPECT_EQ(sizeof(in) - 1, in.size);
+	/* An event: its size is checked where it is filled and where read. */
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_create(dev, &st));
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_event_record(st, &ev));
+	EXPECT_STREQ("nnp_event_record: event size 16, not one libnnp 0.9 knows (24 to 24): set it to sizeof the struct",
+		     nnp_get_last_error());
+	EXPECT_EQ(NULL, ev.stream);
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_event_query(&ev));
+	EXPECT_STREQ("nnp_event_query: event size 16, not one libnnp 0.9 knows (24 to 24): set it to sizeof the struct",
+		     nnp_get_last_error());
+	ev.size = sizeof(ev);
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_event_synchronize(&ev, 0));
+	EXPECT_STREQ("nnp_event_synchronize: event not recorded", nnp_get_last_error());
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_event_query(NULL));
+	EXPECT_STREQ("nnp_event_query: event is NULL", nnp_get_last_error());
+	ASSERT_EQ(NNP_SUCCESS, nnp_event_record(st, &ev));
+	EXPECT_EQ(NNP_SUCCESS, nnp_event_synchronize(&ev, 0));
+	nnp_stream_destroy(st);
 	nnp_device_close(dev);
 }
 
@@ -356,6 +376,9 @@ TEST(programs_built_against_0_8_get_the_old_layouts)
 	nnp_result_t (*model0)(nnp_device_t *, void *);
 	nnp_result_t (*ports0)(nnp_device_t *, void *, unsigned int, unsigned int *);
 	nnp_result_t (*error0)(const nnp_stream_t *, void *);
+	nnp_result_t (*record0)(nnp_stream_t *, void *), (*query0)(const void *);
+	nnp_result_t (*sync0)(const void *, int64_t);
+	nnp_event_t ev = NNP_EVENT_INIT;
 	uint8_t buf[512];
 	nnp_mem_t *src, *ro;
 	nnp_device_t *dev;
@@ -372,7 +395,12 @@ TEST(programs_built_against_0_8_get_the_old_layouts)
 	model0 = dlvsym(lib, "nnp_device_get_model", "LIBNNP_0.5");
 	counters0 = dlvsym(lib, "nnp_device_get_counters", "LIBNNP_0.6");
 	error0 = dlvsym(lib, "nnp_stream_error", "LIBNNP_0");
+	record0 = dlvsym(lib, "nnp_event_record", "LIBNNP_0");
+	query0 = dlvsym(lib, "nnp_event_query", "LIBNNP_0");
+	sync0 = dlvsym(lib, "nnp_event_synchronize", "LIBNNP_0");
 	ASSERT_TRUE(info0 && ports0 && model0 && counters0 && error0);
+	ASSERT_TRUE(record0 && query0 && sync0);
+	ASSERT_EQ(dlvsym(lib, "nnp_event_record", "LIBNNP_0.9"), (void *)nnp_event_record);
 	/* And the default versions are 0.9's, which take the sizes. */
 	ASSERT_EQ(dlvsym(lib, "nnp_device_get_info", "LIBNNP_0.9"),
 		  (void *)nnp_device_get_info);
@@ -422,8 +450,25 @@ TEST(programs_built_against_0_8_get_the_old_layouts)
 	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(dev, NNP_MEM_DEVICE, 4096, 0, &src));
 	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(dev, NNP_MEM_HOST, 4096, NNP_MEM_READ_ONLY, &ro));
 	ASSERT_EQ(NNP_SUCCESS, nnp_stream_create(dev, &st));
+
+	/* 0.8's event: 16 bytes, the stream then the point in it. */
+	ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(st, src, 0, 7, 4096));
+	ASSERT_EQ(NNP_SUCCESS, nnp_event_record(st, &ev));
+	memset(buf, CANARY, sizeof(buf));
+	ASSERT_EQ(NNP_SUCCESS, record0(st, buf));
+	EXPECT_EQ(0, memcmp(buf, &ev.stream, 16));
+	EXPECT_TRUE(canary_after(buf, 16));
+	EXPECT_EQ(NNP_SUCCESS, sync0(buf, -1));
+	EXPECT_EQ(NNP_SUCCESS, query0(buf));
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, query0(NULL));
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, record0(st, NULL));
+
 	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(st, ro, 0, src, 0, 4096));
 	EXPECT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_synchronize(st));
+	/* A point after the failure: read from the old layout, it failed. */
+	ASSERT_EQ(NNP_SUCCESS, record0(st, buf));
+	EXPECT_EQ(NNP_ERROR_COMMAND_FAILED, query0(buf));
+	EXPECT_EQ(NNP_ERROR_COMMAND_FAILED, sync0(buf, -1));
 	ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_error(st, &e));
 	memset(buf, CANARY, sizeof(buf));
 	ASSERT_EQ(NNP_ERROR_COMMAND_FAILED, error0(st, buf));

@@ -518,7 +518,7 @@ TEST(unreleased_key_leaked_without_warning)
 	nnp_mem_t *src, *dst;
 	nnp_device_t *dev;
 	nnp_stream_t *s;
-	nnp_event_t first;
+	nnp_event_t first = NNP_EVENT_INIT;
 	char addr[64];
 	int i, fd;
 

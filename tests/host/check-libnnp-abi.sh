@@ -15,8 +15,13 @@
 # libnnp as equal even with a public struct's size changed.
 # Only the types of the public headers count, and libnnp/abi/libnnp.abignore
 # lets the structs that carry their own size grow at their end.
-# First proves, on two tiny libraries, that abidiff reports a changed
-# struct and a removed function here, and not an unchanged library.
+# abidiff 2.2 does not see a function that gains a new default symbol
+# version beside its old one (0.9's nnp_event_record@@LIBNNP_0.9 beside
+# @LIBNNP_0), nor one of two versions going: the exported functions with
+# their versions (readelf) are compared as lists too.
+# First proves, on tiny libraries, that abidiff reports a changed struct
+# and a removed function here, and not an unchanged library, and that the
+# lists show a version added and one gone.
 # With --update: writes the baseline of the built library instead.
 root=$(cd "$(dirname "$0")/../.." && pwd)
 lib=$root/build/lib/libnnp.so.0
@@ -46,7 +51,7 @@ fi
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-tap_plan 3
+tap_plan 4
 
 # The plant: v2 changes struct s's layout, v3 drops g(), v1 is unchanged.
 printf 'struct s { int a; };\nint f(struct s *p) { return p->a; }\nint g(int x) { return x; }\n' >"$tmp/v1.c"
@@ -64,6 +69,37 @@ removed=$?
 tap_context=/dev/null tap_check "abidiff bites here: a changed struct ($changed), a removed function ($removed), nothing for the same library ($same)" \
 	test "$same" = 0 -a "$changed" != 0 -a "$removed" != 0
 
+# versions LIB: its exported functions, name@version (a program binds
+# one whether it is the default, @@, or not).
+versions() {
+	readelf --dyn-syms -W "$1" |
+		awk '$4 == "FUNC" && $7 != "UND" { sub("@@", "@", $8); print $8 }' | sort -u
+}
+# The plant: v5 keeps g@V1 for old programs and adds g@@V2 (as a struct
+# that gains a size does), v6 drops g@V1.
+printf 'V1 { global: f; g; local: *; };\nV2 { global: g; } V1;\n' >"$tmp/v.map"
+printf '%s\n' 'int g1(int x) { return x; }' '__asm__(".symver g1, g@V1");' \
+	'int g2(long x) { return (int)x; }' >"$tmp/v5.c"
+printf '__asm__(".symver g2, g@@@V2");\n' >>"$tmp/v5.c"
+cat "$tmp/v1.c" >>"$tmp/v5.c"
+sed -i '/^int g(int x)/d' "$tmp/v5.c"
+grep -v 'g1' "$tmp/v5.c" >"$tmp/v6.c"
+for v in 5 6; do
+	gcc -shared -fPIC -Wl,-soname,libplant.so.1 -Wl,--version-script="$tmp/v.map" \
+		-o "$tmp/libplant$v.so" "$tmp/v$v.c"
+done
+printf 'V1 { global: f; g; local: *; };\n' >"$tmp/v1.map"
+gcc -shared -fPIC -Wl,-soname,libplant.so.1 -Wl,--version-script="$tmp/v1.map" \
+	-o "$tmp/libplant4.so" "$tmp/v1.c"
+versions "$tmp/libplant4.so" >"$tmp/p4"
+versions "$tmp/libplant5.so" >"$tmp/p5"
+versions "$tmp/libplant6.so" >"$tmp/p6"
+added=$(comm -13 "$tmp/p4" "$tmp/p5" | tr '\n' ' ')
+gone=$(comm -23 "$tmp/p5" "$tmp/p6" | tr '\n' ' ')
+abidiff "$tmp/libplant4.so" "$tmp/libplant5.so" >/dev/null
+tap_context=/dev/null tap_check "the version lists see what abidiff ($?) does not: added '$added', gone '$gone'" \
+	test "$added" = "g@V2 " -a "$gone" = "g@V1 "
+
 base=$abi_dir/$soname.baseline.xz
 if [ -z "$soname" ] || [ ! -f "$base" ]; then
 	echo "# no baseline libnnp/abi/${soname:-?}.baseline.xz for $lib: make abi-baseline"
@@ -79,10 +115,18 @@ public=(--hd1 "$root/libnnp/include/nnp" --hd2 "$root/libnnp/include/nnp"
 	--suppressions "$abi_dir/libnnp.abignore")
 abidiff "${public[@]}" --no-added-syms "$tmp/$soname" "$lib" >"$tmp/breaks" 2>&1
 breaks=$?
+versions "$tmp/$soname" >"$tmp/base.syms"
+versions "$lib" >"$tmp/lib.syms"
+if comm -23 "$tmp/base.syms" "$tmp/lib.syms" | sed 's/^/  gone: /' | grep . >>"$tmp/breaks"; then
+	breaks=1
+fi
 tap_context=$tmp/breaks tap_check "libnnp's ABI: nothing removed or changed since libnnp/abi/$soname.baseline.xz" \
 	test "$breaks" = 0
 abidiff "${public[@]}" "$tmp/$soname" "$lib" >"$tmp/all" 2>&1
 status=$?
+if comm -13 "$tmp/base.syms" "$tmp/lib.syms" | sed 's/^/  added: /' | grep . >>"$tmp/all"; then
+	status=1
+fi
 [ "$status" = 0 ] || echo "# added: make abi-baseline in the change that adds them" >>"$tmp/all"
 tap_context=$tmp/all tap_check "libnnp's ABI: nothing added that libnnp/abi/$soname.baseline.xz lacks" \
 	test "$status" = 0

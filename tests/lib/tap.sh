@@ -5,11 +5,17 @@ tap_failed=0
 tap_plan() { echo "TAP version 13"; echo "1..$1"; }
 tap_ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n $1"; }
 tap_not_ok() { tap_n=$((tap_n + 1)); tap_failed=$((tap_failed + 1)); echo "not ok $tap_n $1"; }
-# tap_check NAME COMMAND...: ok if COMMAND succeeds
+# tap_check NAME COMMAND...: ok if COMMAND succeeds; on failure the
+# files named in $tap_context, if any, are shown as TAP comments.
 tap_check() {
 	tap_name=$1
 	shift
-	if "$@"; then tap_ok "$tap_name"; else tap_not_ok "$tap_name"; fi
+	if "$@"; then
+		tap_ok "$tap_name"
+	else
+		for f in ${tap_context:-}; do sed 's/^/# /' "$f"; done
+		tap_not_ok "$tap_name"
+	fi
 }
 # tap_grep NAME FILE ERE: ok if FILE has a line matching ERE; on failure
 # the files named in $tap_context are shown as TAP comments.

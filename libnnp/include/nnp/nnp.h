@@ -67,8 +67,8 @@ typedef struct nnp_device nnp_device_t;
 
 /*
  * Every struct libnnp fills (struct nnp_device_info, nnp_port_info,
- * nnp_device_model, nnp_device_counters, nnp_stream_error) or reads
- * (nnp_comm_config_t) starts with size, since 0.9: the caller sets it to
+ * nnp_device_model, nnp_device_counters, nnp_stream_error, nnp_event_t)
+ * or reads (nnp_comm_config_t) starts with size, since 0.9: the caller sets it to
  * the struct's sizeof as the program is built (struct nnp_device_info
  * info = { .size = sizeof(info) }), and libnnp reads and writes only
  * what it covers, so that members added later leave programs built before
@@ -325,11 +325,17 @@ nnp_result_t nnp_stream_error(const nnp_stream_t *stream,
 /* Drop what was queued after a failure and make the stream usable again. */
 nnp_result_t nnp_stream_reset(nnp_stream_t *stream);
 
-/* A point in a stream: done once everything submitted before it is. */
+/*
+ * A point in a stream: done once everything submitted before it is.
+ * nnp_event_record() fills it, once its size is set (NNP_EVENT_INIT);
+ * it names the stream, so it is good only while the stream is.
+ */
 typedef struct nnp_event {
+	size_t size;		/* sizeof(nnp_event_t), set by the caller */
 	nnp_stream_t *stream;
 	uint64_t seq;
 } nnp_event_t;
+#define NNP_EVENT_INIT	{ sizeof(nnp_event_t), NULL, 0 }
 
 nnp_result_t nnp_event_record(nnp_stream_t *stream, nnp_event_t *event);
 /* NNP_SUCCESS if done, NNP_ERROR_NOT_READY if not yet. */
