@@ -321,6 +321,8 @@ MPICC := mpicc
 DIST_MNIST := $(OUT_BIN)/dist_mnist_mlp
 DIST_MNIST_SRCS := $(wildcard examples/dist_mnist_mlp/*.c)
 MPI_TESTS := $(TESTDIR)/guest/mpi_hello $(TESTDIR)/guest/coll_mpi
+# make bench's Open MPI collectives, run on the host and in the guest.
+MPI_COLL := $(BUILD)/bench/mpi_coll
 TRACE_JOB := $(TESTDIR)/guest/trace_job
 DOORBELL_JOB := $(TESTDIR)/guest/doorbell_job
 # A rank of a POD job, in the initramfs (tests/vm/pod_faults.sh).
@@ -520,9 +522,9 @@ INITRAMFS_DEPS := scripts/mkinitramfs.sh scripts/guest-init.sh scripts/nnp-load 
 	scripts/guest-openmpi-mca-params.conf \
 	$(wildcard tests/guest/*.sh) tests/lib/tap.sh $(NNPTOOL) $(LIBNNP_SO) \
 	$(GUEST_C_TESTS) $(MPI_TESTS) $(POD_JOB) $(DIST_MNIST) $(RING_ALLREDUCE) $(MNIST_STAMP) \
-	udev/60-nnp.rules
+	$(MPI_COLL) udev/60-nnp.rules
 INITRAMFS_ARGS = $(OUT_LIB) $(NNPTOOL) \
-	--bin $(DIST_MNIST) --bin $(RING_ALLREDUCE) \
+	--bin $(DIST_MNIST) --bin $(RING_ALLREDUCE) --bin $(MPI_COLL) \
 	--bin /bin/udevadm --bin /usr/bin/setpriv --data udev/60-nnp.rules /lib/udev/rules.d \
 	--data $(MNIST_DIR) /usr/share/nnp \
 	$(GUEST_C_TESTS) $(MPI_TESTS) $(POD_JOB) $(wildcard tests/guest/*.sh) tests/lib/tap.sh
@@ -584,11 +586,13 @@ $(BENCH)/host_bw: tests/bench/host_bw.c | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) -pthread -o $@ $<
 
-$(BENCH)/mpi_coll: tests/bench/mpi_coll.c | $(DEPS)
+# Open MPI's side of the comparison, on the host and (in the initramfs) in
+# the guest beside the devices.
+$(MPI_COLL): tests/bench/mpi_coll.c | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS_COMMON) -o $@ $<
 
-bench: all torch $(BENCH_DEPS_STAMP) $(BENCH)/host_bw $(BENCH)/mpi_coll
+bench: all torch $(BENCH_DEPS_STAMP) $(BENCH)/host_bw $(MPI_COLL)
 	bash tests/bench/run.sh
 
 # The example's training recorded on 4 chips and projected on 1 to 1024
@@ -616,7 +620,7 @@ check-fresh:
 clean:
 	-$(MAKE) -C $(KDIR) M=$(ROOT) clean 2>/dev/null
 	rm -rf $(BUILD)/obj $(BUILD)/install $(OUT_LIB) $(OUT_BIN) $(TESTDIR) $(BUILD)/data $(INITRAMFS) \
-		$(BENCH)/host_bw $(BENCH)/mpi_coll $(DEBUG_MODDIR) $(DEBUG_INITRAMFS) \
+		$(BENCH)/host_bw $(MPI_COLL) $(DEBUG_MODDIR) $(DEBUG_INITRAMFS) \
 		$(FUZZERS) $(FUZZ)/fuzz_dev.o $(TORCH_OUT) $(BUILD)/torch-build
 
 distclean: clean

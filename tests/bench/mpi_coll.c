@@ -11,6 +11,8 @@
  * The best of T timings of at most N iterations per size (with --bytes,
  * fewer, to move about BYTES): on a shared machine, the least disturbed.
  */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,29 +83,54 @@ static float want(enum coll c, int n, int rank, size_t count, size_t i)
 	return sum;
 }
 
-static void parse(int argc, char **argv, struct opts *o)
+/* @s as a whole number, or false ("64M" is not 64). */
+static bool number(const char *s, size_t *v)
 {
+	unsigned long long n;
+	char *end;
+
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-')
+		return false;
+	*v = n;
+	return true;
+}
+
+/* False, with a message on rank 0, for an option or value it does not know. */
+static bool parse(int argc, char **argv, struct opts *o, int rank)
+{
+	static const char *const names[] = {
+		"--min", "--max", "--step", "--iters", "--bytes", "--trials",
+	};
+	size_t *const values[] = {
+		&o->min, &o->max, &o->step, &o->iters, &o->bytes, &o->trials,
+	};
+	size_t k;
 	int i;
 
-	for (i = 1; i + 1 < argc; i += 2) {
+	for (i = 1; i < argc; i += 2) {
+		if (i + 1 == argc)
+			goto bad;
 		if (!strcmp(argv[i], "--coll")) {
 			for (o->coll = 0; o->coll < NCOLL; o->coll++)
 				if (!strcmp(argv[i + 1], coll_name[o->coll]))
 					break;
-		} else if (!strcmp(argv[i], "--min")) {
-			o->min = strtoull(argv[i + 1], NULL, 0);
-		} else if (!strcmp(argv[i], "--max")) {
-			o->max = strtoull(argv[i + 1], NULL, 0);
-		} else if (!strcmp(argv[i], "--step")) {
-			o->step = strtoull(argv[i + 1], NULL, 0);
-		} else if (!strcmp(argv[i], "--iters")) {
-			o->iters = strtoull(argv[i + 1], NULL, 0);
-		} else if (!strcmp(argv[i], "--bytes")) {
-			o->bytes = strtoull(argv[i + 1], NULL, 0);
-		} else if (!strcmp(argv[i], "--trials")) {
-			o->trials = strtoull(argv[i + 1], NULL, 0);
+			if (o->coll == NCOLL)
+				goto bad;
+			continue;
 		}
+		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+			if (!strcmp(argv[i], names[k]))
+				break;
+		if (k == sizeof(names) / sizeof(names[0]) || !number(argv[i + 1], values[k]))
+			goto bad;
 	}
+	return true;
+bad:
+	if (!rank)
+		fprintf(stderr, "mpi_coll: bad option or value at '%s'\n", argv[i]);
+	return false;
 }
 
 /* The best of @o->trials timings of @reps collectives: the slowest rank's. */
@@ -135,11 +162,12 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &n);
-	parse(argc, argv, &o);
+	if (!parse(argc, argv, &o, rank) || o.iters < 1 || o.step < 2 ||
+	    o.min < sizeof(float) || o.trials < 1 || o.max < o.min)
+		MPI_Abort(MPI_COMM_WORLD, 2);
 	in = malloc(o.max);
 	out = malloc(o.max);
-	if (!in || !out || o.coll == NCOLL || o.iters < 1 || o.step < 2 ||
-	    o.min < sizeof(float) || o.trials < 1)
+	if (!in || !out)
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	for (i = 0; i < o.max / sizeof(float); i++)
 		in[i] = input(rank, i);

@@ -9,7 +9,8 @@
 #     allreduce, broadcast, allgather, reduce_scatter, alltoall and gather,
 #     on 4 chips sendrecv from rank 0 to rank 1 and to rank 2 (routed, 2
 #     hops) and 32 allreduces of 8 bytes in one group (-m 32), and (in the
-#     first VM) nnptool bench copy;
+#     first VM) nnptool bench copy; then in the same VM the guest's own
+#     Open MPI (mpi_coll, N ranks) over the same sizes;
 #   - the training example (examples/dist_mnist_mlp), mpirun -np 4 in one
 #     VM of 4 chips: its allreduce with the copies, as it times it; then
 #     once more traced (NNP_TRACE_FILE), for where that time goes;
@@ -81,6 +82,14 @@ for n in $chips; do
 	if [ "$first" = 1 ]; then
 		cmd+="; echo '## copy'; nnptool --json bench copy --max $max_bytes"
 	fi
+	# The baseline a user of this VM would pick: its own Open MPI, ranks
+	# in the guest, host memory, after the devices are done.
+	gmpi="mpirun -np $n mpi_coll"
+	cmd+="; echo '## gmpi-latency'; $gmpi --coll allreduce --min 8 --max 8"
+	cmd+=" --iters $((lat_iters * 4)) --trials 3"
+	for c in $colls; do
+		cmd+="; echo '## gmpi-$c'; $gmpi --coll $c $sweep"
+	done
 	first=0
 	# Per chip: send and receive buffers of $max (and copy's two); the
 	# guest: host buffers of 2 x $max per chip (inputs, results) and more.
