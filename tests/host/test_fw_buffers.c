@@ -120,7 +120,7 @@ static void test_scratch_reused(void **state)
 	nnp_fw_scratch_give(fw, d);
 	assert_ptr_equal(nnp_fw_scratch_take(fw, 1 << 20), d);
 	nnp_fw_scratch_give(fw, d);
-	nnp_fw_scratch_fini(fw);
+	nnp_fw_scratch_release(fw);
 	free(fw);
 }
 

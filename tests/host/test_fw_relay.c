@@ -18,6 +18,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -461,10 +462,42 @@ static void test_alltoall(void **state)
 	alltoall_case(0, DST);
 }
 
+/* Scratch buffers chip @i keeps for its next in-place command. */
+static unsigned int scratch_kept(uint32_t i)
+{
+	unsigned int k, n = 0;
+
+	for (k = 0; k < NNP_FW_SCRATCH_SLOTS; k++)
+		n += atomic_load(&chips[i].h->fw->scratch_slots[k]) != NULL;
+	return n;
+}
+
+/*
+ * In place, through scratch, which each chip keeps while it has a
+ * context and lets go when the last one goes, or on a reset.
+ */
 static void test_alltoall_in_place(void **state)
 {
+	struct nnp_hw_admin_cmd destroy = { .opcode = NNP_ADMIN_CTX_DESTROY };
+	uint32_t i;
+
 	(void)state;
 	alltoall_case(70000, SRC);
+	/* alltoall_case() let the ring go: once more, and keep it. */
+	ring_up(ALL);
+	RUN_ALL(exchange(NNP_CMD_ALLTOALL, i, 1000, 0, SRC, SRC));
+	for (i = 0; i < N; i++) {
+		assert_int_equal(chips[i].status, NNP_STATUS_SUCCESS);
+		assert_int_equal(scratch_kept(i), 1);
+	}
+	destroy.args[0] = CTX;
+	assert_int_equal(fw_harness_admin(chips[0].h, destroy, NULL), NNP_STATUS_SUCCESS);
+	assert_int_equal(scratch_kept(0), 0);
+	nnp_fw_reset(chips[1].h->fw);
+	fw_harness_advance_ms(chips[1].h, 0);
+	assert_int_equal(scratch_kept(1), 0);
+	assert_int_equal(scratch_kept(2), 1);
+	ring_down();
 }
 
 /* 1 MiB a pair: far past a port's room, forwarded as room comes. */

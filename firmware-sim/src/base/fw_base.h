@@ -466,7 +466,8 @@ struct nnp_fw {
  * Buffers kept for reuse (fw_buffers.c). A packet copy of @len bytes of
  * payload, after its header; freed with nnp_fw_packet_free() on any chip.
  * A chip's scratch of at least @bytes, given back when its command ends
- * (NULL: none), and let go with the chip.
+ * (NULL: none); what the chip keeps is released on a reset, when its last
+ * context goes, and with the chip.
  */
 struct nnp_fw_packet *nnp_fw_packet_alloc(size_t len);
 void nnp_fw_packet_free(struct nnp_fw_packet *pk);
@@ -477,7 +478,7 @@ void nnp_fw_packet_free(struct nnp_fw_packet *pk);
 uint32_t nnp_fw_packets_pooled(size_t len);
 void *nnp_fw_scratch_take(struct nnp_fw *fw, size_t bytes);
 void nnp_fw_scratch_give(struct nnp_fw *fw, void *buf);
-void nnp_fw_scratch_fini(struct nnp_fw *fw);
+void nnp_fw_scratch_release(struct nnp_fw *fw);
 
 void nnp_fw_guest_error(struct nnp_fw *fw, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -13,7 +13,9 @@
  * So both are kept once freed: packets in one pool for every chip of the
  * process (a packet is freed by its receiver, on another chip, and the
  * pool outlives any one chip), scratch in two slots per chip, each the
- * size of the largest use yet.
+ * size of the largest use yet, for as long as the chip has a context: a
+ * 64 MiB in-place alltoall on 8 chips kept 1 GiB of the host's memory
+ * after its job ended, until the chips went.
  *
  * The pool has a class per size (64 KiB, 256 KiB, 1 MiB: a packet takes
  * the smallest that holds it, so it wastes less than three quarters),
@@ -167,7 +169,7 @@ void nnp_fw_scratch_give(struct nnp_fw *fw, void *buf)
 	free(s);
 }
 
-void nnp_fw_scratch_fini(struct nnp_fw *fw)
+void nnp_fw_scratch_release(struct nnp_fw *fw)
 {
 	unsigned int i;
 

@@ -129,6 +129,7 @@ static void reset_cleanup(struct nnp_fw *fw)
 	nnp_fw_queues_destroy_ctx(fw, 0, false);
 	nnp_fw_comms_clear(fw, 0);
 	nnp_fw_icl_purge_all(fw);
+	nnp_fw_scratch_release(fw);
 	/* Timing-only chips may share memory nobody reads: left as it is. */
 	if (!fw->cfg.timing_only)
 		mem_clear(fw->cfg.mem, fw->cfg.mem_size);
@@ -155,7 +156,7 @@ void nnp_fw_destroy(struct nnp_fw *fw)
 	nnp_fw_reset(fw);
 	reset_cleanup(fw);
 	nnp_fw_ports_fini(fw);
-	nnp_fw_scratch_fini(fw);
+	nnp_fw_scratch_release(fw);
 	for (i = 0; i < NNP_HW_MAX_QUEUES; i++)
 		mtx_destroy(&fw->queues[i].exec);
 	mtx_destroy(&fw->lock);

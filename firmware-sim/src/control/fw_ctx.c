@@ -59,8 +59,8 @@ void nnp_fw_keys_clear_locked(struct nnp_fw *fw)
 uint16_t nnp_fw_ctx_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd)
 {
 	uint32_t ctx = fw_admin_arg(cmd, 0);
+	bool ok, last = true;
 	uint32_t i;
-	bool ok;
 
 	mtx_lock(&fw->lock);
 	ok = nnp_fw_ctx_valid_locked(fw, ctx);
@@ -75,7 +75,12 @@ uint16_t nnp_fw_ctx_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 		if (fw->keys[i].key && fw->keys[i].ctx == ctx)
 			key_free_locked(fw, i);
 	fw->ctx_used[ctx] = false;
+	for (i = 1; i < NNP_HW_MAX_CONTEXTS; i++)
+		last &= !fw->ctx_used[i];
 	mtx_unlock(&fw->lock);
+	/* No command is left to take scratch: none is kept for nobody. */
+	if (last)
+		nnp_fw_scratch_release(fw);
 	return NNP_STATUS_SUCCESS;
 }
 
