@@ -519,7 +519,8 @@ initramfs: $(INITRAMFS)
 
 # What either initramfs holds besides the kernel's modules and nnp.ko.
 INITRAMFS_DEPS := scripts/mkinitramfs.sh scripts/guest-init.sh scripts/nnp-load scripts/nnp-demo \
-	scripts/guest-openmpi-mca-params.conf \
+	scripts/guest-openmpi-mca-params.conf scripts/guest-openmpi5-mca-params.conf \
+	scripts/guest-prte-mca-params.conf \
 	$(wildcard tests/guest/*.sh) tests/lib/tap.sh $(NNPTOOL) $(LIBNNP_SO) \
 	$(GUEST_C_TESTS) $(MPI_TESTS) $(POD_JOB) $(DIST_MNIST) $(RING_ALLREDUCE) $(MNIST_STAMP) \
 	$(MPI_COLL) udev/60-nnp.rules

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Fetch QEMU 10.0.x's source from Debian's bookworm-backports source package
-# and unpack it into DEST. Only the orig tarball is used: apt-get reports 404s
+# Fetch QEMU 10.0.x's source from Debian's source package (bookworm-backports'
+# on Debian 12, trixie's own on Debian 13) and unpack it into DEST. Only the orig tarball is used: apt-get reports 404s
 # for the .dsc and the Debian diff and exits non-zero, so we check for the
 # tarball rather than the exit code.
 # Usage: fetch-qemu.sh DEST
@@ -10,10 +10,13 @@ dest=$1
 [ -f "$dest/.nnp-fetched" ] && exit 0
 dl=$(mktemp -d)
 trap 'rm -rf "$dl"' EXIT
-(cd "$dl" && apt-get source --download-only -q -t bookworm-backports qemu >/dev/null 2>&1) || true
+. "$(dirname "$0")/lib/debian-release.sh"
+suite=$(debian_codename)
+[ "$suite" = bookworm ] && suite=bookworm-backports
+(cd "$dl" && apt-get source --download-only -q -t "$suite" qemu >/dev/null 2>&1) || true
 tarball=$(ls "$dl"/qemu_10.0.*+ds.orig.tar.xz 2>/dev/null | head -n 1)
 if [ -z "$tarball" ]; then
-	echo "fetch-qemu: no qemu_10.0.x+ds.orig.tar.xz from bookworm-backports deb-src" >&2
+	echo "fetch-qemu: no qemu_10.0.x+ds.orig.tar.xz from $suite deb-src" >&2
 	exit 1
 fi
 rm -rf "$dest.tmp"

@@ -115,36 +115,51 @@ cp "$here/nnp-load" "$stage/usr/bin/nnp-load"
 cp "$here/nnp-demo" "$stage/usr/bin/nnp-demo"
 chmod +x "$stage/init" "$stage"/usr/bin/* "$stage"/usr/libexec/nnp-tests/*
 
-# Open MPI 4.1 as Debian installs it, for one-node jobs: mpirun (orterun)
-# and orted; the plugins, less those for fabrics and launchers the guest
-# does not have (InfiniBand, OFI, UCX, PSM, Slurm, ...) and OpenSHMEM's
-# frameworks; PMIx with its plugins; the help texts that explain errors;
-# our MCA defaults. The libraries all of them link are collected below.
+# Open MPI as Debian installs it, for one-node jobs. Debian 12's 4.1:
+# mpirun (orterun) and orted; the plugins, less those for fabrics and
+# launchers the guest does not have (InfiniBand, OFI, UCX, PSM, Slurm, ...)
+# and OpenSHMEM's frameworks; PMIx with its plugins. Debian 13's 5.0 has
+# its components built in: mpirun, which runs PRRTE's prterun, and prted.
+# Then the help texts that explain errors, and our MCA defaults. The
+# libraries all of them link are collected below.
 ompi=/usr/lib/x86_64-linux-gnu/openmpi
 pmix=/usr/lib/x86_64-linux-gnu/pmix2
-cp /usr/bin/orterun /usr/bin/orted "$stage/usr/bin/"
-ln -s orterun "$stage/usr/bin/mpirun"
-ln -s orterun "$stage/usr/bin/mpiexec"
-mkdir -p "$stage$ompi/lib/openmpi3" "$stage$pmix/lib/pmix" "$stage/usr/share/openmpi" \
-	"$stage/etc/openmpi"
-for plugin in "$ompi"/lib/openmpi3/*.so; do
-	case "$(basename "$plugin")" in
-	*ucx* | *ofi* | *openib* | *psm* | *verbs* | *slurm* | *flux* | *jsm* | \
-		*gridengine* | *_simulator* | mca_spml_* | mca_sshmem_* | \
-		mca_memheap_* | mca_scoll_* | mca_atomic_* | mca_crs_* | \
-		mca_compress_* | mca_vprotocol_* | *monitoring*) continue ;;
-	esac
-	# A plugin that needs a library this machine lacks would only fail
-	# to load: leave it out.
-	ldd "$plugin" | grep -q 'not found' && continue
-	cp "$plugin" "$stage$ompi/lib/openmpi3/"
-done
-cp "$pmix"/lib/pmix/pmix_mca_pcompress_zlib.so "$pmix"/lib/pmix/pmix_mca_prm_default.so \
-	"$stage$pmix/lib/pmix/"
+mkdir -p "$stage$pmix/lib/pmix" "$stage/usr/share/openmpi" "$stage/etc/openmpi"
+if [ -x /usr/bin/orterun ]; then
+	cp /usr/bin/orterun /usr/bin/orted "$stage/usr/bin/"
+	ln -s orterun "$stage/usr/bin/mpirun"
+	ln -s orterun "$stage/usr/bin/mpiexec"
+	mkdir -p "$stage$ompi/lib/openmpi3"
+	for plugin in "$ompi"/lib/openmpi3/*.so; do
+		case "$(basename "$plugin")" in
+		*ucx* | *ofi* | *openib* | *psm* | *verbs* | *slurm* | *flux* | *jsm* | \
+			*gridengine* | *_simulator* | mca_spml_* | mca_sshmem_* | \
+			mca_memheap_* | mca_scoll_* | mca_atomic_* | mca_crs_* | \
+			mca_compress_* | mca_vprotocol_* | *monitoring*) continue ;;
+		esac
+		# A plugin that needs a library this machine lacks would only
+		# fail to load: leave it out.
+		ldd "$plugin" | grep -q 'not found' && continue
+		cp "$plugin" "$stage$ompi/lib/openmpi3/"
+	done
+	cp "$pmix"/lib/pmix/pmix_mca_pcompress_zlib.so "$pmix"/lib/pmix/pmix_mca_prm_default.so \
+		"$stage$pmix/lib/pmix/"
+	cp /etc/openmpi/openmpi-default-hostfile "$stage/etc/openmpi/"
+	cp "$here/guest-openmpi-mca-params.conf" "$stage/etc/openmpi/openmpi-mca-params.conf"
+else
+	cp /usr/bin/mpirun.openmpi /usr/bin/prte /usr/bin/prted "$stage/usr/bin/"
+	ln -s mpirun.openmpi "$stage/usr/bin/mpirun"
+	ln -s mpirun.openmpi "$stage/usr/bin/mpiexec"
+	ln -s prte "$stage/usr/bin/prterun"
+	cp "$pmix"/lib/pmix/*.so "$stage$pmix/lib/pmix/"
+	mkdir -p "$stage/usr/share/prte"
+	cp /usr/share/prte/help-*.txt "$stage/usr/share/prte/"
+	cp /etc/openmpi/prte-default-hostfile /etc/openmpi/prte.conf "$stage/etc/openmpi/"
+	cp "$here/guest-openmpi5-mca-params.conf" "$stage/etc/openmpi/openmpi-mca-params.conf"
+	cp "$here/guest-prte-mca-params.conf" "$stage/etc/openmpi/prte-mca-params.conf"
+fi
 cp -R "$pmix/share" "$stage$pmix/"
 cp /usr/share/openmpi/help-*.txt "$stage/usr/share/openmpi/"
-cp /etc/openmpi/openmpi-default-hostfile "$stage/etc/openmpi/"
-cp "$here/guest-openmpi-mca-params.conf" "$stage/etc/openmpi/openmpi-mca-params.conf"
 # Who and where we are: Open MPI looks up the user and the host name.
 echo 'root:x:0:0:root:/root:/bin/sh' >"$stage/etc/passwd"
 # render: the group udev/60-nnp.rules gives the accel nodes to.

@@ -9,7 +9,8 @@
 # the mark is there exactly when a real run would install. A dry run that
 # stops before any recipe says nothing either way, and fails its check. Then the script's
 # own plan: --dry-run exits 0, names the apt sources file it would add,
-# and adds nothing.
+# and adds nothing; on Debian 13 it plans trixie's sources and packages,
+# and on another release it refuses, naming it.
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)
@@ -43,7 +44,7 @@ installs_nothing() {
 	[ $? = 1 ]
 }
 
-tap_plan 12
+tap_plan 16
 for goal in deps demo check bench; do
 	tap_check "make $goal installs the build's packages" installs "$goal"
 done
@@ -57,4 +58,19 @@ tap_check "install-deps.sh --dry-run exits 0" test $? = 0
 tap_grep "install-deps.sh --dry-run says it would add $tmp/nnp.sources and bookworm-backports" \
 	"$tmp/plan" "^  apt sources $tmp/nnp.sources: bookworm-backports"
 tap_check "install-deps.sh --dry-run adds nothing" test ! -e "$tmp/nnp.sources"
+# The plan on Debian 13 and on a release nnp does not build on, from their
+# os-release files: trixie's deb-src and its own clang runtime, no backports.
+printf 'PRETTY_NAME="Debian GNU/Linux 13 (trixie)"\nVERSION_CODENAME=trixie\n' >"$tmp/os13"
+printf 'PRETTY_NAME="Ubuntu 24.04 LTS"\nVERSION_CODENAME=noble\n' >"$tmp/noble"
+NNP_OS_RELEASE=$tmp/os13 NNP_APT_SOURCES=$tmp/nnp.sources \
+	bash "$root/scripts/install-deps.sh" --dry-run >"$tmp/plan13" 2>&1
+tap_grep "on Debian 13, install-deps.sh --dry-run would add trixie's deb-src" \
+	"$tmp/plan13" "^  apt sources $tmp/nnp.sources: deb-src of trixie and trixie-security "
+tap_check "on Debian 13, no backports and clang 19's runtime, not 14's" sh -c \
+	"! grep -q backports '$tmp/plan13' && ! grep -q 'libclang-rt-14-dev' '$tmp/plan13' &&
+	 { dpkg -s libclang-rt-19-dev >/dev/null 2>&1 || grep -q ' libclang-rt-19-dev' '$tmp/plan13'; }"
+NNP_OS_RELEASE=$tmp/noble bash "$root/scripts/install-deps.sh" --dry-run >"$tmp/plan-noble" 2>&1
+tap_check "on another release, install-deps.sh exits 1" test $? = 1
+tap_grep "... naming it and the releases nnp builds on" "$tmp/plan-noble" \
+	"^install-deps: nnp builds on Debian 12 \(bookworm\) and Debian 13 \(trixie\); this is Ubuntu 24.04 LTS$"
 tap_done
