@@ -81,40 +81,21 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 
+# stanza TYPES ARCHIVE SUITE: one entry of the deb822 sources file.
+stanza() {
+	printf 'Types: %s\nURIs: http://deb.debian.org/%s\nSuites: %s\nComponents: main\n' "$1" "$2" "$3"
+	printf 'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg\n'
+}
 if [ "$need_sources" = 1 ] && [ "$codename" = trixie ]; then
-	cat >"$src_list" <<'SRC'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: trixie
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-
-Types: deb-src
-URIs: http://deb.debian.org/debian-security
-Suites: trixie-security
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
+	{ stanza deb-src debian trixie; echo; stanza deb-src debian-security trixie-security; } >"$src_list"
 elif [ "$need_sources" = 1 ]; then
-	cat >"$src_list" <<'SRC'
-Types: deb deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm-backports
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-
-Types: deb-src
-URIs: http://deb.debian.org/debian-security
-Suites: bookworm-security
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
+	{
+		stanza "deb deb-src" debian bookworm-backports
+		echo
+		stanza deb-src debian bookworm
+		echo
+		stanza deb-src debian-security bookworm-security
+	} >"$src_list"
 fi
 # The lists of the sources just added: bookworm-backports' packages, or
 # trixie's source packages.
