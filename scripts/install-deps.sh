@@ -99,8 +99,8 @@ elif [ "$need_sources" = 1 ]; then
 fi
 # The lists of the sources just added: bookworm-backports' packages, or
 # trixie's source packages.
-lists=bookworm-backports*Packages
-[ "$codename" = trixie ] && lists=*trixie*Sources
+lists='bookworm-backports*Packages'
+[ "$codename" = trixie ] && lists='*trixie*Sources'
 # shellcheck disable=SC2086 # $lists is a glob
 if [ "$need_sources" = 1 ] || ! ls /var/lib/apt/lists/$lists >/dev/null 2>&1; then
 	apt-get update -q

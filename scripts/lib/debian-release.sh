@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# shellcheck shell=bash
 # Which Debian release this is, for the scripts that fetch from its archive
 # (sourced; bash). NNP_OS_RELEASE names another os-release file (tests).
 #   debian_codename   bookworm or trixie, or what os-release says
@@ -6,6 +7,7 @@
 #   debian_pretty     os-release's PRETTY_NAME
 debian_os_release=${NNP_OS_RELEASE:-/etc/os-release}
 
+# shellcheck disable=SC1090 # os-release, or the file a test names
 debian_codename() {
 	(. "$debian_os_release" && echo "${VERSION_CODENAME:-}")
 }
@@ -17,6 +19,7 @@ debian_major() {
 	esac
 }
 
+# shellcheck disable=SC1090 # as above
 debian_pretty() {
 	(. "$debian_os_release" && echo "${PRETTY_NAME:-not Debian}")
 }
