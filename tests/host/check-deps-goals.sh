@@ -53,9 +53,12 @@ for goal in "" install install-dkms check-debug; do
 done
 tap_check "make check NNP_DEPS=none installs nothing" installs_nothing check NNP_DEPS=none
 
-NNP_APT_SOURCES=$tmp/nnp.sources bash "$root/scripts/install-deps.sh" --dry-run >"$tmp/plan" 2>&1
+# Each plan from an os-release file of its own: the same on any machine.
+printf 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nVERSION_CODENAME=bookworm\n' >"$tmp/os12"
+NNP_OS_RELEASE=$tmp/os12 NNP_APT_SOURCES=$tmp/nnp.sources \
+	bash "$root/scripts/install-deps.sh" --dry-run >"$tmp/plan" 2>&1
 tap_check "install-deps.sh --dry-run exits 0" test $? = 0
-tap_grep "install-deps.sh --dry-run says it would add $tmp/nnp.sources and bookworm-backports" \
+tap_grep "on Debian 12, install-deps.sh --dry-run says it would add $tmp/nnp.sources and bookworm-backports" \
 	"$tmp/plan" "^  apt sources $tmp/nnp.sources: bookworm-backports"
 tap_check "install-deps.sh --dry-run adds nothing" test ! -e "$tmp/nnp.sources"
 # The plan on Debian 13 and on a release nnp does not build on, from their
