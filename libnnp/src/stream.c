@@ -12,10 +12,10 @@
  * looking at the queue.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>

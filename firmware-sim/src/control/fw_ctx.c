@@ -78,7 +78,7 @@ uint16_t nnp_fw_ctx_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 	for (i = 1; i < NNP_HW_MAX_CONTEXTS; i++)
 		last &= !fw->ctx_used[i];
 	mtx_unlock(&fw->lock);
-	/* No command is left to take scratch: none is kept for nobody. */
+	/* No context is left to use the chip's scratch: it keeps none. */
 	if (last)
 		nnp_fw_scratch_release(fw);
 	return NNP_STATUS_SUCCESS;
