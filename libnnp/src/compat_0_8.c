@@ -4,9 +4,10 @@
  * In 0.9 the structs these fill or read gained a leading size member
  * (nnp.h), and the calls by those names a new symbol version
  * (LIBNNP_0.9); a program built before still binds to the old versions,
- * which land here and fill (or read) the old layout. That layout is the 0.9 struct less its leading size:
- * every member after it sits 8 bytes earlier (no member is aligned to
- * more than 8), up to the last member 0.9 had.
+ * which land here and fill (or read) the old layout. That layout is the
+ * 0.9 struct less its leading size: every member after it sits 8 bytes
+ * earlier (no member is aligned to more than 8), up to the last member
+ * 0.9 had.
  */
 #include <stdlib.h>
 #include <string.h>
