@@ -526,7 +526,7 @@ INITRAMFS_DEPS := scripts/mkinitramfs.sh scripts/guest-init.sh scripts/nnp-load 
 	$(MPI_COLL) udev/60-nnp.rules
 INITRAMFS_ARGS = $(OUT_LIB) $(NNPTOOL) \
 	--bin $(DIST_MNIST) --bin $(RING_ALLREDUCE) --bin $(MPI_COLL) \
-	--bin /bin/udevadm --bin /usr/bin/setpriv --data udev/60-nnp.rules /lib/udev/rules.d \
+	--bin /bin/udevadm --bin /usr/bin/setpriv --data udev/60-nnp.rules /usr/lib/udev/rules.d \
 	--data $(MNIST_DIR) /usr/share/nnp \
 	$(GUEST_C_TESTS) $(MPI_TESTS) $(POD_JOB) $(wildcard tests/guest/*.sh) tests/lib/tap.sh
 
@@ -614,9 +614,10 @@ deb:
 check-deb: deb $(KREL_FILE)
 	bash scripts/check-deb.sh $(DEB_DIR)
 
-# Both commands above, from a clean clone in a clean Debian 12 root.
+# Both commands above, from a clean clone in a clean Debian root:
+# Debian 12 by default, Debian 13 with DIST=trixie.
 check-fresh:
-	bash scripts/check-fresh.sh
+	DIST=$(DIST) bash scripts/check-fresh.sh
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(ROOT) clean 2>/dev/null
