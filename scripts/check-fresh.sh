@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # make check-fresh: the README's two commands, `make demo` then `make check`,
-# from a clean clone of HEAD inside a clean Debian 12 root made with
+# from a clean clone of HEAD inside a clean Debian root made with
 # debootstrap: what a newcomer's first run sees, with nothing this machine
 # has installed to hide a missing step. The root holds only what a fresh
-# Debian 12 machine has that the README takes as given (make, gcc, git,
+# Debian machine has that the README takes as given (make, gcc, git,
 # ca-certificates); everything else must come from the project's scripts.
 # Prints how long each step took; exits non-zero if either command fails.
-# Usage: check-fresh.sh [WORKDIR]   (default build/fresh; needs root)
+# Usage: [DIST=bookworm|trixie] check-fresh.sh [WORKDIR]
+#   DIST is the Debian release of the root (default bookworm, Debian 12);
+#   WORKDIR defaults to build/fresh (build/fresh-trixie for trixie). Root.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
-work=$(realpath -m "${1:-$repo/build/fresh}")
+dist=${DIST:-bookworm}
+default_work=$repo/build/fresh
+[ "$dist" = bookworm ] || default_work=$repo/build/fresh-$dist
+work=$(realpath -m "${1:-$default_work}")
 root=$work/root
 . "$repo/scripts/lib/debian-root.sh"
 
@@ -22,8 +27,8 @@ trap 'debian_root_unmount "$root"' EXIT
 
 mkdir -p "$work"
 start=$SECONDS
-log "debootstrap bookworm into $root"
-debian_root_create "$root" "$work/debootstrap.log" make,gcc,git,ca-certificates
+log "debootstrap $dist into $root"
+debian_root_create "$root" "$work/debootstrap.log" make,gcc,git,ca-certificates "$dist"
 log "root ready after $((SECONDS - start)) s"
 
 git clone -q --no-local "$repo" "$root/root/nnp"

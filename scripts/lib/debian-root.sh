@@ -1,27 +1,36 @@
 # SPDX-License-Identifier: MIT
-# A clean Debian 12 root for checks that must not see what this machine has
+# A clean Debian root for checks that must not see what this machine has
 # installed (make check-fresh, make check-deb). Sourced (bash); needs root.
-#   debian_root_create ROOT LOG PKG,PKG...  debootstrap minbase plus PKGs,
-#                                           with bookworm-updates and -security
+#   debian_root_create ROOT LOG PKG,PKG... [SUITE]
+#                                 debootstrap minbase of SUITE (bookworm,
+#                                 the default, or trixie) plus PKGs, with
+#                                 SUITE-updates and SUITE-security
 #   debian_root_mount ROOT                  proc, sys, dev, dev/pts inside it
 #   debian_root_unmount ROOT                all of those, safe to call twice
 debian_root_mirror=http://deb.debian.org/debian
 debian_root_mounts=(proc sys dev dev/pts)
 
 debian_root_create() {
-	local root=$1 log=$2 include=$3
+	local root=$1 log=$2 include=$3 suite=${4:-bookworm}
+	case $suite in
+	bookworm | trixie) ;;
+	*)
+		echo "debian-root: suite '$suite' is not one nnp supports (bookworm, trixie)" >&2
+		return 1
+		;;
+	esac
 	command -v debootstrap >/dev/null ||
 		{ apt-get update -qq && apt-get install -y -qq debootstrap >/dev/null; }
 	debian_root_unmount "$root"
 	rm -rf "$root"
 	mkdir -p "$(dirname "$root")"
 	debootstrap --variant=minbase --include="$include" \
-		bookworm "$root" "$debian_root_mirror" >"$log" 2>&1 ||
+		"$suite" "$root" "$debian_root_mirror" >"$log" 2>&1 ||
 		{ tail -n 20 "$log"; return 1; }
 	cat >"$root/etc/apt/sources.list" <<SOURCES
-deb $debian_root_mirror bookworm main
-deb $debian_root_mirror bookworm-updates main
-deb http://deb.debian.org/debian-security bookworm-security main
+deb $debian_root_mirror $suite main
+deb $debian_root_mirror $suite-updates main
+deb http://deb.debian.org/debian-security $suite-security main
 SOURCES
 	cp /etc/resolv.conf "$root/etc/resolv.conf"
 }

@@ -10,7 +10,8 @@
 # stops before any recipe says nothing either way, and fails its check. Then the script's
 # own plan: --dry-run exits 0, names the apt sources file it would add,
 # and adds nothing; on Debian 13 it plans trixie's sources and packages,
-# and on another release it refuses, naming it.
+# and on another release it refuses, naming it. `make check-fresh` refuses
+# a DIST it has no root for in the same way, before it makes one.
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)
@@ -44,7 +45,7 @@ installs_nothing() {
 	[ $? = 1 ]
 }
 
-tap_plan 16
+tap_plan 18
 for goal in deps demo check bench; do
 	tap_check "make $goal installs the build's packages" installs "$goal"
 done
@@ -76,4 +77,9 @@ NNP_OS_RELEASE=$tmp/noble bash "$root/scripts/install-deps.sh" --dry-run >"$tmp/
 tap_check "on another release, install-deps.sh exits 1" test $? = 1
 tap_grep "... naming it and the releases nnp builds on" "$tmp/plan-noble" \
 	"^install-deps: nnp builds on Debian 12 \(bookworm\) and Debian 13 \(trixie\); this is Ubuntu 24.04 LTS$"
+DIST=sid bash "$root/scripts/check-fresh.sh" "$tmp/fresh" >"$tmp/fresh.log" 2>&1
+tap_check "check-fresh DIST=sid exits 1 and makes no root" \
+	test $? = 1 -a ! -e "$tmp/fresh/root"
+tap_grep "... naming the suite and the ones it makes" "$tmp/fresh.log" \
+	"^debian-root: suite 'sid' is not one nnp supports \(bookworm, trixie\)$"
 tap_done
