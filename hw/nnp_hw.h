@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nnp hardware interface, version 1.14.
+ * nnp hardware interface, version 1.15.
  *
  * The one definition of what the device looks like from the bus: PCI
  * identity, BAR layout, BAR0 registers, admin queue entries, status codes.
@@ -51,7 +51,7 @@ typedef uint64_t nnp_le64;
 
 /* Interface version: the driver refuses a major it does not know. */
 #define NNP_HW_VERSION_MAJOR		1
-#define NNP_HW_VERSION_MINOR		14
+#define NNP_HW_VERSION_MINOR		15
 #define NNP_HW_VERSION			((NNP_HW_VERSION_MAJOR << 16) | NNP_HW_VERSION_MINOR)
 #define NNP_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
 
@@ -612,14 +612,21 @@ struct nnp_hw_cqe {
  */
 #define NNP_CMD_GROUP			0x0f
 
-/* Element types */
+/*
+ * Element types. Types below NNP_DTYPE_REDUCIBLE are numbers every
+ * reduction takes; U8 (v1.15) is bytes, which BROADCAST, ALLGATHER,
+ * ALLTOALL, GATHER and SCATTER move as they are, so that data of any type
+ * moves; an ALLREDUCE, REDUCE_SCATTER or REDUCE of U8 is INVALID_FIELD.
+ */
 #define NNP_DTYPE_F32			0
 #define NNP_DTYPE_F16			1
 #define NNP_DTYPE_BF16			2
 #define NNP_DTYPE_I32			3
 #define NNP_DTYPE_F64			4
 #define NNP_DTYPE_I64			5
-#define NNP_DTYPE_COUNT			6
+#define NNP_DTYPE_REDUCIBLE		6
+#define NNP_DTYPE_U8			6
+#define NNP_DTYPE_COUNT			7
 
 /* Reduction operations */
 #define NNP_OP_SUM			0

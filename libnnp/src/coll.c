@@ -13,7 +13,8 @@
 /* The collectives pass our enums to the device as they are. */
 _Static_assert(NNP_FLOAT32 == NNP_DTYPE_F32 && NNP_FLOAT16 == NNP_DTYPE_F16 &&
 	       NNP_BFLOAT16 == NNP_DTYPE_BF16 && NNP_INT32 == NNP_DTYPE_I32 &&
-	       NNP_FLOAT64 == NNP_DTYPE_F64 && NNP_INT64 == NNP_DTYPE_I64,
+	       NNP_FLOAT64 == NNP_DTYPE_F64 && NNP_INT64 == NNP_DTYPE_I64 &&
+	       NNP_UINT8 == NNP_DTYPE_U8,
 	       "nnp_dtype_t matches the device's element types");
 _Static_assert(NNP_SUM == NNP_OP_SUM && NNP_PROD == NNP_OP_PROD &&
 	       NNP_MIN == NNP_OP_MIN && NNP_MAX == NNP_OP_MAX &&
@@ -22,6 +23,8 @@ _Static_assert(NNP_SUM == NNP_OP_SUM && NNP_PROD == NNP_OP_PROD &&
 size_t nnp_dtype_size(nnp_dtype_t t)
 {
 	switch (t) {
+	case NNP_UINT8:
+		return 1;
 	case NNP_FLOAT16:
 	case NNP_BFLOAT16:
 		return 2;
@@ -89,6 +92,14 @@ static nnp_result_t coll_submit(const struct coll_args *a, nnp_comm_t *comm,
 				"%scollective of %zu elements of type %d, op %d, root %d: no comm or stream, an unknown type, op or root, or a buffer that is not device memory of the communicator's device or too small",
 				nnp_comm_label(comm, label, sizeof(label)),
 				a->count, (int)a->dtype, (int)a->op, a->root));
+	if (a->dtype == NNP_UINT8 && t.redop >= 0)
+		return nnp_group_refuse(nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"%s%s of NNP_UINT8: bytes are moved, never reduced",
+				nnp_comm_label(comm, label, sizeof(label)), a->name));
+	if (a->dtype == NNP_UINT8 && nnp_device_hw_minor(stream->dev) < 15)
+		return nnp_group_refuse(nnp_fail(NNP_ERROR_NOT_SUPPORTED,
+				"%s%s of NNP_UINT8: the device moves no bytes (hardware interface 1.15)",
+				nnp_comm_label(comm, label, sizeof(label)), a->name));
 	if (a->send) {
 		c.src_key = a->send->key;
 		c.src_off = a->send_off;

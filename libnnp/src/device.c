@@ -323,6 +323,18 @@ nnp_result_t nnp_device_get_info(nnp_device_t *dev,
 	return NNP_SUCCESS;
 }
 
+uint32_t nnp_device_hw_minor(nnp_device_t *dev)
+{
+	if (!dev->hw_version) {
+		struct nnp_device_info info = { .size = sizeof(info) };
+
+		if (nnp_device_get_info(dev, &info) != NNP_SUCCESS)
+			return 0;
+		dev->hw_version = info.hw_version;
+	}
+	return dev->hw_version & 0xffff;
+}
+
 /*
  * Ask for the ports block at its full size, so that a kernel whose port
  * entries grew sends them whole; *@size gets the bytes written.

@@ -101,21 +101,6 @@ static void group_unlist(struct group *g)
 	pthread_mutex_unlock(&groups_lock);
 }
 
-/* The minor version of @s's device's hardware interface; 0 if unknown. */
-static uint32_t device_minor(nnp_stream_t *s)
-{
-	nnp_device_t *dev = s->dev;
-
-	if (!dev->hw_version) {
-		struct nnp_device_info info = { .size = sizeof(info) };
-
-		if (nnp_device_get_info(dev, &info) != NNP_SUCCESS)
-			return 0;
-		dev->hw_version = info.hw_version;
-	}
-	return dev->hw_version & 0xffff;
-}
-
 /* Sends and receives @g holds for @s. */
 static uint32_t held_p2p(const struct group *g, const nnp_stream_t *s)
 {
@@ -135,7 +120,7 @@ static nnp_result_t hold(struct group *g, nnp_stream_t *s, nnp_comm_t *comm,
 	const char *name = op ? op->name : "a copy";
 	nnp_result_t res = NNP_SUCCESS;
 
-	if (p2p && device_minor(s) < 13)
+	if (p2p && nnp_device_hw_minor(s->dev) < 13)
 		res = nnp_fail(NNP_ERROR_NOT_SUPPORTED,
 			       "%s inside a group: the device runs no GROUP command (hardware interface 1.13)",
 			       name);
@@ -210,7 +195,7 @@ static nnp_result_t launch_stream(const struct group *g, nnp_stream_t *s,
 	nnp_result_t res;
 	size_t i;
 
-	b->cap = device_minor(s) >= 14 ? s->depth / 2 - 1 : 0;
+	b->cap = nnp_device_hw_minor(s->dev) >= 14 ? s->depth / 2 - 1 : 0;
 	for (i = 0; i < g->n; i++) {
 		const struct held_op *h = &g->ops[i];
 		int nranks = h->comm ? h->comm->nranks : 0;

@@ -96,6 +96,8 @@ nnp_result_t nnp_check_driver_version(const char *path, int major, int minor);
 
 /* The CPU's page size: what the driver maps and rounds objects to. */
 size_t nnp_page_size(void);
+/* The minor version of @dev's hardware interface; 0 if unknown. */
+uint32_t nnp_device_hw_minor(nnp_device_t *dev);
 /* An element's bytes; 0 for a type libnnp does not know. */
 size_t nnp_dtype_size(nnp_dtype_t t);
 /* CLOCK_MONOTONIC in ns. */

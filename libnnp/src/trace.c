@@ -199,7 +199,7 @@ static const char *dtype_name(nnp_dtype_t t)
 	static const char *const names[] = {
 		[NNP_FLOAT32] = "f32", [NNP_FLOAT16] = "f16",
 		[NNP_BFLOAT16] = "bf16", [NNP_INT32] = "i32",
-		[NNP_FLOAT64] = "f64", [NNP_INT64] = "i64",
+		[NNP_FLOAT64] = "f64", [NNP_INT64] = "i64", [NNP_UINT8] = "u8",
 	};
 
 	return (unsigned int)t < sizeof(names) / sizeof(names[0]) && names[t] ?

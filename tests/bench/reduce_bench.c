@@ -138,7 +138,7 @@ static void fill(unsigned int dtype, uint8_t *dst, uint8_t *src, size_t bytes)
 
 int main(void)
 {
-	static const char *const dtypes[NNP_DTYPE_COUNT] = {
+	static const char *const dtypes[NNP_DTYPE_REDUCIBLE] = {
 		"f32", "f16", "bf16", "i32", "f64", "i64",
 	};
 	static const char *const ops[NNP_OP_COUNT] = {
@@ -159,7 +159,7 @@ int main(void)
 	       "scalar", "new", "memcpy", "new/scalar", "new/memcpy");
 	for (s = 0; s < 2; s++) {
 		/* AVG runs the same kernel as SUM. */
-		for (dtype = 0; dtype < NNP_DTYPE_COUNT; dtype++) {
+		for (dtype = 0; dtype < NNP_DTYPE_REDUCIBLE; dtype++) {
 			for (op = 0; op < NNP_OP_AVG; op++) {
 				double g[NIMPLS];
 
@@ -179,7 +179,7 @@ int main(void)
 	printf("%-5s %8s %10s %10s %10s\n", "type", "size", "copy+fold",
 	       "fused", "fused/copy+fold");
 	for (s = 0; s < 2; s++) {
-		for (dtype = 0; dtype < NNP_DTYPE_COUNT; dtype++) {
+		for (dtype = 0; dtype < NNP_DTYPE_REDUCIBLE; dtype++) {
 			double g[NIMPLS];
 
 			fill(dtype, a, src, chunks[s]);

@@ -333,6 +333,15 @@ TEST_F_TIMEOUT(ring, broadcast_from_every_root, TIMEOUT_S)
 
 		run_case(_metadata, self, &c);
 	}
+	/* Bytes (NNP_UINT8): from every root, an odd count, exact. */
+	for (root = 0; root < self->d.n; root++) {
+		struct ccase c = {
+			.kind = BROADCAST, .t = NNP_UINT8, .count = 70001 + root,
+			.in_place = root & 1, .root = root,
+		};
+
+		run_case(_metadata, self, &c);
+	}
 }
 
 /* Reduce goes to the roots in turn, in and out of place. */
@@ -370,6 +379,39 @@ TEST_F_TIMEOUT(ring, allgather_reduce_scatter_and_reduce, TIMEOUT_S)
 				}
 			}
 		}
+	/* Bytes (NNP_UINT8) are gathered as they are, every count. */
+	for (k = 0; k < ncounts; k++) {
+		struct ccase g = {
+			.kind = ALLGATHER, .t = NNP_UINT8, .count = counts[k],
+			.in_place = k & 1,
+		};
+
+		run_case(_metadata, self, &g);
+	}
+}
+
+/*
+ * Bytes are moved, never reduced: an allreduce, reduce-scatter or reduce
+ * of NNP_UINT8 is refused before it reaches the device, naming why, and
+ * the stream goes on.
+ */
+TEST_F(ring, bytes_are_never_reduced)
+{
+	enum kind kinds[] = { ALLREDUCE, REDUCE_SCATTER, REDUCE };
+	const char *const names[] = { "allreduce", "reduce_scatter", "reduce" };
+	char want[128];
+	unsigned int k;
+
+	for (k = 0; k < 3; k++) {
+		struct ccase c = { .kind = kinds[k], .t = NNP_UINT8, .count = 8 };
+
+		EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, submit(self, &c, 0));
+		snprintf(want, sizeof(want),
+			 "%s of NNP_UINT8: bytes are moved, never reduced", names[k]);
+		EXPECT_TRUE(strstr(nnp_get_last_error(), want) != NULL)
+			TH_LOG("last error: %s", nnp_get_last_error());
+	}
+	EXPECT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[0]));
 }
 
 /* Random inputs: each type's sum within what its rounding allows. */
@@ -670,11 +712,15 @@ TEST_F_TIMEOUT(ring, alltoall_gather_scatter, TIMEOUT_S)
 	unsigned int k, t;
 
 	hops_between(self->d.dev, self->d.n, dist);
-	for (k = ALLTOALL; k <= SCATTER; k++)
+	for (k = ALLTOALL; k <= SCATTER; k++) {
 		for (t = 0; t < NTYPES; t++)
 			xcase(_metadata, self, k, all_types[t],
 			      counts[(t + k * 2) % 6], (int)(t + k) % self->d.n,
 			      (t + k) % 2, dist);
+		/* Bytes (NNP_UINT8), an odd count: moved byte for byte. */
+		xcase(_metadata, self, k, NNP_UINT8, 30011, (int)k % self->d.n, k % 2,
+		      dist);
+	}
 }
 
 /* The largest size has its own devices' memory: nothing to set up. */

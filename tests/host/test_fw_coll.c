@@ -387,7 +387,7 @@ static void ring_allreduce(unsigned int n)
 
 	ring_up(n);
 	for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++)
-		for (dtype = 0; dtype < NNP_DTYPE_COUNT; dtype++)
+		for (dtype = 0; dtype < NNP_DTYPE_REDUCIBLE; dtype++)
 			for (op = 0; op < NNP_OP_COUNT; op++)
 				allreduce_case(n, dtype, op, counts[k], (k + op) & 1);
 	ring_down(n);
@@ -593,6 +593,10 @@ static void ring_collectives(unsigned int n)
 					  (k + t + op) & 1, (k + t + op) % n);
 			}
 		}
+		/* Bytes (U8, v1.15): moved exactly, odd counts included. */
+		coll_case(n, NNP_CMD_BROADCAST, NNP_DTYPE_U8, 0, counts[k], k & 1,
+			  (k + 1) % n);
+		coll_case(n, NNP_CMD_ALLGATHER, NNP_DTYPE_U8, 0, counts[k], !(k & 1), 0);
 	}
 	ring_down(n);
 }

@@ -80,7 +80,7 @@ static uint64_t rnd(void)
 	return rng;
 }
 
-static const char *const dtype_names[NNP_DTYPE_COUNT] = {
+static const char *const dtype_names[NNP_DTYPE_REDUCIBLE] = {
 	"f32", "f16", "bf16", "i32", "f64", "i64",
 };
 
@@ -136,7 +136,7 @@ struct type_info {
 
 #define SPECIALS(a) a, sizeof(a) / sizeof(a[0])
 
-static const struct type_info types[NNP_DTYPE_COUNT] = {
+static const struct type_info types[NNP_DTYPE_REDUCIBLE] = {
 	[NNP_DTYPE_F32] = { SPECIALS(specials_f32), 23, 127 },
 	[NNP_DTYPE_F16] = { SPECIALS(specials_f16), 10, 15 },
 	[NNP_DTYPE_BF16] = { SPECIALS(specials_bf16), 7, 127 },
@@ -313,7 +313,7 @@ static void test_kernels_short_misaligned(void **state)
 
 	(void)state;
 	for (impl = 0; impl < NIMPLS; impl++)
-		for (dtype = 0; dtype < NNP_DTYPE_COUNT; dtype++)
+		for (dtype = 0; dtype < NNP_DTYPE_REDUCIBLE; dtype++)
 			for (op = 0; op < NNP_OP_COUNT; op++)
 				for (n = 0; n <= 67; n++)
 					for (doff = 0; doff < 8; doff++)
@@ -330,7 +330,7 @@ static void test_kernels_long_with_specials(void **state)
 
 	(void)state;
 	for (impl = 0; impl < NIMPLS; impl++)
-		for (dtype = 0; dtype < NNP_DTYPE_COUNT; dtype++)
+		for (dtype = 0; dtype < NNP_DTYPE_REDUCIBLE; dtype++)
 			for (op = 0; op < NNP_OP_COUNT; op++)
 				for (l = 0; l < 4; l++)
 					for (o = 0; o < 4; o++)
@@ -362,7 +362,7 @@ static void test_kernels_in_place(void **state)
 
 	(void)state;
 	for (impl = 0; impl < NIMPLS; impl++)
-		for (dtype = 0; dtype < NNP_DTYPE_COUNT; dtype++)
+		for (dtype = 0; dtype < NNP_DTYPE_REDUCIBLE; dtype++)
 			for (op = 0; op < NNP_OP_COUNT; op++)
 				for (l = 0; l < 5; l++)
 					check_in_place(impl, dtype, op, lens[l]);
@@ -403,7 +403,7 @@ static void test_fused_short_misaligned(void **state)
 
 	(void)state;
 	for (impl = 0; impl < NIMPLS; impl++)
-		for (dtype = 0; dtype < NNP_DTYPE_COUNT; dtype++)
+		for (dtype = 0; dtype < NNP_DTYPE_REDUCIBLE; dtype++)
 			for (op = 0; op < NNP_OP_COUNT; op++)
 				for (n = 0; n <= 67; n++)
 					for (doff = 0; doff < 8; doff++)
@@ -422,7 +422,7 @@ static void test_fused_long_with_specials(void **state)
 
 	(void)state;
 	for (impl = 0; impl < NIMPLS; impl++)
-		for (dtype = 0; dtype < NNP_DTYPE_COUNT; dtype++)
+		for (dtype = 0; dtype < NNP_DTYPE_REDUCIBLE; dtype++)
 			for (op = 0; op < NNP_OP_COUNT; op++)
 				for (l = 0; l < 4; l++)
 					for (o = 0; o < 4; o++)
@@ -439,7 +439,7 @@ static void test_fused_into_second(void **state)
 
 	(void)state;
 	for (impl = 0; impl < NIMPLS; impl++)
-		for (dtype = 0; dtype < NNP_DTYPE_COUNT; dtype++)
+		for (dtype = 0; dtype < NNP_DTYPE_REDUCIBLE; dtype++)
 			for (op = 0; op < NNP_OP_COUNT; op++)
 				for (l = 0; l < 6; l++) {
 					size_t es = nnp_fw_dtype_size(dtype), n = lens[l], i;
@@ -456,7 +456,8 @@ static void test_fused_into_second(void **state)
 				}
 }
 
-/* A type or op the device does not know leaves dst as it was. */
+/* A type or op the device does not know, or bytes (U8, moved and never
+ * reduced), leaves dst as it was. */
 static void test_unknown_type_or_op(void **state)
 {
 	float f[2] = { 1.5f, -2.0f }, g[2] = { 4.0f, 8.0f };
@@ -467,6 +468,8 @@ static void test_unknown_type_or_op(void **state)
 		impls[impl].reduce(NNP_DTYPE_COUNT, NNP_OP_SUM, f, g, 2);
 		impls[impl].reduce(NNP_DTYPE_F32, NNP_OP_COUNT, f, g, 2);
 		impls[impl].reduce(~0u, ~0u, f, g, 2);
+		impls[impl].reduce(NNP_DTYPE_U8, NNP_OP_MAX, f, g, 8);
+		impls[impl].reduce_into(NNP_DTYPE_U8, NNP_OP_SUM, f, g, g, 8);
 		impls[impl].reduce_into(NNP_DTYPE_COUNT, NNP_OP_SUM, f, g, g, 2);
 		impls[impl].reduce_into(NNP_DTYPE_F32, NNP_OP_COUNT, f, g, g, 2);
 		assert_true(f[0] == 1.5f && f[1] == -2.0f);

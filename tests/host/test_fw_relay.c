@@ -27,6 +27,7 @@
 #include <cmocka.h>
 
 #include "fw_ring.h"
+#include "fw_reduce.h"
 
 /* The modeled links of test_relay_wait_not_modeled (MB/s, ns), its stamp. */
 #define MBPS	12500u
@@ -417,13 +418,23 @@ static struct nnp_hw_queue_cmd exchange(uint8_t opcode, uint32_t i,
 		fw_chips_run_one_thread(chips, N);			\
 	} while (0)
 
+/* @c of @count elements of @dtype instead. */
+static struct nnp_hw_queue_cmd typed(struct nnp_hw_queue_cmd c,
+				     unsigned int dtype, uint64_t count)
+{
+	c.value = (c.value & ~0xffull) | dtype;
+	c.len = count;
+	return c;
+}
+
 /*
- * Alltoall of @seg bytes a pair, out of place (@dst DST) or in place
- * (@dst SRC): segment p of rank r's result is segment r of rank p's input,
- * and each chip sends as many segments' bytes as a rank's messages cross
- * links in all (on 4 chips its own 3, and one it forwards).
+ * Alltoall of @seg bytes a pair, in elements of @dtype, out of place (@dst
+ * DST) or in place (@dst SRC): segment p of rank r's result is segment r
+ * of rank p's input, and each chip sends as many segments' bytes as a
+ * rank's messages cross links in all (on 4 chips its own 3, and one it
+ * forwards).
  */
-static void alltoall_case(uint64_t seg, uint64_t dst)
+static void alltoall_typed(uint64_t seg, uint64_t dst, unsigned int dtype)
 {
 	uint8_t *want[MAXR];
 	uint32_t i, p;
@@ -439,7 +450,8 @@ static void alltoall_case(uint64_t seg, uint64_t dst)
 		for (p = 0; p < N; p++)
 			memcpy(want[i] + p * seg, chips[p].h->dev_mem + SRC + i * seg,
 			       seg);
-	RUN_ALL(exchange(NNP_CMD_ALLTOALL, i, seg / 4, 0, SRC, dst));
+	RUN_ALL(typed(exchange(NNP_CMD_ALLTOALL, i, 0, 0, SRC, dst), dtype,
+		      seg / nnp_fw_dtype_size(dtype)));
 	for (i = 0; i < N; i++) {
 		uint64_t tx = 0;
 
@@ -454,12 +466,20 @@ static void alltoall_case(uint64_t seg, uint64_t dst)
 	ring_down();
 }
 
+static void alltoall_case(uint64_t seg, uint64_t dst)
+{
+	alltoall_typed(seg, dst, NNP_DTYPE_I32);
+}
+
 static void test_alltoall(void **state)
 {
 	(void)state;
 	alltoall_case(100000, DST);
 	alltoall_case(4, DST);
 	alltoall_case(0, DST);
+	/* Bytes (U8, v1.15): segments of any length, odd ones too. */
+	alltoall_typed(99999, DST, NNP_DTYPE_U8);
+	alltoall_typed(1, SRC, NNP_DTYPE_U8);
 }
 
 /* Scratch buffers chip @i keeps for its next in-place command. */

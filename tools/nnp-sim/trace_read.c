@@ -21,9 +21,9 @@ static const char *const kinds[] = {
 
 /* Indexed by NNP_DTYPE_* and NNP_OP_*. */
 static const char *const dtypes[NNP_DTYPE_COUNT] = {
-	"f32", "f16", "bf16", "i32", "f64", "i64",
+	"f32", "f16", "bf16", "i32", "f64", "i64", "u8",
 };
-static const unsigned int dtype_sizes[NNP_DTYPE_COUNT] = { 4, 2, 2, 4, 8, 8 };
+static const unsigned int dtype_sizes[NNP_DTYPE_COUNT] = { 4, 2, 2, 4, 8, 8, 1 };
 static const char *const redops[NNP_OP_COUNT] = {
 	"sum", "prod", "min", "max", "avg",
 };

@@ -17,7 +17,7 @@
 
 static inline size_t dtype_bytes(nnp_dtype_t t)
 {
-	return t == NNP_FLOAT16 || t == NNP_BFLOAT16 ? 2 :
+	return t == NNP_UINT8 ? 1 : t == NNP_FLOAT16 || t == NNP_BFLOAT16 ? 2 :
 	       t == NNP_FLOAT64 || t == NNP_INT64 ? 8 : 4;
 }
 
@@ -79,6 +79,8 @@ static inline void put(nnp_dtype_t t, void *p, size_t i, double v)
 	case NNP_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
 	case NNP_FLOAT16: ((uint16_t *)p)[i] = small_float_bits(v, 5, 10); break;
 	case NNP_BFLOAT16: ((uint16_t *)p)[i] = small_float_bits(v, 8, 7); break;
+	/* Bytes, only ever moved: a small integer as its two's complement. */
+	case NNP_UINT8: ((uint8_t *)p)[i] = (uint8_t)(int8_t)v; break;
 	}
 }
 
@@ -91,6 +93,7 @@ static inline double get(nnp_dtype_t t, const void *p, size_t i)
 	case NNP_INT64: return (double)((const int64_t *)p)[i];
 	case NNP_FLOAT16: return small_float_value(((const uint16_t *)p)[i], 5, 10);
 	case NNP_BFLOAT16: return small_float_value(((const uint16_t *)p)[i], 8, 7);
+	case NNP_UINT8: return (int8_t)((const uint8_t *)p)[i];
 	}
 	return 0;
 }

@@ -44,6 +44,7 @@ size_t nnp_fw_dtype_size(unsigned int dtype)
 	static const size_t sizes[NNP_DTYPE_COUNT] = {
 		[NNP_DTYPE_F32] = 4, [NNP_DTYPE_F16] = 2, [NNP_DTYPE_BF16] = 2,
 		[NNP_DTYPE_I32] = 4, [NNP_DTYPE_F64] = 8, [NNP_DTYPE_I64] = 8,
+		[NNP_DTYPE_U8] = 1,
 	};
 
 	return dtype < NNP_DTYPE_COUNT ? sizes[dtype] : 0;
@@ -261,7 +262,7 @@ typedef void reduce_fn(void *dst, const void *a, const void *b, size_t n);
 	[NNP_OP_AVG] = t##_sum,						\
 }
 
-static reduce_fn *const kernels[NNP_DTYPE_COUNT][NNP_OP_COUNT] = {
+static reduce_fn *const kernels[NNP_DTYPE_REDUCIBLE][NNP_OP_COUNT] = {
 	[NNP_DTYPE_F32] = KERNELS(f32),
 	[NNP_DTYPE_F16] = KERNELS(f16),
 	[NNP_DTYPE_BF16] = KERNELS(bf16x2),
@@ -334,7 +335,7 @@ static bool have_f16c(void)
 void nnp_fw_reduce_into(unsigned int dtype, unsigned int op, void *dst,
 			const void *a, const void *b, size_t n)
 {
-	if (dtype >= NNP_DTYPE_COUNT || op >= NNP_OP_COUNT)
+	if (dtype >= NNP_DTYPE_REDUCIBLE || op >= NNP_OP_COUNT)
 		return;
 #ifdef X86_KERNELS
 	if (dtype == NNP_DTYPE_F16 && have_f16c()) {

@@ -244,6 +244,7 @@ static uint16_t write_timestamp(struct nnp_fw *fw, const struct nnp_fw_span *dst
 #define USES_VALUE	(1u << 3)	/* a fill byte */
 #define USES_COLL	(1u << 4)	/* dtype, op and communicator */
 #define USES_P2P	(1u << 5)	/* communicator and port */
+#define USES_REDOP	(1u << 6)	/* the collective reduces: no U8 */
 
 static bool fields_ok(const struct nnp_hw_queue_cmd *c, unsigned int uses)
 {
@@ -258,7 +259,8 @@ static bool fields_ok(const struct nnp_hw_queue_cmd *c, unsigned int uses)
 	if (uses & USES_VALUE)
 		return c->value <= 0xff;
 	if (uses & USES_COLL)
-		return NNP_COLL_DTYPE(c->value) < NNP_DTYPE_COUNT &&
+		return NNP_COLL_DTYPE(c->value) <
+		       (uses & USES_REDOP ? NNP_DTYPE_REDUCIBLE : NNP_DTYPE_COUNT) &&
 		       NNP_COLL_OP(c->value) < NNP_OP_COUNT &&
 		       !NNP_COLL_RSVD(c->value);
 	/* A port, or routed (v1.12) a peer rank. */
@@ -283,13 +285,14 @@ static unsigned int opcode_uses(uint8_t opcode, bool *known)
 	case NNP_CMD_TIMESTAMP:
 		return USES_DST;
 	case NNP_CMD_ALLREDUCE:
+	case NNP_CMD_REDUCE_SCATTER:
+	case NNP_CMD_REDUCE:
+		return USES_SRC | USES_DST | USES_LEN | USES_COLL | USES_REDOP;
 	case NNP_CMD_BROADCAST:
 	case NNP_CMD_ALLGATHER:
-	case NNP_CMD_REDUCE_SCATTER:
 	case NNP_CMD_ALLTOALL:
 	case NNP_CMD_GATHER:
 	case NNP_CMD_SCATTER:
-	case NNP_CMD_REDUCE:
 		return USES_SRC | USES_DST | USES_LEN | USES_COLL;
 	case NNP_CMD_SEND:
 		return USES_SRC | USES_LEN | USES_P2P;

@@ -347,8 +347,16 @@ nnp_result_t nnp_event_synchronize(const nnp_event_t *event, int64_t timeout_ns)
 
 typedef struct nnp_comm nnp_comm_t;
 
+/*
+ * NNP_UINT8 (libnnp 0.9, hardware interface 1.15) is bytes: broadcast,
+ * allgather, alltoall(v), gather, scatter, send and recv move data of any
+ * type as that many bytes; allreduce, reduce-scatter and reduce refuse it
+ * (NNP_ERROR_INVALID_ARGUMENT), as an older device refuses it everywhere
+ * (NNP_ERROR_NOT_SUPPORTED).
+ */
 typedef enum nnp_dtype {
 	NNP_FLOAT32, NNP_FLOAT16, NNP_BFLOAT16, NNP_INT32, NNP_FLOAT64, NNP_INT64,
+	NNP_UINT8,
 } nnp_dtype_t;
 
 typedef enum nnp_redop {
