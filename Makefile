@@ -368,7 +368,8 @@ $(MNIST_STAMP): scripts/mnist-subset.sh | $(DEPS)
 
 # ---- the PyTorch backend: runtimes/torch/ (docs/torch.md) ---------------------
 # `make torch` builds the torch_nnp package into build/torch (PYTHONPATH=build/torch
-# then `import torch_nnp` registers the "nnp" backend). Its own goal, not part
+# then `import torch_nnp` registers the "nnp" backend; its egg-info there
+# lets torch 2.6 import it by itself). Its own goal, not part
 # of `all`: it needs Debian's torch, 1.36 GiB that scripts/install-torch-deps.sh
 # installs (saying so first) for `make check` and `make bench`, the goals
 # that run it; `make torch` alone builds with what the machine has.
@@ -384,8 +385,10 @@ $(TORCH_DEPS_STAMP): scripts/install-torch-deps.sh | $(DEPS)
 $(TORCH_OUT)/.built: $(TORCH_SRCS) $(LIBNNP_SO) libnnp/include/nnp/nnp.h | $(TORCH_DEPS)
 	@/usr/bin/python3 -c 'import torch' 2>/dev/null || { echo "make torch: no torch for /usr/bin/python3:" \
 		"bash scripts/install-torch-deps.sh installs Debian's (1.36 GiB), make check does too"; exit 1; }
-	cd runtimes/torch && NNP_VERSION=$(VERSION) /usr/bin/python3 setup.py -q build \
-		--build-base $(ROOT)/$(BUILD)/torch-build --build-lib $(ROOT)/$(TORCH_OUT)
+	@mkdir -p $(TORCH_OUT)
+	cd runtimes/torch && NNP_VERSION=$(VERSION) /usr/bin/python3 setup.py -q \
+		egg_info --egg-base $(ROOT)/$(TORCH_OUT) \
+		build --build-base $(ROOT)/$(BUILD)/torch-build --build-lib $(ROOT)/$(TORCH_OUT)
 	touch $@
 
 torch: $(TORCH_OUT)/.built

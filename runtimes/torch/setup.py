@@ -19,7 +19,7 @@ setup(
     ext_modules=[
         CppExtension(
             "torch_nnp._C",
-            ["csrc/process_group.cpp", "csrc/module.cpp"],
+            ["csrc/backend.cpp", "csrc/module.cpp"],
             include_dirs=[include],
             library_dirs=[libdir],
             libraries=["nnp"],
@@ -30,5 +30,9 @@ setup(
             extra_link_args=["-Wl,-rpath,$ORIGIN/../../lib"],
         )
     ],
+    # torch 2.6 imports every package of this entry point group when it
+    # is itself imported (backend autoloading; TORCH_DEVICE_BACKEND_AUTOLOAD=0
+    # turns it off): init_process_group("nnp") then needs no import of ours.
+    entry_points={"torch.backends": ["nnp = torch_nnp:_autoload"]},
     cmdclass={"build_ext": BuildExtension},
 )

@@ -37,6 +37,9 @@ warnings.filterwarnings("ignore", message="torch.distributed.all_reduce_coalesce
 
 DTYPES = [torch.float32, torch.float16, torch.bfloat16, torch.int32,
           torch.float64, torch.int64]
+# Moving data needs no arithmetic: these the device reduces nothing of,
+# but moves as bytes, odd sizes (int8, bool: N bytes) included.
+MOVED = DTYPES + [torch.int8, torch.uint8, torch.bool, torch.int16, torch.complex64]
 OPS = {
     "SUM": dist.ReduceOp.SUM, "AVG": dist.ReduceOp.AVG,
     "PRODUCT": dist.ReduceOp.PRODUCT, "MIN": dist.ReduceOp.MIN,
@@ -52,6 +55,8 @@ def values(rank, n, dtype):
     and so are their sums, averages, products (at most 3^5 * 2^7 on 4
     ranks) and every partial result on the ring's way."""
     i = torch.arange(n)
+    if dtype == torch.bool:
+        return (i + rank) % 3 == 0
     sign = torch.where(i % 4 == 3, -1, 1)
     return (sign * 2 * (rank + 1) * (1 + i % 3)).to(dtype)
 
@@ -97,7 +102,7 @@ def check_allreduce(rank, world):
 
 
 def check_broadcast(rank, world):
-    for dtype in DTYPES:
+    for dtype in MOVED:
         for root in range(world):
             t = values(rank, N, dtype) if rank == root else torch.zeros(N, dtype=dtype)
             dist.broadcast(t, src=root)
@@ -105,7 +110,7 @@ def check_broadcast(rank, world):
 
 
 def check_all_gather(rank, world):
-    for dtype in DTYPES:
+    for dtype in MOVED:
         outs = [torch.zeros(N, dtype=dtype) for _ in range(world)]
         dist.all_gather(outs, values(rank, N, dtype))
         for r in range(world):
@@ -113,7 +118,7 @@ def check_all_gather(rank, world):
 
 
 def check_all_gather_into_tensor(rank, world):
-    for dtype in DTYPES:
+    for dtype in MOVED:
         out = torch.zeros(N * world, dtype=dtype)
         dist.all_gather_into_tensor(out, values(rank, N, dtype))
         same(out, torch.cat([values(r, N, dtype) for r in range(world)]), str(dtype))
@@ -159,15 +164,19 @@ def check_future(rank, world):
 def check_send_recv(rank, world):
     """Each rank to the next: the even ranks send first, then the odd. Then
     on 4 chips each rank to the one across the ring, whose chip has no link
-    to its own: routed through the chip between."""
+    to its own: routed through the chip between. Then int8, N bytes."""
     for phase in (0, 1):
         if rank % 2 == phase:
             dist.send(values(rank + 10, N, torch.int64), dst=(rank + 1) % world)
+            dist.send(values(rank + 10, N, torch.int8), dst=(rank + 1) % world)
         else:
             src = (rank - 1) % world
             t = torch.zeros(N, dtype=torch.int64)
             dist.recv(t, src=src)
             same(t, values(src + 10, N, torch.int64), f"from {src}")
+            t = torch.zeros(N, dtype=torch.int8)
+            dist.recv(t, src=src)
+            same(t, values(src + 10, N, torch.int8), f"int8 from {src}")
     if world != 4:
         return
     for phase in (0, 1):
@@ -195,7 +204,7 @@ def check_reduce(rank, world):
 
 def check_gather_scatter(rank, world):
     """gather and scatter of every dtype, the roots in turn."""
-    for k, dtype in enumerate(DTYPES):
+    for k, dtype in enumerate(MOVED):
         root = k % world
         got = [torch.zeros(N, dtype=dtype) for _ in range(world)] \
             if rank == root else None
@@ -213,7 +222,7 @@ def check_all_to_all(rank, world):
     """all_to_all_single and all_to_all: part r of each rank's input goes
     to rank r, every pair at once (routed where chips share no link); and
     all_to_all_single with uneven splits."""
-    for dtype in DTYPES:
+    for dtype in MOVED:
         parts = [values(rank * world + r, N, dtype) for r in range(world)]
         out = torch.zeros(N * world, dtype=dtype)
         dist.all_to_all_single(out, torch.cat(parts))
@@ -224,7 +233,7 @@ def check_all_to_all(rank, world):
         for r in range(world):
             same(outs[r], values(r * world + rank, N, dtype), f"{dtype} all_to_all from {r}")
     # Uneven (alltoallv): rank r sends rank p r + 2p + 1 elements.
-    for dtype in DTYPES:
+    for dtype in MOVED:
         ins = [values(rank * world + p, rank + 2 * p + 1, dtype) for p in range(world)]
         out = torch.zeros(sum(p + 2 * rank + 1 for p in range(world)), dtype=dtype)
         dist.all_to_all_single(out, torch.cat(ins),
@@ -256,9 +265,12 @@ def check_unsupported(rank, world):
            "nnp: allreduce: ReduceOp.BAND is not supported")
     raises(lambda: dist.all_reduce(torch.ones(N, dtype=torch.uint8)),
            "nnp: allreduce: dtype Byte is not supported")
-    raises(lambda: dist.all_gather_into_tensor(torch.zeros(N, dtype=torch.int16),
+    raises(lambda: dist.reduce_scatter_tensor(torch.zeros(N, dtype=torch.int16),
+                                              torch.ones(N * world, dtype=torch.int16)),
+           "nnp: reduce_scatter_tensor: dtype Short is not supported")
+    raises(lambda: dist.all_gather_into_tensor(torch.zeros(N * world, dtype=torch.int8),
                                                torch.ones(N, dtype=torch.int16)),
-           "nnp: all_gather_into_tensor: dtype Short is not supported")
+           "nnp: all_gather_into_tensor: the output needs the input's dtype")
     dist.all_reduce(t)
     same(t, reduced(range(world), N, torch.int32, "SUM"), "the allreduce after them")
 

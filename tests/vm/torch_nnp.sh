@@ -17,8 +17,11 @@
 # two copies of every step's collectives over host DMA (the gradient
 # bucket and the loss, staged in once and out once): the reduction ran on
 # the links (tests/vm/torch_ddp_check.py).
-# Last, the example launched as users launch it, `mpirun -np 2 train.py`,
-# each rank importing torch itself.
+# Then the example launched as users launch it, `mpirun -np 2 train.py`,
+# each rank importing torch itself. Last, on torch 2.6, a 2-rank job that
+# imports only torch: torch imports torch_nnp by itself and "nnp" sums
+# exactly (tests/vm/torch_autoload.py); with TORCH_DEVICE_BACKEND_AUTOLOAD=0
+# it does not. torch 1.13 has no autoloading: those two are skipped there.
 root=$(cd "$(dirname "$0")/../.." && pwd -P)
 . "$root/tests/lib/tap.sh"
 tap_needs_host_root
@@ -33,7 +36,8 @@ checks="allreduce broadcast all_gather all_gather_into_tensor reduce_scatter
 	all_to_all barrier unsupported"
 ddp_steps=20
 mpi_steps=4
-tap_plan 51
+torch_major=$(/usr/bin/python3 -c 'import torch; print(torch.__version__.split(".")[0])')
+tap_plan 53
 
 SECONDS=0
 # USE_LIBUV=0: torch 2.6's TCPStore asks for libuv by default, which
@@ -46,7 +50,13 @@ SECONDS=0
 	echo collectives-status=\$?
 	NNP_VISIBLE_DEVICES=2,3 mpirun -np 2 --oversubscribe --tag-output /usr/bin/python3 \
 		$root/examples/ddp_fashion_mnist/train.py --backend nnp --steps $mpi_steps --images 512
-	echo mpirun-status=\$?" >"$tmp/out" 2>&1 &
+	echo mpirun-status=\$?
+	if [ $torch_major -ge 2 ]; then
+		NNP_VISIBLE_DEVICES=2,3 mpirun -np 2 --oversubscribe /usr/bin/python3 $root/tests/vm/torch_autoload.py
+		TORCH_DEVICE_BACKEND_AUTOLOAD=0 NNP_VISIBLE_DEVICES=2,3 mpirun -np 1 \
+			-x TORCH_DEVICE_BACKEND_AUTOLOAD /usr/bin/python3 $root/tests/vm/torch_autoload.py |
+			sed 's/^AUTOLOAD/AUTOLOAD off:/'
+	fi" >"$tmp/out" 2>&1 &
 vm=$!
 python3 "$root/tests/lib/fault_host.py" "$tmp/mon" "$tmp/out" 'TORCHLINK ' 1500 \
 	>"$tmp/host" 2>&1 &
@@ -115,4 +125,14 @@ r = sorted((json.loads(l) for l in open(sys.argv[1])), key=lambda r: r["rank"])
 assert [x["rank"] for x in r] == [0, 1], r
 assert len(r[0]["losses"]) == int(sys.argv[2]) and r[0]["losses"] == r[1]["losses"], r
 assert r[0]["params"] == r[1]["params"], r' "$tmp/mpi" "$mpi_steps"
+if [ "$torch_major" -ge 2 ]; then
+	tap_context=$tmp/out tap_check "torch $torch_major: import torch alone imports torch_nnp; both ranks' allreduce on nnp is 3" sh -c "
+		grep -ac '^AUTOLOAD rank [01]: torch imported torch_nnp: True\$' '$tmp/out' | grep -qx 2 &&
+		grep -ac '^AUTOLOAD rank [01]: nnp allreduce \[3.0, 3.0, 3.0, 3.0\]\$' '$tmp/out' | grep -qx 2"
+	tap_context=$tmp/out tap_grep "TORCH_DEVICE_BACKEND_AUTOLOAD=0: torch imports no torch_nnp" "$tmp/out" \
+		'^AUTOLOAD off: rank 0: torch imported torch_nnp: False$'
+else
+	tap_ok "import torch alone imports torch_nnp # SKIP torch $torch_major.x has no backend autoloading"
+	tap_ok "TORCH_DEVICE_BACKEND_AUTOLOAD=0: torch imports no torch_nnp # SKIP torch $torch_major.x"
+fi
 tap_done

@@ -7,26 +7,26 @@
 #include <pybind11/stl.h>
 #include <torch/csrc/utils/pybind.h>
 
-#include "process_group.hpp"
+#include "backend.hpp"
 
 namespace py = pybind11;
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def(
-      "create_process_group",
+      "create_backend",
       [](const c10::intrusive_ptr<c10d::Store>& store,
          int rank,
          int size,
          std::chrono::milliseconds timeout,
-         int device) -> c10::intrusive_ptr<c10d::ProcessGroup> {
-        return c10::make_intrusive<nnp_torch::ProcessGroupNNP>(
+         int device) -> c10::intrusive_ptr<nnp_torch::BackendBase> {
+        return c10::make_intrusive<nnp_torch::NnpBackend>(
             store, rank, size, timeout, device);
       },
       py::arg("store"), py::arg("rank"), py::arg("size"), py::arg("timeout"),
       py::arg("device"),
       // Joining waits for the other ranks: let this process's threads run.
       py::call_guard<py::gil_scoped_release>(),
-      "The nnp process group of rank @rank of @size on nnp device @device.");
+      "The nnp backend of rank @rank of @size on nnp device @device.");
   m.def(
       "device_count",
       [] {

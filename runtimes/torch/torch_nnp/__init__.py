@@ -2,7 +2,7 @@
 """The "nnp" torch.distributed backend (docs/torch.md).
 
     import torch.distributed as dist
-    import torch_nnp  # registers "nnp"
+    import torch_nnp  # registers "nnp"; torch 2.6 imports it by itself
     dist.init_process_group("nnp")
 
 Each rank drives one nnp device: LOCAL_RANK (torchrun sets it) if set,
@@ -10,6 +10,7 @@ else the rank in the default group, modulo the devices this process sees.
 """
 import os
 
+import torch
 import torch.distributed as dist
 
 from . import _C
@@ -26,7 +27,17 @@ def _create(store, rank, size, timeout):
     # new_group calls this again with the rank in the new group: the
     # device still follows the rank in the default group.
     world_rank = dist.get_rank() if dist.is_initialized() else rank
-    return _C.create_process_group(store, rank, size, timeout, device_for(world_rank))
+    return _C.create_backend(store, rank, size, timeout, device_for(world_rank))
 
 
-dist.Backend.register_backend("nnp", _create)
+def _autoload():
+    """torch's "torch.backends" entry point: torch 2.6 imports this package,
+    so registering the backend, when it is itself imported."""
+
+
+# Since torch 2.0 a backend names the device types it serves; nnp takes
+# CPU tensors. torch 1.13 has no such argument.
+if int(torch.__version__.split(".")[0]) >= 2:
+    dist.Backend.register_backend("nnp", _create, devices=["cpu"])
+else:
+    dist.Backend.register_backend("nnp", _create)

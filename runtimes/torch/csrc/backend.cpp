@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The nnp process group: checks on the caller's thread, device work on
-// one worker thread per group (docs/torch.md).
-#include "process_group.hpp"
+// The nnp backend: checks on the caller's thread, device work on one
+// worker thread per process group (docs/torch.md).
+#include "backend.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -20,15 +20,23 @@ constexpr size_t kBounceBytes = 4 << 20;
 constexpr size_t kBounceAlign = 64;
 constexpr size_t kBounceMaxDefault = 1 << 20;
 
-// The libnnp type of @t, which must be a dense CPU tensor that nnp can
-// carry; any other is refused by name rather than moved by the host.
-nnp_dtype_t dtypeOf(const at::Tensor& t, const char* op) {
+// @t must be a dense CPU tensor; any other is refused by name rather than
+// moved by the host. An operation that only moves data (broadcast, the
+// gathers, scatter, all-to-all, send, recv) takes any dtype so: the
+// device moves its bytes (NNP_UINT8).
+void checkDense(const at::Tensor& t, const char* op) {
   TORCH_CHECK(
       t.device().is_cpu(),
       "nnp: ", op, ": tensors must be on the CPU, not ", t.device());
   TORCH_CHECK(
       t.layout() == at::kStrided && t.is_contiguous(),
       "nnp: ", op, ": tensors must be dense and contiguous");
+}
+
+// The libnnp type of @t for a reduction, which must be dense (checkDense)
+// and of a type the device reduces.
+nnp_dtype_t dtypeOf(const at::Tensor& t, const char* op) {
+  checkDense(t, op);
   switch (t.scalar_type()) {
     case at::kFloat:
       return NNP_FLOAT32;
@@ -100,11 +108,27 @@ void checkLike(
   TORCH_CHECK(
       tensors.size() == count, "nnp: ", op, ": ", count,
       " tensors (one per rank), not ", tensors.size());
-  for (const at::Tensor& t : tensors)
+  for (const at::Tensor& t : tensors) {
+    checkDense(t, op);
     TORCH_CHECK(
-        dtypeOf(t, op) == dtypeOf(like, op) && t.numel() == like.numel(),
+        t.scalar_type() == like.scalar_type() && t.numel() == like.numel(),
         "nnp: ", op, ": every tensor of the list needs dtype ",
         like.scalar_type(), " and ", like.numel(), " elements");
+  }
+}
+
+// @out of @in's dtype and @times its elements.
+void checkSized(
+    const at::Tensor& out,
+    const at::Tensor& in,
+    int64_t times,
+    const char* op) {
+  checkDense(in, op);
+  checkDense(out, op);
+  TORCH_CHECK(
+      out.scalar_type() == in.scalar_type() && out.numel() == in.numel() * times,
+      "nnp: ", op, ": the output needs the input's dtype and ", times,
+      " times its ", in.numel(), " elements");
 }
 
 // The unique id (and so the job's secret) goes from rank 0 to the others
@@ -161,9 +185,9 @@ void setTimeouts(std::chrono::milliseconds timeout) {
 // once the worker has synchronized the stream. Registering and
 // unregistering are a round trip to the device each, which costs more than
 // copying a small tensor (docs/torch.md, Staging).
-class ProcessGroupNNP::Staging {
+class NnpBackend::Staging {
  public:
-  explicit Staging(ProcessGroupNNP& pg) : pg_(pg) {}
+  explicit Staging(NnpBackend& pg) : pg_(pg) {}
   ~Staging() {
     for (nnp_mem_t* m : registered_)
       nnp_mem_free(m);
@@ -217,19 +241,19 @@ class ProcessGroupNNP::Staging {
         in ? "the copy to the device" : "the copy from the device");
   }
 
-  ProcessGroupNNP& pg_;
+  NnpBackend& pg_;
   std::vector<nnp_mem_t*> registered_;
   size_t bounced_ = 0;		// bytes of the bounce buffer this operation uses
   std::vector<Back> back_;
 };
 
-ProcessGroupNNP::ProcessGroupNNP(
+NnpBackend::NnpBackend(
     const c10::intrusive_ptr<c10d::Store>& store,
     int rank,
     int size,
     std::chrono::milliseconds timeout,
     int device)
-    : ProcessGroup(rank, size), device_(device) {
+    : BackendBase(rank, size), device_(device) {
   nnp_device_t* dev;
   nnp_stream_t* stream;
   nnp_comm_t* comm;
@@ -246,10 +270,10 @@ ProcessGroupNNP::ProcessGroupNNP(
   id = exchangeId(*store, rank, id);
   check(nnp_comm_init_rank(&comm, size, &id, rank, dev), "making the communicator");
   comm_.reset(comm);
-  worker_ = std::thread(&ProcessGroupNNP::run, this);
+  worker_ = std::thread(&NnpBackend::run, this);
 }
 
-ProcessGroupNNP::~ProcessGroupNNP() {
+NnpBackend::~NnpBackend() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
@@ -259,13 +283,13 @@ ProcessGroupNNP::~ProcessGroupNNP() {
 }
 
 // libnnp's result and this thread's last error, naming the device.
-std::string ProcessGroupNNP::failure(nnp_result_t result, const char* what) const {
+std::string NnpBackend::failure(nnp_result_t result, const char* what) const {
   return c10::str(
       "nnp: ", what, " failed on device ", device_, " (rank ", rank_, " of ",
       size_, "): ", nnp_strerror(result), ": ", nnp_get_last_error());
 }
 
-void ProcessGroupNNP::check(nnp_result_t result, const char* what) const {
+void NnpBackend::check(nnp_result_t result, const char* what) const {
   TORCH_CHECK(result == NNP_SUCCESS, failure(result, what));
 }
 
@@ -273,7 +297,7 @@ void ProcessGroupNNP::check(nnp_result_t result, const char* what) const {
 // timeout, the device lost) resets the stream for the next one and
 // throws with the device's reason, which the last error gives with the
 // failed command (nnp_stream_error()'s).
-void ProcessGroupNNP::synchronize(const char* what) {
+void NnpBackend::synchronize(const char* what) {
   const nnp_result_t result = nnp_stream_synchronize(stream_.get());
   if (result == NNP_SUCCESS)
     return;
@@ -283,7 +307,7 @@ void ProcessGroupNNP::synchronize(const char* what) {
 }
 
 // The bounce buffer, allocated at its first use and kept.
-nnp_mem_t* ProcessGroupNNP::bounce() {
+nnp_mem_t* NnpBackend::bounce() {
   if (!bounce_) {
     nnp_mem_t* mem;
     void* ptr;
@@ -298,7 +322,7 @@ nnp_mem_t* ProcessGroupNNP::bounce() {
   return bounce_.get();
 }
 
-nnp_mem_t* ProcessGroupNNP::buffer(size_t bytes) {
+nnp_mem_t* NnpBackend::buffer(size_t bytes) {
   if (!buffer_ || nnp_mem_size(buffer_.get()) < bytes) {
     nnp_mem_t* mem;
 
@@ -311,7 +335,7 @@ nnp_mem_t* ProcessGroupNNP::buffer(size_t bytes) {
   return buffer_.get();
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::enqueue(
+c10::intrusive_ptr<c10d::Work> NnpBackend::enqueue(
     c10d::OpType type,
     std::vector<at::Tensor> outputs,
     Job job) {
@@ -326,7 +350,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::enqueue(
 
 // The worker: the queued operations in order, each to its end, so that
 // every rank runs its collectives in the order its caller asked for them.
-void ProcessGroupNNP::run() {
+void NnpBackend::run() {
   for (;;) {
     std::unique_lock<std::mutex> lock(mutex_);
     queued_.wait(lock, [this] { return stop_ || !queue_.empty(); });
@@ -353,7 +377,7 @@ void ProcessGroupNNP::run() {
   }
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::allreduce(
+c10::intrusive_ptr<c10d::Work> NnpBackend::allreduce(
     std::vector<at::Tensor>& tensors,
     const c10d::AllreduceOptions& opts) {
   const at::Tensor t = single(tensors, "allreduce");
@@ -372,7 +396,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::allreduce(
 }
 
 // One allreduce over the tensors laid end to end in the buffer.
-c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::allreduce_coalesced(
+c10::intrusive_ptr<c10d::Work> NnpBackend::allreduce_coalesced(
     std::vector<at::Tensor>& tensors,
     const c10d::AllreduceCoalescedOptions& opts) {
   const char* what = "allreduce_coalesced";
@@ -405,11 +429,11 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::allreduce_coalesced(
   });
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::broadcast(
+c10::intrusive_ptr<c10d::Work> NnpBackend::broadcast(
     std::vector<at::Tensor>& tensors,
     const c10d::BroadcastOptions& opts) {
   const at::Tensor t = single(tensors, "broadcast");
-  const nnp_dtype_t dtype = dtypeOf(t, "broadcast");
+  checkDense(t, "broadcast");
   const int root = static_cast<int>(opts.rootRank);
 
   return enqueue(c10d::OpType::BROADCAST, {t}, [=](Staging& s) {
@@ -417,7 +441,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::broadcast(
     if (rank_ == root)
       s.in(t, 0);
     check(
-        nnp_broadcast(b, 0, b, 0, t.numel(), dtype, root, comm_.get(), stream_.get()),
+        nnp_broadcast(b, 0, b, 0, t.nbytes(), NNP_UINT8, root, comm_.get(), stream_.get()),
         "broadcast");
     if (rank_ != root)
       s.out(t, 0);
@@ -426,23 +450,22 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::broadcast(
 }
 
 // The buffer holds the input at 0 and the gathered parts after it.
-void ProcessGroupNNP::gather(Staging& s, const at::Tensor& input) {
+void NnpBackend::gather(Staging& s, const at::Tensor& input) {
   const size_t len = input.nbytes();
   nnp_mem_t* b = buffer(len * (size_ + 1));
 
   s.in(input, 0);
   check(
-      nnp_allgather(b, 0, b, len, input.numel(), dtypeOf(input, "allgather"),
-                    comm_.get(), stream_.get()),
+      nnp_allgather(b, 0, b, len, len, NNP_UINT8, comm_.get(), stream_.get()),
       "allgather");
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::allgather(
+c10::intrusive_ptr<c10d::Work> NnpBackend::allgather(
     std::vector<std::vector<at::Tensor>>& outputs,
     std::vector<at::Tensor>& inputs,
     const c10d::AllgatherOptions& /* opts */) {
   const at::Tensor in = single(inputs, "allgather");
-  dtypeOf(in, "allgather");
+  checkDense(in, "allgather");
   TORCH_CHECK(outputs.size() == 1, "nnp: allgather takes one output list");
   const std::vector<at::Tensor> outs = outputs[0];
   checkLike(outs, size_, in, "allgather");
@@ -456,16 +479,12 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::allgather(
   });
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::_allgather_base(
+c10::intrusive_ptr<c10d::Work> NnpBackend::_allgather_base(
     at::Tensor& output,
     at::Tensor& input,
     const c10d::AllgatherOptions& /* opts */) {
   const char* what = "all_gather_into_tensor";
-  TORCH_CHECK(
-      dtypeOf(output, what) == dtypeOf(input, what) &&
-          output.numel() == input.numel() * size_,
-      "nnp: ", what, ": the output needs the input's dtype and ", size_,
-      " times its ", input.numel(), " elements");
+  checkSized(output, input, size_, what);
   const at::Tensor in = input, out = output;
 
   return enqueue(c10d::OpType::_ALLGATHER_BASE, {out}, [=](Staging& s) {
@@ -477,7 +496,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::_allgather_base(
 
 // The buffer holds every rank's part of the input from 0 and this rank's
 // reduced part after them.
-void ProcessGroupNNP::scatter(Staging& s, nnp_redop_t op, const at::Tensor& output) {
+void NnpBackend::scatter(Staging& s, nnp_redop_t op, const at::Tensor& output) {
   const size_t at = output.nbytes() * size_;
   nnp_mem_t* b = buffer_.get();
 
@@ -488,7 +507,7 @@ void ProcessGroupNNP::scatter(Staging& s, nnp_redop_t op, const at::Tensor& outp
   s.out(output, at);
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::reduce_scatter(
+c10::intrusive_ptr<c10d::Work> NnpBackend::reduce_scatter(
     std::vector<at::Tensor>& outputs,
     std::vector<std::vector<at::Tensor>>& inputs,
     const c10d::ReduceScatterOptions& opts) {
@@ -509,7 +528,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::reduce_scatter(
   });
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::_reduce_scatter_base(
+c10::intrusive_ptr<c10d::Work> NnpBackend::_reduce_scatter_base(
     at::Tensor& output,
     at::Tensor& input,
     const c10d::ReduceScatterOptions& opts) {
@@ -531,7 +550,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::_reduce_scatter_base(
 }
 
 // The buffer holds the input at 0 and, on the root, the result after it.
-c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::reduce(
+c10::intrusive_ptr<c10d::Work> NnpBackend::reduce(
     std::vector<at::Tensor>& tensors,
     const c10d::ReduceOptions& opts) {
   const at::Tensor t = single(tensors, "reduce");
@@ -554,12 +573,12 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::reduce(
 }
 
 // The buffer holds the input at 0 and, on the root, every rank's after it.
-c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::gather(
+c10::intrusive_ptr<c10d::Work> NnpBackend::gather(
     std::vector<std::vector<at::Tensor>>& outputs,
     std::vector<at::Tensor>& inputs,
     const c10d::GatherOptions& opts) {
   const at::Tensor in = single(inputs, "gather");
-  const nnp_dtype_t dtype = dtypeOf(in, "gather");
+  checkDense(in, "gather");
   const int root = static_cast<int>(opts.rootRank);
   std::vector<at::Tensor> outs;
   if (rank_ == root) {
@@ -573,7 +592,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::gather(
     nnp_mem_t* b = buffer(len * (size_ + 1));
     s.in(in, 0);
     check(
-        nnp_gather(b, 0, rank_ == root ? b : nullptr, len, in.numel(), dtype, root,
+        nnp_gather(b, 0, rank_ == root ? b : nullptr, len, len, NNP_UINT8, root,
                    comm_.get(), stream_.get()),
         "gather");
     for (size_t r = 0; r < outs.size(); r++)
@@ -584,12 +603,12 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::gather(
 
 // The buffer holds, on the root, every rank's part from 0; the rank's own
 // part after them.
-c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::scatter(
+c10::intrusive_ptr<c10d::Work> NnpBackend::scatter(
     std::vector<at::Tensor>& outputs,
     std::vector<std::vector<at::Tensor>>& inputs,
     const c10d::ScatterOptions& opts) {
   const at::Tensor out = single(outputs, "scatter");
-  const nnp_dtype_t dtype = dtypeOf(out, "scatter");
+  checkDense(out, "scatter");
   const int root = static_cast<int>(opts.rootRank);
   std::vector<at::Tensor> ins;
   if (rank_ == root) {
@@ -604,7 +623,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::scatter(
     for (size_t r = 0; r < ins.size(); r++)
       s.in(ins[r], len * r);
     check(
-        nnp_scatter(rank_ == root ? b : nullptr, 0, b, at, out.numel(), dtype, root,
+        nnp_scatter(rank_ == root ? b : nullptr, 0, b, at, len, NNP_UINT8, root,
                     comm_.get(), stream_.get()),
         "scatter");
     s.out(out, at);
@@ -612,13 +631,13 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::scatter(
   });
 }
 
-// Elements of each rank's part of @t, from @splits (rows of dim 0; none:
+// Bytes of each rank's part of @t, from @splits (rows of dim 0; none:
 // equal parts), and where each starts.
 static void partsOf(const at::Tensor& t, const std::vector<int64_t>& splits, int size,
                     const char* what, std::vector<size_t>& counts,
                     std::vector<size_t>& displs) {
   const int64_t rows = t.dim() ? t.size(0) : 1;
-  const size_t row = rows ? static_cast<size_t>(t.numel() / rows) : 0;
+  const size_t row = rows ? t.nbytes() / static_cast<size_t>(rows) : 0;
   int64_t sum = 0;
 
   TORCH_CHECK(
@@ -641,17 +660,19 @@ static void partsOf(const at::Tensor& t, const std::vector<int64_t>& splits, int
 
 // all_to_all_single: equal parts with one ALLTOALL command, uneven ones
 // with nnp_alltoallv (a group of messages).
-c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::alltoall_base(
+c10::intrusive_ptr<c10d::Work> NnpBackend::alltoall_base(
     at::Tensor& output,
     at::Tensor& input,
     std::vector<int64_t>& outputSplits,
     std::vector<int64_t>& inputSplits,
     const c10d::AllToAllOptions& /* opts */) {
   const char* what = "all_to_all_single";
-  const nnp_dtype_t dtype = dtypeOf(input, what);
   std::vector<size_t> sc, sd, rc, rd;
+  checkDense(input, what);
+  checkDense(output, what);
   TORCH_CHECK(
-      dtypeOf(output, what) == dtype, "nnp: ", what, ": the output needs the input's dtype");
+      output.scalar_type() == input.scalar_type(), "nnp: ", what,
+      ": the output needs the input's dtype");
   partsOf(input, inputSplits, size_, what, sc, sd);
   partsOf(output, outputSplits, size_, what, rc, rd);
   const bool even = inputSplits.empty() && outputSplits.empty() &&
@@ -663,23 +684,22 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::alltoall_base(
     nnp_mem_t* b = buffer(len + out.nbytes());
     s.in(in, 0);
     check(
-        even ? nnp_alltoall(b, 0, b, len, in.numel() / size_, dtype, comm_.get(),
+        even ? nnp_alltoall(b, 0, b, len, len / size_, NNP_UINT8, comm_.get(),
                             stream_.get())
              : nnp_alltoallv(b, 0, sc.data(), sd.data(), b, len, rc.data(), rd.data(),
-                             dtype, comm_.get(), stream_.get()),
+                             NNP_UINT8, comm_.get(), stream_.get()),
         what);
     s.out(out, len);
     synchronize(what);
   });
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::alltoall(
+c10::intrusive_ptr<c10d::Work> NnpBackend::alltoall(
     std::vector<at::Tensor>& outputs,
     std::vector<at::Tensor>& inputs,
     const c10d::AllToAllOptions& /* opts */) {
   const char* what = "all_to_all";
   TORCH_CHECK(!inputs.empty(), "nnp: ", what, ": no tensors");
-  const nnp_dtype_t dtype = dtypeOf(inputs[0], what);
   checkLike(inputs, size_, inputs[0], what);
   checkLike(outputs, size_, inputs[0], what);
   const std::vector<at::Tensor> ins = inputs, outs = outputs;
@@ -690,7 +710,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::alltoall(
     for (size_t r = 0; r < ins.size(); r++)
       s.in(ins[r], len * r);
     check(
-        nnp_alltoall(b, 0, b, all, ins[0].numel(), dtype, comm_.get(), stream_.get()),
+        nnp_alltoall(b, 0, b, all, len, NNP_UINT8, comm_.get(), stream_.get()),
         what);
     for (size_t r = 0; r < outs.size(); r++)
       s.out(outs[r], all + len * r);
@@ -699,7 +719,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::alltoall(
 }
 
 // An allreduce of one word: no rank passes it before all have reached it.
-c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::barrier(
+c10::intrusive_ptr<c10d::Work> NnpBackend::barrier(
     const c10d::BarrierOptions& /* opts */) {
   return enqueue(c10d::OpType::BARRIER, {}, [this](Staging&) {
     nnp_mem_t* b = buffer(sizeof(int32_t));
@@ -718,33 +738,33 @@ static void checkTag(int tag, const char* op) {
       " is not supported (messages between two ranks arrive in the order sent)");
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::send(
+c10::intrusive_ptr<c10d::Work> NnpBackend::send(
     std::vector<at::Tensor>& tensors,
     int dst,
     int tag) {
   const at::Tensor t = single(tensors, "send");
-  const nnp_dtype_t dtype = dtypeOf(t, "send");
+  checkDense(t, "send");
   checkTag(tag, "send");
 
   return enqueue(c10d::OpType::SEND, {}, [=](Staging& s) {
     nnp_mem_t* b = buffer(t.nbytes());
     s.in(t, 0);
-    check(nnp_send(b, 0, t.numel(), dtype, dst, comm_.get(), stream_.get()), "send");
+    check(nnp_send(b, 0, t.nbytes(), NNP_UINT8, dst, comm_.get(), stream_.get()), "send");
     synchronize("send");
   });
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupNNP::recv(
+c10::intrusive_ptr<c10d::Work> NnpBackend::recv(
     std::vector<at::Tensor>& tensors,
     int src,
     int tag) {
   const at::Tensor t = single(tensors, "recv");
-  const nnp_dtype_t dtype = dtypeOf(t, "recv");
+  checkDense(t, "recv");
   checkTag(tag, "recv");
 
   return enqueue(c10d::OpType::RECV, {t}, [=](Staging& s) {
     nnp_mem_t* b = buffer(t.nbytes());
-    check(nnp_recv(b, 0, t.numel(), dtype, src, comm_.get(), stream_.get()), "recv");
+    check(nnp_recv(b, 0, t.nbytes(), NNP_UINT8, src, comm_.get(), stream_.get()), "recv");
     s.out(t, 0);
     synchronize("recv");
   });

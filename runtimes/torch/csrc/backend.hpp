@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The "nnp" torch.distributed backend: a c10d::ProcessGroup whose
-// collectives run on one nnp device per rank, over its links
-// (docs/torch.md).
+// The "nnp" torch.distributed backend: a c10d::Backend (a ProcessGroup
+// before torch 2) whose collectives run on one nnp device per rank, over
+// its links (docs/torch.md).
 #pragma once
 
 #include <chrono>
@@ -16,8 +16,13 @@
 #include <vector>
 
 #include <nnp/nnp.h>
-#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>
+#include <torch/version.h>
+#if TORCH_VERSION_MAJOR >= 2
+#include <torch/csrc/distributed/c10d/Backend.hpp>
+#else
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#endif
 
 #include "work.hpp"
 
@@ -33,17 +38,27 @@ struct Freer {
 template <typename T, void (*Free)(T*)>
 using Handle = std::unique_ptr<T, Freer<T, Free>>;
 
-class ProcessGroupNNP : public c10d::ProcessGroup {
+// What torch makes a process group of: since torch 2.0 a c10d::Backend
+// per device type, to which torch's own ProcessGroup hands each call;
+// torch 1.13 (Debian 12) took a ProcessGroup subclass itself. Both
+// declare the collectives below alike.
+#if TORCH_VERSION_MAJOR >= 2
+using BackendBase = c10d::Backend;
+#else
+using BackendBase = c10d::ProcessGroup;
+#endif
+
+class NnpBackend : public BackendBase {
  public:
   // Opens nnp device @device and joins the @size ranks that share @store
   // in one communicator, whose peers wait @timeout for a late rank.
-  ProcessGroupNNP(
+  NnpBackend(
       const c10::intrusive_ptr<c10d::Store>& store,
       int rank,
       int size,
       std::chrono::milliseconds timeout,
       int device);
-  ~ProcessGroupNNP() override;
+  ~NnpBackend() override;
 
   const std::string getBackendName() const override {
     return "nnp";
