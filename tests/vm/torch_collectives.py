@@ -45,6 +45,7 @@ OPS = {
     "PRODUCT": dist.ReduceOp.PRODUCT, "MIN": dist.ReduceOp.MIN,
     "MAX": dist.ReduceOp.MAX,
 }
+TORCH_MAJOR = int(torch.__version__.split(".")[0])
 N = 1003            # elements per rank: not a multiple of any ring's size
 TIMEOUT = 30        # s: init_process_group's, so the communicator's
 DEADLINE = 600      # s: a job's ranks must all have reported by then
@@ -148,6 +149,57 @@ def check_allreduce_coalesced(rank, world):
     same(ts[0], reduced(range(world), 5, torch.float32, "SUM"), "first")
     want = reduced([r + 7 for r in range(world)], 11, torch.float32, "SUM")
     same(ts[1], want, "second")
+
+
+def check_coalesced(rank, world):
+    """all_gather_coalesced of two int8 tensors of odd sizes (torch 2.6
+    wants one dtype); on torch 2.x, two all_gather_into_tensor and two
+    reduce_scatter_tensor each in a coalescing manager, as FSDP issues
+    them (one call to the backend)."""
+    ins = [values(rank, 5, torch.int8), values(rank + 3, 7, torch.int8)]
+    outs = [[torch.zeros(len(t), dtype=torch.int8) for _ in range(world)] for t in ins]
+    dist.all_gather_coalesced(outs, ins)
+    for r in range(world):
+        same(outs[0][r], values(r, 5, torch.int8), f"first from {r}")
+        same(outs[1][r], values(r + 3, 7, torch.int8), f"second from {r}")
+    if TORCH_MAJOR < 2:
+        return
+    from torch.distributed.distributed_c10d import _coalescing_manager
+    a, b = torch.zeros(3 * world), torch.zeros(4 * world, dtype=torch.int64)
+    with _coalescing_manager():
+        dist.all_gather_into_tensor(a, values(rank, 3, torch.float32))
+        dist.all_gather_into_tensor(b, values(rank + 1, 4, torch.int64))
+    same(a, torch.cat([values(r, 3, torch.float32) for r in range(world)]), "coalesced a")
+    same(b, torch.cat([values(r + 1, 4, torch.int64) for r in range(world)]), "coalesced b")
+    x, y = torch.zeros(3), torch.zeros(2, dtype=torch.int32)
+    with _coalescing_manager():
+        dist.reduce_scatter_tensor(x, values(rank, 3 * world, torch.float32))
+        dist.reduce_scatter_tensor(y, values(rank + 5, 2 * world, torch.int32))
+    same(x, reduced(range(world), 3 * world, torch.float32, "SUM")[3 * rank:3 * rank + 3],
+         "coalesced x")
+    same(y, reduced([r + 5 for r in range(world)], 2 * world, torch.int32,
+                    "SUM")[2 * rank:2 * rank + 2], "coalesced y")
+
+
+def check_functional(rank, world):
+    """torch 2.x's functional collectives (torch.distributed.
+    _functional_collectives, what torch.compile traces), on the default
+    group: they reach the backend through torch's own ops. Not run on
+    torch 1.x, which has none."""
+    import torch.distributed._functional_collectives as funcol
+    group = dist.group.WORLD
+    got = funcol.all_reduce(values(rank, N, torch.float32), "sum", group).wait()
+    same(got, reduced(range(world), N, torch.float32, "SUM"), "all_reduce")
+    got = funcol.all_gather_tensor(values(rank, 5, torch.int8), 0, group).wait()
+    same(got, torch.cat([values(r, 5, torch.int8) for r in range(world)]), "all_gather_tensor")
+    got = funcol.reduce_scatter_tensor(values(rank, 3 * world, torch.int64), "sum", 0,
+                                       group).wait()
+    same(got, reduced(range(world), 3 * world, torch.int64, "SUM")[3 * rank:3 * rank + 3],
+         "reduce_scatter_tensor")
+    got = funcol.all_to_all_single(values(rank, 2 * world, torch.float16), None, None,
+                                   group).wait()
+    same(got, torch.cat([values(r, 2 * world, torch.float16)[2 * rank:2 * rank + 2]
+                         for r in range(world)]), "all_to_all_single")
 
 
 def check_future(rank, world):
@@ -299,9 +351,11 @@ def check_new_group_no_ring(rank, world):
 
 CHECKS = [check_allreduce, check_broadcast, check_all_gather,
           check_all_gather_into_tensor, check_reduce_scatter,
-          check_reduce_scatter_tensor, check_allreduce_coalesced, check_future,
-          check_send_recv, check_reduce, check_gather_scatter, check_all_to_all,
-          check_barrier, check_unsupported]
+          check_reduce_scatter_tensor, check_allreduce_coalesced, check_coalesced,
+          check_future, check_send_recv, check_reduce, check_gather_scatter,
+          check_all_to_all, check_barrier, check_unsupported]
+if TORCH_MAJOR >= 2:
+    CHECKS.append(check_functional)
 CHECKS_4 = [check_new_group, check_new_group_no_ring]
 
 

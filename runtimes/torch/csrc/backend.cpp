@@ -494,6 +494,123 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::_allgather_base(
   });
 }
 
+// Several inputs, one allgather: the buffer holds them end to end from
+// 0, their bytes L in all, and rank r's L bytes at L * (r + 1), each
+// input at its own offset there. Returns L.
+size_t NnpBackend::gatherAll(Staging& s, const std::vector<at::Tensor>& inputs) {
+  size_t len = 0;
+
+  for (const at::Tensor& t : inputs)
+    len += t.nbytes();
+  nnp_mem_t* b = buffer(std::max<size_t>(len, 1) * (size_ + 1));
+  size_t off = 0;
+  for (const at::Tensor& t : inputs) {
+    s.in(t, off);
+    off += t.nbytes();
+  }
+  check(
+      nnp_allgather(b, 0, b, len, len, NNP_UINT8, comm_.get(), stream_.get()),
+      "allgather");
+  return len;
+}
+
+// all_gather_coalesced: outputs[i][r] is rank r's inputs[i].
+c10::intrusive_ptr<c10d::Work> NnpBackend::allgather_coalesced(
+    std::vector<std::vector<at::Tensor>>& outputs,
+    std::vector<at::Tensor>& inputs,
+    const c10d::AllgatherOptions& /* opts */) {
+  const char* what = "all_gather_coalesced";
+  std::vector<at::Tensor> flat;
+  TORCH_CHECK(
+      outputs.size() == inputs.size(), "nnp: ", what, ": ", outputs.size(),
+      " output lists for ", inputs.size(), " inputs");
+  for (size_t i = 0; i < inputs.size(); i++) {
+    checkDense(inputs[i], what);
+    checkLike(outputs[i], size_, inputs[i], what);
+    flat.insert(flat.end(), outputs[i].begin(), outputs[i].end());
+  }
+  const std::vector<at::Tensor> ins = inputs;
+  const std::vector<std::vector<at::Tensor>> outs = outputs;
+
+  return enqueue(c10d::OpType::ALLGATHER_COALESCED, flat, [=](Staging& s) {
+    const size_t len = gatherAll(s, ins);
+    size_t off = 0;
+    for (size_t i = 0; i < ins.size(); i++) {
+      for (int r = 0; r < size_; r++)
+        s.out(outs[i][r], len * (r + 1) + off);
+      off += ins[i].nbytes();
+    }
+    synchronize(what);
+  });
+}
+
+#if TORCH_VERSION_MAJOR >= 2
+// all_gather_into_tensor calls coalesced (torch 2.x): one allgather, and
+// part r of outputs[i] is rank r's inputs[i].
+c10::intrusive_ptr<c10d::Work> NnpBackend::allgather_into_tensor_coalesced(
+    std::vector<at::Tensor>& outputs,
+    std::vector<at::Tensor>& inputs,
+    const c10d::AllgatherOptions& /* opts */) {
+  const char* what = "all_gather_into_tensor_coalesced";
+  TORCH_CHECK(
+      outputs.size() == inputs.size(), "nnp: ", what, ": ", outputs.size(),
+      " outputs for ", inputs.size(), " inputs");
+  for (size_t i = 0; i < inputs.size(); i++)
+    checkSized(outputs[i], inputs[i], size_, what);
+  const std::vector<at::Tensor> ins = inputs, outs = outputs;
+
+  return enqueue(c10d::OpType::COALESCED, outs, [=](Staging& s) {
+    const size_t len = gatherAll(s, ins);
+    size_t off = 0;
+    for (size_t i = 0; i < ins.size(); i++) {
+      const at::Tensor flat = outs[i].view(-1);
+      const int64_t n = ins[i].numel();
+      for (int r = 0; r < size_; r++)
+        s.out(flat.narrow(0, n * r, n), len * (r + 1) + off);
+      off += ins[i].nbytes();
+    }
+    synchronize(what);
+  });
+}
+
+// reduce_scatter_tensor calls coalesced (torch 2.x): each pair's
+// reduce-scatter in turn on the stream, one wait for them all.
+c10::intrusive_ptr<c10d::Work> NnpBackend::reduce_scatter_tensor_coalesced(
+    std::vector<at::Tensor>& outputs,
+    std::vector<at::Tensor>& inputs,
+    const c10d::ReduceScatterOptions& opts) {
+  const char* what = "reduce_scatter_tensor_coalesced";
+  const nnp_redop_t op = redopOf(opts.reduceOp, what);
+  std::vector<nnp_dtype_t> dtypes;
+  size_t total = 0;
+  TORCH_CHECK(
+      outputs.size() == inputs.size(), "nnp: ", what, ": ", outputs.size(),
+      " outputs for ", inputs.size(), " inputs");
+  for (size_t i = 0; i < inputs.size(); i++) {
+    dtypes.push_back(dtypeOf(outputs[i], what));
+    checkSized(inputs[i], outputs[i], size_, what);
+    total += inputs[i].nbytes() + outputs[i].nbytes();
+  }
+  const std::vector<at::Tensor> ins = inputs, outs = outputs;
+
+  return enqueue(c10d::OpType::COALESCED, outs, [=](Staging& s) {
+    nnp_mem_t* b = buffer(total);
+    size_t off = 0;
+    for (size_t i = 0; i < ins.size(); i++) {
+      const size_t at = off + ins[i].nbytes();
+      s.in(ins[i], off);
+      check(
+          nnp_reduce_scatter(b, off, b, at, outs[i].numel(), dtypes[i], op,
+                             comm_.get(), stream_.get()),
+          "reduce_scatter");
+      s.out(outs[i], at);
+      off = at + outs[i].nbytes();
+    }
+    synchronize(what);
+  });
+}
+#endif
+
 // The buffer holds every rank's part of the input from 0 and this rank's
 // reduced part after them.
 void NnpBackend::scatter(Staging& s, nnp_redop_t op, const at::Tensor& output) {

@@ -81,6 +81,20 @@ class NnpBackend : public BackendBase {
       at::Tensor& output,
       at::Tensor& input,
       const c10d::AllgatherOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> allgather_coalesced(
+      std::vector<std::vector<at::Tensor>>& outputs,
+      std::vector<at::Tensor>& inputs,
+      const c10d::AllgatherOptions& opts) override;
+#if TORCH_VERSION_MAJOR >= 2
+  c10::intrusive_ptr<c10d::Work> allgather_into_tensor_coalesced(
+      std::vector<at::Tensor>& outputs,
+      std::vector<at::Tensor>& inputs,
+      const c10d::AllgatherOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> reduce_scatter_tensor_coalesced(
+      std::vector<at::Tensor>& outputs,
+      std::vector<at::Tensor>& inputs,
+      const c10d::ReduceScatterOptions& opts) override;
+#endif
   c10::intrusive_ptr<c10d::Work> reduce_scatter(
       std::vector<at::Tensor>& outputs,
       std::vector<std::vector<at::Tensor>>& inputs,
@@ -136,6 +150,7 @@ class NnpBackend : public BackendBase {
   nnp_mem_t* buffer(size_t bytes);
   nnp_mem_t* bounce();
   void gather(Staging& s, const at::Tensor& input);
+  size_t gatherAll(Staging& s, const std::vector<at::Tensor>& inputs);
   void scatter(Staging& s, nnp_redop_t op, const at::Tensor& output);
 
   const int device_;
