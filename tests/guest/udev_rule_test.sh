@@ -31,17 +31,31 @@ done
 tap_context=$log tap_check "udevadm test reads 60-nnp.rules for each of the $n accel nodes" test $ok = 1
 
 # udevadm is udevd when called by that name, as /usr/lib/systemd/systemd-udevd.
+# udevd needs inotify, which the debug kernel (tinyconfig) leaves out: there
+# it says so and exits, and the checks that need it are skipped, naming why.
+# Every wait is bounded, so that a udevd that is not there fails, not hangs.
 mkdir -p /run
 ln -sf "$(command -v udevadm)" /tmp/systemd-udevd
-tap_check "systemd-udevd --daemon starts" sh -c "/tmp/systemd-udevd --daemon >$log 2>&1"
+/tmp/systemd-udevd --daemon --debug >$log 2>&1
+if ! timeout 10 udevadm control --ping --timeout=5 2>>$log &&
+	grep -q 'Failed to create inotify descriptor: Function not implemented' $log; then
+	why="this kernel has no inotify, which udevd needs (the debug kernel)"
+	tap_ok "systemd-udevd --daemon starts # SKIP $why"
+	tap_ok "after udevd's add events: every accel node group render, 0660 # SKIP $why"
+	tap_ok "another driver's node is left alone by udevd # SKIP $why"
+	tap_done
+	exit
+fi
+tap_context=$log tap_check "systemd-udevd --daemon starts and answers" \
+	timeout 10 udevadm control --ping --timeout=5
 for i in $(seq 0 $((n - 1))); do
-	udevadm trigger --action=add --settle /sys/class/accel/accel$i
+	timeout 60 udevadm trigger --action=add --settle /sys/class/accel/accel$i
 done
 after=$(for i in $(seq 0 $((n - 1))); do perms /dev/accel/accel$i; done | sort -u)
 tap_check "after udevd's add events: every accel node group render, 0660 (got: $after)" \
 	test "$after" = "660 render"
-udevadm trigger --action=add --settle /sys/class/mem/null
-tap_check "another driver's node is left alone: /dev/null still $null_before" \
+timeout 60 udevadm trigger --action=add --settle /sys/class/mem/null
+tap_check "another driver's node is left alone by udevd: /dev/null still $null_before" \
 	test "$(perms /dev/null)" = "$null_before"
-udevadm control --exit
+timeout 10 udevadm control --exit
 tap_done
