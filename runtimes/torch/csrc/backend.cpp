@@ -449,17 +449,6 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::broadcast(
   });
 }
 
-// The buffer holds the input at 0 and the gathered parts after it.
-void NnpBackend::gather(Staging& s, const at::Tensor& input) {
-  const size_t len = input.nbytes();
-  nnp_mem_t* b = buffer(len * (size_ + 1));
-
-  s.in(input, 0);
-  check(
-      nnp_allgather(b, 0, b, len, len, NNP_UINT8, comm_.get(), stream_.get()),
-      "allgather");
-}
-
 c10::intrusive_ptr<c10d::Work> NnpBackend::allgather(
     std::vector<std::vector<at::Tensor>>& outputs,
     std::vector<at::Tensor>& inputs,
@@ -472,7 +461,7 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::allgather(
 
   return enqueue(c10d::OpType::ALLGATHER, outs, [=](Staging& s) {
     const size_t len = in.nbytes();
-    gather(s, in);
+    gatherAll(s, {in});
     for (size_t r = 0; r < outs.size(); r++)
       s.out(outs[r], len * (r + 1));
     synchronize("allgather");
@@ -488,21 +477,21 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::_allgather_base(
   const at::Tensor in = input, out = output;
 
   return enqueue(c10d::OpType::_ALLGATHER_BASE, {out}, [=](Staging& s) {
-    gather(s, in);
+    gatherAll(s, {in});
     s.out(out, in.nbytes());
     synchronize(what);
   });
 }
 
-// Several inputs, one allgather: the buffer holds them end to end from
-// 0, their bytes L in all, and rank r's L bytes at L * (r + 1), each
-// input at its own offset there. Returns L.
+// One allgather of @inputs: the buffer holds them end to end from 0,
+// their bytes L in all, and rank r's L bytes at L * (r + 1), each input
+// at its own offset there. Returns L.
 size_t NnpBackend::gatherAll(Staging& s, const std::vector<at::Tensor>& inputs) {
   size_t len = 0;
 
   for (const at::Tensor& t : inputs)
     len += t.nbytes();
-  nnp_mem_t* b = buffer(std::max<size_t>(len, 1) * (size_ + 1));
+  nnp_mem_t* b = buffer(len * (size_ + 1));
   size_t off = 0;
   for (const at::Tensor& t : inputs) {
     s.in(t, off);

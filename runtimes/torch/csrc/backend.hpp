@@ -149,7 +149,6 @@ class NnpBackend : public BackendBase {
   void synchronize(const char* what);
   nnp_mem_t* buffer(size_t bytes);
   nnp_mem_t* bounce();
-  void gather(Staging& s, const at::Tensor& input);
   size_t gatherAll(Staging& s, const std::vector<at::Tensor>& inputs);
   void scatter(Staging& s, nnp_redop_t op, const at::Tensor& output);
 
