@@ -19,6 +19,12 @@ cflags=(-std=c11 -D_GNU_SOURCE -O0 -Wall -Wextra -Werror
 echo 'int main(void) { return 0; }' >"$tmp/main.c"
 gcc -c -o "$tmp/main.o" "$tmp/main.c"
 
+# The transport's files, bottom up: each calls only those before it, so a
+# packet's way in runs one direction (arrival, purge, receive queue) and
+# nothing below names the transports that wiring chooses.
+transport=(fw_rx_queue fw_port fw_purge fw_icl_credit fw_rx fw_lend
+	fw_icl_shared fw_relay fw_icl_frame fw_icl_shm fw_wire)
+
 # build LAYER INC...: compile LAYER's sources with include folders INC into
 # $tmp/LAYER.a; the compiler's complaints go to $tmp/LAYER.log.
 build() {
@@ -42,7 +48,7 @@ links() {
 		-Wl,--no-whole-archive "$@" -lm 2>&1
 }
 
-tap_plan $((${#layers[@]} + 2))
+tap_plan $((${#layers[@]} + 3))
 present=$(cd "$src" && ls -d -- */ | tr -d / | sort)
 if [ "$present" = "$(printf '%s\n' "${layers[@]}" | sort)" ]; then
 	tap_ok "every folder of firmware-sim/src is a layer in this list"
@@ -81,4 +87,35 @@ for i in "${!layers[@]}"; do
 	fi
 	below=("$tmp/$layer.a" "${below[@]}")
 done
+
+# transport_order: every transport file in the list, and each links with
+# only the files before it (and base); the errors go to stdout.
+transport_order() {
+	local present listed f before=()
+
+	present=$(cd "$src/transport" && ls -- *.c | sed 's/\.c$//' | sort)
+	listed=$(printf '%s\n' "${transport[@]}" | sort)
+	if [ "$present" != "$listed" ]; then
+		echo "# transport files: $present" | tr '\n' ' '
+		echo
+		return 1
+	fi
+	for f in "${transport[@]}"; do
+		rm -f "$tmp/before.a"
+		[ ${#before[@]} -eq 0 ] || ar rcs "$tmp/before.a" "${before[@]}"
+		if ! links "$tmp/transport/$f.o" \
+			$([ ${#before[@]} -eq 0 ] || echo "$tmp/before.a") \
+			"$tmp/base.a" >"$tmp/order.log"; then
+			echo "# $f.c calls a transport file not before it:"
+			grep -E 'undefined reference' "$tmp/order.log" | sed 's/^/# /'
+			return 1
+		fi
+		before+=("$tmp/transport/$f.o")
+	done
+}
+if transport_order; then
+	tap_ok "each transport file calls only those below it (${transport[*]})"
+else
+	tap_not_ok "each transport file calls only those below it (${transport[*]})"
+fi
 tap_done

@@ -120,20 +120,3 @@ void nnp_fw_icl_credit_undo(struct nnp_fw *fw, uint32_t port, size_t len,
 	mtx_unlock(&p->lock);
 	nnp_fw_icl_wake(fw, port);
 }
-
-void nnp_fw_icl_credit_owed_locked(struct nnp_fw_port *p,
-				   struct nnp_fw_packet *pk)
-{
-	pk->credit = p->credits;
-	pk->credit_gen = p->credit_gen;
-}
-
-void nnp_fw_icl_credit_locked(struct nnp_fw_port *p, struct nnp_fw_packet *pk)
-{
-	struct nnp_fw *fw = p->fw;
-
-	if (pk->credit && pk->credit_gen == p->credit_gen && p->credits &&
-	    fw->host.icl_credit)
-		fw->host.icl_credit(fw->host.opaque, p->index, pk->len);
-	pk->credit = false;
-}

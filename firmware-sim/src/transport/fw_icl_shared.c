@@ -169,8 +169,9 @@ static uint16_t shared_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 	return NNP_STATUS_LINK_DOWN;
 }
 
-bool nnp_fw_icl_shared_out_locked(const struct nnp_fw_port *p,
-				  const struct nnp_fw_op *op, uint32_t upto)
+/* The shared transport's out_locked: a slot of @op's up to @upto still used. */
+static bool shared_out_locked(const struct nnp_fw_port *p,
+			      const struct nnp_fw_op *op, uint32_t upto)
 {
 	uint32_t i;
 
@@ -238,6 +239,7 @@ const struct nnp_fw_transport nnp_fw_shared_transport = {
 	.send = shared_send,
 	.room_freed = nnp_fw_icl_room_freed_none,
 	.reclaim = shared_reclaim,
+	.out_locked = shared_out_locked,
 };
 
 /*
@@ -360,19 +362,4 @@ void nnp_fw_icl_reclaim_lent(struct nnp_fw *fw, unsigned int port,
 	mtx_lock(&fw->ports[port].lock);
 	drop_peer_chunks_locked(&fw->ports[port], false, tag);
 	mtx_unlock(&fw->ports[port].lock);
-}
-
-void nnp_fw_icl_give_back_locked(struct nnp_fw_port *p,
-				 const struct nnp_fw_packet *pk)
-{
-	struct nnp_fw *fw = p->fw;
-
-	if (fw->host.icl_give_back)
-		fw->host.icl_give_back(fw->host.opaque, p->index, pk->tag);
-}
-
-void nnp_fw_icl_shared_fini(struct nnp_fw_port *p)
-{
-	free(p->lent);
-	p->lent = NULL;
 }

@@ -286,7 +286,8 @@ uint16_t nnp_fw_icl_wait_returned(struct nnp_fw *fw, struct nnp_fw_op *op,
 	mtx_lock(&fw->lock);
 	back = atomic_load(&op->returned);
 	mtx_lock(&p->lock);
-	if (back < want || nnp_fw_icl_shared_out_locked(p, op, want)) {
+	if (back < want ||
+	    (p->tp && p->tp->out_locked && p->tp->out_locked(p, op, want))) {
 		/* Every chunk the receiver read is progress. */
 		if (back != op->returned_seen)
 			op->deadline_ns = 0;

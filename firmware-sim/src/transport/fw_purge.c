@@ -15,8 +15,8 @@ static void drop_epoch_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
 
 	while (*link) {
 		if ((*link)->epoch == epoch) {
-			nnp_fw_icl_drop_at(p, link, prev);
 			nnp_fw_icl_count_drop_locked(fw, p);
+			nnp_fw_icl_drop_at(p, link, prev);
 			continue;
 		}
 		prev = *link;
@@ -45,12 +45,13 @@ bool nnp_fw_icl_drop_stale_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
 
 	while (pk) {
 		if (now - pk->arrived_ns >= nnp_fw_comm_timeout_ns(fw, 0)) {
-			struct nnp_fw_comm *m =
-				nnp_fw_comm_by_epoch_locked(fw, pk->epoch);
+			uint64_t epoch = pk->epoch;
+			struct nnp_fw_comm *m;
 
 			p->lost_epochs[p->lost_next++ % NNP_FW_LOST_EPOCHS] =
-				pk->epoch;
-			drop_epoch_locked(fw, p, pk->epoch);
+				epoch;
+			drop_epoch_locked(fw, p, epoch);
+			m = nnp_fw_comm_by_epoch_locked(fw, epoch);
 			if (m)
 				woke |= fw->link_hooks->comm_failed_locked(fw, m,
 						NNP_STATUS_NO_RESOURCES);

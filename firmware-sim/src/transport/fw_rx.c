@@ -1,111 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * Firmware simulator receive queues: a packet arriving on a port (from an
- * in-process sender or the host), kept for its communicator within the
- * port's room or refused, and taken by the receive that names it, a
- * descriptor read straight from the sender's memory. See fw_transport.h.
+ * Firmware simulator arrival and receive: a packet arriving on a port
+ * (from an in-process sender or the host) is admitted, then kept in the
+ * port's queue (fw_rx_queue.c) for its communicator within the port's
+ * room, or refused; and taken by the receive that names it, a descriptor
+ * read straight from the sender's memory. See fw_transport.h.
  */
 #include <string.h>
 
 #include "fw_reduce.h"
 #include "fw_transport.h"
-
-void nnp_fw_icl_release_locked(struct nnp_fw_port *p, struct nnp_fw_packet *pk)
-{
-	if (!pk->desc) {
-		nnp_fw_icl_credit_locked(p, pk);
-		nnp_fw_packet_free(pk);
-		return;
-	}
-	if (pk->owner)
-		atomic_fetch_add(&pk->owner->returned, 1);
-	else
-		nnp_fw_icl_give_back_locked(p, pk);
-	pk->owner = NULL;
-	pk->next = p->desc_free;
-	p->desc_free = pk;
-	cnd_broadcast(&p->lent_back);
-}
-
-void nnp_fw_icl_read_begin_locked(struct nnp_fw_port *p,
-				  const struct nnp_fw_packet *pk)
-{
-	if (pk->desc && !pk->owner)
-		p->peer_reads++;
-}
-
-void nnp_fw_icl_read_end_locked(struct nnp_fw_port *p,
-				const struct nnp_fw_packet *pk)
-{
-	if (!pk->desc)
-		return;
-	if (!pk->owner)
-		p->peer_reads--;
-	/* Its lender may wait to take it back, from the queue or not. */
-	cnd_broadcast(&p->lent_back);
-}
-
-void nnp_fw_icl_read_done_locked(struct nnp_fw_port *p,
-				 struct nnp_fw_packet *pk)
-{
-	nnp_fw_icl_read_end_locked(p, pk);
-	nnp_fw_icl_release_locked(p, pk);
-}
-
-struct nnp_fw_packet *nnp_fw_icl_unlink_at(struct nnp_fw_port *p,
-					   struct nnp_fw_packet **link,
-					   struct nnp_fw_packet *prev)
-{
-	struct nnp_fw_packet *pk = *link;
-
-	*link = pk->next;
-	if (p->rx_tail == pk)
-		p->rx_tail = prev;
-	p->held_bytes -= pk->len;
-	p->held_packets--;
-	return pk;
-}
-
-void nnp_fw_icl_drop_at(struct nnp_fw_port *p, struct nnp_fw_packet **link,
-			struct nnp_fw_packet *prev)
-{
-	nnp_fw_icl_release_locked(p, nnp_fw_icl_unlink_at(p, link, prev));
-}
-
-void nnp_fw_icl_requeue_first_locked(struct nnp_fw_port *p,
-				     struct nnp_fw_packet *pk)
-{
-	pk->next = p->rx_head;
-	p->rx_head = pk;
-	if (!p->rx_tail)
-		p->rx_tail = pk;
-	p->held_bytes += pk->len;
-	p->held_packets++;
-}
-
-void nnp_fw_icl_drop_all_locked(struct nnp_fw_port *p)
-{
-	while (p->rx_head)
-		nnp_fw_icl_drop_at(p, &p->rx_head, NULL);
-}
-
-/* A copy of @data (none: left to fill), its payload right after the header. */
-struct nnp_fw_packet *nnp_fw_icl_packet_new(uint64_t epoch, uint32_t seq,
-					    bool abort, const void *data,
-					    size_t len)
-{
-	struct nnp_fw_packet *pk = nnp_fw_packet_alloc(len);
-
-	if (!pk)
-		return NULL;
-	*pk = (struct nnp_fw_packet){
-		.epoch = epoch, .seq = seq, .abort = abort, .len = len,
-		.data = (const uint8_t *)(pk + 1), .pooled = pk->pooled,
-	};
-	if (len && data)
-		memcpy(pk + 1, data, len);
-	return pk;
-}
 
 /*
  * Whether @m, @pk's communicator on this chip (NULL: none), may take it
@@ -122,13 +26,6 @@ static bool rx_wanted_locked(const struct nnp_fw_comm *m, uint32_t port,
 	return !m || (pk->seq & NNP_FW_SEQ_P2P) ||
 	       (m->nranks > 1 &&
 		(!m->topo_set || nnp_fw_comm_ports(m) >> port & 1));
-}
-
-void nnp_fw_icl_count_drop_locked(struct nnp_fw *fw, struct nnp_fw_port *p)
-{
-	p->dropped++;
-	p->errors++;
-	fw->counters.icl_dropped++;
 }
 
 /*
@@ -211,6 +108,90 @@ static bool rx_aborts(const struct nnp_fw_comm *m,
 	return m && pk->abort && !(pk->seq & NNP_FW_SEQ_P2P);
 }
 
+/* What an arrival comes to: rx_admit_locked()'s verdict. */
+enum rx_verdict {
+	RX_QUEUE,		/* kept for its receiver */
+	RX_ABORT,		/* its communicator here is dead: taken now */
+	RX_DOWN,		/* the port is down, or not the sender's kind */
+	RX_FULL,		/* no room for it */
+	RX_UNWANTED,		/* not for this chip, or of a lost epoch */
+};
+
+/* A packet arriving, and its communicator here as it was then. */
+struct rx_arrival {
+	struct nnp_fw_packet *pk;
+	struct nnp_fw_comm *m;	/* NULL: none */
+	bool remote;		/* from another process */
+	bool lost;		/* an injected fault: dropped */
+};
+
+/*
+ * What becomes of arrival @a on @p, with fw->lock and p->lock held. Room
+ * for it is made by dropping stale packets; *@woke is set if a
+ * communicator failed for that.
+ */
+static enum rx_verdict rx_admit_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
+				       const struct rx_arrival *a, bool *woke)
+{
+	const struct nnp_fw_packet *pk = a->pk;
+
+	if (!p->up || (a->remote && !(p->tp && p->tp->remote)))
+		return RX_DOWN;
+	if (!a->lost && rx_aborts(a->m, pk))
+		return RX_ABORT;
+	if (a->lost || !rx_wanted_locked(a->m, p->index, pk) ||
+	    epoch_lost_locked(p, a->m, pk->epoch))
+		return RX_UNWANTED;
+	if (!rx_room_locked(fw, p, pk->len, pk->arrived_ns, woke) ||
+	    (pk->desc && !p->desc_free) ||
+	    (!a->remote && !rx_share_fits(p, pk)))
+		return RX_FULL;
+	/* Its own epoch's packets, gone stale making room. */
+	return epoch_lost_locked(p, a->m, pk->epoch) ? RX_UNWANTED : RX_QUEUE;
+}
+
+/*
+ * Carry out verdict @v on arrival @a at @p, with fw->lock and p->lock
+ * held: the queue's part first, then who must run (true: a worker). A
+ * remote copy owes its sender a credit, paid back at once if it is not
+ * kept. An in-process sender refused room keeps its packet and waits.
+ */
+static bool rx_settle_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
+			     const struct rx_arrival *a, enum rx_verdict v)
+{
+	struct nnp_fw_packet *pk = a->pk;
+	bool woke;
+
+	if (a->remote && !pk->desc)
+		nnp_fw_icl_credit_owed_locked(p, pk);
+	switch (v) {
+	case RX_QUEUE:
+		pk = nnp_fw_icl_queue_locked(fw, p, pk);
+		break;
+	case RX_UNWANTED:
+	case RX_FULL:
+	case RX_DOWN:
+		if (v == RX_UNWANTED || (v == RX_FULL && a->remote))
+			nnp_fw_icl_count_drop_locked(fw, p);
+		else if (v == RX_DOWN && a->remote)
+			p->errors++;
+		nnp_fw_icl_credit_locked(p, pk);
+		return false;
+	case RX_ABORT:
+		/* An abort is a copy: credited back and freed. */
+		p->rx_packets++;
+		nnp_fw_icl_release_locked(p, pk);
+		return fw->link_hooks->comm_failed_locked(fw, a->m,
+							  NNP_STATUS_ABORTED);
+	}
+	woke = nnp_fw_icl_wake_locked(fw, p->index);
+	if (rx_for_relay(a->m, pk)) {
+		atomic_store(&fw->relay_pending, true);
+		woke = true;
+	}
+	return woke;
+}
+
 /*
  * A packet arrives on @port of @fw: queued for its receiver (SUCCESS),
  * refused for want of room (NO_RESOURCES), or not for this chip (dropped,
@@ -219,86 +200,38 @@ static bool rx_aborts(const struct nnp_fw_comm *m,
  * slot of the port's pool; the caller keeps a copy @pk unless it was queued.
  * A collective's abort for a communicator here is taken at once (freed):
  * the communicator is dead, whatever its command in flight waits for.
- * The packet's communicator is looked up once: every decision below is
- * made on what it was at the arrival.
+ * The packet's communicator is looked up once: every decision is made on
+ * what it was at the arrival, admitted first, then carried out.
  */
 uint16_t nnp_fw_icl_rx_arrive(struct nnp_fw *fw, uint32_t port,
 			      struct nnp_fw_packet *pk, bool remote)
 {
+	static const uint16_t status[] = {
+		[RX_QUEUE] = NNP_STATUS_SUCCESS,
+		[RX_ABORT] = NNP_STATUS_SUCCESS,
+		[RX_DOWN] = NNP_STATUS_LINK_DOWN,
+		[RX_FULL] = NNP_STATUS_NO_RESOURCES,
+		[RX_UNWANTED] = NNP_STATUS_INVALID_FIELD,
+	};
 	struct nnp_fw_port *p = &fw->ports[port];
-	bool lost = fw->link_hooks->rx_fault(fw, port);	/* an injected fault */
-	uint16_t st = NNP_STATUS_SUCCESS;
-	bool woke = false, aborts = false;
-	struct nnp_fw_comm *m;
+	struct rx_arrival a = {
+		.pk = pk, .remote = remote,
+		.lost = fw->link_hooks->rx_fault(fw, port),
+	};
+	enum rx_verdict v;
+	bool woke = false;
 
 	pk->arrived_ns = fw->host.now_ns(fw->host.opaque);
 	mtx_lock(&fw->lock);
 	mtx_lock(&p->lock);
-	if (remote && !pk->desc)
-		nnp_fw_icl_credit_owed_locked(p, pk);
-	m = nnp_fw_comm_by_epoch_locked(fw, pk->epoch);
-	if (!p->up || (remote && !(p->tp && p->tp->remote)))
-		st = NNP_STATUS_LINK_DOWN;
-	else
-		aborts = !lost && rx_aborts(m, pk);
-	if (!st && !aborts) {
-		if (lost || !rx_wanted_locked(m, port, pk) ||
-		    epoch_lost_locked(p, m, pk->epoch))
-			st = NNP_STATUS_INVALID_FIELD;
-		else if (!rx_room_locked(fw, p, pk->len, pk->arrived_ns,
-					 &woke) ||
-			 (pk->desc && !p->desc_free) ||
-			 (!remote && !rx_share_fits(p, pk)))
-			st = NNP_STATUS_NO_RESOURCES;
-		/* Its own epoch's packets, gone stale making room. */
-		else if (epoch_lost_locked(p, m, pk->epoch))
-			st = NNP_STATUS_INVALID_FIELD;
-	}
-	if (aborts) {
-		p->rx_packets++;
-		woke = fw->link_hooks->comm_failed_locked(fw, m,
-							  NNP_STATUS_ABORTED);
-		nnp_fw_icl_credit_locked(p, pk);
-		nnp_fw_packet_free(pk);
-	} else if (!st) {
-		if (pk->desc) {
-			struct nnp_fw_packet *slot = p->desc_free;
-
-			p->desc_free = slot->next;
-			*slot = *pk;
-			pk = slot;
-		}
-		pk->next = NULL;
-		if (p->rx_tail)
-			p->rx_tail->next = pk;
-		else
-			p->rx_head = pk;
-		p->rx_tail = pk;
-		p->held_bytes += pk->len;
-		p->held_packets++;
-		p->rx_bytes += pk->len;
-		p->rx_packets++;
-		fw->counters.icl_rx_bytes += pk->len;
-		woke |= nnp_fw_icl_wake_locked(fw, port);
-		if (rx_for_relay(m, pk)) {
-			atomic_store(&fw->relay_pending, true);
-			woke = true;
-		}
-	} else if (st == NNP_STATUS_INVALID_FIELD ||
-		   (remote && st == NNP_STATUS_NO_RESOURCES)) {
-		nnp_fw_icl_count_drop_locked(fw, p);
-	} else if (remote) {
-		p->errors++;
-	}
-	/* Refused, a remote copy is credited back all the same. */
-	if (st)
-		nnp_fw_icl_credit_locked(p, pk);
-	/* An in-process sender refused room keeps its packet and waits. */
+	a.m = nnp_fw_comm_by_epoch_locked(fw, pk->epoch);
+	v = rx_admit_locked(fw, p, &a, &woke);
+	woke |= rx_settle_locked(fw, p, &a, v);
 	mtx_unlock(&p->lock);
 	mtx_unlock(&fw->lock);
 	if (woke)
 		nnp_fw_icl_kick(fw);
-	return st;
+	return status[v];
 }
 
 struct nnp_fw_packet *nnp_fw_icl_rx_alloc(struct nnp_fw *fw, unsigned int port,

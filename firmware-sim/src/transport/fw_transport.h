@@ -92,6 +92,16 @@ struct nnp_fw_transport {
 	void (*room_freed)(struct nnp_fw *peer, uint32_t peer_port);
 	/* Take back what @op lent on @port that the peer has not read. */
 	void (*reclaim)(struct nnp_fw *fw, struct nnp_fw_op *op, uint32_t port);
+	/*
+	 * Whether one of the first @upto chunks @op lent is still out at
+	 * the peer of @p, though counted returned, with p->lock held; NULL:
+	 * never. On a shared link a chunk that could not be lent (not in
+	 * device memory) is copied and counts as returned at once, ahead of
+	 * chunks lent before it: the count of returns alone does not say
+	 * that those came back.
+	 */
+	bool (*out_locked)(const struct nnp_fw_port *p,
+			   const struct nnp_fw_op *op, uint32_t upto);
 };
 
 /*
@@ -252,25 +262,10 @@ void nnp_fw_icl_credit_undo(struct nnp_fw *fw, uint32_t port, size_t len,
  */
 bool nnp_fw_icl_peer_room_locked(const struct nnp_fw_port *p, size_t len);
 /*
- * Whether one of the first @upto chunks @op lent is still out at the peer
- * of shared port @p, with p->lock held. On a shared link a chunk that
- * could not be lent (not in device memory) is copied and counts as
- * returned at once, ahead of chunks lent before it: the count of returns
- * alone does not say that those came back.
- */
-bool nnp_fw_icl_shared_out_locked(const struct nnp_fw_port *p,
-				  const struct nnp_fw_op *op, uint32_t upto);
-/*
  * A new connection of remote @port starts counting credits: drop the
  * copies held from earlier ones, which its sender no longer counts.
  */
 void nnp_fw_icl_drop_old_copies(struct nnp_fw *fw, uint32_t port);
-/* A remote copy @pk arrived on @p, with p->lock held: it owes a credit. */
-void nnp_fw_icl_credit_owed_locked(struct nnp_fw_port *p,
-				   struct nnp_fw_packet *pk);
-/* This end is done with @pk, with p->lock held: credit its sender. */
-void nnp_fw_icl_credit_locked(struct nnp_fw_port *p,
-			      struct nnp_fw_packet *pk);
 /* The remote transport's send: a copy to the host's icl_tx. */
 uint16_t nnp_fw_icl_remote_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 				uint32_t port, const struct nnp_fw_packet *tpl,
@@ -291,8 +286,6 @@ void nnp_fw_icl_sent(struct nnp_fw *fw, struct nnp_fw_op *op, uint32_t port,
 		     size_t len, uint64_t depart, uint64_t wire);
 /* A transport's room_freed when the peer learns of room otherwise. */
 void nnp_fw_icl_room_freed_none(struct nnp_fw *peer, uint32_t peer_port);
-/* The shared transport's slots of @p, freed (nnp_fw_ports_fini()). */
-void nnp_fw_icl_shared_fini(struct nnp_fw_port *p);
 /*
  * Routed packets for other chips (fw_relay.c): forward those waiting on
  * any port, when some came or a next hop has room again. Called by the
@@ -314,10 +307,53 @@ uint16_t nnp_fw_icl_forward(struct nnp_fw *fw, struct nnp_fw_op *op,
 			    bool *gone);
 /* Tell the peer of @port that this end has room again. */
 void nnp_fw_icl_room_freed(struct nnp_fw *fw, uint32_t port);
-/* Unlink the packet *@link (@prev before it) of @p, with p->lock held. */
-struct nnp_fw_packet *nnp_fw_icl_unlink_at(struct nnp_fw_port *p,
-					   struct nnp_fw_packet **link,
-					   struct nnp_fw_packet *prev);
+
+/* Between the transport's files. */
+/* Kick the embedder to run the queues a wake made runnable. */
+void nnp_fw_icl_kick(struct nnp_fw *fw);
+/* Mark the ops parked on @port ready, with fw->lock held; true if any. */
+bool nnp_fw_icl_wake_locked(struct nnp_fw *fw, uint32_t port);
+/*
+ * Park @op until something happens on @port, with fw->lock held: its
+ * first wait starts its timeout, a wait past it ends PEER_TIMEOUT.
+ */
+uint16_t nnp_fw_icl_park_locked(struct nnp_fw *fw, struct nnp_fw_op *op,
+				uint32_t port);
+/*
+ * Drop the packets @p held past the device's default timeout, with
+ * fw->lock and p->lock held; true if a communicator failed for it.
+ */
+bool nnp_fw_icl_drop_stale_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
+				  uint64_t now);
+/* The in-process transport (fw_lend.c), which nnp_fw_link_connect() wires. */
+extern const struct nnp_fw_transport nnp_fw_local_transport;
+
+/*
+ * Receive queues (fw_rx_queue.c), the bottom of the links: what a port
+ * holds, and what a packet owes as it leaves (a credit, a return, its
+ * memory). Nothing here calls back up into arrival or purging.
+ */
+/* A copy of @data (none: left to fill), its payload right after the header. */
+struct nnp_fw_packet *nnp_fw_icl_packet_new(uint64_t epoch, uint32_t seq,
+					    bool abort, const void *data,
+					    size_t len);
+/*
+ * Queue admitted @pk on @p, with fw->lock and p->lock held, and count it
+ * received: a descriptor as a copy in a slot of the port's pool (the one
+ * returned), a copy itself.
+ */
+struct nnp_fw_packet *nnp_fw_icl_queue_locked(struct nnp_fw *fw,
+					      struct nnp_fw_port *p,
+					      struct nnp_fw_packet *pk);
+/* A remote copy @pk arrived on @p, with p->lock held: it owes a credit. */
+void nnp_fw_icl_credit_owed_locked(struct nnp_fw_port *p,
+				   struct nnp_fw_packet *pk);
+/* This end is done with @pk, with p->lock held: credit its sender. */
+void nnp_fw_icl_credit_locked(struct nnp_fw_port *p,
+			      struct nnp_fw_packet *pk);
+/* The peer of shared @p is done with its chunk @pk: with p->lock held. */
+void nnp_fw_icl_give_back_locked(struct nnp_fw_port *p,
+				 const struct nnp_fw_packet *pk);
 /*
  * Done with @pk, with p->lock held: a descriptor goes back to the pool and
  * to its lender (who may wait for it: lent_back), in-process or the peer
@@ -335,6 +371,10 @@ void nnp_fw_icl_read_end_locked(struct nnp_fw_port *p,
 				const struct nnp_fw_packet *pk);
 void nnp_fw_icl_read_done_locked(struct nnp_fw_port *p,
 				 struct nnp_fw_packet *pk);
+/* Unlink the packet *@link (@prev before it) of @p, with p->lock held. */
+struct nnp_fw_packet *nnp_fw_icl_unlink_at(struct nnp_fw_port *p,
+					   struct nnp_fw_packet **link,
+					   struct nnp_fw_packet *prev);
 /*
  * Queue @pk, unlinked from @p, again as its first packet, with p->lock
  * held: the relay could not forward it yet.
@@ -347,36 +387,9 @@ void nnp_fw_icl_requeue_first_locked(struct nnp_fw_port *p,
  */
 void nnp_fw_icl_drop_at(struct nnp_fw_port *p, struct nnp_fw_packet **link,
 			struct nnp_fw_packet *prev);
-/* The peer of shared @p is done with its chunk @pk: with p->lock held. */
-void nnp_fw_icl_give_back_locked(struct nnp_fw_port *p,
-				 const struct nnp_fw_packet *pk);
-
-/* Between the transport's files. */
-/* Kick the embedder to run the queues a wake made runnable. */
-void nnp_fw_icl_kick(struct nnp_fw *fw);
-/* Mark the ops parked on @port ready, with fw->lock held; true if any. */
-bool nnp_fw_icl_wake_locked(struct nnp_fw *fw, uint32_t port);
-/*
- * Park @op until something happens on @port, with fw->lock held: its
- * first wait starts its timeout, a wait past it ends PEER_TIMEOUT.
- */
-uint16_t nnp_fw_icl_park_locked(struct nnp_fw *fw, struct nnp_fw_op *op,
-				uint32_t port);
-/* A copy of @data (none: left to fill), its payload right after the header. */
-struct nnp_fw_packet *nnp_fw_icl_packet_new(uint64_t epoch, uint32_t seq,
-					    bool abort, const void *data,
-					    size_t len);
 /* Drop every packet queued on @p, with p->lock held. */
 void nnp_fw_icl_drop_all_locked(struct nnp_fw_port *p);
 /* Count a packet @p refused or dropped, with fw->lock and p->lock held. */
 void nnp_fw_icl_count_drop_locked(struct nnp_fw *fw, struct nnp_fw_port *p);
-/*
- * Drop the packets @p held past the device's default timeout, with
- * fw->lock and p->lock held; true if a communicator failed for it.
- */
-bool nnp_fw_icl_drop_stale_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
-				  uint64_t now);
-/* The in-process transport (fw_lend.c), which nnp_fw_link_connect() wires. */
-extern const struct nnp_fw_transport nnp_fw_local_transport;
 
 #endif /* NNP_FW_TRANSPORT_H */
