@@ -241,6 +241,26 @@ def check_send_recv(rank, world):
             same(t, values(src + 20, N, torch.int64), f"from {src}, routed")
 
 
+def check_p2p_any_order(rank, world):
+    """batch_isend_irecv with the receives posted before the sends, as a
+    pipeline schedule posts them (on CPU tensors torch runs the list one
+    by one): each rank receives from both neighbours, then sends to both;
+    N elements, then 4 MiB, more than a communicator may hold at a port,
+    so the sender waits for the receive to drain it."""
+    if world < 2:
+        return
+    nxt, prv = (rank + 1) % world, (rank - 1) % world
+    for n in (N, 1 << 20):
+        a, b = torch.zeros(n), torch.zeros(n)
+        ops = [dist.P2POp(dist.irecv, a, prv), dist.P2POp(dist.irecv, b, nxt),
+               dist.P2POp(dist.isend, values(rank + 30, n, torch.float32), nxt),
+               dist.P2POp(dist.isend, values(rank + 40, n, torch.float32), prv)]
+        for req in dist.batch_isend_irecv(ops):
+            req.wait()
+        same(a, values(prv + 30, n, torch.float32), f"{n} from {prv}")
+        same(b, values(nxt + 40, n, torch.float32), f"{n} from {nxt}")
+
+
 def check_reduce(rank, world):
     """Every dtype and op to each root in turn; the others' tensors as
     they were."""
@@ -323,6 +343,11 @@ def check_unsupported(rank, world):
     raises(lambda: dist.all_gather_into_tensor(torch.zeros(N * world, dtype=torch.int8),
                                                torch.ones(N, dtype=torch.int16)),
            "nnp: all_gather_into_tensor: the output needs the input's dtype")
+    # A peer names a lane made at its first use: one outside the group is
+    # refused before any is (the backend itself: torch's own calls check).
+    pg = dist.distributed_c10d._get_default_group()
+    raises(lambda: pg.send([t], world, 0), f"nnp: send: rank {world} is not in the group of {world}")
+    raises(lambda: pg.recv([t], -1, 0), f"nnp: recv: rank -1 is not in the group of {world}")
     dist.all_reduce(t)
     same(t, reduced(range(world), N, torch.int32, "SUM"), "the allreduce after them")
 
@@ -352,7 +377,7 @@ def check_new_group_no_ring(rank, world):
 CHECKS = [check_allreduce, check_broadcast, check_all_gather,
           check_all_gather_into_tensor, check_reduce_scatter,
           check_reduce_scatter_tensor, check_allreduce_coalesced, check_coalesced,
-          check_future, check_send_recv, check_reduce, check_gather_scatter,
+          check_future, check_send_recv, check_p2p_any_order, check_reduce, check_gather_scatter,
           check_all_to_all, check_barrier, check_unsupported]
 if TORCH_MAJOR >= 2:
     CHECKS.append(check_functional)

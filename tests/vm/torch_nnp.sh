@@ -32,12 +32,12 @@ reasons='an inter-chip link the collective needs is down \(status 0x13\)'
 reasons+="|a peer chip did not answer in time \\(status 0x14\\)"
 reasons+="|another rank's part of the collective failed \\(status 0x15\\)"
 checks="allreduce broadcast all_gather all_gather_into_tensor reduce_scatter
-	reduce_scatter_tensor allreduce_coalesced coalesced functional future send_recv reduce gather_scatter
+	reduce_scatter_tensor allreduce_coalesced coalesced functional future send_recv p2p_any_order reduce gather_scatter
 	all_to_all barrier unsupported"
 ddp_steps=20
 mpi_steps=4
 torch_major=$(/usr/bin/python3 -c 'import torch; print(torch.__version__.split(".")[0])')
-tap_plan 57
+tap_plan 59
 
 SECONDS=0
 # USE_LIBUV=0: torch 2.6's TCPStore asks for libuv by default, which

@@ -4,9 +4,12 @@
 #include "backend.hpp"
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <string>
+#include <thread>
 
 namespace nnp_torch {
 
@@ -177,20 +180,66 @@ void setTimeouts(std::chrono::milliseconds timeout) {
 
 } // namespace
 
-// The host side of one operation, each tensor's copy between it and the
-// staging buffer in device memory one of two ways. A small tensor goes
-// through the group's bounce buffer: host memory the device can reach,
-// allocated once, a memcpy on this thread away from the tensor. A larger
-// one is registered with the device (pinned) for its copy and unregistered
-// once the worker has synchronized the stream. Registering and
+// Where operations run: a stream with its own staging memory, and a
+// thread that runs them in order, each to its end (run()). The
+// collectives have one lane, so every rank runs them in the order its
+// caller asked for them. Sends to a peer and receives from it have one
+// each, so that a receive waiting for its message holds up no send nor
+// any other receive, as gloo's operations wait for no other: a pipeline
+// schedule posts its receives before its sends (batch_isend_irecv on
+// CPU tensors runs them one by one), and messages between two ranks
+// still arrive in the order sent.
+struct NnpBackend::Lane {
+  Handle<nnp_stream_t, nnp_stream_destroy> stream;
+  // Device memory its operations stage through, grown to the largest
+  // one's need.
+  Handle<nnp_mem_t, nnp_mem_free> buffer;
+  // Host memory small tensors are copied through (Staging), and its
+  // mapping; tensors of at most bounce_max_ bytes use it.
+  Handle<nnp_mem_t, nnp_mem_free> bounce;
+  char* bounce_ptr = nullptr;
+
+  std::mutex mutex;
+  std::condition_variable queued;
+  std::deque<std::pair<c10::intrusive_ptr<Work>, Job>> queue;
+  bool stop = false;
+  std::thread worker;
+};
+
+// The host side of one operation on a lane, each tensor's copy between it
+// and the lane's staging buffer in device memory one of two ways. A small
+// tensor goes through the lane's bounce buffer: host memory the device
+// can reach, allocated once, a memcpy on this thread away from the
+// tensor. A larger one is registered with the device (pinned) for its copy
+// and unregistered once the stream is synchronized. Registering and
 // unregistering are a round trip to the device each, which costs more than
-// copying a small tensor (docs/torch.md, Staging).
+// copying a small tensor (docs/torch.md, Staging). Made with the group's
+// issue lock held (@issue), which only its waits let go of.
 class NnpBackend::Staging {
  public:
-  explicit Staging(NnpBackend& pg) : pg_(pg) {}
+  Staging(NnpBackend& pg, Lane& lane, std::unique_lock<std::mutex>& issue)
+      : pg_(pg), lane_(lane), issue_(issue) {}
   ~Staging() {
     for (nnp_mem_t* m : registered_)
       nnp_mem_free(m);
+  }
+
+  nnp_stream_t* stream() const {
+    return lane_.stream.get();
+  }
+
+  // The lane's device memory, of at least @bytes.
+  nnp_mem_t* buffer(size_t bytes) {
+    if (!lane_.buffer || nnp_mem_size(lane_.buffer.get()) < bytes) {
+      nnp_mem_t* mem;
+
+      lane_.buffer.reset();
+      pg_.check(
+          nnp_mem_alloc(pg_.dev_.get(), NNP_MEM_DEVICE, std::max<size_t>(bytes, 4096), 0, &mem),
+          "allocating device memory to stage through");
+      lane_.buffer.reset(mem);
+    }
+    return lane_.buffer.get();
   }
 
   // Queue the copy of @t to the buffer at @off, or back.
@@ -200,10 +249,36 @@ class NnpBackend::Staging {
   void out(const at::Tensor& t, size_t off) {
     copy(t, off, false);
   }
+
+  // Waits for the operation, the issue lock let go meanwhile; a failure
+  // (a link down, a peer past the timeout, the device lost) resets the
+  // stream for the next one and throws with the device's reason, which
+  // the last error gives with the failed command (nnp_stream_error()'s).
+  void synchronize(const char* what) {
+    issue_.unlock();
+    const nnp_result_t result = nnp_stream_synchronize(stream());
+    issue_.lock();
+    if (result == NNP_SUCCESS)
+      return;
+    const std::string message = pg_.failure(result, what);
+    nnp_stream_reset(stream());
+    TORCH_CHECK(false, message);
+  }
+
+  // After a failure: nothing queued may use the registered memory once
+  // it is freed.
+  void drain() {
+    issue_.unlock();
+    const nnp_result_t result = nnp_stream_synchronize(stream());
+    issue_.lock();
+    if (result != NNP_SUCCESS)
+      nnp_stream_reset(stream());
+  }
+
   // After the job has synchronized: the bounced outputs into their tensors.
   void finish() {
     for (const Back& b : back_)
-      std::memcpy(b.tensor.data_ptr(), pg_.bounce_ptr_ + b.off, b.tensor.nbytes());
+      std::memcpy(b.tensor.data_ptr(), lane_.bounce_ptr + b.off, b.tensor.nbytes());
   }
 
  private:
@@ -212,21 +287,37 @@ class NnpBackend::Staging {
     size_t off;
   };
 
+  // The lane's bounce buffer, allocated at its first use and kept.
+  nnp_mem_t* bounce() {
+    if (!lane_.bounce) {
+      nnp_mem_t* mem;
+      void* ptr;
+
+      pg_.check(
+          nnp_mem_alloc(pg_.dev_.get(), NNP_MEM_HOST, kBounceBytes, 0, &mem),
+          "allocating host memory to bounce small tensors through");
+      lane_.bounce.reset(mem);
+      pg_.check(nnp_mem_map(mem, &ptr), "mapping the bounce buffer");
+      lane_.bounce_ptr = static_cast<char*>(ptr);
+    }
+    return lane_.bounce.get();
+  }
+
   void copy(const at::Tensor& t, size_t off, bool in) {
     const size_t len = t.nbytes();
     const size_t room = (len + kBounceAlign - 1) & ~(kBounceAlign - 1);
-    nnp_mem_t* buf = pg_.buffer_.get();
+    nnp_mem_t* buf = lane_.buffer.get();
     nnp_mem_t* host;
     size_t host_off = 0;
 
     if (!len)
       return;
     if (len <= pg_.bounce_max_ && bounced_ + room <= kBounceBytes) {
-      host = pg_.bounce();
+      host = bounce();
       host_off = bounced_;
       bounced_ += room;
       if (in)
-        std::memcpy(pg_.bounce_ptr_ + host_off, t.data_ptr(), len);
+        std::memcpy(lane_.bounce_ptr + host_off, t.data_ptr(), len);
       else
         back_.push_back({t, host_off});
     } else {
@@ -236,12 +327,14 @@ class NnpBackend::Staging {
       registered_.push_back(host);
     }
     pg_.check(
-        in ? nnp_memcpy_async(pg_.stream_.get(), buf, off, host, host_off, len)
-           : nnp_memcpy_async(pg_.stream_.get(), host, host_off, buf, off, len),
+        in ? nnp_memcpy_async(stream(), buf, off, host, host_off, len)
+           : nnp_memcpy_async(stream(), host, host_off, buf, off, len),
         in ? "the copy to the device" : "the copy from the device");
   }
 
   NnpBackend& pg_;
+  Lane& lane_;
+  std::unique_lock<std::mutex>& issue_;
   std::vector<nnp_mem_t*> registered_;
   size_t bounced_ = 0;		// bytes of the bounce buffer this operation uses
   std::vector<Back> back_;
@@ -255,14 +348,11 @@ NnpBackend::NnpBackend(
     int device)
     : BackendBase(rank, size), device_(device) {
   nnp_device_t* dev;
-  nnp_stream_t* stream;
   nnp_comm_t* comm;
   nnp_unique_id_t id{};
 
   check(nnp_device_open(device, &dev), "opening the device");
   dev_.reset(dev);
-  check(nnp_stream_create(dev, &stream), "creating a stream");
-  stream_.reset(stream);
   setTimeouts(timeout);
   bounce_max_ = bounceMax();
   if (rank == 0)
@@ -270,16 +360,48 @@ NnpBackend::NnpBackend(
   id = exchangeId(*store, rank, id);
   check(nnp_comm_init_rank(&comm, size, &id, rank, dev), "making the communicator");
   comm_.reset(comm);
-  worker_ = std::thread(&NnpBackend::run, this);
+  main_ = std::make_unique<Lane>();
+  startLane(*main_);
 }
 
 NnpBackend::~NnpBackend() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
+  std::vector<Lane*> lanes{main_.get()};
+
+  for (auto& [key, lane] : p2p_)
+    lanes.push_back(lane.get());
+  for (Lane* lane : lanes) {
+    {
+      std::lock_guard<std::mutex> lock(lane->mutex);
+      lane->stop = true;
+    }
+    lane->queued.notify_one();
   }
-  queued_.notify_one();
-  worker_.join();
+  for (Lane* lane : lanes)
+    lane->worker.join();
+}
+
+// @lane's stream, and its thread.
+void NnpBackend::startLane(Lane& lane) {
+  nnp_stream_t* stream;
+
+  {
+    std::lock_guard<std::mutex> issue(issue_);
+    check(nnp_stream_create(dev_.get(), &stream), "creating a stream");
+  }
+  lane.stream.reset(stream);
+  lane.worker = std::thread(&NnpBackend::run, this, std::ref(lane));
+}
+
+NnpBackend::Lane& NnpBackend::p2pLane(int peer, bool recv) {
+  std::lock_guard<std::mutex> lock(lanes_mutex_);
+  std::unique_ptr<Lane>& lane = p2p_[{peer, recv ? 1 : 0}];
+
+  if (!lane) {
+    auto made = std::make_unique<Lane>();
+    startLane(*made);
+    lane = std::move(made);
+  }
+  return *lane;
 }
 
 // libnnp's result and this thread's last error, naming the device.
@@ -293,84 +415,48 @@ void NnpBackend::check(nnp_result_t result, const char* what) const {
   TORCH_CHECK(result == NNP_SUCCESS, failure(result, what));
 }
 
-// Waits for the operation; a failure (a link down, a peer past the
-// timeout, the device lost) resets the stream for the next one and
-// throws with the device's reason, which the last error gives with the
-// failed command (nnp_stream_error()'s).
-void NnpBackend::synchronize(const char* what) {
-  const nnp_result_t result = nnp_stream_synchronize(stream_.get());
-  if (result == NNP_SUCCESS)
-    return;
-  const std::string message = failure(result, what);
-  nnp_stream_reset(stream_.get());
-  TORCH_CHECK(false, message);
-}
-
-// The bounce buffer, allocated at its first use and kept.
-nnp_mem_t* NnpBackend::bounce() {
-  if (!bounce_) {
-    nnp_mem_t* mem;
-    void* ptr;
-
-    check(
-        nnp_mem_alloc(dev_.get(), NNP_MEM_HOST, kBounceBytes, 0, &mem),
-        "allocating host memory to bounce small tensors through");
-    bounce_.reset(mem);
-    check(nnp_mem_map(mem, &ptr), "mapping the bounce buffer");
-    bounce_ptr_ = static_cast<char*>(ptr);
-  }
-  return bounce_.get();
-}
-
-nnp_mem_t* NnpBackend::buffer(size_t bytes) {
-  if (!buffer_ || nnp_mem_size(buffer_.get()) < bytes) {
-    nnp_mem_t* mem;
-
-    buffer_.reset();
-    check(
-        nnp_mem_alloc(dev_.get(), NNP_MEM_DEVICE, std::max<size_t>(bytes, 4096), 0, &mem),
-        "allocating device memory to stage through");
-    buffer_.reset(mem);
-  }
-  return buffer_.get();
+c10::intrusive_ptr<c10d::Work> NnpBackend::enqueue(
+    c10d::OpType type,
+    std::vector<at::Tensor> outputs,
+    Job job) {
+  return enqueue(*main_, type, std::move(outputs), std::move(job));
 }
 
 c10::intrusive_ptr<c10d::Work> NnpBackend::enqueue(
+    Lane& lane,
     c10d::OpType type,
     std::vector<at::Tensor> outputs,
     Job job) {
   auto work = c10::make_intrusive<Work>(rank_, type, std::move(outputs));
   {
-    std::lock_guard<std::mutex> lock(mutex_);
-    queue_.emplace_back(work, std::move(job));
+    std::lock_guard<std::mutex> lock(lane.mutex);
+    lane.queue.emplace_back(work, std::move(job));
   }
-  queued_.notify_one();
+  lane.queued.notify_one();
   return work;
 }
 
-// The worker: the queued operations in order, each to its end, so that
-// every rank runs its collectives in the order its caller asked for them.
-void NnpBackend::run() {
+// A lane's thread: its queued operations in order, each to its end.
+void NnpBackend::run(Lane& lane) {
   for (;;) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    queued_.wait(lock, [this] { return stop_ || !queue_.empty(); });
-    if (queue_.empty())
+    std::unique_lock<std::mutex> lock(lane.mutex);
+    lane.queued.wait(lock, [&lane] { return lane.stop || !lane.queue.empty(); });
+    if (lane.queue.empty())
       return;
-    auto [work, job] = std::move(queue_.front());
-    queue_.pop_front();
+    auto [work, job] = std::move(lane.queue.front());
+    lane.queue.pop_front();
     lock.unlock();
 
     std::exception_ptr error;
     {
-      Staging staging(*this);
+      std::unique_lock<std::mutex> issue(issue_);
+      Staging staging(*this, lane, issue);
       try {
         job(staging);
         staging.finish();
       } catch (...) {
         error = std::current_exception();
-        // Nothing queued may use the registered memory once it is freed.
-        if (nnp_stream_synchronize(stream_.get()) != NNP_SUCCESS)
-          nnp_stream_reset(stream_.get());
+        staging.drain();
       }
     }
     work->complete(error);
@@ -385,13 +471,13 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::allreduce(
   const nnp_redop_t op = redopOf(opts.reduceOp, "allreduce");
 
   return enqueue(c10d::OpType::ALLREDUCE, {t}, [=](Staging& s) {
-    nnp_mem_t* b = buffer(t.nbytes());
+    nnp_mem_t* b = s.buffer(t.nbytes());
     s.in(t, 0);
     check(
-        nnp_allreduce(b, 0, b, 0, t.numel(), dtype, op, comm_.get(), stream_.get()),
+        nnp_allreduce(b, 0, b, 0, t.numel(), dtype, op, comm_.get(), s.stream()),
         "allreduce");
     s.out(t, 0);
-    synchronize("allreduce");
+    s.synchronize("allreduce");
   });
 }
 
@@ -413,19 +499,19 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::allreduce_coalesced(
   }
 
   return enqueue(c10d::OpType::ALLREDUCE_COALESCED, tensors, [=](Staging& s) {
-    nnp_mem_t* b = buffer(count * tensors[0].element_size());
+    nnp_mem_t* b = s.buffer(count * tensors[0].element_size());
     size_t off = 0;
     for (const at::Tensor& t : tensors) {
       s.in(t, off);
       off += t.nbytes();
     }
-    check(nnp_allreduce(b, 0, b, 0, count, dtype, op, comm_.get(), stream_.get()), what);
+    check(nnp_allreduce(b, 0, b, 0, count, dtype, op, comm_.get(), s.stream()), what);
     off = 0;
     for (const at::Tensor& t : tensors) {
       s.out(t, off);
       off += t.nbytes();
     }
-    synchronize(what);
+    s.synchronize(what);
   });
 }
 
@@ -437,15 +523,15 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::broadcast(
   const int root = static_cast<int>(opts.rootRank);
 
   return enqueue(c10d::OpType::BROADCAST, {t}, [=](Staging& s) {
-    nnp_mem_t* b = buffer(t.nbytes());
+    nnp_mem_t* b = s.buffer(t.nbytes());
     if (rank_ == root)
       s.in(t, 0);
     check(
-        nnp_broadcast(b, 0, b, 0, t.nbytes(), NNP_UINT8, root, comm_.get(), stream_.get()),
+        nnp_broadcast(b, 0, b, 0, t.nbytes(), NNP_UINT8, root, comm_.get(), s.stream()),
         "broadcast");
     if (rank_ != root)
       s.out(t, 0);
-    synchronize("broadcast");
+    s.synchronize("broadcast");
   });
 }
 
@@ -464,7 +550,7 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::allgather(
     gatherAll(s, {in});
     for (size_t r = 0; r < outs.size(); r++)
       s.out(outs[r], len * (r + 1));
-    synchronize("allgather");
+    s.synchronize("allgather");
   });
 }
 
@@ -479,7 +565,7 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::_allgather_base(
   return enqueue(c10d::OpType::_ALLGATHER_BASE, {out}, [=](Staging& s) {
     gatherAll(s, {in});
     s.out(out, in.nbytes());
-    synchronize(what);
+    s.synchronize(what);
   });
 }
 
@@ -491,14 +577,14 @@ size_t NnpBackend::gatherAll(Staging& s, const std::vector<at::Tensor>& inputs) 
 
   for (const at::Tensor& t : inputs)
     len += t.nbytes();
-  nnp_mem_t* b = buffer(len * (size_ + 1));
+  nnp_mem_t* b = s.buffer(len * (size_ + 1));
   size_t off = 0;
   for (const at::Tensor& t : inputs) {
     s.in(t, off);
     off += t.nbytes();
   }
   check(
-      nnp_allgather(b, 0, b, len, len, NNP_UINT8, comm_.get(), stream_.get()),
+      nnp_allgather(b, 0, b, len, len, NNP_UINT8, comm_.get(), s.stream()),
       "allgather");
   return len;
 }
@@ -529,7 +615,7 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::allgather_coalesced(
         s.out(outs[i][r], len * (r + 1) + off);
       off += ins[i].nbytes();
     }
-    synchronize(what);
+    s.synchronize(what);
   });
 }
 
@@ -558,7 +644,7 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::allgather_into_tensor_coalesced(
         s.out(flat.narrow(0, n * r, n), len * (r + 1) + off);
       off += ins[i].nbytes();
     }
-    synchronize(what);
+    s.synchronize(what);
   });
 }
 
@@ -583,19 +669,19 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::reduce_scatter_tensor_coalesced(
   const std::vector<at::Tensor> ins = inputs, outs = outputs;
 
   return enqueue(c10d::OpType::COALESCED, outs, [=](Staging& s) {
-    nnp_mem_t* b = buffer(total);
+    nnp_mem_t* b = s.buffer(total);
     size_t off = 0;
     for (size_t i = 0; i < ins.size(); i++) {
       const size_t at = off + ins[i].nbytes();
       s.in(ins[i], off);
       check(
           nnp_reduce_scatter(b, off, b, at, outs[i].numel(), dtypes[i], op,
-                             comm_.get(), stream_.get()),
+                             comm_.get(), s.stream()),
           "reduce_scatter");
       s.out(outs[i], at);
       off = at + outs[i].nbytes();
     }
-    synchronize(what);
+    s.synchronize(what);
   });
 }
 #endif
@@ -604,11 +690,11 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::reduce_scatter_tensor_coalesced(
 // reduced part after them.
 void NnpBackend::scatter(Staging& s, nnp_redop_t op, const at::Tensor& output) {
   const size_t at = output.nbytes() * size_;
-  nnp_mem_t* b = buffer_.get();
+  nnp_mem_t* b = s.buffer(at + output.nbytes());
 
   check(
       nnp_reduce_scatter(b, 0, b, at, output.numel(), dtypeOf(output, "reduce_scatter"),
-                         op, comm_.get(), stream_.get()),
+                         op, comm_.get(), s.stream()),
       "reduce_scatter");
   s.out(output, at);
 }
@@ -626,11 +712,11 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::reduce_scatter(
 
   return enqueue(c10d::OpType::REDUCE_SCATTER, {out}, [=](Staging& s) {
     const size_t len = out.nbytes();
-    buffer(len * (size_ + 1));
+    s.buffer(len * (size_ + 1));
     for (size_t r = 0; r < ins.size(); r++)
       s.in(ins[r], len * r);
     scatter(s, op, out);
-    synchronize("reduce_scatter");
+    s.synchronize("reduce_scatter");
   });
 }
 
@@ -648,10 +734,10 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::_reduce_scatter_base(
   const at::Tensor in = input, out = output;
 
   return enqueue(c10d::OpType::_REDUCE_SCATTER_BASE, {out}, [=](Staging& s) {
-    buffer(out.nbytes() * (size_ + 1));
+    s.buffer(out.nbytes() * (size_ + 1));
     s.in(in, 0);
     scatter(s, op, out);
-    synchronize(what);
+    s.synchronize(what);
   });
 }
 
@@ -666,15 +752,15 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::reduce(
 
   return enqueue(c10d::OpType::REDUCE, {t}, [=](Staging& s) {
     const size_t len = t.nbytes();
-    nnp_mem_t* b = buffer(2 * len);
+    nnp_mem_t* b = s.buffer(2 * len);
     s.in(t, 0);
     check(
         nnp_reduce(b, 0, rank_ == root ? b : nullptr, len, t.numel(), dtype, op,
-                   root, comm_.get(), stream_.get()),
+                   root, comm_.get(), s.stream()),
         "reduce");
     if (rank_ == root)
       s.out(t, len);
-    synchronize("reduce");
+    s.synchronize("reduce");
   });
 }
 
@@ -695,15 +781,15 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::gather(
 
   return enqueue(c10d::OpType::GATHER, outs, [=](Staging& s) {
     const size_t len = in.nbytes();
-    nnp_mem_t* b = buffer(len * (size_ + 1));
+    nnp_mem_t* b = s.buffer(len * (size_ + 1));
     s.in(in, 0);
     check(
         nnp_gather(b, 0, rank_ == root ? b : nullptr, len, len, NNP_UINT8, root,
-                   comm_.get(), stream_.get()),
+                   comm_.get(), s.stream()),
         "gather");
     for (size_t r = 0; r < outs.size(); r++)
       s.out(outs[r], len * (r + 1));
-    synchronize("gather");
+    s.synchronize("gather");
   });
 }
 
@@ -725,15 +811,15 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::scatter(
 
   return enqueue(c10d::OpType::SCATTER, {out}, [=](Staging& s) {
     const size_t len = out.nbytes(), at = len * size_;
-    nnp_mem_t* b = buffer(at + len);
+    nnp_mem_t* b = s.buffer(at + len);
     for (size_t r = 0; r < ins.size(); r++)
       s.in(ins[r], len * r);
     check(
         nnp_scatter(rank_ == root ? b : nullptr, 0, b, at, len, NNP_UINT8, root,
-                    comm_.get(), stream_.get()),
+                    comm_.get(), s.stream()),
         "scatter");
     s.out(out, at);
-    synchronize("scatter");
+    s.synchronize("scatter");
   });
 }
 
@@ -787,16 +873,16 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::alltoall_base(
 
   return enqueue(c10d::OpType::ALLTOALL_BASE, {out}, [=](Staging& s) {
     const size_t len = in.nbytes();
-    nnp_mem_t* b = buffer(len + out.nbytes());
+    nnp_mem_t* b = s.buffer(len + out.nbytes());
     s.in(in, 0);
     check(
         even ? nnp_alltoall(b, 0, b, len, len / size_, NNP_UINT8, comm_.get(),
-                            stream_.get())
+                            s.stream())
              : nnp_alltoallv(b, 0, sc.data(), sd.data(), b, len, rc.data(), rd.data(),
-                             NNP_UINT8, comm_.get(), stream_.get()),
+                             NNP_UINT8, comm_.get(), s.stream()),
         what);
     s.out(out, len);
-    synchronize(what);
+    s.synchronize(what);
   });
 }
 
@@ -812,27 +898,27 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::alltoall(
 
   return enqueue(c10d::OpType::ALLTOALL, outs, [=](Staging& s) {
     const size_t len = ins[0].nbytes(), all = len * size_;
-    nnp_mem_t* b = buffer(2 * all);
+    nnp_mem_t* b = s.buffer(2 * all);
     for (size_t r = 0; r < ins.size(); r++)
       s.in(ins[r], len * r);
     check(
-        nnp_alltoall(b, 0, b, all, len, NNP_UINT8, comm_.get(), stream_.get()),
+        nnp_alltoall(b, 0, b, all, len, NNP_UINT8, comm_.get(), s.stream()),
         what);
     for (size_t r = 0; r < outs.size(); r++)
       s.out(outs[r], all + len * r);
-    synchronize(what);
+    s.synchronize(what);
   });
 }
 
 // An allreduce of one word: no rank passes it before all have reached it.
 c10::intrusive_ptr<c10d::Work> NnpBackend::barrier(
     const c10d::BarrierOptions& /* opts */) {
-  return enqueue(c10d::OpType::BARRIER, {}, [this](Staging&) {
-    nnp_mem_t* b = buffer(sizeof(int32_t));
+  return enqueue(c10d::OpType::BARRIER, {}, [this](Staging& s) {
+    nnp_mem_t* b = s.buffer(sizeof(int32_t));
     check(
-        nnp_allreduce(b, 0, b, 0, 1, NNP_INT32, NNP_SUM, comm_.get(), stream_.get()),
+        nnp_allreduce(b, 0, b, 0, 1, NNP_INT32, NNP_SUM, comm_.get(), s.stream()),
         "barrier");
-    synchronize("barrier");
+    s.synchronize("barrier");
   });
 }
 
@@ -844,6 +930,14 @@ static void checkTag(int tag, const char* op) {
       " is not supported (messages between two ranks arrive in the order sent)");
 }
 
+// A peer is a rank of the group: it names a lane, made at its first use,
+// so one out of range is refused here rather than by the device.
+void NnpBackend::checkPeer(int peer, const char* op) const {
+  TORCH_CHECK(
+      peer >= 0 && peer < size_, "nnp: ", op, ": rank ", peer,
+      " is not in the group of ", size_);
+}
+
 c10::intrusive_ptr<c10d::Work> NnpBackend::send(
     std::vector<at::Tensor>& tensors,
     int dst,
@@ -851,12 +945,13 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::send(
   const at::Tensor t = single(tensors, "send");
   checkDense(t, "send");
   checkTag(tag, "send");
+  checkPeer(dst, "send");
 
-  return enqueue(c10d::OpType::SEND, {}, [=](Staging& s) {
-    nnp_mem_t* b = buffer(t.nbytes());
+  return enqueue(p2pLane(dst, false), c10d::OpType::SEND, {}, [=](Staging& s) {
+    nnp_mem_t* b = s.buffer(t.nbytes());
     s.in(t, 0);
-    check(nnp_send(b, 0, t.nbytes(), NNP_UINT8, dst, comm_.get(), stream_.get()), "send");
-    synchronize("send");
+    check(nnp_send(b, 0, t.nbytes(), NNP_UINT8, dst, comm_.get(), s.stream()), "send");
+    s.synchronize("send");
   });
 }
 
@@ -867,12 +962,13 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::recv(
   const at::Tensor t = single(tensors, "recv");
   checkDense(t, "recv");
   checkTag(tag, "recv");
+  checkPeer(src, "recv");
 
-  return enqueue(c10d::OpType::RECV, {t}, [=](Staging& s) {
-    nnp_mem_t* b = buffer(t.nbytes());
-    check(nnp_recv(b, 0, t.nbytes(), NNP_UINT8, src, comm_.get(), stream_.get()), "recv");
+  return enqueue(p2pLane(src, true), c10d::OpType::RECV, {t}, [=](Staging& s) {
+    nnp_mem_t* b = s.buffer(t.nbytes());
+    check(nnp_recv(b, 0, t.nbytes(), NNP_UINT8, src, comm_.get(), s.stream()), "recv");
     s.out(t, 0);
-    synchronize("recv");
+    s.synchronize("recv");
   });
 }
 

@@ -5,13 +5,11 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -137,39 +135,41 @@ class NnpBackend : public BackendBase {
 
  private:
   class Staging;
+  struct Lane;
   using Job = std::function<void(Staging&)>;
 
+  // The lane of sends to @peer (@recv false) or receives from it.
+  Lane& p2pLane(int peer, bool recv);
   c10::intrusive_ptr<c10d::Work> enqueue(
       c10d::OpType type,
       std::vector<at::Tensor> outputs,
       Job job);
-  void run();
+  c10::intrusive_ptr<c10d::Work> enqueue(
+      Lane& lane,
+      c10d::OpType type,
+      std::vector<at::Tensor> outputs,
+      Job job);
+  void startLane(Lane& lane);
+  void run(Lane& lane);
   std::string failure(nnp_result_t result, const char* what) const;
   void check(nnp_result_t result, const char* what) const;
-  void synchronize(const char* what);
-  nnp_mem_t* buffer(size_t bytes);
-  nnp_mem_t* bounce();
+  void checkPeer(int peer, const char* op) const;
   size_t gatherAll(Staging& s, const std::vector<at::Tensor>& inputs);
   void scatter(Staging& s, nnp_redop_t op, const at::Tensor& output);
 
   const int device_;
   Handle<nnp_device_t, nnp_device_close> dev_;
-  Handle<nnp_stream_t, nnp_stream_destroy> stream_;
   Handle<nnp_comm_t, nnp_comm_destroy> comm_;
-  // Device memory every operation stages through, grown to the largest
-  // one's need; only the worker touches it.
-  Handle<nnp_mem_t, nnp_mem_free> buffer_;
-  // Host memory small tensors are copied through (Staging), and its
-  // mapping; tensors of at most bounce_max_ bytes use it.
-  Handle<nnp_mem_t, nnp_mem_free> bounce_;
-  char* bounce_ptr_ = nullptr;
   size_t bounce_max_ = 0;
-
-  std::mutex mutex_;
-  std::condition_variable queued_;
-  std::deque<std::pair<c10::intrusive_ptr<Work>, Job>> queue_;
-  bool stop_ = false;
-  std::thread worker_;
+  // Held by a lane's thread for every libnnp call but its waits for its
+  // own stream: libnnp's handles are not for two threads at once.
+  std::mutex issue_;
+  // The collectives' lane, made with the group.
+  std::unique_ptr<Lane> main_;
+  // Sends to a peer and receives from it, a lane each, made at their
+  // first use: (peer, 0 for sends or 1 for receives).
+  std::mutex lanes_mutex_;
+  std::map<std::pair<int, int>, std::unique_ptr<Lane>> p2p_;
 };
 
 } // namespace nnp_torch
