@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """The "nnp" torch.distributed backend on the guest's chips (torch_nnp.sh).
 
-torch_collectives.py WORLD [WORLD...] [--ddp STEPS] [--link-down]
+torch_collectives.py WORLD [WORLD...] [--ddp STEPS] [--parallel STEPS] [--link-down]
 
 Imports torch once (a minute or more in a TCG guest), then forks one
 process per rank for each job: a WORLD-rank job running every collective,
@@ -13,7 +13,9 @@ nnp1 down 0", which tests/lib/fault_host.py acts on). Prints one line per check,
 w=WORLD NAME: ok" when every rank passed it, else "... FAIL rank R: WHY";
 a rank that has not reported within the deadline is a FAIL too.
 With --ddp, before the link goes down, 4 ranks train with DDP for STEPS
-steps on "nnp" and then on "gloo" (tests/vm/torch_ddp.py).
+steps on "nnp" and then on "gloo" (tests/vm/torch_ddp.py); with
+--parallel, a pipeline and a mixture of experts on 4 ranks, each
+backend's results against the other's (tests/vm/torch_parallel.py).
 """
 import datetime
 import os
@@ -374,6 +376,16 @@ def check_new_group_no_ring(rank, world):
         raise AssertionError(f"the error does not name chip 0's missing link: {msg}")
 
 
+def check_destroy_in_flight(rank, world):
+    """Last: an isend whose Work and tensor the caller lets go at once,
+    then the group destroyed. The send's lane then frees the last
+    reference to a tensor Python made, which takes the GIL, while the
+    group's destructor, called with the GIL held, waits for the lane:
+    every rank hung there until the destructor let the GIL go."""
+    dist.isend(values(rank, N, torch.float32), dst=(rank + 1) % world)
+    dist.destroy_process_group()
+
+
 CHECKS = [check_allreduce, check_broadcast, check_all_gather,
           check_all_gather_into_tensor, check_reduce_scatter,
           check_reduce_scatter_tensor, check_allreduce_coalesced, check_coalesced,
@@ -382,6 +394,8 @@ CHECKS = [check_allreduce, check_broadcast, check_all_gather,
 if TORCH_MAJOR >= 2:
     CHECKS.append(check_functional)
 CHECKS_4 = [check_new_group, check_new_group_no_ring]
+# Run after every other check: it destroys the group.
+CHECKS_LAST = [check_destroy_in_flight]
 
 
 def collectives(rank, world, port):
@@ -393,7 +407,7 @@ def collectives(rank, world, port):
         traceback.print_exc()
         return [("init_process_group", first_line(e))]
     results = []
-    for check in CHECKS + (CHECKS_4 if world == 4 else []):
+    for check in CHECKS + (CHECKS_4 if world == 4 else []) + CHECKS_LAST:
         start = time.time()
         try:
             check(rank, world)
@@ -441,8 +455,10 @@ def run_job(fn, world, port, label):
 def main():
     args = sys.argv[1:]
     ddp_steps = int(args.pop(args.index("--ddp") + 1)) if "--ddp" in args else 0
+    parallel_steps = (int(args.pop(args.index("--parallel") + 1))
+                      if "--parallel" in args else 0)
     port = 29500
-    for world in [int(a) for a in args if a not in ("--link-down", "--ddp")]:
+    for world in [int(a) for a in args if a not in ("--link-down", "--ddp", "--parallel")]:
         port += 1
         # The 2-rank job registers every tensor with the device; the others
         # copy tensors of up to 1 MiB through the bounce buffer (docs/torch.md).
@@ -450,7 +466,7 @@ def main():
             os.environ["NNP_TORCH_BOUNCE_MAX"] = "0"
         reports = run_job(collectives, world, port, f"w={world}")
         os.environ.pop("NNP_TORCH_BOUNCE_MAX", None)
-        names = [c.__name__[6:] for c in CHECKS + (CHECKS_4 if world == 4 else [])]
+        names = [c.__name__[6:] for c in CHECKS + (CHECKS_4 if world == 4 else []) + CHECKS_LAST]
         for name in names:
             bad = [(r, why) for r in sorted(reports)
                    for n, why in reports[r] if n == name and why]
@@ -465,6 +481,10 @@ def main():
 
         torch_ddp.job(4, "nnp", port + 2, ddp_steps)
         torch_ddp.job(4, "gloo", port + 3, ddp_steps)
+    if parallel_steps:
+        import torch_parallel  # noqa: E402  (torch is imported already)
+
+        torch_parallel.run(4, parallel_steps)
     if "--link-down" in args:
         start = time.time()
         reports = run_job(link_down, 4, port + 1, "link_down")

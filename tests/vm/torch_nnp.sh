@@ -33,11 +33,12 @@ reasons+="|a peer chip did not answer in time \\(status 0x14\\)"
 reasons+="|another rank's part of the collective failed \\(status 0x15\\)"
 checks="allreduce broadcast all_gather all_gather_into_tensor reduce_scatter
 	reduce_scatter_tensor allreduce_coalesced coalesced functional future send_recv p2p_any_order reduce gather_scatter
-	all_to_all barrier unsupported"
+	all_to_all barrier unsupported destroy_in_flight"
 ddp_steps=20
+parallel_steps=3
 mpi_steps=4
 torch_major=$(/usr/bin/python3 -c 'import torch; print(torch.__version__.split(".")[0])')
-tap_plan 59
+tap_plan 63
 
 SECONDS=0
 # USE_LIBUV=0: torch 2.6's TCPStore asks for libuv by default, which
@@ -46,7 +47,7 @@ SECONDS=0
 	--timeout 1500 --monitor "$tmp/mon" --host-root \
 	--env PYTHONPATH="$root/build/torch" --env USE_LIBUV=0 --env OMPI_ALLOW_RUN_AS_ROOT=1 \
 	--env OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 -- sh -c "
-	/usr/bin/python3 $root/tests/vm/torch_collectives.py 2 4 --ddp $ddp_steps --link-down
+	/usr/bin/python3 $root/tests/vm/torch_collectives.py 2 4 --ddp $ddp_steps --parallel $parallel_steps --link-down
 	echo collectives-status=\$?
 	NNP_VISIBLE_DEVICES=2,3 mpirun -np 2 --oversubscribe --tag-output /usr/bin/python3 \
 		$root/examples/ddp_fashion_mnist/train.py --backend nnp --steps $mpi_steps --images 512
@@ -70,7 +71,7 @@ kill $fh 2>/dev/null
 wait $fh
 host=$?
 echo "# one boot: ${SECONDS} s; $(grep -a -m1 '^TORCHTEST import' "$tmp/out")"
-grep -a -e 'took' -e '^TORCHLINK' -e '^DDP .*returned in' "$tmp/out" | sed 's/^/# /'
+grep -a -e 'took' -e '^TORCHLINK' -e '^DDP .*returned in' -e '^PARALLEL' "$tmp/out" | sed 's/^/# /'
 
 tap_context=$tmp/out tap_grep "the VM ran the test to its end (exit 0)" "$tmp/out" '^vm-status=0$'
 tap_context=$tmp/out tap_grep "torch_collectives.py exited 0" "$tmp/out" '^collectives-status=0$'
@@ -116,6 +117,12 @@ for name in "4 ranks reported" "nnp: every rank the same" "gloo: every rank the 
 done
 tap_context=$tmp/out tap_check "DDP: both jobs' ranks returned, none hung" \
 	test "$(grep -ac '^DDP \(nnp\|gloo\) ranks returned in' "$tmp/out")" = 2
+# Pipeline and experts move data only: nnp's losses and parameters are
+# gloo's bit for bit (torch_parallel.py).
+for model in pipeline experts; do
+	tap_context=$tmp/out tap_grep "$model parallel, 4 ranks, $parallel_steps steps: nnp's losses and parameters are gloo's, exactly" \
+		"$tmp/out" "^PARALLEL $model: nnp = gloo on every rank \\($parallel_steps losses\\)\$"
+done
 # mpirun's ranks, on chips 2 and 3 (NNP_VISIBLE_DEVICES: the link-down job
 # left a link of chip 1 down): train.py maps Open MPI's variables to
 # env:// and LOCAL_RANK to the device; both ranks end with the same model.

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-// The nnp backend: checks on the caller's thread, device work on one
-// worker thread per process group (docs/torch.md).
+// The nnp backend: checks on the caller's thread, device work on lanes,
+// a thread and a stream each (docs/torch.md).
 #include "backend.hpp"
+
+#include <torch/csrc/utils/pybind.h>
 
 #include <algorithm>
 #include <condition_variable>
@@ -364,7 +366,21 @@ NnpBackend::NnpBackend(
   startLane(*main_);
 }
 
+// Torch drops a group from Python with the GIL held, and a lane's thread
+// may then hold the last reference to a tensor Python made (an isend's,
+// say, whose Work and tensor the caller let go), whose freeing takes the
+// GIL: the lanes are joined with it let go, or both would wait forever.
 NnpBackend::~NnpBackend() {
+  if (Py_IsInitialized() && PyGILState_Check()) {
+    pybind11::gil_scoped_release nogil;
+    stopLanes();
+  } else {
+    stopLanes();
+  }
+}
+
+// Every lane's thread, once it has run what was queued to it.
+void NnpBackend::stopLanes() {
   std::vector<Lane*> lanes{main_.get()};
 
   for (auto& [key, lane] : p2p_)

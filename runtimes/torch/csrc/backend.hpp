@@ -150,6 +150,7 @@ class NnpBackend : public BackendBase {
       std::vector<at::Tensor> outputs,
       Job job);
   void startLane(Lane& lane);
+  void stopLanes();
   void run(Lane& lane);
   std::string failure(nnp_result_t result, const char* what) const;
   void check(nnp_result_t result, const char* what) const;

@@ -1,0 +1,182 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Pipeline- and expert-parallel training on the guest's chips, against
+gloo (torch_nnp.sh).
+
+torch_parallel.py WORLD STEPS, or run(WORLD, STEPS) from a program that
+has imported torch already (torch_collectives.py --parallel STEPS).
+
+Imports torch once (a minute or more in a TCG guest), then for each of
+the backends "nnp" and "gloo" forks WORLD ranks that train two small
+models for STEPS steps:
+
+- pipeline: an MLP cut into WORLD stages, stage r on rank r, MICRO
+  microbatches a step in a GPipe schedule. At each tick a stage receives
+  its next input (an activation forward, a gradient back) and sends its
+  last output, the receive posted first in one batch_isend_irecv, as
+  pipeline schedules post them.
+- experts: a mixture-of-experts layer, expert e on rank e. Each rank's
+  tokens go to their experts and back by all_to_all_single with uneven
+  splits, some of them empty, through autograd (forward and backward);
+  the splits themselves are exchanged by an all_to_all_single first.
+
+Neither reduces anything across ranks, so nnp must give gloo's losses
+and parameters bit for bit. Prints, per model, "PARALLEL MODEL: nnp =
+gloo on every rank (STEPS losses)" or "PARALLEL MODEL: FAIL ..."; a rank
+that failed or did not report is a FAIL.
+"""
+import datetime
+import hashlib
+import os
+import sys
+import time
+
+T0 = time.time()
+import torch  # noqa: E402
+import torch.distributed as dist  # noqa: E402
+import torch.distributed.nn.functional as dnn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+import torch_nnp  # noqa: E402,F401
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from torch_ranks import fork_ranks  # noqa: E402
+
+print(f"PARALLEL import torch, torch_nnp: {time.time() - T0:.0f} s", flush=True)
+torch.set_num_threads(1)
+DEADLINE_S = 90
+D, BATCH, MICRO = 32, 16, 4         # pipeline: features, batch, microbatches
+E_D, TOKENS = 16, 24                # experts: features, tokens per rank
+
+
+def digest(module):
+    """The parameters' exact values, as one hash."""
+    h = hashlib.sha256()
+    for p in module.parameters():
+        h.update(repr(p.detach().tolist()).encode())
+    return h.hexdigest()[:16]
+
+
+def exchange(recv, send):
+    """One tick's messages: receives first, then sends; waits for all."""
+    ops = [dist.P2POp(dist.irecv, t, peer) for t, peer in recv]
+    ops += [dist.P2POp(dist.isend, t, peer) for t, peer in send]
+    for work in dist.batch_isend_irecv(ops) if ops else []:
+        work.wait()
+
+
+def pipeline(rank, world, steps):
+    """GPipe over WORLD stages: at tick t stage r runs microbatch t - r
+    forward, then in reverse order back; the last stage's loss each step."""
+    torch.manual_seed(100 + rank)
+    last = rank == world - 1
+    model = torch.nn.Linear(D, 10) if last else torch.nn.Sequential(
+        torch.nn.Linear(D, D), torch.nn.Tanh())
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    mb = BATCH // MICRO
+    losses = []
+    for step in range(steps):
+        g = torch.Generator().manual_seed(step)
+        xs = torch.randn(BATCH, D, generator=g).chunk(MICRO)
+        ys = torch.randint(0, 10, (BATCH,), generator=g).chunk(MICRO)
+        opt.zero_grad()
+        ins, outs, pending, total = [None] * MICRO, [None] * MICRO, None, 0.0
+        for t in range(MICRO + world):
+            m = t - rank
+            recv = []
+            if rank > 0 and 0 <= m < MICRO:
+                ins[m] = torch.empty(mb, D)
+                recv.append((ins[m], rank - 1))
+            exchange(recv, [(pending, rank + 1)] if pending is not None else [])
+            pending = None
+            if 0 <= m < MICRO:
+                x = xs[m] if rank == 0 else ins[m].requires_grad_()
+                outs[m] = model(x)
+                if last:
+                    outs[m] = F.cross_entropy(outs[m], ys[m]) / MICRO
+                    total += outs[m].item()
+                else:
+                    pending = outs[m].detach()
+        for t in range(MICRO + world):
+            m = MICRO - 1 - (t - (world - 1 - rank))
+            recv, grad = [], None
+            if not last and 0 <= m < MICRO:
+                grad = torch.empty(mb, D)
+                recv.append((grad, rank + 1))
+            exchange(recv, [(pending, rank - 1)] if pending is not None else [])
+            pending = None
+            if 0 <= m < MICRO:
+                outs[m].backward(grad)
+                if rank > 0:
+                    pending = ins[m].grad
+        opt.step()
+        losses.append(total)
+    return {"losses": losses if last else [], "params": digest(model)}
+
+
+def experts(rank, world, steps):
+    """Token i of rank r goes to expert (i (r + 1) + step) mod WORLD and
+    back; each rank's loss on its own tokens trains the experts."""
+    torch.manual_seed(200 + rank)
+    expert = torch.nn.Sequential(torch.nn.Linear(E_D, E_D), torch.nn.Tanh())
+    opt = torch.optim.SGD(expert.parameters(), lr=0.1)
+    losses = []
+    for step in range(steps):
+        g = torch.Generator().manual_seed(1000 * step + rank)
+        x = torch.randn(TOKENS, E_D, generator=g)
+        target = torch.randn(TOKENS, E_D, generator=g)
+        dest = (torch.arange(TOKENS) * (rank + 1) + step) % world
+        order = torch.sort(dest, stable=True).indices
+        sent = torch.bincount(dest, minlength=world)
+        got = torch.empty_like(sent)
+        dist.all_to_all_single(got, sent)
+        sent, got = sent.tolist(), got.tolist()
+        there = dnn.all_to_all_single(torch.empty(sum(got), E_D), x[order], got, sent)
+        back = dnn.all_to_all_single(torch.empty(TOKENS, E_D), expert(there), sent, got)
+        inverse = torch.empty_like(order)
+        inverse[order] = torch.arange(TOKENS)
+        loss = F.mse_loss(back[inverse], target)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return {"losses": losses, "params": digest(expert)}
+
+
+def rank_main(rank, world, backend, port, steps):
+    dist.init_process_group(backend, init_method=f"tcp://127.0.0.1:{port}",
+                            rank=rank, world_size=world,
+                            timeout=datetime.timedelta(seconds=60))
+    result = {"pipeline": pipeline(rank, world, steps),
+              "experts": experts(rank, world, steps)}
+    dist.destroy_process_group()
+    return result
+
+
+def run(world, steps):
+    """Both models on both backends, compared; prints the verdicts."""
+    runs = {}
+    for backend, port in (("nnp", 29521), ("gloo", 29522)):
+        t0 = time.time()
+        runs[backend] = fork_ranks(rank_main, world, (backend, port, steps), DEADLINE_S)
+        print(f"PARALLEL {backend} ranks returned in {time.time() - t0:.0f} s", flush=True)
+    for model in ("pipeline", "experts"):
+        why = None
+        for r in range(world):
+            got = {b: runs[b].get(r, (False, "no report within the deadline")) for b in runs}
+            bad = [f"{b} rank {r}: {v}" for b, (ok, v) in got.items() if not ok]
+            if bad:
+                why = bad[0]
+            elif got["nnp"][1][model] != got["gloo"][1][model]:
+                why = f"rank {r}: nnp {got['nnp'][1][model]}, gloo {got['gloo'][1][model]}"
+            if why:
+                break
+        losses = runs["gloo"].get(world - 1, (False, {}))[1]
+        counted = len(losses[model]["losses"]) if isinstance(losses, dict) else 0
+        if not why and counted != steps:
+            why = f"{counted} losses, not {steps}"
+        print(f"PARALLEL {model}: FAIL {why}" if why else
+              f"PARALLEL {model}: nnp = gloo on every rank ({steps} losses)", flush=True)
+
+
+if __name__ == "__main__":
+    run(int(sys.argv[1]), int(sys.argv[2]))
