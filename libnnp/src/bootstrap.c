@@ -10,6 +10,7 @@
  * The wire format is in bootstrap.h.
  * Both ends are the same build of libnnp on machines of one byte order.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -30,7 +31,12 @@
 #include "internal.h"
 #include "log.h"
 
-#define ID_MAGIC	"nnpjob2"
+/*
+ * An id begins with "nnpjob" and its format's version, one digit: an id
+ * of another version (another libnnp made it) is refused by that name.
+ */
+#define ID_FAMILY	"nnpjob"
+#define ID_MAGIC	ID_FAMILY "2"
 #define DEFAULT_TIMEOUT_S 60
 #define ANSWER_MS	5000	/* to send a rank the outcome */
 
@@ -630,9 +636,17 @@ nnp_result_t nnp_bootstrap_join(const nnp_unique_id_t *id, int nranks, int rank,
 	struct nnp_job_id j;
 	bool proven, sealed;
 	nnp_result_t res;
+	char version;
 	int fd;
 
 	memcpy(&j, id->internal, sizeof(j));
+	version = j.magic[strlen(ID_FAMILY)];
+	if (!memcmp(j.magic, ID_FAMILY, strlen(ID_FAMILY)) &&
+	    isdigit((unsigned char)version) &&
+	    version != ID_MAGIC[strlen(ID_FAMILY)])
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"rank %d: the unique id is of format %c, this libnnp reads format %s: make it with the libnnp the ranks use",
+				rank, version, ID_MAGIC + strlen(ID_FAMILY));
 	if (memcmp(j.magic, ID_MAGIC, sizeof(j.magic)))
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
 				"rank %d: the unique id was not made by nnp_get_unique_id()",

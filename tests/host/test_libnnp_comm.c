@@ -1021,6 +1021,15 @@ static void test_rendezvous_failures(void **state)
 	memset(&junk, 0x5a, sizeof(junk));
 	assert_int_equal(nnp_bootstrap_join(&junk, 2, 0, &mine, &all, &epoch),
 			 NNP_ERROR_INVALID_ARGUMENT);
+	assert_string_equal(nnp_get_last_error(),
+			    "rank 0: the unique id was not made by nnp_get_unique_id()");
+	/* An id of another format: another libnnp made it. */
+	junk = id;
+	junk.internal[offsetof(struct nnp_job_id, magic) + 6] = '1';
+	assert_int_equal(nnp_bootstrap_join(&junk, 2, 0, &mine, &all, &epoch),
+			 NNP_ERROR_INVALID_ARGUMENT);
+	assert_string_equal(nnp_get_last_error(),
+			    "rank 0: the unique id is of format 1, this libnnp reads format 2: make it with the libnnp the ranks use");
 	unsetenv("NNP_COMM_TIMEOUT_S");
 }
 

@@ -369,7 +369,11 @@ typedef enum nnp_redop {
  * for otherwise (a 2D torus, say); NNP_ERROR_NO_PATH when no ring exists.
  */
 
-/* Names one job to all of its ranks: made once, passed to every rank. */
+/*
+ * Names one job to all of its ranks: made once, passed to every rank.
+ * Opaque; it begins with its format's version, and an id of another
+ * format (another libnnp made it) is refused by name.
+ */
 #define NNP_UNIQUE_ID_BYTES	128
 typedef struct nnp_unique_id {
 	char internal[NNP_UNIQUE_ID_BYTES];
