@@ -38,7 +38,7 @@ ddp_steps=20
 parallel_steps=3
 mpi_steps=4
 torch_major=$(/usr/bin/python3 -c 'import torch; print(torch.__version__.split(".")[0])')
-tap_plan 63
+tap_plan 64
 
 SECONDS=0
 # USE_LIBUV=0: torch 2.6's TCPStore asks for libuv by default, which
@@ -123,6 +123,12 @@ for model in pipeline experts; do
 	tap_context=$tmp/out tap_grep "$model parallel, 4 ranks, $parallel_steps steps: nnp's losses and parameters are gloo's, exactly" \
 		"$tmp/out" "^PARALLEL $model: nnp = gloo on every rank \\($parallel_steps losses\\)\$"
 done
+if [ "$torch_major" -ge 2 ]; then
+	tap_context=$tmp/out tap_grep "FSDP, 4 ranks, $parallel_steps steps: nnp's losses are gloo's within 1e-05" \
+		"$tmp/out" "^PARALLEL fsdp: nnp's losses are gloo's within 1e-05 on every rank \\($parallel_steps losses\\)\$"
+else
+	tap_ok "FSDP against gloo # SKIP torch $torch_major.x's FSDP does not import on Python 3.11"
+fi
 # mpirun's ranks, on chips 2 and 3 (NNP_VISIBLE_DEVICES: the link-down job
 # left a link of chip 1 down): train.py maps Open MPI's variables to
 # env:// and LOCAL_RANK to the device; both ranks end with the same model.

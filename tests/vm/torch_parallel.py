@@ -23,7 +23,9 @@ models for STEPS steps:
 Neither reduces anything across ranks, so nnp must give gloo's losses
 and parameters bit for bit. Prints, per model, "PARALLEL MODEL: nnp =
 gloo on every rank (STEPS losses)" or "PARALLEL MODEL: FAIL ..."; a rank
-that failed or did not report is a FAIL.
+that failed or did not report is a FAIL. On torch 2.x a third model,
+FullyShardedDataParallel, reduce-scatters its gradients: its losses must
+be gloo's within FSDP_RTOL ("PARALLEL fsdp: ...").
 """
 import datetime
 import hashlib
@@ -46,6 +48,8 @@ torch.set_num_threads(1)
 DEADLINE_S = 90
 D, BATCH, MICRO = 32, 16, 4         # pipeline: features, batch, microbatches
 E_D, TOKENS = 16, 24                # experts: features, tokens per rank
+FSDP_RTOL = 1e-5                    # FSDP: nnp's losses against gloo's
+TORCH_MAJOR = int(torch.__version__.split(".")[0])
 
 
 def digest(module):
@@ -142,14 +146,58 @@ def experts(rank, world, steps):
     return {"losses": losses, "params": digest(expert)}
 
 
+def fsdp(rank, world, steps):
+    """FullyShardedDataParallel over the ranks (torch 2.x: 1.13's does not
+    import on Python 3.11): each pass gathers the sharded parameters,
+    each backward reduce-scatters the gradients; each rank's loss."""
+    from torch.distributed.fsdp import FullyShardedDataParallel
+
+    torch.manual_seed(300)
+    model = FullyShardedDataParallel(
+        torch.nn.Sequential(torch.nn.Linear(D, D), torch.nn.Tanh(), torch.nn.Linear(D, 10)),
+        device_id=torch.device("cpu"))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    losses = []
+    for step in range(steps):
+        g = torch.Generator().manual_seed(2000 * step + rank)
+        x = torch.randn(BATCH, D, generator=g)
+        y = torch.randint(0, 10, (BATCH,), generator=g)
+        loss = F.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return {"losses": losses}
+
+
 def rank_main(rank, world, backend, port, steps):
     dist.init_process_group(backend, init_method=f"tcp://127.0.0.1:{port}",
                             rank=rank, world_size=world,
                             timeout=datetime.timedelta(seconds=60))
     result = {"pipeline": pipeline(rank, world, steps),
               "experts": experts(rank, world, steps)}
+    if TORCH_MAJOR >= 2:
+        result["fsdp"] = fsdp(rank, world, steps)
     dist.destroy_process_group()
     return result
+
+
+def fsdp_verdict(runs, world, steps):
+    """FSDP reduces, the ring in another order than gloo's: nnp's losses
+    must be gloo's within FSDP_RTOL."""
+    worst = 0.0
+    for r in range(world):
+        got = {b: runs[b].get(r, (False, "no report within the deadline")) for b in runs}
+        bad = [f"{b} rank {r}: {v}" for b, (ok, v) in got.items() if not ok]
+        if bad:
+            return f"FAIL {bad[0]}"
+        nnp, gloo = got["nnp"][1]["fsdp"]["losses"], got["gloo"][1]["fsdp"]["losses"]
+        if len(nnp) != steps or len(gloo) != steps:
+            return f"FAIL rank {r}: {len(nnp)} and {len(gloo)} losses, not {steps}"
+        worst = max([worst] + [abs(a - b) / abs(b) for a, b in zip(nnp, gloo)])
+    if worst > FSDP_RTOL:
+        return f"FAIL losses differ by {worst:.1e} relative"
+    return f"nnp's losses are gloo's within {FSDP_RTOL:g} on every rank ({steps} losses)"
 
 
 def run(world, steps):
@@ -176,6 +224,8 @@ def run(world, steps):
             why = f"{counted} losses, not {steps}"
         print(f"PARALLEL {model}: FAIL {why}" if why else
               f"PARALLEL {model}: nnp = gloo on every rank ({steps} losses)", flush=True)
+    if TORCH_MAJOR >= 2:
+        print(f"PARALLEL fsdp: {fsdp_verdict(runs, world, steps)}", flush=True)
 
 
 if __name__ == "__main__":
