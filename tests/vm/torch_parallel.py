@@ -182,16 +182,22 @@ def rank_main(rank, world, backend, port, steps):
     return result
 
 
+def rank_results(runs, r):
+    """Rank @r's results on each backend, or why one has none."""
+    got = {b: runs[b].get(r, (False, "no report within the deadline")) for b in runs}
+    bad = [f"{b} rank {r}: {v}" for b, (ok, v) in got.items() if not ok]
+    return (None, bad[0]) if bad else ({b: v for b, (_, v) in got.items()}, None)
+
+
 def fsdp_verdict(runs, world, steps):
     """FSDP reduces, the ring in another order than gloo's: nnp's losses
     must be gloo's within FSDP_RTOL."""
     worst = 0.0
     for r in range(world):
-        got = {b: runs[b].get(r, (False, "no report within the deadline")) for b in runs}
-        bad = [f"{b} rank {r}: {v}" for b, (ok, v) in got.items() if not ok]
-        if bad:
-            return f"FAIL {bad[0]}"
-        nnp, gloo = got["nnp"][1]["fsdp"]["losses"], got["gloo"][1]["fsdp"]["losses"]
+        got, why = rank_results(runs, r)
+        if why:
+            return f"FAIL {why}"
+        nnp, gloo = got["nnp"]["fsdp"]["losses"], got["gloo"]["fsdp"]["losses"]
         if len(nnp) != steps or len(gloo) != steps:
             return f"FAIL rank {r}: {len(nnp)} and {len(gloo)} losses, not {steps}"
         worst = max([worst] + [abs(a - b) / abs(b) for a, b in zip(nnp, gloo)])
@@ -210,12 +216,9 @@ def run(world, steps):
     for model in ("pipeline", "experts"):
         why = None
         for r in range(world):
-            got = {b: runs[b].get(r, (False, "no report within the deadline")) for b in runs}
-            bad = [f"{b} rank {r}: {v}" for b, (ok, v) in got.items() if not ok]
-            if bad:
-                why = bad[0]
-            elif got["nnp"][1][model] != got["gloo"][1][model]:
-                why = f"rank {r}: nnp {got['nnp'][1][model]}, gloo {got['gloo'][1][model]}"
+            got, why = rank_results(runs, r)
+            if not why and got["nnp"][model] != got["gloo"][model]:
+                why = f"rank {r}: nnp {got['nnp'][model]}, gloo {got['gloo'][model]}"
             if why:
                 break
         losses = runs["gloo"].get(world - 1, (False, {}))[1]

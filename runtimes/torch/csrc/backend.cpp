@@ -257,9 +257,7 @@ class NnpBackend::Staging {
   // stream for the next one and throws with the device's reason, which
   // the last error gives with the failed command (nnp_stream_error()'s).
   void synchronize(const char* what) {
-    issue_.unlock();
-    const nnp_result_t result = nnp_stream_synchronize(stream());
-    issue_.lock();
+    const nnp_result_t result = wait();
     if (result == NNP_SUCCESS)
       return;
     const std::string message = pg_.failure(result, what);
@@ -270,10 +268,7 @@ class NnpBackend::Staging {
   // After a failure: nothing queued may use the registered memory once
   // it is freed.
   void drain() {
-    issue_.unlock();
-    const nnp_result_t result = nnp_stream_synchronize(stream());
-    issue_.lock();
-    if (result != NNP_SUCCESS)
+    if (wait() != NNP_SUCCESS)
       nnp_stream_reset(stream());
   }
 
@@ -288,6 +283,14 @@ class NnpBackend::Staging {
     at::Tensor tensor;
     size_t off;
   };
+
+  // The lane's stream synchronized, the issue lock let go meanwhile.
+  nnp_result_t wait() {
+    issue_.unlock();
+    const nnp_result_t result = nnp_stream_synchronize(stream());
+    issue_.lock();
+    return result;
+  }
 
   // The lane's bounce buffer, allocated at its first use and kept.
   nnp_mem_t* bounce() {
