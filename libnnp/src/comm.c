@@ -261,7 +261,7 @@ nnp_result_t nnp_comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
 		.ring = (uintptr_t)ring->order,
 		.timeout_ms = timeout_ms,
 	};
-	nnp_result_t res = nnp_trace_open((int)rank);
+	nnp_result_t res = nnp_trace_open(dev, (int)rank);
 	nnp_comm_t *m;
 	int ret;
 

@@ -22,16 +22,31 @@
 
 #define TRACE_VERSION	1
 
+#define TRACE_FILES_MAX	64	/* devices one process traces, with %r */
+
 bool nnp_trace_enabled;
 static char *trace_path;
 
-/* The process's trace file, shared by every stream and thread. */
-static struct {
-	pthread_mutex_t lock;
+/*
+ * A trace file, shared by every stream and thread that writes to it: the
+ * process's one file, or with %r in the path one per device, named by
+ * the rank of the device's first communicator. So a process that drives
+ * several devices (nnp_comm_init_all) leaves one file per rank, as a job
+ * of one process per rank does, and each file's gaps are its device's.
+ */
+struct trace_file {
+	char dev[64];		/* the device's path; "" for the one file */
 	FILE *f;
 	int64_t start_ns;
 	int64_t last_done_ns;	/* the latest completion seen */
 	uint64_t in_flight;	/* traced operations not yet completed */
+};
+
+static struct {
+	pthread_mutex_t lock;
+	bool per_device;	/* the path names %r: set at the first open */
+	unsigned int nfiles;
+	struct trace_file files[TRACE_FILES_MAX];
 } tr = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* One traced operation, from its submission to its line. */
@@ -48,6 +63,7 @@ struct pending {
 	/* A member of a GROUP (group.c): no stamps of its own. */
 	bool unstamped;
 	char comm_name[NNP_COMM_NAME_MAX];	/* "" if none */
+	struct trace_file *file;
 };
 
 struct nnp_stream_trace {
@@ -72,9 +88,11 @@ struct nnp_stream_trace {
  */
 static void trace_prefork(void)
 {
+	unsigned int i;
+
 	pthread_mutex_lock(&tr.lock);
-	if (tr.f)
-		fflush(tr.f);
+	for (i = 0; i < tr.nfiles; i++)
+		fflush(tr.files[i].f);
 }
 
 static void trace_postfork_parent(void)
@@ -84,9 +102,9 @@ static void trace_postfork_parent(void)
 
 static void trace_postfork_child(void)
 {
-	if (tr.f)
+	if (tr.nfiles)
 		nnp_trace_enabled = false;
-	tr.f = NULL;
+	tr.nfiles = 0;
 	pthread_mutex_unlock(&tr.lock);
 }
 
@@ -103,8 +121,11 @@ __attribute__((constructor)) static void trace_init(void)
 			       trace_postfork_child);
 }
 
-/* NNP_TRACE_FILE with %r the rank, %p the pid and %% a %. */
-static char *expand_path(int rank)
+/*
+ * NNP_TRACE_FILE with %r the rank, %p the pid and %% a %; *@names_rank
+ * says whether it had a %r.
+ */
+static char *expand_path(int rank, bool *names_rank)
 {
 	size_t cap = strlen(trace_path) * 12 + 1, n = 0;
 	char *out = malloc(cap);
@@ -120,6 +141,7 @@ static char *expand_path(int rank)
 		switch (p[1]) {
 		case 'r':
 			n += (size_t)snprintf(out + n, cap - n, "%d", rank);
+			*names_rank = true;
 			p++;
 			break;
 		case 'p':
@@ -138,18 +160,40 @@ static char *expand_path(int rank)
 	return out;
 }
 
-nnp_result_t nnp_trace_open(int rank)
+/* @dev's trace file, or NULL if it has none yet; with tr.lock held. */
+static struct trace_file *file_of_locked(const nnp_device_t *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < tr.nfiles; i++)
+		if (!tr.per_device || !strcmp(tr.files[i].dev, dev->path))
+			return &tr.files[i];
+	return NULL;
+}
+
+nnp_result_t nnp_trace_open(const nnp_device_t *dev, int rank)
 {
 	nnp_result_t res = NNP_SUCCESS;
+	struct trace_file *file;
+	bool names_rank = false;
 	char *path;
+	FILE *f;
 	int fd;
 
 	if (!nnp_trace_enabled)
 		return NNP_SUCCESS;
 	pthread_mutex_lock(&tr.lock);
-	if (tr.f)
+	if (file_of_locked(dev))
 		goto out;
-	path = expand_path(rank);
+	if (tr.nfiles == TRACE_FILES_MAX) {
+		res = nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+			       "NNP_TRACE_FILE: %s would be this process's trace file number %d; %d is the most",
+			       dev->path, TRACE_FILES_MAX + 1, TRACE_FILES_MAX);
+		goto out;
+	}
+	path = expand_path(rank, &names_rank);
+	if (!tr.nfiles)
+		tr.per_device = names_rank;
 	/*
 	 * Not through a symbolic link: in a directory others may write
 	 * (/tmp), one planted at the trace's name would have root's trace
@@ -159,8 +203,8 @@ nnp_result_t nnp_trace_open(int rank)
 	 */
 	fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
 			 0600) : -1;
-	tr.f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!tr.f) {
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
 		int err = path ? errno : ENOMEM;
 
 		/* Not a device's error: the path the user gave is the problem. */
@@ -173,10 +217,13 @@ nnp_result_t nnp_trace_open(int rank)
 		if (fd >= 0)
 			close(fd);
 	} else {
-		tr.start_ns = nnp_now_ns();
-		tr.last_done_ns = tr.start_ns;
-		fprintf(tr.f, "{\"nnp_trace\":%d,\"pid\":%d,\"clock\":\"CLOCK_MONOTONIC\",\"start_ns\":%" PRId64 "}\n",
-			TRACE_VERSION, (int)getpid(), tr.start_ns);
+		file = &tr.files[tr.nfiles++];
+		*file = (struct trace_file){ .f = f, .start_ns = nnp_now_ns() };
+		if (tr.per_device)
+			snprintf(file->dev, sizeof(file->dev), "%s", dev->path);
+		file->last_done_ns = file->start_ns;
+		fprintf(f, "{\"nnp_trace\":%d,\"pid\":%d,\"clock\":\"CLOCK_MONOTONIC\",\"start_ns\":%" PRId64 "}\n",
+			TRACE_VERSION, (int)getpid(), file->start_ns);
 	}
 	free(path);
 out:
@@ -186,11 +233,13 @@ out:
 
 void nnp_trace_flush(void)
 {
+	unsigned int i;
+
 	if (!nnp_trace_enabled)
 		return;
 	pthread_mutex_lock(&tr.lock);
-	if (tr.f)
-		fflush(tr.f);
+	for (i = 0; i < tr.nfiles; i++)
+		fflush(tr.files[i].f);
 	pthread_mutex_unlock(&tr.lock);
 }
 
@@ -249,13 +298,15 @@ static void emit(struct pending *p)
 {
 	const char *redop = redop_name(p->op.redop);
 	char root[24], peer[24], start[24], end[24];
+	struct trace_file *file = p->file;
 
 	pthread_mutex_lock(&tr.lock);
-	if (p->done_ns > tr.last_done_ns)
-		tr.last_done_ns = p->done_ns;
-	tr.in_flight--;
-	if (tr.f)
-		fprintf(tr.f,
+	if (p->done_ns > file->last_done_ns)
+		file->last_done_ns = p->done_ns;
+	file->in_flight--;
+	/* Closed in a child after fork(): the parent writes it. */
+	if (tr.nfiles)
+		fprintf(file->f,
 			"{\"seq\":%" PRIu64 ",\"comm\":\"%016" PRIx64 "\",\"rank\":%d,\"nranks\":%d,"
 			"\"op\":\"%s\",\"dtype\":\"%s\",\"count\":%zu,\"bytes\":%zu,"
 			"\"redop\":%s%s%s,\"root\":%s,\"peer\":%s,"
@@ -326,17 +377,25 @@ static void remember(nnp_stream_t *s, struct nnp_stream_trace *t,
 		     nnp_comm_t *comm, const struct nnp_trace_op *op,
 		     uint64_t seq, int64_t issue, bool unstamped)
 {
+	struct trace_file *file;
 	int64_t gap;
 
+	/* Its communicator's creation opened it (nnp_trace_open()). */
 	pthread_mutex_lock(&tr.lock);
-	gap = tr.in_flight ? 0 : issue - tr.last_done_ns;
-	tr.in_flight++;
+	file = file_of_locked(comm->dev);
+	if (file) {
+		gap = file->in_flight ? 0 : issue - file->last_done_ns;
+		file->in_flight++;
+	}
 	pthread_mutex_unlock(&tr.lock);
+	if (!file)
+		return;	/* a child after fork(): no line */
 	t->pend[seq % s->depth] = (struct pending){
 		.used = true, .seq = seq, .epoch = comm->epoch,
 		.op_seq = comm->trace_seq++, .rank = comm->rank,
 		.nranks = comm->nranks, .op = *op, .issue_ns = issue,
 		.gap_ns = gap < 0 ? 0 : gap, .unstamped = unstamped,
+		.file = file,
 	};
 	/* Letters, digits and ".-_" only: nothing to escape in JSON. */
 	memcpy(t->pend[seq % s->depth].comm_name, comm->name, sizeof(comm->name));

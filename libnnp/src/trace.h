@@ -27,9 +27,10 @@ struct nnp_trace_op {
 
 /*
  * Open the trace file for the process's first communicator, rank @rank
- * (for %r); later calls do nothing. The last error says why it failed.
+ * (for %r), or with %r in the path for @dev's first; later calls do
+ * nothing. The last error says why it failed.
  */
-nnp_result_t nnp_trace_open(int rank);
+nnp_result_t nnp_trace_open(const nnp_device_t *dev, int rank);
 /* Write out what is buffered (a communicator is going away). */
 void nnp_trace_flush(void);
 /*

@@ -29,7 +29,10 @@
 # an NNP_TRACE_FILE that user 65534 made a symbolic link to a file of
 # root's, in a directory every user may write (not sticky, where
 # fs.protected_symlinks does not apply), fails `nnptool bench`, saying
-# the link was not followed, and leaves the file as it was
+# the link was not followed, and leaves the file as it was; `nnptool
+# bench` on 4 devices of one process, traced to /tmp/bench.%r, leaves
+# /tmp/bench.0 to .3, each with its own rank's lines only, and `nnp-sim
+# --replay` takes them as a job (exit 0)
 root=$(cd "$(dirname "$0")/../.." && pwd -P)
 . "$root/tests/lib/tap.sh"
 tap_needs_host_root
@@ -66,11 +69,19 @@ echo "roots-file=$(cat /tmp/roots-file)"
 for trace in "" /tmp/bench.%r; do
 	NNP_TRACE_FILE=$trace nnptool bench allreduce --min 8 --max 8 \
 		--iters 200 --trials 3 2>&1 | sed "s|^|cost${trace:+ traced}: |"
-done'
+done
+echo "bench-files=$(echo /tmp/bench.*)"
+for r in 0 1 2 3; do
+	echo "bench-ranks-$r=$(grep -o "\"rank\":[0-9]*" /tmp/bench.$r | sort -u | tr "\n" " ")"
+done
+nnp-sim --replay /tmp/bench.0,/tmp/bench.1,/tmp/bench.2,/tmp/bench.3 \
+	--chips 4 --topo torus --json >/tmp/bench.replay 2>&1
+echo "bench-replay-status=$?"
+sed "s/^/bench-replay: /" /tmp/bench.replay'
 # nnp-sim's 2x2 torus: port 0 to the next in the row, port 2 to the next in
 # the column, so that the replay runs on the fabric the job ran on.
 torus='links:0.0-1.1;0.2-2.3;1.0-0.1;1.2-3.3;2.0-3.1;2.2-0.3;3.0-2.1;3.2-1.3'
-tap_plan 11
+tap_plan 13
 "$root/tools/nnp-vm" --chips 4 --mem-size 16M --fabric "$torus" --host-root \
 	--timeout 600 -- bash -c "$guest" >"$out" 2>&1
 echo "vm-status=$?" >>"$out"
@@ -93,5 +104,9 @@ tap_context=$out tap_grep "and that job exits 1" "$out" '^unwritable-status=1$'
 tap_context=$out tap_grep "a trace name that user 65534 made a link to root's file: refused, saying so" \
 	"$out" '^planted: nnptool: allreduce: invalid argument \(NNP_TRACE_FILE: cannot write /tmp/shared/planted: it is a symbolic link, not followed\)$'
 tap_context=$out tap_grep "and root's file is as it was" "$out" '^roots-file=kept$'
+tap_context=$out tap_check "nnptool bench traced with %r on 4 devices of one process: a file per device, each with its own rank's lines only" \
+	sh -c 'grep -qx "bench-files=/tmp/bench.0 /tmp/bench.1 /tmp/bench.2 /tmp/bench.3" "$1" &&
+		for r in 0 1 2 3; do grep -qx "bench-ranks-$r=\"rank\":$r " "$1" || exit 1; done' sh "$out"
+tap_context=$out tap_grep "and nnp-sim --replay takes those 4 files as a job" "$out" '^bench-replay-status=0$'
 tap_context=$out tap_grep "and the VM exits 0" "$out" '^vm-status=0$'
 tap_done
