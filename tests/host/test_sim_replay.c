@@ -15,8 +15,20 @@
  * allreduce of 256 MiB on a 4x4 torus within 1% of four ports' bandwidth
  * bound, 2(n-1)/n S / 224 GB/s; an allreduce issued, C ns of compute,
  * then waited for: exposed max(0, T - C), overlapped the rest, the step
- * max(T, C), to the ns; a send of 1 MiB on 2 chips within 1% of one
- * link's time; the job's files at N = nranks: recorded_comm_ns the sum of
+ * max(T, C), to the ns; DDP's buckets, allreduces of 2, 1 and 2 MiB
+ * issued 1 us apart on a busy device, each started when the one before
+ * ends (149559 ns), a later one on the idle device at its issue, the step
+ * exactly 280692 ns; a send of 1 MiB on 2 chips within 1% of one link's
+ * time; every kind the reader knows alone on a ring of 4 (algo ring, 1
+ * MiB a rank) against its own figure from the model's parameters: exact
+ * for allreduce 31133, broadcast 28718, reduce 29357, allgather 60971,
+ * reduce_scatter 59479, send and recv 21773, scatter 48047 ns; gather
+ * within a hop above 40661, alltoall within 20% above the busiest port's
+ * 61090; no kind's time in another's range (send and recv one rule); a
+ * recorded FSDP job of 4 ranks, 2 steps of blocking allgathers and an
+ * overlapped reduce_scatter, its step, compute, comm and exposed time by
+ * hand to the ns (256421 ns a step), recorded 398000 ns against replayed
+ * 2 x 181421; the job's files at N = nranks: recorded_comm_ns the sum of
  * the latest ranks' end less start, an operation failed on one rank
  * skipped in both, --steps 2 halving the step; allgather and
  * reduce_scatter's counts split over N (1000 x 8 ranks: 125 on 64 chips,
@@ -191,28 +203,40 @@ static void done_with(struct trace_file *f, struct trace_job *j)
 	trace_free(f);
 }
 
-/* The device time of @op alone, written to @name, on @n chips of @kind. */
+/*
+ * The device time of @op alone, written to @name, on @n chips of @kind
+ * with allreduce algorithm @algo.
+ */
 static uint64_t one_op_ns(const char *name, const struct op *op,
-			  enum topo_kind kind, unsigned int n)
+			  enum topo_kind kind, unsigned int n, uint32_t algo)
 {
 	struct trace_file f;
 	struct trace_job j;
 	uint64_t ns[1];
 
 	write_trace(name, op, 1);
-	device_times(name, kind, n, NNP_FW_ALGO_AUTO, &f, &j, ns);
+	device_times(name, kind, n, algo, &f, &j, ns);
 	done_with(&f, &j);
 	return ns[0];
 }
 
-/* Modeled ns to send @seg bytes in 64 KiB chunks, as fw_clock.c rounds. */
-static uint64_t wire_ns(uint64_t seg)
+/*
+ * Modeled ns to send @seg bytes in packets of @packet bytes, each
+ * rounded down to the ns as fw_clock.c does.
+ */
+static uint64_t wire_ns(uint64_t seg, uint64_t packet)
 {
 	uint64_t ns = 0, left;
 
-	for (left = seg; left; left -= left < CHUNK ? left : CHUNK)
-		ns += (left < CHUNK ? left : CHUNK) * 1000 / ICL_MBPS;
+	for (left = seg; left; left -= left < packet ? left : packet)
+		ns += (left < packet ? left : packet) * 1000 / ICL_MBPS;
 	return ns;
+}
+
+/* Modeled ns of one pass of @bytes through device memory. */
+static uint64_t mem_ns(uint64_t bytes)
+{
+	return bytes * 1000 / HBM_MBPS;
 }
 
 /*
@@ -223,8 +247,8 @@ static uint64_t wire_ns(uint64_t seg)
  */
 static uint64_t ring_ns(unsigned int n, uint64_t bytes)
 {
-	return OVERHEAD_NS + 2 * (n - 1) * wire_ns(bytes / n) + ALPHA_NS +
-	       CHUNK * 1000ull / HBM_MBPS;
+	return OVERHEAD_NS + 2 * (n - 1) * wire_ns(bytes / n, CHUNK) + ALPHA_NS +
+	       mem_ns(CHUNK);
 }
 
 static void assert_within_1pct(double got, double want)
@@ -287,7 +311,8 @@ static void test_torus_bandwidth(void **state)
 	};
 
 	(void)state;
-	assert_within_1pct((double)one_op_ns("torus.jsonl", &big, TOPO_TORUS, 16),
+	assert_within_1pct((double)one_op_ns("torus.jsonl", &big, TOPO_TORUS, 16,
+						     NNP_FW_ALGO_AUTO),
 			   2.0 * 15 / 16 * (256u << 20) / (4 * ICL_MBPS / 1000.0));
 }
 
@@ -329,6 +354,49 @@ static void test_overlap(void **state)
 }
 
 /*
+ * DDP's buckets: allreduces of 2, 1 and 2 MiB issued 1 us apart while the
+ * device is still busy, all waited for from 3 us; then 100 us of compute
+ * and a 1 MiB allreduce on the idle device. On a ring of 4 (algo ring):
+ * each bucket starts when the one before ends, not at its issue, and the
+ * last at its own issue, the device free by then.
+ */
+static void test_back_to_back(void **state)
+{
+	static const struct op ddp[] = {
+		{ .kind = "allreduce", .count = (2u << 20) / 4, .wait = 3000,
+		  .done = 3010 },
+		{ .kind = "allreduce", .count = (1u << 20) / 4, .issue = 1000,
+		  .wait = 3010, .done = 3020 },
+		{ .kind = "allreduce", .count = (2u << 20) / 4, .issue = 2000,
+		  .wait = 3020, .done = 3030 },
+		{ .kind = "allreduce", .count = (1u << 20) / 4, .issue = 103030,
+		  .wait = 103030, .done = 103040 },
+	};
+	const uint64_t big = ring_ns(4, 2u << 20), small = ring_ns(4, 1u << 20);
+	/* The buckets end one after another, the host waiting from 3 us. */
+	const uint64_t buckets = big + small + big;
+	uint64_t ns[4];
+	struct replay_time r;
+	struct trace_file f;
+	struct trace_job j;
+	unsigned int k;
+
+	(void)state;
+	write_trace("ddp.jsonl", ddp, 4);
+	device_times("ddp.jsonl", TOPO_RING, 4, NNP_FW_ALGO_RING, &f, &j, ns);
+	for (k = 0; k < 4; k++)
+		assert_int_equal(ns[k], k % 2 ? small : big);
+	replay_host(&j, ns, 1, &r);
+	print_message("  buckets end at %llu ns, the step %.0f\n",
+		      (unsigned long long)buckets, r.total);
+	assert_true(r.compute == 3000 + 100000);
+	assert_true(r.comm == (double)(buckets + small));
+	assert_true(r.exposed == (double)(buckets - 3000 + small));
+	assert_true(r.total == (double)(buckets + 100000 + small));
+	done_with(&f, &j);
+}
+
+/*
  * A send of 1 MiB on 2 chips: one link, 16 packets of 64 KiB back to
  * back, the latency once, the last packet's write into device memory.
  */
@@ -339,9 +407,150 @@ static void test_send(void **state)
 	};
 
 	(void)state;
-	assert_within_1pct((double)one_op_ns("send.jsonl", &send, TOPO_RING, 2),
-			   OVERHEAD_NS + wire_ns(1u << 20) + ALPHA_NS +
-			   CHUNK * 1000.0 / HBM_MBPS);
+	assert_within_1pct((double)one_op_ns("send.jsonl", &send, TOPO_RING, 2,
+					     NNP_FW_ALGO_AUTO),
+			   (double)(OVERHEAD_NS + wire_ns(1u << 20, CHUNK) +
+				    ALPHA_NS + mem_ns(CHUNK)));
+}
+
+/*
+ * Each kind of operation alone on a ring of 4 (algo ring), 1 MiB a rank
+ * (a rank's part, or the buffer), against its own figure from the model's
+ * parameters, exact or within a slack said with its reason.
+ */
+#define PART		(1u << 20)
+#define COLL_CHUNK	(128u << 10)	/* fw_coll.c: 8 chunks a step of PART */
+#define XCHG_PACKET	(256u << 10)	/* fw_xchg.c's packet */
+
+struct figure {
+	const char *kind;
+	uint64_t lo, slack;	/* in [lo, lo + slack] ns */
+};
+
+/* Every kind of enum trace_kind. */
+#define NKINDS	(TRACE_SCATTER + 1)
+
+static void kind_figures(struct figure *f)
+{
+	const uint64_t n = 4, k = PART / COLL_CHUNK;
+	const uint64_t w = wire_ns(COLL_CHUNK, COLL_CHUNK);
+	const uint64_t xk = PART / XCHG_PACKET;
+	const uint64_t xw = wire_ns(XCHG_PACKET, XCHG_PACKET);
+	/* A copy of a rank's own part reads and writes it. */
+	const uint64_t own = mem_ns(2 * PART);
+	/* A chain from the root: see below. */
+	const uint64_t chain = OVERHEAD_NS + (k + n - 2) * w + (n - 1) * ALPHA_NS;
+	/* n - 1 ring steps of k chunks, then the last one's hop. */
+	const uint64_t steps = OVERHEAD_NS + (n - 1) * k * w + ALPHA_NS;
+	/* An exchange's last packet: its hop and its write where it lands. */
+	const uint64_t land = ALPHA_NS + mem_ns(XCHG_PACKET);
+	const uint64_t alltoall = OVERHEAD_NS + own + 3 * xk * xw + land;
+	unsigned int i = 0;
+
+	f[i++] = (struct figure){ "allreduce", ring_ns(n, PART), 0 };
+	/*
+	 * The root sends k chunks back to back; the last one is n - 2
+	 * chunks' wire and n - 1 hops behind, each hop ending in the
+	 * receiver's write of it (broadcast) or its fold, three passes
+	 * (reduce).
+	 */
+	f[i++] = (struct figure){ "broadcast",
+				  chain + (n - 1) * mem_ns(COLL_CHUNK), 0 };
+	f[i++] = (struct figure){ "reduce",
+				  chain + (n - 1) * mem_ns(3 * COLL_CHUNK), 0 };
+	/*
+	 * The port busy throughout the steps; the last chunk written
+	 * (allgather, after its own part's copy into place) or folded
+	 * (reduce_scatter).
+	 */
+	f[i++] = (struct figure){ "allgather",
+				  own + steps + mem_ns(COLL_CHUNK), 0 };
+	f[i++] = (struct figure){ "reduce_scatter",
+				  steps + mem_ns(3 * COLL_CHUNK), 0 };
+	/* One message over one link, in 64 KiB packets. */
+	f[i++] = (struct figure){ "send", OVERHEAD_NS + wire_ns(PART, CHUNK) +
+				  ALPHA_NS + mem_ns(CHUNK), 0 };
+	f[i] = f[i - 1];
+	f[i++].kind = "recv";
+	/*
+	 * Into root 0: rank 3's link carries its part and rank 2's, routed
+	 * through it, 2 xk packets. Rank 2's first reaches rank 3 a packet
+	 * and a hop after the start: the link may wait up to that hop,
+	 * depending on which the host hands the port first.
+	 */
+	f[i++] = (struct figure){ "gather", OVERHEAD_NS + 2 * xk * xw + land,
+				  ALPHA_NS };
+	/*
+	 * From root 0, after its own part's copy: its port 0 carries the
+	 * parts of ranks 1 and 2, a packet each in turn, rank 2's last,
+	 * which rank 1 forwards: a packet's wire and a hop more.
+	 */
+	f[i++] = (struct figure){ "scatter", OVERHEAD_NS + own + 2 * xk * xw +
+				  ALPHA_NS + xw + land, 0 };
+	/*
+	 * Every chip's port 0 carries its parts for the next two ranks and
+	 * forwards the previous rank's for the next: 3 xk packets, at
+	 * least. The three flows take the port in the host's order, leaving
+	 * it idle a hop here and there: within 20% (14.2% here).
+	 */
+	f[i++] = (struct figure){ "alltoall", alltoall, alltoall / 5 };
+	/* A kind added to the reader needs its figure here. */
+	assert_int_equal(i, NKINDS);
+}
+
+/* The exact figure of @kind on test_each_kind's ring. */
+static uint64_t figure_ns(const char *kind)
+{
+	struct figure fig[NKINDS];
+	unsigned int a;
+
+	kind_figures(fig);
+	for (a = 0; a < NKINDS && strcmp(fig[a].kind, kind); a++)
+		;
+	assert_true(a < NKINDS);
+	assert_int_equal(fig[a].slack, 0);
+	return fig[a].lo;
+}
+
+/* Send and recv are one rule: a message over one link (docs/trace.md). */
+static bool p2p_kind(const char *kind)
+{
+	return !strcmp(kind, "send") || !strcmp(kind, "recv");
+}
+
+/*
+ * Every kind the trace reader knows replayed by its own rule: each time in
+ * its figure's range, and in no other's (send and recv share one rule),
+ * so that any kind replayed by another's rule fails.
+ */
+static void test_each_kind(void **state)
+{
+	struct figure fig[NKINDS];
+	uint64_t got[NKINDS];
+	unsigned int a, b;
+
+	(void)state;
+	kind_figures(fig);
+	for (a = 0; a < NKINDS; a++) {
+		const struct op op = {
+			.kind = fig[a].kind, .count = PART / 4, .done = 1,
+			.nranks = 4,
+		};
+
+		got[a] = one_op_ns("kind.jsonl", &op, TOPO_RING, 4,
+				   NNP_FW_ALGO_RING);
+		print_message("  %-14s %7llu ns, figure %llu + [0, %llu]\n",
+			      fig[a].kind, (unsigned long long)got[a],
+			      (unsigned long long)fig[a].lo,
+			      (unsigned long long)fig[a].slack);
+		assert_in_range(got[a], fig[a].lo, fig[a].lo + fig[a].slack);
+	}
+	for (a = 0; a < NKINDS; a++)
+		for (b = 0; b < NKINDS; b++)
+			if (a != b && !(p2p_kind(fig[a].kind) &&
+					p2p_kind(fig[b].kind)))
+				assert_false(got[b] >= fig[a].lo &&
+					     got[b] <= fig[a].lo + fig[a].slack);
 }
 
 static struct json_object *run_of(struct json_object **doc)
@@ -413,6 +622,70 @@ static void test_job_recorded(void **state)
 	assert_int_equal(replay("r0.jsonl,r1.jsonl", TOPO_RING, 4, 0, 1, 1), 0);
 	run = run_of(&doc);
 	assert_false(json_object_object_get_ex(run, "recorded_comm_ns", &v));
+	json_object_put(doc);
+}
+
+/*
+ * A recorded job of 4 ranks, FSDP's step twice, 10 us of compute between
+ * the steps: a blocking allgather of 1 MiB parts, 40 us of forward, a
+ * blocking allgather, 30 us of backward, a reduce_scatter issued and
+ * waited for after 20 us more. Replayed on a ring of 4, --steps 2: the
+ * figures of test_each_kind's rules, laid out by hand.
+ */
+static void test_job_by_hand(void **state)
+{
+	struct op step[] = {
+		{ .kind = "allgather", .count = PART / 4, .done = 70000,
+		  .dev_start = 1000, .dev_end = 69000 },
+		{ .kind = "allgather", .count = PART / 4, .issue = 110000,
+		  .wait = 110000, .done = 180000, .dev_start = 111000,
+		  .dev_end = 179000 },
+		{ .kind = "reduce_scatter", .count = PART / 4, .issue = 210000,
+		  .wait = 230000, .done = 275000, .dev_start = 211000,
+		  .dev_end = 274000 },
+	};
+	const uint64_t ag = figure_ns("allgather"), rs = figure_ns("reduce_scatter");
+	struct json_object *doc, *run, *v;
+	uint64_t one_step, recorded;
+	struct op job[6];
+	unsigned int k, r;
+	char name[16];
+
+	(void)state;
+	for (r = 0; r < 4; r++) {
+		for (k = 0; k < 6; k++) {
+			uint64_t at = k < 3 ? 0 : 285000;	/* step 2 */
+
+			job[k] = step[k % 3];
+			job[k].issue += at;
+			job[k].wait += at;
+			job[k].done += at;
+			job[k].dev_start += at;
+			job[k].dev_end += at;
+			job[k].rank = r;
+			job[k].nranks = 4;
+		}
+		snprintf(name, sizeof(name), "fsdp%u.jsonl", r);
+		write_trace(name, job, 6);
+	}
+	assert_int_equal(replay("fsdp0.jsonl,fsdp1.jsonl,fsdp2.jsonl,fsdp3.jsonl",
+				TOPO_RING, 4, 0, 1, 2), 0);
+	assert_string_equal(err, "");
+	run = run_of(&doc);
+	/* Waited for: both allgathers, the reduce_scatter less its 20 us. */
+	one_step = ag + 40000 + ag + 30000 + 20000 + (rs - 20000);
+	/* Per step: one step, and half the 10 us between the two. */
+	assert_int_equal(int_of(run, "step_ns"), one_step + 5000);
+	assert_int_equal(int_of(run, "compute_ns"), 90000 + 5000);
+	assert_int_equal(int_of(run, "comm_ns"), 2 * ag + rs);
+	assert_int_equal(int_of(run, "exposed_ns"), 2 * ag + rs - 20000);
+	assert_int_equal(int_of(run, "overlapped_ns"), 20000);
+	recorded = 2 * (68000 + 68000 + 63000);
+	assert_int_equal(int_of(run, "recorded_comm_ns"), recorded);
+	assert_int_equal(int_of(run, "replayed_comm_ns"), 2 * (2 * ag + rs));
+	assert_true(json_object_object_get_ex(run, "comm_ratio", &v));
+	assert_true(fabs(json_object_get_double(v) -
+			 2.0 * (2 * ag + rs) / (double)recorded) < 0.00005);
 	json_object_put(doc);
 }
 
@@ -670,8 +943,11 @@ int main(void)
 		cmocka_unit_test(test_ring_blocking),
 		cmocka_unit_test(test_torus_bandwidth),
 		cmocka_unit_test(test_overlap),
+		cmocka_unit_test(test_back_to_back),
 		cmocka_unit_test(test_send),
+		cmocka_unit_test(test_each_kind),
 		cmocka_unit_test(test_job_recorded),
+		cmocka_unit_test(test_job_by_hand),
 		cmocka_unit_test(test_scaling),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_bad_ops),
