@@ -60,6 +60,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "args.h"
 #include "replay.h"
 
 /* NNP-T's figures (fw_clock.c's defaults), as test_fw_clock uses them. */
@@ -146,16 +147,18 @@ static int replay(const char *files, enum topo_kind kind, unsigned int chips,
 		  unsigned int rows, double scale, unsigned int steps)
 {
 	static const struct nnp_fw_config model;
-	char files_path[512] = "", *p = files_path;
-	char o[128], e[128];
+	/* Names here are relative to the test's directory: each gets it. */
+	size_t names = 1, cap;
+	char o[128], e[128], *files_path, *p, *copy = strdup(files), *name;
 	int save1 = dup(1), save2 = dup(2), fd1, fd2, rc;
-	const char *name;
-	char copy[256];
 
+	for (p = copy; *p; p++)
+		names += *p == ',';
+	cap = strlen(files) + names * (strlen(dir) + 1) + 1;
+	files_path = p = calloc(1, cap);
+	assert_true(copy && files_path);
 	snprintf(o, sizeof(o), "%s", path_of("stdout"));
 	snprintf(e, sizeof(e), "%s", path_of("stderr"));
-	/* Names here are relative to the test's directory. */
-	snprintf(copy, sizeof(copy), "%s", files);
 	for (name = strtok(copy, ","); name; name = strtok(NULL, ","))
 		p += sprintf(p, "%s%s", p == files_path ? "" : ",", path_of(name));
 	fflush(stdout);
@@ -180,6 +183,8 @@ static int replay(const char *files, enum topo_kind kind, unsigned int chips,
 	close(save2);
 	slurp(o, out, sizeof(out));
 	slurp(e, err, sizeof(err));
+	free(files_path);
+	free(copy);
 	return rc;
 }
 
@@ -816,6 +821,10 @@ static void test_bad_ops(void **state)
 		  ":2: \"dev_start_ns\" or \"dev_end_ns\" is null, status \"ok\"" },
 		{ "\"comm\":\"00000000000000aa\"", "\"comm\":\"aa\"",
 		  ":2: \"comm\" is not 16 hex digits" },
+		{ "\"count\":44", "\"count\":-1",
+		  ":2: \"count\" is not a non-negative integer" },
+		{ "\"status\":\"ok\"}", "\"status\":\"ok\"} x",
+		  ":2: not a JSON object" },
 	};
 	char text[2048], name[16];
 	unsigned int i;
@@ -879,6 +888,50 @@ static void test_bad_topologies(void **state)
 	snprintf(want, sizeof(want), "nnp-sim: %s:3: a communicator of 4 ranks does not fit on 2 chips\n",
 		 path_of("sub.jsonl"));
 	refused("sub.jsonl", TOPO_RING, 2, 0, want);
+	/* On as many chips as its ranks, it fits. */
+	assert_int_equal(replay("sub.jsonl", TOPO_RING, 4, 0, 1, 1), 0);
+	assert_string_equal(err, "");
+}
+
+/* One file more than the chips nnp-sim models: refused before it is read. */
+static void test_too_many_files(void **state)
+{
+	const struct op op = { .kind = "allreduce", .count = 4, .done = 3 };
+	char *files = malloc(MAX_CHIPS * 2 + 2), *p = files;
+	unsigned int k;
+
+	(void)state;
+	assert_non_null(files);
+	write_trace("a", &op, 1);
+	for (k = 0; k <= MAX_CHIPS; k++)
+		p += sprintf(p, "%sa", k ? "," : "");
+	refused(files, TOPO_RING, 2, 0, "nnp-sim: 1024 trace files at most\n");
+	free(files);
+}
+
+/*
+ * The job's timeline is its lowest rank's, in whatever order its files
+ * come: between its two allreduces rank 0 computes 1000 ns, rank 1 5000.
+ */
+static void test_timeline_of_rank_0(void **state)
+{
+	struct op r0[] = {
+		{ .kind = "allreduce", .count = 4, .done = 2000, .nranks = 2 },
+		{ .kind = "allreduce", .count = 4, .issue = 3000, .wait = 3000,
+		  .done = 9000, .nranks = 2 },
+	};
+	struct op r1[2];
+	struct json_object *doc;
+
+	(void)state;
+	memcpy(r1, r0, sizeof(r0));
+	r1[0].rank = r1[1].rank = 1;
+	r1[1].issue = r1[1].wait = 7000;
+	write_trace("t0.jsonl", r0, 2);
+	write_trace("t1.jsonl", r1, 2);
+	assert_int_equal(replay("t1.jsonl,t0.jsonl", TOPO_RING, 2, 0, 1, 1), 0);
+	assert_int_equal(int_of(run_of(&doc), "compute_ns"), 1000);
+	json_object_put(doc);
 }
 
 static void test_not_one_job(void **state)
@@ -952,6 +1005,8 @@ int main(void)
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_bad_ops),
 		cmocka_unit_test(test_bad_topologies),
+		cmocka_unit_test(test_too_many_files),
+		cmocka_unit_test(test_timeline_of_rank_0),
 		cmocka_unit_test(test_not_one_job),
 	};
 
