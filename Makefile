@@ -458,7 +458,8 @@ $(TESTDIR)/host/test_fw_%: tests/host/test_fw_%.c tests/host/fw_harness.c tests/
 		$(FW_SRCS) -lcmocka -lm
 
 # The tests on a ring of in-process chips share its wiring.
-$(TESTDIR)/host/test_fw_relay $(TESTDIR)/host/test_fw_group: tests/host/fw_ring.c tests/host/fw_ring.h
+$(TESTDIR)/host/test_fw_relay $(TESTDIR)/host/test_fw_group $(TESTDIR)/host/test_fw_mismatch: \
+	tests/host/fw_ring.c tests/host/fw_ring.h
 
 # Host tests on nnp-sim's chips (its host, wiring and topologies).
 NNP_SIM_HOST_SRCS := tools/nnp-sim/sim.c tools/nnp-sim/topo.c tools/nnp-sim/sweep.c

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nnp hardware interface, version 1.15.
+ * nnp hardware interface, version 1.16.
  *
  * The one definition of what the device looks like from the bus: PCI
  * identity, BAR layout, BAR0 registers, admin queue entries, status codes.
@@ -51,7 +51,7 @@ typedef uint64_t nnp_le64;
 
 /* Interface version: the driver refuses a major it does not know. */
 #define NNP_HW_VERSION_MAJOR		1
-#define NNP_HW_VERSION_MINOR		15
+#define NNP_HW_VERSION_MINOR		16
 #define NNP_HW_VERSION			((NNP_HW_VERSION_MAJOR << 16) | NNP_HW_VERSION_MINOR)
 #define NNP_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
 
@@ -510,6 +510,30 @@ struct nnp_hw_cqe {
 #define NNP_STATUS_LINK_DOWN		0x0013	/* a link the collective needs is down */
 #define NNP_STATUS_PEER_TIMEOUT		0x0014	/* a peer chip did not answer in time */
 #define NNP_STATUS_ABORTED		0x0015	/* another rank's part failed, or torn down */
+#define NNP_STATUS_MISMATCH		0x0016	/* the ranks called it differently (v1.16) */
+
+/*
+ * A MISMATCH completion (v1.16) names the call of the rank whose chunk
+ * disagreed with this one's: result = NNP_MISMATCH_CALL() of its opcode,
+ * type, op and root; rsvd = NNP_MISMATCH_WHO() of its rank and the
+ * NNP_MISMATCH_* fields that differ (a count, too large for the entry,
+ * only as differing).
+ */
+#define NNP_MISMATCH_OPCODE		(1u << 0)
+#define NNP_MISMATCH_DTYPE		(1u << 1)
+#define NNP_MISMATCH_OP			(1u << 2)
+#define NNP_MISMATCH_ROOT		(1u << 3)
+#define NNP_MISMATCH_COUNT		(1u << 4)
+#define NNP_MISMATCH_CALL(opcode, dtype, op, root) \
+	((uint32_t)(opcode) | (uint32_t)(dtype) << 8 | (uint32_t)(op) << 12 | \
+	 (uint32_t)(root) << 16)
+#define NNP_MISMATCH_CALL_OPCODE(v)	((v) & 0xff)
+#define NNP_MISMATCH_CALL_DTYPE(v)	(((v) >> 8) & 0xf)
+#define NNP_MISMATCH_CALL_OP(v)		(((v) >> 12) & 0xf)
+#define NNP_MISMATCH_CALL_ROOT(v)	((v) >> 16)
+#define NNP_MISMATCH_WHO(rank, fields)	((uint32_t)(rank) | (uint32_t)(fields) << 16)
+#define NNP_MISMATCH_WHO_RANK(v)	((v) & 0xffff)
+#define NNP_MISMATCH_WHO_FIELDS(v)	((v) >> 16)
 
 /* ---- User queue entries ------------------------------------------------ */
 

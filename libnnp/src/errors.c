@@ -45,6 +45,8 @@ const char *nnp_strerror(nnp_result_t result)
 		return "the nnp driver's interface version is not one this libnnp speaks";
 	case NNP_IN_PROGRESS:
 		return "the communicator is still being made";
+	case NNP_ERROR_MISMATCH:
+		return "the ranks called a collective differently; the communicator is failed";
 	}
 	return "unknown nnp result code";
 }

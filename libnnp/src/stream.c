@@ -28,6 +28,7 @@
 #include "group.h"
 #include "internal.h"
 #include "log.h"
+#include "names.h"
 #include "stream.h"
 #include "trace.h"
 
@@ -74,6 +75,8 @@ const char *nnp_status_text(uint16_t status)
 		return "a peer chip did not answer in time";
 	case NNP_STATUS_ABORTED:
 		return "another rank's part of the collective failed";
+	case NNP_STATUS_MISMATCH:
+		return "the ranks called the collective differently";
 	}
 	return "device error";
 }
@@ -140,6 +143,57 @@ nnp_result_t nnp_stream_create(nnp_device_t *dev, nnp_stream_t **stream)
 	return NNP_SUCCESS;
 }
 
+/*
+ * A call as "allreduce of 1000 i32, sum" (", root 2" for a rooted one);
+ * @count < 0: "of another count".
+ */
+static void call_text(char *buf, size_t len, unsigned int opcode, int dtype,
+		      int op, unsigned int root, long long count)
+{
+	bool rooted = opcode == NNP_CMD_BROADCAST || opcode == NNP_CMD_REDUCE ||
+		      opcode == NNP_CMD_GATHER || opcode == NNP_CMD_SCATTER;
+	bool reduces = opcode == NNP_CMD_ALLREDUCE || opcode == NNP_CMD_REDUCE ||
+		       opcode == NNP_CMD_REDUCE_SCATTER;
+	const char *redop = reduces ? nnp_redop_name(op) : NULL;
+	char n[32] = "another count";
+
+	if (count >= 0)
+		snprintf(n, sizeof(n), "%lld", count);
+	snprintf(buf, len, "%s of %s %s%s%s", nnp_opcode_name(opcode), n,
+		 nnp_dtype_name(dtype), redop ? ", " : "", redop ? redop : "");
+	if (rooted)
+		snprintf(buf + strlen(buf), len - strlen(buf), ", root %u", root);
+}
+
+/*
+ * The text of MISMATCH completion @e: this rank's call, from its command
+ * still in the ring, and the peer's, from the completion (nnp_hw.h).
+ */
+static const char *mismatch_text(nnp_stream_t *s, const volatile struct nnp_hw_cqe *e)
+{
+	const struct nnp_hw_queue_cmd *own =
+		&s->sq[(e->sq_head + s->depth - 1) % s->depth];
+	uint32_t call = e->result, who = e->rsvd;
+	bool count_differs = NNP_MISMATCH_WHO_FIELDS(who) & NNP_MISMATCH_COUNT;
+	char here[96], there[96];
+
+	if (own->opcode == NNP_CMD_GROUP)
+		snprintf(here, sizeof(here), "a collective of its group");
+	else
+		call_text(here, sizeof(here), own->opcode,
+			  NNP_COLL_DTYPE(own->value), NNP_COLL_OP(own->value),
+			  NNP_COLL_ROOT(own->value), (long long)own->len);
+	call_text(there, sizeof(there), NNP_MISMATCH_CALL_OPCODE(call),
+		  NNP_MISMATCH_CALL_DTYPE(call), NNP_MISMATCH_CALL_OP(call),
+		  NNP_MISMATCH_CALL_ROOT(call),
+		  count_differs || own->opcode == NNP_CMD_GROUP ? -1 :
+		  (long long)own->len);
+	snprintf(s->what, sizeof(s->what),
+		 "the ranks called the collective differently: this rank %s, rank %u %s",
+		 here, NNP_MISMATCH_WHO_RANK(who), there);
+	return s->what;
+}
+
 static bool cqe_arrived(const nnp_stream_t *s)
 {
 	return (s->cq[s->head].phase & NNP_CQE_PHASE) == s->phase;
@@ -161,7 +215,9 @@ static bool reap(nnp_stream_t *s)
 			s->failed = true;
 			s->err.seq = s->completed;
 			s->err.status = status;
-			s->err.what = nnp_status_text(status);
+			s->err.what = status == NNP_STATUS_MISMATCH ?
+				      mismatch_text(s, &s->cq[s->head]) :
+				      nnp_status_text(status);
 		}
 		s->head = (s->head + 1) % s->depth;
 		if (!s->head)
@@ -289,7 +345,9 @@ static nnp_result_t wait_for(nnp_stream_t *s, uint64_t seq, int64_t timeout_ns)
 static nnp_result_t wait_result(const nnp_stream_t *s, uint64_t seq, nnp_result_t res)
 {
 	if (res == NNP_ERROR_COMMAND_FAILED && s->failed)
-		return nnp_fail(res, "%s: stream command %llu failed: %s (status %#x)",
+		return nnp_fail(s->err.status == NNP_STATUS_MISMATCH ?
+				NNP_ERROR_MISMATCH : res,
+				"%s: stream command %llu failed: %s (status %#x)",
 				s->dev->path, (unsigned long long)s->err.seq,
 				s->err.what, s->err.status);
 	if (res != NNP_SUCCESS)

@@ -31,6 +31,8 @@ struct nnp_stream {
 	struct nnp_spin spin;	/* how a wait polls the ring before sleeping */
 	bool failed;
 	struct nnp_stream_error err;
+	/* err.what when the device said more than its status (a MISMATCH). */
+	char what[320];
 	/* NNP_TRACE_FILE: its operations in flight (trace.c), else NULL. */
 	struct nnp_stream_trace *trace;
 	/* With a trace: when the wait that is reaping began. */

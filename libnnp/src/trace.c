@@ -18,6 +18,7 @@
 #include "nnp_hw.h"
 
 #include "log.h"
+#include "names.h"
 #include "trace.h"
 
 #define TRACE_VERSION	1
@@ -243,29 +244,6 @@ void nnp_trace_flush(void)
 	pthread_mutex_unlock(&tr.lock);
 }
 
-static const char *dtype_name(nnp_dtype_t t)
-{
-	static const char *const names[] = {
-		[NNP_FLOAT32] = "f32", [NNP_FLOAT16] = "f16",
-		[NNP_BFLOAT16] = "bf16", [NNP_INT32] = "i32",
-		[NNP_FLOAT64] = "f64", [NNP_INT64] = "i64", [NNP_UINT8] = "u8",
-	};
-
-	return (unsigned int)t < sizeof(names) / sizeof(names[0]) && names[t] ?
-	       names[t] : "?";
-}
-
-static const char *redop_name(int op)
-{
-	static const char *const names[] = {
-		[NNP_SUM] = "sum", [NNP_PROD] = "prod", [NNP_MIN] = "min",
-		[NNP_MAX] = "max", [NNP_AVG] = "avg",
-	};
-
-	return op >= 0 && op < (int)(sizeof(names) / sizeof(names[0])) ?
-	       names[op] : NULL;
-}
-
 static const char *status_name(uint16_t status)
 {
 	switch (status) {
@@ -273,6 +251,7 @@ static const char *status_name(uint16_t status)
 	case NNP_STATUS_LINK_DOWN: return "link_down";
 	case NNP_STATUS_PEER_TIMEOUT: return "peer_timeout";
 	case NNP_STATUS_ABORTED: return "aborted";
+	case NNP_STATUS_MISMATCH: return "mismatch";
 	case NNP_STATUS_NOT_FOUND: return "not_found";
 	case NNP_STATUS_OUT_OF_BOUNDS: return "out_of_bounds";
 	case NNP_STATUS_KEY_INVALID: return "key_invalid";
@@ -296,7 +275,7 @@ static const char *int_or_null(char *buf, size_t len, bool have, int64_t v)
 /* Write @p's line and forget it. */
 static void emit(struct pending *p)
 {
-	const char *redop = redop_name(p->op.redop);
+	const char *redop = nnp_redop_name(p->op.redop);
 	char root[24], peer[24], start[24], end[24];
 	struct trace_file *file = p->file;
 
@@ -314,7 +293,7 @@ static void emit(struct pending *p)
 			",\"gap_ns\":%" PRId64 ",\"dev_start_ns\":%s,\"dev_end_ns\":%s,\"status\":\"%s\","
 			"\"name\":%s%s%s}\n",
 			p->op_seq, p->epoch, p->rank, p->nranks, p->op.name,
-			dtype_name(p->op.dtype), p->op.count,
+			nnp_dtype_name(p->op.dtype), p->op.count,
 			p->op.count * nnp_dtype_size(p->op.dtype),
 			redop ? "\"" : "", redop ? redop : "null", redop ? "\"" : "",
 			int_or_null(root, sizeof(root), p->op.root >= 0, p->op.root),

@@ -127,10 +127,31 @@ struct nnp_hw_port_info port_info(uint32_t i, uint32_t port)
 	return info[port];
 }
 
-/* Status of completion @slot of chip @i's queue 0. */
-uint16_t cqe_status(uint32_t i, uint32_t slot)
+void post_watching(uint32_t i, const struct nnp_hw_queue_cmd *cmds,
+			  uint32_t n, uint32_t watch)
+{
+	uint32_t k, slot = 0;
+	uint16_t phase = 0;
+
+	for (k = 0; k < n; k++) {
+		fw_chip_post(&chips[i], cmds[k]);
+		if (k == watch) {
+			slot = chips[i].slot;
+			phase = chips[i].phase;
+		}
+	}
+	chips[i].slot = slot;
+	chips[i].phase = phase;
+}
+
+const struct nnp_hw_cqe *cqe(uint32_t i, uint32_t slot)
 {
 	const struct nnp_hw_cqe *cq = fw_harness_host_ptr(chips[i].h, H_QCQ(0));
 
-	return cq[slot].status;
+	return &cq[slot];
+}
+
+uint16_t cqe_status(uint32_t i, uint32_t slot)
+{
+	return cqe(i, slot)->status;
 }

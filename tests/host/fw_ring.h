@@ -48,7 +48,11 @@ struct nnp_hw_queue_cmd routed(uint8_t opcode, uint32_t key, uint64_t off,
 /* Fill @len bytes at @off of chip @i's memory with a pattern of @seed. */
 void pattern(uint32_t i, uint64_t off, uint64_t len, uint32_t seed);
 struct nnp_hw_port_info port_info(uint32_t i, uint32_t port);
-/* Status of completion @slot of chip @i's queue 0. */
+/* Post @n commands on chip @i; the run then waits for command @watch. */
+void post_watching(uint32_t i, const struct nnp_hw_queue_cmd *cmds,
+		   uint32_t n, uint32_t watch);
+/* Completion @slot of chip @i's queue 0, and its status. */
+const struct nnp_hw_cqe *cqe(uint32_t i, uint32_t slot);
 uint16_t cqe_status(uint32_t i, uint32_t slot);
 
 #endif /* NNP_FW_RING_H */

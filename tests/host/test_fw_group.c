@@ -51,31 +51,6 @@ static struct nnp_hw_queue_cmd direct(uint8_t opcode, uint32_t key,
 	return c;
 }
 
-/* Post @n commands on chip @i; the run then waits for command @watch. */
-static void post_watching(uint32_t i, const struct nnp_hw_queue_cmd *cmds,
-			  uint32_t n, uint32_t watch)
-{
-	uint32_t k, slot = 0;
-	uint16_t phase = 0;
-
-	for (k = 0; k < n; k++) {
-		fw_chip_post(&chips[i], cmds[k]);
-		if (k == watch) {
-			slot = chips[i].slot;
-			phase = chips[i].phase;
-		}
-	}
-	chips[i].slot = slot;
-	chips[i].phase = phase;
-}
-
-static const struct nnp_hw_cqe *cqe(uint32_t i, uint32_t slot)
-{
-	const struct nnp_hw_cqe *cq = fw_harness_host_ptr(chips[i].h, H_QCQ(0));
-
-	return &cq[slot];
-}
-
 /* Whether completion @slot of chip @i came (its first pass over the CQ). */
 static bool completed(uint32_t i, uint32_t slot)
 {

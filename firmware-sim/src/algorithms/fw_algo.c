@@ -190,6 +190,7 @@ static void ring_setup(struct coll *p, struct lane *l, uint32_t r,
 	};
 	c->link.timeout_ns = p->link.timeout_ns;
 	c->link.comm = p->comm;
+	c->link.call = p->link.call;
 	c->link.t_ns = p->link.t_ns;
 	l->nrings = r + 1;
 }
@@ -480,8 +481,12 @@ static uint16_t algo_step(struct coll *p)
 						deadline = l->ring[r].link.deadline_ns;
 				continue;
 			}
-			if (st)
+			if (st) {
+				/* A lane's ring failed: the queue's op says why. */
+				for (r = 0; r < l->nrings && !p->link.detail; r++)
+					p->link.detail = l->ring[r].link.detail;
 				return st;
+			}
 			l->done = true;
 		}
 		if (!left) {

@@ -95,6 +95,17 @@ struct nnp_fw_key {
 };
 
 /*
+ * What a collective was called with (v1.16), alike on every rank of a
+ * correct program; opcode 0: not a collective's.
+ */
+struct nnp_fw_call {
+	uint8_t opcode, dtype, op;
+	uint16_t root;
+	uint16_t rank;		/* the caller's */
+	uint64_t count;		/* elements */
+};
+
+/*
  * A link command in flight: a collective, SEND or RECV (fw_coll.c,
  * fw_p2p.c). It runs in steps on its queue's worker; when it must wait for
  * a packet, or for room at the receiving end, the step parks it and
@@ -109,6 +120,13 @@ struct nnp_fw_op {
 	void (*end)(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t status);
 	uint32_t keys[2];	/* the keys it resolved (0: none) */
 	uint32_t comm;		/* its communicator, for COMM_DESTROY's abort */
+	/*
+	 * A collective's call: the chunks an in-process peer lends it are
+	 * checked against it (fw_rx.c). Failed, the completion's result and
+	 * rsvd (low and high half) say more: a MISMATCH's, who differed.
+	 */
+	struct nnp_fw_call call;
+	uint64_t detail;
 	uint16_t cid;
 	/*
 	 * A GROUP's (fw_group.c, v1.13): its members' keys (two each) and
@@ -502,9 +520,12 @@ bool nnp_fw_ring_fetch(struct nnp_fw *fw, const struct nnp_fw_ring *r,
 /* The same for the command @ahead slots past the head. */
 bool nnp_fw_ring_fetch_ahead(struct nnp_fw *fw, const struct nnp_fw_ring *r,
 			     uint32_t ahead, void *cmd);
-/* Write the completion of the command at @r's SQ head; false on a DMA fault. */
+/*
+ * Write the completion of the command at @r's SQ head, @result its result
+ * and rsvd (low and high half); false on a DMA fault.
+ */
 bool nnp_fw_ring_post(struct nnp_fw *fw, const struct nnp_fw_ring *r,
-		      uint16_t cid, uint16_t status, uint32_t result);
+		      uint16_t cid, uint16_t status, uint64_t result);
 /* Account one consumed command and posted completion. */
 void nnp_fw_ring_advance(struct nnp_fw_ring *r);
 

@@ -71,10 +71,11 @@ bool nnp_fw_ring_fetch(struct nnp_fw *fw, const struct nnp_fw_ring *r,
 }
 
 bool nnp_fw_ring_post(struct nnp_fw *fw, const struct nnp_fw_ring *r,
-		      uint16_t cid, uint16_t status, uint32_t result)
+		      uint16_t cid, uint16_t status, uint64_t result)
 {
 	struct nnp_hw_cqe cqe = {
-		.result = result, .cid = cid, .status = status,
+		.result = (uint32_t)result, .rsvd = (uint32_t)(result >> 32),
+		.cid = cid, .status = status,
 		.sq_head = (uint16_t)((r->sq_head + 1) % r->depth),
 		.phase = r->phase,
 	};

@@ -558,6 +558,7 @@ static bool queue_step(struct nnp_fw *fw, struct nnp_fw_queue *q, bool *posted)
 	uint16_t cid = 0xffff, status = NNP_STATUS_SUCCESS;
 	struct nnp_fw_op *op;
 	struct nnp_fw_ring r;
+	uint64_t detail = 0;
 	bool ok = true;
 	uint32_t ctx;
 
@@ -596,11 +597,13 @@ static bool queue_step(struct nnp_fw *fw, struct nnp_fw_queue *q, bool *posted)
 			mtx_unlock(&fw->lock);
 			if (!status && op->members && ok)
 				ok = post_members(fw, q, &r, op, &cid, posted);
+			if (status)
+				detail = op->detail;
 			op->end(fw, op, status);
 		}
 	}
 	if (ok && status != NNP_FW_PARKED)
-		ok = nnp_fw_ring_post(fw, &r, cid, status, 0);
+		ok = nnp_fw_ring_post(fw, &r, cid, status, detail);
 
 	mtx_lock(&fw->lock);
 	nnp_fw_busy_end_locked(fw, fw->host.now_ns(fw->host.opaque));

@@ -488,6 +488,10 @@ static uint16_t coll_begin(struct nnp_fw *fw, uint32_t ctx,
 		c->send_port = m->send_port;
 		c->recv_port = m->recv_port;
 		c->epoch = m->epoch;
+		c->link.call = (struct nnp_fw_call){
+			.opcode = c->opcode, .dtype = c->dtype, .op = c->op,
+			.root = c->root, .rank = m->rank, .count = c->count,
+		};
 		c->link.timeout_ns = m->timeout_ns;
 		c->link.comm = comm;
 		c->link.ports = nnp_fw_comm_ports(m);

@@ -62,6 +62,7 @@ static uint16_t group_round(struct nnp_fw *fw, struct nnp_fw_op *op,
 		}
 		if (st) {
 			g->failed = i;
+			g->op.detail = m->detail;
 			return st;
 		}
 		member_done(fw, g, i);
@@ -75,17 +76,24 @@ static uint16_t group_step(struct nnp_fw *fw, struct nnp_fw_op *op)
 	return nnp_fw_rounds(fw, op, group_round);
 }
 
-/* The member that failed ends with @st, the others still running ABORTED. */
+/*
+ * The member that failed ends with @st, first, so that its communicator
+ * fails for its reason; then the others still running ABORTED.
+ */
 static void group_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
 {
 	struct group *g = (struct group *)op;
 	uint32_t i;
 
+	if (g->member && g->failed < g->n) {
+		g->member[g->failed]->end(fw, g->member[g->failed], st);
+		g->member[g->failed] = NULL;
+	}
 	for (i = 0; g->member && i < g->n; i++) {
 		struct nnp_fw_op *m = g->member[i];
 
 		if (m)
-			m->end(fw, m, i == g->failed ? st : NNP_STATUS_ABORTED);
+			m->end(fw, m, NNP_STATUS_ABORTED);
 	}
 	free(g->member);
 	free(g->keys);

@@ -131,6 +131,19 @@ static uint16_t xchg_begin_locked(struct xchg *x, struct nnp_fw_comm *m)
 	return NNP_STATUS_SUCCESS;
 }
 
+/* Every flow's call, which in-process peers' chunks are checked against. */
+static void xchg_call(struct xchg *x, const struct nnp_hw_queue_cmd *cmd)
+{
+	const struct nnp_fw_call call = {
+		.opcode = x->opcode, .dtype = NNP_COLL_DTYPE(cmd->value),
+		.root = x->root, .rank = x->rank, .count = cmd->len,
+	};
+	uint32_t p;
+
+	for (p = 0; p < x->nranks; p++)
+		x->out[p].link.call = x->in[p].link.call = call;
+}
+
 /* Device memory of @len bytes at @key + @off, or 0 fields for none. */
 static uint16_t xchg_span(struct nnp_fw *fw, uint32_t ctx, uint32_t key,
 			  uint64_t off, uint64_t len, uint32_t right, bool named,
@@ -286,8 +299,10 @@ static uint16_t xchg_round(struct nnp_fw *fw, struct nnp_fw_op *op,
 				nnp_fw_part_parked(r, &f->link);
 				continue;
 			}
-			if (st)
+			if (st) {
+				x->op.detail = f->link.detail;
 				return st;
+			}
 			r->moved = true;
 			r->left += !f->done;
 		}
@@ -365,8 +380,10 @@ uint16_t nnp_fw_exchange(struct nnp_fw *fw, uint32_t ctx,
 		st = m ? xchg_begin_locked(x, m) : NNP_STATUS_NOT_FOUND;
 		mtx_unlock(&fw->lock);
 	}
-	if (!st)
+	if (!st) {
+		xchg_call(x, cmd);
 		st = xchg_memory(fw, ctx, cmd, x);
+	}
 	if (st) {
 		xchg_end(fw, &x->op, st);
 		return st;

@@ -324,6 +324,49 @@ static void rx_consume(const struct nnp_fw_rx_into *into, const uint8_t *data,
 }
 
 /*
+ * The fields in which @peer's call differs from @own (NNP_MISMATCH_*); 0
+ * if they are alike, or either is not a collective's.
+ */
+static uint32_t call_differs(const struct nnp_fw_call *peer,
+			     const struct nnp_fw_call *own)
+{
+	if (!peer->opcode || !own->opcode)
+		return 0;
+	return (peer->opcode != own->opcode ? NNP_MISMATCH_OPCODE : 0) |
+	       (peer->dtype != own->dtype ? NNP_MISMATCH_DTYPE : 0) |
+	       (peer->op != own->op ? NNP_MISMATCH_OP : 0) |
+	       (peer->root != own->root ? NNP_MISMATCH_ROOT : 0) |
+	       (peer->count != own->count ? NNP_MISMATCH_COUNT : 0);
+}
+
+/*
+ * Whether @pk, lent by an in-process peer, belongs to a call other than
+ * @op's: then @op's detail names the peer's call (nnp_hw.h). Checked
+ * before anything is read, so mismatched ranks fail at their first
+ * chunk instead of reducing unlike data or waiting for chunks that never
+ * come. The lender's op outlives its chunk, and its call never changes.
+ */
+static bool rx_mismatch(struct nnp_fw *fw, struct nnp_fw_op *op, uint32_t port,
+			const struct nnp_fw_packet *pk)
+{
+	const struct nnp_fw_call *peer = pk->owner ? &pk->owner->call : NULL;
+	uint32_t fields = peer ? call_differs(peer, &op->call) : 0;
+
+	if (!fields)
+		return false;
+	op->detail = NNP_MISMATCH_CALL(peer->opcode, peer->dtype, peer->op,
+				       peer->root) |
+		     (uint64_t)NNP_MISMATCH_WHO(peer->rank, fields) << 32;
+	nnp_fw_guest_error(fw, "port %u: rank %u called collective 0x%x (type %u, op %u, root %u, count %llu), rank %u 0x%x (type %u, op %u, root %u, count %llu): the ranks disagree on the call",
+			   port, peer->rank, peer->opcode, peer->dtype, peer->op,
+			   peer->root, (unsigned long long)peer->count,
+			   op->call.rank, op->call.opcode, op->call.dtype,
+			   op->call.op, op->call.root,
+			   (unsigned long long)op->call.count);
+	return true;
+}
+
+/*
  * Finish the receive of @pk, taken from @port for @op (no lock held): its
  * payload into @into, then back to its lender or sender.
  */
@@ -349,6 +392,8 @@ static uint16_t rx_finish(struct nnp_fw *fw, struct nnp_fw_op *op,
 	op->t_ns = nnp_fw_max_ns(op->t_ns, pk->model_ns);
 	if (pk->abort) {
 		status = NNP_STATUS_ABORTED;
+	} else if (rx_mismatch(fw, op, port, pk)) {
+		status = NNP_STATUS_MISMATCH;
 	} else if (pk->len != len) {
 		status = NNP_STATUS_INVALID_FIELD;	/* ranks disagree on the call */
 		nnp_fw_guest_error(fw, "port %u: packet %#x of epoch %#llx has %zu bytes, the receive %zu: the ranks disagree on the call",

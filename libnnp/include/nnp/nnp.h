@@ -35,6 +35,7 @@ typedef enum nnp_result {
 	NNP_ERROR_COMM_FAILED,		/* a collective or message of the communicator failed */
 	NNP_ERROR_VERSION,		/* the driver's interface is not one libnnp speaks */
 	NNP_IN_PROGRESS,		/* a non-blocking communicator is still being made (0.9) */
+	NNP_ERROR_MISMATCH,		/* the ranks called a collective differently (0.9) */
 } nnp_result_t;
 
 /* A static, human-readable description of @result (never NULL). */

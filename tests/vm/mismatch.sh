@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Mismatched calls fail fast (hardware interface 1.16): mismatch_test on
+# rings of 2, 4 and 8 chips, one process driving every chip.
+#
+# In detail (docs/testing.md has the summary): on each ring rank 1 calls
+# an allreduce with another type, op or count than the others, or a
+# broadcast instead; a broadcast from another root (4 and 8 chips); an
+# alltoall of another count (2 chips). Every rank's wait returns within
+# 10 s under the default 30-minute timeout; a rank that returns
+# NNP_ERROR_MISMATCH names its own call and the previous rank's exactly,
+# the others fail with ABORTED passed on (a broadcast's root may end
+# first), and every rank's communicator is failed
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/lib/tap.sh"
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+tap_plan 6
+for n in 2 4 8; do
+	if [ "$n" = 2 ]; then skip=root_differs; else skip=exchange_count_differs; fi
+	"$root/tools/nnp-vm" --chips "$n" --mem-size 16M --fabric ring \
+		-- mismatch_test -T "$skip" >"$out" 2>&1
+	echo "vm-status=$?" >>"$out"
+	sed -n "s/^# .*mismatch_test.c:[0-9]*:\([a-z_]*\):\(.*ranks named.*\)/# $n chips, \1: \2/p" "$out"
+	tap_context=$out tap_grep "$n chips: every mismatch fails every rank fast, named exactly" \
+		"$out" '^# PASSED: 5 / 5 tests passed'
+	tap_context=$out tap_grep "$n chips: the VM exits 0" "$out" '^vm-status=0$'
+done
+tap_done
