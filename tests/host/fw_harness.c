@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "fw_harness.h"
+#include "fw_control.h"
 
 struct nnp_fw_config fw_harness_model;
 
@@ -506,6 +507,103 @@ void fw_chips_run_one_thread(struct fw_chip *c, unsigned int n)
 void fw_chip_join(struct fw_chip *c)
 {
 	thrd_join(c->thread, NULL);
+}
+
+/* Queue @q's command waits parked, what it waits for not come. */
+static bool queue_parked(struct fw_harness *h, uint32_t q)
+{
+	struct nnp_fw *fw = h->fw;
+	const struct nnp_fw_op *op;
+	bool parked;
+
+	mtx_lock(&fw->lock);
+	op = fw->queues[q].op;
+	parked = op && op->parked && !op->ready;
+	mtx_unlock(&fw->lock);
+	return parked;
+}
+
+static unsigned int kicks_of(struct fw_harness *h)
+{
+	unsigned int kicks;
+
+	mtx_lock(&h->kick_lock);
+	kicks = h->kicks;
+	mtx_unlock(&h->kick_lock);
+	return kicks;
+}
+
+/*
+ * Queues 0 to @nq - 1 of the @n harnesses at @h all parked, and none of
+ * them kicked while they were looked at: a command that woke another
+ * after it was seen parked would have kicked its chip.
+ */
+static bool all_parked(struct fw_harness *const *h, unsigned int n,
+		       uint32_t nq)
+{
+	unsigned int kicks = 0, i;
+	uint32_t q;
+
+	for (i = 0; i < n; i++)
+		kicks += kicks_of(h[i]);
+	for (i = 0; i < n; i++)
+		for (q = 0; q < nq; q++)
+			if (!queue_parked(h[i], q))
+				return false;
+	for (i = 0; i < n; i++)
+		kicks -= kicks_of(h[i]);
+	return !kicks;
+}
+
+static void wait_parked(struct fw_harness *const *h, unsigned int n,
+			uint32_t nq)
+{
+	const struct timespec nap = { 0, 1000000 };
+	time_t end = time(NULL) + 5;
+	bool parked;
+
+	while (!(parked = all_parked(h, n, nq)) && time(NULL) < end)
+		thrd_sleep(&nap, NULL);
+	assert_true(parked);
+}
+
+void fw_harness_wait_parked(struct fw_harness *h, uint32_t nq)
+{
+	wait_parked(&h, 1, nq);
+}
+
+/* The most chips fw_chips_wait_parked() waits for: more than any test runs. */
+#define WAIT_MAX_CHIPS	16
+
+void fw_chips_wait_parked(struct fw_chip *c, unsigned int n)
+{
+	struct fw_harness *h[WAIT_MAX_CHIPS];
+	unsigned int i;
+
+	assert_true(n <= WAIT_MAX_CHIPS);
+	for (i = 0; i < n; i++)
+		h[i] = c[i].h;
+	wait_parked(h, n, 1);
+}
+
+void fw_chips_time_out(struct fw_chip *c, unsigned int n)
+{
+	time_t end = time(NULL) + 30;
+	bool waiting = false;
+	unsigned int i;
+
+	/* One thread: after a round, no chip runs to wake another. */
+	while (!waiting && time(NULL) < end) {
+		waiting = true;
+		for (i = 0; i < n; i++)
+			nnp_fw_run_queues(c[i].h->fw);
+		for (i = 0; i < n; i++)
+			waiting &= chip_done(&c[i]) || queue_parked(c[i].h, 0);
+	}
+	assert_true(waiting);
+	for (i = 0; i < n; i++)
+		if (!chip_done(&c[i]))
+			fw_harness_advance_ms(c[i].h, COLL_TIMEOUT_MS);
 }
 
 uint16_t fw_harness_comm_pair(struct fw_harness *h, uint32_t ctx, uint32_t comm,

@@ -23,7 +23,15 @@
 #define DEV_MEM_SIZE	(8ull << 20)
 #define BOOT_MS		20
 #define HEARTBEAT_MS	100
-#define COLL_TIMEOUT_MS	500
+/*
+ * The device's default collective timeout (cfg.coll_timeout_ms). A safety
+ * net for tests whose commands should never time out: longer than any of
+ * the harness's own waits (5 s a chip thread, 30 s one thread for all), so
+ * that a busy machine keeping a chip off the CPU never fires it. A test of
+ * a timeout moves the chip's clock past it (fw_chips_wait_parked(),
+ * fw_chips_time_out()).
+ */
+#define COLL_TIMEOUT_MS	60000
 
 /* Where fw_harness_queue_create() puts queue q's rings. */
 #define H_QSQ(q)	(HOST_MEM_BASE + 0x30000 + (q) * 0x2000)
@@ -161,6 +169,14 @@ void fw_harness_run_queues(struct fw_harness *h);
 void fw_chip_start(struct fw_chip *c, struct nnp_hw_queue_cmd cmd);
 /* Wait for it: c->status then holds its completion status. */
 void fw_chip_join(struct fw_chip *c);
+/*
+ * Wait (5 s at most) until the commands of the @n chips at @c all wait,
+ * parked, for what none of them will send: a test of a timeout then moves
+ * their clocks past it rather than waiting for it.
+ */
+void fw_chips_wait_parked(struct fw_chip *c, unsigned int n);
+/* The same for the commands of @h's queues 0 to @nq - 1. */
+void fw_harness_wait_parked(struct fw_harness *h, uint32_t nq);
 /* Make @c a booted chip (id 7) with context @ctx and its queue 0. */
 void fw_chip_setup(struct fw_chip *c, uint32_t ctx);
 /* Post @cmd on @c's queue 0 with no thread to run it yet. */
@@ -174,5 +190,11 @@ void fw_chip_post(struct fw_chip *c, struct nnp_hw_queue_cmd cmd);
  * (v1.12) between others.
  */
 void fw_chips_run_one_thread(struct fw_chip *c, unsigned int n);
+/*
+ * Run them so until the commands not done all wait, parked, then move
+ * those chips' clocks past the device's timeout (COLL_TIMEOUT_MS): run on,
+ * they end as they would at it, with no test waiting that long.
+ */
+void fw_chips_time_out(struct fw_chip *c, unsigned int n);
 
 #endif /* NNP_FW_HARNESS_H */

@@ -942,18 +942,18 @@ static void test_link_down_mid_collective(void **state)
 /*
  * An i32 sum of @count elements on the n chips of the ring, the last chip
  * @late_ms late: the others start and wait, every chip's clock jumps
- * @late_ms (the test does not wait that long), then the last one starts.
- * Each chip's status is in chips[].status; *@exact says whether every
- * chip holds the exact sum.
+ * @late_ms (the test does not wait that long), then the last one starts;
+ * if @past_timeout, once the others have ended, as its data come first
+ * would let them go on. Each chip's status is in chips[].status; *@exact
+ * says whether every chip holds the exact sum.
  */
 static void late_allreduce(unsigned int n, uint64_t count, uint64_t late_ms,
-			   bool *exact)
+			   bool past_timeout, bool *exact)
 {
 	struct nnp_hw_queue_cmd cmd = {
 		.opcode = NNP_CMD_ALLREDUCE, .len = count,
 		.value = NNP_COLL_VALUE(NNP_DTYPE_I32, NNP_OP_SUM, COMM, 0),
 	};
-	struct timespec nap = { 0, 100 * 1000000 };
 	uint32_t key[MAX_CHIPS];
 	unsigned int c;
 	uint8_t want[8];
@@ -971,13 +971,14 @@ static void late_allreduce(unsigned int n, uint64_t count, uint64_t late_ms,
 		cmd.src_key = cmd.dst_key = key[c];
 		run_on(c, c + 1, cmd);
 	}
-	thrd_sleep(&nap, NULL);
+	fw_chips_wait_parked(chips, n - 1);
 	for (c = 0; c < n; c++)
 		fw_harness_advance_ms(chips[c].h, late_ms);
-	thrd_sleep(&nap, NULL);
+	if (past_timeout)
+		join(0, n - 1);
 	cmd.src_key = cmd.dst_key = key[n - 1];
 	run_on(n - 1, n, cmd);
-	join(0, n);
+	join(past_timeout ? n - 1 : 0, n);
 	*exact = true;
 	for (c = 0; c < n; c++)
 		for (i = 0; i < count; i++) {
@@ -990,7 +991,7 @@ static void late_allreduce(unsigned int n, uint64_t count, uint64_t late_ms,
 /*
  * A rank 5 s late is not dead: the others wait for it with a communicator
  * timeout of 10 s, or none, and the allreduce is exact on every chip. The
- * device's default timeout (COLL_TIMEOUT_MS here) gives up on it.
+ * device's default timeout (COLL_TIMEOUT_MS here) gives up on one as late.
  */
 static void test_late_rank_is_not_dead(void **state)
 {
@@ -1003,7 +1004,7 @@ static void test_late_rank_is_not_dead(void **state)
 	for (k = 0; k < 2; k++) {
 		comm_timeout_ms = timeouts[k];
 		ring_up(3);
-		late_allreduce(3, 40000, late[k], &exact);
+		late_allreduce(3, 40000, late[k], false, &exact);
 		for (c = 0; c < 3; c++)
 			assert_int_equal(chips[c].status, NNP_STATUS_SUCCESS);
 		assert_true(exact);
@@ -1011,7 +1012,7 @@ static void test_late_rank_is_not_dead(void **state)
 	}
 	comm_timeout_ms = 0;
 	ring_up(3);
-	late_allreduce(3, 40000, 5000, &exact);
+	late_allreduce(3, 40000, COLL_TIMEOUT_MS, true, &exact);
 	assert_true(chips[0].status == NNP_STATUS_PEER_TIMEOUT ||
 		    chips[1].status == NNP_STATUS_PEER_TIMEOUT);
 	for (c = 0; c < 3; c++)

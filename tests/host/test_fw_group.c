@@ -77,6 +77,7 @@ static void test_ring_posted_in_reverse(void **state)
 
 		post_watching(i, c, 2, 0);
 	}
+	fw_chips_time_out(chips, N);
 	fw_chips_run_one_thread(chips, N);
 	for (i = 0; i < N; i++)
 		assert_int_equal(chips[i].status, NNP_STATUS_PEER_TIMEOUT);
@@ -271,6 +272,7 @@ static void refused(const struct nnp_hw_queue_cmd *cmds, uint32_t n,
 	assert_false(completed(0, 1));
 	assert_int_equal(fw_harness_counters(chips[0].h).cmds_failed, 1);
 	fw_chip_post(&chips[1], direct(NNP_CMD_RECV, keys[1], DST, 1000, 0));
+	fw_chips_time_out(chips, 2);
 	fw_chips_run_one_thread(chips, 2);
 	assert_int_equal(chips[1].status,
 			 aborted ? NNP_STATUS_ABORTED : NNP_STATUS_PEER_TIMEOUT);

@@ -631,6 +631,7 @@ static void test_lent_chunk_taken_back_from_a_relay(void **state)
 		fw_chip_post(&chips[i], i == 2 ? nop :
 			     exchange(NNP_CMD_SCATTER, i, seg / 4, 0,
 				      i ? NONE64 : SRC, DST));
+	fw_chips_time_out(chips, N);
 	fw_chips_run_one_thread(chips, N);
 	assert_int_equal(cqe_status(0, 0), NNP_STATUS_SUCCESS);
 	assert_int_equal(chips[0].status, NNP_STATUS_PEER_TIMEOUT);
