@@ -1338,9 +1338,8 @@ static void test_shared_reclaim(void **state)
 	p = &chips[0].h->fw->ports[0];
 	assert_int_equal(lend_from(0, &tx, 1, 0, 4096), NNP_STATUS_SUCCESS);
 	assert_int_equal(lend_from(0, &tx, 2, 4096, 4096), NNP_STATUS_SUCCESS);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* Given back at once: no wait ran out (no warning, no drop below). */
 	nnp_fw_icl_reclaim(chips[0].h->fw, &tx, 0);
-	assert_true(since(&t0) < 1.0);
 	assert_int_equal(atomic_load(&tx.returned), 2);
 	assert_int_equal(nnp_fw_icl_held_bytes(chips[1].h->fw), 0);
 	pump_drain();
@@ -1357,7 +1356,12 @@ static void test_shared_reclaim(void **state)
 	nnp_fw_icl_reclaim(chips[0].h->fw, &tx, 0);
 	took = since(&t0);
 	print_message("  reclaim from a silent peer gave up after %.3f s\n", took);
-	assert_true(took >= 0.24 && took < 1.0);
+	/*
+	 * It waited its 250 ms, on the wall clock (no other to wait on), and
+	 * ended inside the driver's 5 s admin timeout, what it is for: not
+	 * closer, which a busy machine could miss.
+	 */
+	assert_true(took >= 0.24 && took < 5.0);
 	assert_int_equal(atomic_load(&tx.returned), tx.lent);
 	assert_int_equal(chips[0].h->warnings, 1);
 	assert_string_equal(chips[0].h->last_warning,
@@ -1621,9 +1625,12 @@ static void assert_failed(unsigned int i)
 {
 	uint16_t st = chips[i].status;
 
+	/*
+	 * Not PEER_TIMEOUT: at once, not at the timeout (60 s, which the
+	 * chip's thread, giving up at 5 s with 0xffff, never reaches).
+	 */
 	print_message("  chip %u: status 0x%x\n", i, st);
-	assert_true(st == NNP_STATUS_LINK_DOWN || st == NNP_STATUS_ABORTED ||
-		    st == NNP_STATUS_PEER_TIMEOUT);
+	assert_true(st == NNP_STATUS_LINK_DOWN || st == NNP_STATUS_ABORTED);
 	assert_true(nnp_fw_reg_read(chips[i].h->fw, NNP_DOORBELL(0) + NNP_DB_STATUS) &
 		    NNP_QUEUE_STATUS_ERROR);
 }
@@ -1643,12 +1650,11 @@ static struct nnp_hw_queue_cmd small_allreduce(unsigned int i)
 /*
  * Three chips, chip 2 never starts, so chips 0 and 1 wait inside the
  * allreduce; the transport then takes link 0 -> 1 down at both ends. Both
- * ranks fail within the timeout, both ends show the link down, and with
- * it back the ring works again.
+ * ranks fail at once, not at the timeout, both ends show the link down,
+ * and with it back the ring works again.
  */
 static void test_remote_link_down_mid_collective(void **state)
 {
-	struct timespec nap = { 0, 100 * 1000000 }, t0;
 	struct nnp_hw_port_info p[4];
 	unsigned int i;
 
@@ -1656,12 +1662,10 @@ static void test_remote_link_down_mid_collective(void **state)
 	ring_up(3);
 	for (i = 0; i < 2; i++)
 		start(i, small_allreduce(i));
-	thrd_sleep(&nap, NULL);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	fw_chips_wait_parked(chips, 2);
 	link_set_both(0, 0, false);
 	for (i = 0; i < 2; i++)
 		finish(i);
-	assert_true(since(&t0) < COLL_TIMEOUT_MS / 1000.0 + 0.5);
 	for (i = 0; i < 2; i++)
 		assert_failed(i);
 	fw_harness_ports(chips[0].h, p);
@@ -1748,27 +1752,25 @@ static void test_remote_reset_takes_far_end_down(void **state)
 /*
  * Two chips both in an allreduce while the transport from chip 0 has lost
  * its connection (nobody has taken the ports down yet): chip 0's sends
- * fail at once, chip 1 hears nothing and times out. Both end within the
- * timeout.
+ * fail at once, and chip 1 hears of it (ABORTED) rather than waiting out
+ * its timeout.
  */
 static void test_remote_transport_lost(void **state)
 {
 	struct nnp_hw_port_info p[4];
-	struct timespec t0;
 	unsigned int i;
 
 	(void)state;
 	ring_up(2);
 	atomic_store(&wires[0][0].cut, true);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < 2; i++)
 		start(i, small_allreduce(i));
 	for (i = 0; i < 2; i++)
 		finish(i);
-	assert_true(since(&t0) < COLL_TIMEOUT_MS / 1000.0 + 0.5);
 	for (i = 0; i < 2; i++)
 		assert_failed(i);
 	assert_int_equal(chips[0].status, NNP_STATUS_LINK_DOWN);
+	assert_int_equal(chips[1].status, NNP_STATUS_ABORTED);
 	/* A lost link is not the guest's mistake: a warning, no guest error. */
 	assert_int_equal(chips[0].h->guest_errors, 0);
 	assert_int_equal(chips[0].h->warnings, 1);
