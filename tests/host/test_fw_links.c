@@ -454,7 +454,10 @@ struct feeder {
 	thrd_t t;
 };
 
-/* One chunk of the RECV's message every 50 ms, on remote port 2. */
+/*
+ * One chunk of the RECV's message every 50 ms, on remote port 2: all but
+ * its last, so that only the teardown ends it.
+ */
 static int feed_main(void *arg)
 {
 	static uint8_t chunk[CHUNK];
@@ -475,29 +478,26 @@ static void teardown_case(uint8_t opcode)
 	struct fw_harness *b;
 	struct feeder feed;
 	struct pool pool;
-	struct timespec t0;
 	uint32_t key;
-	double ms;
 
 	pair_up();
 	b = chips[1].h;
 	assert_int_equal(nnp_fw_link_attach_remote(b->fw, 2, 9, 0), 0);
 	nnp_fw_link_set(b->fw, 2, true);
-	key = fw_harness_dev_key(b, CTX, 0, FEED_CHUNKS * CHUNK, NNP_KEY_WRITE);
-	fw_harness_post(b, 0, recv_cmd(key, FEED_CHUNKS * CHUNK, 2));
+	key = fw_harness_dev_key(b, CTX, 0, (FEED_CHUNKS + 1) * CHUNK,
+				 NNP_KEY_WRITE);
+	fw_harness_post(b, 0, recv_cmd(key, (FEED_CHUNKS + 1) * CHUNK, 2));
 	pool_start(&pool, b);
 	feed.h = b;
 	atomic_store(&feed.stop, false);
 	assert_int_equal(thrd_create(&feed.t, feed_main, &feed), thrd_success);
 	nap_ms(300);
+	fw_harness_wait_parked(b, 1);
 
 	a.args[0] = CTX;
 	a.args[1] = opcode == NNP_ADMIN_KEY_UNREGISTER ? key : 0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	assert_int_equal(fw_harness_admin(b, a, NULL), NNP_STATUS_SUCCESS);
-	ms = ms_since(&t0);
-	print_message("  admin 0x%x: %.1f ms\n", opcode, ms);
-	assert_true(ms < 100);
+	/* Ended by the time the admin command returns, not waited for. */
 	assert_int_equal(wait_cqe(b, 0, 0, 0), NNP_STATUS_ABORTED);
 	atomic_store(&feed.stop, true);
 	thrd_join(feed.t, NULL);
@@ -699,6 +699,10 @@ static void test_recv_timeout_follows_host_clock(void **state)
 	b->real_clock = false;
 	key = fw_harness_dev_key(b, CTX, 0, 4096, NNP_KEY_WRITE);
 	fw_harness_post(b, 0, recv_cmd(key, 64, 1));
+	/*
+	 * The worker gives its thread up rather than wait on the wall clock:
+	 * half the timeout, a bound no busy machine misses.
+	 */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	nnp_fw_run_queues(b->fw);
 	assert_true(ms_since(&t0) < COLL_TIMEOUT_MS / 2);
