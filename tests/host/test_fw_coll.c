@@ -30,19 +30,20 @@
  * 300 KB between chips, in order, with exact link and no host bytes, a
  * length mismatch, a refused sender aborting its receiver at once, bad
  * port/communicator/reserved bits; a link taken down mid-collective failing
- * every waiting rank within the timeout, and the ring working again after
- * the link returns and the communicator is re-made; a communicator's own
- * timeout: with 10 s, or none, a rank whose clock-jumped peers waited 5 s
- * (or a day) for it gives an exact allreduce on 3 chips while the device
- * default (500 ms here) fails it, and a 100 ms one fails a lone rank with
- * PEER_TIMEOUT (and the queue's ERROR word) before the default would; the
- * word after `timeout_ms` still reserved; COMM_DESTROY with ABORT on one of
- * two ranks waiting for a third ends both ABORTED within 0.5 s (no timeout
+ * every waiting rank at once, not at the timeout, and the ring working
+ * again after the link returns and the communicator is re-made; a
+ * communicator's own timeout: with 10 s, or none, a rank whose clock-jumped
+ * peers waited 5 s (or a day) for it gives an exact allreduce on 3 chips,
+ * while the device default (60 s here) fails a rank as late as itself, and
+ * a 100 ms one fails a lone rank with PEER_TIMEOUT (and the queue's ERROR
+ * word) at 100 ms on a clock moved by hand, not 1 ms before; the word
+ * after `timeout_ms` still reserved; COMM_DESTROY with ABORT on one of
+ * two ranks waiting for a third ends both ABORTED at once (no timeout
  * set), COMM_STATUS then ABORTED on the other and on the idle rank,
  * NOT_FOUND for the destroyed one, an unknown flag INVALID_FIELD, and the
  * remade ring exact; with no timeout, chips 0 and 1 of 3 waiting for chip 2
  * (chip 0 for its data, chip 1 for its lent chunks to be read) and the link
- * 1-2 taken down: chip 1 LINK_DOWN, chip 0 ABORTED within 0.5 s through the
+ * 1-2 taken down: chip 1 LINK_DOWN, chip 0 ABORTED at once through the
  * abort sent back to it, and idle chip 2's COMM_STATUS ABORTED and its next
  * allreduce ABORTED at once; COMM_TOPOLOGY (1.7): NOT_FOUND for a
  * communicator not made, INVALID_FIELD for a short buffer, an unknown algo,
@@ -158,9 +159,9 @@ static uint32_t rank_of[MAX_CHIPS] = { 0, 1, 2, 3, 4, 5, 6, 7 };
 /*
  * COMM_CREATE's timeout_ms for the next ring_up(). The collectives that
  * must come out exact wait as long as a loaded machine may keep a chip's
- * thread off the CPU: with the device's default (COLL_TIMEOUT_MS, 0
- * here) a chip 0.5 s late failed them now and then. The cases about the
- * default itself set 0.
+ * thread off the CPU: when the device's default (COLL_TIMEOUT_MS, 0
+ * here) was 500 ms, a chip 0.5 s late failed them now and then. The cases
+ * about the default itself set 0.
  */
 #define EXACT_TIMEOUT_MS	30000
 static uint32_t comm_timeout_ms = EXACT_TIMEOUT_MS;

@@ -7,9 +7,10 @@
  *
  * In detail (docs/testing.md has the summary):
  * the links under a hostile context: two RECVs pending do not starve
- * another context's NOP (under 200 ms); a SEND of 4 MiB to an idle peer
- * stops at its communicator's share of the port (3 MiB: 48 chunks, and its
- * failure's abort) with PEER_TIMEOUT and exact held, rx and tx counts; a
+ * another context's NOP (done while they still wait); a SEND of 4 MiB to
+ * an idle peer stops at its communicator's share of the port (3 MiB: 48
+ * chunks, and its failure's abort) with PEER_TIMEOUT and exact held, rx
+ * and tx counts; a
  * communicator of one context fed to its share while another context's
  * communicator exchanges 1 MiB over the same port, byte for byte, and the
  * first's SEND ends PEER_TIMEOUT (on 62de6b4 the first took the whole 4 MiB
