@@ -1179,7 +1179,7 @@ static void test_collective_checks(void **state)
 		.value = NNP_COLL_VALUE(NNP_DTYPE_F32, NNP_OP_SUM, COMM, 0),
 	};
 	struct fw_harness *h;
-	uint32_t dk, hk = 0;
+	uint32_t dk, hk = 0, i;
 	struct nnp_hw_key_args host = {
 		.ctx = CTX, .type = NNP_KEY_TYPE_HOST, .rights = NNP_KEY_READ | NNP_KEY_WRITE,
 		.length = 4096,
@@ -1217,6 +1217,23 @@ static void test_collective_checks(void **state)
 	join(0, 1);
 	assert_int_equal(chips[0].status, NNP_STATUS_INVALID_FIELD);
 	ring_down(1);
+
+	/* A root one past the last rank (the queue above is stopped). */
+	ring_up(2);
+	for (i = 0; i < 2; i++) {
+		dk = fw_harness_dev_key(chips[i].h, CTX, DATA, 4096,
+					NNP_KEY_READ | NNP_KEY_WRITE);
+		cmd = (struct nnp_hw_queue_cmd){
+			.opcode = NNP_CMD_BROADCAST, .len = 4, .src_key = dk,
+			.dst_key = dk,
+			.value = NNP_COLL_VALUE(NNP_DTYPE_F32, 0, COMM, 2),
+		};
+		run_on(i, i + 1, cmd);
+	}
+	join(0, 2);
+	assert_int_equal(chips[0].status, NNP_STATUS_INVALID_FIELD);
+	assert_int_equal(chips[1].status, NNP_STATUS_INVALID_FIELD);
+	ring_down(2);
 }
 
 /* COMM_TOPOLOGY on @chip with topology @t (its data buffer @len bytes). */
