@@ -288,7 +288,8 @@ static void teardown_case(uint8_t opcode)
 		chips[i].nap_us = i ? 2000 : 0;
 		fw_chip_start(&chips[i], cmd);
 	}
-	for (wait = 0; wait < 2000 && !nnp_fw_icl_held_bytes(chips[1].h->fw); wait++)
+	/* Ends once they are there (ms here); 30 s only bounds a hang. */
+	for (wait = 0; wait < 30000 && !nnp_fw_icl_held_bytes(chips[1].h->fw); wait++)
 		thrd_sleep(&(struct timespec){ 0, 1000000 }, NULL);
 	assert_true(nnp_fw_icl_held_bytes(chips[1].h->fw) > 0);
 

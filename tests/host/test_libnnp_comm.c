@@ -852,6 +852,14 @@ static nnp_result_t lone_join(const nnp_unique_id_t *id, int nranks, int rank)
 	return r.res;
 }
 
+/*
+ * "At once", for a rendezvous that must not wait for a timeout: under
+ * every timeout and deadline these tests would otherwise wait out (5 s and
+ * more), yet far above the milliseconds it takes, so that a loaded 2-core
+ * host (issue 49) cannot miss it.
+ */
+#define AT_ONCE_MS	3000
+
 static int64_t ms_now(void)
 {
 	struct timespec t;
@@ -1053,7 +1061,7 @@ static void test_rendezvous_idle_stranger(void **state)
 	start = ms_now();
 	join_all(&id, 4, ranks, 4, rt);
 	assert_job_ok(rt, 4);
-	assert_in_range(ms_now() - start, 0, 2000);
+	assert_in_range(ms_now() - start, 0, AT_ONCE_MS);
 	close(stranger);
 	unsetenv("NNP_COMM_TIMEOUT_S");
 }
@@ -1541,8 +1549,8 @@ static void test_rendezvous_truncated_and_random(void **state)
 	random_fd = dial(&j.root);
 	assert_true(random_fd >= 0);
 	assert_int_equal(send(random_fd, noise, sizeof(noise), 0), sizeof(noise));
-	took = ms_until_closed(random_fd, 2000);
-	assert_in_range(took, 0, 1000);
+	took = ms_until_closed(random_fd, 10000);
+	assert_in_range(took, 0, AT_ONCE_MS);
 	close(random_fd);
 
 	closing = dial(&j.root);
@@ -1553,14 +1561,15 @@ static void test_rendezvous_truncated_and_random(void **state)
 	hanging = dial(&j.root);
 	assert_true(hanging >= 0);
 	assert_int_equal(send(hanging, &in, cut, 0), cut);
-	took = ms_until_closed(hanging, 10000);
-	assert_in_range(took, 4000, 7000);
+	/* Its own 5 s, not before; late by load, but never the job's 30 s. */
+	took = ms_until_closed(hanging, 20000);
+	assert_in_range(took, 4000, 12000);
 	close(hanging);
 
 	start = ms_now();
 	join_all(&id, 2, ranks, 2, rt);
 	assert_job_ok(rt, 2);
-	assert_in_range(ms_now() - start, 0, 2000);
+	assert_in_range(ms_now() - start, 0, AT_ONCE_MS);
 	unsetenv("NNP_COMM_TIMEOUT_S");
 }
 
@@ -1784,31 +1793,31 @@ static void test_join_hostile_root(void **state)
 		NNP_ERROR_IO, NNP_ERROR_VERSION, NNP_ERROR_VERSION + 1, 0xb2b2b2b2u,
 	};
 	struct fake_root f = { .answer = &huge, .answer_len = sizeof(huge),
-			       .hold_ms = 3000 };
+			       .hold_ms = 10000 };
 	uint8_t noise[4096];
 	int64_t ms;
 	size_t i;
 
 	(void)state;
-	setenv("NNP_COMM_TIMEOUT_S", "2", 1);
+	setenv("NNP_COMM_TIMEOUT_S", "10", 1);
 	for (i = 0; i < sizeof(noise); i++)
 		noise[i] = (uint8_t)rand();
 	/* A proof of 1 GiB. */
 	assert_int_equal(join_fake_root(&f, &ms, NULL), NNP_ERROR_IO);
-	assert_in_range(ms, 0, 1000);
-	assert_int_equal(join_proven_root(noise, sizeof(noise), false, 3000, &ms, NULL),
+	assert_in_range(ms, 0, AT_ONCE_MS);
+	assert_int_equal(join_proven_root(noise, sizeof(noise), false, 10000, &ms, NULL),
 			 NNP_ERROR_IO);
-	assert_in_range(ms, 0, 1000);
-	assert_int_equal(join_proven_root(&huge, sizeof(huge), false, 3000, &ms, NULL),
+	assert_in_range(ms, 0, AT_ONCE_MS);
+	assert_int_equal(join_proven_root(&huge, sizeof(huge), false, 10000, &ms, NULL),
 			 NNP_ERROR_IO);
-	assert_in_range(ms, 0, 1000);
+	assert_in_range(ms, 0, AT_ONCE_MS);
 	assert_int_equal(join_proven_root(&ok_then_huge, sizeof(ok_then_huge), false,
-					  3000, &ms, NULL), NNP_ERROR_IO);
-	assert_in_range(ms, 0, 1000);
+					  10000, &ms, NULL), NNP_ERROR_IO);
+	assert_in_range(ms, 0, AT_ONCE_MS);
 	/* The header and half the reply, then the root goes away. */
 	assert_int_equal(join_proven_root(&ok_then_huge, sizeof(huge) + 4, false, 1,
 					  &ms, NULL), NNP_ERROR_IO);
-	assert_in_range(ms, 0, 1000);
+	assert_in_range(ms, 0, AT_ONCE_MS);
 	/*
 	 * A status no root sends, whatever its value and though sealed, is
 	 * NNP_ERROR_IO: never a result the caller was not promised (found by
@@ -1819,16 +1828,20 @@ static void test_join_hostile_root(void **state)
 
 		bad_status.r.status = foreign[i];
 		assert_int_equal(join_proven_root(&bad_status, sizeof(bad_status), true,
-						  3000, &ms, error), NNP_ERROR_IO);
-		assert_in_range(ms, 0, 1000);
+						  10000, &ms, error), NNP_ERROR_IO);
+		assert_in_range(ms, 0, AT_ONCE_MS);
 		snprintf(want, sizeof(want), "answered status %u, which no root sends",
 			 foreign[i]);
 		assert_non_null(strstr(error, want));
 	}
-	/* A rank waits for the root's word 5 s (ANSWER_MS) past its deadline. */
-	assert_int_equal(join_proven_root(NULL, 0, false, 10000, &ms, NULL),
+	/*
+	 * A rank waits for the root's word 5 s (ANSWER_MS) past its deadline,
+	 * 2 s here: not before; late by load, but not until the root gives up.
+	 */
+	setenv("NNP_COMM_TIMEOUT_S", "2", 1);
+	assert_int_equal(join_proven_root(NULL, 0, false, 20000, &ms, NULL),
 			 NNP_ERROR_TIMEOUT);
-	assert_in_range(ms, 6900, 8500);
+	assert_in_range(ms, 6900, 12000);
 	unsetenv("NNP_COMM_TIMEOUT_S");
 }
 
@@ -1863,7 +1876,7 @@ static void test_join_impostor_root(void **state)
 		{ { .chip = 1 }, { .chip = 2 } },
 	};
 	struct fake_root f = { .answer = &lie, .answer_len = sizeof(lie),
-			       .hold_ms = 3000 };
+			       .hold_ms = 10000 };
 	const struct nnp_boot_in *heard = (const void *)f.heard;
 	const char *secret = "0123456789abcdef";
 	char error[256], want[256];
@@ -1871,7 +1884,7 @@ static void test_join_impostor_root(void **state)
 	int64_t ms;
 
 	(void)state;
-	setenv("NNP_COMM_TIMEOUT_S", "2", 1);
+	setenv("NNP_COMM_TIMEOUT_S", "10", 1);
 	for (i = 0; i < sizeof(lie.p); i++)
 		((uint8_t *)&lie.p)[i] = (uint8_t)rand();
 	memset(lie.r.mac, 0xa5, sizeof(lie.r.mac));
@@ -1883,7 +1896,7 @@ static void test_join_impostor_root(void **state)
 	assert_int_equal(heard->open_hdr.len, sizeof(struct nnp_boot_open));
 	assert_int_equal(heard->open.version, 2);
 	assert_int_equal(heard->open.zero, 0);
-	assert_in_range(ms, 0, 1000);
+	assert_in_range(ms, 0, AT_ONCE_MS);
 	snprintf(want, sizeof(want),
 		 "rank 1: the rendezvous at %s did not prove it holds the job's secret, so it is not the job's root (another job's secret, or an impostor)",
 		 f.addr);
