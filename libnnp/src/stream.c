@@ -143,23 +143,17 @@ nnp_result_t nnp_stream_create(nnp_device_t *dev, nnp_stream_t **stream)
 	return NNP_SUCCESS;
 }
 
-/*
- * A call as "allreduce of 1000 i32, sum" (", root 2" for a rooted one);
- * @count < 0: "of another count".
- */
+/* A call as "allreduce of 1000 i32, sum" (", root 2" for a rooted one). */
 static void call_text(char *buf, size_t len, unsigned int opcode, int dtype,
-		      int op, unsigned int root, long long count)
+		      int op, unsigned int root, const char *count)
 {
 	bool rooted = opcode == NNP_CMD_BROADCAST || opcode == NNP_CMD_REDUCE ||
 		      opcode == NNP_CMD_GATHER || opcode == NNP_CMD_SCATTER;
 	bool reduces = opcode == NNP_CMD_ALLREDUCE || opcode == NNP_CMD_REDUCE ||
 		       opcode == NNP_CMD_REDUCE_SCATTER;
 	const char *redop = reduces ? nnp_redop_name(op) : NULL;
-	char n[32] = "another count";
 
-	if (count >= 0)
-		snprintf(n, sizeof(n), "%lld", count);
-	snprintf(buf, len, "%s of %s %s%s%s", nnp_opcode_name(opcode), n,
+	snprintf(buf, len, "%s of %s %s%s%s", nnp_opcode_name(opcode), count,
 		 nnp_dtype_name(dtype), redop ? ", " : "", redop ? redop : "");
 	if (rooted)
 		snprintf(buf + strlen(buf), len - strlen(buf), ", root %u", root);
@@ -174,20 +168,22 @@ static const char *mismatch_text(nnp_stream_t *s, const volatile struct nnp_hw_c
 	const struct nnp_hw_queue_cmd *own =
 		&s->sq[(e->sq_head + s->depth - 1) % s->depth];
 	uint32_t call = e->result, who = e->rsvd;
-	bool count_differs = NNP_MISMATCH_WHO_FIELDS(who) & NNP_MISMATCH_COUNT;
-	char here[96], there[96];
+	bool grouped = own->opcode == NNP_CMD_GROUP;
+	char here[96], there[96], count[32];
 
-	if (own->opcode == NNP_CMD_GROUP)
+	/* Which member of a GROUP failed is not known here, nor its count. */
+	snprintf(count, sizeof(count), "%llu", (unsigned long long)own->len);
+	if (grouped)
 		snprintf(here, sizeof(here), "a collective of its group");
 	else
 		call_text(here, sizeof(here), own->opcode,
 			  NNP_COLL_DTYPE(own->value), NNP_COLL_OP(own->value),
-			  NNP_COLL_ROOT(own->value), (long long)own->len);
+			  NNP_COLL_ROOT(own->value), count);
 	call_text(there, sizeof(there), NNP_MISMATCH_CALL_OPCODE(call),
 		  NNP_MISMATCH_CALL_DTYPE(call), NNP_MISMATCH_CALL_OP(call),
 		  NNP_MISMATCH_CALL_ROOT(call),
-		  count_differs || own->opcode == NNP_CMD_GROUP ? -1 :
-		  (long long)own->len);
+		  NNP_MISMATCH_WHO_FIELDS(who) & NNP_MISMATCH_COUNT ?
+		  "another count" : grouped ? "the same count" : count);
 	snprintf(s->what, sizeof(s->what),
 		 "the ranks called the collective differently: this rank %s, rank %u %s",
 		 here, NNP_MISMATCH_WHO_RANK(who), there);
