@@ -56,7 +56,8 @@ LIBNNP_HDRS := $(wildcard libnnp/include/nnp/*.h libnnp/src/*.h) uapi/drm/nnp_ac
 NNPTOOL_SRCS := $(wildcard tools/nnptool/*.c)
 NNPTOOL_HDRS := $(wildcard tools/nnptool/*.h)
 NNPTOOL_DEFS := -DNNPTOOL_VERSION=\"$(VERSION)\"
-DRIVER_SRCS := Kbuild $(wildcard driver/*.c driver/*.h) hw/nnp_hw.h uapi/drm/nnp_accel.h
+DRIVER_SRCS := Kbuild $(wildcard driver/*.c driver/*.h) hw/nnp_hw.h uapi/drm/nnp_accel.h \
+	uapi/drm/nnp_coredump.h
 HOST_TESTS := $(patsubst tests/host/%.c,$(TESTDIR)/host/%,$(wildcard tests/host/test_*.c))
 GUEST_C_TESTS := $(patsubst tests/guest/%.c,$(TESTDIR)/guest/%,$(wildcard tests/guest/*_test.c))
 
@@ -193,7 +194,7 @@ abi-baseline: $(LIBNNP_SO)
 
 checkpatch: $(CHECKPATCH)
 	perl $(CHECKPATCH) --strict --no-tree --terse -f driver/*.c driver/*.h \
-		uapi/drm/nnp_accel.h hw/nnp_hw.h
+		uapi/drm/nnp_accel.h uapi/drm/nnp_coredump.h hw/nnp_hw.h
 
 # sparse (Debian's) over every driver file, built or not (C=2): endianness
 # (__le32 fields of hw/nnp_hw.h), address spaces, locking annotations.
@@ -270,7 +271,7 @@ install: install-files
 		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man3
 	install -m 644 libnnp/include/nnp/*.h $(DESTDIR)$(INCLUDEDIR)/nnp/
-	install -m 644 uapi/drm/nnp_accel.h $(DESTDIR)$(INCLUDEDIR)/libnnp/drm/
+	install -m 644 uapi/drm/nnp_accel.h uapi/drm/nnp_coredump.h $(DESTDIR)$(INCLUDEDIR)/libnnp/drm/
 	install -m 644 $(LIBNNP_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libnnp.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libnnp.so.$(SOVERSION)
 	ln -sf libnnp.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libnnp.so
@@ -289,6 +290,7 @@ install-dkms:
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/nnp/,$(notdir $(wildcard libnnp/include/nnp/*.h))) \
 		$(DESTDIR)$(INCLUDEDIR)/libnnp/drm/nnp_accel.h \
+		$(DESTDIR)$(INCLUDEDIR)/libnnp/drm/nnp_coredump.h \
 		$(addprefix $(DESTDIR)$(LIBDIR)/,libnnp.so.$(VERSION) libnnp.so.$(SOVERSION) libnnp.so libnnp.a) \
 		$(DESTDIR)$(PKGCONFIGDIR)/nnp.pc $(DESTDIR)$(BINDIR)/nnptool \
 		$(DESTDIR)$(MANDIR)/man1/nnptool.1 $(DESTDIR)$(MANDIR)/man3/libnnp.3

@@ -63,6 +63,7 @@ make -s -C "$root" install DESTDIR="$dest" PREFIX=/usr >"$tmp/install.log" 2>&1
 cat >"$tmp/want" <<WANT
 ./usr/bin/nnptool
 ./usr/include/libnnp/drm/nnp_accel.h
+./usr/include/libnnp/drm/nnp_coredump.h
 ./usr/include/nnp/nnp.h
 ./usr/lib/$ma/libnnp.a
 ./usr/lib/$ma/libnnp.so
@@ -105,7 +106,8 @@ tap_check "install-dkms: dkms.conf for nnp $version in /usr/src/nnp-$version" sh
 	"grep -qx 'PACKAGE_NAME=\"nnp\"' '$src/dkms.conf' &&
 	 grep -qx 'PACKAGE_VERSION=\"$version\"' '$src/dkms.conf'"
 tap_check "install-dkms: Kbuild and every driver source the module is built from" sh -c \
-	"cd '$root' && for f in Kbuild driver/*.c driver/*.h hw/nnp_hw.h uapi/drm/nnp_accel.h; do
+	"cd '$root' && for f in Kbuild driver/*.c driver/*.h hw/nnp_hw.h uapi/drm/nnp_accel.h \
+		uapi/drm/nnp_coredump.h; do
 		cmp -s \"\$f\" '$src/'\"\$f\" || exit 1; done"
 tap_check "install-dkms: no build products in the DKMS source" sh -c \
 	"! find '$src' -name '*.o' -o -name '*.ko' -o -name '*.mod*' | grep -q ."

@@ -16,14 +16,14 @@ padded() {
 		"$tmp/probe.c" 2>&1 | grep -F "$(basename "$1"):" | grep -F -- '-Wpadded'
 }
 
-tap_plan 3
+tap_plan 4
 printf '#include <stdint.h>\nstruct has_hole { uint8_t a; uint32_t b; };\n' >"$tmp/padded.h"
 if padded "$tmp/padded.h" >/dev/null; then
 	tap_ok "padding check detects a known hole"
 else
 	tap_not_ok "padding check detects a known hole"
 fi
-for h in uapi/drm/nnp_accel.h hw/nnp_hw.h; do
+for h in uapi/drm/nnp_accel.h uapi/drm/nnp_coredump.h hw/nnp_hw.h; do
 	if padded "$root/$h" >"$tmp/out"; then
 		sed 's/^/# /' "$tmp/out"
 		tap_not_ok "no implicit padding in $h"

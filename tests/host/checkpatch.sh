@@ -18,7 +18,8 @@ echo "status=$?" >>"$tmp/kernel") &
 # and no u8 there.
 (perl "$root/build/linux-src/scripts/checkpatch.pl" --strict --no-tree --terse \
 	--show-types --ignore BIT_MACRO,PREFER_KERNEL_TYPES \
-	-f "$root"/uapi/drm/nnp_accel.h "$root"/hw/nnp_hw.h >"$tmp/headers" 2>&1
+	-f "$root"/uapi/drm/nnp_accel.h "$root"/uapi/drm/nnp_coredump.h \
+	"$root"/hw/nnp_hw.h >"$tmp/headers" 2>&1
 echo "status=$?" >>"$tmp/headers") &
 # Kbuild does not fail on sparse's warnings: any line of one fails the test.
 (make -C "$root" --no-print-directory sparse >"$tmp/sparse" 2>&1
@@ -30,7 +31,7 @@ echo "status=$st" >>"$tmp/sparse") &
 echo "status=$?" >>"$tmp/qemu") &
 wait
 tap_grep "kernel checkpatch --strict on driver/" "$tmp/kernel" '^status=0$'
-tap_grep "kernel checkpatch --strict on nnp_accel.h and nnp_hw.h" "$tmp/headers" '^status=0$'
+tap_grep "kernel checkpatch --strict on the uapi headers and nnp_hw.h" "$tmp/headers" '^status=0$'
 tap_grep "sparse on driver/, no warning" "$tmp/sparse" '^status=0$'
 tap_grep "QEMU checkpatch on qemu-device/" "$tmp/qemu" '^status=0$'
 tap_done
