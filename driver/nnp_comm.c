@@ -12,6 +12,7 @@
 
 #include "nnp_drv.h"
 #include "nnp_accel.h"
+#include "nnp_coredump.h"
 
 /*
  * Whether the device knows interface 1.4's communicator words (timeout,
@@ -201,13 +202,26 @@ int nnp_ioctl_comm_destroy(struct drm_device *drm, void *data,
 	return 0;
 }
 
+/*
+ * The firmware's status of communicator @comm of context @ctx: its first
+ * failed command's NNP_STATUS_*, 0 if none.
+ */
+int nnp_comm_status(struct nnp_device *ndev, u32 ctx, u32 comm, u32 *status)
+{
+	__le32 a[2] = { cpu_to_le32(ctx), cpu_to_le32(comm) };
+
+	if (!nnp_comm_v14(ndev))
+		return -EOPNOTSUPP;
+	return nnp_admin_run(ndev, NNP_ADMIN_COMM_STATUS, a, sizeof(a), 0, 0,
+			     status);
+}
+
 int nnp_ioctl_comm_status(struct drm_device *drm, void *data,
 			  struct drm_file *file)
 {
 	struct nnp_device *ndev = to_nnp(drm);
 	struct nnp_file *nf = file->driver_priv;
 	struct drm_nnp_comm_status *args = data;
-	__le32 a[2] = { cpu_to_le32(nf->ctx), cpu_to_le32(args->comm) };
 
 	if (args->flags || args->pad) {
 		nnp_dbg(ndev, COMM, "comm_status: flags 0x%x, pad 0x%x: not 0\n",
@@ -216,10 +230,7 @@ int nnp_ioctl_comm_status(struct drm_device *drm, void *data,
 	}
 	if (args->comm >= NNP_HW_MAX_COMMS || !test_bit(args->comm, nf->comms))
 		return -ENOENT;
-	if (!nnp_comm_v14(ndev))
-		return -EOPNOTSUPP;
-	return nnp_admin_run(ndev, NNP_ADMIN_COMM_STATUS, a, sizeof(a), 0, 0,
-			     &args->status);
+	return nnp_comm_status(ndev, nf->ctx, args->comm, &args->status);
 }
 
 /* COMM_TOPOLOGY: hardware interface 1.7 on; a 1.6 device lacks the opcode. */
@@ -422,6 +433,36 @@ void nnp_comms_fdinfo(struct nnp_file *nf, struct drm_printer *p)
 				   l->nranks, l->name[0] ? " " : "", l->name);
 	}
 	mutex_unlock(&nf->comm_lock);
+}
+
+/*
+ * For the coredump: @nf's communicators into @out, @room at most, made by
+ * process @pid; their status is left to ask. Returns how many.
+ */
+u32 nnp_comms_dump(struct nnp_file *nf, u32 pid, struct nnp_coredump_comm *out,
+		   u32 room)
+{
+	unsigned int id;
+	u32 n = 0;
+
+	mutex_lock(&nf->comm_lock);
+	for (id = 0; id < NNP_HW_MAX_COMMS && n < room; id++) {
+		const struct nnp_comm_label *l = nf->comm_labels[id];
+		struct nnp_coredump_comm *c = &out[n];
+
+		if (!l)
+			continue;
+		c->id = id;
+		c->ctx = nf->ctx;
+		c->rank = l->rank;
+		c->nranks = l->nranks;
+		c->status = NNP_COREDUMP_NONE;
+		c->pid = pid;
+		memcpy(c->name, l->name, min(sizeof(c->name), sizeof(l->name)));
+		n++;
+	}
+	mutex_unlock(&nf->comm_lock);
+	return n;
 }
 
 /* For debugfs: one line per communicator of @nf. */

@@ -23,6 +23,9 @@
 
 #define NNP_DRIVER_DESC "NNP-T-class training accelerator"
 
+struct drm_file;
+struct nnp_coredump_comm;
+struct nnp_coredump_queue;
 struct nnp_queue;
 struct nnp_user;
 struct seq_file;
@@ -161,6 +164,10 @@ static inline bool nnp_has_telemetry(struct nnp_device *ndev)
 /* Milliseconds to wait for the firmware: boot, admin commands, quiesce. */
 extern unsigned int nnp_fw_timeout_ms;
 
+/* nnp_coredump.c */
+void nnp_coredump(struct nnp_device *ndev, u32 reason, int stuck_qid);
+u32 nnp_coredump_owner(struct drm_file *file, char *task, size_t len);
+
 /* nnp_debugfs.c */
 void nnp_debugfs_init(struct nnp_device *ndev);
 
@@ -196,6 +203,7 @@ void nnp_queues_fini(struct drm_device *drm, void *data);
 void nnp_queues_lost(struct nnp_device *ndev);
 int nnp_queues_find_stuck(struct nnp_device *ndev, unsigned long timeout);
 void nnp_queues_show(struct nnp_device *ndev, struct seq_file *m);
+u32 nnp_queues_dump(struct nnp_device *ndev, struct nnp_coredump_queue *out);
 
 /* nnp_reset.c */
 int nnp_reset_init(struct nnp_device *ndev);
@@ -230,6 +238,7 @@ int nnp_ioctl_comm_destroy(struct drm_device *drm, void *data,
 			   struct drm_file *file);
 int nnp_ioctl_comm_status(struct drm_device *drm, void *data,
 			  struct drm_file *file);
+int nnp_comm_status(struct nnp_device *ndev, u32 ctx, u32 comm, u32 *status);
 int nnp_ioctl_comm_topology(struct drm_device *drm, void *data,
 			    struct drm_file *file);
 int nnp_ioctl_comm_routes(struct drm_device *drm, void *data,
@@ -237,6 +246,8 @@ int nnp_ioctl_comm_routes(struct drm_device *drm, void *data,
 void nnp_comms_release(struct nnp_file *nf);
 void nnp_comms_show(struct nnp_file *nf, struct seq_file *m);
 void nnp_comms_fdinfo(struct nnp_file *nf, struct drm_printer *p);
+u32 nnp_comms_dump(struct nnp_file *nf, u32 pid, struct nnp_coredump_comm *out,
+		   u32 room);
 
 /* nnp_query.c */
 int nnp_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file);

@@ -18,6 +18,7 @@
 
 #include "nnp_drv.h"
 #include "nnp_bo.h"
+#include "nnp_coredump.h"
 #include "nnp_accel.h"
 #include "nnp_trace.h"
 
@@ -29,6 +30,7 @@ struct nnp_queue {
 	u32 qid;
 	u32 depth;
 	u32 cq_offset;
+	u32 shadow_offset;	/* of the shadow doorbell in @ring; 0: none */
 	struct nnp_bo *ring;
 	struct nnp_bo *doorbell;
 	wait_queue_head_t wq;
@@ -319,6 +321,7 @@ static int nnp_queue_setup(struct nnp_device *ndev, struct nnp_queue *q,
 	args->cq_offset = q->cq_offset;
 	args->ring_size = size;
 	args->shadow_offset = shadow_offset;
+	q->shadow_offset = shadow_offset;
 	return 0;
 }
 
@@ -708,4 +711,114 @@ void nnp_queues_show(struct nnp_device *ndev, struct seq_file *m)
 		seq_putc(m, '\n');
 	}
 	mutex_unlock(&ndev->queue_lock);
+}
+
+/*
+ * For the coredump: @q's commands around its SQ head, up to three done
+ * before it, the one at it, up to four queued after it, as far as the
+ * ring holds them. The ring is the owner's memory: what it wrote is
+ * copied, never trusted for more than its numbers.
+ */
+static u32 nnp_queue_dump_cmds(struct nnp_queue *q, u32 head, u32 tail,
+			       struct nnp_coredump_cmd *out)
+{
+	const struct nnp_hw_queue_cmd *sq = q->ring->vaddr;
+	u32 queued = (tail + q->depth - head) % q->depth;
+	u32 done = min(3u, q->depth - 1 - queued);
+	u32 i, n = 0;
+
+	for (i = 0; i < done + min(queued, 5u); i++) {
+		u32 slot = (head + q->depth - done + i) % q->depth;
+		struct nnp_coredump_cmd *c = &out[n];
+		struct nnp_hw_queue_cmd cmd;
+
+		memcpy(&cmd, &sq[slot], sizeof(cmd));
+		/* A slot before the head that was never written. */
+		if (i < done && !memchr_inv(&cmd, 0, sizeof(cmd)))
+			continue;
+		c->slot = slot;
+		c->state = i < done ? NNP_COREDUMP_CMD_DONE :
+			   i == done ? NNP_COREDUMP_CMD_RUNNING :
+			   NNP_COREDUMP_CMD_QUEUED;
+		c->opcode = cmd.opcode;
+		c->flags = cmd.flags;
+		c->cid = le16_to_cpu(cmd.cid);
+		c->src_key = le32_to_cpu(cmd.src_key);
+		c->dst_key = le32_to_cpu(cmd.dst_key);
+		c->src_off = le64_to_cpu(cmd.src_off);
+		c->dst_off = le64_to_cpu(cmd.dst_off);
+		c->len = le64_to_cpu(cmd.len);
+		/* A fill's value is its data. */
+		c->value = cmd.opcode == NNP_CMD_FILL ? 0 : le64_to_cpu(cmd.value);
+		n++;
+	}
+	return n;
+}
+
+/* The shadow doorbell's words, which the owner and the device write. */
+static void nnp_queue_dump_shadow(struct nnp_queue *q,
+				  struct nnp_coredump_queue *d)
+{
+	const struct nnp_hw_queue_shadow *sh;
+
+	d->shadow_tail = NNP_COREDUMP_NONE;
+	d->shadow_event = NNP_COREDUMP_NONE;
+	if (!q->shadow_offset)
+		return;
+	sh = q->ring->vaddr + q->shadow_offset;
+	d->shadow_tail = le32_to_cpu(READ_ONCE(sh->sq_tail));
+	d->shadow_event = le32_to_cpu(READ_ONCE(sh->sq_event));
+}
+
+/*
+ * The tail the device works to: the shadow's, which the owner may write
+ * without ringing, else the doorbell's.
+ */
+static u32 nnp_queue_dump_tail(struct nnp_queue *q,
+			       const struct nnp_coredump_queue *d)
+{
+	return q->shadow_offset ? d->shadow_tail : d->sq_tail;
+}
+
+/*
+ * For the coredump: every queue of the table, its doorbell registers and
+ * its last commands, into @out (room for NNP_HW_MAX_QUEUES); returns how
+ * many.
+ */
+u32 nnp_queues_dump(struct nnp_device *ndev, struct nnp_coredump_queue *out)
+{
+	unsigned int i;
+	u32 n = 0;
+
+	mutex_lock(&ndev->queue_lock);
+	for (i = 0; i < ndev->num_queues; i++) {
+		struct nnp_queue *q = ndev->queues[i];
+		struct nnp_coredump_queue *d = &out[n];
+		u32 db = NNP_DOORBELL(i);
+
+		if (!q || !q->ready)
+			continue;
+		d->qid = q->qid;
+		d->depth = q->depth;
+		d->sq_head = nnp_rd(ndev, db + NNP_DB_SQ_HEAD);
+		d->sq_tail = nnp_rd(ndev, db + NNP_DB_SQ_TAIL);
+		d->cq_head = nnp_rd(ndev, db + NNP_DB_CQ_HEAD);
+		d->status = nnp_rd(ndev, db + NNP_DB_STATUS);
+		nnp_queue_dump_shadow(q, d);
+		if (d->sq_head != nnp_queue_dump_tail(q, d))
+			d->idle_ms = jiffies_to_msecs(jiffies - q->wd_since);
+		/* A dead queue's owner may have closed and gone. */
+		if (!q->dead) {
+			d->ctx = q->owner->ctx;
+			d->pid = nnp_coredump_owner(q->file, d->task,
+						    sizeof(d->task));
+		}
+		if (d->sq_head < q->depth && nnp_queue_dump_tail(q, d) < q->depth)
+			d->num_cmds = nnp_queue_dump_cmds(q, d->sq_head,
+							  nnp_queue_dump_tail(q, d),
+							  d->cmds);
+		n++;
+	}
+	mutex_unlock(&ndev->queue_lock);
+	return n;
 }

@@ -7,7 +7,8 @@
  * HALTED, the admin queue failed or timed out, or a user queue with work
  * made no progress for job_timeout_ms (while not waiting on a link for
  * another chip). Each tick also wakes every waiter, so a lost interrupt
- * costs one tick, not a hang.
+ * costs one tick, not a hang. What the device was doing goes to a
+ * coredump first (nnp_coredump.c).
  *
  * A reset (nnp_reset()) marks every open context lost, gets the waiters
  * out, resets the device and starts its admin queue again; the queues of
@@ -155,12 +156,11 @@ int nnp_reset(struct nnp_device *ndev, u32 reason)
 	return ret;
 }
 
-/* What, if anything, calls for a reset now. */
-static u32 nnp_watchdog_check(struct nnp_device *ndev)
+/* What, if anything, calls for a reset now; for a job timeout, which queue. */
+static u32 nnp_watchdog_check(struct nnp_device *ndev, int *qid)
 {
 	unsigned int job_ms = READ_ONCE(nnp_job_timeout_ms);
 	u32 hb = nnp_rd(ndev, NNP_REG_FW_HEARTBEAT);
-	int qid;
 
 	if (nnp_rd(ndev, NNP_REG_FW_STATUS) == NNP_FW_STATUS_HALTED)
 		return DRM_NNP_RESET_FW_HALTED;
@@ -175,10 +175,10 @@ static u32 nnp_watchdog_check(struct nnp_device *ndev)
 		return DRM_NNP_RESET_HEARTBEAT;
 	}
 	if (job_ms) {
-		qid = nnp_queues_find_stuck(ndev, msecs_to_jiffies(job_ms));
-		if (qid >= 0) {
+		*qid = nnp_queues_find_stuck(ndev, msecs_to_jiffies(job_ms));
+		if (*qid >= 0) {
 			drm_err(&ndev->drm, "queue %d made no progress in %u ms\n",
-				qid, job_ms);
+				*qid, job_ms);
 			return DRM_NNP_RESET_JOB_TIMEOUT;
 		}
 	}
@@ -189,8 +189,8 @@ static void nnp_watchdog_work(struct work_struct *work)
 {
 	struct nnp_device *ndev = container_of(to_delayed_work(work),
 					       struct nnp_device, watchdog);
+	int idx, qid = -1;
 	u32 reason;
-	int idx;
 
 	if (!drm_dev_enter(&ndev->drm, &idx))
 		return;
@@ -198,10 +198,11 @@ static void nnp_watchdog_work(struct work_struct *work)
 		/* An interrupt the device lost must not leave anyone asleep. */
 		wake_up_all(&ndev->aq.wq);
 		nnp_queues_wake_all(ndev);
-		reason = nnp_watchdog_check(ndev);
+		reason = nnp_watchdog_check(ndev, &qid);
 		if (reason) {
 			drm_err(&ndev->drm, "%s: resetting the device\n",
 				nnp_reset_reason_name(reason));
+			nnp_coredump(ndev, reason, qid);
 			nnp_reset(ndev, reason);
 		}
 	} else {

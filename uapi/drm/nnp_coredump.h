@@ -99,7 +99,8 @@ struct nnp_coredump_cmd {
 
 /*
  * The commands kept of a queue: up to 3 done before the SQ head, the one
- * at the head, and up to 4 queued after it.
+ * at the head, and up to 4 queued after it, up to the tail the device
+ * works to (shadow_tail if the queue has a shadow doorbell, else sq_tail).
  */
 #define NNP_COREDUMP_CMDS		8
 
@@ -112,6 +113,13 @@ struct nnp_coredump_queue {
 	__u32 sq_tail;
 	__u32 cq_head;
 	__u32 status;		/* NNP_QUEUE_STATUS_* */
+	/*
+	 * The shadow doorbell's words (hw 1.11), _NONE without one: the
+	 * owner may queue commands up to shadow_tail without writing the
+	 * doorbell's SQ tail, and the device takes them.
+	 */
+	__u32 shadow_tail;
+	__u32 shadow_event;
 	/* How long the SQ head had not moved with work queued, in ms. */
 	__u32 idle_ms;
 	__u32 num_cmds;		/* of cmds[], in ring order */
