@@ -13,23 +13,8 @@
 
 #include "internal.h"
 #include "log.h"
+#include "names.h"
 #include "nnp_accel.h"
-
-static const char *reason_name(uint32_t reason)
-{
-	static const char *const names[] = {
-		[DRM_NNP_RESET_NONE] = "none",
-		[DRM_NNP_RESET_HEARTBEAT] = "heartbeat",
-		[DRM_NNP_RESET_JOB_TIMEOUT] = "job-timeout",
-		[DRM_NNP_RESET_ADMIN] = "admin",
-		[DRM_NNP_RESET_FW_HALTED] = "fw-halted",
-		[DRM_NNP_RESET_USER] = "user",
-		[DRM_NNP_RESET_PCI] = "pci",
-		[DRM_NNP_RESET_SUSPEND] = "suspend",
-	};
-
-	return reason < sizeof(names) / sizeof(names[0]) ? names[reason] : "unknown";
-}
 
 nnp_result_t nnp_device_get_resets(nnp_device_t *dev, uint32_t *count,
 				   const char **last_reason)
@@ -52,7 +37,9 @@ nnp_result_t nnp_device_get_resets(nnp_device_t *dev, uint32_t *count,
 		return nnp_fail(NNP_ERROR_NOT_SUPPORTED,
 				"%s: the driver does not count resets", dev->path);
 	*count = di.reset_count;
-	*last_reason = reason_name(di.last_reset_reason);
+	*last_reason = nnp_reset_reason_name(di.last_reset_reason);
+	if (!*last_reason)
+		*last_reason = "unknown";
 	return NNP_SUCCESS;
 }
 

@@ -244,25 +244,6 @@ void nnp_trace_flush(void)
 	pthread_mutex_unlock(&tr.lock);
 }
 
-static const char *status_name(uint16_t status)
-{
-	switch (status) {
-	case NNP_STATUS_SUCCESS: return "ok";
-	case NNP_STATUS_LINK_DOWN: return "link_down";
-	case NNP_STATUS_PEER_TIMEOUT: return "peer_timeout";
-	case NNP_STATUS_ABORTED: return "aborted";
-	case NNP_STATUS_MISMATCH: return "mismatch";
-	case NNP_STATUS_NOT_FOUND: return "not_found";
-	case NNP_STATUS_OUT_OF_BOUNDS: return "out_of_bounds";
-	case NNP_STATUS_KEY_INVALID: return "key_invalid";
-	case NNP_STATUS_ACCESS_DENIED: return "access_denied";
-	case NNP_STATUS_INVALID_FIELD: return "invalid_field";
-	case NNP_STATUS_NO_RESOURCES: return "no_resources";
-	case NNP_STATUS_DMA_ERROR: return "dma_error";
-	}
-	return "error";
-}
-
 /* @v as a JSON integer, or null when @have is false. */
 static const char *int_or_null(char *buf, size_t len, bool have, int64_t v)
 {
@@ -447,7 +428,9 @@ void nnp_trace_reaped(nnp_stream_t *s, uint64_t seq, uint16_t status)
 	if (p->used && p->seq == seq) {
 		p->done_ns = nnp_now_ns();
 		p->wait_ns = s->wait_ns > p->issue_ns ? s->wait_ns : p->issue_ns;
-		p->status = status_name(status);
+		p->status = nnp_status_name(status);
+		if (!p->status)
+			p->status = "error";
 		if (status || p->unstamped)
 			emit(p);
 		return;
