@@ -53,9 +53,13 @@ FW_INC := -Ihw -Ifirmware-sim/include $(patsubst %/,-I%,$(wildcard firmware-sim/
 FW_HDRS := $(wildcard firmware-sim/include/*.h firmware-sim/src/*/*.h) hw/nnp_hw.h
 LIBNNP_SRCS := $(wildcard libnnp/src/*.c)
 LIBNNP_HDRS := $(wildcard libnnp/include/nnp/*.h libnnp/src/*.h) uapi/drm/nnp_accel.h hw/nnp_hw.h
-NNPTOOL_SRCS := $(wildcard tools/nnptool/*.c)
-NNPTOOL_HDRS := $(wildcard tools/nnptool/*.h)
+# nnptool builds in libnnp's names of the device's and driver's codes
+# (libnnp/src/names.c, not exported by libnnp.so) for `nnptool coredump`.
+NNPTOOL_SRCS := $(wildcard tools/nnptool/*.c) libnnp/src/names.c
+NNPTOOL_HDRS := $(wildcard tools/nnptool/*.h) libnnp/src/names.h uapi/drm/nnp_accel.h \
+	uapi/drm/nnp_coredump.h hw/nnp_hw.h
 NNPTOOL_DEFS := -DNNPTOOL_VERSION=\"$(VERSION)\"
+NNPTOOL_INC = -Ilibnnp/include -Ilibnnp/src -Iuapi/drm -Ihw $(DRM_CFLAGS) $(JSONC_CFLAGS)
 DRIVER_SRCS := Kbuild $(wildcard driver/*.c driver/*.h) hw/nnp_hw.h uapi/drm/nnp_accel.h \
 	uapi/drm/nnp_coredump.h
 HOST_TESTS := $(patsubst tests/host/%.c,$(TESTDIR)/host/%,$(wildcard tests/host/test_*.c))
@@ -260,7 +264,7 @@ NNPTOOL_INSTALL := $(BUILD)/install/nnptool
 
 $(NNPTOOL_INSTALL): $(NNPTOOL_SRCS) $(NNPTOOL_HDRS) $(LIBNNP_SO)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) $(CPPFLAGS) $(CFLAGS) -Ilibnnp/include $(JSONC_CFLAGS) $(NNPTOOL_DEFS) \
+	$(CC) $(CFLAGS_COMMON) $(CPPFLAGS) $(CFLAGS) $(NNPTOOL_INC) $(NNPTOOL_DEFS) \
 		-o $@ $(NNPTOOL_SRCS) $(LDFLAGS) -L$(OUT_LIB) -lnnp $(JSONC_LIBS) -lm
 
 # What `make install` copies, built (debian/rules builds this first).
@@ -306,7 +310,7 @@ uninstall-dkms:
 
 $(NNPTOOL): $(NNPTOOL_SRCS) $(NNPTOOL_HDRS) $(LIBNNP_SO)
 	@mkdir -p $(OUT_BIN)
-	$(CC) $(CFLAGS_COMMON) -Ilibnnp/include $(JSONC_CFLAGS) $(NNPTOOL_DEFS) -o $@ $(NNPTOOL_SRCS) \
+	$(CC) $(CFLAGS_COMMON) $(NNPTOOL_INC) $(NNPTOOL_DEFS) -o $@ $(NNPTOOL_SRCS) \
 		-L$(OUT_LIB) -lnnp $(JSONC_LIBS) -lm -Wl,-rpath,'$$ORIGIN/../lib'
 
 # The firmware simulator's chips at scale, no QEMU (docs/nnp-sim.md).
@@ -486,6 +490,18 @@ $(TESTDIR)/host/test_nnptool_%: tests/host/test_nnptool_%.c tools/nnptool/json_o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) $(JSONC_CFLAGS) -Itools/nnptool -o $@ $< tools/nnptool/json_out.c \
 		tools/nnptool/text_out.c $(JSONC_LIBS) -lcmocka
+
+# nnptool coredump: its decoder and sysfs walk in process, and the built
+# nnptool on files; through sysfs.c and common.c it links libnnp. A read
+# past a hostile dump must abort the test, not pass unseen or hang.
+NNPTOOL_COREDUMP_SRCS := $(addprefix tools/nnptool/,coredump.c coredump_cmd.c options.c \
+	sysfs.c common.c json_out.c text_out.c) libnnp/src/names.c
+$(TESTDIR)/host/test_nnptool_coredump: tests/host/test_nnptool_coredump.c $(NNPTOOL_COREDUMP_SRCS) \
+		$(NNPTOOL_HDRS) $(NNPTOOL) | $(DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) -fsanitize=address -fno-omit-frame-pointer $(NNPTOOL_INC) -Itools/nnptool \
+		-o $@ $< $(NNPTOOL_COREDUMP_SRCS) -L$(OUT_LIB) -lnnp $(JSONC_LIBS) -lcmocka \
+		-Wl,-rpath,'$$ORIGIN/../../lib'
 
 $(TESTDIR)/host/test_libnnp_%: tests/host/test_libnnp_%.c $(LIBNNP_A) $(LIBNNP_HDRS)
 	@mkdir -p $(dir $@)

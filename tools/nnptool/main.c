@@ -15,6 +15,9 @@ static void usage(FILE *f)
 	      "  list        one line per nnp device, with its PCI address and NUMA node\n"
 	      "  info DEV    everything about one device (DEV: index or /dev/accel/accelN)\n"
 	      "  reset DEV   reset the device now (root only); its open contexts are lost\n"
+	      "  coredump [--clear] [FILE...]\n"
+	      "              decode the dumps nnp.ko took before a watchdog reset (root\n"
+	      "              only), or dump files; --clear frees them once decoded\n"
 	      "  links       inter-chip link ports of every device: state, peer, counters\n"
 	      "  topo        device-by-device matrix of links and hops\n"
 	      "  ps          processes using the devices: memory and engine time each\n"
@@ -62,6 +65,8 @@ static int run(struct nnptool_opts *o, int argc, char **argv)
 		return cmd_info(o, argc, argv);
 	if (!strcmp(cmd, "reset"))
 		return cmd_reset(o, argc, argv);
+	if (!strcmp(cmd, "coredump"))
+		return cmd_coredump(o, argc, argv);
 	if (!strcmp(cmd, "links"))
 		return cmd_links(o, argc, argv);
 	if (!strcmp(cmd, "topo"))

@@ -53,6 +53,7 @@ int cmd_metrics(struct nnptool_opts *o, int argc, char **argv);
 int cmd_watch(struct nnptool_opts *o, int argc, char **argv);
 int cmd_cdi(struct nnptool_opts *o, int argc, char **argv);
 int cmd_ps(struct nnptool_opts *o, int argc, char **argv);
+int cmd_coredump(struct nnptool_opts *o, int argc, char **argv);
 
 /* One command's command line, for nnptool_getopt. */
 struct nnptool_cmd {
@@ -130,6 +131,11 @@ int topo_route(const struct nnptool_cmd *cmd, const struct nnptool_opts *o,
 int dev_sysfs_dir(const char *node, char *dir, size_t len);
 int sysfs_read_str(const char *dir, const char *attr, char *buf, size_t len);
 int sysfs_read_u64(const char *dir, const char *attr, uint64_t *v);
+/*
+ * The last part of where symbolic link @link points (a device's PCI
+ * address, a driver's name); -1 if @link is no link.
+ */
+int sysfs_link_name(const char *link, char *buf, size_t len);
 /* "0000:00:04.0", or "unknown". */
 void dev_pci_address(const char *dir, char *buf, size_t len);
 /* The device's NUMA node, -1 if none or unknown. */

@@ -51,18 +51,24 @@ int sysfs_read_u64(const char *dir, const char *attr, uint64_t *v)
 	return *buf && !*end ? 0 : -1;
 }
 
-void dev_pci_address(const char *dir, char *buf, size_t len)
+int sysfs_link_name(const char *link, char *buf, size_t len)
 {
 	char target[PATH_MAX];
-	ssize_t n = readlink(dir, target, sizeof(target) - 1);
+	ssize_t n = readlink(link, target, sizeof(target) - 1);
 	const char *base;
 
-	snprintf(buf, len, "unknown");
 	if (n <= 0)
-		return;
+		return -1;
 	target[n] = '\0';
 	base = strrchr(target, '/');
 	snprintf(buf, len, "%s", base ? base + 1 : target);
+	return 0;
+}
+
+void dev_pci_address(const char *dir, char *buf, size_t len)
+{
+	if (sysfs_link_name(dir, buf, len))
+		snprintf(buf, len, "unknown");
 }
 
 int dev_numa_node(const char *dir)
