@@ -15,10 +15,13 @@
  * ports as the device reported them, and the other process's queue. A
  * pattern that other process (another user) put in host and device memory
  * appears nowhere in it. The dump is root's only: nobody gets EACCES.
+ * `nnptool coredump` names the stuck queue, its owner and the fill at its
+ * head, and `--json` says the same.
  *
  * one_until_cleared: a second job timeout leaves the first dump as it
- * was; once cleared, a firmware hang makes a new one, for reason
- * heartbeat, with neither the firmware's answers nor ports.
+ * was; once cleared (`nnptool coredump --clear`), a firmware hang makes a
+ * new one, for reason heartbeat, with neither the firmware's answers nor
+ * ports.
  *
  * A kernel without devcoredump (the debug kernel, whose tinyconfig no
  * driver selects it in) keeps no dump: the faults and resets run all the
@@ -198,10 +201,21 @@ static bool nobody_refused(const char *path)
 	       WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-/* Write @s into @path, as root's "clear" of a dump is. */
-static int clear_dump(const char *path)
+/* Whether @cmd's output has a line starting with @start and holding @part. */
+static bool output_has(const char *cmd, const char *start, const char *part)
 {
-	return write_str(path, "1");
+	FILE *f = popen(cmd, "r");
+	bool found = false;
+	char *line = NULL;
+	size_t cap = 0;
+
+	if (!f)
+		return false;
+	/* Whole lines, however long: a JSON document is one. */
+	while (getline(&line, &cap, f) > 0)
+		found |= !strncmp(line, start, strlen(start)) && strstr(line, part);
+	free(line);
+	return pclose(f) == 0 && found;
 }
 
 /* Whether this kernel keeps device coredumps (CONFIG_DEV_COREDUMP). */
@@ -398,11 +412,23 @@ TEST_F_TIMEOUT(cd, job_timeout, 120)
 	EXPECT_EQ(0600, st.st_mode & 0777);
 	EXPECT_EQ(0, st.st_uid);
 	EXPECT_TRUE(nobody_refused(path));
+
+	/* Decoded: the stuck queue, its owner, the command at its head. */
+	snprintf(name, sizeof(name), "queue 0 STUCK ctx %u pid %d ", q->ctx, getpid());
+	EXPECT_TRUE(output_has("nnptool coredump", name, " task coredump_test "));
+	snprintf(name, sizeof(name), "  slot %u RUNNING fill ", c[1].slot);
+	EXPECT_TRUE(output_has("nnptool coredump", name, " len 4096 value 0x0"));
+	EXPECT_TRUE(output_has("nnptool coredump", "version 1 reason job-timeout ", ""));
+	EXPECT_TRUE(output_has("nnptool coredump --json", "{",
+			       "\"stuck_qid\": 0, \"queues\": [{\"qid\": 0, \"stuck\": true"));
 }
 
 TEST_F_TIMEOUT(cd, one_until_cleared, 120)
 {
 	char path[PATH_MAX];
+	nnp_device_t *dev = NULL;
+	nnp_stream_t *s = NULL;
+	nnp_mem_t *mem = NULL;
 	uint32_t first;
 	nnp_result_t r;
 	struct dump d;
@@ -421,11 +447,23 @@ TEST_F_TIMEOUT(cd, one_until_cleared, 120)
 	ASSERT_LT(0, read_dump(path, self->buf));
 	EXPECT_EQ(first, split(self->buf).h->reset_count);
 
-	ASSERT_EQ(0, clear_dump(path));
+	ASSERT_EQ(0, system("nnptool coredump --clear >/dev/null"));
 	ASSERT_EQ(0, wait_dumps(0, 0, path, sizeof(path)));
+	/*
+	 * A new context, its fill done: the device is back from the last
+	 * reset, so the hang is not taken for a boot that never ends.
+	 */
+	ASSERT_EQ(0, nnp_device_open(0, &dev));
+	ASSERT_EQ(0, nnp_mem_alloc(dev, NNP_MEM_DEVICE, CMD_LEN, 0, &mem));
+	ASSERT_EQ(0, nnp_stream_create(dev, &s));
+	ASSERT_EQ(0, nnp_memset_async(s, mem, 0, 1, CMD_LEN));
+	ASSERT_EQ(0, nnp_stream_synchronize(s));
 	fault(0, "hang");
-	r = nnp_memset_async(self->d.s[0], self->d.a[0], 0, 1, CMD_LEN);
-	EXPECT_EQ(NNP_ERROR_DEVICE_LOST, r ? r : nnp_stream_synchronize(self->d.s[0]));
+	r = nnp_memset_async(s, mem, 0, 2, CMD_LEN);
+	EXPECT_EQ(NNP_ERROR_DEVICE_LOST, r ? r : nnp_stream_synchronize(s));
+	nnp_stream_destroy(s);
+	nnp_mem_free(mem);
+	nnp_device_close(dev);
 	ASSERT_EQ(1, wait_dumps(0, 1, path, sizeof(path)));
 	len = read_dump(path, self->buf);
 	ASSERT_LE((ssize_t)sizeof(*d.h), len);
@@ -438,7 +476,8 @@ TEST_F_TIMEOUT(cd, one_until_cleared, 120)
 	EXPECT_EQ(0, d.h->num_ports);
 	ASSERT_EQ(1, d.h->num_comms);
 	EXPECT_EQ(NNP_COREDUMP_NONE, d.c[0].status);
-	ASSERT_EQ(0, clear_dump(path));
+	ASSERT_EQ(0, write_str(path, "1"));
+	ASSERT_EQ(0, wait_dumps(0, 0, path, sizeof(path)));
 }
 
 TEST_HARNESS_MAIN

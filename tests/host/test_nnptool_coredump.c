@@ -74,13 +74,16 @@ static void full_queues(struct parts *d)
 
 	*q = (struct nnp_coredump_queue){
 		.qid = 3, .ctx = 1, .pid = 100, .depth = 64, .sq_head = 4,
-		.sq_tail = 4, .cq_head = 4, .status = NNP_QUEUE_STATUS_ENABLED,
+		.sq_tail = 4, .shadow_tail = NNP_COREDUMP_NONE,
+		.shadow_event = NNP_COREDUMP_NONE, .cq_head = 4,
+		.status = NNP_QUEUE_STATUS_ENABLED,
 		.num_cmds = 1, .task = "trainer",
 	};
 	cmd(&q->cmds[0], 3, NNP_COREDUMP_CMD_DONE, NNP_CMD_TIMESTAMP, 0, 0, 4, 0x40, 8, 0);
 	d->q[1] = (struct nnp_coredump_queue){
 		.qid = 5, .ctx = 2, .pid = 4242, .depth = 256, .sq_head = 10,
-		.sq_tail = 15, .cq_head = 9, .idle_ms = 10234, .num_cmds = 8,
+		.sq_tail = 12, .shadow_tail = 15, .shadow_event = 10,
+		.cq_head = 9, .idle_ms = 10234, .num_cmds = 8,
 		.status = NNP_QUEUE_STATUS_ENABLED | NNP_QUEUE_STATUS_BUSY,
 		.task = "train.py",
 	};
@@ -104,7 +107,7 @@ static void full_parts(struct parts *d)
 		.num_queues = 2, .num_comms = 2, .num_ports = 2,
 		.reason = DRM_NNP_RESET_JOB_TIMEOUT, .reset_count = 3,
 		.stuck_qid = 5, .flags = NNP_COREDUMP_FW_ASKED,
-		.time_ns = 1798761599987654321ull, .hw_version = NNP_HW_VERSION,
+		.time_ns = 1798761599987654321ull, .hw_version = (1u << 16) | 16,
 		.fw_version = NNP_FW_VERSION(1, 2, 3), .chip_id = 6,
 		.fw_status = NNP_FW_STATUS_READY, .fw_heartbeat = 4711,
 		.heartbeat_idle_ms = 12,
@@ -231,9 +234,9 @@ static const char full_text[] =
 	"fw ready error none heartbeat 4711 idle 12 ms\n"
 	"admin queue ready,busy broken no fw asked yes\n"
 	"stuck queue 5\n"
-	"queue 3 ctx 1 pid 100 task trainer depth 64 head 4 tail 4 cq_head 4 status enabled idle 0 ms\n"
+	"queue 3 ctx 1 pid 100 task trainer depth 64 head 4 tail 4 shadow none cq_head 4 status enabled idle 0 ms\n"
 	"  slot 3 DONE timestamp cid 103 flags 0x0 src 0:0x0 dst 4:0x40 len 8 value 0x0\n"
-	"queue 5 STUCK ctx 2 pid 4242 task train.py depth 256 head 10 tail 15 cq_head 9 status enabled,busy idle 10234 ms\n"
+	"queue 5 STUCK ctx 2 pid 4242 task train.py depth 256 head 10 tail 12 shadow 15 event 10 cq_head 9 status enabled,busy idle 10234 ms\n"
 	"  slot 7 DONE copy cid 107 flags 0x0 src 1:0x0 dst 2:0x1000 len 4096 value 0x0\n"
 	"  slot 8 DONE barrier cid 108 flags 0x0 src 0:0x0 dst 0:0x0 len 0 value 0x0\n"
 	"  slot 9 DONE allgather cid 109 flags 0x1 src 2:0x1000 dst 3:0x10000 len 65536 value 0x12\n"
@@ -264,13 +267,15 @@ static const char full_json[] =
 	"\"aq_status\": \"ready,busy\", \"aq_broken\": false, \"fw_asked\": true, "
 	"\"stuck_qid\": 5, \"queues\": ["
 	"{\"qid\": 3, \"stuck\": false, \"ctx\": 1, \"pid\": 100, \"task\": \"trainer\", "
-	"\"depth\": 64, \"sq_head\": 4, \"sq_tail\": 4, \"cq_head\": 4, "
+	"\"depth\": 64, \"sq_head\": 4, \"sq_tail\": 4, \"shadow_tail\": null, "
+	"\"shadow_event\": null, \"cq_head\": 4, "
 	"\"status\": \"enabled\", \"idle_ms\": 0, \"cmds\": ["
 	"{\"slot\": 3, \"state\": \"DONE\", \"opcode\": \"timestamp\", \"cid\": 103, "
 	"\"flags\": 0, \"src_key\": 0, \"src_off\": 0, \"dst_key\": 4, "
 	"\"dst_off\": 64, \"len\": 8, \"value\": 0}]}, "
 	"{\"qid\": 5, \"stuck\": true, \"ctx\": 2, \"pid\": 4242, \"task\": \"train.py\", "
-	"\"depth\": 256, \"sq_head\": 10, \"sq_tail\": 15, \"cq_head\": 9, "
+	"\"depth\": 256, \"sq_head\": 10, \"sq_tail\": 12, \"shadow_tail\": 15, "
+	"\"shadow_event\": 10, \"cq_head\": 9, "
 	"\"status\": \"enabled,busy\", \"idle_ms\": 10234, \"cmds\": ["
 	CMD_JSON(7, 107, "DONE", "copy", 0, 1, 0, 2, 4096, 4096, 0) ", "
 	CMD_JSON(8, 108, "DONE", "barrier", 0, 0, 0, 0, 0, 0, 0) ", "
@@ -394,7 +399,7 @@ static void odd_values_shown_safely(void **state)
 		  "fw 0x9 error 0x77 heartbeat 4711 idle 12 ms\n"
 		  "admin queue error,0x80 broken no fw asked yes\n"
 		  "stuck queue 5\n"
-		  "queue 3 ctx 1 pid 100 task \\x1b[2J depth 64 head 4 tail 4 cq_head 4 status waiting,0x10 idle 0 ms\n"
+		  "queue 3 ctx 1 pid 100 task \\x1b[2J depth 64 head 4 tail 4 shadow none cq_head 4 status waiting,0x10 idle 0 ms\n"
 		  "  slot 3 0x7 0x42 cid 103 flags 0x0 src 0:0x0 dst 4:0x40 len 8 value 0x0\n"
 		  "comm 1 ctx 2 pid 4242 rank 0/4 name nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn status 0x1\n"
 		  "comm 2 ctx 2 pid 4242 rank 1/2 name a\\x5cb\\x07\\x0a status link_down\n"
@@ -439,24 +444,24 @@ static const struct refusal refusals[] = {
 	{ 0, { { 4, 0x58504d55 } }, 1, "not an nnp coredump (no NNPDUMP magic)" },
 	{ 0, { { HDR(version), 0 } }, 1, "version 0: no coredump has it" },
 	{ 0, { { HDR(header_size), 151 } }, 1, "header_size 151 is less than version 1's 152" },
-	{ 0, { { HDR(queue_size), 503 } }, 1, "queue_size 503 is less than version 1's 504" },
+	{ 0, { { HDR(queue_size), 511 } }, 1, "queue_size 511 is less than version 1's 512" },
 	{ 0, { { HDR(comm_size), 55 } }, 1, "comm_size 55 is less than version 1's 56" },
 	{ 0, { { HDR(port_size), 0 } }, 1, "port_size 0 is less than version 1's 56" },
-	{ 0, { { HDR(header_size), 1385 } }, 1, "header_size 1385 runs past its end (1384 bytes)" },
+	{ 0, { { HDR(header_size), 1401 } }, 1, "header_size 1401 runs past its end (1400 bytes)" },
 	{ 0, { { HDR(header_size), 0xffffffff } }, 1,
-	  "header_size 4294967295 runs past its end (1384 bytes)" },
-	{ 1383, { { 0, 0 } }, 0, "2 ports of 56 bytes from byte 1272 run past its end (1383 bytes)" },
+	  "header_size 4294967295 runs past its end (1400 bytes)" },
+	{ 1399, { { 0, 0 } }, 0, "2 ports of 56 bytes from byte 1288 run past its end (1399 bytes)" },
 	{ 0, { { HDR(num_queues), 3 } }, 1,
-	  "3 queues of 504 bytes from byte 152 run past its end (1384 bytes)" },
+	  "3 queues of 512 bytes from byte 152 run past its end (1400 bytes)" },
 	{ 0, { { HDR(num_comms), 0xffffffff } }, 1,
-	  "4294967295 communicators of 56 bytes from byte 1160 run past its end (1384 bytes)" },
+	  "4294967295 communicators of 56 bytes from byte 1176 run past its end (1400 bytes)" },
 	/* 65536 x 65536 is 0 in 32 bits. */
 	{ 0, { { HDR(num_ports), 65536 }, { HDR(port_size), 65536 } }, 2,
-	  "65536 ports of 65536 bytes from byte 1272 run past its end (1384 bytes)" },
+	  "65536 ports of 65536 bytes from byte 1288 run past its end (1400 bytes)" },
 	/* 152 + (2^32 - 1)^2 + 2^17 x 2^16 + 2 x 56 is 265 in 64 bits. */
 	{ 0, { { HDR(num_queues), 0xffffffff }, { HDR(queue_size), 0xffffffff },
 	       { HDR(num_comms), 131072 }, { HDR(comm_size), 65536 } }, 4,
-	  "4294967295 queues of 4294967295 bytes from byte 152 run past its end (1384 bytes)" },
+	  "4294967295 queues of 4294967295 bytes from byte 152 run past its end (1400 bytes)" },
 	{ 0, { { Q1_NUM_CMDS, 9 } }, 1, "queue record 1 holds 9 commands, more than 8" },
 };
 
@@ -474,7 +479,7 @@ static void hostile_files_refused(void **state)
 		unsigned char *buf = lay_out(&d, 0, &len);
 		struct result r;
 
-		assert_int_equal(1384, len);
+		assert_int_equal(1400, len);
 		for (k = 0; k < f->npokes; k++)
 			poke32(buf, f->poke[k].off, f->poke[k].v);
 		decode(buf, f->len ? f->len : len, i % 2, &r);
@@ -570,7 +575,7 @@ static void expect_refused(struct result *r, const char *why_fmt, const char *pa
 static void read_bounded(void **state)
 {
 	char *dir = temp_dir(), path[PATH_MAX];
-	size_t max = COREDUMP_READ_MAX - 1384;
+	size_t max = COREDUMP_READ_MAX - 1400;
 	struct result r;
 
 	(void)state;

@@ -362,18 +362,28 @@ static void text_cmd(FILE *out, const struct nnp_coredump_cmd *c)
 		c->src_key, c->src_off, c->dst_key, c->dst_off, c->len, c->value);
 }
 
+/* A queue's shadow doorbell: "none", or its tail and its event index. */
+static const char *shadow_text(char *buf, size_t len,
+			       const struct nnp_coredump_queue *q)
+{
+	if (q->shadow_tail == NNP_COREDUMP_NONE)
+		return "none";
+	snprintf(buf, len, "%u event %u", q->shadow_tail, q->shadow_event);
+	return buf;
+}
+
 static void text_queue(FILE *out, const struct dump *d, uint32_t i)
 {
-	char task[FIELD_TEXT], status[BITS_TEXT];
+	char task[FIELD_TEXT], status[BITS_TEXT], shadow[32];
 	struct nnp_coredump_queue q;
 	uint32_t c;
 
 	queue_at(d, i, &q);
 	fprintf(out, "queue %u%s ctx %u pid %u task %s depth %u head %u tail %u"
-		" cq_head %u status %s idle %u ms\n",
+		" shadow %s cq_head %u status %s idle %u ms\n",
 		q.qid, is_stuck(d, &q) ? " STUCK" : "", q.ctx, q.pid,
 		field_text(task, q.task, sizeof(q.task)), q.depth, q.sq_head,
-		q.sq_tail, q.cq_head,
+		q.sq_tail, shadow_text(shadow, sizeof(shadow), &q), q.cq_head,
 		bits_text(status, q.status, queue_bits, LEN(queue_bits)), q.idle_ms);
 	for (c = 0; c < q.num_cmds; c++)
 		text_cmd(out, &q.cmds[c]);
@@ -496,6 +506,14 @@ static void json_queue(struct json_object *queues, const struct dump *d, uint32_
 	jo_u64(o, "depth", q.depth);
 	jo_u64(o, "sq_head", q.sq_head);
 	jo_u64(o, "sq_tail", q.sq_tail);
+	/* No shadow doorbell: both null. */
+	if (q.shadow_tail == NNP_COREDUMP_NONE) {
+		jo_null(o, "shadow_tail");
+		jo_null(o, "shadow_event");
+	} else {
+		jo_u64(o, "shadow_tail", q.shadow_tail);
+		jo_u64(o, "shadow_event", q.shadow_event);
+	}
 	jo_u64(o, "cq_head", q.cq_head);
 	jo_str(o, "status", bits_text(status, q.status, queue_bits, LEN(queue_bits)));
 	jo_u64(o, "idle_ms", q.idle_ms);
