@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nnp hardware interface, version 1.16.
+ * nnp hardware interface, version 1.17.
  *
  * The one definition of what the device looks like from the bus: PCI
  * identity, BAR layout, BAR0 registers, admin queue entries, status codes.
@@ -51,7 +51,7 @@ typedef uint64_t nnp_le64;
 
 /* Interface version: the driver refuses a major it does not know. */
 #define NNP_HW_VERSION_MAJOR		1
-#define NNP_HW_VERSION_MINOR		16
+#define NNP_HW_VERSION_MINOR		17
 #define NNP_HW_VERSION			((NNP_HW_VERSION_MAJOR << 16) | NNP_HW_VERSION_MINOR)
 #define NNP_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
 
@@ -216,6 +216,7 @@ typedef uint64_t nnp_le64;
 #define NNP_ADMIN_GET_MODEL		0x0f	/* v1.8, addr/len: struct nnp_hw_model */
 #define NNP_ADMIN_GET_CTX_USAGE		0x10	/* v1.10, args: ctx; struct nnp_hw_ctx_usage */
 #define NNP_ADMIN_COMM_ROUTES		0x11	/* v1.12, args: ctx, comm; see below */
+#define NNP_ADMIN_GET_EVENTS		0x12	/* v1.17, addr/len: struct nnp_hw_event[] */
 
 /*
  * COMM_DESTROY flags (v1.4). ABORT: the communicator's commands in flight
@@ -482,6 +483,39 @@ struct nnp_hw_port_info {
 #define NNP_PORT_PEER(chip, port)	((chip) << 8 | (port))
 #define NNP_PORT_PEER_CHIP(v)		((v) >> 8)
 #define NNP_PORT_PEER_PORT(v)		((v) & 0xff)
+
+/*
+ * Events (v1.17). The firmware queues one when a communicator fails (its
+ * first failure, the status COMM_STATUS then reports) and when a port's
+ * link goes down or comes up, and latches NNP_INT_FW_EVENT for each.
+ * GET_EVENTS takes the oldest queued, as many whole entries as len holds,
+ * in order; result: the bytes written, 0 if none was queued. len not a
+ * multiple of the entry, or 0: INVALID_FIELD. The firmware holds
+ * NNP_HW_EVENTS; a new one past that drops the oldest, and the next one
+ * taken counts in @lost those dropped since the last GET_EVENTS. A reset
+ * empties the queue.
+ */
+#define NNP_HW_EVENTS			64
+#define NNP_HW_EVENT_COMM_FAILED	1
+#define NNP_HW_EVENT_LINK		2
+#define NNP_HW_EVENT_NO_PORT		0xffff
+
+struct nnp_hw_event {
+	nnp_le16 kind;		/* NNP_HW_EVENT_* */
+	/* COMM_FAILED: NNP_STATUS_* of the failure; LINK: 0 */
+	nnp_le16 status;
+	nnp_le32 ctx;		/* COMM_FAILED: the communicator's context */
+	nnp_le32 comm;		/* and its id */
+	/*
+	 * LINK: the port; COMM_FAILED: the port the failure came from (a
+	 * link down, an abort, a peer's silence), or NNP_HW_EVENT_NO_PORT
+	 */
+	nnp_le16 port;
+	nnp_le16 state;		/* LINK: NNP_PORT_* bits now; else 0 */
+	nnp_le32 lost;		/* events dropped before this one */
+	nnp_le32 rsvd;
+	nnp_le64 time_ns;	/* the chip's modeled time (GET_MODEL's clock) */
+};
 
 /* Completion entry (admin and user queues): 16 bytes. */
 struct nnp_hw_cqe {

@@ -467,6 +467,16 @@ struct nnp_fw {
 	struct nnp_fw_comm comms[NNP_HW_MAX_COMMS];
 	atomic_bool aborts_to_pass;	/* some comm's pass_abort is set */
 	/*
+	 * Events for GET_EVENTS (fw_events.c): @ev_count from @ev_head on,
+	 * @ev_dropped gone since the last GET_EVENTS; @ev_notify: queued
+	 * since a worker last raised NNP_INT_FW_EVENT.
+	 */
+	struct nnp_hw_event events[NNP_HW_EVENTS];
+	uint32_t ev_head;
+	uint32_t ev_count;
+	uint32_t ev_dropped;
+	atomic_bool ev_notify;
+	/*
 	 * Forwarding routed packets (fw_relay.c): packets to forward may
 	 * wait (@pending), a worker is forwarding (@busy), and the op that
 	 * parks for room at a next hop, woken like a queue's.

@@ -190,4 +190,16 @@ static inline void fw_le_port_info(struct nnp_hw_port_info *p)
 	p->errors = fw_le64(p->errors);
 }
 
+static inline void fw_le_event(struct nnp_hw_event *e)
+{
+	e->kind = fw_le16(e->kind);
+	e->status = fw_le16(e->status);
+	e->ctx = fw_le32(e->ctx);
+	e->comm = fw_le32(e->comm);
+	e->port = fw_le16(e->port);
+	e->state = fw_le16(e->state);
+	e->lost = fw_le32(e->lost);
+	e->time_ns = fw_le64(e->time_ns);
+}
+
 #endif /* FW_LE_H */

@@ -299,7 +299,7 @@ static bool takes_buffer(const struct nnp_fw *fw, uint8_t opcode)
 	       opcode == NNP_ADMIN_COMM_CREATE ||
 	       opcode == NNP_ADMIN_COMM_TOPOLOGY || opcode == NNP_ADMIN_GET_MODEL ||
 	       opcode == NNP_ADMIN_GET_CTX_USAGE ||
-	       opcode == NNP_ADMIN_COMM_ROUTES;
+	       opcode == NNP_ADMIN_COMM_ROUTES || opcode == NNP_ADMIN_GET_EVENTS;
 }
 
 /* Argument words each opcode uses; the rest must be zero. */
@@ -380,6 +380,8 @@ static uint16_t admin_execute(struct nnp_fw *fw,
 		return admin_get_ctx_usage(fw, cmd, result);
 	case NNP_ADMIN_COMM_ROUTES:
 		return nnp_fw_comm_routes(fw, cmd);
+	case NNP_ADMIN_GET_EVENTS:
+		return nnp_fw_get_events(fw, cmd, result);
 	}
 	nnp_fw_guest_error(fw, "admin cid %u: unknown opcode 0x%x", cmd->cid,
 			   cmd->opcode);

@@ -191,18 +191,22 @@ bool nnp_fw_comm_ended(struct nnp_fw *fw, uint32_t comm, uint64_t epoch,
 	mtx_lock(&fw->lock);
 	/* Not a communicator made since in the same slot. */
 	news = !m->ctx || m->epoch != epoch || !m->error;
-	if (m->ctx && m->epoch == epoch && !m->error)
+	if (m->ctx && m->epoch == epoch && !m->error) {
 		m->error = status;
+		nnp_fw_event_comm_failed_locked(fw, m, status,
+						NNP_HW_EVENT_NO_PORT);
+	}
 	mtx_unlock(&fw->lock);
 	return news;
 }
 
 bool nnp_fw_comm_failed_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
-			       uint16_t status)
+			       uint16_t status, uint32_t port)
 {
 	if (m->error)
 		return false;
 	m->error = status;
+	nnp_fw_event_comm_failed_locked(fw, m, status, port);
 	m->pass_abort = true;
 	atomic_store(&fw->aborts_to_pass, true);
 	abort_commands_locked(fw, m->ctx, (uint32_t)(m - fw->comms));

@@ -82,7 +82,21 @@ bool nnp_fw_comm_ended(struct nnp_fw *fw, uint32_t comm, uint64_t epoch,
  * True if a worker must run for it.
  */
 bool nnp_fw_comm_failed_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
-			       uint16_t status);
+			       uint16_t status, uint32_t port);
+/*
+ * Events (fw_events.c, v1.17). A communicator's first failure, with
+ * fw->lock held (@port it came from, or NNP_HW_EVENT_NO_PORT); a link's
+ * new NNP_PORT_* @state; all gone at a reset. A worker, holding no lock,
+ * raises NNP_INT_FW_EVENT for those queued since it last did.
+ */
+void nnp_fw_event_comm_failed_locked(struct nnp_fw *fw,
+				     const struct nnp_fw_comm *m,
+				     uint16_t status, uint32_t port);
+void nnp_fw_event_link(struct nnp_fw *fw, uint32_t port, uint32_t state);
+void nnp_fw_events_clear_locked(struct nnp_fw *fw);
+void nnp_fw_events_notify(struct nnp_fw *fw);
+uint16_t nnp_fw_get_events(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd,
+			   uint32_t *result);
 /* Send on the aborts nnp_fw_comm_failed_locked() took in. */
 void nnp_fw_comms_pass_aborts(struct nnp_fw *fw);
 /* Forget communicators of @ctx (0: all) and what the links hold for them. */

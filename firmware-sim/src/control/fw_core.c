@@ -15,6 +15,7 @@
 static const struct nnp_fw_link_hooks link_hooks = {
 	.rx_fault = nnp_fw_fault_rx,
 	.comm_failed_locked = nnp_fw_comm_failed_locked,
+	.link_changed = nnp_fw_event_link,
 };
 
 static const struct nnp_fw_engine_hooks engine_hooks = {
@@ -92,6 +93,7 @@ static void reset_locked(struct nnp_fw *fw)
 	fw->boot_done_ns = now + fw->cfg.boot_time_ms * NS_PER_MS;
 	memset(&fw->aq, 0, sizeof(fw->aq));
 	memset(&fw->counters, 0, sizeof(fw->counters));
+	nnp_fw_events_clear_locked(fw);
 	nnp_fw_clock_reset_locked(fw);
 	nnp_fw_thermal_reset_locked(fw, now);
 	for (i = 0; i < NNP_HW_MAX_QUEUES; i++)

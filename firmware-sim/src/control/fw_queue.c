@@ -700,4 +700,7 @@ void nnp_fw_run_queues(struct nnp_fw *fw)
 		if (posted && vector)
 			queue_raise_irq(fw, vector, irq_arm);
 	}
+	/* After the commands: a failure they met is told once they ended. */
+	if (!nnp_fw_fault_hung(fw))
+		nnp_fw_events_notify(fw);
 }

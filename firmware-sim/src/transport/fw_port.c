@@ -118,18 +118,24 @@ static bool link_lost_locked(struct nnp_fw *fw, uint32_t port)
 static void port_set(struct nnp_fw *fw, uint32_t port, bool up)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
-	bool was, lost = false;
+	bool was, now, lost = false;
 
 	mtx_lock(&p->lock);
 	was = p->up;
 	p->up = up && p->tp;
+	now = p->up;
 	mtx_unlock(&p->lock);
+	/* Told first: the failures the change causes come after it. */
+	if (was != now)
+		fw->link_hooks->link_changed(fw, port, NNP_PORT_WIRED |
+					     (now ? NNP_PORT_UP : 0));
 	if (was && !up) {
 		mtx_lock(&fw->lock);
 		lost = link_lost_locked(fw, port);
 		mtx_unlock(&fw->lock);
 	}
-	if (lost)
+	/* A worker raises the event's interrupt. */
+	if (lost || was != now)
 		nnp_fw_icl_kick(fw);
 	nnp_fw_icl_wake(fw, port);
 }

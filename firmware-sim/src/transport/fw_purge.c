@@ -54,7 +54,7 @@ bool nnp_fw_icl_drop_stale_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
 			m = nnp_fw_comm_by_epoch_locked(fw, epoch);
 			if (m)
 				woke |= fw->link_hooks->comm_failed_locked(fw, m,
-						NNP_STATUS_NO_RESOURCES);
+						NNP_STATUS_NO_RESOURCES, p->index);
 			pk = p->rx_head;
 			continue;
 		}

@@ -115,7 +115,7 @@ static bool transit_done_locked(struct nnp_fw *fw, uint32_t port,
 	if (!gone)
 		nnp_fw_icl_read_done_locked(p, pk);
 	mtx_unlock(&p->lock);
-	return m && fw->link_hooks->comm_failed_locked(fw, m, st);
+	return m && fw->link_hooks->comm_failed_locked(fw, m, st, port);
 }
 
 /*

@@ -182,7 +182,8 @@ static bool rx_settle_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
 		p->rx_packets++;
 		nnp_fw_icl_release_locked(p, pk);
 		return fw->link_hooks->comm_failed_locked(fw, a->m,
-							  NNP_STATUS_ABORTED);
+							  NNP_STATUS_ABORTED,
+							  p->index);
 	}
 	woke = nnp_fw_icl_wake_locked(fw, p->index);
 	if (rx_for_relay(a->m, pk)) {

@@ -111,9 +111,14 @@ struct nnp_fw_transport {
 struct nnp_fw_link_hooks {
 	/* A packet arrives on @port: wait the injected delay; true if lost. */
 	bool (*rx_fault)(struct nnp_fw *fw, uint32_t port);
-	/* As nnp_fw_comm_failed_locked(): an abort came, or packets were lost. */
+	/*
+	 * As nnp_fw_comm_failed_locked(): an abort came, or packets were
+	 * lost, on @port.
+	 */
 	bool (*comm_failed_locked)(struct nnp_fw *fw, struct nnp_fw_comm *m,
-				   uint16_t status);
+				   uint16_t status, uint32_t port);
+	/* @port's link went down or came up: its NNP_PORT_* @state now. */
+	void (*link_changed)(struct nnp_fw *fw, uint32_t port, uint32_t state);
 };
 
 /* Inter-chip links: ports (fw_port.c) */
