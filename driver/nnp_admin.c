@@ -79,7 +79,10 @@ static int nnp_admin_start(struct nnp_device *ndev)
 	nnp_wr(ndev, NNP_REG_AQ_CQ_BASE_HI, upper_32_bits(aq->cq_dma));
 	nnp_wr(ndev, NNP_REG_AQ_DEPTH, NNP_AQ_DEPTH);
 	nnp_wr(ndev, NNP_REG_INT_STATUS, NNP_INT_ALL);
-	nnp_wr(ndev, NNP_REG_INT_ENABLE, NNP_INT_ADMIN_CQ);
+	/* Events from 1.17, by the register: IDENTIFY may not have run yet. */
+	nnp_wr(ndev, NNP_REG_INT_ENABLE, NNP_INT_ADMIN_CQ |
+	       ((nnp_rd(ndev, NNP_REG_HW_VERSION) & 0xffff) >= 17 ?
+		NNP_INT_FW_EVENT : 0));
 	nnp_wr(ndev, NNP_REG_AQ_CTRL, NNP_AQ_CTRL_ENABLE);
 
 	status = nnp_rd(ndev, NNP_REG_AQ_STATUS);

@@ -252,6 +252,8 @@ static irqreturn_t nnp_irq(int irq, void *data)
 	nnp_wr(ndev, NNP_REG_INT_STATUS, cause);
 	if (cause & NNP_INT_ADMIN_CQ)
 		nnp_admin_irq(ndev);
+	if (cause & NNP_INT_FW_EVENT)
+		nnp_events_irq(ndev);
 	return IRQ_HANDLED;
 }
 
@@ -346,6 +348,7 @@ static int nnp_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		return ret;
 	INIT_LIST_HEAD(&ndev->users);
+	nnp_events_init(ndev);
 	ret = nnp_reset_init(ndev);
 	if (ret)
 		return ret;
@@ -365,6 +368,7 @@ static int nnp_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = nnp_fw_identify(ndev);
 	if (ret)
 		return ret;
+	nnp_events_start(ndev);
 	ret = nnp_check_mem_bar(ndev);
 	if (ret)
 		return ret;
@@ -400,6 +404,7 @@ static void nnp_remove(struct pci_dev *pdev)
 	/* Waits for ioctls in flight; later ones get -ENODEV. */
 	drm_dev_unplug(&ndev->drm);
 	nnp_reset_fini(ndev);
+	nnp_events_fini(ndev);
 	nnp_queues_detach_irqs(ndev);
 }
 

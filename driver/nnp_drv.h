@@ -104,6 +104,9 @@ struct nnp_device {
 	struct page *dummy_page;
 	u32 last_heartbeat;
 	unsigned long heartbeat_seen;	/* jiffies when it last moved */
+
+	/* Takes the device's events to the files (nnp_events.c). */
+	struct work_struct events_work;
 };
 
 /*
@@ -132,6 +135,11 @@ struct nnp_file {
 	int resets;
 	/* The engine times fdinfo showed last (nnp_fdinfo.c), by NNP_HW_ENGINE_*. */
 	atomic64_t busy_ns[NNP_HW_ENGINES];
+	/*
+	 * Events dropped with none left queued to count them on, for the
+	 * next one (nnp_events.c); under drm.event_lock.
+	 */
+	u32 events_lost;
 };
 
 /* A reset took the file's context: every call fails with -ECANCELED. */
@@ -173,6 +181,14 @@ void nnp_debugfs_init(struct nnp_device *ndev);
 
 /* nnp_drv.c */
 void nnp_file_put(struct nnp_file *nf);
+
+/* nnp_events.c */
+bool nnp_has_events(const struct nnp_device *ndev);
+void nnp_events_init(struct nnp_device *ndev);
+void nnp_events_start(struct nnp_device *ndev);
+void nnp_events_fini(struct nnp_device *ndev);
+void nnp_events_irq(struct nnp_device *ndev);
+void nnp_events_reset(struct nnp_device *ndev, u32 reason, int count);
 
 /* nnp_fdinfo.c */
 void nnp_show_fdinfo(struct drm_printer *p, struct drm_file *file);

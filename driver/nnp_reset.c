@@ -135,6 +135,7 @@ static int nnp_reset_end(struct nnp_device *ndev)
 			 nnp_reset_reason_name(reason),
 			 jiffies_to_msecs(jiffies - ndev->reset_start));
 	nnp_reset_uevent(ndev, reason, count);
+	nnp_events_reset(ndev, reason, count);
 	return ret;
 }
 

@@ -166,26 +166,6 @@ static void other_user(int ready, int hold)
 	_exit(0);
 }
 
-/* The communicator line fdinfo shows for @dev: id and "rank/nranks name". */
-static int comm_from_fdinfo(nnp_device_t *dev, char *text, size_t len)
-{
-	char path[64], line[256];
-	int id = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", nnp_device_fd(dev));
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "nnp-comm-%d:\t%255[^\n]", &id, line) == 2) {
-			snprintf(text, len, "%s", line);
-			break;
-		}
-	fclose(f);
-	return id;
-}
-
 /* Whether nobody (uid 65534) is refused @path with EACCES. */
 static bool nobody_refused(const char *path)
 {
@@ -295,7 +275,8 @@ TEST_F_TIMEOUT(cd, job_timeout, 120)
 	ASSERT_EQ(0, nnp_device_get_resets(self->d.dev[0], &resets, &reason));
 	ASSERT_EQ(0, nnp_device_get_ports(self->d.dev[0], ports, NNP_MAX_PORTS,
 					  &nports));
-	comm_id = comm_from_fdinfo(self->d.dev[0], comm_text, sizeof(comm_text));
+	comm_id = guest_fdinfo_comm(nnp_device_fd(self->d.dev[0]), comm_text,
+				    sizeof(comm_text));
 	ASSERT_LT(0, comm_id);
 	ASSERT_EQ(0, pipe(ready));
 	ASSERT_EQ(0, pipe(hold));

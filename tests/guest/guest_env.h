@@ -96,6 +96,29 @@ static inline long status_kb(const char *key)
 	return kb;
 }
 
+/*
+ * The first communicator fdinfo shows for @fd: its id (-1: none), and its
+ * "rank/nranks name" into @text.
+ */
+static inline int guest_fdinfo_comm(int fd, char *text, size_t len)
+{
+	char path[64], line[256];
+	int id = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "nnp-comm-%d:\t%255[^\n]", &id, line) == 2) {
+			snprintf(text, len, "%s", line);
+			break;
+		}
+	fclose(f);
+	return id;
+}
+
 /* DRM_IOCTL_NNP_BO_CREATE on @fd: 0 or -errno; the answer in @out if given. */
 static inline int guest_bo_create(int fd, uint32_t flags, uint64_t size,
 				  struct drm_nnp_bo_create *out)

@@ -142,7 +142,7 @@ TEST_F(dev, driver_version_counts_uapi_additions)
 	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_VERSION, &v));
 	EXPECT_STREQ(DRM_NNP_DRIVER_NAME, name);
 	EXPECT_EQ(1, v.version_major);
-	EXPECT_EQ(9, v.version_minor);
+	EXPECT_EQ(10, v.version_minor);
 	EXPECT_EQ(DRM_NNP_DRIVER_MAJOR, v.version_major);
 	EXPECT_EQ(DRM_NNP_DRIVER_MINOR, v.version_minor);
 }

@@ -18,3 +18,27 @@ fault_vm() {
 	echo "vm-status=$?" >>"$dir/out"
 	return $host
 }
+
+# fault_vm_kselftest PLAN SECS NNP-VM-ARGS... -- GUEST-CMD...: a script's
+# TAP plan of PLAN checks, then fault_vm for a kselftest program in $tmp
+# (made here, removed at exit) until its totals; its results shown as TAP
+# comments, then the check that the host set every change it asked for.
+fault_vm_kselftest() {
+	local secs=$2 host
+	tap_plan "$1"
+	shift 2
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	fault_vm "$tmp" "# Totals: " "$secs" "$@"
+	host=$?
+	grep -E '^(not )?ok |^# ' "$tmp/out" | grep -v '^# Totals' | sed 's/^/# /'
+	tap_context=$tmp/host tap_check "the host set every change the guest asked for" \
+		test "$host" = 0
+}
+
+# fault_vm_clean DIR: the VM in DIR exited 0: no WARN, BUG or oops, the
+# module unloaded.
+fault_vm_clean() {
+	tap_context=$1/out tap_grep "no WARN, BUG or oops; the module unloads" \
+		"$1/out" '^vm-status=0$'
+}

@@ -20,21 +20,13 @@
 # of the dumps are skipped
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
-tap_plan 3
 . "$root/tests/lib/fault_vm.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-fault_vm "$tmp" "# Totals: " 300 --chips 2 --mem-size 64M --fabric ring \
-	-- coredump_test
-host=$?
-grep -E '^(not )?ok |^# ' "$tmp/out" | grep -v '^# Totals' | sed 's/^/# /'
-tap_context=$tmp/host tap_check "the host set every fault the guest asked for" test $host = 0
+fault_vm_kselftest 3 300 --chips 2 --mem-size 64M --fabric ring -- coredump_test
 if grep -q '^ok [0-9]* cd\.[a-z_]* # SKIP' "$tmp/out"; then
 	tap_ok "every dump as the faults left it, exact # SKIP the kernel keeps no device coredump"
 else
 	tap_context=$tmp/out tap_grep "every dump as the faults left it, exact" "$tmp/out" \
 		'^# PASSED: 2 / 2 tests passed'
 fi
-tap_context=$tmp/out tap_grep "no WARN, BUG or oops; the module unloads" "$tmp/out" '^vm-status=0$'
+fault_vm_clean "$tmp"
 tap_done

@@ -32,13 +32,14 @@ extern "C" {
  * 1.7: DRM_NNP_QUEUE_SHADOW_DOORBELL, drm_nnp_queue_create.shadow_offset.
  * 1.8: DRM_IOCTL_NNP_COMM_ROUTES.
  * 1.9: drm_nnp_comm_create.name.
+ * 1.10: events (struct drm_nnp_event), read() and poll() on the file.
  *
  * The major changes only if something is taken away, which this header's
  * rules forbid.
  */
 #define DRM_NNP_DRIVER_NAME		"nnp"
 #define DRM_NNP_DRIVER_MAJOR		1
-#define DRM_NNP_DRIVER_MINOR		9
+#define DRM_NNP_DRIVER_MINOR		10
 
 #define DRM_NNP_QUERY			0x00
 #define DRM_NNP_BO_CREATE		0x01
@@ -195,6 +196,57 @@ struct drm_nnp_device_info {
 #define DRM_NNP_RESET_USER		5	/* asked for: sysfs reset_device, nnptool reset */
 #define DRM_NNP_RESET_PCI		6	/* since 1.6: the PCI core's FLR of the device */
 #define DRM_NNP_RESET_SUSPEND		7	/* since 1.6: a system sleep */
+
+/*
+ * Events, since 1.10: read() on the file returns them as DRM events, each
+ * a whole struct drm_nnp_event (base.type DRM_NNP_EVENT_*, base.length
+ * its size), as many as fit, oldest first; poll() says POLLIN while one
+ * waits. RESET goes to every file open at a reset, once it is done (their
+ * contexts are lost, their reads go on); COMM_FAILED to the file whose
+ * communicator failed, at its first failure (from a device of hardware
+ * interface 1.17 on); LINK to every file of the device whose port's link
+ * went down or came up (1.17 on). A file holds the unread ones in the 4
+ * KiB DRM gives each file, DRM_NNP_EVENTS_MAX of them: a new one past
+ * that drops the oldest, and the oldest kept counts in @lost those
+ * dropped before it.
+ */
+#define DRM_NNP_EVENT_RESET		0x80000001
+#define DRM_NNP_EVENT_COMM_FAILED	0x80000002
+#define DRM_NNP_EVENT_LINK		0x80000003
+#define DRM_NNP_EVENTS_MAX		102
+/* drm_nnp_event.port of a failure met by a command of the chip itself. */
+#define DRM_NNP_EVENT_NO_PORT		0xffff
+
+/**
+ * struct drm_nnp_event - what happened to the device or the file
+ *
+ * Since 1.10; read() gives it, see DRM_NNP_EVENT_*.
+ */
+struct drm_nnp_event {
+	/** @base: type DRM_NNP_EVENT_*, length sizeof(struct drm_nnp_event). */
+	struct drm_event base;
+	/** @time_ns: CLOCK_MONOTONIC when the driver learnt of it. */
+	__u64 time_ns;
+	/** @lost: this file's events dropped, oldest first, before this one. */
+	__u32 lost;
+	/**
+	 * @reason: RESET: DRM_NNP_RESET_*; COMM_FAILED: the device status
+	 * of the failure, as drm_nnp_comm_status.status; LINK: 0.
+	 */
+	__u32 reason;
+	/** @count: RESET: the reset's number (reset_count after it); else 0. */
+	__u32 count;
+	/** @comm: COMM_FAILED: the communicator, as COMM_CREATE named it. */
+	__u32 comm;
+	/**
+	 * @port: LINK: the port; COMM_FAILED: the port an abort or a drop
+	 * came in on, DRM_NNP_EVENT_NO_PORT if a command of this chip met
+	 * the failure; RESET: 0.
+	 */
+	__u32 port;
+	/** @state: LINK: DRM_NNP_PORT_* bits now; else 0. */
+	__u32 state;
+};
 
 /**
  * struct drm_nnp_counters - answer to DRM_NNP_QUERY_COUNTERS
