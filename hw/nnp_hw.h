@@ -551,7 +551,12 @@ struct nnp_hw_cqe {
  * disagreed with this one's: result = NNP_MISMATCH_CALL() of its opcode,
  * type, op and root; rsvd = NNP_MISMATCH_WHO() of its rank and the
  * NNP_MISMATCH_* fields that differ (a count, too large for the entry,
- * only as differing).
+ * only as differing). A ring collective's chunks are checked whether it
+ * reads them or not: as they arrive while it runs, and as it starts for
+ * those that came before. So both sides of a mismatch fail fast, also
+ * where neither reads what the other sends (two ranks that each think
+ * they are a broadcast's root); a chunk of a later collective, from a
+ * peer ahead, is not one of this collective's.
  */
 #define NNP_MISMATCH_OPCODE		(1u << 0)
 #define NNP_MISMATCH_DTYPE		(1u << 1)

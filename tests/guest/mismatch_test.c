@@ -7,9 +7,9 @@
  *
  * Each case has rank 1 call an allreduce of int32 sums differently from
  * the others' (in its type, its op, its count, or a broadcast instead),
- * a broadcast from another root (the last rank; on 2 chips two roots
- * both send and nothing is checked: mismatch.sh leaves it out there), or
- * an alltoall of another count (on 2 chips only: a relay's copy is checked
+ * a broadcast from another root (the last rank; on 2 chips two roots that
+ * both only send, each failing on the chunk it never reads), or an
+ * alltoall of another count (on 2 chips only: a relay's copy is checked
  * by its length alone, and fails INVALID_FIELD). Every
  * rank's nnp_stream_synchronize() returns within 10 s of the submissions
  * (the root of a broadcast may succeed: its part, sending, can end before

@@ -6,15 +6,25 @@
  * In detail (docs/testing.md has the summary): rank 1 calls an allreduce
  * that differs from the other ranks' in its type, its op or its count, a
  * broadcast from another root, or a broadcast where they call an
- * allreduce. Run on one thread, in chip order: rank 1 takes rank 0's
- * first chunk and ends MISMATCH, its completion naming rank 0's call and
- * the fields that differ; rank 2 takes rank 1's first chunk and ends
- * MISMATCH naming rank 1's; ranks 0 and 3 end ABORTED; no rank's
- * destination is reduced into, and the communicator is failed (the next
- * allreduce ends ABORTED). Alike calls all succeed. An alltoall whose
- * count differs on rank 1, and a GROUP whose second allreduce differs on
- * rank 1, end the same way, the group's completion naming the member's
- * peer.
+ * allreduce. Run on one thread, in chip order: rank 1 finds rank 0's
+ * first chunk queued as it starts and ends MISMATCH without reading it,
+ * its completion naming rank 0's call and the fields that differ; the
+ * others end ABORTED (a broadcast's root too: its chunk never comes
+ * back), and every rank's COMM_STATUS is the failure. Alike calls all
+ * succeed. An alltoall whose count differs on rank 1, and a GROUP whose
+ * second allreduce differs on rank 1, end the same way, the group's
+ * completion naming the member's peer.
+ *
+ * Chunks that are never read are checked too: on a ring of 2, two ranks
+ * that each think they are a broadcast's root only send. The one that
+ * starts second finds the other's chunk queued and ends MISMATCH, the
+ * other ABORTED by its abort, in either order; on a ring of 3 where the
+ * odd root starts first, the chunk it never reads fails it as it
+ * arrives (MISMATCH), and the next rank finds its chunk queued. All end
+ * under the device's default timeout (COLL_TIMEOUT_MS, 60 s), no clock
+ * moved, in well under the 30 s the one-thread run is given. A peer one
+ * collective ahead, whose next broadcast (another root) lends its chunk
+ * while this rank's broadcast is in flight, is no mismatch: both succeed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -166,21 +176,160 @@ static void test_collective_differs(void **state)
 	expect_mismatch(&alike, &odd, ring_failed, NNP_MISMATCH_OPCODE);
 }
 
+static const struct call bcast = {
+	NNP_CMD_BROADCAST, NNP_DTYPE_I32, 0, 0, COUNT,
+};
+
+/*
+ * Rank 1 fails on the root's chunk without reading it: it never comes
+ * back, and the root's part ends ABORTED with the others'.
+ */
 static void test_root_differs(void **state)
 {
-	const struct call base = {
-		NNP_CMD_BROADCAST, NNP_DTYPE_I32, 0, 0, COUNT,
-	};
-	struct call odd = base;
-	/* The root's part, sending, ends before rank 1's abort comes. */
-	const uint16_t want[] = {
-		NNP_STATUS_SUCCESS, NNP_STATUS_MISMATCH, NNP_STATUS_ABORTED,
-		NNP_STATUS_ABORTED,
-	};
+	struct call odd = bcast;
 
 	(void)state;
 	odd.root = 2;
-	expect_mismatch(&base, &odd, want, NNP_MISMATCH_ROOT);
+	expect_mismatch(&bcast, &odd, ring_failed, NNP_MISMATCH_ROOT);
+}
+
+/* fw_chips_run_one_thread() of the N chips, their turns in @order. */
+static void run_in_order(const uint32_t *order)
+{
+	struct fw_chip c[MAXR];
+	uint32_t i;
+
+	for (i = 0; i < N; i++)
+		c[i] = chips[order[i]];
+	fw_chips_run_one_thread(c, N);
+	for (i = 0; i < N; i++)
+		chips[order[i]] = c[i];
+}
+
+/*
+ * Every rank posts a broadcast, rank 1 from @odd_root, the others from
+ * root 0; the chips take turns in @order: expect_ends().
+ */
+static void expect_roots(uint32_t odd_root, const uint32_t *order,
+			 const uint16_t want[])
+{
+	struct call odd = bcast;
+	uint32_t i;
+
+	odd.root = odd_root;
+	ring_up(ALL);
+	for (i = 0; i < N; i++)
+		fw_chip_post(&chips[i], coll_cmd(i, i == 1 ? &odd : &bcast, 5));
+	run_in_order(order);
+	expect_ends(&bcast, &odd, want, NNP_MISMATCH_ROOT);
+	ring_down();
+}
+
+/*
+ * On a ring of 2 each rank thinks it is the root: both only send, and
+ * neither reads the other's chunk. The one that starts second finds the
+ * first one's chunk queued and fails MISMATCH naming its call at once;
+ * the first one, waiting for its chunk to come back, ends ABORTED by
+ * the abort. Before, both waited for the communicator's timeout.
+ */
+static void test_two_roots_on_two(void **state)
+{
+	static const uint32_t forwards[] = { 0, 1 }, backwards[] = { 1, 0 };
+	static const uint16_t second_fails[] = {
+		NNP_STATUS_ABORTED, NNP_STATUS_MISMATCH,
+	};
+	static const uint16_t first_fails[] = {
+		NNP_STATUS_MISMATCH, NNP_STATUS_ABORTED,
+	};
+
+	(void)state;
+	N = 2;
+	expect_roots(1, forwards, second_fails);
+	expect_roots(1, backwards, first_fails);
+	N = 4;
+}
+
+/*
+ * On a ring of 3, rank 1 thinks it is the root (it only sends, to rank 2)
+ * and starts first; rank 0, the root, then lends it a chunk it will never
+ * read. That chunk fails rank 1 as it arrives: MISMATCH naming rank 0's
+ * call. Rank 2 finds rank 1's chunk queued as it starts: MISMATCH naming
+ * rank 1's. Rank 0 ends ABORTED.
+ */
+static void test_unread_chunk_fails_on_arrival(void **state)
+{
+	static const uint32_t order[] = { 1, 0, 2 };
+	static const uint16_t want[] = {
+		NNP_STATUS_ABORTED, NNP_STATUS_MISMATCH, NNP_STATUS_MISMATCH,
+	};
+
+	(void)state;
+	N = 3;
+	expect_roots(1, order, want);
+	N = 4;
+}
+
+/*
+ * On a ring of 2, a broadcast from root 0 and one from root 1 after it,
+ * as two commands or (@grouped) the members of a GROUP, the chips taking
+ * turns in @order: all succeed, each broadcast's destination on both
+ * chips holding its root's source.
+ */
+static void two_broadcasts(bool grouped, const uint32_t *order)
+{
+	const uint64_t len = COUNT * 4;
+	struct call next = bcast;
+	uint32_t i, k, first[2];
+
+	next.root = 1;
+	ring_up(ALL);
+	for (i = 0; i < N; i++) {
+		struct nnp_hw_queue_cmd c[] = {
+			{ .opcode = NNP_CMD_GROUP, .len = 2, .cid = 4 },
+			coll_cmd(i, &bcast, 5), coll_cmd(i, &next, 6),
+		};
+
+		/* Only the root names a source. */
+		c[2].src_off += c[2].src_key ? len : 0;
+		c[2].dst_off += len;
+		pattern(i, SRC, 2 * len, i + 1);
+		first[i] = (chips[i].h->q_tail[0] + grouped) % H_QDEPTH;
+		post_watching(i, c + !grouped, 2 + grouped, grouped ? 0 : 1);
+	}
+	run_in_order(order);
+	for (i = 0; i < N; i++) {
+		assert_int_equal(chips[i].status, NNP_STATUS_SUCCESS);
+		for (k = 0; k < 2; k++)
+			assert_int_equal(cqe_status(i, (first[i] + k) % H_QDEPTH),
+					 NNP_STATUS_SUCCESS);
+		assert_memory_equal(chips[i].h->dev_mem + DST,
+				    chips[0].h->dev_mem + SRC, len);
+		assert_memory_equal(chips[i].h->dev_mem + DST + len,
+				    chips[1].h->dev_mem + SRC + len, len);
+		assert_int_equal(fw_harness_comm_status(chips[i].h, CTX, COMM),
+				 0);
+	}
+	ring_down();
+}
+
+/*
+ * A peer one collective ahead is no mismatch. As two commands in chip
+ * order, rank 1 receives the first broadcast and starts the second while
+ * rank 0's first waits for its chunk to come back: rank 1's chunk of the
+ * second arrives at rank 0 with another root than the broadcast it has in
+ * flight, but with the next label; rank 0 takes it in its turn. In a
+ * GROUP, rank 1 first, its second broadcast lends before rank 0 starts:
+ * rank 0's first broadcast starts with that chunk queued.
+ */
+static void test_peer_ahead_is_no_mismatch(void **state)
+{
+	static const uint32_t forwards[] = { 0, 1 }, backwards[] = { 1, 0 };
+
+	(void)state;
+	N = 2;
+	two_broadcasts(false, forwards);
+	two_broadcasts(true, backwards);
+	N = 4;
 }
 
 /* An alltoall of @count int32s from and to each rank. */
@@ -250,6 +399,9 @@ int main(void)
 		cmocka_unit_test(test_count_differs),
 		cmocka_unit_test(test_collective_differs),
 		cmocka_unit_test(test_root_differs),
+		cmocka_unit_test(test_two_roots_on_two),
+		cmocka_unit_test(test_unread_chunk_fails_on_arrival),
+		cmocka_unit_test(test_peer_ahead_is_no_mismatch),
 		cmocka_unit_test(test_exchange_count_differs),
 		cmocka_unit_test(test_group_member_differs),
 	};

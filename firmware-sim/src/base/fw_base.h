@@ -127,6 +127,12 @@ struct nnp_fw_op {
 	 */
 	struct nnp_fw_call call;
 	uint64_t detail;
+	/*
+	 * A ring collective's packet labels, [seq, seq + seqs) (0: none):
+	 * while it is on its communicator's calls, a chunk lent with one of
+	 * them is checked against its call as it arrives, read or not.
+	 */
+	uint32_t seq, seqs;
 	uint16_t cid;
 	/*
 	 * A GROUP's (fw_group.c, v1.13): its members' keys (two each) and
@@ -145,6 +151,12 @@ struct nnp_fw_op {
 	bool link_lost;
 	uint32_t ports;		/* the ports it sends on or waits at, a bit each */
 	uint32_t wait_port;
+	struct nnp_fw_op *next_call;	/* on its communicator's calls */
+	/*
+	 * Such a chunk came from a peer that called it otherwise (fw_rx.c):
+	 * the detail of its MISMATCH; 0: none.
+	 */
+	uint64_t mismatch;
 	uint64_t deadline_ns;	/* of the current wait (now_ns clock); 0: none */
 	/* Longest one wait may be: its communicator's; UINT64_MAX: never. */
 	uint64_t timeout_ns;
@@ -326,6 +338,11 @@ struct nnp_fw_comm {
 	uint64_t epoch;		/* names the communicator on the links */
 	uint64_t timeout_ns;	/* each wait of its commands; UINT64_MAX: never */
 	uint32_t seq;		/* collectives started; the same on every rank */
+	/*
+	 * Its ring collectives in flight, by nnp_fw_op.next_call: the chunks
+	 * in-process peers lend them are checked as they arrive (fw_rx.c).
+	 */
+	struct nnp_fw_op *calls;
 	uint16_t error;		/* the first failure of its commands: COMM_STATUS */
 	bool pass_abort;	/* an abort came: a worker sends it on */
 	/* Allreduce's algorithm and the fabric it may use (fw_algo.c). */

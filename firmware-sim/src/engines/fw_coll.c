@@ -555,6 +555,71 @@ uint64_t nnp_fw_coll_chunk(const struct coll *c)
 	return bytes / c->es;
 }
 
+/* @c's communicator, with fw->lock held; NULL if it is gone. */
+static struct nnp_fw_comm *coll_comm_locked(const struct coll *c)
+{
+	struct nnp_fw_comm *m = &c->fw->comms[c->comm];
+
+	return m->ctx && m->epoch == c->epoch ? m : NULL;
+}
+
+/*
+ * From here on the chunks peers lend with this collective's labels are
+ * checked against its call as they come, read or not (fw_rx.c), and so
+ * are those that came before it started: SUCCESS, or MISMATCH, naming a
+ * peer that called it otherwise. Watched from its first step on, when
+ * its queue (or its GROUP's) holds it: the communicator's failure that a
+ * chunk arriving later makes finds it there, and ends it.
+ */
+static uint16_t coll_watch(struct coll *c)
+{
+	struct nnp_fw_comm *m;
+	bool differs = false;
+
+	c->link.seq = c->seq;
+	c->link.seqs = c->fw->algo->seqs(c->algo);
+	mtx_lock(&c->fw->lock);
+	m = coll_comm_locked(c);
+	if (m)
+		differs = nnp_fw_icl_calls_add_locked(c->fw, m, &c->link,
+						      c->recv_port);
+	if (differs)
+		c->link.detail = c->link.mismatch;
+	mtx_unlock(&c->fw->lock);
+	return differs ? NNP_STATUS_MISMATCH : NNP_STATUS_SUCCESS;
+}
+
+/*
+ * @st, the collective's end: an ABORTED that came of a mismatch found as
+ * a chunk arrived (its communicator failed for it) is the MISMATCH.
+ */
+static uint16_t coll_mismatched(struct coll *c, uint16_t st)
+{
+	if (st != NNP_STATUS_ABORTED || !c->link.seqs)
+		return st;
+	mtx_lock(&c->fw->lock);
+	if (c->link.mismatch) {
+		c->link.detail = c->link.mismatch;
+		st = NNP_STATUS_MISMATCH;
+	}
+	mtx_unlock(&c->fw->lock);
+	return st;
+}
+
+/* The collective ends: its chunks are checked no more. */
+static void coll_unwatch(struct coll *c)
+{
+	struct nnp_fw_comm *m;
+
+	if (!c->link.seqs)
+		return;
+	mtx_lock(&c->fw->lock);
+	m = coll_comm_locked(c);
+	if (m)
+		nnp_fw_icl_calls_del_locked(m, &c->link);
+	mtx_unlock(&c->fw->lock);
+}
+
 /* Before the ring: the local part, and the buffers the ring needs. */
 static uint16_t coll_start(struct coll *c)
 {
@@ -583,6 +648,8 @@ static uint16_t coll_start(struct coll *c)
 		return NNP_STATUS_SUCCESS;
 
 	nnp_fw_icl_purge(c->fw, c->recv_port, c->epoch, c->purge_below);
+	if (coll_watch(c))
+		return NNP_STATUS_MISMATCH;
 	c->chunk = nnp_fw_coll_chunk(c);
 	if (c->opcode != NNP_CMD_BROADCAST && c->opcode != NNP_CMD_REDUCE &&
 	    nnp_fw_coll_ready_init(c))
@@ -603,7 +670,7 @@ static uint16_t coll_start(struct coll *c)
 	return c->acc ? NNP_FW_PARKED : NNP_STATUS_NO_RESOURCES;
 }
 
-static uint16_t coll_step(struct nnp_fw *fw, struct nnp_fw_op *op)
+static uint16_t coll_run(struct nnp_fw *fw, struct nnp_fw_op *op)
 {
 	struct coll *c = (struct coll *)op;
 	uint64_t bytes = c->count * c->es;
@@ -647,6 +714,11 @@ static uint16_t coll_step(struct nnp_fw *fw, struct nnp_fw_op *op)
 	return NNP_STATUS_SUCCESS;
 }
 
+static uint16_t coll_step(struct nnp_fw *fw, struct nnp_fw_op *op)
+{
+	return coll_mismatched((struct coll *)op, coll_run(fw, op));
+}
+
 static const char *coll_name(unsigned int opcode)
 {
 	switch (opcode) {
@@ -667,6 +739,7 @@ static void coll_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
 	struct coll *c = (struct coll *)op;
 	bool tell;
 
+	coll_unwatch(c);
 	if (st && st != NNP_STATUS_ABORTED)
 		nnp_fw_op_failed(fw, st, "%s on comm %u failed: status 0x%x",
 				 coll_name(c->opcode), c->comm, st);

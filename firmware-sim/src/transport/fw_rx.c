@@ -151,6 +151,97 @@ static enum rx_verdict rx_admit_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
 }
 
 /*
+ * The fields in which @peer's call differs from @own (NNP_MISMATCH_*); 0
+ * if they are alike, or either is not a collective's.
+ */
+static uint32_t call_differs(const struct nnp_fw_call *peer,
+			     const struct nnp_fw_call *own)
+{
+	if (!peer->opcode || !own->opcode)
+		return 0;
+	return (peer->opcode != own->opcode ? NNP_MISMATCH_OPCODE : 0) |
+	       (peer->dtype != own->dtype ? NNP_MISMATCH_DTYPE : 0) |
+	       (peer->op != own->op ? NNP_MISMATCH_OP : 0) |
+	       (peer->root != own->root ? NNP_MISMATCH_ROOT : 0) |
+	       (peer->count != own->count ? NNP_MISMATCH_COUNT : 0);
+}
+
+/*
+ * Whether @pk, lent by an in-process peer, belongs to a call other than
+ * @op's: the detail of @op's MISMATCH, naming the peer's call (nnp_hw.h),
+ * said as a guest error; 0 if not. The lender's op outlives its chunk,
+ * and its call never changes.
+ */
+static uint64_t rx_mismatch(struct nnp_fw *fw, const struct nnp_fw_op *op,
+			    uint32_t port, const struct nnp_fw_packet *pk)
+{
+	const struct nnp_fw_call *peer = pk->owner ? &pk->owner->call : NULL;
+	uint32_t fields = peer ? call_differs(peer, &op->call) : 0;
+
+	if (!fields)
+		return 0;
+	nnp_fw_guest_error(fw, "port %u: rank %u called collective 0x%x (type %u, op %u, root %u, count %llu), rank %u 0x%x (type %u, op %u, root %u, count %llu): the ranks disagree on the call",
+			   port, peer->rank, peer->opcode, peer->dtype, peer->op,
+			   peer->root, (unsigned long long)peer->count,
+			   op->call.rank, op->call.opcode, op->call.dtype,
+			   op->call.op, op->call.root,
+			   (unsigned long long)op->call.count);
+	return NNP_MISMATCH_CALL(peer->opcode, peer->dtype, peer->op,
+				 peer->root) |
+	       (uint64_t)NNP_MISMATCH_WHO(peer->rank, fields) << 32;
+}
+
+/* Whether label @seq is one of ring collective @op's. */
+static bool call_labels(const struct nnp_fw_op *op, uint32_t seq)
+{
+	return seq - op->seq < op->seqs;
+}
+
+/*
+ * The collective of @m in flight here whose labels hold @seq, with
+ * fw->lock held; NULL if none (not started yet, or a peer's message).
+ */
+static struct nnp_fw_op *call_of_locked(const struct nnp_fw_comm *m,
+					uint32_t seq)
+{
+	struct nnp_fw_op *op;
+
+	for (op = m->calls; op; op = op->next_call)
+		if (call_labels(op, seq))
+			return op;
+	return NULL;
+}
+
+/*
+ * Whether @pk, queued on @p for @m (NULL: none here), was lent by a peer
+ * that called the collective in flight here with its label otherwise,
+ * with fw->lock and p->lock held. Read or not: a rank whose part never
+ * reads what the peer lends it (two that each think they are a
+ * broadcast's root only send) would otherwise wait for its timeout, and
+ * the peer for its chunk to come back. Then @m fails MISMATCH at once,
+ * which ends that command ABORTED, its mismatch saying the peer's call
+ * (true: a worker passes the abort on). Only the chunks of a collective
+ * that started here are looked at: one of a peer ahead, a later label,
+ * waits for its own.
+ */
+static bool rx_check_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
+			    struct nnp_fw_comm *m,
+			    const struct nnp_fw_packet *pk)
+{
+	struct nnp_fw_op *op;
+
+	if (!m || !m->calls || !pk->owner || m->error)
+		return false;
+	op = call_of_locked(m, pk->seq);
+	if (!op || op->mismatch)
+		return false;
+	op->mismatch = rx_mismatch(fw, op, p->index, pk);
+	return op->mismatch &&
+	       fw->link_hooks->comm_failed_locked(fw, m, NNP_STATUS_MISMATCH,
+						 p->index);
+}
+
+/*
  * Carry out verdict @v on arrival @a at @p, with fw->lock and p->lock
  * held: the queue's part first, then who must run (true: a worker). A
  * remote copy owes its sender a credit, paid back at once if it is not
@@ -186,6 +277,7 @@ static bool rx_settle_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
 							  p->index);
 	}
 	woke = nnp_fw_icl_wake_locked(fw, p->index);
+	woke |= rx_check_locked(fw, p, a->m, pk);
 	if (rx_for_relay(a->m, pk)) {
 		atomic_store(&fw->relay_pending, true);
 		woke = true;
@@ -233,6 +325,35 @@ uint16_t nnp_fw_icl_rx_arrive(struct nnp_fw *fw, uint32_t port,
 	if (woke)
 		nnp_fw_icl_kick(fw);
 	return status[v];
+}
+
+bool nnp_fw_icl_calls_add_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
+				 struct nnp_fw_op *op, uint32_t port)
+{
+	struct nnp_fw_port *p = &fw->ports[port];
+	const struct nnp_fw_packet *pk;
+
+	op->next_call = m->calls;
+	m->calls = op;
+	mtx_lock(&p->lock);
+	for (pk = p->rx_head; pk && !op->mismatch; pk = pk->next)
+		if (pk->owner && pk->epoch == m->epoch &&
+		    call_labels(op, pk->seq))
+			op->mismatch = rx_mismatch(fw, op, port, pk);
+	mtx_unlock(&p->lock);
+	return op->mismatch;
+}
+
+void nnp_fw_icl_calls_del_locked(struct nnp_fw_comm *m, struct nnp_fw_op *op)
+{
+	struct nnp_fw_op **link;
+
+	for (link = &m->calls; *link; link = &(*link)->next_call) {
+		if (*link == op) {
+			*link = op->next_call;
+			return;
+		}
+	}
 }
 
 struct nnp_fw_packet *nnp_fw_icl_rx_alloc(struct nnp_fw *fw, unsigned int port,
@@ -325,49 +446,6 @@ static void rx_consume(const struct nnp_fw_rx_into *into, const uint8_t *data,
 }
 
 /*
- * The fields in which @peer's call differs from @own (NNP_MISMATCH_*); 0
- * if they are alike, or either is not a collective's.
- */
-static uint32_t call_differs(const struct nnp_fw_call *peer,
-			     const struct nnp_fw_call *own)
-{
-	if (!peer->opcode || !own->opcode)
-		return 0;
-	return (peer->opcode != own->opcode ? NNP_MISMATCH_OPCODE : 0) |
-	       (peer->dtype != own->dtype ? NNP_MISMATCH_DTYPE : 0) |
-	       (peer->op != own->op ? NNP_MISMATCH_OP : 0) |
-	       (peer->root != own->root ? NNP_MISMATCH_ROOT : 0) |
-	       (peer->count != own->count ? NNP_MISMATCH_COUNT : 0);
-}
-
-/*
- * Whether @pk, lent by an in-process peer, belongs to a call other than
- * @op's: then @op's detail names the peer's call (nnp_hw.h). Checked
- * before anything is read, so mismatched ranks fail at their first
- * chunk instead of reducing unlike data or waiting for chunks that never
- * come. The lender's op outlives its chunk, and its call never changes.
- */
-static bool rx_mismatch(struct nnp_fw *fw, struct nnp_fw_op *op, uint32_t port,
-			const struct nnp_fw_packet *pk)
-{
-	const struct nnp_fw_call *peer = pk->owner ? &pk->owner->call : NULL;
-	uint32_t fields = peer ? call_differs(peer, &op->call) : 0;
-
-	if (!fields)
-		return false;
-	op->detail = NNP_MISMATCH_CALL(peer->opcode, peer->dtype, peer->op,
-				       peer->root) |
-		     (uint64_t)NNP_MISMATCH_WHO(peer->rank, fields) << 32;
-	nnp_fw_guest_error(fw, "port %u: rank %u called collective 0x%x (type %u, op %u, root %u, count %llu), rank %u 0x%x (type %u, op %u, root %u, count %llu): the ranks disagree on the call",
-			   port, peer->rank, peer->opcode, peer->dtype, peer->op,
-			   peer->root, (unsigned long long)peer->count,
-			   op->call.rank, op->call.opcode, op->call.dtype,
-			   op->call.op, op->call.root,
-			   (unsigned long long)op->call.count);
-	return true;
-}
-
-/*
  * Finish the receive of @pk, taken from @port for @op (no lock held): its
  * payload into @into, then back to its lender or sender.
  */
@@ -379,6 +457,7 @@ static uint16_t rx_finish(struct nnp_fw *fw, struct nnp_fw_op *op,
 	uint16_t status = NNP_STATUS_SUCCESS;
 	const struct nnp_fw_transport *tp;
 	struct nnp_fw *peer;
+	uint64_t differs;
 	uint32_t pp;
 
 	mtx_lock(&p->lock);
@@ -393,7 +472,13 @@ static uint16_t rx_finish(struct nnp_fw *fw, struct nnp_fw_op *op,
 	op->t_ns = nnp_fw_max_ns(op->t_ns, pk->model_ns);
 	if (pk->abort) {
 		status = NNP_STATUS_ABORTED;
-	} else if (rx_mismatch(fw, op, port, pk)) {
+	} else if ((differs = rx_mismatch(fw, op, port, pk))) {
+		/*
+		 * Checked before anything is read, so mismatched ranks fail
+		 * at their first chunk instead of reducing unlike data or
+		 * waiting for chunks that never come.
+		 */
+		op->detail = differs;
 		status = NNP_STATUS_MISMATCH;
 	} else if (pk->len != len) {
 		status = NNP_STATUS_INVALID_FIELD;	/* ranks disagree on the call */

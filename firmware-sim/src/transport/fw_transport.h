@@ -112,8 +112,9 @@ struct nnp_fw_link_hooks {
 	/* A packet arrives on @port: wait the injected delay; true if lost. */
 	bool (*rx_fault)(struct nnp_fw *fw, uint32_t port);
 	/*
-	 * As nnp_fw_comm_failed_locked(): an abort came, or packets were
-	 * lost, on @port.
+	 * As nnp_fw_comm_failed_locked(): an abort came, packets were
+	 * lost, or a chunk showed a peer called the collective otherwise,
+	 * on @port.
 	 */
 	bool (*comm_failed_locked)(struct nnp_fw *fw, struct nnp_fw_comm *m,
 				   uint16_t status, uint32_t port);
@@ -191,6 +192,20 @@ uint16_t nnp_fw_icl_recv_into(struct nnp_fw *fw, struct nnp_fw_op *op,
 uint16_t nnp_fw_icl_recv_any(struct nnp_fw *fw, struct nnp_fw_op *op,
 			     uint64_t epoch, uint32_t seq, void *buf,
 			     size_t len);
+/*
+ * Ring collective @op of @m, labelled op->seq to op->seq + op->seqs - 1,
+ * starts receiving on @port, with fw->lock held: until
+ * nnp_fw_icl_calls_del_locked(), each chunk an in-process peer lends with
+ * one of its labels is checked against its call as it arrives, read or
+ * not, and those queued on @port already are now. True if one of those
+ * differs: op->mismatch then holds the detail of @op's MISMATCH (nnp_hw.h).
+ * One that arrives later differing fails @m MISMATCH, which ends @op
+ * ABORTED at its next wait, op->mismatch set.
+ */
+bool nnp_fw_icl_calls_add_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
+				 struct nnp_fw_op *op, uint32_t port);
+/* @op of @m ends: off its calls, with fw->lock held. */
+void nnp_fw_icl_calls_del_locked(struct nnp_fw_comm *m, struct nnp_fw_op *op);
 /* nnp_fw_icl_recv_into() a copy into @buf. */
 uint16_t nnp_fw_icl_recv(struct nnp_fw *fw, struct nnp_fw_op *op,
 			 uint32_t port, uint64_t epoch, uint32_t seq,
