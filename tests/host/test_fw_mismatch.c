@@ -13,7 +13,8 @@
  * back), and every rank's COMM_STATUS is the failure. Alike calls all
  * succeed. An alltoall whose count differs on rank 1, and a GROUP whose
  * second allreduce differs on rank 1, end the same way, the group's
- * completion naming the member's peer.
+ * completion naming the member's peer. A relay's copy of rank 1's
+ * alltoall chunk carries its call: rank 3 ends MISMATCH naming it.
  *
  * Chunks that are never read are checked too: on a ring of 2, two ranks
  * that each think they are a broadcast's root only send. The one that
@@ -363,6 +364,45 @@ static void test_exchange_count_differs(void **state)
 }
 
 /*
+ * Rank 1's alltoall segment for rank 3 crosses chip 2, which forwards it
+ * as a copy: the copy carries rank 1's call, so rank 3, the first to take
+ * a chunk of rank 1's, ends MISMATCH naming it, not INVALID_FIELD for its
+ * length. Ranks 1 and 3 start; chip 2, with no command yet, relays; rank
+ * 3 takes the copy. Ranks 0 and 2 start after rank 3's abort failed their
+ * communicator: all three ABORTED.
+ */
+static void test_relayed_chunk_differs(void **state)
+{
+	const struct call odd = {
+		NNP_CMD_ALLTOALL, NNP_DTYPE_I32, 0, 0, COUNT / 2,
+	};
+	uint32_t i;
+
+	(void)state;
+	ring_up(ALL);
+	fw_chip_post(&chips[1], alltoall(1, odd.count));
+	fw_chip_post(&chips[3], alltoall(3, COUNT));
+	nnp_fw_run_queues(chips[1].h->fw);
+	nnp_fw_run_queues(chips[3].h->fw);
+	chips[2].h->real_clock = true;	/* as a chip with a command has */
+	nnp_fw_run_queues(chips[2].h->fw);
+	nnp_fw_run_queues(chips[3].h->fw);
+	fw_chip_post(&chips[0], alltoall(0, COUNT));
+	fw_chip_post(&chips[2], alltoall(2, COUNT));
+	fw_chips_run_one_thread(chips, N);
+	for (i = 0; i < N; i++) {
+		uint16_t want = i == 3 ? NNP_STATUS_MISMATCH : NNP_STATUS_ABORTED;
+
+		assert_int_equal(chips[i].status, want);
+		assert_int_equal(cqe_detail(i), i != 3 ? 0 :
+				 detail_of(1, &odd, NNP_MISMATCH_COUNT));
+		assert_int_equal(fw_harness_comm_status(chips[i].h, CTX, COMM),
+				 want);
+	}
+	ring_down();
+}
+
+/*
  * In a GROUP of two allreduces whose second differs on rank 1, the
  * group's completion is the member's: MISMATCH, naming rank 0's call.
  */
@@ -403,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_unread_chunk_fails_on_arrival),
 		cmocka_unit_test(test_peer_ahead_is_no_mismatch),
 		cmocka_unit_test(test_exchange_count_differs),
+		cmocka_unit_test(test_relayed_chunk_differs),
 		cmocka_unit_test(test_group_member_differs),
 	};
 

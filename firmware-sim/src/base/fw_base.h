@@ -238,6 +238,11 @@ struct nnp_fw_packet {
 	size_t len;
 	const uint8_t *data;	/* the copy after this header, or the lent chunk */
 	struct nnp_fw_op *owner;	/* an in-process descriptor's lender */
+	/*
+	 * A relay's copy of such a chunk: its lender's call, checked as the
+	 * lender's own would be (opcode 0: none, a copy checked by length).
+	 */
+	struct nnp_fw_call call;
 	uint8_t pooled;		/* 1 + its class in the pool (0: not pooled) */
 };
 

@@ -143,11 +143,15 @@ static uint16_t local_deliver(struct nnp_fw *fw, struct nnp_fw_op *op,
 		if (!peer)
 			return NNP_STATUS_LINK_DOWN;
 
-		if (whole)
+		if (whole) {
 			pk = whole;
-		else if (!owner)
+		} else if (!owner) {
 			pk = nnp_fw_icl_packet_new(tpl->epoch, tpl->seq,
 						   tpl->abort, tpl->data, len);
+			/* A relay's copy of a lent chunk: whose call it was. */
+			if (pk)
+				pk->call = tpl->call;
+		}
 		if (pk)
 			pk->model_ns = depart + wire + fw->cfg.icl_latency_ns;
 		st = pk ? nnp_fw_icl_rx_arrive(peer, pp, pk, false) :
@@ -235,9 +239,11 @@ uint16_t nnp_fw_icl_forward(struct nnp_fw *fw, struct nnp_fw_op *op,
 			    uint32_t port, struct nnp_fw_packet *pk,
 			    bool *gone)
 {
+	/* A lent chunk goes on as a copy that says whose call it was. */
 	const struct nnp_fw_packet tpl = {
 		.epoch = pk->epoch, .seq = pk->seq, .abort = pk->abort,
 		.len = pk->len, .data = pk->data,
+		.call = pk->owner ? pk->owner->call : pk->call,
 	};
 	const struct nnp_fw_transport *tp = port_transport(fw, port);
 	uint16_t st;

@@ -17,8 +17,9 @@
  * order, they keep their order.
  *
  * An exchange's first hop lends its chunks (fw_xchg.c): the relay
- * forwards a descriptor as a copy of the lender's bytes, and gives the
- * chunk back once the copy is out. Until then it is lent, as to a
+ * forwards a descriptor as a copy of the lender's bytes, and of its call
+ * for the receiver to check (v1.16), and gives the chunk back once the
+ * copy is out. Until then it is lent, as to a
  * receiver that has not read it: its lender waits for it, or takes it
  * back from the queue when its command fails. A copy goes on whole to an
  * in-process next hop, not copied again: a message is copied at most

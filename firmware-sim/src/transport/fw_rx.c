@@ -167,16 +167,17 @@ static uint32_t call_differs(const struct nnp_fw_call *peer,
 }
 
 /*
- * Whether @pk, lent by an in-process peer, belongs to a call other than
- * @op's: the detail of @op's MISMATCH, naming the peer's call (nnp_hw.h),
- * said as a guest error; 0 if not. The lender's op outlives its chunk,
- * and its call never changes.
+ * Whether @pk, lent by an in-process peer (or a relay's copy of such a
+ * chunk), belongs to a call other than @op's: the detail of @op's
+ * MISMATCH, naming the peer's call (nnp_hw.h), said as a guest error; 0
+ * if not. The lender's op outlives its chunk, and its call never changes.
  */
 static uint64_t rx_mismatch(struct nnp_fw *fw, const struct nnp_fw_op *op,
 			    uint32_t port, const struct nnp_fw_packet *pk)
 {
-	const struct nnp_fw_call *peer = pk->owner ? &pk->owner->call : NULL;
-	uint32_t fields = peer ? call_differs(peer, &op->call) : 0;
+	const struct nnp_fw_call *peer = pk->owner ? &pk->owner->call :
+					 &pk->call;
+	uint32_t fields = call_differs(peer, &op->call);
 
 	if (!fields)
 		return 0;
