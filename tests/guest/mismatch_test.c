@@ -15,8 +15,8 @@
  * sending, can end before it learns); at least one rank returns
  * NNP_ERROR_MISMATCH, and each that does names, in nnp_get_last_error(),
  * its own call and exactly the call of the rank whose chunk it checked,
- * the one before it on the ring (for the alltoall, any rank whose call
- * differs from its own); every other rank's failure is COMMAND_FAILED,
+ * a neighbour on the ring (for the alltoall, any rank whose call differs
+ * from its own); every other rank's failure is COMMAND_FAILED,
  * another rank's part failed; each rank's communicator then reports
  * NNP_ERROR_COMM_FAILED.
  */
@@ -100,8 +100,10 @@ static void name_call(char *buf, size_t len, const struct call *c, bool count)
 /*
  * Whether @err, rank @r's MISMATCH of @n ranks (rank 1 calling @odd, the
  * others @base), names its own call and exactly that of a rank whose
- * chunk it checked and whose call differs: the rank before it on the
- * ring, or for an alltoall, whose ranks all send to each other, any.
+ * chunk it checked and whose call differs: a neighbour on the ring
+ * (either: the two-way ring libnnp picks on these fabrics sends both
+ * ways, and a chunk is checked as it comes in), or for an alltoall,
+ * whose ranks all send to each other, any.
  */
 static bool names_peer(const char *err, int n, int r, const struct call *base,
 		       const struct call *odd, bool count_differs)
@@ -114,7 +116,8 @@ static bool names_peer(const char *err, int n, int r, const struct call *base,
 	for (p = 0; p < n; p++) {
 		const struct call *c = p == 1 ? odd : base;
 
-		if (c == own || (base->kind != ALLTOALL && p != (r + n - 1) % n))
+		if (c == own || (base->kind != ALLTOALL && p != (r + n - 1) % n &&
+				 p != (r + 1) % n))
 			continue;
 		name_call(theirs, sizeof(theirs), c, !count_differs);
 		snprintf(want, sizeof(want),

@@ -11,8 +11,8 @@
 # chunks cross a relay, as copies that carry their lender's call). Every
 # rank's wait returns within 10 s under the default 30-minute timeout; a
 # rank that returns NNP_ERROR_MISMATCH names its own call and exactly the
-# call of the rank whose chunk it checked (the previous rank's; for the
-# alltoall any rank whose call differs), the others fail with ABORTED
+# call of the rank whose chunk it checked (a neighbour's on the ring, which
+# sends both ways; for the alltoall any rank whose call differs), the others fail with ABORTED
 # passed on (a broadcast's root may end first), and every rank's
 # communicator is failed
 root=$(cd "$(dirname "$0")/../.." && pwd)
