@@ -40,8 +40,20 @@ static struct {
     unsigned int idle;      /* threads waiting on @work */
     unsigned int wakeups;   /* signals sent that no thread took yet */
     bool stopping;
-    bool initialized;       /* lock and conditions, made once under BQL */
 } pool;
+
+/*
+ * Made before main(): a device's firmware may kick it from a link's thread
+ * before any device has joined (a remote link coming up during realize),
+ * and such a kick must find the lock made, to be dropped under it.
+ */
+static void __attribute__((constructor)) nnp_workers_pool_init(void)
+{
+    qemu_mutex_init(&pool.lock);
+    qemu_cond_init(&pool.work);
+    qemu_cond_init(&pool.drained);
+    QTAILQ_INIT(&pool.fifo);
+}
 
 static unsigned int nnp_workers_host_cores(void)
 {
@@ -93,13 +105,6 @@ void nnp_workers_join(NnpWorkersDev *dev, struct nnp_fw *fw,
 {
     unsigned int want;
 
-    if (!pool.initialized) {
-        qemu_mutex_init(&pool.lock);
-        qemu_cond_init(&pool.work);
-        qemu_cond_init(&pool.drained);
-        QTAILQ_INIT(&pool.fifo);
-        pool.initialized = true;
-    }
     qemu_mutex_lock(&pool.lock);
     dev->fw = fw;
     dev->queued = false;
