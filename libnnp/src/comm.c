@@ -557,3 +557,8 @@ int nnp_comm_count(const nnp_comm_t *comm)
 {
 	return comm ? comm->nranks : -1;
 }
+
+int nnp_comm_id(const nnp_comm_t *comm)
+{
+	return comm ? (int)comm->id : -1;
+}

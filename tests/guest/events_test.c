@@ -6,13 +6,15 @@
  * a ring, one communicator over both (all_devices.h).
  *
  * three_kinds_in_order: chip 0's allreduce waits for chip 1, which never
- * calls; chip 0's first wired port goes down. The file with the
- * communicator reads LINK (that port, wired and down), then COMM_FAILED
- * (its communicator as fdinfo names it, LINK_DOWN, no port); another
- * file of chip 0 only the LINK; a file of chip 1 its own port's LINK. The
- * port comes up: LINK up for each. A reset asked through sysfs: RESET
- * (user, its number) for both files of chip 0, none for chip 1's. No
- * event lost, nothing more.
+ * calls; chip 0's first wired port goes down. The handle with the
+ * communicator gets, from nnp_device_next_event(), LINK (that port,
+ * wired and down), then COMM_FAILED (nnp_comm_id() of its communicator,
+ * as fdinfo names it, "link_down", no port); another file of chip 0
+ * reads (read(), the driver's struct) only the LINK; a file of chip 1 its
+ * own port's LINK. The port comes up: LINK up for each. A reset asked
+ * through sysfs: RESET (user, its number) for both of chip 0, none for
+ * chip 1's. No event lost; the handle then has none (NNP_ERROR_TIMEOUT
+ * at once), and a wrong struct size is refused.
  *
  * unread_keep_newest: chip 0 is reset 40 times (a RESET and the LINKs
  * the reset changed, each time). A file that never reads keeps the
@@ -132,16 +134,27 @@ FIXTURE_TEARDOWN(ev)
 	all_devices_close(&self->d);
 }
 
+/* The next event of @dev, as libnnp gives it, within WAIT_MS. */
+static struct nnp_device_event next(nnp_device_t *dev)
+{
+	struct nnp_device_event ev = NNP_DEVICE_EVENT_INIT;
+
+	if (nnp_device_next_event(dev, &ev, WAIT_MS) != NNP_SUCCESS)
+		ev.kind = 0;
+	return ev;
+}
+
 TEST_F_TIMEOUT(ev, three_kinds_in_order, 120)
 {
-	int mine = nnp_device_fd(self->d.dev[0]), comm;
+	nnp_device_t *dev0 = self->d.dev[0];
+	struct nnp_device_event ev, bad = { .size = sizeof(ev) - 8 };
+	int comm = guest_fdinfo_comm(nnp_device_fd(dev0), (char[256]){ 0 }, 256);
 	struct drm_nnp_event e[4];
 	uint32_t resets = 0;
 	const char *reason;
-	char text[256];
 
-	comm = guest_fdinfo_comm(mine, text, sizeof(text));
 	ASSERT_LT(0, comm);
+	EXPECT_EQ(comm, nnp_comm_id(self->d.comm[0]));
 	ASSERT_EQ(0, nnp_device_get_resets(self->d.dev[0], &resets, &reason));
 	/* Chip 1 never calls: chip 0's allreduce waits on the links. */
 	ASSERT_EQ(0, nnp_allreduce(self->d.a[0], 0, self->d.b[0], 0, COUNT,
@@ -151,12 +164,17 @@ TEST_F_TIMEOUT(ev, three_kinds_in_order, 120)
 	link_set(0, false, self->port);
 	EXPECT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_synchronize(self->d.s[0]));
 
-	ASSERT_EQ(2, read_n(mine, e, 2));
-	EXPECT_EVENT(e[0], DRM_NNP_EVENT_LINK, 0, 0, self->port, DRM_NNP_PORT_WIRED);
-	EXPECT_EVENT(e[1], DRM_NNP_EVENT_COMM_FAILED, NNP_STATUS_LINK_DOWN, 0,
-		     DRM_NNP_EVENT_NO_PORT, 0);
-	EXPECT_EQ((uint32_t)comm, e[1].comm);
-	EXPECT_LE(e[0].time_ns, e[1].time_ns);
+	ev = next(dev0);
+	EXPECT_EQ(NNP_DEVICE_EVENT_LINK, ev.kind);
+	EXPECT_EQ(self->port, ev.port);
+	EXPECT_EQ(NNP_LINK_WIRED, ev.link_state);
+	EXPECT_EQ(0, ev.lost);
+	ev = next(dev0);
+	ASSERT_EQ(NNP_DEVICE_EVENT_COMM_FAILED, ev.kind);
+	EXPECT_EQ(comm, ev.comm_id);
+	EXPECT_STREQ("link_down", ev.why);
+	EXPECT_EQ(NNP_EVENT_NO_PORT, ev.port);
+	EXPECT_EQ(0, ev.lost);
 	ASSERT_EQ(1, read_n(self->other, e, 1));
 	EXPECT_EVENT(e[0], DRM_NNP_EVENT_LINK, 0, 0, self->port, DRM_NNP_PORT_WIRED);
 	ASSERT_EQ(1, read_n(self->far, e, 1));
@@ -164,9 +182,10 @@ TEST_F_TIMEOUT(ev, three_kinds_in_order, 120)
 		     DRM_NNP_PORT_WIRED);
 
 	link_set(0, true, self->port);
-	ASSERT_EQ(1, read_n(mine, e, 1));
-	EXPECT_EVENT(e[0], DRM_NNP_EVENT_LINK, 0, 0, self->port,
-		     DRM_NNP_PORT_WIRED | DRM_NNP_PORT_UP);
+	ev = next(dev0);
+	EXPECT_EQ(NNP_DEVICE_EVENT_LINK, ev.kind);
+	EXPECT_EQ(self->port, ev.port);
+	EXPECT_EQ(NNP_LINK_WIRED | NNP_LINK_UP, ev.link_state);
 	ASSERT_EQ(1, read_n(self->other, e, 1));
 	EXPECT_EVENT(e[0], DRM_NNP_EVENT_LINK, 0, 0, self->port,
 		     DRM_NNP_PORT_WIRED | DRM_NNP_PORT_UP);
@@ -175,9 +194,14 @@ TEST_F_TIMEOUT(ev, three_kinds_in_order, 120)
 		     DRM_NNP_PORT_WIRED | DRM_NNP_PORT_UP);
 
 	/* A reset: first of all, it is told. */
+	EXPECT_EQ(NNP_ERROR_TIMEOUT, nnp_device_next_event(dev0, &ev, 0));
+	EXPECT_STREQ("/dev/accel/accel0: no event in 0 ms", nnp_get_last_error());
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_device_next_event(dev0, &bad, 0));
 	sysfs_reset(0);
-	ASSERT_EQ(1, read_n(mine, e, 1));
-	EXPECT_EVENT(e[0], DRM_NNP_EVENT_RESET, DRM_NNP_RESET_USER, resets + 1, 0, 0);
+	ev = next(dev0);
+	ASSERT_EQ(NNP_DEVICE_EVENT_RESET, ev.kind);
+	EXPECT_EQ(resets + 1, ev.reset_count);
+	EXPECT_STREQ("user", ev.reset_reason);
 	ASSERT_EQ(1, read_n(self->other, e, 1));
 	EXPECT_EVENT(e[0], DRM_NNP_EVENT_RESET, DRM_NNP_RESET_USER, resets + 1, 0, 0);
 	/* Chip 1 hears of the links chip 0's reset took, not of the reset. */

@@ -241,6 +241,57 @@ nnp_result_t nnp_device_reset(nnp_device_t *dev);
 /* The device's file descriptor, for poll() and for the driver's ioctls. */
 int nnp_device_fd(const nnp_device_t *dev);
 
+/*
+ * Events (0.9; driver 1.10, COMM_FAILED and LINK from hardware 1.17):
+ * what happened to the device, told as it happens rather than at the
+ * next call. poll() nnp_device_fd() for POLLIN, or wait in
+ * nnp_device_next_event().
+ */
+typedef enum {
+	NNP_DEVICE_EVENT_RESET = 1,	/* the device was reset: @dev is lost */
+	NNP_DEVICE_EVENT_COMM_FAILED,	/* a communicator of @dev failed */
+	NNP_DEVICE_EVENT_LINK,		/* a port's link went down or came up */
+} nnp_device_event_kind_t;
+
+/* nnp_device_event.port of a failure a command of this chip met. */
+#define NNP_EVENT_NO_PORT	0xffffu
+
+struct nnp_device_event {
+	size_t size;		/* sizeof(struct nnp_device_event), by the caller */
+	nnp_device_event_kind_t kind;
+	/* Events of @dev dropped, oldest first, before this one. */
+	uint32_t lost;
+	uint64_t time_ns;	/* CLOCK_MONOTONIC, when the driver learnt of it */
+	/* RESET: the reason and the number, as nnp_device_get_resets() says. */
+	const char *reset_reason;
+	uint32_t reset_count;
+	/*
+	 * COMM_FAILED: the communicator (nnp_comm_id()), and why, as traces
+	 * name the device's status: "link_down", "aborted", "peer_timeout",
+	 * "mismatch", ...
+	 */
+	int comm_id;
+	const char *why;
+	/*
+	 * LINK: the port; COMM_FAILED: the port an abort or a drop came in
+	 * on, NNP_EVENT_NO_PORT if a command of this chip met the failure.
+	 */
+	unsigned int port;
+	uint32_t link_state;	/* LINK: NNP_LINK_* bits now */
+};
+
+#define NNP_DEVICE_EVENT_INIT	{ .size = sizeof(struct nnp_device_event) }
+
+/*
+ * The next event of @dev, oldest first, into @ev; waits up to
+ * @timeout_ms (0: not at all, -1: for ever). NNP_ERROR_TIMEOUT if none
+ * came, NNP_ERROR_NOT_SUPPORTED from a driver before 1.10. Works on a
+ * lost @dev too: its RESET is the event that says so. A handle's events
+ * go to whichever thread asks first.
+ */
+nnp_result_t nnp_device_next_event(nnp_device_t *dev,
+				   struct nnp_device_event *ev, int timeout_ms);
+
 /* ---- memory ---------------------------------------------------------- */
 
 typedef struct nnp_mem nnp_mem_t;
@@ -567,6 +618,11 @@ nnp_result_t nnp_comm_abort(nnp_comm_t *comm);
 nnp_result_t nnp_comm_get_async_error(nnp_comm_t *comm, nnp_result_t *async_error);
 int nnp_comm_rank(const nnp_comm_t *comm);
 int nnp_comm_count(const nnp_comm_t *comm);
+/*
+ * The driver's id of @comm on its device, as NNP_DEVICE_EVENT_COMM_FAILED
+ * and fdinfo (nnp-comm-ID) name it; -1 for NULL. Since 0.9.
+ */
+int nnp_comm_id(const nnp_comm_t *comm);
 
 /*
  * Reduce @count elements of @send (at @send_off bytes) across all ranks
