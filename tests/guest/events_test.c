@@ -21,8 +21,14 @@
  * newest DRM_NNP_EVENTS_MAX of what another file that reads them all
  * got, in order, the oldest kept counting every one dropped, the newest
  * RESET the last reset's number.
+ *
+ * two_threads_one_handle: two threads wait in nnp_device_next_event() on
+ * the handle with the communicator while chip 0 is reset 10 times: each
+ * RESET reaches exactly one of them, none twice, none lost.
  */
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -267,6 +273,72 @@ TEST_F_TIMEOUT(ev, unread_keep_newest, 300)
 	ASSERT_LE(0, i);
 	EXPECT_EQ(resets, e[i].count);
 	close(quiet);
+}
+
+/* What a thread waiting on a handle's events saw of its resets. */
+struct taker {
+	nnp_device_t *dev;
+	atomic_bool *done;	/* set once every reset is over */
+	uint32_t counts[64];	/* the RESETs' numbers, in the order taken */
+	int n;
+	uint32_t lost;
+};
+
+/*
+ * Takes events until the resets are over and none comes for 500 ms: a
+ * slow reset only makes it wait longer.
+ */
+static void *take_events(void *arg)
+{
+	struct taker *t = arg;
+	struct nnp_device_event ev = NNP_DEVICE_EVENT_INIT;
+
+	for (;;) {
+		bool over = atomic_load(t->done);
+
+		if (nnp_device_next_event(t->dev, &ev, 500) != NNP_SUCCESS) {
+			if (over)
+				break;
+			continue;
+		}
+		t->lost += ev.lost;
+		if (ev.kind == NNP_DEVICE_EVENT_RESET && t->n < 64)
+			t->counts[t->n++] = ev.reset_count;
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(ev, two_threads_one_handle, 120)
+{
+	atomic_bool done = false;
+	struct taker t[2] = {
+		{ .dev = self->d.dev[0], .done = &done },
+		{ .dev = self->d.dev[0], .done = &done },
+	};
+	bool seen[11] = { false };
+	uint32_t first = 0;
+	const char *reason;
+	pthread_t th[2];
+	int i, k;
+
+	ASSERT_EQ(0, nnp_device_get_resets(self->d.dev[0], &first, &reason));
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, take_events, &t[i]));
+	for (i = 0; i < 10; i++)
+		sysfs_reset(0);
+	atomic_store(&done, true);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, pthread_join(th[i], NULL));
+	EXPECT_EQ(10, t[0].n + t[1].n);
+	EXPECT_EQ(0, t[0].lost + t[1].lost);
+	for (i = 0; i < 2; i++)
+		for (k = 0; k < t[i].n; k++) {
+			uint32_t r = t[i].counts[k] - first;
+
+			ASSERT_TRUE(r >= 1 && r <= 10) TH_LOG("reset %u", t[i].counts[k]);
+			EXPECT_FALSE(seen[r]) TH_LOG("reset %u taken twice", t[i].counts[k]);
+			seen[r] = true;
+		}
 }
 
 TEST_HARNESS_MAIN
