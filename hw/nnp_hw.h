@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nnp hardware interface, version 1.17.
+ * nnp hardware interface, version 1.18.
  *
  * The one definition of what the device looks like from the bus: PCI
  * identity, BAR layout, BAR0 registers, admin queue entries, status codes.
@@ -51,7 +51,7 @@ typedef uint64_t nnp_le64;
 
 /* Interface version: the driver refuses a major it does not know. */
 #define NNP_HW_VERSION_MAJOR		1
-#define NNP_HW_VERSION_MINOR		17
+#define NNP_HW_VERSION_MINOR		18
 #define NNP_HW_VERSION			((NNP_HW_VERSION_MAJOR << 16) | NNP_HW_VERSION_MINOR)
 #define NNP_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
 
@@ -217,6 +217,7 @@ typedef uint64_t nnp_le64;
 #define NNP_ADMIN_GET_CTX_USAGE		0x10	/* v1.10, args: ctx; struct nnp_hw_ctx_usage */
 #define NNP_ADMIN_COMM_ROUTES		0x11	/* v1.12, args: ctx, comm; see below */
 #define NNP_ADMIN_GET_EVENTS		0x12	/* v1.17, addr/len: struct nnp_hw_event[] */
+#define NNP_ADMIN_COMM_STATE		0x13	/* v1.18, args: ctx, comm; see below */
 
 /*
  * COMM_DESTROY flags (v1.4). ABORT: the communicator's commands in flight
@@ -515,6 +516,48 @@ struct nnp_hw_event {
 	nnp_le32 lost;		/* events dropped before this one */
 	nnp_le32 rsvd;
 	nnp_le64 time_ns;	/* the chip's modeled time (GET_MODEL's clock) */
+};
+
+/*
+ * COMM_STATE (v1.18): where communicator (ctx, comm) stands, for a view
+ * of a job that hangs: which collective it is in and whom that waits
+ * for. addr/len: struct nnp_hw_comm_state (a shorter len:
+ * BUFFER_TOO_SMALL, nothing written); result: the bytes written. No such
+ * communicator: NOT_FOUND.
+ *
+ * Collectives (ALLREDUCE to REDUCE, and the exchanges) are numbered
+ * from 1 in the order the chip starts them, alike on every rank of a
+ * correct program: a rank whose @calls is behind the others' has not
+ * called the collective they are in. The command in flight is the one
+ * of the communicator's that started first among those still running
+ * (a GROUP: the group, @count its members). It waits when it is parked:
+ * on @wait_port (the port of its part that waited longest), for
+ * @wait_rank when that port is one of its ring's.
+ */
+#define NNP_HW_COMM_NO_PORT		0xffffffffu
+#define NNP_HW_COMM_NO_RANK		0xffffffffu
+
+struct nnp_hw_comm_state {
+	nnp_le64 epoch;
+	nnp_le32 rank;
+	nnp_le32 nranks;
+	nnp_le32 status;	/* COMM_STATUS's: its first failure, or 0 */
+	nnp_le32 calls;		/* collectives started */
+	nnp_le32 calls_done;	/* of them ended, whatever their status */
+	nnp_le32 messages;	/* SENDs and RECVs ended */
+	/* count x element size (SEND, RECV: len) of its commands that succeeded */
+	nnp_le64 bytes;
+	/* The command in flight: opcode NNP_CMD_*, or 0 for none. */
+	uint8_t opcode;
+	uint8_t dtype;
+	uint8_t op;
+	uint8_t rsvd;
+	/* root of a rooted collective, a routed message's peer; else NO_RANK */
+	nnp_le32 peer;
+	nnp_le64 count;		/* elements (SEND, RECV: bytes; GROUP: members) */
+	nnp_le32 wait_port;	/* NO_PORT: it is not waiting */
+	nnp_le32 wait_rank;	/* NO_RANK: not known */
+	nnp_le64 wait_ns;	/* how long it has waited there */
 };
 
 /* Completion entry (admin and user queues): 16 bytes. */

@@ -437,7 +437,9 @@ static uint16_t algo_step(struct coll *p)
 	struct nnp_fw *fw = p->fw;
 
 	for (;;) {
-		uint64_t deadline = UINT64_MAX;
+		struct nnp_fw_round w = {
+			.deadline = UINT64_MAX, .since = UINT64_MAX,
+		};
 		uint32_t wakes, i, left = 0, held = 0;
 		bool aborted, lost, yielded = false;
 
@@ -476,9 +478,8 @@ static uint16_t algo_step(struct coll *p)
 			if (st == NNP_FW_PARKED) {
 				left++;
 				for (r = 0; r < l->nrings; r++)
-					if (l->ring[r].link.parked &&
-					    l->ring[r].link.deadline_ns < deadline)
-						deadline = l->ring[r].link.deadline_ns;
+					if (l->ring[r].link.parked)
+						nnp_fw_part_waits(&w, &l->ring[r].link);
 				continue;
 			}
 			if (st) {
@@ -502,10 +503,7 @@ static uint16_t algo_step(struct coll *p)
 			continue;
 		mtx_lock(&fw->lock);
 		if (fw->wakes == wakes && !p->link.aborted && !p->link.link_lost) {
-			p->link.parked = true;
-			p->link.ready = false;
-			p->link.wait_port = NNP_FW_ANY_PORT;
-			p->link.deadline_ns = deadline;
+			nnp_fw_park_parts_locked(&p->link, &w);
 			mtx_unlock(&fw->lock);
 			return NNP_FW_PARKED;
 		}

@@ -95,15 +95,25 @@ struct nnp_fw_key {
 };
 
 /*
- * What a collective was called with (v1.16), alike on every rank of a
- * correct program; opcode 0: not a collective's.
+ * What a link command was called with: a collective's (v1.16) alike on
+ * every rank of a correct program, and checked so; a SEND's or RECV's
+ * (for COMM_STATE) its peer in root, NNP_FW_CALL_NO_PEER if it names a
+ * port. Opcode 0: neither.
  */
+#define NNP_FW_CALL_NO_PEER	0xffff
+
 struct nnp_fw_call {
 	uint8_t opcode, dtype, op;
 	uint16_t root;
 	uint16_t rank;		/* the caller's */
 	uint64_t count;		/* elements */
 };
+
+static inline bool nnp_fw_call_collective(const struct nnp_fw_call *c)
+{
+	return c->opcode && c->opcode != NNP_CMD_SEND &&
+	       c->opcode != NNP_CMD_RECV;
+}
 
 /*
  * A link command in flight: a collective, SEND or RECV (fw_coll.c,
@@ -158,6 +168,20 @@ struct nnp_fw_op {
 	 */
 	uint64_t mismatch;
 	uint64_t deadline_ns;	/* of the current wait (now_ns clock); 0: none */
+	/*
+	 * For COMM_STATE, under fw->lock: when its current wait began and
+	 * on which port; a command of parts (fw_rounds.c, fw_algo.c) takes
+	 * those of its part that has waited longest.
+	 */
+	uint64_t wait_since_ns;
+	uint32_t waits_on;
+	/*
+	 * Also for COMM_STATE: its number among its communicator's
+	 * collectives (0: not one), and the bytes its call names, counted
+	 * when it succeeds.
+	 */
+	uint32_t call_no;
+	uint64_t bytes;
 	/* Longest one wait may be: its communicator's; UINT64_MAX: never. */
 	uint64_t timeout_ns;
 	/*
@@ -368,6 +392,9 @@ struct nnp_fw_comm {
 	uint8_t *routes;
 	uint16_t *routed_sent;
 	uint16_t *routed_received;
+	/* COMM_STATE's counts (v1.18), as struct nnp_hw_comm_state names them. */
+	uint32_t calls_started, calls_done, messages_done;
+	uint64_t bytes_done;
 };
 
 /*

@@ -299,7 +299,8 @@ static bool takes_buffer(const struct nnp_fw *fw, uint8_t opcode)
 	       opcode == NNP_ADMIN_COMM_CREATE ||
 	       opcode == NNP_ADMIN_COMM_TOPOLOGY || opcode == NNP_ADMIN_GET_MODEL ||
 	       opcode == NNP_ADMIN_GET_CTX_USAGE ||
-	       opcode == NNP_ADMIN_COMM_ROUTES || opcode == NNP_ADMIN_GET_EVENTS;
+	       opcode == NNP_ADMIN_COMM_ROUTES || opcode == NNP_ADMIN_GET_EVENTS ||
+	       opcode == NNP_ADMIN_COMM_STATE;
 }
 
 /* Argument words each opcode uses; the rest must be zero. */
@@ -316,6 +317,7 @@ static size_t args_used(uint8_t opcode)
 	case NNP_ADMIN_COMM_STATUS:
 	case NNP_ADMIN_COMM_TOPOLOGY:
 	case NNP_ADMIN_COMM_ROUTES:
+	case NNP_ADMIN_COMM_STATE:
 		return 2;
 	case NNP_ADMIN_COMM_DESTROY:
 		return 3;
@@ -382,6 +384,8 @@ static uint16_t admin_execute(struct nnp_fw *fw,
 		return nnp_fw_comm_routes(fw, cmd);
 	case NNP_ADMIN_GET_EVENTS:
 		return nnp_fw_get_events(fw, cmd, result);
+	case NNP_ADMIN_COMM_STATE:
+		return nnp_fw_comm_state(fw, cmd, result);
 	}
 	nnp_fw_guest_error(fw, "admin cid %u: unknown opcode 0x%x", cmd->cid,
 			   cmd->opcode);

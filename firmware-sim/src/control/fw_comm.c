@@ -180,16 +180,33 @@ uint16_t nnp_fw_comm_status(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 	return status;
 }
 
+/* What COMM_STATE counts of @op, ended with @status, on its @m. */
+static void count_ended_locked(struct nnp_fw_comm *m,
+			       const struct nnp_fw_op *op, uint16_t status)
+{
+	if (op->call_no)
+		m->calls_done++;
+	else if (op->call.opcode == NNP_CMD_SEND ||
+		 op->call.opcode == NNP_CMD_RECV)
+		m->messages_done++;
+	if (!status)
+		m->bytes_done += op->bytes;
+}
+
 bool nnp_fw_comm_ended(struct nnp_fw *fw, uint32_t comm, uint64_t epoch,
-		       uint16_t status)
+		       const struct nnp_fw_op *op, uint16_t status)
 {
 	struct nnp_fw_comm *m = &fw->comms[comm];
 	bool news;
 
-	if (!status)
-		return false;
 	mtx_lock(&fw->lock);
 	/* Not a communicator made since in the same slot. */
+	if (m->ctx && m->epoch == epoch)
+		count_ended_locked(m, op, status);
+	if (!status) {
+		mtx_unlock(&fw->lock);
+		return false;
+	}
 	news = !m->ctx || m->epoch != epoch || !m->error;
 	if (m->ctx && m->epoch == epoch && !m->error) {
 		m->error = status;

@@ -68,12 +68,13 @@ uint16_t nnp_fw_comm_routes(struct nnp_fw *fw,
 uint16_t nnp_fw_comm_status(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd,
 			    uint32_t *result);
 /*
- * A command of communicator @comm (@epoch) ended with @status: true if
- * that is a failure the communicator had not had, to be sent on as an
- * abort (it is gone, or this is its first).
+ * Link command @op of communicator @comm (@epoch) ended with @status,
+ * which COMM_STATE counts: true if that is a failure the communicator
+ * had not had, to be sent on as an abort (it is gone, or this is its
+ * first).
  */
 bool nnp_fw_comm_ended(struct nnp_fw *fw, uint32_t comm, uint64_t epoch,
-		       uint16_t status);
+		       const struct nnp_fw_op *op, uint16_t status);
 /*
  * Communicator @m failed on this chip, with fw->lock held: an abort of it
  * came in (@status ABORTED), or its packets were dropped for want of room
@@ -95,6 +96,9 @@ void nnp_fw_event_comm_failed_locked(struct nnp_fw *fw,
 void nnp_fw_event_link(struct nnp_fw *fw, uint32_t port, uint32_t state);
 void nnp_fw_events_clear_locked(struct nnp_fw *fw);
 void nnp_fw_events_notify(struct nnp_fw *fw);
+/* COMM_STATE (fw_comm_state.c, v1.18). */
+uint16_t nnp_fw_comm_state(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd,
+			   uint32_t *result);
 uint16_t nnp_fw_get_events(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd,
 			   uint32_t *result);
 /* Send on the aborts nnp_fw_comm_failed_locked() took in. */

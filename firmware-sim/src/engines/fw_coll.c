@@ -501,6 +501,8 @@ static uint16_t coll_begin(struct nnp_fw *fw, uint32_t ctx,
 		c->seq = nnp_fw_seq(m->seq, false);
 		c->purge_below = c->seq;
 		m->seq += fw->algo->seqs(c->algo);
+		c->link.call_no = ++m->calls_started;
+		c->link.bytes = c->count * c->es;
 		if (c->op == NNP_OP_AVG)
 			c->avg_div = m->nranks;
 		if (m->order) {
@@ -748,7 +750,7 @@ static void coll_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
 		nnp_fw_icl_reclaim(fw, op, c->send_port);
 	/* A failure new to the communicator goes on, so the whole ring stops. */
 	tell = c->nranks &&
-	       fw->engine_hooks->comm_ended(fw, c->comm, c->epoch, st) &&
+	       fw->engine_hooks->comm_ended(fw, c->comm, c->epoch, op, st) &&
 	       c->nranks > 1;
 	if (c->algo != NNP_FW_ALGO_RING)
 		fw->algo->end(c, tell);

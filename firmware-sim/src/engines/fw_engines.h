@@ -16,7 +16,7 @@
 struct nnp_fw_engine_hooks {
 	/* As nnp_fw_comm_ended(): true if the failure is to be passed on. */
 	bool (*comm_ended)(struct nnp_fw *fw, uint32_t comm, uint64_t epoch,
-			   uint16_t status);
+			   const struct nnp_fw_op *op, uint16_t status);
 };
 
 /*
@@ -78,13 +78,24 @@ struct nnp_fw_round {
 	uint32_t left;		/* parts still to run after it */
 	bool moved;		/* a part went on */
 	uint64_t deadline;	/* the earliest deadline of the parts waiting */
+	/* The part waiting longest: since when, and on which port. */
+	uint64_t since;
+	uint32_t port;
 };
 
 /* Before @part's step in round @r: it learns what the command did. */
 void nnp_fw_part_begin(struct nnp_fw *fw, const struct nnp_fw_round *r,
 		       struct nnp_fw_op *part);
-/* @part's step parked: it is left, with its deadline. */
+/* @part waits: its deadline, and how long it has waited, count in @r's. */
+void nnp_fw_part_waits(struct nnp_fw_round *r, const struct nnp_fw_op *part);
+/* @part's step parked: it is left, and waits. */
 void nnp_fw_part_parked(struct nnp_fw_round *r, const struct nnp_fw_op *part);
+/*
+ * Park command @op, with fw->lock held, on any port until the first of
+ * @r's parts may go on: a wake on any port, or the earliest deadline.
+ */
+void nnp_fw_park_parts_locked(struct nnp_fw_op *op,
+			      const struct nnp_fw_round *r);
 /*
  * Step command @op by @round until no part is left (SUCCESS) or one fails;
  * NNP_FW_PARKED, on any port, when a round moved none and no wake came.

@@ -67,6 +67,12 @@ static uint16_t p2p_begin(struct nnp_fw *fw, uint32_t ctx,
 		p->epoch = m->epoch;
 		p->op.timeout_ns = m->timeout_ns;
 		p->op.comm = NNP_P2P_COMM(cmd->value);
+		p->op.call = (struct nnp_fw_call){
+			.opcode = cmd->opcode, .rank = m->rank, .count = p->len,
+			.root = p->routed ? NNP_P2P_PEER(cmd->value) :
+					    NNP_FW_CALL_NO_PEER,
+		};
+		p->op.bytes = p->len;
 		if (p->routed)
 			st = p2p_route_locked(m, cmd->value, p);
 		else
@@ -118,7 +124,7 @@ static void p2p_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
 		nnp_fw_op_failed(fw, st, "%s on port %u failed: status 0x%x",
 				 p->send ? "send" : "receive", p->port, st);
 	if (p->op.comm)
-		fw->engine_hooks->comm_ended(fw, p->op.comm, p->epoch, st);
+		fw->engine_hooks->comm_ended(fw, p->op.comm, p->epoch, op, st);
 	/* The receiver learns at once that this message will not come. */
 	if (st && p->send && p->seq)
 		nnp_fw_icl_send(fw, NULL, p->port, p->epoch, p->seq, true, NULL, 0);

@@ -19,11 +19,31 @@ void nnp_fw_part_begin(struct nnp_fw *fw, const struct nnp_fw_round *r,
 	mtx_unlock(&fw->lock);
 }
 
+void nnp_fw_part_waits(struct nnp_fw_round *r, const struct nnp_fw_op *part)
+{
+	if (part->deadline_ns < r->deadline)
+		r->deadline = part->deadline_ns;
+	if (part->wait_since_ns < r->since) {
+		r->since = part->wait_since_ns;
+		r->port = part->waits_on;
+	}
+}
+
 void nnp_fw_part_parked(struct nnp_fw_round *r, const struct nnp_fw_op *part)
 {
 	r->left++;
-	if (part->deadline_ns < r->deadline)
-		r->deadline = part->deadline_ns;
+	nnp_fw_part_waits(r, part);
+}
+
+void nnp_fw_park_parts_locked(struct nnp_fw_op *op,
+			      const struct nnp_fw_round *r)
+{
+	op->parked = true;
+	op->ready = false;
+	op->wait_port = NNP_FW_ANY_PORT;
+	op->deadline_ns = r->deadline;
+	op->wait_since_ns = r->since;
+	op->waits_on = r->port;
 }
 
 uint16_t nnp_fw_rounds(struct nnp_fw *fw, struct nnp_fw_op *op,
@@ -32,7 +52,9 @@ uint16_t nnp_fw_rounds(struct nnp_fw *fw, struct nnp_fw_op *op,
 					 struct nnp_fw_round *r))
 {
 	for (;;) {
-		struct nnp_fw_round r = { .deadline = UINT64_MAX };
+		struct nnp_fw_round r = {
+			.deadline = UINT64_MAX, .since = UINT64_MAX,
+		};
 		uint32_t wakes;
 		uint16_t st;
 
@@ -48,10 +70,7 @@ uint16_t nnp_fw_rounds(struct nnp_fw *fw, struct nnp_fw_op *op,
 			continue;
 		mtx_lock(&fw->lock);
 		if (fw->wakes == wakes && !op->aborted && !op->link_lost) {
-			op->parked = true;
-			op->ready = false;
-			op->wait_port = NNP_FW_ANY_PORT;
-			op->deadline_ns = r.deadline;
+			nnp_fw_park_parts_locked(op, &r);
 			mtx_unlock(&fw->lock);
 			return NNP_FW_PARKED;
 		}

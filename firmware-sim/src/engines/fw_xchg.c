@@ -115,6 +115,8 @@ static uint16_t xchg_begin_locked(struct xchg *x, struct nnp_fw_comm *m)
 	x->epoch = m->epoch;
 	x->ring_ports = nnp_fw_comm_ports(m);
 	x->op.timeout_ns = m->timeout_ns;
+	x->op.call_no = ++m->calls_started;
+	x->op.bytes = x->len;
 	for (p = 0; p < x->nranks; p++) {
 		x->out[p].link.timeout_ns = m->timeout_ns;
 		x->in[p].link.timeout_ns = m->timeout_ns;
@@ -140,6 +142,7 @@ static void xchg_call(struct xchg *x, const struct nnp_hw_queue_cmd *cmd)
 	};
 	uint32_t p;
 
+	x->op.call = call;
 	for (p = 0; p < x->nranks; p++)
 		x->out[p].link.call = x->in[p].link.call = call;
 }
@@ -342,7 +345,8 @@ static void xchg_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
 	for (p = 0; x->out && p < x->nranks; p++)
 		if (x->out[p].mem)
 			nnp_fw_icl_reclaim(fw, &x->out[p].link, x->out[p].port);
-	if (x->nranks && fw->engine_hooks->comm_ended(fw, x->comm, x->epoch, st) &&
+	if (x->nranks &&
+	    fw->engine_hooks->comm_ended(fw, x->comm, x->epoch, op, st) &&
 	    x->nranks > 1)
 		nnp_fw_icl_send_aborts(fw, x->ring_ports, x->epoch,
 				       nnp_fw_seq(0, false));

@@ -248,14 +248,17 @@ uint16_t nnp_fw_icl_park_locked(struct nnp_fw *fw, struct nnp_fw_op *op,
 		return NNP_STATUS_ABORTED;
 	if (op->link_lost)
 		return NNP_STATUS_LINK_DOWN;
-	if (!op->deadline_ns)
+	if (!op->deadline_ns) {
 		op->deadline_ns = op->timeout_ns == UINT64_MAX ? UINT64_MAX :
 				  now + op->timeout_ns;
-	else if (now >= op->deadline_ns)
+		op->wait_since_ns = now;
+	} else if (now >= op->deadline_ns) {
 		return NNP_STATUS_PEER_TIMEOUT;
+	}
 	op->parked = true;
 	op->ready = false;
 	op->wait_port = port;
+	op->waits_on = port;
 	return NNP_FW_PARKED;
 }
 

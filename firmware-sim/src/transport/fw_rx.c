@@ -157,7 +157,7 @@ static enum rx_verdict rx_admit_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
 static uint32_t call_differs(const struct nnp_fw_call *peer,
 			     const struct nnp_fw_call *own)
 {
-	if (!peer->opcode || !own->opcode)
+	if (!nnp_fw_call_collective(peer) || !nnp_fw_call_collective(own))
 		return 0;
 	return (peer->opcode != own->opcode ? NNP_MISMATCH_OPCODE : 0) |
 	       (peer->dtype != own->dtype ? NNP_MISMATCH_DTYPE : 0) |
