@@ -43,10 +43,12 @@ struct nnp_coredump_buf {
 };
 
 /*
- * The process behind @file and its command name into @task (@len bytes,
- * NUL-terminated); 0 and "" if it has gone.
+ * The process behind @file, its number in @ns, and its command name into
+ * @task (@len bytes, NUL-terminated); 0 and "" if it has gone, 0 if @ns
+ * does not see it.
  */
-u32 nnp_coredump_owner(struct drm_file *file, char *task, size_t len)
+u32 nnp_file_owner(struct drm_file *file, struct pid_namespace *ns, char *task,
+		   size_t len)
 {
 	struct task_struct *t;
 	struct pid *pid;
@@ -57,7 +59,7 @@ u32 nnp_coredump_owner(struct drm_file *file, char *task, size_t len)
 	pid = rcu_dereference(file->pid);
 	t = pid ? pid_task(pid, PIDTYPE_TGID) : NULL;
 	if (t) {
-		nr = pid_nr(pid);
+		nr = pid_nr_ns(pid, ns);
 		__get_task_comm(task, len, t);
 	}
 	rcu_read_unlock();
@@ -102,7 +104,8 @@ static u32 nnp_coredump_comms(struct nnp_device *ndev,
 	mutex_lock(&ndev->drm.filelist_mutex);
 	list_for_each_entry(file, &ndev->drm.filelist, lhead)
 		n += nnp_comms_dump(file->driver_priv,
-				    nnp_coredump_owner(file, task, sizeof(task)),
+				    nnp_file_owner(file, &init_pid_ns, task,
+						   sizeof(task)),
 				    out + n, NNP_COREDUMP_COMMS - n);
 	mutex_unlock(&ndev->drm.filelist_mutex);
 	return n;

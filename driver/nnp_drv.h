@@ -24,10 +24,12 @@
 #define NNP_DRIVER_DESC "NNP-T-class training accelerator"
 
 struct drm_file;
+struct drm_nnp_comms;
 struct nnp_coredump_comm;
 struct nnp_coredump_queue;
 struct nnp_queue;
 struct nnp_user;
+struct pid_namespace;
 struct seq_file;
 
 /* What IDENTIFY reported, in CPU byte order (struct nnp_hw_identify). */
@@ -174,7 +176,11 @@ extern unsigned int nnp_fw_timeout_ms;
 
 /* nnp_coredump.c */
 void nnp_coredump(struct nnp_device *ndev, u32 reason, int stuck_qid);
-u32 nnp_coredump_owner(struct drm_file *file, char *task, size_t len);
+u32 nnp_file_owner(struct drm_file *file, struct pid_namespace *ns, char *task,
+		   size_t len);
+
+/* nnp_comm_view.c */
+int nnp_comms_view(struct nnp_device *ndev, struct drm_nnp_comms *v);
 
 /* nnp_debugfs.c */
 void nnp_debugfs_init(struct nnp_device *ndev);

@@ -137,6 +137,25 @@ static int nnp_query_ports(struct nnp_device *ndev, struct drm_nnp_query *q)
 }
 
 /* GET_MODEL: hardware interface 1.8 on; a 1.7 device lacks the opcode. */
+static int nnp_query_comms(struct nnp_device *ndev, struct drm_nnp_query *q)
+{
+	struct drm_nnp_comms *v;
+	int ret;
+
+	if (!q->size)
+		return nnp_query_copy(q, NULL, sizeof(*v), DRM_NNP_COMMS_SIZE_V1);
+	if (q->size < DRM_NNP_COMMS_SIZE_V1)
+		return -ENOSPC;
+	v = kvzalloc(sizeof(*v), GFP_KERNEL);
+	if (!v)
+		return -ENOMEM;
+	ret = nnp_comms_view(ndev, v);
+	if (!ret)
+		ret = nnp_query_copy(q, v, sizeof(*v), DRM_NNP_COMMS_SIZE_V1);
+	kvfree(v);
+	return ret;
+}
+
 static bool nnp_has_model(const struct nnp_device *ndev)
 {
 	return (ndev->id.hw_version & 0xffff) >= 8;
@@ -186,6 +205,8 @@ int nnp_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file)
 		return nnp_query_ports(to_nnp(drm), q);
 	case DRM_NNP_QUERY_MODEL:
 		return nnp_query_model(to_nnp(drm), q);
+	case DRM_NNP_QUERY_COMMS:
+		return nnp_query_comms(to_nnp(drm), q);
 	default:
 		return -EOPNOTSUPP;
 	}

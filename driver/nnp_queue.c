@@ -810,8 +810,8 @@ u32 nnp_queues_dump(struct nnp_device *ndev, struct nnp_coredump_queue *out)
 		/* A dead queue's owner may have closed and gone. */
 		if (!q->dead) {
 			d->ctx = q->owner->ctx;
-			d->pid = nnp_coredump_owner(q->file, d->task,
-						    sizeof(d->task));
+			d->pid = nnp_file_owner(q->file, &init_pid_ns, d->task,
+						sizeof(d->task));
 		}
 		if (d->sq_head < q->depth && nnp_queue_dump_tail(q, d) < q->depth)
 			d->num_cmds = nnp_queue_dump_cmds(q, d->sq_head,

@@ -72,7 +72,7 @@ static int run_open(struct state *s)
 
 static int query(struct state *s, uint32_t which)
 {
-	static uint8_t data[sizeof(struct drm_nnp_ports)];
+	static uint8_t data[sizeof(struct drm_nnp_comms)];
 	struct drm_nnp_query q = {
 		.query = which, .size = sizeof(data), .data = (uintptr_t)data,
 	};
@@ -98,6 +98,11 @@ static int run_query_ports(struct state *s)
 static int run_query_model(struct state *s)
 {
 	return query(s, DRM_NNP_QUERY_MODEL);
+}
+
+static int run_query_comms(struct state *s)
+{
+	return query(s, DRM_NNP_QUERY_COMMS);
 }
 
 static int bo_create(struct state *s, uint32_t flags, uint64_t size)
@@ -367,6 +372,7 @@ CALL(query_device_info, NULL, run_query_info, 0, 0);
 CALL(query_counters, NULL, run_query_counters, 0, ENOMEM);
 CALL(query_ports, NULL, run_query_ports, 0, ENOMEM);
 CALL(query_model, NULL, run_query_model, 0, ENOMEM);
+CALL(query_comms, NULL, run_query_comms, 0, ENOMEM);
 CALL(bo_create_device, NULL, run_bo_create_device, 0, ENOMEM);
 CALL(bo_create_host, NULL, run_bo_create_host, 0, ENOMEM);
 CALL(bo_userptr, setup_userptr, run_bo_userptr, 0, ENOMEM);

@@ -33,13 +33,14 @@ extern "C" {
  * 1.8: DRM_IOCTL_NNP_COMM_ROUTES.
  * 1.9: drm_nnp_comm_create.name.
  * 1.10: events (struct drm_nnp_event), read() and poll() on the file.
+ * 1.11: DRM_NNP_QUERY_COMMS.
  *
  * The major changes only if something is taken away, which this header's
  * rules forbid.
  */
 #define DRM_NNP_DRIVER_NAME		"nnp"
 #define DRM_NNP_DRIVER_MAJOR		1
-#define DRM_NNP_DRIVER_MINOR		10
+#define DRM_NNP_DRIVER_MINOR		11
 
 #define DRM_NNP_QUERY			0x00
 #define DRM_NNP_BO_CREATE		0x01
@@ -94,6 +95,11 @@ extern "C" {
  * hardware interface 1.8).
  */
 #define DRM_NNP_QUERY_MODEL		4
+/*
+ * DRM_NNP_QUERY_COMMS - since 1.11: the communicators of the device's
+ * open files and where each stands, as struct drm_nnp_comms.
+ */
+#define DRM_NNP_QUERY_COMMS		5
 
 /**
  * struct drm_nnp_query - read one block of information about the device
@@ -111,7 +117,7 @@ extern "C" {
  * - %ENOSPC: @size is not zero but smaller than the query's first version.
  * - %EFAULT: @data cannot be written for @size bytes.
  * - %ENOMEM: the kernel has no memory for the answer (COUNTERS, PORTS,
- *   MODEL).
+ *   MODEL, COMMS).
  * - %ENODEV: the device was removed (for example by unbinding the driver).
  */
 struct drm_nnp_query {
@@ -357,6 +363,105 @@ struct drm_nnp_model {
 };
 
 #define DRM_NNP_MODEL_SIZE_V1		168
+
+/* drm_nnp_comm_info: no such rank, port or time. */
+#define DRM_NNP_COMM_NONE		0xffffffff
+/*
+ * drm_nnp_comm_info.flags: the device said where the communicator stands
+ * (hardware interface 1.18 on): the fields from @epoch on hold. Without
+ * it they are zero, and the none values DRM_NNP_COMM_NONE.
+ */
+#define DRM_NNP_COMM_INFO_STATE		(1u << 0)
+
+/**
+ * struct drm_nnp_comm_info - one communicator of struct drm_nnp_comms
+ *
+ * Collectives are numbered from 1 in the order the chip starts them, alike
+ * on every rank of a correct program: a rank whose @calls is behind its
+ * peers' has not yet called the collective they are in.
+ */
+struct drm_nnp_comm_info {
+	/** @comm: its id, as COMM_CREATE returned it. */
+	__u32 comm;
+	/**
+	 * @pid: the process that opened its file, in the caller's pid
+	 * namespace; 0 if it has gone or is not seen from there.
+	 */
+	__u32 pid;
+	/** @uid: the effective uid that opened the file, in the caller's user namespace. */
+	__u32 uid;
+	/** @flags: DRM_NNP_COMM_INFO_* bits. */
+	__u32 flags;
+	/** @task: the process's command name, NUL-terminated ("" if gone). */
+	char task[16];
+	/** @name: as COMM_CREATE named it, NUL-padded; may be empty. */
+	char name[32];
+	/** @rank: this communicator's rank. */
+	__u32 rank;
+	/** @nranks: its size. */
+	__u32 nranks;
+	/** @epoch: the 64 bits that name it on the links, the same on every rank. */
+	__u64 epoch;
+	/** @status: its first failure's device status, as COMM_STATUS says; 0: none. */
+	__u32 status;
+	/** @calls: collectives it started. */
+	__u32 calls;
+	/** @calls_done: of them, those ended, whatever their status. */
+	__u32 calls_done;
+	/** @messages: SENDs and RECVs ended. */
+	__u32 messages;
+	/** @bytes: count x element size (SEND, RECV: length) of those that succeeded. */
+	__u64 bytes;
+	/**
+	 * @opcode: its command in flight, the collective it started first
+	 * of those still running, else a message or a group: the device's
+	 * NNP_CMD_* (docs/hw-interface.md); 0: none.
+	 */
+	__u32 opcode;
+	/** @dtype: its NNP_DTYPE_*. */
+	__u32 dtype;
+	/** @op: its reduction NNP_OP_*. */
+	__u32 op;
+	/** @peer: its root, or a routed message's peer; DRM_NNP_COMM_NONE. */
+	__u32 peer;
+	/** @count: its elements (SEND, RECV: bytes; GROUP: members). */
+	__u64 count;
+	/** @wait_port: the port it waits on; DRM_NNP_COMM_NONE: it is not waiting. */
+	__u32 wait_port;
+	/** @wait_rank: the rank at that port's far end, if known; else DRM_NNP_COMM_NONE. */
+	__u32 wait_rank;
+	/** @wait_ns: how long it has waited there. */
+	__u64 wait_ns;
+};
+
+#define DRM_NNP_COMM_INFO_SIZE_V1	144
+
+/* The most communicators a device holds. */
+#define DRM_NNP_MAX_COMMS		64
+
+/**
+ * struct drm_nnp_comms - answer to DRM_NNP_QUERY_COMMS (since 1.11)
+ *
+ * The caller sees the communicators of the files opened under its own
+ * effective uid; with CAP_SYS_ADMIN, every file's. The others are only
+ * counted. Entry i starts at byte offsetof(struct drm_nnp_comms, comm) +
+ * i * @entry_size, as struct drm_nnp_ports's do. Each is read from the
+ * device apart: two entries of one job may be a few microseconds apart.
+ */
+struct drm_nnp_comms {
+	/** @num_comms: entries of @comm filled. */
+	__u32 num_comms;
+	/** @hidden: communicators of other users' files, not shown. */
+	__u32 hidden;
+	/** @entry_size: bytes from one entry of @comm to the next. */
+	__u32 entry_size;
+	/** @pad: zero. */
+	__u32 pad;
+	/** @comm: the communicators, by file, then by id. */
+	struct drm_nnp_comm_info comm[DRM_NNP_MAX_COMMS];
+};
+
+#define DRM_NNP_COMMS_SIZE_V1		9232
 
 /* Memory object placement, struct drm_nnp_bo_create.flags */
 #define DRM_NNP_BO_DEVICE		(1u << 0)	/* device memory (BAR2) */
