@@ -181,23 +181,6 @@ static bool nobody_refused(const char *path)
 	       WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-/* Whether @cmd's output has a line starting with @start and holding @part. */
-static bool output_has(const char *cmd, const char *start, const char *part)
-{
-	FILE *f = popen(cmd, "r");
-	bool found = false;
-	char *line = NULL;
-	size_t cap = 0;
-
-	if (!f)
-		return false;
-	/* Whole lines, however long: a JSON document is one. */
-	while (getline(&line, &cap, f) > 0)
-		found |= !strncmp(line, start, strlen(start)) && strstr(line, part);
-	free(line);
-	return pclose(f) == 0 && found;
-}
-
 /* Whether this kernel keeps device coredumps (CONFIG_DEV_COREDUMP). */
 static bool have_devcoredump(void)
 {
@@ -396,11 +379,11 @@ TEST_F_TIMEOUT(cd, job_timeout, 120)
 
 	/* Decoded: the stuck queue, its owner, the command at its head. */
 	snprintf(name, sizeof(name), "queue 0 STUCK ctx %u pid %d ", q->ctx, getpid());
-	EXPECT_TRUE(output_has("nnptool coredump", name, " task coredump_test "));
+	EXPECT_TRUE(guest_output_has("nnptool coredump", name, " task coredump_test "));
 	snprintf(name, sizeof(name), "  slot %u RUNNING fill ", c[1].slot);
-	EXPECT_TRUE(output_has("nnptool coredump", name, " len 4096 value 0x0"));
-	EXPECT_TRUE(output_has("nnptool coredump", "version 1 reason job-timeout ", ""));
-	EXPECT_TRUE(output_has("nnptool coredump --json", "{",
+	EXPECT_TRUE(guest_output_has("nnptool coredump", name, " len 4096 value 0x0"));
+	EXPECT_TRUE(guest_output_has("nnptool coredump", "version 1 reason job-timeout ", ""));
+	EXPECT_TRUE(guest_output_has("nnptool coredump --json", "{",
 			       "\"stuck_qid\": 0, \"queues\": [{\"qid\": 0, \"stuck\": true"));
 }
 

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +101,27 @@ static inline long status_kb(const char *key)
  * The first communicator fdinfo shows for @fd: its id (-1: none), and its
  * "rank/nranks name" into @text.
  */
+/*
+ * Whether command @cmd succeeds with a line of output that starts with
+ * @start and holds @part.
+ */
+static inline bool guest_output_has(const char *cmd, const char *start,
+				    const char *part)
+{
+	FILE *f = popen(cmd, "r");
+	bool found = false;
+	char *line = NULL;
+	size_t cap = 0;
+
+	if (!f)
+		return false;
+	/* Whole lines, however long: a JSON document is one. */
+	while (getline(&line, &cap, f) > 0)
+		found |= !strncmp(line, start, strlen(start)) && strstr(line, part);
+	free(line);
+	return pclose(f) == 0 && found;
+}
+
 static inline int guest_fdinfo_comm(int fd, char *text, size_t len)
 {
 	char path[64], line[256];

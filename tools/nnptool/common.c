@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_out.h"
 #include "nnptool.h"
 
 int nnptool_fail(const char *what, nnp_result_t r)
@@ -15,6 +16,27 @@ int nnptool_fail(const char *what, nnp_result_t r)
 	else
 		fprintf(stderr, "nnptool: %s: %s\n", what, nnp_strerror(r));
 	return NNPTOOL_EXIT_ERROR;
+}
+
+int nnptool_each_device_start(const struct nnptool_cmd *cmd,
+			      struct nnptool_opts *o, int argc, char **argv,
+			      const char *key, struct each_device *e)
+{
+	nnp_result_t r;
+	int c;
+
+	c = nnptool_getopt(cmd, o, argc, argv);
+	if (c != NNPTOOL_OPTS_DONE)
+		return nnptool_opts_exit(c);
+	r = nnp_device_count(&e->count);
+	if (r != NNP_SUCCESS)
+		return nnptool_fail(cmd->name, r);
+	e->doc = e->arr = NULL;
+	if (o->json) {
+		e->doc = jo_obj(NULL, NULL);
+		e->arr = jo_arr(e->doc, key);
+	}
+	return -1;
 }
 
 nnp_result_t nnptool_model(nnp_device_t *dev, struct nnp_device_model *m,

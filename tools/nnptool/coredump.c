@@ -433,15 +433,6 @@ static void text_dump(FILE *out, const struct coredump_src *src,
 
 /* ---- JSON --------------------------------------------------------------- */
 
-/* @s, or null. */
-static void jo_str_or_null(struct json_object *o, const char *key, const char *s)
-{
-	if (s)
-		jo_str(o, key, s);
-	else
-		jo_null(o, key);
-}
-
 static void json_header(struct json_object *doc, const struct nnp_coredump_header *h)
 {
 	char serial[FIELD_MAX + 1], build[FIELD_MAX + 1];

@@ -71,6 +71,14 @@ void jo_null(struct json_object *parent, const char *key)
 	add(parent, key, NULL, true);
 }
 
+void jo_str_or_null(struct json_object *parent, const char *key, const char *s)
+{
+	if (s)
+		jo_str(parent, key, s);
+	else
+		jo_null(parent, key);
+}
+
 void jo_fixed(struct json_object *parent, const char *key, double v,
 	      int decimals)
 {

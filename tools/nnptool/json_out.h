@@ -32,6 +32,8 @@ void jo_u64(struct json_object *parent, const char *key, uint64_t v);
 void jo_str(struct json_object *parent, const char *key, const char *s);
 void jo_bool(struct json_object *parent, const char *key, bool v);
 void jo_null(struct json_object *parent, const char *key);
+/* @s, or null for NULL. */
+void jo_str_or_null(struct json_object *parent, const char *key, const char *s);
 /*
  * A number written with @decimals digits after the point, as "%.*f"; an
  * infinity or NaN, which JSON cannot hold, as null.

@@ -57,25 +57,19 @@ static void print_port(struct json_object *ports, int dev, uint32_t chip,
 int cmd_links(struct nnptool_opts *o, int argc, char **argv)
 {
 	static const struct nnptool_cmd cmd = { .name = "links", .args = "[--json]" };
-	struct json_object *doc = NULL, *ports = NULL;
+	struct each_device e;
 	nnp_result_t r;
-	int count, d;
+	int d;
 
-	d = nnptool_getopt(&cmd, o, argc, argv);
-	if (d != NNPTOOL_OPTS_DONE)
-		return nnptool_opts_exit(d);
-	r = nnp_device_count(&count);
-	if (r != NNP_SUCCESS)
-		return nnptool_fail("links", r);
-	if (o->json) {
-		doc = jo_obj(NULL, NULL);
-		ports = jo_arr(doc, "ports");
-	} else {
+	d = nnptool_each_device_start(&cmd, o, argc, argv, "ports", &e);
+	if (d >= 0)
+		return d;
+	if (!e.doc) {
 		printf("%-4s %5s %4s %-8s %-9s %14s %14s %8s %14s\n", "DEV", "CHIP",
 		       "PORT", "STATE", "PEER", "TX BYTES", "RX BYTES", "ERRORS",
 		       "TX BUSY NS");
 	}
-	for (d = 0; d < count; d++) {
+	for (d = 0; d < e.count; d++) {
 		struct nnp_port_info port[NNP_MAX_PORTS] = { { .size = sizeof(port[0]) } };
 		struct nnp_device_model model = { .size = sizeof(model) };
 		struct nnp_device_info info = { .size = sizeof(info) };
@@ -93,16 +87,16 @@ int cmd_links(struct nnptool_opts *o, int argc, char **argv)
 			nnp_device_close(dev);
 		}
 		if (r != NNP_SUCCESS) {
-			if (doc)
-				jo_line(stdout, doc);
+			if (e.doc)
+				jo_line(stdout, e.doc);
 			return nnptool_fail("links", r);
 		}
 		for (i = 0; i < n && i < NNP_MAX_PORTS; i++)
-			print_port(ports, d, info.chip_id, i, &port[i],
+			print_port(e.arr, d, info.chip_id, i, &port[i],
 				   modeled && i < model.num_ports ?
 				   &model.port_tx_busy_ns[i] : NULL);
 	}
-	if (doc)
-		jo_line(stdout, doc);
+	if (e.doc)
+		jo_line(stdout, e.doc);
 	return NNPTOOL_EXIT_OK;
 }

@@ -21,6 +21,8 @@ static void usage(FILE *f)
 	      "  links       inter-chip link ports of every device: state, peer, counters\n"
 	      "  topo        device-by-device matrix of links and hops\n"
 	      "  ps          processes using the devices: memory and engine time each\n"
+	      "  comms       communicators on the devices: rank, collective in flight and\n"
+	      "              whom it waits for (yours; root: everyone's)\n"
 	      "  watch [-l SEC] [-c COUNT]\n"
 	      "              memory, busy time, link GB/s, temperature and power, every\n"
 	      "              SEC seconds (default 1), COUNT times (default: until killed)\n"
@@ -79,6 +81,8 @@ static int run(struct nnptool_opts *o, int argc, char **argv)
 		return cmd_cdi(o, argc, argv);
 	if (!strcmp(cmd, "ps"))
 		return cmd_ps(o, argc, argv);
+	if (!strcmp(cmd, "comms"))
+		return cmd_comms(o, argc, argv);
 	if (!strcmp(cmd, "memtest"))
 		return cmd_memtest(o, argc, argv);
 	if (!strcmp(cmd, "bench"))

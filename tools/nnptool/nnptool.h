@@ -10,6 +10,8 @@
 
 #include <nnp/nnp.h>
 
+struct json_object;
+
 /* Exit codes */
 #define NNPTOOL_EXIT_OK		0
 #define NNPTOOL_EXIT_ERROR	1	/* the operation failed */
@@ -54,6 +56,7 @@ int cmd_watch(struct nnptool_opts *o, int argc, char **argv);
 int cmd_cdi(struct nnptool_opts *o, int argc, char **argv);
 int cmd_ps(struct nnptool_opts *o, int argc, char **argv);
 int cmd_coredump(struct nnptool_opts *o, int argc, char **argv);
+int cmd_comms(struct nnptool_opts *o, int argc, char **argv);
 
 /* One command's command line, for nnptool_getopt. */
 struct nnptool_cmd {
@@ -95,6 +98,22 @@ int parse_size(const char *s, size_t *out);
 int nnptool_output_opt(const char *name, const char *args,
 		       struct nnptool_opts *o, int argc, char **argv,
 		       const char **out);
+
+/* What a command that goes through every device prints into. */
+struct each_device {
+	int count;			/* devices */
+	struct json_object *doc;	/* with --json: the document */
+	struct json_object *arr;	/* and its array @key; else NULL */
+};
+
+/*
+ * The start of such a command: its options, then the devices counted
+ * and, with --json, the document begun. Returns -1 to go on, or the exit
+ * code (help, bad command line, no devices).
+ */
+int nnptool_each_device_start(const struct nnptool_cmd *cmd,
+			      struct nnptool_opts *o, int argc, char **argv,
+			      const char *key, struct each_device *e);
 
 /* Report a failed libnnp call on stderr; returns NNPTOOL_EXIT_ERROR. */
 int nnptool_fail(const char *what, nnp_result_t r);

@@ -292,6 +292,60 @@ struct nnp_device_event {
 nnp_result_t nnp_device_next_event(nnp_device_t *dev,
 				   struct nnp_device_event *ev, int timeout_ms);
 
+/*
+ * Where each communicator of the device stands, for a job that hangs:
+ * whose it is, the collective it is in, and whom that waits for. Its
+ * collectives are numbered from 1 in the order the chip started them,
+ * alike on every rank of a correct program, so a rank whose @calls is
+ * behind its peers' has not yet called the collective they wait in.
+ */
+#define NNP_COMM_STATE_NONE	0xffffffffu	/* no such rank or port */
+
+struct nnp_comm_state {
+	size_t size;		/* sizeof(struct nnp_comm_state), by the caller */
+	int comm_id;		/* as nnp_comm_id() says */
+	uint32_t pid;		/* its process (in the caller's pid namespace); 0: gone */
+	uint32_t uid;		/* the effective uid that opened its device */
+	char task[16];		/* its process's command name */
+	char name[32];		/* its configured name; "" for none */
+	uint32_t rank, nranks;
+	/* Nonzero: the device said what follows (hardware 1.18 on); else 0s, NULLs. */
+	int known;
+	uint64_t epoch;		/* names it on the links, alike on every rank */
+	const char *failed;	/* its first failure ("link_down", ...); NULL: none */
+	uint32_t calls;		/* collectives started */
+	uint32_t calls_done;	/* of them ended, whatever their result */
+	uint32_t messages;	/* sends and receives ended */
+	uint64_t bytes;		/* count x element size of those that succeeded */
+	/*
+	 * Its operation in flight, the collective started first of those
+	 * still running, else a message or a group: "allreduce", "send",
+	 * "group", ...; NULL for none. @dtype and @redop name its type and
+	 * reduction (NULL: none), @count its elements (send, receive: bytes;
+	 * group: members), @peer its root or routed peer.
+	 */
+	const char *op;
+	const char *dtype;
+	const char *redop;
+	uint64_t count;
+	uint32_t peer;
+	/* Whom it waits for: the port, the rank there if known, how long. */
+	uint32_t wait_port;
+	uint32_t wait_rank;
+	uint64_t wait_ns;
+};
+
+/*
+ * Since 0.9: the device's communicators, as many as @max of @comms (each
+ * comms[0].size bytes), into @comms; their number into *@count. The
+ * caller sees those of the processes running under its effective uid;
+ * with CAP_SYS_ADMIN, everyone's: *@hidden (NULL: not asked) counts the
+ * others. NNP_ERROR_NOT_SUPPORTED from a driver before 1.11.
+ */
+nnp_result_t nnp_device_get_comms(nnp_device_t *dev, struct nnp_comm_state *comms,
+				  unsigned int max, unsigned int *count,
+				  unsigned int *hidden);
+
 /* ---- memory ---------------------------------------------------------- */
 
 typedef struct nnp_mem nnp_mem_t;
