@@ -503,9 +503,12 @@ $(TESTDIR)/host/test_nnptool_coredump: tests/host/test_nnptool_coredump.c $(NNPT
 		-o $@ $< $(NNPTOOL_COREDUMP_SRCS) -L$(OUT_LIB) -lnnp $(JSONC_LIBS) -lcmocka \
 		-Wl,-rpath,'$$ORIGIN/../../lib'
 
+# test_libnnp_job runs nnptool job against its in-process job.
+$(TESTDIR)/host/test_libnnp_job: $(NNPTOOL)
+
 $(TESTDIR)/host/test_libnnp_%: tests/host/test_libnnp_%.c $(LIBNNP_A) $(LIBNNP_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) -DNNP_MAKE_VERSION='"$(VERSION)"' -Ilibnnp/include -Ilibnnp/src -Ihw -o $@ $< $(LIBNNP_A) $(LIBNNP_LIBS) -lcmocka
+	$(CC) $(CFLAGS_COMMON) -DNNP_MAKE_VERSION='"$(VERSION)"' -Ilibnnp/include -Ilibnnp/src -Ihw -Iuapi/drm $(DRM_CFLAGS) -o $@ $< $(LIBNNP_A) $(LIBNNP_LIBS) -lcmocka
 
 # Guest tests use the kernel's kselftest harness: GNU C (statement
 # expressions), and its macros compare mixed signedness, leave a fixture

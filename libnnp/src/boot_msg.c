@@ -19,14 +19,9 @@ size_t nnp_boot_in_part_end(size_t got)
 	return sizeof(struct nnp_boot_in);
 }
 
-/*
- * HMAC(secret, @label and its NUL, both nonces, @len bytes at @a, @blen
- * at @b): the label keeps a MAC made for one message from passing for
- * another's, the nonces from passing in another connection.
- */
-static void boot_mac(const struct nnp_boot_session *s, const char *label,
-		     const void *a, size_t len, const void *b, size_t blen,
-		     uint8_t mac[NNP_BOOT_MAC_BYTES])
+void nnp_boot_mac(const struct nnp_boot_session *s, const char *label,
+		  const void *a, size_t len, const void *b, size_t blen,
+		  uint8_t mac[NNP_BOOT_MAC_BYTES])
 {
 	struct hmac_sha256_ctx m;
 
@@ -41,8 +36,7 @@ static void boot_mac(const struct nnp_boot_session *s, const char *label,
 	hmac_sha256_digest(&m, SHA256_DIGEST_SIZE, mac);
 }
 
-/* In time that does not depend on where two MACs differ. */
-static bool mac_equal(const uint8_t *a, const uint8_t *b)
+bool nnp_boot_mac_equal(const uint8_t *a, const uint8_t *b)
 {
 	return memeql_sec(a, b, NNP_BOOT_MAC_BYTES);
 }
@@ -50,7 +44,7 @@ static bool mac_equal(const uint8_t *a, const uint8_t *b)
 void nnp_boot_prove_root(const struct nnp_boot_session *s,
 			 uint8_t mac[NNP_BOOT_MAC_BYTES])
 {
-	boot_mac(s, "nnp boot root", NULL, 0, NULL, 0, mac);
+	nnp_boot_mac(s, "nnp boot root", NULL, 0, NULL, 0, mac);
 }
 
 bool nnp_boot_root_proven(struct nnp_boot_session *s,
@@ -60,13 +54,13 @@ bool nnp_boot_root_proven(struct nnp_boot_session *s,
 
 	memcpy(s->root_nonce, p->nonce, sizeof(s->root_nonce));
 	nnp_boot_prove_root(s, mac);
-	return mac_equal(mac, p->mac);
+	return nnp_boot_mac_equal(mac, p->mac);
 }
 
 static void hello_mac(const struct nnp_boot_session *s,
 		      const struct nnp_boot_hello *h, uint8_t mac[NNP_BOOT_MAC_BYTES])
 {
-	boot_mac(s, "nnp boot hello", h, offsetof(struct nnp_boot_hello, mac),
+	nnp_boot_mac(s, "nnp boot hello", h, offsetof(struct nnp_boot_hello, mac),
 		 NULL, 0, mac);
 }
 
@@ -81,7 +75,7 @@ static void reply_mac(const struct nnp_boot_session *s,
 		      const struct nnp_rank_info *table, uint32_t n,
 		      uint8_t mac[NNP_BOOT_MAC_BYTES])
 {
-	boot_mac(s, "nnp boot reply", r, offsetof(struct nnp_boot_reply, mac),
+	nnp_boot_mac(s, "nnp boot reply", r, offsetof(struct nnp_boot_reply, mac),
 		 table, n * sizeof(*table), mac);
 }
 
@@ -99,13 +93,14 @@ bool nnp_boot_reply_sealed(const struct nnp_boot_session *s,
 	uint8_t mac[NNP_BOOT_MAC_BYTES];
 
 	reply_mac(s, r, table, n, mac);
-	return mac_equal(mac, r->mac);
+	return nnp_boot_mac_equal(mac, r->mac);
 }
 
 static bool good_open(const struct nnp_boot_in *in)
 {
 	return !nnp_boot_hdr_check(&in->open_hdr, sizeof(in->open)) &&
-	       in->open.version == NNP_BOOT_VERSION && !in->open.zero;
+	       in->open.version == NNP_BOOT_VERSION &&
+	       in->open.kind == NNP_BOOT_JOIN;
 }
 
 static bool hello_sealed(const struct nnp_boot_session *s,
@@ -114,7 +109,7 @@ static bool hello_sealed(const struct nnp_boot_session *s,
 	uint8_t mac[NNP_BOOT_MAC_BYTES];
 
 	hello_mac(s, h, mac);
-	return mac_equal(mac, h->mac);
+	return nnp_boot_mac_equal(mac, h->mac);
 }
 
 enum nnp_boot_in_step nnp_boot_in_check(const struct nnp_boot_in *in,

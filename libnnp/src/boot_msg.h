@@ -38,6 +38,17 @@ struct nnp_boot_session {
 	uint8_t root_nonce[NNP_BOOT_NONCE_BYTES];
 };
 
+/*
+ * HMAC(secret, @label and its NUL, both nonces, @len bytes at @a, @blen
+ * at @b): the label keeps a MAC made for one message from passing for
+ * another's, the nonces from passing in another connection.
+ */
+void nnp_boot_mac(const struct nnp_boot_session *s, const char *label,
+		  const void *a, size_t len, const void *b, size_t blen,
+		  uint8_t mac[NNP_BOOT_MAC_BYTES]);
+/* In time that does not depend on where two MACs differ. */
+bool nnp_boot_mac_equal(const uint8_t *a, const uint8_t *b);
+
 /* Where the part of struct nnp_boot_in that holds byte @got ends. */
 size_t nnp_boot_in_part_end(size_t got);
 

@@ -26,7 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "boot_io.h"
 #include "boot_msg.h"
+#include "job_rank.h"
+#include "job_serve.h"
 #include "bootstrap.h"
 #include "internal.h"
 #include "log.h"
@@ -40,41 +43,6 @@
 #define DEFAULT_TIMEOUT_S 60
 #define ANSWER_MS	5000	/* to send a rank the outcome */
 
-/* Fill @len bytes at @buf from the kernel's random source. */
-static nnp_result_t random_fill(void *buf, size_t len)
-{
-	uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n = getrandom(p, len, 0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return NNP_ERROR_IO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return NNP_SUCCESS;
-}
-
-uint64_t nnp_random64(void)
-{
-	uint64_t v;
-
-	if (random_fill(&v, sizeof(v)) != NNP_SUCCESS)
-		v = (uint64_t)time(NULL) << 20 ^ (uint64_t)getpid();
-	return v;
-}
-
-static int64_t now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 /* NNP_COMM_TIMEOUT_S, in seconds. */
 static long timeout_s(void)
 {
@@ -86,86 +54,7 @@ static long timeout_s(void)
 
 static int64_t deadline_ms(void)
 {
-	return now_ms() + timeout_s() * 1000;
-}
-
-/* Set by nnp_bootstrap_cancel_on() for this thread's joins. */
-static _Thread_local const atomic_bool *cancel;
-
-void nnp_bootstrap_cancel_on(const atomic_bool *flag)
-{
-	cancel = flag;
-}
-
-static bool cancelled(void)
-{
-	return cancel && atomic_load(cancel);
-}
-
-/*
- * Wait for @events on @fd until @deadline: 1 ready, 0 timed out (or the
- * join cancelled, looked at every CANCEL_POLL_MS), -1 error.
- */
-#define CANCEL_POLL_MS	50
-static int wait_fd(int fd, short events, int64_t deadline)
-{
-	int most = cancel ? CANCEL_POLL_MS : 1000;
-
-	for (;;) {
-		struct pollfd p = { .fd = fd, .events = events };
-		int64_t left = deadline - now_ms();
-		int n;
-
-		if (left <= 0 || cancelled())
-			return 0;
-		n = poll(&p, 1, left > most ? most : (int)left);
-		if (n > 0)
-			return 1;
-		if (n < 0 && errno != EINTR)
-			return -1;
-	}
-}
-
-/* Move exactly @len bytes; NNP_ERROR_TIMEOUT or NNP_ERROR_IO otherwise. */
-static nnp_result_t xfer(int fd, void *buf, size_t len, bool out, int64_t deadline)
-{
-	uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n;
-		int w = wait_fd(fd, out ? POLLOUT : POLLIN, deadline);
-
-		if (w <= 0)
-			return w ? NNP_ERROR_IO : NNP_ERROR_TIMEOUT;
-		n = out ? send(fd, p, len, MSG_NOSIGNAL) : recv(fd, p, len, 0);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;	/* the root's sockets do not block */
-		if (n <= 0)
-			return NNP_ERROR_IO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return NNP_SUCCESS;
-}
-
-/* Send @len bytes at @buf as one message. */
-static nnp_result_t send_msg(int fd, const void *buf, uint32_t len, int64_t deadline)
-{
-	struct nnp_boot_hdr h = { .magic = NNP_BOOT_MSG_MAGIC, .len = len };
-	nnp_result_t res = xfer(fd, &h, sizeof(h), true, deadline);
-
-	return res == NNP_SUCCESS ? xfer(fd, (void *)buf, len, true, deadline) : res;
-}
-
-/* Receive a message of exactly @len bytes into @buf; any other is refused. */
-static nnp_result_t recv_msg(int fd, void *buf, uint32_t len, int64_t deadline)
-{
-	struct nnp_boot_hdr h;
-	nnp_result_t res = xfer(fd, &h, sizeof(h), false, deadline);
-
-	if (res == NNP_SUCCESS)
-		res = nnp_boot_hdr_check(&h, len);
-	return res == NNP_SUCCESS ? xfer(fd, buf, len, false, deadline) : res;
+	return nnp_now_ms() + timeout_s() * 1000;
 }
 
 /* ---- root ---- */
@@ -197,6 +86,7 @@ struct root {
 	uint8_t secret[NNP_BOOTSTRAP_SECRET_BYTES];
 	uint64_t epoch;		/* for every rank, never 0 */
 	int64_t deadline;
+	bool view;		/* serve the job's view once it is whole */
 	struct conn pending[MAX_PENDING];
 	unsigned int npending;
 	struct nnp_boot_roster ranks;
@@ -214,14 +104,14 @@ static void answer(int fd, const struct nnp_boot_session *s, nnp_result_t status
 	if (status)
 		n = 0;
 	nnp_boot_seal_reply(s, &r, table, n);
-	if (send_msg(fd, &r, sizeof(r), deadline) == NNP_SUCCESS && !status)
-		send_msg(fd, table, n * (uint32_t)sizeof(*table), deadline);
+	if (nnp_boot_send(fd, &r, sizeof(r), deadline) == NNP_SUCCESS && !status)
+		nnp_boot_send(fd, table, n * (uint32_t)sizeof(*table), deadline);
 }
 
 /* Tell a rank of the job why it cannot join, and let it go. */
 static void refuse(struct conn *c, nnp_result_t status)
 {
-	answer(c->fd, &c->s, status, 0, 0, NULL, 0, now_ms() + ANSWER_MS);
+	answer(c->fd, &c->s, status, 0, 0, NULL, 0, nnp_now_ms() + ANSWER_MS);
 	close(c->fd);
 }
 
@@ -235,11 +125,11 @@ static bool prove_root(struct root *rt, struct conn *c)
 
 	c->s.secret = rt->secret;
 	memcpy(c->s.rank_nonce, c->in.open.nonce, sizeof(c->s.rank_nonce));
-	if (random_fill(c->s.root_nonce, sizeof(c->s.root_nonce)) != NNP_SUCCESS)
+	if (nnp_random_fill(c->s.root_nonce, sizeof(c->s.root_nonce)) != NNP_SUCCESS)
 		return false;
 	memcpy(p.nonce, c->s.root_nonce, sizeof(p.nonce));
 	nnp_boot_prove_root(&c->s, p.mac);
-	return send_msg(c->fd, &p, sizeof(p), c->deadline) == NNP_SUCCESS;
+	return nnp_boot_send(c->fd, &p, sizeof(p), c->deadline) == NNP_SUCCESS;
 }
 
 /* Make @c's sender its rank, or answer why not; @c's fd is taken either way. */
@@ -308,7 +198,7 @@ static void forget(struct root *rt, unsigned int i)
 static void take_conn(struct root *rt)
 {
 	int fd = accept4(rt->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	int64_t deadline = now_ms() + HELLO_MS;
+	int64_t deadline = nnp_now_ms() + HELLO_MS;
 	unsigned int i, oldest = 0;
 
 	if (fd < 0)
@@ -336,7 +226,7 @@ static void gather(struct root *rt)
 	struct pollfd p[MAX_PENDING + 1];
 
 	while (!rt->ranks.m || rt->ranks.joined < rt->ranks.nranks) {
-		int64_t now = now_ms(), next = rt->deadline;
+		int64_t now = nnp_now_ms(), next = rt->deadline;
 		bool late = now >= rt->deadline;
 		unsigned int i;
 		int wait;
@@ -356,7 +246,7 @@ static void gather(struct root *rt)
 		wait = next - now > 1000 ? 1000 : next > now ? (int)(next - now) : 0;
 		if (poll(p, rt->npending + 1, wait) < 0 && errno != EINTR)
 			return;
-		now = now_ms();
+		now = nnp_now_ms();
 		/* Backwards: forget() moves the last entry, already seen, here. */
 		for (i = rt->npending; i-- > 0;) {
 			struct conn *c = &rt->pending[i];
@@ -403,12 +293,19 @@ static void *root_main(void *arg)
 		if (r->m[i].fd < 0)
 			continue;
 		answer(r->m[i].fd, &r->m[i].s, table ? NNP_SUCCESS : NNP_ERROR_TIMEOUT,
-		       rt->epoch, missing, table, r->nranks, now_ms() + ANSWER_MS);
-		close(r->m[i].fd);
+		       rt->epoch, missing, table, r->nranks, nnp_now_ms() + ANSWER_MS);
+		if (!table || !rt->view)
+			close(r->m[i].fd);
+	}
+	/* A whole job: its view, with the socket and the ranks' connections. */
+	if (table && rt->view) {
+		nnp_job_serve(rt->listen_fd, rt->where, rt->secret, rt->epoch, r);
+		rt->listen_fd = -1;
 	}
 	free(table);
 	free(r->m);
-	close(rt->listen_fd);
+	if (rt->listen_fd >= 0)
+		close(rt->listen_fd);
 	free(rt);
 	return NULL;
 }
@@ -419,22 +316,41 @@ static nnp_result_t new_epoch(uint64_t *epoch)
 	nnp_result_t res;
 
 	do {
-		res = random_fill(epoch, sizeof(*epoch));
+		res = nnp_random_fill(epoch, sizeof(*epoch));
 	} while (res == NNP_SUCCESS && !*epoch);
 	return res;
 }
 
+/* A socket listening on @a; -1 with errno set. */
+static int listen_at(const union nnp_sockaddr *a)
+{
+	int fd = socket(a->sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+
+	if (fd < 0)
+		return -1;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(fd, &a->sa, nnp_sockaddr_len(a)) || listen(fd, 128)) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
 /*
  * Listen on @addr, that address only (port 0: any free one, set here), and
- * serve one job from a detached thread.
+ * serve one job from a detached thread; with @view, its view after, while
+ * a rank is connected (job_serve.h).
  */
-static nnp_result_t root_start(union nnp_sockaddr *addr, const uint8_t *secret)
+static nnp_result_t root_start(union nnp_sockaddr *addr, const uint8_t *secret,
+			       bool view)
 {
 	union nnp_sockaddr bound = *addr;
 	socklen_t len = nnp_sockaddr_len(&bound);
 	struct root *rt = calloc(1, sizeof(*rt));
 	pthread_t thread;
-	int one = 1;
 
 	if (!rt)
 		return nnp_fail(NNP_ERROR_OUT_OF_MEMORY, "no memory for a rendezvous");
@@ -444,12 +360,12 @@ static nnp_result_t root_start(union nnp_sockaddr *addr, const uint8_t *secret)
 	}
 	memcpy(rt->secret, secret, sizeof(rt->secret));
 	rt->deadline = deadline_ms();
-	rt->listen_fd = socket(bound.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (rt->listen_fd < 0 ||
-	    setsockopt(rt->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(rt->listen_fd, &bound.sa, len) ||
-	    listen(rt->listen_fd, 128) ||
-	    getsockname(rt->listen_fd, &bound.sa, &len) ||
+	rt->view = view;
+	/* The address may serve an earlier job's view, in this process. */
+	rt->listen_fd = view ? nnp_job_serve_take(addr) : -1;
+	if (rt->listen_fd < 0)
+		rt->listen_fd = listen_at(&bound);
+	if (rt->listen_fd < 0 || getsockname(rt->listen_fd, &bound.sa, &len) ||
 	    pthread_create(&thread, NULL, root_main, rt)) {
 		int err = errno;
 		char where[NNP_SOCKADDR_TEXT];
@@ -509,10 +425,10 @@ nnp_result_t nnp_bootstrap_new_id(nnp_unique_id_t *id)
 		j.rank0_serves = 1;
 	} else {
 		res = nnp_pick_address(&j.root);
-		if (res == NNP_SUCCESS && random_fill(j.secret, sizeof(j.secret)))
+		if (res == NNP_SUCCESS && nnp_random_fill(j.secret, sizeof(j.secret)))
 			res = nnp_fail(NNP_ERROR_IO, "no random bits for the job's secret");
 		if (res == NNP_SUCCESS)
-			res = root_start(&j.root, j.secret);
+			res = root_start(&j.root, j.secret, false);
 	}
 	memset(id, 0, sizeof(*id));
 	if (res == NNP_SUCCESS)
@@ -536,7 +452,7 @@ static int connect_root(const union nnp_sockaddr *root, int64_t deadline)
 			return fd;
 		close(fd);
 		nanosleep(&nap, NULL);
-	} while (now_ms() < deadline && !cancelled());
+	} while (nnp_now_ms() < deadline && !nnp_boot_cancelled());
 	return -1;
 }
 
@@ -564,31 +480,6 @@ static nnp_result_t join_failed(nnp_result_t res, int rank, int nranks,
 }
 
 /*
- * Open a session with the root on @fd: our nonce out, the root's back
- * with its proof that it holds @s's secret. Past the proof's check the
- * root has the nonces and no more: a root that does not hold the secret
- * never hears who we are.
- */
-static nnp_result_t open_session(int fd, struct nnp_boot_session *s,
-				 int64_t deadline, bool *proven)
-{
-	struct nnp_boot_open o = { .version = NNP_BOOT_VERSION };
-	struct nnp_boot_proof p;
-	nnp_result_t res;
-
-	*proven = false;
-	if (random_fill(o.nonce, sizeof(o.nonce)) != NNP_SUCCESS)
-		return NNP_ERROR_IO;
-	memcpy(s->rank_nonce, o.nonce, sizeof(o.nonce));
-	res = send_msg(fd, &o, sizeof(o), deadline);
-	if (res == NNP_SUCCESS)
-		res = recv_msg(fd, &p, sizeof(p), deadline);
-	if (res == NNP_SUCCESS)
-		*proven = nnp_boot_root_proven(s, &p);
-	return res;
-}
-
-/*
  * The root's answer in session @s: its reply into @r and, if that claims
  * success, the table of @n ranks into *@all (NULL otherwise). *@sealed
  * says whether the root sealed both for @s; only then do they count.
@@ -597,13 +488,13 @@ static nnp_result_t read_answer(int fd, const struct nnp_boot_session *s,
 				uint32_t n, int64_t deadline, struct nnp_boot_reply *r,
 				struct nnp_rank_info **all, bool *sealed)
 {
-	nnp_result_t res = recv_msg(fd, r, sizeof(*r), deadline);
+	nnp_result_t res = nnp_boot_recv(fd, r, sizeof(*r), deadline);
 
 	*all = NULL;
 	*sealed = false;
 	if (res == NNP_SUCCESS && r->status == NNP_SUCCESS) {
 		*all = calloc(n, sizeof(**all));
-		res = *all ? recv_msg(fd, *all, n * (uint32_t)sizeof(**all), deadline) :
+		res = *all ? nnp_boot_recv(fd, *all, n * (uint32_t)sizeof(**all), deadline) :
 			     NNP_ERROR_OUT_OF_MEMORY;
 	}
 	if (res == NNP_SUCCESS)
@@ -624,7 +515,8 @@ static nnp_result_t not_the_root(int rank, const char *where, const char *what)
 
 nnp_result_t nnp_bootstrap_join(const nnp_unique_id_t *id, int nranks, int rank,
 				const struct nnp_rank_info *mine,
-				struct nnp_rank_info **all, uint64_t *epoch)
+				struct nnp_rank_info **all, uint64_t *epoch,
+				struct nnp_job_link **link)
 {
 	struct nnp_boot_hello h = {
 		.nranks = (uint32_t)nranks, .rank = (uint32_t)rank, .info = *mine,
@@ -657,7 +549,7 @@ nnp_result_t nnp_bootstrap_join(const nnp_unique_id_t *id, int nranks, int rank,
 	if (j.rank0_serves && rank == 0) {
 		union nnp_sockaddr at = j.root;
 
-		res = root_start(&at, j.secret);
+		res = root_start(&at, j.secret, true);
 		if (res != NNP_SUCCESS)
 			return res;
 	}
@@ -667,14 +559,14 @@ nnp_result_t nnp_bootstrap_join(const nnp_unique_id_t *id, int nranks, int rank,
 				"rank %d could not reach the rendezvous at %s in %ld s",
 				rank, where, timeout_s());
 	s.secret = j.secret;
-	res = open_session(fd, &s, deadline, &proven);
+	res = nnp_boot_open_session(fd, &s, NNP_BOOT_JOIN, deadline, &proven);
 	if (res == NNP_SUCCESS && !proven) {
 		close(fd);
 		return not_the_root(rank, where, "did not prove it holds the job's secret");
 	}
 	if (res == NNP_SUCCESS) {
 		nnp_boot_seal_hello(&s, &h);
-		res = send_msg(fd, &h, sizeof(h), deadline);
+		res = nnp_boot_send(fd, &h, sizeof(h), deadline);
 	}
 	/*
 	 * The root tells every rank the outcome at its own deadline, which
@@ -683,7 +575,15 @@ nnp_result_t nnp_bootstrap_join(const nnp_unique_id_t *id, int nranks, int rank,
 	if (res == NNP_SUCCESS)
 		res = read_answer(fd, &s, (uint32_t)nranks, deadline + ANSWER_MS,
 				  &r, all, &sealed);
-	close(fd);
+	if (res == NNP_SUCCESS && sealed && nnp_boot_reply_status(&r) == NNP_SUCCESS &&
+	    link && j.rank0_serves) {
+		/* Kept, to answer the job's view (job_msg.h). */
+		*link = nnp_job_link_new(fd, &s);
+		if (!*link)
+			close(fd);
+	} else {
+		close(fd);
+	}
 	if (res != NNP_SUCCESS)
 		return join_failed(res, rank, nranks, where, NULL);
 	if (!sealed)

@@ -41,7 +41,7 @@ _Static_assert(sizeof(struct nnp_job_id) <= NNP_UNIQUE_ID_BYTES, "id fits");
  * hold it (a user who bound NNP_COMM_ID's port first, anyone on the path)
  * learns nothing of it and cannot hand a rank an epoch or a table:
  *
- *   rank -> root  open:  version, 0, the rank's nonce
+ *   rank -> root  open:  version, NNP_BOOT_JOIN, the rank's nonce
  *   root -> rank  proof: the root's nonce, MAC("nnp boot root", nonces)
  *   rank -> root  hello: nranks, rank, chip and ports,
  *                        MAC("nnp boot hello", nonces, the hello before it)
@@ -66,9 +66,13 @@ struct nnp_boot_hdr {
 	uint32_t len;
 };
 
+/* What a connection opens for: to join the job, or (job_msg.h) to view it. */
+#define NNP_BOOT_JOIN		0
+#define NNP_BOOT_VIEW		1
+
 struct nnp_boot_open {
 	uint32_t version;
-	uint32_t zero;
+	uint32_t kind;		/* NNP_BOOT_JOIN or NNP_BOOT_VIEW */
 	uint8_t nonce[NNP_BOOT_NONCE_BYTES];
 };
 
@@ -98,14 +102,19 @@ struct nnp_boot_reply {
  */
 nnp_result_t nnp_bootstrap_new_id(nnp_unique_id_t *id);
 
+struct nnp_job_link;
+
 /*
  * Join job @id as @rank of @nranks, telling @mine; wait for all ranks.
  * On success *@all (@nranks entries, by rank; free() it) and *@epoch, the
- * same random nonzero 64 bits on every rank.
+ * same random nonzero 64 bits on every rank; and in *@link, unless it
+ * is NULL, the connection to a root at NNP_COMM_ID, kept for the job's
+ * view (job_rank.h; NULL for an id of another kind, or no memory).
  */
 nnp_result_t nnp_bootstrap_join(const nnp_unique_id_t *id, int nranks, int rank,
 				const struct nnp_rank_info *mine,
-				struct nnp_rank_info **all, uint64_t *epoch);
+				struct nnp_rank_info **all, uint64_t *epoch,
+				struct nnp_job_link **link);
 
 /*
  * This thread's joins give up, as if timed out, within 50 ms of *@flag

@@ -17,6 +17,7 @@
 #include "bootstrap.h"
 #include "comm.h"
 #include "group.h"
+#include "job_rank.h"
 #include "route_plan.h"
 #include "internal.h"
 #include "log.h"
@@ -130,6 +131,8 @@ static int links_to_peers(nnp_comm_t *m, const struct nnp_rank_info *all)
 /* Free @m; what the tracer buffered of it goes to its file. */
 static void comm_free(nnp_comm_t *m)
 {
+	/* Its view's answers read it: they end first. */
+	nnp_job_link_end(m->job);
 	nnp_trace_flush();
 	free(m->send_port);
 	free(m->recv_port);
@@ -417,6 +420,7 @@ nnp_result_t nnp_comm_init_opts(nnp_comm_t **comm, int nranks,
 				nnp_device_t *dev, const struct nnp_comm_opts *o)
 {
 	struct nnp_rank_info mine, *all = NULL;
+	struct nnp_job_link *link = NULL;
 	struct nnp_topo topo;
 	struct nnp_ring ring;
 	enum nnp_algo algo;
@@ -426,7 +430,8 @@ nnp_result_t nnp_comm_init_opts(nnp_comm_t **comm, int nranks,
 	nnp_log_set_rank(rank);
 	res = rank_info_settled(dev, &mine);
 	if (res == NNP_SUCCESS)
-		res = nnp_bootstrap_join(id, nranks, rank, &mine, &all, &epoch);
+		res = nnp_bootstrap_join(id, nranks, rank, &mine, &all, &epoch,
+					 &link);
 	if (res == NNP_SUCCESS)
 		res = nnp_comm_plan(all, (uint32_t)nranks, epoch, &ring);
 	if (res == NNP_SUCCESS) {
@@ -438,10 +443,15 @@ nnp_result_t nnp_comm_init_opts(nnp_comm_t **comm, int nranks,
 			if (res == NNP_SUCCESS && o->name[0])
 				nnp_log(NNP_LOG_INFO, "rank %d: communicator %u is %s",
 					rank, (*comm)->id, o->name);
+			if (res == NNP_SUCCESS) {
+				nnp_comm_job_answer(*comm, link);
+				link = NULL;
+			}
 			nnp_topo_free(&topo);
 		}
 		nnp_ring_free(&ring);
 	}
+	nnp_job_link_end(link);
 	free(all);
 	nnp_log_set_rank(-1);
 	return res;

@@ -40,7 +40,15 @@ struct nnp_comm {
 	uint32_t nshrunk;
 	/* Its non-blocking creation (comm_async.c), or NULL if it had none. */
 	struct nnp_comm_init *init;
+	/* Its answers to the job's view (comm_job.c), or NULL. */
+	struct nnp_job_link *job;
 };
+
+/*
+ * Answer the job's view of @comm, made by a rendezvous, on @link from now
+ * on (comm_job.c); @link is ended if that cannot be.
+ */
+void nnp_comm_job_answer(nnp_comm_t *comm, struct nnp_job_link *link);
 
 /* What a communicator is made with, from nnp_comm_config_t. */
 struct nnp_comm_opts {

@@ -42,6 +42,7 @@ static void adopt(nnp_comm_t *shell, nnp_comm_t *made)
 	shell->timeout_ms = made->timeout_ms;
 	shell->epoch = made->epoch;
 	shell->all = made->all;
+	shell->job = made->job;
 	free(made);
 }
 

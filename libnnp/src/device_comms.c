@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <xf86drm.h>
 
 #include "internal.h"
@@ -19,13 +20,13 @@
 /* The first release of struct nnp_comm_state (0.9): all of it. */
 #define COMM_STATE_SIZE_0_9	sizeof(struct nnp_comm_state)
 
-static void state_from_driver(const struct drm_nnp_comm_info *c,
-			      struct nnp_comm_state *s)
+void nnp_comm_state_from_driver(const struct drm_nnp_comm_info *c,
+				struct nnp_comm_state *s)
 {
 	int known = !!(c->flags & DRM_NNP_COMM_INFO_STATE);
 
 	*s = (struct nnp_comm_state){
-		.comm_id = (int)c->comm, .pid = c->pid, .uid = c->uid,
+		.size = sizeof(*s), .comm_id = (int)c->comm, .pid = c->pid, .uid = c->uid,
 		.rank = c->rank, .nranks = c->nranks, .known = known,
 		.epoch = c->epoch, .calls = c->calls,
 		.calls_done = c->calls_done, .messages = c->messages,
@@ -50,14 +51,68 @@ static void state_from_driver(const struct drm_nnp_comm_info *c,
 	}
 }
 
+/* The driver's list into a new *@out (free() it); the failure said. */
+static nnp_result_t query_comms(nnp_device_t *dev, struct drm_nnp_comms **out)
+{
+	struct drm_nnp_comms *v = calloc(1, sizeof(*v));
+	struct drm_nnp_query q = {
+		.query = DRM_NNP_QUERY_COMMS, .size = sizeof(*v),
+		.data = (uintptr_t)v,
+	};
+	int err;
+
+	*out = NULL;
+	if (!v)
+		return nnp_fail(NNP_ERROR_OUT_OF_MEMORY, "no memory for the communicators");
+	if (!drmIoctl(dev->fd, DRM_IOCTL_NNP_QUERY, &q)) {
+		*out = v;
+		return NNP_SUCCESS;
+	}
+	err = errno;
+	free(v);
+	if (err == EOPNOTSUPP)
+		return nnp_fail(NNP_ERROR_NOT_SUPPORTED,
+				"%s: the driver predates interface 1.11: no view of its communicators",
+				dev->path);
+	return nnp_ioctl_failed(dev, "the communicators query", err);
+}
+
+/* Entry @i of @v, by its entry_size: the entry may grow. */
+static struct drm_nnp_comm_info entry_of(const struct drm_nnp_comms *v,
+					 unsigned int i)
+{
+	struct drm_nnp_comm_info c = { 0 };
+
+	memcpy(&c, (const char *)v->comm + i * (size_t)v->entry_size,
+	       v->entry_size < sizeof(c) ? v->entry_size : sizeof(c));
+	return c;
+}
+
+bool nnp_device_comm_info(nnp_device_t *dev, uint32_t id,
+			  struct drm_nnp_comm_info *out)
+{
+	struct drm_nnp_comms *v;
+	bool found = false;
+	unsigned int i;
+
+	if (query_comms(dev, &v) != NNP_SUCCESS)
+		return false;
+	for (i = 0; i < v->num_comms && i < DRM_NNP_MAX_COMMS && !found; i++) {
+		*out = entry_of(v, i);
+		found = out->comm == id && out->pid == (uint32_t)getpid();
+	}
+	free(v);
+	return found;
+}
+
 nnp_result_t nnp_device_get_comms(nnp_device_t *dev, struct nnp_comm_state *comms,
 				  unsigned int max, unsigned int *count,
 				  unsigned int *hidden)
 {
 	struct drm_nnp_comms *v;
-	struct drm_nnp_query q = { .query = DRM_NNP_QUERY_COMMS };
 	size_t entry;
 	unsigned int i;
+	nnp_result_t r;
 
 	if (!dev || !count || (max && !comms))
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
@@ -66,32 +121,17 @@ nnp_result_t nnp_device_get_comms(nnp_device_t *dev, struct nnp_comm_state *comm
 	if (nnp_size_check(entry, COMM_STATE_SIZE_0_9, sizeof(struct nnp_comm_state),
 			   "nnp_device_get_comms: comms[0]"))
 		return NNP_ERROR_INVALID_ARGUMENT;
-	v = calloc(1, sizeof(*v));
-	if (!v)
-		return nnp_fail(NNP_ERROR_OUT_OF_MEMORY, "no memory for the communicators");
-	q.size = sizeof(*v);
-	q.data = (uintptr_t)v;
-	if (drmIoctl(dev->fd, DRM_IOCTL_NNP_QUERY, &q)) {
-		int err = errno;
-
-		free(v);
-		if (err == EOPNOTSUPP)
-			return nnp_fail(NNP_ERROR_NOT_SUPPORTED,
-					"%s: the driver predates interface 1.11: no view of its communicators",
-					dev->path);
-		return nnp_ioctl_failed(dev, "the communicators query", err);
-	}
+	r = query_comms(dev, &v);
+	if (r != NNP_SUCCESS)
+		return r;
 	*count = v->num_comms < DRM_NNP_MAX_COMMS ? v->num_comms : DRM_NNP_MAX_COMMS;
 	if (hidden)
 		*hidden = v->hidden;
 	for (i = 0; i < *count && i < max; i++) {
-		struct drm_nnp_comm_info c = { 0 };
+		const struct drm_nnp_comm_info c = entry_of(v, i);
 		struct nnp_comm_state s;
 
-		/* By entry_size, as the ports are: the entry may grow. */
-		memcpy(&c, (const char *)v->comm + i * (size_t)v->entry_size,
-		       v->entry_size < sizeof(c) ? v->entry_size : sizeof(c));
-		state_from_driver(&c, &s);
+		nnp_comm_state_from_driver(&c, &s);
 		s.size = entry;
 		memcpy((char *)comms + i * entry, &s, entry);
 	}

@@ -3,6 +3,7 @@
 #ifndef NNP_INTERNAL_H
 #define NNP_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "nnp/nnp.h"
@@ -39,6 +40,17 @@ struct nnp_mem {
 };
 
 nnp_result_t nnp_result_from_errno(int err);
+
+struct drm_nnp_comm_info;
+/*
+ * Communicator @id of this process on @dev, as the driver lists it, into
+ * @out (device_comms.c); false if the list has it not.
+ */
+bool nnp_device_comm_info(nnp_device_t *dev, uint32_t id,
+			  struct drm_nnp_comm_info *out);
+/* The driver's entry @c as libnnp's struct, the size of this build's. */
+void nnp_comm_state_from_driver(const struct drm_nnp_comm_info *c,
+				struct nnp_comm_state *s);
 
 /* The bytes from @type's start to the end of its @member. */
 #define NNP_END_OF(type, member) \

@@ -810,7 +810,7 @@ static int rank_main(void *arg)
 	struct nnp_rank_info mine = { .chip = 1000 + (uint32_t)r->rank };
 
 	r->res = nnp_bootstrap_join(r->id, r->nranks, r->rank, &mine, &r->all,
-				    &r->epoch);
+				    &r->epoch, NULL);
 	snprintf(r->error, sizeof(r->error), "%s", nnp_get_last_error());
 	return 0;
 }
@@ -1027,14 +1027,14 @@ static void test_rendezvous_failures(void **state)
 	assert_int_equal(bad, 1);
 	/* Not an id at all. */
 	memset(&junk, 0x5a, sizeof(junk));
-	assert_int_equal(nnp_bootstrap_join(&junk, 2, 0, &mine, &all, &epoch),
+	assert_int_equal(nnp_bootstrap_join(&junk, 2, 0, &mine, &all, &epoch, NULL),
 			 NNP_ERROR_INVALID_ARGUMENT);
 	assert_string_equal(nnp_get_last_error(),
 			    "rank 0: the unique id was not made by nnp_get_unique_id()");
 	/* An id of another format: another libnnp made it. */
 	junk = id;
 	junk.internal[offsetof(struct nnp_job_id, magic) + 6] = '1';
-	assert_int_equal(nnp_bootstrap_join(&junk, 2, 0, &mine, &all, &epoch),
+	assert_int_equal(nnp_bootstrap_join(&junk, 2, 0, &mine, &all, &epoch, NULL),
 			 NNP_ERROR_INVALID_ARGUMENT);
 	assert_string_equal(nnp_get_last_error(),
 			    "rank 0: the unique id is of format 1, this libnnp reads format 2: make it with the libnnp the ranks use");
@@ -1896,7 +1896,7 @@ static void test_join_impostor_root(void **state)
 	assert_int_equal(heard->open_hdr.magic, NNP_BOOT_MSG_MAGIC);
 	assert_int_equal(heard->open_hdr.len, sizeof(struct nnp_boot_open));
 	assert_int_equal(heard->open.version, 2);
-	assert_int_equal(heard->open.zero, 0);
+	assert_int_equal(heard->open.kind, NNP_BOOT_JOIN);
 	assert_in_range(ms, 0, AT_ONCE_MS);
 	snprintf(want, sizeof(want),
 		 "rank 1: the rendezvous at %s did not prove it holds the job's secret, so it is not the job's root (another job's secret, or an impostor)",

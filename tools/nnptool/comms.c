@@ -11,53 +11,15 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "comm_text.h"
 #include "json_out.h"
 #include "nnptool.h"
 #include "text_out.h"
-
-/* "allreduce f32 sum x1024", "send 4096 bytes to rank 3", or "-". */
-static void op_text(const struct nnp_comm_state *s, char *buf, size_t len)
-{
-	int n;
-
-	if (!s->op) {
-		snprintf(buf, len, "-");
-		return;
-	}
-	if (!strcmp(s->op, "send") || !strcmp(s->op, "recv"))
-		n = snprintf(buf, len, "%s %" PRIu64 " bytes", s->op, s->count);
-	else if (!strcmp(s->op, "group"))
-		n = snprintf(buf, len, "group of %" PRIu64, s->count);
-	else
-		n = snprintf(buf, len, "%s %s%s%s x%" PRIu64, s->op,
-			     s->dtype ? s->dtype : "?", s->redop ? " " : "",
-			     s->redop ? s->redop : "", s->count);
-	if (s->peer != NNP_COMM_STATE_NONE && n > 0 && (size_t)n < len)
-		snprintf(buf + n, len - n, " %s %" PRIu32,
-			 !strcmp(s->op, "send") || !strcmp(s->op, "recv") ?
-			 "peer" : "root", s->peer);
-}
-
-/* "rank 1 on port 1 for 2.5 s", "port 0 for 1.0 s", or "-". */
-static void wait_text(const struct nnp_comm_state *s, char *buf, size_t len)
-{
-	char rank[24] = "";
-
-	if (s->wait_port == NNP_COMM_STATE_NONE) {
-		snprintf(buf, len, "-");
-		return;
-	}
-	if (s->wait_rank != NNP_COMM_STATE_NONE)
-		snprintf(rank, sizeof(rank), "rank %" PRIu32 " on ", s->wait_rank);
-	snprintf(buf, len, "%sport %" PRIu32 " for %.1f s", rank, s->wait_port,
-		 s->wait_ns / 1e9);
-}
 
 static void print_json(struct json_object *arr, int dev,
 		       const struct nnp_comm_state *s)
 {
 	struct json_object *o = jo_obj(arr, NULL);
-	char epoch[24];
 
 	jo_int(o, "dev", dev);
 	jo_int(o, "comm", s->comm_id);
@@ -67,34 +29,7 @@ static void print_json(struct json_object *arr, int dev,
 	jo_str(o, "name", s->name);
 	jo_u64(o, "rank", s->rank);
 	jo_u64(o, "nranks", s->nranks);
-	jo_bool(o, "known", s->known);
-	if (!s->known)
-		return;
-	snprintf(epoch, sizeof(epoch), "%#" PRIx64, s->epoch);
-	jo_str(o, "epoch", epoch);
-	jo_str_or_null(o, "failed", s->failed);
-	jo_u64(o, "calls", s->calls);
-	jo_u64(o, "calls_done", s->calls_done);
-	jo_u64(o, "messages", s->messages);
-	jo_u64(o, "bytes", s->bytes);
-	jo_str_or_null(o, "op", s->op);
-	jo_str_or_null(o, "dtype", s->dtype);
-	jo_str_or_null(o, "redop", s->redop);
-	jo_u64(o, "count", s->count);
-	if (s->peer == NNP_COMM_STATE_NONE)
-		jo_null(o, "peer");
-	else
-		jo_u64(o, "peer", s->peer);
-	if (s->wait_port == NNP_COMM_STATE_NONE) {
-		jo_null(o, "wait_port");
-	} else {
-		jo_u64(o, "wait_port", s->wait_port);
-		jo_u64(o, "wait_ns", s->wait_ns);
-	}
-	if (s->wait_rank == NNP_COMM_STATE_NONE)
-		jo_null(o, "wait_rank");
-	else
-		jo_u64(o, "wait_rank", s->wait_rank);
+	comm_state_json(o, s);
 }
 
 static void print_row(int dev, const struct nnp_comm_state *s)
@@ -108,8 +43,8 @@ static void print_row(int dev, const struct nnp_comm_state *s)
 	if (s->known)
 		snprintf(calls, sizeof(calls), "%" PRIu32 "/%" PRIu32,
 			 s->calls_done, s->calls);
-	op_text(s, op, sizeof(op));
-	wait_text(s, wait, sizeof(wait));
+	comm_op_text(s, op, sizeof(op));
+	comm_wait_text(s, wait, sizeof(wait));
 	printf("%-3d %7" PRIu32 " %-15s %4d %-16s %-7s %-9s %-12s %-34s %s\n", dev,
 	       s->pid, task, s->comm_id, name, rank, calls,
 	       s->failed ? s->failed : (s->known ? "ok" : "?"), op, wait);

@@ -23,6 +23,9 @@ static void usage(FILE *f)
 	      "  ps          processes using the devices: memory and engine time each\n"
 	      "  comms       communicators on the devices: rank, collective in flight and\n"
 	      "              whom it waits for (yours; root: everyone's)\n"
+	      "  job [--secret-file FILE] [HOST:PORT]\n"
+	      "              every rank of the job at HOST:PORT (NNP_COMM_ID) and the ranks\n"
+	      "              the others wait for; the secret is NNP_COMM_SECRET's or FILE's\n"
 	      "  watch [-l SEC] [-c COUNT]\n"
 	      "              memory, busy time, link GB/s, temperature and power, every\n"
 	      "              SEC seconds (default 1), COUNT times (default: until killed)\n"
@@ -83,6 +86,8 @@ static int run(struct nnptool_opts *o, int argc, char **argv)
 		return cmd_ps(o, argc, argv);
 	if (!strcmp(cmd, "comms"))
 		return cmd_comms(o, argc, argv);
+	if (!strcmp(cmd, "job"))
+		return cmd_job(o, argc, argv);
 	if (!strcmp(cmd, "memtest"))
 		return cmd_memtest(o, argc, argv);
 	if (!strcmp(cmd, "bench"))

@@ -57,6 +57,7 @@ int cmd_cdi(struct nnptool_opts *o, int argc, char **argv);
 int cmd_ps(struct nnptool_opts *o, int argc, char **argv);
 int cmd_coredump(struct nnptool_opts *o, int argc, char **argv);
 int cmd_comms(struct nnptool_opts *o, int argc, char **argv);
+int cmd_job(struct nnptool_opts *o, int argc, char **argv);
 
 /* One command's command line, for nnptool_getopt. */
 struct nnptool_cmd {

@@ -346,6 +346,47 @@ nnp_result_t nnp_device_get_comms(nnp_device_t *dev, struct nnp_comm_state *comm
 				  unsigned int max, unsigned int *count,
 				  unsigned int *hidden);
 
+/*
+ * The job's view, since 0.9: where every rank of a job made by a
+ * rendezvous at NNP_COMM_ID stands, asked of rank 0, which serves the
+ * rendezvous and, once every rank is in, keeps each rank's connection to
+ * ask it. What `nnptool job` prints.
+ */
+typedef enum {
+	/* Its connection to rank 0 closed: it exited, was killed, or destroyed its communicator. */
+	NNP_JOB_RANK_GONE,
+	NNP_JOB_RANK_SILENT,	/* connected, but no answer within 2 s */
+	NNP_JOB_RANK_ANSWERED,
+} nnp_job_rank_heard_t;
+
+struct nnp_job_rank {
+	size_t size;		/* sizeof(struct nnp_job_rank), by the caller */
+	uint32_t rank;
+	nnp_job_rank_heard_t heard;
+	char addr[64];		/* its connection's address, as rank 0 saw it */
+	uint32_t chip;		/* its device's chip id, as it joined */
+	/* ANSWERED: */
+	char host[64];		/* its host name */
+	uint32_t pid;
+	int has_comm;		/* nonzero: its communicator stands as @comm says */
+	struct nnp_comm_state comm;
+};
+
+/*
+ * Ask the job whose rendezvous is at @where ("host:port", as NNP_COMM_ID
+ * names it) and whose secret is @secret (NNP_COMM_SECRET's) where its
+ * ranks stand: up to @max entries of @ranks (each ranks[0].size bytes), by
+ * rank; *@nranks the job's size, *@epoch its epoch (NULL: not asked).
+ * Answers within 5 s. Nothing of @secret crosses the wire. Fails with
+ * NNP_ERROR_INVALID_ARGUMENT for an address or secret of the wrong form,
+ * NNP_ERROR_IO when nothing there holds @secret (a wrong secret, another
+ * job), NNP_ERROR_TIMEOUT or NNP_ERROR_IO when nothing answers (the job
+ * ended, rank 0 went, a wrong address); the last error says which.
+ */
+nnp_result_t nnp_job_view(const char *where, const char *secret,
+			  struct nnp_job_rank *ranks, unsigned int max,
+			  unsigned int *nranks, uint64_t *epoch);
+
 /* ---- memory ---------------------------------------------------------- */
 
 typedef struct nnp_mem nnp_mem_t;
