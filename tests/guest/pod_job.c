@@ -2,13 +2,18 @@
 /*
  * One rank of a job across a POD, for tests/vm/pod_faults.sh:
  *
- *	pod_job [-t SECONDS] [-c COUNT] [-R RANK[,RANK...]:N] [-b N] NAME CHIP
+ *	pod_job [-t SECONDS] [-n N] [-c COUNT] [-R RANK[,RANK...]:N]
+ *		[-L RANK:SECONDS] [-K RANK] [-H SECONDS] [-b N] NAME CHIP
  *
  * on device CHIP as rank BASE + CHIP of the NNP_JOB=BASE:N job, its
  * rendezvous at NNP_COMM_ID (tools/nnp-pod sets both). It waits until
  * every wired port of its chip is up, joins, then runs f32 allreduces of
  * COUNT elements (default 256 Ki: 1 MiB), each checked element by
- * element: one, or as many as SECONDS allow. With -R, each rank RANK
+ * element: one, or as many as SECONDS allow, and at least N. For the
+ * job's view (nnptool job), after its first exact allreduce rank RANK of
+ * -L sleeps SECONDS ("late for S s") and rank RANK of -K kills itself
+ * with SIGKILL ("killing itself"); with -H a rank whose allreduce failed
+ * holds its communicator SECONDS before it exits. With -R, each rank RANK
  * resets its own chip after N exact ones, its next allreduce in flight,
  * as an operator would (several ranks: neighbours reset at once). With
  * -b, after that, N allreduces back to back (N, not a time: every rank
@@ -21,6 +26,7 @@
  * Exit status: 0 all exact; 1 setup or join failed; 2 an allreduce
  * failed with an error (what a fault should cause); 3 an element wrong.
  */
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,15 +139,26 @@ int main(int argc, char **argv)
 	struct nnp_stream_error e = { .size = sizeof(e) };
 	double seconds = 0, until, t0;
 	unsigned long exact = 0, reset_after = 0, count = COUNT, bench = 0, n;
+	unsigned long at_least = 1;
 	bool resets[MAX_RANKS] = { false };
-	int chip, base, opt;
+	int chip, base, opt, late = -1, late_s = 0, kill_rank = -1, hold = 0;
 	nnp_result_t r;
 	float *h;
 	size_t i;
 
-	while ((opt = getopt(argc, argv, "t:c:R:b:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:n:c:R:L:K:H:b:")) != -1) {
 		if (opt == 't')
 			seconds = atof(optarg);
+		else if (opt == 'n')
+			at_least = strtoul(optarg, NULL, 0);
+		else if (opt == 'L' && sscanf(optarg, "%d:%d", &late, &late_s) != 2)
+			argc = 0;
+		else if (opt == 'K')
+			kill_rank = atoi(optarg);
+		else if (opt == 'H')
+			hold = atoi(optarg);
+		else if (opt == 'L')
+			continue;
 		else if (opt == 'b')
 			bench = strtoul(optarg, NULL, 0);
 		else if (opt == 'c')
@@ -151,7 +168,7 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 2 || !getenv("NNP_JOB") ||
 	    sscanf(getenv("NNP_JOB"), "%d:%d", &base, &nranks) != 2) {
-		fprintf(stderr, "usage: NNP_JOB=BASE:N pod_job [-t SECONDS] [-c COUNT] [-R RANK[,RANK...]:N] [-b N] NAME CHIP\n");
+		fprintf(stderr, "usage: NNP_JOB=BASE:N pod_job [-t SECONDS] [-n N] [-c COUNT] [-R RANK[,RANK...]:N] [-L RANK:SECONDS] [-K RANK] [-H SECONDS] [-b N] NAME CHIP\n");
 		return 1;
 	}
 	name = argv[optind];
@@ -209,6 +226,7 @@ int main(int argc, char **argv)
 			if (rank >= MAX_RANKS || !resets[rank])
 				print_ports(dev);
 			fflush(stdout);
+			sleep((unsigned int)hold);
 			return 2;
 		}
 		for (i = 0; i < count; i++) {
@@ -222,7 +240,17 @@ int main(int argc, char **argv)
 			printf("POD %s rank %d: looping\n", name, rank);
 			fflush(stdout);
 		}
-	} while (now_s() < until);
+		if (exact == 1 && rank == kill_rank) {
+			printf("POD %s rank %d: killing itself\n", name, rank);
+			fflush(stdout);
+			raise(SIGKILL);
+		}
+		if (exact == 1 && rank == late) {
+			printf("POD %s rank %d: late for %d s\n", name, rank, late_s);
+			fflush(stdout);
+			sleep((unsigned int)late_s);
+		}
+	} while (now_s() < until || exact < at_least);
 	printf("POD %s rank %d: %lu exact\n", name, rank, exact);
 	if (bench) {
 		t0 = now_s();

@@ -45,19 +45,9 @@ else
 fi
 tap_plan 11
 
-# Each chassis: jobs A, D and B on its first start, then job C. A job's
-# status is its ranks' worst (pod_job's: 2 an error, 3 a wrong element).
-script='
-job() {
-	name=$1; shift
-	pids=
-	for i in $(seq 0 $((NNP_POD_CHIPS - 1))); do
-		pod_job "$@" "$name" "$i" & pids="$pids $!"
-	done
-	st=0
-	for p in $pids; do wait "$p"; r=$?; [ "$r" -gt "$st" ] && st=$r; done
-	echo "JOB $name status=$st"
-}
+# Each chassis: jobs A, D and B on its first start, then job C.
+script=$(cat "$root/tests/lib/pod_guest_job.sh")'
+
 if [ "$NNP_POD_START" = 1 ]; then
 	job A -t 60 -R '"$reset"':3
 	job D -t 60 -R '"$reset,$K"':3
