@@ -12,6 +12,7 @@
 #include <linux/devcoredump.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
@@ -24,15 +25,21 @@
 #define NNP_COREDUMP_QUEUES	64
 #define NNP_COREDUMP_COMMS	64
 #define NNP_COREDUMP_PORTS	16
+#define NNP_COREDUMP_LOG	32
 
 static_assert(NNP_COREDUMP_QUEUES == NNP_HW_MAX_QUEUES);
 static_assert(NNP_COREDUMP_COMMS == NNP_HW_MAX_COMMS);
 static_assert(NNP_COREDUMP_PORTS == NNP_HW_MAX_PORTS);
+static_assert(NNP_COREDUMP_LOG == NNP_HW_LOG_ENTRIES);
+static_assert(sizeof(struct nnp_coredump_log) == sizeof(struct nnp_hw_log_entry));
+static_assert(offsetof(struct nnp_coredump_header, log_size) ==
+	      NNP_COREDUMP_HEADER_SIZE_V1);
 static_assert(NNP_COREDUMP_MAX_SIZE ==
 	      sizeof(struct nnp_coredump_header) +
 	      NNP_COREDUMP_QUEUES * sizeof(struct nnp_coredump_queue) +
 	      NNP_COREDUMP_COMMS * sizeof(struct nnp_coredump_comm) +
-	      NNP_COREDUMP_PORTS * sizeof(struct nnp_coredump_port));
+	      NNP_COREDUMP_PORTS * sizeof(struct nnp_coredump_port) +
+	      NNP_COREDUMP_LOG * sizeof(struct nnp_coredump_log));
 
 /* The dump as it is filled: each kind in its own array, packed at the end. */
 struct nnp_coredump_buf {
@@ -40,6 +47,7 @@ struct nnp_coredump_buf {
 	struct nnp_coredump_queue queues[NNP_COREDUMP_QUEUES];
 	struct nnp_coredump_comm comms[NNP_COREDUMP_COMMS];
 	struct nnp_coredump_port ports[NNP_COREDUMP_PORTS];
+	struct nnp_coredump_log log[NNP_COREDUMP_LOG];
 };
 
 /*
@@ -76,6 +84,7 @@ static void nnp_coredump_header(struct nnp_device *ndev,
 	h->queue_size = sizeof(struct nnp_coredump_queue);
 	h->comm_size = sizeof(struct nnp_coredump_comm);
 	h->port_size = sizeof(struct nnp_coredump_port);
+	h->log_size = sizeof(struct nnp_coredump_log);
 	h->reason = reason;
 	h->reset_count = atomic_read(&ndev->resets) + 1;
 	h->stuck_qid = stuck_qid < 0 ? NNP_COREDUMP_NONE : stuck_qid;
@@ -146,6 +155,56 @@ static void nnp_coredump_ask_fw(struct nnp_device *ndev,
 	d->hdr.num_ports = n;
 }
 
+/* FW_LOG: hardware interface 1.19 on. */
+static bool nnp_has_fw_log(const struct nnp_device *ndev)
+{
+	return (ndev->id.hw_version & 0xffff) >= 19;
+}
+
+/* Entry @i of the firmware's log window, in the device's byte order. */
+static void nnp_coredump_log_entry(struct nnp_device *ndev, u32 i,
+				   struct nnp_hw_log_entry *e)
+{
+	__le32 *w = (__le32 *)e;
+	u32 k;
+
+	for (k = 0; k < sizeof(*e) / 4; k++)
+		w[k] = cpu_to_le32(nnp_rd(ndev, NNP_REG_FW_LOG + i * sizeof(*e) + 4 * k));
+}
+
+/*
+ * The firmware's log, read from BAR0 without its help: the messages that
+ * cannot have been replaced while they were read (LOG_SEQ before and
+ * after), oldest first, each with its NUL.
+ */
+static void nnp_coredump_log(struct nnp_device *ndev, struct nnp_coredump_buf *d)
+{
+	struct nnp_hw_log_entry *ring = kcalloc(NNP_COREDUMP_LOG, sizeof(*ring),
+						GFP_KERNEL);
+	u32 first, seq, k;
+
+	if (!ring || !nnp_has_fw_log(ndev)) {
+		kfree(ring);
+		return;
+	}
+	seq = nnp_rd(ndev, NNP_REG_FW_LOG_SEQ);
+	for (k = 0; k < NNP_COREDUMP_LOG; k++)
+		nnp_coredump_log_entry(ndev, k, &ring[k]);
+	d->hdr.log_seq = nnp_rd(ndev, NNP_REG_FW_LOG_SEQ);
+	first = d->hdr.log_seq > NNP_COREDUMP_LOG ?
+		d->hdr.log_seq - NNP_COREDUMP_LOG : 0;
+	for (k = first; k < seq; k++) {
+		const struct nnp_hw_log_entry *e = &ring[k % NNP_COREDUMP_LOG];
+		struct nnp_coredump_log *l = &d->log[d->hdr.num_log++];
+
+		l->time_ns = le64_to_cpu(e->time_ns);
+		l->seq = le32_to_cpu(e->seq);
+		l->kind = le16_to_cpu(e->kind);
+		memcpy(l->msg, e->msg, sizeof(l->msg) - 1);
+	}
+	kfree(ring);
+}
+
 /* Moves the used records of @d together after its header; returns the size. */
 static size_t nnp_coredump_pack(struct nnp_coredump_buf *d)
 {
@@ -156,6 +215,8 @@ static size_t nnp_coredump_pack(struct nnp_coredump_buf *d)
 	end += h->num_comms * sizeof(d->comms[0]);
 	memmove(end, d->ports, h->num_ports * sizeof(d->ports[0]));
 	end += h->num_ports * sizeof(d->ports[0]);
+	memmove(end, d->log, h->num_log * sizeof(d->log[0]));
+	end += h->num_log * sizeof(d->log[0]);
 	return end - (u8 *)d;
 }
 
@@ -177,5 +238,6 @@ void nnp_coredump(struct nnp_device *ndev, u32 reason, int stuck_qid)
 	d->hdr.num_comms = nnp_coredump_comms(ndev, d->comms);
 	if (reason == DRM_NNP_RESET_JOB_TIMEOUT && !d->hdr.aq_broken)
 		nnp_coredump_ask_fw(ndev, d);
+	nnp_coredump_log(ndev, d);
 	dev_coredumpv(&ndev->pdev->dev, d, nnp_coredump_pack(d), GFP_KERNEL);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nnp hardware interface, version 1.18.
+ * nnp hardware interface, version 1.19.
  *
  * The one definition of what the device looks like from the bus: PCI
  * identity, BAR layout, BAR0 registers, admin queue entries, status codes.
@@ -51,7 +51,7 @@ typedef uint64_t nnp_le64;
 
 /* Interface version: the driver refuses a major it does not know. */
 #define NNP_HW_VERSION_MAJOR		1
-#define NNP_HW_VERSION_MINOR		18
+#define NNP_HW_VERSION_MINOR		19
 #define NNP_HW_VERSION			((NNP_HW_VERSION_MAJOR << 16) | NNP_HW_VERSION_MINOR)
 #define NNP_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
 
@@ -113,6 +113,31 @@ typedef uint64_t nnp_le64;
 #define NNP_HW_POWER_IDLE_UW		30000000
 #define NNP_HW_POWER_MAX_UW		300000000
 #define NNP_HW_TELEMETRY_WINDOW_MS	100
+
+/*
+ * Firmware log (v1.19): the firmware's last NNP_HW_LOG_ENTRIES messages
+ * (a guest's mistake, a command a link or a peer made fail), as struct
+ * nnp_hw_log_entry[] in BAR0 at FW_LOG, read without the firmware's
+ * help: a host reads it after the firmware stopped answering. LOG_SEQ
+ * counts the messages logged since the device came up; message k (from
+ * 0) is in entry k % NNP_HW_LOG_ENTRIES until message k + ENTRIES
+ * replaces it, so a reader that reads LOG_SEQ (s1), the entries, then
+ * LOG_SEQ again (s2) keeps messages s2 - ENTRIES to s1 - 1 whole. A reset
+ * keeps the log.
+ */
+#define NNP_REG_FW_LOG_SEQ		0x210
+#define NNP_REG_FW_LOG			0x4000
+#define NNP_HW_LOG_ENTRIES		32
+#define NNP_HW_LOG_GUEST_ERROR		1	/* the host did something wrong */
+#define NNP_HW_LOG_WARNING		2	/* a link or a peer did */
+
+struct nnp_hw_log_entry {
+	nnp_le64 time_ns;	/* the device's clock when it was logged */
+	nnp_le32 seq;		/* its number, as LOG_SEQ counts them */
+	nnp_le16 kind;		/* NNP_HW_LOG_* */
+	nnp_le16 rsvd;
+	char msg[112];		/* NUL-terminated, cut short if longer */
+};
 
 /* Inter-chip link port registers (reserved in v1) */
 #define NNP_REG_PORT_BASE		0x1000

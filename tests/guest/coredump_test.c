@@ -15,8 +15,12 @@
  * ports as the device reported them, and the other process's queue. A
  * pattern that other process (another user) put in host and device memory
  * appears nowhere in it. The dump is root's only: nobody gets EACCES.
+ * Before it, a read of an unknown register in another queue's doorbell
+ * page made the firmware log a guest error: the dump's firmware log
+ * (version 2) holds it, kind and text exact, its messages numbered one
+ * after the other up to the device's count, each NUL-terminated.
  * `nnptool coredump` names the stuck queue, its owner and the fill at its
- * head, and `--json` says the same.
+ * head, and the logged message; `--json` says the same.
  *
  * one_until_cleared: a second job timeout leaves the first dump as it
  * was; once cleared (`nnptool coredump --clear`), a firmware hang makes a
@@ -35,6 +39,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -113,6 +119,7 @@ struct dump {
 	const struct nnp_coredump_queue *q;
 	const struct nnp_coredump_comm *c;
 	const struct nnp_coredump_port *p;
+	const struct nnp_coredump_log *l;
 };
 
 static struct dump split(const void *buf)
@@ -123,6 +130,7 @@ static struct dump split(const void *buf)
 	d.q = (const void *)(h + 1);
 	d.c = (const void *)(d.q + h->num_queues);
 	d.p = (const void *)(d.c + h->num_comms);
+	d.l = (const void *)(d.p + h->num_ports);
 	return d;
 }
 
@@ -223,6 +231,33 @@ FIXTURE_TEARDOWN(cd)
 	free(self->buf);
 }
 
+/*
+ * A guest error the firmware logs: a read of an unknown register of a
+ * new queue's doorbell page, on a file of its own, closed after. Its
+ * offset in BAR0 into *@reg; -1 if it could not be made.
+ */
+static int log_guest_error(int index, uint32_t *reg)
+{
+	struct drm_nnp_queue_create qc = { .depth = 8 };
+	int fd = guest_open_fd(index), ret = -1;
+	volatile uint32_t *db;
+
+	if (fd < 0)
+		return -1;
+	if (!ioctl(fd, DRM_IOCTL_NNP_QUEUE_CREATE, &qc)) {
+		db = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd,
+			  qc.doorbell_mmap_offset);
+		if (db != MAP_FAILED) {
+			(void)db[0xff0 / 4];
+			*reg = NNP_REG_DOORBELL_BASE + qc.qid * NNP_REG_DOORBELL_STRIDE + 0xff0;
+			munmap((void *)db, 4096);
+			ret = 0;
+		}
+	}
+	close(fd);
+	return ret;
+}
+
 /* Device 0's stream: a copy done, the fault, a fill stuck, a copy queued. */
 static nnp_result_t stuck_stream(struct all_devices *d)
 {
@@ -245,8 +280,9 @@ TEST_F_TIMEOUT(cd, job_timeout, 120)
 	struct nnp_port_info ports[NNP_MAX_PORTS] = { { .size = sizeof(ports[0]) } };
 	const struct nnp_coredump_queue *q, *o;
 	const struct nnp_coredump_cmd *c;
-	char path[PATH_MAX], comm_text[256], name[40];
-	unsigned int nports, i;
+	char path[PATH_MAX], comm_text[256], name[40], logged[64];
+	unsigned int nports, i, found = 0;
+	uint32_t reg = 0;
 	const char *reason;
 	uint32_t resets = 0;
 	int ready[2], hold[2], comm_id, status;
@@ -261,6 +297,8 @@ TEST_F_TIMEOUT(cd, job_timeout, 120)
 	comm_id = guest_fdinfo_comm(nnp_device_fd(self->d.dev[0]), comm_text,
 				    sizeof(comm_text));
 	ASSERT_LT(0, comm_id);
+	ASSERT_EQ(0, log_guest_error(0, &reg));
+	snprintf(logged, sizeof(logged), "read of unknown doorbell register 0x%x", reg);
 	ASSERT_EQ(0, pipe(ready));
 	ASSERT_EQ(0, pipe(hold));
 	other = fork();
@@ -294,9 +332,11 @@ TEST_F_TIMEOUT(cd, job_timeout, 120)
 	EXPECT_EQ(sizeof(struct nnp_coredump_queue), d.h->queue_size);
 	EXPECT_EQ(sizeof(struct nnp_coredump_comm), d.h->comm_size);
 	EXPECT_EQ(sizeof(struct nnp_coredump_port), d.h->port_size);
+	EXPECT_EQ(sizeof(struct nnp_coredump_log), d.h->log_size);
 	ASSERT_EQ(len, (ssize_t)(sizeof(*d.h) + d.h->num_queues * sizeof(*d.q) +
 				 d.h->num_comms * sizeof(*d.c) +
-				 d.h->num_ports * sizeof(*d.p)));
+				 d.h->num_ports * sizeof(*d.p) +
+				 d.h->num_log * sizeof(*d.l)));
 	EXPECT_EQ(DRM_NNP_RESET_JOB_TIMEOUT, d.h->reason);
 	EXPECT_EQ(resets + 1, d.h->reset_count);
 	EXPECT_EQ(0, d.h->stuck_qid);
@@ -369,6 +409,19 @@ TEST_F_TIMEOUT(cd, job_timeout, 120)
 		EXPECT_LE(ports[i].tx_bytes, d.p[i].tx_bytes);
 	}
 
+	/* The firmware's log: the newest, in order, the guest error among them. */
+	ASSERT_LT(0, d.h->num_log);
+	ASSERT_GE(d.h->log_seq, d.h->num_log);
+	for (i = 0; i < d.h->num_log; i++) {
+		EXPECT_EQ(d.h->log_seq - d.h->num_log + i, d.l[i].seq);
+		EXPECT_NE(NULL, memchr(d.l[i].msg, '\0', sizeof(d.l[i].msg)));
+		if (!strcmp(d.l[i].msg, logged)) {
+			EXPECT_EQ(NNP_COREDUMP_LOG_GUEST_ERROR, d.l[i].kind);
+			found = d.l[i].seq + 1;
+		}
+	}
+	ASSERT_NE(0, found) TH_LOG("no \"%s\" in the dump's log", logged);
+
 	/* Nothing of the other user's bytes, nothing for nobody to read. */
 	EXPECT_EQ(NULL, memmem(self->buf, len, PATTERN, 8));
 	EXPECT_EQ(NULL, memmem(self->buf, len, PATTERN + 8, 8));
@@ -382,7 +435,9 @@ TEST_F_TIMEOUT(cd, job_timeout, 120)
 	EXPECT_TRUE(guest_output_has("nnptool coredump", name, " task coredump_test "));
 	snprintf(name, sizeof(name), "  slot %u RUNNING fill ", c[1].slot);
 	EXPECT_TRUE(guest_output_has("nnptool coredump", name, " len 4096 value 0x0"));
-	EXPECT_TRUE(guest_output_has("nnptool coredump", "version 1 reason job-timeout ", ""));
+	EXPECT_TRUE(guest_output_has("nnptool coredump", "version 2 reason job-timeout ", ""));
+	snprintf(name, sizeof(name), "log %u time ", found - 1);
+	EXPECT_TRUE(guest_output_has("nnptool coredump", name, logged));
 	EXPECT_TRUE(guest_output_has("nnptool coredump --json", "{",
 			       "\"stuck_qid\": 0, \"queues\": [{\"qid\": 0, \"stuck\": true"));
 }

@@ -6,20 +6,28 @@
  * the built nnptool on files.
  *
  * In detail (docs/testing.md has the summary):
- * a job-timeout dump of 2 queues (the stuck one with 8 commands, a FILL
- * among them), 2 communicators (one failed) and 2 ports, as exact text
- * and exact JSON; a dump the firmware was not asked for: communicators
- * "not asked" (null), no ports; records and a header longer than version
- * 1's, their tails junk, decoded the same; codes it has no name for in
- * hex; strings with no NUL cut at their field, an escape sequence as
- * \xHH; refused, each with its message, exit 1 and nothing printed:
- * short, bad magic, version 0, a size below version 1's, counts past the
- * end (and two whose 32-bit or 64-bit sums would wrap), 9 commands, a
- * file over 1 MiB (one of exactly 1 MiB decodes), a missing file and one
- * root's only (run as nobody); in sysfs: only dumps of devices bound to
- * nnp, named by PCI address and accel node, --clear writing to each one
- * decoded and to no other, none found; and the command: exit 0, 1, 2,
- * --clear with a FILE, a blank line between text dumps, a JSON line each
+ * a version 2 job-timeout dump of 2 queues (the stuck one with 8
+ * commands, a FILL among them), 2 communicators (one failed), 2 ports
+ * and 2 log messages (a guest error, a warning), as exact text and
+ * exact JSON; a dump the firmware was not asked for: communicators "not
+ * asked" (null), no ports, its log all the same; records and a header
+ * longer than version 2's, their tails junk, decoded the same; version
+ * 1's dump (a 152-byte header, or a longer one with junk where version
+ * 2's log fields are) decoded with no log line, log_seq 0 and log [];
+ * version 2 with a header of version 1's size, or no message (log_size
+ * 0), no log; codes it has no name for in hex; strings with no NUL cut
+ * at their field (a log message at 112 bytes, the file's last), an
+ * escape sequence as \xHH (in a log message too; 112 bytes of \x7f
+ * shown whole); refused, each with its message, exit 1 and nothing
+ * printed: short, a version 2 header cut, bad magic, version 0, a size
+ * below version 1's, a log_size below version 2's with messages, counts
+ * past the end (the log's too, and three whose 32-bit product or 64-bit
+ * sum would wrap), 9 commands, a file over 1 MiB (one of exactly 1 MiB
+ * decodes), a missing file and one root's only (run as nobody); in
+ * sysfs: only dumps of devices bound to nnp, named by PCI address and
+ * accel node, --clear writing to each one decoded and to no other, none
+ * found; and the command: exit 0, 1, 2, --clear with a FILE, a blank
+ * line between text dumps, a JSON line each
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -53,6 +61,7 @@ struct parts {
 	struct nnp_coredump_queue q[2];
 	struct nnp_coredump_comm c[2];
 	struct nnp_coredump_port p[2];
+	struct nnp_coredump_log l[3];
 };
 
 static void cmd(struct nnp_coredump_cmd *c, uint32_t slot, uint32_t state,
@@ -113,6 +122,7 @@ static void full_parts(struct parts *d)
 		.heartbeat_idle_ms = 12,
 		.aq_status = NNP_AQ_STATUS_READY | NNP_AQ_STATUS_BUSY,
 		.serial = "NNP-0002", .fw_build = "sim-1.2.3",
+		.num_log = 2, .log_seq = 42,
 	};
 	full_queues(d);
 	d->c[0] = (struct nnp_coredump_comm){
@@ -133,6 +143,16 @@ static void full_parts(struct parts *d)
 		.tx_bytes = 5, .rx_bytes = 3, .tx_packets = 1, .rx_packets = 2,
 		.errors = 7,
 	};
+	d->l[0] = (struct nnp_coredump_log){
+		.time_ns = 912345678901ull, .seq = 40,
+		.kind = NNP_COREDUMP_LOG_GUEST_ERROR,
+		.msg = "queue cid 7: reserved field set",
+	};
+	d->l[1] = (struct nnp_coredump_log){
+		.time_ns = 912400000000ull, .seq = 41,
+		.kind = NNP_COREDUMP_LOG_WARNING,
+		.msg = "receive on port 1 failed: status 0x6",
+	};
 }
 
 /* @rec of @v1 bytes at *@at, then @extra junk bytes a later version adds. */
@@ -144,30 +164,46 @@ static void put(unsigned char *buf, size_t *at, const void *rec, size_t v1,
 	*at += v1 + extra;
 }
 
-/* @d as the driver lays it out, every record @extra bytes longer. */
-static unsigned char *lay_out(const struct parts *d, size_t extra, size_t *len)
+/*
+ * @d with the first @hdr bytes of its header, every record @extra bytes
+ * longer. A header of version 1's size holds no log fields: no log.
+ */
+static unsigned char *lay_out_hdr(const struct parts *d, size_t hdr,
+				  size_t extra, size_t *len)
 {
 	struct nnp_coredump_header h = d->h;
 	unsigned char *buf;
 	uint32_t i;
 
-	h.header_size = sizeof(h) + extra;
+	h.header_size = hdr + extra;
 	h.queue_size = sizeof(d->q[0]) + extra;
 	h.comm_size = sizeof(d->c[0]) + extra;
 	h.port_size = sizeof(d->p[0]) + extra;
+	h.log_size = sizeof(d->l[0]) + extra;
+	if (hdr < sizeof(h))
+		h.num_log = 0;
 	*len = h.header_size + h.num_queues * h.queue_size +
-	       h.num_comms * h.comm_size + h.num_ports * h.port_size;
+	       h.num_comms * h.comm_size + h.num_ports * h.port_size +
+	       h.num_log * h.log_size;
 	buf = malloc(*len);
 	assert_non_null(buf);
 	*len = 0;
-	put(buf, len, &h, sizeof(h), extra);
+	put(buf, len, &h, hdr, extra);
 	for (i = 0; i < h.num_queues; i++)
 		put(buf, len, &d->q[i], sizeof(d->q[i]), extra);
 	for (i = 0; i < h.num_comms; i++)
 		put(buf, len, &d->c[i], sizeof(d->c[i]), extra);
 	for (i = 0; i < h.num_ports; i++)
 		put(buf, len, &d->p[i], sizeof(d->p[i]), extra);
+	for (i = 0; i < h.num_log; i++)
+		put(buf, len, &d->l[i], sizeof(d->l[i]), extra);
 	return buf;
+}
+
+/* @d as the driver lays it out, every record @extra bytes longer. */
+static unsigned char *lay_out(const struct parts *d, size_t extra, size_t *len)
+{
+	return lay_out_hdr(d, sizeof(d->h), extra, len);
 }
 
 /* What one decode printed, and its exit code. */
@@ -198,14 +234,21 @@ static void decode(const unsigned char *buf, size_t len, bool json,
 	assert_int_equal(0, fclose(o.err));
 }
 
-static void decode_parts(const struct parts *d, size_t extra, bool json,
-			 struct result *r)
+/* @d laid out by lay_out_hdr(), decoded. */
+static void decode_hdr(const struct parts *d, size_t hdr, size_t extra,
+		       bool json, struct result *r)
 {
 	size_t len;
-	unsigned char *buf = lay_out(d, extra, &len);
+	unsigned char *buf = lay_out_hdr(d, hdr, extra, &len);
 
 	decode(buf, len, json, r);
 	free(buf);
+}
+
+static void decode_parts(const struct parts *d, size_t extra, bool json,
+			 struct result *r)
+{
+	decode_hdr(d, sizeof(d->h), extra, json, r);
 }
 
 /* @d as JSON, decoded: the caller looks for its parts in @r->out. */
@@ -227,28 +270,37 @@ static void expect_ok(struct result *r, const char *want)
 /* full_parts()'s identity, in every dump made from it but one. */
 #define HW_LINE	"hw 1.16 fw 1.2.3 build sim-1.2.3 chip 6 serial NNP-0002\n"
 
+/* The full dump's text after its version, up to its log. */
+#define FULL_TEXT_TABLES \
+	" reason job-timeout reset 3 time 2026-12-31T23:59:59.987Z\n" \
+	HW_LINE \
+	"fw ready error none heartbeat 4711 idle 12 ms\n" \
+	"admin queue ready,busy broken no fw asked yes\n" \
+	"stuck queue 5\n" \
+	"queue 3 ctx 1 pid 100 task trainer depth 64 head 4 tail 4 shadow none cq_head 4 status enabled idle 0 ms\n" \
+	"  slot 3 DONE timestamp cid 103 flags 0x0 src 0:0x0 dst 4:0x40 len 8 value 0x0\n" \
+	"queue 5 STUCK ctx 2 pid 4242 task train.py depth 256 head 10 tail 12 shadow 15 event 10 cq_head 9 status enabled,busy idle 10234 ms\n" \
+	"  slot 7 DONE copy cid 107 flags 0x0 src 1:0x0 dst 2:0x1000 len 4096 value 0x0\n" \
+	"  slot 8 DONE barrier cid 108 flags 0x0 src 0:0x0 dst 0:0x0 len 0 value 0x0\n" \
+	"  slot 9 DONE allgather cid 109 flags 0x1 src 2:0x1000 dst 3:0x10000 len 65536 value 0x12\n" \
+	"  slot 10 RUNNING allreduce cid 110 flags 0x0 src 3:0x100 dst 4:0x200 len 1048576 value 0x301\n" \
+	"  slot 11 QUEUED fill cid 111 flags 0x0 src 0:0x0 dst 7:0x2000 len 4096 value 0x0\n" \
+	"  slot 12 QUEUED send cid 112 flags 0x0 src 5:0x8 dst 0:0x0 len 512 value 0x1\n" \
+	"  slot 13 QUEUED recv cid 113 flags 0x0 src 0:0x0 dst 6:0x10 len 512 value 0x1\n" \
+	"  slot 14 QUEUED reduce_scatter cid 114 flags 0x0 src 8:0x0 dst 9:0x40 len 8192 value 0x2\n" \
+	"comm 1 ctx 2 pid 4242 rank 0/4 name tp.stage2 status ok\n" \
+	"comm 2 ctx 2 pid 4242 rank 1/2 name - status link_down\n" \
+	"port 0 wired,up peer 1.2 tx 1000 bytes 10 packets rx 2000 bytes 20 packets errors 0\n" \
+	"port 1 wired peer 3.0 tx 5 bytes 1 packets rx 3 bytes 2 packets errors 7\n"
+
+/* Its log, version 2's. */
+#define FULL_TEXT_LOG \
+	"firmware log: 42 messages since the device came up, the last 2 kept\n" \
+	"log 40 time 912345678901 ns guest-error: queue cid 7: reserved field set\n" \
+	"log 41 time 912400000000 ns warning: receive on port 1 failed: status 0x6\n"
+
 static const char full_text[] =
-	"coredump dump.bin\n"
-	"version 1 reason job-timeout reset 3 time 2026-12-31T23:59:59.987Z\n"
-	HW_LINE
-	"fw ready error none heartbeat 4711 idle 12 ms\n"
-	"admin queue ready,busy broken no fw asked yes\n"
-	"stuck queue 5\n"
-	"queue 3 ctx 1 pid 100 task trainer depth 64 head 4 tail 4 shadow none cq_head 4 status enabled idle 0 ms\n"
-	"  slot 3 DONE timestamp cid 103 flags 0x0 src 0:0x0 dst 4:0x40 len 8 value 0x0\n"
-	"queue 5 STUCK ctx 2 pid 4242 task train.py depth 256 head 10 tail 12 shadow 15 event 10 cq_head 9 status enabled,busy idle 10234 ms\n"
-	"  slot 7 DONE copy cid 107 flags 0x0 src 1:0x0 dst 2:0x1000 len 4096 value 0x0\n"
-	"  slot 8 DONE barrier cid 108 flags 0x0 src 0:0x0 dst 0:0x0 len 0 value 0x0\n"
-	"  slot 9 DONE allgather cid 109 flags 0x1 src 2:0x1000 dst 3:0x10000 len 65536 value 0x12\n"
-	"  slot 10 RUNNING allreduce cid 110 flags 0x0 src 3:0x100 dst 4:0x200 len 1048576 value 0x301\n"
-	"  slot 11 QUEUED fill cid 111 flags 0x0 src 0:0x0 dst 7:0x2000 len 4096 value 0x0\n"
-	"  slot 12 QUEUED send cid 112 flags 0x0 src 5:0x8 dst 0:0x0 len 512 value 0x1\n"
-	"  slot 13 QUEUED recv cid 113 flags 0x0 src 0:0x0 dst 6:0x10 len 512 value 0x1\n"
-	"  slot 14 QUEUED reduce_scatter cid 114 flags 0x0 src 8:0x0 dst 9:0x40 len 8192 value 0x2\n"
-	"comm 1 ctx 2 pid 4242 rank 0/4 name tp.stage2 status ok\n"
-	"comm 2 ctx 2 pid 4242 rank 1/2 name - status link_down\n"
-	"port 0 wired,up peer 1.2 tx 1000 bytes 10 packets rx 2000 bytes 20 packets errors 0\n"
-	"port 1 wired peer 3.0 tx 5 bytes 1 packets rx 3 bytes 2 packets errors 7\n";
+	"coredump dump.bin\nversion 2" FULL_TEXT_TABLES FULL_TEXT_LOG;
 
 /* A command's JSON; its cid is 100 + its slot. */
 #define CMD_JSON(slot, cid, state, op, flags, sk, so, dk, dof, len, value) \
@@ -257,43 +309,59 @@ static const char full_text[] =
 	", \"src_off\": " #so ", \"dst_key\": " #dk ", \"dst_off\": " #dof \
 	", \"len\": " #len ", \"value\": " #value "}"
 
+/* The full dump's JSON after its version, up to its log. */
+#define FULL_JSON_TABLES \
+	", \"reason\": \"job-timeout\", " \
+	"\"reset_count\": 3, \"time\": \"2026-12-31T23:59:59.987Z\", " \
+	"\"time_ns\": 1798761599987654321, \"hw_version\": \"1.16\", " \
+	"\"fw_version\": \"1.2.3\", \"fw_build\": \"sim-1.2.3\", \"chip_id\": 6, " \
+	"\"serial\": \"NNP-0002\", \"fw_status\": \"ready\", \"fw_error\": \"none\", " \
+	"\"fw_heartbeat\": 4711, \"heartbeat_idle_ms\": 12, " \
+	"\"aq_status\": \"ready,busy\", \"aq_broken\": false, \"fw_asked\": true, " \
+	"\"stuck_qid\": 5, \"queues\": [" \
+	"{\"qid\": 3, \"stuck\": false, \"ctx\": 1, \"pid\": 100, \"task\": \"trainer\", " \
+	"\"depth\": 64, \"sq_head\": 4, \"sq_tail\": 4, \"shadow_tail\": null, " \
+	"\"shadow_event\": null, \"cq_head\": 4, " \
+	"\"status\": \"enabled\", \"idle_ms\": 0, \"cmds\": [" \
+	"{\"slot\": 3, \"state\": \"DONE\", \"opcode\": \"timestamp\", \"cid\": 103, " \
+	"\"flags\": 0, \"src_key\": 0, \"src_off\": 0, \"dst_key\": 4, " \
+	"\"dst_off\": 64, \"len\": 8, \"value\": 0}]}, " \
+	"{\"qid\": 5, \"stuck\": true, \"ctx\": 2, \"pid\": 4242, \"task\": \"train.py\", " \
+	"\"depth\": 256, \"sq_head\": 10, \"sq_tail\": 12, \"shadow_tail\": 15, " \
+	"\"shadow_event\": 10, \"cq_head\": 9, " \
+	"\"status\": \"enabled,busy\", \"idle_ms\": 10234, \"cmds\": [" \
+	CMD_JSON(7, 107, "DONE", "copy", 0, 1, 0, 2, 4096, 4096, 0) ", " \
+	CMD_JSON(8, 108, "DONE", "barrier", 0, 0, 0, 0, 0, 0, 0) ", " \
+	CMD_JSON(9, 109, "DONE", "allgather", 1, 2, 4096, 3, 65536, 65536, 18) ", " \
+	CMD_JSON(10, 110, "RUNNING", "allreduce", 0, 3, 256, 4, 512, 1048576, 769) ", " \
+	CMD_JSON(11, 111, "QUEUED", "fill", 0, 0, 0, 7, 8192, 4096, 0) ", " \
+	CMD_JSON(12, 112, "QUEUED", "send", 0, 5, 8, 0, 0, 512, 1) ", " \
+	CMD_JSON(13, 113, "QUEUED", "recv", 0, 0, 0, 6, 16, 512, 1) ", " \
+	CMD_JSON(14, 114, "QUEUED", "reduce_scatter", 0, 8, 0, 9, 64, 8192, 2) \
+	"]}], \"comms\": [" \
+	"{\"id\": 1, \"ctx\": 2, \"pid\": 4242, \"rank\": 0, \"nranks\": 4, " \
+	"\"name\": \"tp.stage2\", \"status\": \"ok\"}, " \
+	"{\"id\": 2, \"ctx\": 2, \"pid\": 4242, \"rank\": 1, \"nranks\": 2, " \
+	"\"name\": \"\", \"status\": \"link_down\"}], \"ports\": [" \
+	"{\"port\": 0, \"state\": \"wired,up\", \"peer\": \"1.2\", \"tx_bytes\": 1000, " \
+	"\"rx_bytes\": 2000, \"tx_packets\": 10, \"rx_packets\": 20, \"errors\": 0}, " \
+	"{\"port\": 1, \"state\": \"wired\", \"peer\": \"3.0\", \"tx_bytes\": 5, " \
+	"\"rx_bytes\": 3, \"tx_packets\": 1, \"rx_packets\": 2, \"errors\": 7}]"
+
+/* A log message's JSON. */
+#define LOG_JSON(seq, time_ns, kind, msg) \
+	"{\"seq\": " #seq ", \"time_ns\": " #time_ns ", \"kind\": \"" kind \
+	"\", \"msg\": \"" msg "\"}"
+
+/* Its log, version 2's, and the document's end. */
+#define FULL_JSON_LOG \
+	", \"log_seq\": 42, \"log\": [" \
+	LOG_JSON(40, 912345678901, "guest-error", "queue cid 7: reserved field set") ", " \
+	LOG_JSON(41, 912400000000, "warning", "receive on port 1 failed: status 0x6") \
+	"]}\n"
+
 static const char full_json[] =
-	"{\"source\": \"dump.bin\", \"version\": 1, \"reason\": \"job-timeout\", "
-	"\"reset_count\": 3, \"time\": \"2026-12-31T23:59:59.987Z\", "
-	"\"time_ns\": 1798761599987654321, \"hw_version\": \"1.16\", "
-	"\"fw_version\": \"1.2.3\", \"fw_build\": \"sim-1.2.3\", \"chip_id\": 6, "
-	"\"serial\": \"NNP-0002\", \"fw_status\": \"ready\", \"fw_error\": \"none\", "
-	"\"fw_heartbeat\": 4711, \"heartbeat_idle_ms\": 12, "
-	"\"aq_status\": \"ready,busy\", \"aq_broken\": false, \"fw_asked\": true, "
-	"\"stuck_qid\": 5, \"queues\": ["
-	"{\"qid\": 3, \"stuck\": false, \"ctx\": 1, \"pid\": 100, \"task\": \"trainer\", "
-	"\"depth\": 64, \"sq_head\": 4, \"sq_tail\": 4, \"shadow_tail\": null, "
-	"\"shadow_event\": null, \"cq_head\": 4, "
-	"\"status\": \"enabled\", \"idle_ms\": 0, \"cmds\": ["
-	"{\"slot\": 3, \"state\": \"DONE\", \"opcode\": \"timestamp\", \"cid\": 103, "
-	"\"flags\": 0, \"src_key\": 0, \"src_off\": 0, \"dst_key\": 4, "
-	"\"dst_off\": 64, \"len\": 8, \"value\": 0}]}, "
-	"{\"qid\": 5, \"stuck\": true, \"ctx\": 2, \"pid\": 4242, \"task\": \"train.py\", "
-	"\"depth\": 256, \"sq_head\": 10, \"sq_tail\": 12, \"shadow_tail\": 15, "
-	"\"shadow_event\": 10, \"cq_head\": 9, "
-	"\"status\": \"enabled,busy\", \"idle_ms\": 10234, \"cmds\": ["
-	CMD_JSON(7, 107, "DONE", "copy", 0, 1, 0, 2, 4096, 4096, 0) ", "
-	CMD_JSON(8, 108, "DONE", "barrier", 0, 0, 0, 0, 0, 0, 0) ", "
-	CMD_JSON(9, 109, "DONE", "allgather", 1, 2, 4096, 3, 65536, 65536, 18) ", "
-	CMD_JSON(10, 110, "RUNNING", "allreduce", 0, 3, 256, 4, 512, 1048576, 769) ", "
-	CMD_JSON(11, 111, "QUEUED", "fill", 0, 0, 0, 7, 8192, 4096, 0) ", "
-	CMD_JSON(12, 112, "QUEUED", "send", 0, 5, 8, 0, 0, 512, 1) ", "
-	CMD_JSON(13, 113, "QUEUED", "recv", 0, 0, 0, 6, 16, 512, 1) ", "
-	CMD_JSON(14, 114, "QUEUED", "reduce_scatter", 0, 8, 0, 9, 64, 8192, 2)
-	"]}], \"comms\": ["
-	"{\"id\": 1, \"ctx\": 2, \"pid\": 4242, \"rank\": 0, \"nranks\": 4, "
-	"\"name\": \"tp.stage2\", \"status\": \"ok\"}, "
-	"{\"id\": 2, \"ctx\": 2, \"pid\": 4242, \"rank\": 1, \"nranks\": 2, "
-	"\"name\": \"\", \"status\": \"link_down\"}], \"ports\": ["
-	"{\"port\": 0, \"state\": \"wired,up\", \"peer\": \"1.2\", \"tx_bytes\": 1000, "
-	"\"rx_bytes\": 2000, \"tx_packets\": 10, \"rx_packets\": 20, \"errors\": 0}, "
-	"{\"port\": 1, \"state\": \"wired\", \"peer\": \"3.0\", \"tx_bytes\": 5, "
-	"\"rx_bytes\": 3, \"tx_packets\": 1, \"rx_packets\": 2, \"errors\": 7}]}\n";
+	"{\"source\": \"dump.bin\", \"version\": 2" FULL_JSON_TABLES FULL_JSON_LOG;
 
 /* The full dump, every record @extra bytes longer, as text and as JSON. */
 static void expect_full(size_t extra)
@@ -314,7 +382,10 @@ static void full_dump(void **state)
 	expect_full(0);
 }
 
-/* A heartbeat reset: the firmware was not asked, so no status, no ports. */
+/*
+ * A heartbeat reset: the firmware was not asked, so no status, no ports;
+ * its log, read without its help, all the same.
+ */
 static void heartbeat_parts(struct parts *d)
 {
 	full_parts(d);
@@ -342,18 +413,20 @@ static void fw_not_asked(void **state)
 	assert_non_null(strstr(r.out, "\"aq_broken\": true, \"fw_asked\": false, "
 			       "\"stuck_qid\": null, \"queues\": [], \"comms\": ["));
 	assert_non_null(strstr(r.out, "\"name\": \"tp.stage2\", \"status\": null}, "));
-	assert_non_null(strstr(r.out, "\"name\": \"\", \"status\": null}], \"ports\": []}\n"));
+	assert_non_null(strstr(r.out, "\"name\": \"\", \"status\": null}], \"ports\": []"
+			       FULL_JSON_LOG));
 	result_free(&r);
 	decode_parts(&d, 0, false, &r);
 	expect_ok(&r,
 		  "coredump dump.bin\n"
-		  "version 1 reason heartbeat reset 3 time 2026-12-31T23:59:59.987Z\n"
+		  "version 2 reason heartbeat reset 3 time 2026-12-31T23:59:59.987Z\n"
 		  HW_LINE
 		  "fw halted error aq_dma heartbeat 4711 idle 12 ms\n"
 		  "admin queue ready,busy broken yes fw asked no\n"
 		  "stuck queue none\n"
 		  "comm 1 ctx 2 pid 4242 rank 0/4 name tp.stage2 status not asked\n"
-		  "comm 2 ctx 2 pid 4242 rank 1/2 name - status not asked\n");
+		  "comm 2 ctx 2 pid 4242 rank 1/2 name - status not asked\n"
+		  FULL_TEXT_LOG);
 }
 
 /* A later version's longer records and header: the same decode. */
@@ -363,6 +436,12 @@ static void longer_records_decode_the_same(void **state)
 	expect_full(24);
 	expect_full(1);
 }
+
+/* A log message's whole field, 16 bytes 7 times. */
+#define TIMES7(s)	s s s s s s s
+#define M16		"mmmmmmmmmmmmmmmm"
+#define DEL4		"\x7f\x7f\x7f\x7f"
+#define DEL4_TEXT	"\\x7f\\x7f\\x7f\\x7f"
 
 /*
  * Codes the decoder has no name for, in hex; strings without a NUL cut at
@@ -391,10 +470,18 @@ static void odd_values_shown_safely(void **state)
 	memcpy(d.c[1].name, "a\\b\x07\n", 6);
 	d.p[0].state = 0;
 	d.h.num_ports = 1;
+	/* The last message of all: nothing after its field but the file's end. */
+	d.h.num_log = 3;
+	d.h.log_seq = 43;
+	d.l[0].kind = 7;
+	memcpy(d.l[0].msg, "\x1b]0;pwn\x07", 9);
+	memset(d.l[1].msg, 'm', sizeof(d.l[1].msg));
+	d.l[2] = (struct nnp_coredump_log){ .seq = 42 };
+	memset(d.l[2].msg, 0x7f, sizeof(d.l[2].msg));
 	decode_parts(&d, 0, false, &r);
 	expect_ok(&r,
 		  "coredump dump.bin\n"
-		  "version 1 reason 0x63 reset 3 time 2026-12-31T23:59:59.987Z\n"
+		  "version 2 reason 0x63 reset 3 time 2026-12-31T23:59:59.987Z\n"
 		  "hw 1.16 fw 1.2.3 build bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb chip 6 serial SSSSSSSSSSSSSSSS\n"
 		  "fw 0x9 error 0x77 heartbeat 4711 idle 12 ms\n"
 		  "admin queue error,0x80 broken no fw asked yes\n"
@@ -403,7 +490,11 @@ static void odd_values_shown_safely(void **state)
 		  "  slot 3 0x7 0x42 cid 103 flags 0x0 src 0:0x0 dst 4:0x40 len 8 value 0x0\n"
 		  "comm 1 ctx 2 pid 4242 rank 0/4 name nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn status 0x1\n"
 		  "comm 2 ctx 2 pid 4242 rank 1/2 name a\\x5cb\\x07\\x0a status link_down\n"
-		  "port 0 none peer - tx 1000 bytes 10 packets rx 2000 bytes 20 packets errors 0\n");
+		  "port 0 none peer - tx 1000 bytes 10 packets rx 2000 bytes 20 packets errors 0\n"
+		  "firmware log: 43 messages since the device came up, the last 3 kept\n"
+		  "log 40 time 912345678901 ns 0x7: \\x1b]0;pwn\\x07\n"
+		  "log 41 time 912400000000 ns warning: " TIMES7(M16) "\n"
+		  "log 42 time 0 ns 0x0: " TIMES7(DEL4_TEXT DEL4_TEXT DEL4_TEXT DEL4_TEXT) "\n");
 	decode_json(&d, &r);
 	assert_non_null(strstr(r.out, "\"fw_build\": \"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\", "
 			       "\"chip_id\": 6, \"serial\": \"SSSSSSSSSSSSSSSS\", "));
@@ -411,6 +502,10 @@ static void odd_values_shown_safely(void **state)
 	assert_non_null(strstr(r.out, "\"name\": \"nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn\", \"status\": \"0x1\"}"));
 	assert_non_null(strstr(r.out, "\"name\": \"a\\\\b\\u0007\\n\", "));
 	assert_non_null(strstr(r.out, "\"state\": \"none\", \"peer\": null, "));
+	assert_non_null(strstr(r.out, "\"log_seq\": 43, \"log\": ["
+			       LOG_JSON(40, 912345678901, "0x7", "\\u001b]0;pwn\\u0007") ", "
+			       LOG_JSON(41, 912400000000, "warning", TIMES7(M16)) ", "
+			       LOG_JSON(42, 0, "0x0", TIMES7(DEL4 DEL4 DEL4 DEL4)) "]}\n"));
 	result_free(&r);
 }
 
@@ -420,7 +515,9 @@ static void poke32(unsigned char *buf, size_t off, uint32_t v)
 }
 
 #define HDR(field)	offsetof(struct nnp_coredump_header, field)
-/* Where queue record 1's num_cmds is in a version 1 layout. */
+/* The full dump's size: header, 2 queues, 2 comms, 2 ports, 2 log messages. */
+#define FULL_SIZE	(168 + 2 * 512 + 2 * 56 + 2 * 56 + 2 * 128)
+/* Where queue record 1's num_cmds is in the full dump. */
 #define Q1_NUM_CMDS	(sizeof(struct nnp_coredump_header) + \
 			 sizeof(struct nnp_coredump_queue) + \
 			 offsetof(struct nnp_coredump_queue, num_cmds))
@@ -439,6 +536,9 @@ struct refusal {
 static const struct refusal refusals[] = {
 	{ 151, { { 0, 0 } }, 0, "151 bytes, too short for a coredump header (152)" },
 	{ 7, { { 0, 0 } }, 0, "7 bytes, too short for a coredump header (152)" },
+	/* Version 1's header whole, version 2's not. */
+	{ 167, { { 0, 0 } }, 0, "header_size 168 runs past its end (167 bytes)" },
+	{ 152, { { 0, 0 } }, 0, "header_size 168 runs past its end (152 bytes)" },
 	{ 0, { { 4, 0x51 } }, 1, "not an nnp coredump (no NNPDUMP magic)" },
 	/* "NNPDUMP" with no NUL after it. */
 	{ 0, { { 4, 0x58504d55 } }, 1, "not an nnp coredump (no NNPDUMP magic)" },
@@ -447,21 +547,30 @@ static const struct refusal refusals[] = {
 	{ 0, { { HDR(queue_size), 511 } }, 1, "queue_size 511 is less than version 1's 512" },
 	{ 0, { { HDR(comm_size), 55 } }, 1, "comm_size 55 is less than version 1's 56" },
 	{ 0, { { HDR(port_size), 0 } }, 1, "port_size 0 is less than version 1's 56" },
-	{ 0, { { HDR(header_size), 1401 } }, 1, "header_size 1401 runs past its end (1400 bytes)" },
+	{ 0, { { HDR(log_size), 64 }, { HDR(num_log), 1 } }, 2,
+	  "log_size 64 is less than version 2's 128" },
+	{ 0, { { HDR(log_size), 0 } }, 1, "log_size 0 is less than version 2's 128" },
+	{ 0, { { HDR(header_size), 1673 } }, 1, "header_size 1673 runs past its end (1672 bytes)" },
 	{ 0, { { HDR(header_size), 0xffffffff } }, 1,
-	  "header_size 4294967295 runs past its end (1400 bytes)" },
-	{ 1399, { { 0, 0 } }, 0, "2 ports of 56 bytes from byte 1288 run past its end (1399 bytes)" },
+	  "header_size 4294967295 runs past its end (1672 bytes)" },
+	{ 1415, { { 0, 0 } }, 0, "2 ports of 56 bytes from byte 1304 run past its end (1415 bytes)" },
+	{ 1671, { { 0, 0 } }, 0,
+	  "2 log messages of 128 bytes from byte 1416 run past its end (1671 bytes)" },
 	{ 0, { { HDR(num_queues), 3 } }, 1,
-	  "3 queues of 512 bytes from byte 152 run past its end (1400 bytes)" },
+	  "3 queues of 512 bytes from byte 168 run past its end (1672 bytes)" },
 	{ 0, { { HDR(num_comms), 0xffffffff } }, 1,
-	  "4294967295 communicators of 56 bytes from byte 1176 run past its end (1400 bytes)" },
-	/* 65536 x 65536 is 0 in 32 bits. */
+	  "4294967295 communicators of 56 bytes from byte 1192 run past its end (1672 bytes)" },
+	{ 0, { { HDR(num_log), 3 } }, 1,
+	  "3 log messages of 128 bytes from byte 1416 run past its end (1672 bytes)" },
+	/* 65536 x 65536 is 0 in 32 bits, and so is 2^25 x 128. */
 	{ 0, { { HDR(num_ports), 65536 }, { HDR(port_size), 65536 } }, 2,
-	  "65536 ports of 65536 bytes from byte 1288 run past its end (1400 bytes)" },
-	/* 152 + (2^32 - 1)^2 + 2^17 x 2^16 + 2 x 56 is 265 in 64 bits. */
+	  "65536 ports of 65536 bytes from byte 1304 run past its end (1672 bytes)" },
+	{ 0, { { HDR(num_log), 33554432 } }, 1,
+	  "33554432 log messages of 128 bytes from byte 1416 run past its end (1672 bytes)" },
+	/* 168 + (2^32 - 1)^2 + 2^17 x 2^16 + 2 x 56 + 2 x 128 is 537 in 64 bits. */
 	{ 0, { { HDR(num_queues), 0xffffffff }, { HDR(queue_size), 0xffffffff },
 	       { HDR(num_comms), 131072 }, { HDR(comm_size), 65536 } }, 4,
-	  "4294967295 queues of 4294967295 bytes from byte 152 run past its end (1400 bytes)" },
+	  "4294967295 queues of 4294967295 bytes from byte 168 run past its end (1672 bytes)" },
 	{ 0, { { Q1_NUM_CMDS, 9 } }, 1, "queue record 1 holds 9 commands, more than 8" },
 };
 
@@ -479,7 +588,7 @@ static void hostile_files_refused(void **state)
 		unsigned char *buf = lay_out(&d, 0, &len);
 		struct result r;
 
-		assert_int_equal(1400, len);
+		assert_int_equal(FULL_SIZE, len);
 		for (k = 0; k < f->npokes; k++)
 			poke32(buf, f->poke[k].off, f->poke[k].v);
 		decode(buf, f->len ? f->len : len, i % 2, &r);
@@ -490,6 +599,53 @@ static void hostile_files_refused(void **state)
 		assert_string_equal("", r.out);
 		result_free(&r);
 	}
+}
+
+/* No log: version 2's text says so, JSON's log is empty. */
+#define NO_LOG_TEXT \
+	"firmware log: 0 messages since the device came up, the last 0 kept\n"
+#define NO_LOG_JSON	", \"log_seq\": 0, \"log\": []}\n"
+
+/*
+ * Version 1's dump, the full one without its log: no log, its header of
+ * version 1's size or longer (its tail junk where version 2's log fields
+ * are, not read). Version 2 with no log: a header of version 1's size,
+ * or no message, whose size is then not checked.
+ */
+static void version_1_or_no_log(void **state)
+{
+	static const char v1_text[] = "coredump dump.bin\nversion 1" FULL_TEXT_TABLES;
+	static const char v1_json[] =
+		"{\"source\": \"dump.bin\", \"version\": 1" FULL_JSON_TABLES NO_LOG_JSON;
+	unsigned char *buf;
+	struct parts d;
+	struct result r;
+	size_t len;
+
+	(void)state;
+	full_parts(&d);
+	d.h.version = 1;
+	decode_hdr(&d, NNP_COREDUMP_HEADER_SIZE_V1, 0, false, &r);
+	expect_ok(&r, v1_text);
+	decode_hdr(&d, NNP_COREDUMP_HEADER_SIZE_V1, 0, true, &r);
+	expect_ok(&r, v1_json);
+	decode_hdr(&d, NNP_COREDUMP_HEADER_SIZE_V1, 24, false, &r);
+	expect_ok(&r, v1_text);
+	decode_hdr(&d, NNP_COREDUMP_HEADER_SIZE_V1, 16, true, &r);
+	expect_ok(&r, v1_json);
+
+	d.h.version = 2;
+	decode_hdr(&d, NNP_COREDUMP_HEADER_SIZE_V1, 0, false, &r);
+	expect_ok(&r, "coredump dump.bin\nversion 2" FULL_TEXT_TABLES NO_LOG_TEXT);
+	d.h.num_log = 0;
+	d.h.log_seq = 0;
+	buf = lay_out(&d, 0, &len);
+	poke32(buf, HDR(log_size), 0);
+	decode(buf, len, false, &r);
+	expect_ok(&r, "coredump dump.bin\nversion 2" FULL_TEXT_TABLES NO_LOG_TEXT);
+	decode(buf, len, true, &r);
+	expect_ok(&r, "{\"source\": \"dump.bin\", \"version\": 2" FULL_JSON_TABLES NO_LOG_JSON);
+	free(buf);
 }
 
 /* A fresh directory under /tmp that another user may enter. */
@@ -575,7 +731,7 @@ static void expect_refused(struct result *r, const char *why_fmt, const char *pa
 static void read_bounded(void **state)
 {
 	char *dir = temp_dir(), path[PATH_MAX];
-	size_t max = COREDUMP_READ_MAX - 1400;
+	size_t max = COREDUMP_READ_MAX - FULL_SIZE;
 	struct result r;
 
 	(void)state;
@@ -887,6 +1043,7 @@ int main(void)
 		cmocka_unit_test(longer_records_decode_the_same),
 		cmocka_unit_test(odd_values_shown_safely),
 		cmocka_unit_test(hostile_files_refused),
+		cmocka_unit_test(version_1_or_no_log),
 		cmocka_unit_test(read_bounded),
 		cmocka_unit_test(unreadable_file_named),
 		cmocka_unit_test(sysfs_nnp_dumps_only),

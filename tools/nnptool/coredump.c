@@ -26,6 +26,9 @@
 /* The longest string field (fw_build, a communicator's name) as text. */
 #define FIELD_MAX	32
 #define FIELD_TEXT	(4 * FIELD_MAX + 1)	/* every byte \xHH at worst */
+/* A log message (version 2), likewise. */
+#define MSG_MAX		sizeof(((struct nnp_coredump_log *)0)->msg)
+#define MSG_TEXT	(4 * MSG_MAX + 1)
 
 /* Room for every bit's name of a table below and the rest in hex. */
 #define BITS_TEXT	64
@@ -33,8 +36,8 @@
 /* A dump that holds together: its header and where its tables start. */
 struct dump {
 	const unsigned char *buf;
-	struct nnp_coredump_header h;
-	uint64_t queues, comms, ports;
+	struct nnp_coredump_header h;	/* a version 1 header's log fields 0 */
+	uint64_t queues, comms, ports, log;
 };
 
 struct bit_name {
@@ -70,6 +73,11 @@ static const char *const fw_errors[] = {
 	[NNP_FW_ERR_AQ_DMA] = "aq_dma",
 };
 
+static const char *const log_kinds[] = {
+	[NNP_COREDUMP_LOG_GUEST_ERROR] = "guest-error",
+	[NNP_COREDUMP_LOG_WARNING] = "warning",
+};
+
 static const char *const cmd_states[] = {
 	[NNP_COREDUMP_CMD_DONE] = "DONE", [NNP_COREDUMP_CMD_RUNNING] = "RUNNING",
 	[NNP_COREDUMP_CMD_QUEUED] = "QUEUED",
@@ -102,7 +110,7 @@ static int check_sizes(const struct nnp_coredump_header *h, const char *path,
 		uint32_t size;
 		size_t v1;
 	} s[] = {
-		{ "header_size", h->header_size, sizeof(struct nnp_coredump_header) },
+		{ "header_size", h->header_size, NNP_COREDUMP_HEADER_SIZE_V1 },
 		{ "queue_size", h->queue_size, sizeof(struct nnp_coredump_queue) },
 		{ "comm_size", h->comm_size, sizeof(struct nnp_coredump_comm) },
 		{ "port_size", h->port_size, sizeof(struct nnp_coredump_port) },
@@ -113,6 +121,9 @@ static int check_sizes(const struct nnp_coredump_header *h, const char *path,
 		if (s[i].size < s[i].v1)
 			return refuse(err, path, "%s %u is less than version 1's %zu",
 				      s[i].what, s[i].size, s[i].v1);
+	if (h->num_log && h->log_size < sizeof(struct nnp_coredump_log))
+		return refuse(err, path, "log_size %u is less than version 2's %zu",
+			      h->log_size, sizeof(struct nnp_coredump_log));
 	return NNPTOOL_EXIT_OK;
 }
 
@@ -122,12 +133,13 @@ static int check_tables(struct dump *d, size_t len, const char *path, FILE *err)
 	const struct nnp_coredump_header *h = &d->h;
 	const struct {
 		const char *what;
-		uint32_t count, size;	/* size: at least version 1's, not 0 */
+		uint32_t count, size;	/* size: at least its first version's, if counted */
 		uint64_t *at;
 	} t[] = {
 		{ "queues", h->num_queues, h->queue_size, &d->queues },
 		{ "communicators", h->num_comms, h->comm_size, &d->comms },
 		{ "ports", h->num_ports, h->port_size, &d->ports },
+		{ "log messages", h->num_log, h->log_size, &d->log },
 	};
 	uint64_t off = h->header_size;
 	size_t i;
@@ -137,7 +149,7 @@ static int check_tables(struct dump *d, size_t len, const char *path, FILE *err)
 			      h->header_size, len);
 	for (i = 0; i < LEN(t); i++) {
 		*t[i].at = off;
-		if (t[i].count > (len - off) / t[i].size)
+		if (t[i].count && t[i].count > (len - off) / t[i].size)
 			return refuse(err, path, "%u %s of %u bytes from byte %llu run past its end (%zu bytes)",
 				      t[i].count, t[i].what, t[i].size,
 				      (unsigned long long)off, len);
@@ -177,10 +189,14 @@ static int check(struct dump *d, size_t len, const char *path, FILE *err)
 {
 	struct nnp_coredump_header *h = &d->h;
 
-	if (len < sizeof(*h))
-		return refuse(err, path, "%zu bytes, too short for a coredump header (%zu)",
-			      len, sizeof(*h));
-	memcpy(h, d->buf, sizeof(*h));
+	if (len < NNP_COREDUMP_HEADER_SIZE_V1)
+		return refuse(err, path, "%zu bytes, too short for a coredump header (%d)",
+			      len, NNP_COREDUMP_HEADER_SIZE_V1);
+	/* Version 1's header, then what of version 2's its header_size holds. */
+	memset(h, 0, sizeof(*h));
+	memcpy(h, d->buf, NNP_COREDUMP_HEADER_SIZE_V1);
+	if (h->version >= 2 && h->header_size >= sizeof(*h) && len >= sizeof(*h))
+		memcpy(h, d->buf, sizeof(*h));
 	/* The magic's 8 bytes hold its NUL. */
 	if (memcmp(h->magic, NNP_COREDUMP_MAGIC, sizeof(h->magic)))
 		return refuse(err, path, "not an nnp coredump (no %s magic)",
@@ -417,6 +433,32 @@ static void text_port(FILE *out, const struct dump *d, uint32_t i)
 		p.rx_packets, p.errors);
 }
 
+/* A log message's text, escaped, into @out of MSG_TEXT bytes. */
+static const char *msg_text(char *out, const struct nnp_coredump_log *l)
+{
+	char plain[MSG_MAX + 1];
+
+	text_for_terminal(field_str(plain, l->msg, sizeof(l->msg)), out, MSG_TEXT);
+	return out;
+}
+
+static const char *log_kind(char *buf, size_t len, uint16_t kind)
+{
+	return name_or_hex(buf, len, table_name(log_kinds, LEN(log_kinds), kind),
+			   kind);
+}
+
+static void text_log(FILE *out, const struct dump *d, uint32_t i)
+{
+	struct nnp_coredump_log l;
+	char msg[MSG_TEXT], kind[16];
+
+	record(d, d->log, d->h.log_size, i, &l, sizeof(l));
+	fprintf(out, "log %u time %llu ns %s: %s\n", l.seq,
+		(unsigned long long)l.time_ns, log_kind(kind, sizeof(kind), l.kind),
+		msg_text(msg, &l));
+}
+
 static void text_dump(FILE *out, const struct coredump_src *src,
 		      const struct dump *d)
 {
@@ -429,6 +471,11 @@ static void text_dump(FILE *out, const struct coredump_src *src,
 		text_comm(out, d, i);
 	for (i = 0; i < d->h.num_ports; i++)
 		text_port(out, d, i);
+	if (d->h.version >= 2)
+		fprintf(out, "firmware log: %u messages since the device came up, the last %u kept\n",
+			d->h.log_seq, d->h.num_log);
+	for (i = 0; i < d->h.num_log; i++)
+		text_log(out, d, i);
 }
 
 /* ---- JSON --------------------------------------------------------------- */
@@ -546,6 +593,19 @@ static void json_port(struct json_object *ports, const struct dump *d, uint32_t 
 	jo_u64(o, "errors", p.errors);
 }
 
+static void json_log(struct json_object *log, const struct dump *d, uint32_t i)
+{
+	struct json_object *o = jo_obj(log, NULL);
+	char msg[MSG_MAX + 1], kind[16];
+	struct nnp_coredump_log l;
+
+	record(d, d->log, d->h.log_size, i, &l, sizeof(l));
+	jo_u64(o, "seq", l.seq);
+	jo_u64(o, "time_ns", l.time_ns);
+	jo_str(o, "kind", log_kind(kind, sizeof(kind), l.kind));
+	jo_str(o, "msg", field_str(msg, l.msg, sizeof(l.msg)));
+}
+
 static void json_dump(FILE *out, const struct coredump_src *src,
 		      const struct dump *d)
 {
@@ -567,6 +627,10 @@ static void json_dump(FILE *out, const struct coredump_src *src,
 	a = jo_arr(doc, "ports");
 	for (i = 0; i < d->h.num_ports; i++)
 		json_port(a, d, i);
+	jo_u64(doc, "log_seq", d->h.log_seq);
+	a = jo_arr(doc, "log");
+	for (i = 0; i < d->h.num_log; i++)
+		json_log(a, d, i);
 	jo_line(out, doc);
 }
 

@@ -19,9 +19,11 @@
  * Layout, in the byte order of the machine that made it: a struct
  * nnp_coredump_header, then num_queues struct nnp_coredump_queue, then
  * num_comms struct nnp_coredump_comm, then num_ports struct
- * nnp_coredump_port. The header gives each record's size, so that a
+ * nnp_coredump_port, then (version 2 on) num_log struct
+ * nnp_coredump_log. The header gives each record's size, so that a
  * decoder can step over fields a later version appends; a version only
- * ever appends.
+ * ever appends, the header too: version 1's is
+ * NNP_COREDUMP_HEADER_SIZE_V1 bytes, and ends before log_size.
  */
 #ifndef _UAPI_NNP_COREDUMP_H_
 #define _UAPI_NNP_COREDUMP_H_
@@ -33,7 +35,7 @@ extern "C" {
 #endif
 
 #define NNP_COREDUMP_MAGIC		"NNPDUMP"	/* and its NUL: 8 bytes */
-#define NNP_COREDUMP_VERSION		1
+#define NNP_COREDUMP_VERSION		2
 /* A field with no value: no queue, not asked. */
 #define NNP_COREDUMP_NONE		0xffffffffu
 
@@ -74,7 +76,18 @@ struct nnp_coredump_header {
 	__u32 pad;
 	char serial[16];	/* NUL-terminated */
 	char fw_build[32];	/* NUL-terminated */
+	/* Version 2: */
+	__u32 log_size;		/* sizeof(struct nnp_coredump_log) */
+	__u32 num_log;
+	/*
+	 * The messages the firmware logged since the device came up (its
+	 * FW_LOG_SEQ, hw 1.19; 0 before): the log holds the newest ones.
+	 */
+	__u32 log_seq;
+	__u32 pad2;
 };
+
+#define NNP_COREDUMP_HEADER_SIZE_V1	152
 
 /* Where a command stood in its queue at the capture. */
 #define NNP_COREDUMP_CMD_DONE		0	/* before the SQ head */
@@ -150,12 +163,29 @@ struct nnp_coredump_port {
 	__u64 errors;
 };
 
-/* 64 queues, 64 communicators and 16 ports at most. */
+/*
+ * Version 2: a message of the firmware's log (hw 1.19), oldest first,
+ * each whole: read from the device without its help, so a dead
+ * firmware's too. Its text is the firmware's, NUL-terminated.
+ */
+#define NNP_COREDUMP_LOG_GUEST_ERROR	1	/* the host did something wrong */
+#define NNP_COREDUMP_LOG_WARNING	2	/* a link or a peer did */
+
+struct nnp_coredump_log {
+	__u64 time_ns;		/* the device's clock when it was logged */
+	__u32 seq;		/* its number, from the device's start */
+	__u16 kind;		/* NNP_COREDUMP_LOG_* */
+	__u16 pad;
+	char msg[112];		/* NUL-terminated */
+};
+
+/* 64 queues, 64 communicators, 16 ports and 32 log messages at most. */
 #define NNP_COREDUMP_MAX_SIZE \
 	(sizeof(struct nnp_coredump_header) + \
 	 64 * sizeof(struct nnp_coredump_queue) + \
 	 64 * sizeof(struct nnp_coredump_comm) + \
-	 16 * sizeof(struct nnp_coredump_port))
+	 16 * sizeof(struct nnp_coredump_port) + \
+	 32 * sizeof(struct nnp_coredump_log))
 
 #if defined(__cplusplus)
 }

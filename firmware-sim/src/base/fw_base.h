@@ -473,8 +473,19 @@ struct nnp_fw_clock {
 
 struct nnp_fw_algo_ops;
 
+/*
+ * The log (fw_log.c, v1.19): its own lock, taken last, as a message may
+ * be logged with any other held.
+ */
+struct nnp_fw_log {
+	mtx_t lock;
+	uint32_t seq;		/* messages logged */
+	struct nnp_hw_log_entry e[NNP_HW_LOG_ENTRIES];
+};
+
 struct nnp_fw {
 	struct nnp_fw_config cfg;
+	struct nnp_fw_log log;
 	/* The layers' upward calls, set by nnp_fw_create(). */
 	const struct nnp_fw_link_hooks *link_hooks;
 	const struct nnp_fw_engine_hooks *engine_hooks;
@@ -559,6 +570,9 @@ void nnp_fw_scratch_release(struct nnp_fw *fw);
 
 void nnp_fw_guest_error(struct nnp_fw *fw, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The log's register words (FW_LOG_SEQ, the FW_LOG window): @offset's. */
+bool nnp_fw_is_log_reg(uint32_t offset);
+uint32_t nnp_fw_log_read(struct nnp_fw *fw, uint32_t offset);
 /*
  * A user command ended with status @st: a guest error, or a warning if a
  * link or a peer caused it (the guest did nothing wrong).

@@ -56,7 +56,8 @@ struct nnp_fw *nnp_fw_create(const struct nnp_fw_config *cfg,
 	}
 
 	fw = calloc(1, sizeof(*fw));
-	if (!fw || mtx_init(&fw->lock, mtx_plain) != thrd_success) {
+	if (!fw || mtx_init(&fw->lock, mtx_plain) != thrd_success ||
+	    mtx_init(&fw->log.lock, mtx_plain) != thrd_success) {
 		free(fw);
 		if (err)
 			*err = "out of memory";
@@ -162,6 +163,7 @@ void nnp_fw_destroy(struct nnp_fw *fw)
 	for (i = 0; i < NNP_HW_MAX_QUEUES; i++)
 		mtx_destroy(&fw->queues[i].exec);
 	mtx_destroy(&fw->lock);
+	mtx_destroy(&fw->log.lock);
 	free(fw);
 }
 
@@ -235,6 +237,9 @@ uint32_t nnp_fw_reg_read(struct nnp_fw *fw, uint32_t offset)
 		return 0;
 	if (is_identity_reg(offset))
 		return identity_reg(fw, offset);
+	/* Its own lock: read even while the firmware is stuck. */
+	if (nnp_fw_is_log_reg(offset))
+		return nnp_fw_log_read(fw, offset);
 
 	mtx_lock(&fw->lock);
 	switch (offset) {
