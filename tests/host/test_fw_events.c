@@ -7,7 +7,9 @@
  * state, and latches FW_EVENT and raises the admin vector once a worker
  * runs; a RECV waiting on a link that goes down ends LINK_DOWN, and the
  * chip's events are the LINK first, then COMM_FAILED (context, id,
- * LINK_DOWN, no port), as COMM_STATUS says; an abort from the peer is
+ * LINK_DOWN, no port), as COMM_STATUS says, and a second RECV of that
+ * communicator, waiting on another queue and port, ends ABORTED at once
+ * (hw 1.19); an abort from the peer is
  * COMM_FAILED ABORTED naming the port it came in on, and a second
  * failure of that communicator is no event; 140 events in a queue of 64
  * keep the newest 64 in order, the first taken counting the 76 dropped,
@@ -185,6 +187,35 @@ static void test_recv_on_a_link_going_down(void **state)
 			 NNP_STATUS_LINK_DOWN);
 }
 
+static void test_failure_ends_the_other_commands(void **state)
+{
+	struct fw_harness **h = *state;
+	uint32_t key = fw_harness_dev_key(h[0], CTX, 0, 2 * DEV_KEY_LEN,
+					  NNP_KEY_WRITE);
+	const struct nnp_hw_cqe *cq0 = fw_harness_host_ptr(h[0], H_QCQ(0));
+	const struct nnp_hw_cqe *cq1 = fw_harness_host_ptr(h[0], H_QCQ(1));
+	struct nnp_hw_queue_cmd other = recv_cmd(key, 0);
+	uint32_t s0, s1;
+
+	/* Two receives of the communicator, on two queues, one a port. */
+	fw_harness_queue_create(h[0], CTX, 1);
+	other.dst_off = DEV_KEY_LEN;
+	s0 = fw_harness_post(h[0], 0, recv_cmd(key, 1));
+	s1 = fw_harness_post(h[0], 1, other);
+	nnp_fw_run_queues(h[0]->fw);
+	assert_int_equal(cq0[s0].phase, 0);
+	assert_int_equal(cq1[s1].phase, 0);
+	/* Port 1 goes: its receive fails, and the other ends at once. */
+	nnp_fw_link_set(h[0]->fw, 1, false);
+	nnp_fw_run_queues(h[0]->fw);
+	assert_int_equal(cq0[s0].phase & NNP_CQE_PHASE, NNP_CQE_PHASE);
+	assert_int_equal(cq0[s0].status, NNP_STATUS_LINK_DOWN);
+	assert_int_equal(cq1[s1].phase & NNP_CQE_PHASE, NNP_CQE_PHASE);
+	assert_int_equal(cq1[s1].status, NNP_STATUS_ABORTED);
+	assert_int_equal(fw_harness_comm_status(h[0], CTX, COMM),
+			 NNP_STATUS_LINK_DOWN);
+}
+
 static void test_abort_from_the_peer(void **state)
 {
 	struct fw_harness **h = *state;
@@ -294,6 +325,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_link_down_and_up, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recv_on_a_link_going_down,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failure_ends_the_other_commands,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_abort_from_the_peer, setup,
 						teardown),

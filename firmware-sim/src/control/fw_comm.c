@@ -197,7 +197,7 @@ bool nnp_fw_comm_ended(struct nnp_fw *fw, uint32_t comm, uint64_t epoch,
 		       const struct nnp_fw_op *op, uint16_t status)
 {
 	struct nnp_fw_comm *m = &fw->comms[comm];
-	bool news;
+	bool news, kick = false;
 
 	mtx_lock(&fw->lock);
 	/* Not a communicator made since in the same slot. */
@@ -212,8 +212,15 @@ bool nnp_fw_comm_ended(struct nnp_fw *fw, uint32_t comm, uint64_t epoch,
 		m->error = status;
 		nnp_fw_event_comm_failed_locked(fw, m, status,
 						NNP_HW_EVENT_NO_PORT);
+		/*
+		 * Its other commands here end too, as an abort from a peer
+		 * ends them: none waits for what will not come.
+		 */
+		kick = abort_commands_locked(fw, m->ctx, comm);
 	}
 	mtx_unlock(&fw->lock);
+	if (kick && fw->host.kick)
+		fw->host.kick(fw->host.opaque, NNP_FW_KICK_QUEUES);
 	return news;
 }
 
