@@ -64,6 +64,7 @@ const char *nnp_status_name(unsigned int status)
 		[NNP_STATUS_SUCCESS] = "ok", [NNP_STATUS_LINK_DOWN] = "link_down",
 		[NNP_STATUS_PEER_TIMEOUT] = "peer_timeout",
 		[NNP_STATUS_ABORTED] = "aborted", [NNP_STATUS_MISMATCH] = "mismatch",
+		[NNP_STATUS_PEER_LEFT] = "peer_left",
 		[NNP_STATUS_NOT_FOUND] = "not_found",
 		[NNP_STATUS_OUT_OF_BOUNDS] = "out_of_bounds",
 		[NNP_STATUS_KEY_INVALID] = "key_invalid",

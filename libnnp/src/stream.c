@@ -77,6 +77,9 @@ const char *nnp_status_text(uint16_t status)
 		return "another rank's part of the collective failed";
 	case NNP_STATUS_MISMATCH:
 		return "the ranks called the collective differently";
+	case NNP_STATUS_PEER_LEFT:
+		return "a rank left the communicator (its process ended or destroyed it) "
+		       "without calling this collective";
 	}
 	return "device error";
 }

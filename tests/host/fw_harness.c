@@ -619,6 +619,37 @@ uint16_t fw_harness_comm_pair(struct fw_harness *h, uint32_t ctx, uint32_t comm,
 	return fw_harness_admin(h, c, NULL);
 }
 
+void fw_harness_pair_up(struct fw_harness *h[2], uint32_t ctx, uint32_t comm,
+			uint64_t epoch)
+{
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		void *st;
+
+		fw_harness_setup_chip(&st, i);
+		h[i] = st;
+		fw_harness_ctx_create(h[i], ctx);
+		fw_harness_queue_create(h[i], ctx, 0);
+	}
+	assert_int_equal(nnp_fw_link_connect(h[0]->fw, 0, h[1]->fw, 1), 0);
+	assert_int_equal(nnp_fw_link_connect(h[1]->fw, 0, h[0]->fw, 1), 0);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(fw_harness_comm_pair(h[i], ctx, comm, i, epoch),
+				 NNP_STATUS_SUCCESS);
+}
+
+void fw_harness_pair_down(struct fw_harness *h[2])
+{
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		void *st = h[i];
+
+		fw_harness_teardown(&st);
+	}
+}
+
 uint32_t fw_harness_comm_status(struct fw_harness *h, uint32_t ctx,
 				uint32_t comm)
 {

@@ -136,6 +136,14 @@ struct nnp_hw_counters fw_harness_counters(struct fw_harness *h);
 /* COMM_CREATE of a ring of two, sending on port 0, receiving on port 1. */
 uint16_t fw_harness_comm_pair(struct fw_harness *h, uint32_t ctx, uint32_t comm,
 			      uint32_t rank, uint64_t epoch);
+/*
+ * Chips 0 and 1 (ids 0 and 1), each with context @ctx and its queue 0,
+ * chip 0's port 0 to chip 1's port 1 and back, and communicator @comm
+ * (@epoch) of both, as fw_harness_comm_pair() makes it; and their end.
+ */
+void fw_harness_pair_up(struct fw_harness *h[2], uint32_t ctx, uint32_t comm,
+			uint64_t epoch);
+void fw_harness_pair_down(struct fw_harness *h[2]);
 /* COMM_STATUS of communicator @comm of @ctx, asserting the command succeeds. */
 uint32_t fw_harness_comm_status(struct fw_harness *h, uint32_t ctx,
 				uint32_t comm);

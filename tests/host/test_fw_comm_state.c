@@ -43,22 +43,11 @@ static int setup(void **state)
 	unsigned int i;
 
 	assert_non_null(p);
+	fw_harness_pair_up(p->h, CTX, COMM, EPOCH);
 	for (i = 0; i < 2; i++) {
-		void *st;
-
-		fw_harness_setup_chip(&st, i);
-		p->h[i] = st;
-		fw_harness_ctx_create(p->h[i], CTX);
-		fw_harness_queue_create(p->h[i], CTX, 0);
 		p->key[i] = fw_harness_dev_key(p->h[i], CTX, 0, KEY_LEN,
 					       NNP_KEY_READ | NNP_KEY_WRITE);
 	}
-	assert_int_equal(nnp_fw_link_connect(p->h[0]->fw, 0, p->h[1]->fw, 1), 0);
-	assert_int_equal(nnp_fw_link_connect(p->h[1]->fw, 0, p->h[0]->fw, 1), 0);
-	for (i = 0; i < 2; i++)
-		assert_int_equal(fw_harness_comm_pair(p->h[i], CTX, COMM, i,
-						      EPOCH),
-				 NNP_STATUS_SUCCESS);
 	*state = p;
 	return 0;
 }
@@ -66,13 +55,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct pair *p = *state;
-	unsigned int i;
 
-	for (i = 0; i < 2; i++) {
-		void *st = p->h[i];
-
-		fw_harness_teardown(&st);
-	}
+	fw_harness_pair_down(p->h);
 	free(p);
 	return 0;
 }

@@ -8,7 +8,8 @@ guest, so the torch tests and the torch benchmark pay for it once.
 runs fn(rank, world, arg, ...) in @world forked processes and returns
 {rank: (True, what fn returned)} or {rank: (False, "Type: first line of
 the exception")} for every rank that reported within @deadline_s seconds.
-A rank missing from the result did not report in time; it has been killed.
+A rank missing from the result did not report in time, or died without
+reporting (all ranks gone ends the wait); it has been killed.
 """
 import time
 import traceback
@@ -40,6 +41,9 @@ def fork_ranks(fn, world, args=(), deadline_s=600):
     end = time.time() + deadline_s
     while len(reports) < world and time.time() < end:
         if queue.empty():
+            # Each rank puts its report before it exits: none is coming.
+            if not any(p.is_alive() for p in procs) and queue.empty():
+                break
             time.sleep(0.2)
             continue
         rank, ok, value = queue.get()

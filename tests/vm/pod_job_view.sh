@@ -10,11 +10,13 @@
 # (started 1 collective, the others 2), and every other rank as in its
 # second allreduce (2 started, 1 done); --json says the same; the job
 # then ends exact on every rank. Job K: rank 3 kills itself (SIGKILL)
-# after its first allreduce; within 5 s nnptool job names it gone, the
-# others in their second allreduce; they fail at their collective
-# timeout. Job X: rank 3 late again, and as it says so the crossing link
-# from its chip to chip 0 is taken down (QEMU monitor); each rank holds
-# its failed communicator 30 s: nnptool job names rank 0 failed
+# after its first allreduce; its chip tells its neighbours, across the
+# chassis too, that it left (hw 1.20): the others' second allreduce fails
+# within 5 s of the kill, not at their 40 s timeout, one of them saying a
+# rank left, and each holds its failed communicator 30 s; within 5 s
+# nnptool job names rank 3 gone. Job X: rank 3 late again, and as it
+# says so the crossing link from its chip to chip 0 is taken down (QEMU
+# monitor); each rank holds its failed communicator 30 s: nnptool job names rank 0 failed
 # link_down, the others failed too (the abort it passed on). A wrong
 # secret and an address nothing serves fail with exit status 1 and their
 # messages. Prints the verdict lines (PODJOBVIEW).
@@ -22,7 +24,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-tap_plan 14
+tap_plan 16
 
 # Chassis 0 asks for the view until it names a rank, each answer timed
 # from the moment the late or killed rank said so (its chassis's clock:
@@ -45,7 +47,7 @@ if [ "$NNP_POD_CHASSIS" = 0 ]; then
 	job L -n 2 -L 3:25 & jl=$!
 	view L "behind"
 	wait $jl
-	job K -n 2 -K 3 & jk=$!
+	job K -n 2 -K 3 -H 30 & jk=$!
 	view K "gone"
 	NNP_COMM_SECRET=0123456789abcdef-wrong nnptool job; echo "WRONG status=$?"
 	nnptool job 127.0.0.1:1; echo "NOWHERE status=$?"
@@ -55,7 +57,7 @@ if [ "$NNP_POD_CHASSIS" = 0 ]; then
 	wait $jx
 else
 	job L -n 2 -L 3:25
-	job K -n 2 -K 3
+	job K -n 2 -K 3 -H 30
 	job X -n 2 -L 3:25 -H 30
 fi'
 log=$tmp/log
@@ -92,7 +94,9 @@ k_failed() {
 	grep -qE '\[chassis 0\] JOB K status=2$' "$log" &&
 		grep -qE '\[chassis 1\] POD K rank 2: failed after 1 exact: ' "$log"
 }
-tap_context=$log tap_check "job K: the others fail at their timeout, none wrong" k_failed
+tap_context=$log tap_check "job K: the others fail, none wrong" k_failed
+tap_context=$log tap_grep "job K: a rank's failure says a rank left" "$log" \
+	'\] POD K rank [012]: failed after 1 exact: .*\(a rank left the communicator '
 tap_context=$log tap_grep "job X: a link taken down: rank 0 named failed link_down" "$log" \
 	" VIEW X: (waits for:| +) rank 0 \\([^,]+, chip 0\\): failed: link_down\$"
 tap_context=$log tap_grep "job X: the others named failed too" "$log" \
@@ -100,7 +104,9 @@ tap_context=$log tap_grep "job X: the others named failed too" "$log" \
 tap_check "job L: named within 5 s of the late rank's line" \
 	soon '\] POD L rank 3: late for ' ' VIEW L: waits for: rank 3 '
 tap_check "job K: named within 5 s of the kill" \
-	soon '\] POD K rank 3: killing itself' ' VIEW K: waits for: rank 3 '
+	soon '\] POD K rank 3: killing itself' ' VIEW K: (waits for:| +) rank 3 '
+tap_check "job K: the others fail within 5 s of the kill, not at their 40 s timeout" \
+	soon '\] POD K rank 3: killing itself' '\] POD K rank [012]: failed after'
 tap_check "job X: named within 5 s of the link going down" \
 	soon ' CONTROL mon 1 ' ' VIEW X: waits for: rank 0 '
 tap_context=$log tap_grep "a wrong secret: exit 1, named" "$log" \

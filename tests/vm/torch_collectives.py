@@ -3,13 +3,17 @@
 """The "nnp" torch.distributed backend on the guest's chips (torch_nnp.sh).
 
 torch_collectives.py WORLD [WORLD...] [--ddp STEPS] [--parallel STEPS] [--link-down]
+                      [--killed-rank]
 
 Imports torch once (a minute or more in a TCG guest), then forks one
 process per rank for each job: a WORLD-rank job running every collective,
 dtype and op (a 2-rank job with NNP_TORCH_BOUNCE_MAX=0, so the tensors
 are registered with the device rather than bounced), and with --link-down a 4-rank job that loops allreduces
 while the host takes a link down (rank 0 asks for it with a line "LINK
-nnp1 down 0", which tests/lib/fault_host.py acts on). Prints one line per check, "TORCHTEST
+nnp1 down 0", which tests/lib/fault_host.py acts on), and before it,
+with --killed-rank, a 4-rank job whose rank 3 kills itself (SIGKILL)
+while the others wait in an allreduce, each of which must raise within
+a second (hardware 1.20's leave): "TORCHKILL" lines. Prints one line per check, "TORCHTEST
 w=WORLD NAME: ok" when every rank passed it, else "... FAIL rank R: WHY";
 a rank that has not reported within the deadline is a FAIL too.
 With --ddp, before the link goes down, 4 ranks train with DDP for STEPS
@@ -19,6 +23,7 @@ backend's results against the other's (tests/vm/torch_parallel.py).
 """
 import datetime
 import os
+import signal
 import sys
 import time
 import traceback
@@ -440,6 +445,30 @@ def link_down(rank, world, port):
     return [("link_down", outcome), ("failed_at", failed_at)]
 
 
+KILL_TIME = "/tmp/torch_killed_at"
+
+
+def killed_rank(rank, world, port):
+    """Two allreduces; then rank 3 kills itself once the others wait in a
+    third: theirs raise, each at once, not at the 30 s timeout."""
+    dist.init_process_group("nnp", init_method=f"tcp://127.0.0.1:{port}",
+                            rank=rank, world_size=world,
+                            timeout=datetime.timedelta(seconds=TIMEOUT))
+    t = torch.ones(1 << 16)
+    for _ in range(2):
+        dist.all_reduce(t)
+    if rank == world - 1:
+        time.sleep(1)       # the others are parked in their third by now
+        with open(KILL_TIME, "w") as f:
+            f.write(repr(time.time()))
+        os.kill(os.getpid(), signal.SIGKILL)
+    try:
+        dist.all_reduce(t)
+    except RuntimeError as e:
+        return [("killed_rank", first_line(e)), ("failed_at", time.time())]
+    return [("killed_rank", "never failed"), ("failed_at", None)]
+
+
 def run_job(fn, world, port, label):
     """@fn on @world forked ranks: each rank's list of (check, why or None)."""
     reports = {}
@@ -458,7 +487,8 @@ def main():
     parallel_steps = (int(args.pop(args.index("--parallel") + 1))
                       if "--parallel" in args else 0)
     port = 29500
-    for world in [int(a) for a in args if a not in ("--link-down", "--ddp", "--parallel")]:
+    flags = ("--link-down", "--ddp", "--parallel", "--killed-rank")
+    for world in [int(a) for a in args if a not in flags]:
         port += 1
         # The 2-rank job registers every tensor with the device; the others
         # copy tensors of up to 1 MiB through the bounce buffer (docs/torch.md).
@@ -485,6 +515,20 @@ def main():
         import torch_parallel  # noqa: E402  (torch is imported already)
 
         torch_parallel.run(4, parallel_steps)
+    if "--killed-rank" in args:
+        # Rank 3 never reports: fork_ranks() ends once every rank is gone.
+        reports = fork_ranks(killed_rank, 4, (port + 4,), DEADLINE)
+        try:
+            with open(KILL_TIME) as f:
+                killed = float(f.read())
+        except OSError:
+            killed = None
+            print("TORCHKILL rank 3 never killed itself", flush=True)
+        for r in sorted(reports):
+            ok, value = reports[r]
+            (_, why), (_, at) = value if ok else [("", value), ("", None)]
+            after = f"{at - killed:.3f} s after the kill" if at and killed else "never"
+            print(f"TORCHKILL rank {r}: {after}: {why}", flush=True)
     if "--link-down" in args:
         start = time.time()
         reports = run_job(link_down, 4, port + 1, "link_down")

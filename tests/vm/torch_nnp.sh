@@ -5,7 +5,9 @@
 # `nnp-vm --host-root`: tests/vm/torch_collectives.py imports torch once
 # and forks the ranks of a 2-rank job (chips 0 and 1), a 4-rank job and a
 # 4-rank job that loops allreduces while this script takes a link down
-# from the QEMU monitor (tests/lib/fault_host.py, asked by rank 0). Each
+# from the QEMU monitor (tests/lib/fault_host.py, asked by rank 0),
+# and before it a 4-rank job whose rank 3 kills itself while the others
+# wait in an allreduce: each raises within a second. Each
 # check is exact on every rank; a rank that does not report within its
 # deadline fails it.
 # Before the link goes down, DistributedDataParallel training
@@ -38,7 +40,7 @@ ddp_steps=20
 parallel_steps=3
 mpi_steps=4
 torch_major=$(/usr/bin/python3 -c 'import torch; print(torch.__version__.split(".")[0])')
-tap_plan 64
+tap_plan 68
 
 SECONDS=0
 # USE_LIBUV=0: torch 2.6's TCPStore asks for libuv by default, which
@@ -47,7 +49,7 @@ SECONDS=0
 	--timeout 1500 --monitor "$tmp/mon" --host-root \
 	--env PYTHONPATH="$root/build/torch" --env USE_LIBUV=0 --env OMPI_ALLOW_RUN_AS_ROOT=1 \
 	--env OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 -- sh -c "
-	/usr/bin/python3 $root/tests/vm/torch_collectives.py 2 4 --ddp $ddp_steps --parallel $parallel_steps --link-down
+	/usr/bin/python3 $root/tests/vm/torch_collectives.py 2 4 --ddp $ddp_steps --parallel $parallel_steps --killed-rank --link-down
 	echo collectives-status=\$?
 	NNP_VISIBLE_DEVICES=2,3 mpirun -np 2 --oversubscribe --tag-output /usr/bin/python3 \
 		$root/examples/ddp_fashion_mnist/train.py --backend nnp --steps $mpi_steps --images 512
@@ -71,7 +73,7 @@ kill $fh 2>/dev/null
 wait $fh
 host=$?
 echo "# one boot: ${SECONDS} s; $(grep -a -m1 '^TORCHTEST import' "$tmp/out")"
-grep -a -e 'took' -e '^TORCHLINK' -e '^DDP .*returned in' -e '^PARALLEL' "$tmp/out" | sed 's/^/# /'
+grep -a -e 'took' -e '^TORCHLINK' -e '^TORCHKILL' -e '^DDP .*returned in' -e '^PARALLEL' "$tmp/out" | sed 's/^/# /'
 
 tap_context=$tmp/out tap_grep "the VM ran the test to its end (exit 0)" "$tmp/out" '^vm-status=0$'
 tap_context=$tmp/out tap_grep "torch_collectives.py exited 0" "$tmp/out" '^collectives-status=0$'
@@ -101,6 +103,15 @@ for r in 0 1 2 3; do
 	tap_context=$tmp/out tap_grep "link down: rank $r's allreduce raised RuntimeError with the device's reason" \
 		"$tmp/out" "^TORCHLINK rank $r: RuntimeError: nnp: allreduce failed on device $r \\(rank $r of 4\\): the device refused a queued command; the stream is stopped: /dev/accel/accel$r: stream command [0-9]+ failed: ($reasons)\$"
 done
+# A rank killed while the others wait in an allreduce: its chip's leave
+# (hardware 1.20) fails theirs at once, not at the 30 s timeout.
+left="a rank left the communicator \\(its process ended or destroyed it\\) without calling this collective \\(status 0x17\\)"
+for r in 0 1 2; do
+	tap_context=$tmp/out tap_grep "killed rank: rank $r's allreduce raised RuntimeError within 1 s of the kill, with the device's reason" \
+		"$tmp/out" "^TORCHKILL rank $r: 0\\.[0-9]{3} s after the kill: RuntimeError: nnp: allreduce failed on device $r \\(rank $r of 4\\): .*: stream command [0-9]+ failed: ($left|another rank's part of the collective failed \\(status 0x15\\))\$"
+done
+tap_context=$tmp/out tap_grep "killed rank: a neighbour was told the rank left (status 0x17)" "$tmp/out" \
+	"^TORCHKILL rank [02]: .*$left\$"
 tap_context=$tmp/out tap_grep "link down: a rank at the link saw it down (status 0x13)" "$tmp/out" \
 	'^TORCHLINK rank [0-3]: .*an inter-chip link the collective needs is down \(status 0x13\)$'
 tap_context=$tmp/out tap_grep "link down: all 4 ranks returned, none hung" "$tmp/out" \

@@ -441,7 +441,8 @@ static uint16_t algo_step(struct coll *p)
 			.deadline = UINT64_MAX, .since = UINT64_MAX,
 		};
 		uint32_t wakes, i, left = 0, held = 0;
-		bool aborted, lost, yielded = false;
+		bool lost, yielded = false;
+		uint16_t aborted;
 
 		mtx_lock(&fw->lock);
 		wakes = fw->wakes;

@@ -156,7 +156,11 @@ struct nnp_fw_op {
 	/* Guarded by fw->lock: */
 	bool parked;		/* waiting; no worker runs it */
 	bool ready;		/* what it waits for may have come */
-	bool aborted;		/* torn down: the next wait ends ABORTED */
+	/*
+	 * Torn down: the next wait ends with this status, ABORTED, or
+	 * PEER_LEFT for a collective a rank that left never called; 0: not.
+	 */
+	uint16_t aborted;
 	/* A link it uses went down: every later wait ends LINK_DOWN. */
 	bool link_lost;
 	uint32_t ports;		/* the ports it sends on or waits at, a bit each */
@@ -395,6 +399,12 @@ struct nnp_fw_comm {
 	/* COMM_STATE's counts (v1.18), as struct nnp_hw_comm_state names them. */
 	uint32_t calls_started, calls_done, messages_done;
 	uint64_t bytes_done;
+	/*
+	 * A peer left after @left_calls collectives (v1.20; the fewest, if
+	 * several did): a collective numbered past them ends PEER_LEFT.
+	 */
+	bool left;
+	uint32_t left_calls;
 };
 
 /*
@@ -403,6 +413,33 @@ struct nnp_fw_comm {
  * that port.
  */
 #define NNP_FW_SEQ_P2P		0x80000000u
+/*
+ * A collective's abort (NNP_FW_SEQ_P2P clear) with this bit says instead
+ * that its rank left the communicator after the collectives counted in
+ * the bits below it (v1.20): only a collective numbered past them fails.
+ */
+#define NNP_FW_SEQ_LEAVE	0x40000000u
+#define NNP_FW_LEAVE_CALLS	(NNP_FW_SEQ_LEAVE - 1)
+
+/*
+ * Whether collective @call_no comes after @left ones, counted modulo
+ * NNP_FW_SEQ_LEAVE as the leave label carries them: up to half that far
+ * ahead is after, so a count that wrapped still compares.
+ */
+static inline bool nnp_fw_call_after(uint32_t call_no, uint32_t left)
+{
+	uint32_t d = (call_no - left) & NNP_FW_LEAVE_CALLS;
+
+	return call_no && d && d <= NNP_FW_LEAVE_CALLS / 2;
+}
+
+/* How collective @call_no of @m must end before it runs: 0 if it may run. */
+static inline uint16_t nnp_fw_comm_call_torn(const struct nnp_fw_comm *m,
+					     uint32_t call_no)
+{
+	return m->left && nnp_fw_call_after(call_no, m->left_calls) ?
+	       NNP_STATUS_PEER_LEFT : 0;
+}
 
 static inline uint32_t nnp_fw_seq(uint32_t seq, bool p2p)
 {

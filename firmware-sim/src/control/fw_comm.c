@@ -126,7 +126,53 @@ static bool abort_commands_locked(struct nnp_fw *fw, uint32_t ctx, uint32_t comm
 		struct nnp_fw_op *op = fw->queues[i].op;
 
 		if (op && fw->queues[i].ctx == ctx && nnp_fw_op_uses_comm(op, comm)) {
-			op->aborted = true;
+			op->aborted = NNP_STATUS_ABORTED;
+			op->ready = true;
+			any = true;
+		}
+	}
+	return any;
+}
+
+/* What a rank leaving @m tells its peers (nnp_fw_icl_send_leave()). */
+struct leave {
+	uint32_t ports, calls;
+	uint64_t epoch;
+};
+
+static struct leave leave_of_locked(const struct nnp_fw_comm *m)
+{
+	/* A failed one's peers had its abort: none waits for it. */
+	if (m->nranks < 2 || m->error)
+		return (struct leave){ 0 };
+	return (struct leave){
+		.ports = nnp_fw_comm_ports(m), .calls = m->calls_started,
+		.epoch = m->epoch,
+	};
+}
+
+static void leave_send(struct nnp_fw *fw, const struct leave *l)
+{
+	if (l->ports)
+		nnp_fw_icl_send_leave(fw, l->ports, l->epoch, l->calls);
+}
+
+bool nnp_fw_comm_left_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
+			     uint32_t calls)
+{
+	uint32_t comm = (uint32_t)(m - fw->comms), i;
+	bool any = false;
+
+	if (!m->left || nnp_fw_call_after(m->left_calls, calls)) {
+		m->left = true;
+		m->left_calls = calls;
+	}
+	for (i = 0; i < NNP_HW_MAX_QUEUES; i++) {
+		struct nnp_fw_op *op = fw->queues[i].op;
+
+		if (op && fw->queues[i].ctx == m->ctx && op->comm == comm &&
+		    !op->aborted && nnp_fw_comm_call_torn(m, op->call_no)) {
+			op->aborted = NNP_STATUS_PEER_LEFT;
 			op->ready = true;
 			any = true;
 		}
@@ -141,6 +187,7 @@ uint16_t nnp_fw_comm_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *c
 	uint16_t status = NNP_STATUS_NOT_FOUND;
 	struct nnp_fw_comm *m;
 	uint32_t rank = NNP_FW_NO_RANK;
+	struct leave leave = { 0 };
 	uint64_t epoch = 0;
 	bool kick = false;
 
@@ -151,6 +198,7 @@ uint16_t nnp_fw_comm_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *c
 	if (m) {
 		epoch = m->epoch;
 		rank = m->rank;
+		leave = leave_of_locked(m);
 		comm_free_locked(m);
 		if (flags & NNP_HW_COMM_DESTROY_ABORT)
 			kick = abort_commands_locked(fw, ctx, comm);
@@ -159,8 +207,10 @@ uint16_t nnp_fw_comm_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *c
 	mtx_unlock(&fw->lock);
 	if (kick && fw->host.kick)
 		fw->host.kick(fw->host.opaque, NNP_FW_KICK_QUEUES);
-	if (!status)
+	if (!status) {
 		purge_epoch(fw, epoch, rank);
+		leave_send(fw, &leave);
+	}
 	return status;
 }
 
@@ -266,6 +316,7 @@ void nnp_fw_comms_clear(struct nnp_fw *fw, uint32_t ctx)
 
 	for (i = 1; i < NNP_HW_MAX_COMMS; i++) {
 		uint32_t rank = NNP_FW_NO_RANK;
+		struct leave leave = { 0 };
 		uint64_t epoch = 0;
 		bool mine;
 
@@ -274,11 +325,16 @@ void nnp_fw_comms_clear(struct nnp_fw *fw, uint32_t ctx)
 		if (mine) {
 			epoch = fw->comms[i].epoch;
 			rank = fw->comms[i].rank;
+			/* A reset (all) takes the links down instead. */
+			if (ctx)
+				leave = leave_of_locked(&fw->comms[i]);
 			comm_free_locked(&fw->comms[i]);
 		}
 		mtx_unlock(&fw->lock);
-		if (mine)
+		if (mine) {
 			purge_epoch(fw, epoch, rank);
+			leave_send(fw, &leave);
+		}
 	}
 }
 

@@ -15,6 +15,7 @@
 static const struct nnp_fw_link_hooks link_hooks = {
 	.rx_fault = nnp_fw_fault_rx,
 	.comm_failed_locked = nnp_fw_comm_failed_locked,
+	.peer_left_locked = nnp_fw_comm_left_locked,
 	.link_changed = nnp_fw_event_link,
 };
 

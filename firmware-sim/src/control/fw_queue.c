@@ -159,7 +159,7 @@ static bool op_abort_locked(struct nnp_fw_queue *q, uint32_t key)
 
 	if (!op || (key && !nnp_fw_op_uses_key(op, key)))
 		return false;
-	op->aborted = true;
+	op->aborted = NNP_STATUS_ABORTED;
 	return true;
 }
 

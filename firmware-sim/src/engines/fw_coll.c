@@ -502,6 +502,7 @@ static uint16_t coll_begin(struct nnp_fw *fw, uint32_t ctx,
 		c->purge_below = c->seq;
 		m->seq += fw->algo->seqs(c->algo);
 		c->link.call_no = ++m->calls_started;
+		c->link.aborted = nnp_fw_comm_call_torn(m, c->link.call_no);
 		c->link.bytes = c->count * c->es;
 		if (c->op == NNP_OP_AVG)
 			c->avg_div = m->nranks;
@@ -645,6 +646,13 @@ static uint16_t coll_start(struct coll *c)
 			memmove(own, c->src, bytes);
 		c->local += bytes;
 		nnp_fw_clock_hbm(c->fw, &c->link, 2 * bytes);
+	}
+	/* A peer that left: it ends before it sends anything. */
+	if (c->nranks > 1) {
+		uint16_t torn = nnp_fw_op_torn(c->fw, &c->link);
+
+		if (torn)
+			return torn;
 	}
 	if (c->nranks == 1 || !bytes)
 		return NNP_STATUS_SUCCESS;

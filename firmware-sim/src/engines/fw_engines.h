@@ -74,7 +74,8 @@ uint16_t nnp_fw_p2p(struct nnp_fw *fw, uint32_t ctx,
 
 /* One round of a command made of parts (fw_rounds.c). */
 struct nnp_fw_round {
-	bool aborted, lost;	/* what the command learnt before it */
+	uint16_t aborted;	/* what the command learnt before it */
+	bool lost;
 	uint32_t left;		/* parts still to run after it */
 	bool moved;		/* a part went on */
 	uint64_t deadline;	/* the earliest deadline of the parts waiting */
@@ -83,6 +84,8 @@ struct nnp_fw_round {
 	uint32_t port;
 };
 
+/* Why @op was torn down (its aborted, read under fw->lock); 0: it was not. */
+uint16_t nnp_fw_op_torn(struct nnp_fw *fw, const struct nnp_fw_op *op);
 /* Before @part's step in round @r: it learns what the command did. */
 void nnp_fw_part_begin(struct nnp_fw *fw, const struct nnp_fw_round *r,
 		       struct nnp_fw_op *part);

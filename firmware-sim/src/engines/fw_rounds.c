@@ -9,11 +9,23 @@
  */
 #include "fw_engines.h"
 
+uint16_t nnp_fw_op_torn(struct nnp_fw *fw, const struct nnp_fw_op *op)
+{
+	uint16_t torn;
+
+	mtx_lock(&fw->lock);
+	torn = op->aborted;
+	mtx_unlock(&fw->lock);
+	return torn;
+}
+
 void nnp_fw_part_begin(struct nnp_fw *fw, const struct nnp_fw_round *r,
 		       struct nnp_fw_op *part)
 {
 	mtx_lock(&fw->lock);
-	part->aborted = r->aborted;
+	/* A part torn down on its own (a member a peer left) stays so. */
+	if (r->aborted)
+		part->aborted = r->aborted;
 	part->link_lost = r->lost;
 	part->parked = false;
 	mtx_unlock(&fw->lock);

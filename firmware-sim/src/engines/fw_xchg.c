@@ -116,6 +116,7 @@ static uint16_t xchg_begin_locked(struct xchg *x, struct nnp_fw_comm *m)
 	x->ring_ports = nnp_fw_comm_ports(m);
 	x->op.timeout_ns = m->timeout_ns;
 	x->op.call_no = ++m->calls_started;
+	x->op.aborted = nnp_fw_comm_call_torn(m, x->op.call_no);
 	x->op.bytes = x->len;
 	for (p = 0; p < x->nranks; p++) {
 		x->out[p].link.timeout_ns = m->timeout_ns;
@@ -318,8 +319,13 @@ static uint16_t xchg_step(struct nnp_fw *fw, struct nnp_fw_op *op)
 	struct xchg *x = (struct xchg *)op;
 	uint16_t st;
 
-	if (!x->started)
+	if (!x->started) {
+		/* A peer that left: it ends before it sends anything. */
+		st = nnp_fw_op_torn(fw, op);
+		if (st)
+			return st;
 		xchg_start(fw, x);
+	}
 	st = nnp_fw_rounds(fw, op, xchg_round);
 	if (!st)
 		xchg_clock(x);

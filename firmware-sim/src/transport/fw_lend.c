@@ -227,9 +227,11 @@ uint16_t nnp_fw_icl_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 			 uint32_t port, uint64_t epoch, uint32_t seq,
 			 bool abort, const void *data, size_t len)
 {
+	/* A collective's abort is never read as a leave, whatever its label. */
 	const struct nnp_fw_packet tpl = {
-		.epoch = epoch, .seq = seq, .abort = abort, .len = len,
-		.data = data,
+		.epoch = epoch, .abort = abort, .len = len, .data = data,
+		.seq = abort && !(seq & NNP_FW_SEQ_P2P) ?
+		       seq & ~NNP_FW_SEQ_LEAVE : seq,
 	};
 
 	return send_packet(fw, op, port, &tpl, op ? op->t_ns : 0);
@@ -267,6 +269,20 @@ void nnp_fw_icl_send_aborts(struct nnp_fw *fw, uint32_t ports, uint64_t epoch,
 	for (port = 0; port < NNP_FW_MAX_PORTS; port++)
 		if (ports >> port & 1)
 			nnp_fw_icl_send(fw, NULL, port, epoch, seq, true, NULL, 0);
+}
+
+void nnp_fw_icl_send_leave(struct nnp_fw *fw, uint32_t ports, uint64_t epoch,
+			   uint32_t calls)
+{
+	const struct nnp_fw_packet tpl = {
+		.epoch = epoch, .abort = true,
+		.seq = NNP_FW_SEQ_LEAVE | (calls & NNP_FW_LEAVE_CALLS),
+	};
+	uint32_t port;
+
+	for (port = 0; port < NNP_FW_MAX_PORTS; port++)
+		if (ports >> port & 1)
+			send_packet(fw, NULL, port, &tpl, 0);
 }
 
 uint16_t nnp_fw_icl_lend(struct nnp_fw *fw, struct nnp_fw_op *op,

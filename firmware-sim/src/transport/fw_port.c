@@ -245,7 +245,7 @@ uint16_t nnp_fw_icl_park_locked(struct nnp_fw *fw, struct nnp_fw_op *op,
 	uint64_t now = fw->host.now_ns(fw->host.opaque);
 
 	if (op->aborted)
-		return NNP_STATUS_ABORTED;
+		return op->aborted;
 	if (op->link_lost)
 		return NNP_STATUS_LINK_DOWN;
 	if (!op->deadline_ns) {

@@ -252,7 +252,8 @@ static bool rx_settle_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
 			     const struct rx_arrival *a, enum rx_verdict v)
 {
 	struct nnp_fw_packet *pk = a->pk;
-	bool woke;
+	uint32_t calls;
+	bool woke, leave;
 
 	if (a->remote && !pk->desc)
 		nnp_fw_icl_credit_owed_locked(p, pk);
@@ -272,7 +273,11 @@ static bool rx_settle_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
 	case RX_ABORT:
 		/* An abort is a copy: credited back and freed. */
 		p->rx_packets++;
+		leave = pk->seq & NNP_FW_SEQ_LEAVE;
+		calls = pk->seq & NNP_FW_LEAVE_CALLS;
 		nnp_fw_icl_release_locked(p, pk);
+		if (leave)
+			return fw->link_hooks->peer_left_locked(fw, a->m, calls);
 		return fw->link_hooks->comm_failed_locked(fw, a->m,
 							  NNP_STATUS_ABORTED,
 							  p->index);

@@ -118,6 +118,9 @@ struct nnp_fw_link_hooks {
 	 */
 	bool (*comm_failed_locked)(struct nnp_fw *fw, struct nnp_fw_comm *m,
 				   uint16_t status, uint32_t port);
+	/* As nnp_fw_comm_left_locked(): a peer's leave came. */
+	bool (*peer_left_locked)(struct nnp_fw *fw, struct nnp_fw_comm *m,
+				 uint32_t calls);
 	/* @port's link went down or came up: its NNP_PORT_* @state now. */
 	void (*link_changed)(struct nnp_fw *fw, uint32_t port, uint32_t state);
 };
@@ -140,6 +143,13 @@ uint16_t nnp_fw_icl_send(struct nnp_fw *fw, struct nnp_fw_op *op,
  */
 void nnp_fw_icl_send_aborts(struct nnp_fw *fw, uint32_t ports, uint64_t epoch,
 			    uint32_t seq);
+/*
+ * This rank leaves communicator @epoch after @calls collectives: told to
+ * the chips at each port in @ports, as an abort labelled NNP_FW_SEQ_LEAVE
+ * (v1.20), which fails only what it never called.
+ */
+void nnp_fw_icl_send_leave(struct nnp_fw *fw, uint32_t ports, uint64_t epoch,
+			   uint32_t calls);
 /*
  * As nnp_fw_icl_send(), but zero-copy to an in-process peer: the packet
  * names the @len bytes of this chip's device memory at @data, which the

@@ -268,7 +268,7 @@ struct nnp_device_event {
 	/*
 	 * COMM_FAILED: the communicator (nnp_comm_id()), and why, as traces
 	 * name the device's status: "link_down", "aborted", "peer_timeout",
-	 * "mismatch", ...
+	 * "mismatch", "peer_left", ...
 	 */
 	int comm_id;
 	const char *why;

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A rank that goes (hw 1.20), driven by tests/vm/peer_left.sh on a ring
+ * of 3 chips, each rank a process of its own.
+ *
+ * killed_idle_rank: the three ranks run one exact allreduce; rank 2 then
+ * waits, idle, while ranks 0 and 1 call a second one, and is killed with
+ * SIGKILL once they wait in it. Its file closed, its chip tells its ring
+ * neighbours it left after one collective: both their allreduces fail
+ * within a second of the kill (NNP_COLL_TIMEOUT_S is 60), the stream
+ * saying PEER_LEFT (0x17, or ABORTED where the other's abort came
+ * first, but one of them PEER_LEFT), and each rank's device gives the
+ * COMM_FAILED event of its communicator, "peer_left" or "aborted".
+ *
+ * orderly_end: the three ranks run 20 exact allreduces and each destroys
+ * its communicator as soon as its own last one is done: no rank fails (a leave fails only what the leaver never called).
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nnp/nnp.h>
+
+#include "guest_env.h"
+#include "kselftest_harness.h"
+#include "nnp_hw.h"
+#include "ring_ranks.h"
+
+#define RANKS		3
+#define COUNT		(64u << 10)
+#define ORDERLY_CALLS	20
+
+/* What each rank's process tells the test, in memory they share. */
+struct board {
+	volatile int ready[RANKS];	/* exact allreduces done */
+	volatile int waiting[RANKS];	/* in the allreduce after them */
+	volatile double failed_at[RANKS];
+	volatile int result[RANKS];
+	volatile unsigned int status[RANKS];
+	char why[RANKS][32];
+	volatile int exact[RANKS];
+};
+
+/* Rank @r of the job @id: a process of its own, on chip @r. */
+struct rank_run {
+	struct ring_ranks rr;
+	int r;
+	struct board *b;
+};
+
+static nnp_result_t rank_join(struct rank_run *k, nnp_unique_id_t *id)
+{
+	nnp_result_t res;
+
+	k->rr.n = RANKS;
+	k->rr.count = COUNT;
+	res = ring_rank_open(&k->rr, k->r);
+	if (res == NNP_SUCCESS)
+		res = ring_stage_input(k->rr.s[k->r], k->rr.buf[k->r],
+				       k->rr.host[k->r], k->r, COUNT);
+	if (res == NNP_SUCCESS)
+		res = nnp_comm_init_rank(&k->rr.comm[k->r], RANKS, id, k->r,
+					 k->rr.dev[k->r]);
+	return res;
+}
+
+static nnp_result_t rank_allreduce(struct rank_run *k)
+{
+	int r = k->r;
+
+	return nnp_allreduce(k->rr.buf[r], 0, k->rr.buf[r], 0, COUNT,
+			     NNP_FLOAT32, NNP_SUM, k->rr.comm[r], k->rr.s[r]);
+}
+
+/* An allreduce of the inputs staged again: whether it was exact. */
+static bool rank_exact(struct rank_run *k)
+{
+	int r = k->r;
+
+	return ring_stage_input(k->rr.s[r], k->rr.buf[r], k->rr.host[r], r,
+				COUNT) == NNP_SUCCESS &&
+	       rank_allreduce(k) == NNP_SUCCESS &&
+	       ring_sum_errors(k->rr.s[r], k->rr.buf[r], k->rr.host[r], RANKS,
+			       COUNT) == 0;
+}
+
+/* Rank 0 or 1 of killed_idle_rank: its second allreduce, and how it ended. */
+static void rank_waits(struct rank_run *k)
+{
+	struct nnp_stream_error e = { .size = sizeof(e) };
+	struct nnp_device_event ev = NNP_DEVICE_EVENT_INIT;
+	struct board *b = k->b;
+	int r = k->r;
+
+	b->waiting[r] = 1;
+	b->result[r] = rank_allreduce(k);
+	if (b->result[r] == NNP_SUCCESS)
+		b->result[r] = nnp_stream_synchronize(k->rr.s[r]);
+	b->failed_at[r] = now_s();
+	if (nnp_stream_error(k->rr.s[r], &e) != NNP_SUCCESS)
+		b->status[r] = e.status;
+	while (nnp_device_next_event(k->rr.dev[r], &ev, 2000) == NNP_SUCCESS)
+		if (ev.kind == NNP_DEVICE_EVENT_COMM_FAILED &&
+		    ev.comm_id == nnp_comm_id(k->rr.comm[r])) {
+			snprintf(b->why[r], sizeof(b->why[r]), "%s", ev.why);
+			break;
+		}
+}
+
+/* Fork rank @r running @body; its exit status says whether it joined. */
+static pid_t rank_fork(struct board *b, int r, nnp_unique_id_t *id,
+		       void (*body)(struct rank_run *k))
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct rank_run k = { .r = r, .b = b };
+
+		if (rank_join(&k, id) != NNP_SUCCESS)
+			_exit(1);
+		body(&k);
+		ring_rank_close(&k.rr, r);
+		_exit(0);
+	}
+	return pid;
+}
+
+static void killed_idle_body(struct rank_run *k)
+{
+	if (!rank_exact(k))
+		return;
+	k->b->ready[k->r] = 1;
+	if (k->r == RANKS - 1)
+		for (;;)
+			pause();	/* idle until killed */
+	rank_waits(k);
+}
+
+/* Each rank leaves as soon as its own last allreduce is done. */
+static void orderly_body(struct rank_run *k)
+{
+	int i;
+
+	for (i = 0; i < ORDERLY_CALLS && rank_exact(k); i++)
+		k->b->exact[k->r]++;
+}
+
+static struct board *board_new(void)
+{
+	struct board *b = mmap(NULL, sizeof(*b), PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return b == MAP_FAILED ? NULL : memset(b, 0, sizeof(*b));
+}
+
+/* Wait up to @s seconds until @cond holds; whether it did. */
+#define WAIT_UNTIL(cond, s) ({						\
+	double _end = now_s() + (s);					\
+	while (!(cond) && now_s() < _end)				\
+		usleep(10 * 1000);					\
+	(cond);								\
+})
+
+/* Plain TESTs get 30 s: a fixture lets each name its own bound. */
+FIXTURE(job) {
+	struct board *b;
+};
+
+FIXTURE_SETUP(job)
+{
+	self->b = board_new();
+	ASSERT_NE(NULL, self->b);
+	/* Without the leave, the ranks would wait a minute, not a second. */
+	setenv("NNP_COLL_TIMEOUT_S", "60", 1);
+}
+
+FIXTURE_TEARDOWN(job)
+{
+	munmap(self->b, sizeof(*self->b));
+}
+
+TEST_F_TIMEOUT(job, killed_idle_rank, 120)
+{
+	struct board *b = self->b;
+	nnp_unique_id_t id;
+	pid_t pid[RANKS];
+	double killed;
+	int r, st, left = 0;
+
+	ASSERT_EQ(NNP_SUCCESS, nnp_get_unique_id(&id));
+	for (r = 0; r < RANKS; r++)
+		pid[r] = rank_fork(b, r, &id, killed_idle_body);
+	ASSERT_TRUE(WAIT_UNTIL(b->ready[0] && b->ready[1] && b->ready[2], 60));
+	ASSERT_TRUE(WAIT_UNTIL(b->waiting[0] && b->waiting[1], 10));
+	/* Long enough for both to be parked on their ring ports. */
+	usleep(500 * 1000);
+	killed = now_s();
+	ASSERT_EQ(0, kill(pid[RANKS - 1], SIGKILL));
+	for (r = 0; r < RANKS; r++)
+		ASSERT_EQ(pid[r], waitpid(pid[r], &st, 0));
+	for (r = 0; r < RANKS - 1; r++) {
+		TH_LOG("rank %d: %s, status %#x, %.3f s after the kill, event %s",
+		       r, nnp_strerror(b->result[r]), b->status[r],
+		       b->failed_at[r] - killed, b->why[r]);
+		EXPECT_EQ(NNP_ERROR_COMMAND_FAILED, b->result[r]);
+		EXPECT_LT(b->failed_at[r] - killed, 1.0);
+		EXPECT_TRUE(b->status[r] == NNP_STATUS_PEER_LEFT ||
+			    b->status[r] == NNP_STATUS_ABORTED);
+		left += b->status[r] == NNP_STATUS_PEER_LEFT;
+		EXPECT_TRUE(!strcmp(b->why[r], "peer_left") ||
+			    !strcmp(b->why[r], "aborted")) TH_LOG("why %s", b->why[r]);
+	}
+	EXPECT_LT(0, left);
+}
+
+TEST_F_TIMEOUT(job, orderly_end, 120)
+{
+	struct board *b = self->b;
+	nnp_unique_id_t id;
+	pid_t pid[RANKS];
+	int r, st;
+
+	ASSERT_EQ(NNP_SUCCESS, nnp_get_unique_id(&id));
+	for (r = 0; r < RANKS; r++)
+		pid[r] = rank_fork(b, r, &id, orderly_body);
+	for (r = 0; r < RANKS; r++) {
+		ASSERT_EQ(pid[r], waitpid(pid[r], &st, 0));
+		EXPECT_EQ(0, WEXITSTATUS(st)) TH_LOG("rank %d", r);
+		EXPECT_EQ(ORDERLY_CALLS, b->exact[r]) TH_LOG("rank %d", r);
+	}
+}
+
+TEST_HARNESS_MAIN
