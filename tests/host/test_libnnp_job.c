@@ -7,7 +7,8 @@
  * In detail (docs/testing.md has the summary): a view of 4 ranks has the
  * job's size and epoch, and each rank's host, pid, chip, address and
  * communicator state as it said (rank 2 behind, rank 1 failed
- * link_down, rank 3 with no communicator), within the 5 s bound; a rank whose
+ * link_down, rank 0 aborted, rank 3 with no communicator), within the
+ * 5 s bound; a rank whose
  * link ended is gone and one that takes 3 s to answer silent, and the
  * view still comes within 5 s; a wrong secret is NNP_ERROR_IO naming it
  * before anything of the query is sent, a secret of 15 or 65 characters
@@ -85,7 +86,8 @@ static void fake_state(const struct nnp_job_source *src, struct nnp_job_state *s
 		.comm = 7, .rank = r, .nranks = NRANKS, .epoch = 0x1234,
 		.flags = DRM_NNP_COMM_INFO_STATE,
 		.calls = r == 2 ? 4 : 5, .calls_done = 4,
-		.status = r == 1 ? NNP_STATUS_LINK_DOWN : 0,
+		.status = r == 1 ? NNP_STATUS_LINK_DOWN :
+			  r == 0 ? NNP_STATUS_ABORTED : 0,
 		.opcode = r == 2 ? 0 : NNP_CMD_ALLREDUCE,
 		.dtype = NNP_DTYPE_F32, .op = NNP_OP_SUM, .count = 1024,
 		.peer = DRM_NNP_COMM_NONE,
@@ -207,7 +209,7 @@ static void test_view_of_every_rank(void **state)
 	assert_int_equal(r[0].comm.wait_port, 1);
 	assert_int_equal(r[0].comm.wait_ns, 2500000000ull);
 	assert_string_equal(r[0].comm.task, "train");
-	assert_null(r[0].comm.failed);
+	assert_string_equal(r[0].comm.failed, "aborted");
 	assert_string_equal(r[1].comm.failed, "link_down");
 	assert_int_equal(r[2].comm.calls, 4);
 	assert_null(r[2].comm.op);
@@ -391,7 +393,7 @@ static int nnptool_job(const char *args, char *out, size_t len)
 
 static void test_nnptool_job(void **state)
 {
-	char out[8192], want[256], host[64] = "";
+	char out[8192], want[512], host[64] = "";
 	size_t i;
 
 	(void)state;
@@ -399,9 +401,10 @@ static void test_nnptool_job(void **state)
 	rank0_host = "\x1b]0;pwn\x07";
 	assert_int_equal(nnptool_job(job.addr, out, sizeof(out)), 0);
 	snprintf(want, sizeof(want),
-		 "waits for: rank 1 (%s, chip 101): failed: link_down\n"
-		 "           rank 2 (%s, chip 102): behind: started 4 collectives, the others 5\n"
-		 "           rank 3 (%s, chip 103): its communicator is no longer on its device\n",
+		 "waits for: rank 3 (%s, chip 103): its communicator is no longer on its device\n"
+		 "           rank 1 (%s, chip 101): failed: link_down\n"
+		 "           rank 0 (\\x1b]0;pwn\\x07, chip 100): failed: aborted\n"
+		 "           rank 2 (%s, chip 102): behind: started 4 collectives, the others 5\n",
 		 host, host, host);
 	assert_non_null(strstr(out, want));
 	snprintf(want, sizeof(want), "job at %s, epoch %#llx, 4 ranks\n", job.addr,

@@ -52,11 +52,24 @@ static uint32_t most_calls(const struct nnp_job_rank *r, unsigned int n)
 }
 
 /*
- * Why the others may wait for rank @r (@most: the most collectives a rank
- * started) into @buf; false if they need not.
+ * How much a reason for the others to wait weighs, most first: a rank
+ * gone or mute is the cause of the failures it brings on the others
+ * (a peer's abort, its leave), so the verdict names it first.
  */
-static bool waited_for(const struct nnp_job_rank *r, uint32_t most, char *buf,
-		       size_t len)
+enum wait_cause {
+	CAUSE_NONE,
+	CAUSE_BEHIND,
+	CAUSE_FAILED_AFTER,	/* failed for another rank's failure or leave */
+	CAUSE_FAILED,
+	CAUSE_GONE,
+};
+
+/*
+ * Why the others may wait for rank @r (@most: the most collectives a rank
+ * started) into @buf, and how much it weighs; CAUSE_NONE if they need not.
+ */
+static enum wait_cause waited_for(const struct nnp_job_rank *r, uint32_t most,
+				  char *buf, size_t len)
 {
 	const struct nnp_comm_state *c = &r->comm;
 
@@ -72,8 +85,13 @@ static bool waited_for(const struct nnp_job_rank *r, uint32_t most, char *buf,
 		snprintf(buf, len, "behind: started %" PRIu32 " collectives, the others %" PRIu32,
 			 c->calls, most);
 	else
-		return false;
-	return true;
+		return CAUSE_NONE;
+	if (r->heard != NNP_JOB_RANK_ANSWERED || !r->has_comm)
+		return CAUSE_GONE;
+	if (c->failed)
+		return strcmp(c->failed, "aborted") && strcmp(c->failed, "peer_left") ?
+		       CAUSE_FAILED : CAUSE_FAILED_AFTER;
+	return CAUSE_BEHIND;
 }
 
 static void print_rank(const struct nnp_job_rank *r, uint32_t most)
@@ -119,21 +137,28 @@ static void json_rank(struct json_object *arr, const struct nnp_job_rank *r,
 		jo_null(o, "comm");
 }
 
-/* The ranks the others wait for, one line each; "none" if no rank. */
+/*
+ * The ranks the others wait for, one line each, the weightiest causes
+ * first; "no rank" if none.
+ */
 static void print_verdict(const struct nnp_job_rank *r, unsigned int n,
 			  uint32_t most)
 {
 	char host[sizeof(r->host) * 4], why[96];
 	unsigned int i, named = 0;
+	int cause;
 
-	for (i = 0; i < n; i++) {
-		if (!waited_for(&r[i], most, why, sizeof(why)))
-			continue;
-		text_for_terminal(r[i].host[0] ? r[i].host : r[i].addr, host,
-				  sizeof(host));
-		printf("%s rank %" PRIu32 " (%s%s, chip %" PRIu32 "): %s\n",
-		       named++ ? "          " : "waits for:", r[i].rank,
-		       r[i].host[0] ? "" : "at ", host, r[i].chip, why);
+	for (cause = CAUSE_GONE; cause > CAUSE_NONE; cause--) {
+		for (i = 0; i < n; i++) {
+			if (waited_for(&r[i], most, why, sizeof(why)) !=
+			    (enum wait_cause)cause)
+				continue;
+			text_for_terminal(r[i].host[0] ? r[i].host : r[i].addr,
+					  host, sizeof(host));
+			printf("%s rank %" PRIu32 " (%s%s, chip %" PRIu32 "): %s\n",
+			       named++ ? "          " : "waits for:", r[i].rank,
+			       r[i].host[0] ? "" : "at ", host, r[i].chip, why);
+		}
 	}
 	if (!named)
 		printf("waits for: no rank: every rank has started %" PRIu32 " collectives\n",
