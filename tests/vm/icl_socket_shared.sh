@@ -129,9 +129,14 @@ for r in 0 1; do
 		for (i = 1; i < NF; i++) if ($i == "back") { p += $(i + 1); b += $(i + 3) }
 	} END { printf "%d %d\n", b, p }' "$tmp/tcp-log$r")
 	frames=$(lens "$tmp/tcp-log$r" nnp_icl_rx)
-	echo "# tcp: chip $r credited back $credited (bytes, packets) of $frames received"
+	packets=$(grep -c 'nnp_icl_rx chip' "$tmp/tcp-log$r")
+	echo "# tcp: chip $r credited back $credited (bytes, packets) of $frames received, $packets frames in all"
+	# Every payload byte and frame; an empty frame (the peer's leave as
+	# its communicator went, hw 1.20) too once taken, but one for a
+	# communicator already gone here may still be held as the VM ends.
 	tap_check "tcp: chip $r credited back every packet it received" \
-		test "$credited" = "$frames"
+		test "${credited% *}" = "${frames% *}" -a "${credited#* }" -ge "${frames#* }" \
+		-a "${credited#* }" -le "$packets"
 done
 
 if [ "$iters" -gt 0 ]; then
