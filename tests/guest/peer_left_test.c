@@ -6,14 +6,20 @@
  * killed_idle_rank: the three ranks run one exact allreduce; rank 2 then
  * waits, idle, while ranks 0 and 1 call a second one, and is killed with
  * SIGKILL once they wait in it. Its file closed, its chip tells its ring
- * neighbours it left after one collective: both their allreduces fail
- * within a second of the kill (NNP_COLL_TIMEOUT_S is 60), the stream
- * saying PEER_LEFT (0x17, or ABORTED where the other's abort came
- * first, but one of them PEER_LEFT), and each rank's device gives the
- * COMM_FAILED event of its communicator, "peer_left" or "aborted".
+ * neighbours it left after one collective: both allreduces fail within
+ * a second of the kill (NNP_COLL_TIMEOUT_S is 60), the stream saying
+ * PEER_LEFT (0x17, or ABORTED where the other's abort came first, but
+ * one of them PEER_LEFT), and each rank's device gives the COMM_FAILED
+ * event of its communicator, "peer_left" or "aborted" alike.
+ *
+ * killed_sender: the same, but rank 1 waits in a receive from rank 2 and
+ * rank 0 calls its allreduce only 0.2 s after the kill: both end
+ * PEER_LEFT, the receive within a second of the kill, the allreduce at
+ * once, each with its "peer_left" event.
  *
  * orderly_end: the three ranks run 20 exact allreduces and each destroys
- * its communicator as soon as its own last one is done: no rank fails (a leave fails only what the leaver never called).
+ * its communicator as soon as its own last one is done: no rank fails
+ * (a leave fails only what the leaver never called).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -35,6 +41,9 @@
 
 /* What each rank's process tells the test, in memory they share. */
 struct board {
+	/* killed_receiver_waits: rank 1 receives, rank 0 calls after. */
+	bool receive;
+	volatile double killed_at;
 	volatile int ready[RANKS];	/* exact allreduces done */
 	volatile int waiting[RANKS];	/* in the allreduce after them */
 	volatile double failed_at[RANKS];
@@ -87,7 +96,11 @@ static bool rank_exact(struct rank_run *k)
 			       COUNT) == 0;
 }
 
-/* Rank 0 or 1 of killed_idle_rank: its second allreduce, and how it ended. */
+/*
+ * Rank 0 or 1 once rank 2 idles: a second allreduce; or, with b->receive,
+ * rank 1 a receive from rank 2 and rank 0 its allreduce only once rank 2
+ * is gone. How it ended.
+ */
 static void rank_waits(struct rank_run *k)
 {
 	struct nnp_stream_error e = { .size = sizeof(e) };
@@ -96,7 +109,15 @@ static void rank_waits(struct rank_run *k)
 	int r = k->r;
 
 	b->waiting[r] = 1;
-	b->result[r] = rank_allreduce(k);
+	if (b->receive && r == 0) {
+		while (!b->killed_at)
+			usleep(1000);
+		usleep(200 * 1000);	/* the leave is in */
+	}
+	b->result[r] = b->receive && r == 1 ?
+		       nnp_recv(k->rr.buf[r], 0, COUNT, NNP_FLOAT32, RANKS - 1,
+				k->rr.comm[r], k->rr.s[r]) :
+		       rank_allreduce(k);
 	if (b->result[r] == NNP_SUCCESS)
 		b->result[r] = nnp_stream_synchronize(k->rr.s[r]);
 	b->failed_at[r] = now_s();
@@ -182,38 +203,67 @@ FIXTURE_TEARDOWN(job)
 	munmap(self->b, sizeof(*self->b));
 }
 
-TEST_F_TIMEOUT(job, killed_idle_rank, 120)
+/*
+ * Rank 2 idles after one allreduce and is killed once ranks 0 and 1
+ * wait: each of theirs ends within a second, with *@left of them (and
+ * of their events) saying PEER_LEFT, the others ABORTED.
+ */
+static void kill_idle_rank(struct __test_metadata *_metadata,
+			   struct board *b, int *left)
 {
-	struct board *b = self->b;
 	nnp_unique_id_t id;
 	pid_t pid[RANKS];
-	double killed;
-	int r, st, left = 0;
+	int r, st;
 
+	*left = 0;
 	ASSERT_EQ(NNP_SUCCESS, nnp_get_unique_id(&id));
 	for (r = 0; r < RANKS; r++)
 		pid[r] = rank_fork(b, r, &id, killed_idle_body);
 	ASSERT_TRUE(WAIT_UNTIL(b->ready[0] && b->ready[1] && b->ready[2], 60));
 	ASSERT_TRUE(WAIT_UNTIL(b->waiting[0] && b->waiting[1], 10));
-	/* Long enough for both to be parked on their ring ports. */
+	/* Long enough for them to be parked on their ring ports. */
 	usleep(500 * 1000);
-	killed = now_s();
+	b->killed_at = now_s();
 	ASSERT_EQ(0, kill(pid[RANKS - 1], SIGKILL));
 	for (r = 0; r < RANKS; r++)
 		ASSERT_EQ(pid[r], waitpid(pid[r], &st, 0));
 	for (r = 0; r < RANKS - 1; r++) {
 		TH_LOG("rank %d: %s, status %#x, %.3f s after the kill, event %s",
 		       r, nnp_strerror(b->result[r]), b->status[r],
-		       b->failed_at[r] - killed, b->why[r]);
+		       b->failed_at[r] - b->killed_at, b->why[r]);
 		EXPECT_EQ(NNP_ERROR_COMMAND_FAILED, b->result[r]);
-		EXPECT_LT(b->failed_at[r] - killed, 1.0);
+		EXPECT_LT(b->failed_at[r] - b->killed_at, 1.0);
 		EXPECT_TRUE(b->status[r] == NNP_STATUS_PEER_LEFT ||
 			    b->status[r] == NNP_STATUS_ABORTED);
-		left += b->status[r] == NNP_STATUS_PEER_LEFT;
-		EXPECT_TRUE(!strcmp(b->why[r], "peer_left") ||
-			    !strcmp(b->why[r], "aborted")) TH_LOG("why %s", b->why[r]);
+		if (b->status[r] == NNP_STATUS_PEER_LEFT) {
+			EXPECT_STREQ("peer_left", b->why[r]);
+			++*left;
+		} else {
+			EXPECT_STREQ("aborted", b->why[r]);
+		}
 	}
+}
+
+TEST_F_TIMEOUT(job, killed_idle_rank, 120)
+{
+	int left;
+
+	kill_idle_rank(_metadata, self->b, &left);
 	EXPECT_LT(0, left);
+}
+
+/*
+ * Rank 1 waits in a receive from rank 2 (a pipeline's next stage),
+ * nothing else in flight: the leave ends it, and rank 0's allreduce
+ * called after it, each PEER_LEFT.
+ */
+TEST_F_TIMEOUT(job, killed_sender, 120)
+{
+	int left;
+
+	self->b->receive = true;
+	kill_idle_rank(_metadata, self->b, &left);
+	EXPECT_EQ(2, left);
 }
 
 TEST_F_TIMEOUT(job, orderly_end, 120)

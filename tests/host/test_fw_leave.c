@@ -8,7 +8,10 @@
  * at once, and so fails the communicator (COMM_STATUS, one COMM_FAILED
  * event); a collective called after the leave came ends PEER_LEFT
  * without waiting, a broadcast's root before it sends a byte; the
- * collectives the leaver did call complete, with its data; of two
+ * collectives the leaver did call complete, with its data; a RECV by
+ * port from the leaver's port ends PEER_LEFT at the leave, but one for a
+ * message it sent before it left takes it, byte for byte, and a SEND
+ * to it sends nothing; of two
  * leaves the one after fewer collectives counts; an abort whose label
  * has the leave bit (a collective far into a long job) is still an
  * abort; call numbers compare across the label's wrap.
@@ -210,6 +213,74 @@ static void test_calls_made_before_the_leave_complete(void **state)
 	assert_int_equal(status_of(p, 0), NNP_STATUS_PEER_LEFT);
 }
 
+/* A message of @len bytes by port on chip @i: to chip 1 - @i. */
+static void post_message(struct pair *p, unsigned int i, bool send,
+			 uint32_t len)
+{
+	struct nnp_hw_queue_cmd c = {
+		.opcode = send ? NNP_CMD_SEND : NNP_CMD_RECV, .len = len,
+		.value = NNP_P2P_VALUE(COMM, send ? 0 : 1),
+	};
+
+	if (send)
+		c.src_key = p->key[i];
+	else
+		c.dst_key = p->key[i];
+	c.dst_off = send ? 0 : 2048;
+	p->slot[i] = fw_harness_post(p->h[i], 0, c);
+}
+
+/* A RECV from the port the leaver was at ends at the leave. */
+static void test_receive_from_the_leaver_ends(void **state)
+{
+	struct pair *p = *state;
+
+	post_message(p, 0, false, 1000);
+	nnp_fw_run_queues(p->h[0]->fw);
+	assert_int_equal(status_of(p, 0), -1);
+	comm_destroy(p->h[1]);
+	nnp_fw_run_queues(p->h[0]->fw);
+	assert_int_equal(status_of(p, 0), NNP_STATUS_PEER_LEFT);
+}
+
+/*
+ * What the leaver sent before it left still comes, in order: the RECV
+ * for it completes, byte for byte, and only the next one ends.
+ */
+static void test_messages_sent_before_the_leave_come(void **state)
+{
+	struct pair *p = *state;
+	uint8_t *src = p->h[1]->dev_mem, *dst = p->h[0]->dev_mem + 2048;
+	unsigned int k;
+
+	for (k = 0; k < 1000; k++)
+		src[k] = (uint8_t)(k * 7 + 1);
+	post_message(p, 1, true, 1000);
+	for (k = 0; k < 8 && status_of(p, 1) < 0; k++)
+		nnp_fw_run_queues(p->h[1]->fw);
+	assert_int_equal(status_of(p, 1), NNP_STATUS_SUCCESS);
+	comm_destroy(p->h[1]);
+	post_message(p, 0, false, 1000);
+	nnp_fw_run_queues(p->h[0]->fw);
+	assert_int_equal(status_of(p, 0), NNP_STATUS_SUCCESS);
+	assert_memory_equal(dst, src, 1000);
+	post_message(p, 0, false, 1000);
+	nnp_fw_run_queues(p->h[0]->fw);
+	assert_int_equal(status_of(p, 0), NNP_STATUS_PEER_LEFT);
+}
+
+static void test_send_to_the_leaver_sends_nothing(void **state)
+{
+	struct pair *p = *state;
+
+	comm_destroy(p->h[1]);
+	nnp_fw_run_queues(p->h[0]->fw);
+	post_message(p, 0, true, 1000);
+	nnp_fw_run_queues(p->h[0]->fw);
+	assert_int_equal(status_of(p, 0), NNP_STATUS_PEER_LEFT);
+	assert_int_equal(fw_harness_counters(p->h[0]).icl_tx_bytes, 0);
+}
+
 /* Two ranks left, after 5 and 3 collectives: collective 4 fails. */
 static void test_fewest_calls_count(void **state)
 {
@@ -218,8 +289,8 @@ static void test_fewest_calls_count(void **state)
 	struct nnp_fw_comm *m = &fw->comms[COMM];
 
 	mtx_lock(&fw->lock);
-	nnp_fw_comm_left_locked(fw, m, 5);
-	nnp_fw_comm_left_locked(fw, m, 3);
+	nnp_fw_comm_left_locked(fw, m, 5, 1);
+	nnp_fw_comm_left_locked(fw, m, 3, 1);
 	m->calls_started = 3;
 	mtx_unlock(&fw->lock);
 	post_allreduce(p, 0);
@@ -273,6 +344,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_root_that_only_sends_ends_too,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_calls_made_before_the_leave_complete,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_receive_from_the_leaver_ends,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_messages_sent_before_the_leave_come,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_send_to_the_leaver_sends_nothing,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fewest_calls_count,
 						setup, teardown),

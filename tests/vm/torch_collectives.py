@@ -12,8 +12,9 @@ are registered with the device rather than bounced), and with --link-down a 4-ra
 while the host takes a link down (rank 0 asks for it with a line "LINK
 nnp1 down 0", which tests/lib/fault_host.py acts on), and before it,
 with --killed-rank, a 4-rank job whose rank 3 kills itself (SIGKILL)
-while the others wait in an allreduce, each of which must raise within
-a second (hardware 1.20's leave): "TORCHKILL" lines. Prints one line per check, "TORCHTEST
+while the others wait for it (two in an allreduce, one in a recv), each
+of which must raise within a second (hardware 1.20's leave): "TORCHKILL"
+lines. Prints one line per check, "TORCHTEST
 w=WORLD NAME: ok" when every rank passed it, else "... FAIL rank R: WHY";
 a rank that has not reported within the deadline is a FAIL too.
 With --ddp, before the link goes down, 4 ranks train with DDP for STEPS
@@ -449,8 +450,10 @@ KILL_TIME = "/tmp/torch_killed_at"
 
 
 def killed_rank(rank, world, port):
-    """Two allreduces; then rank 3 kills itself once the others wait in a
-    third: theirs raise, each at once, not at the 30 s timeout."""
+    """Two allreduces; then rank 3 kills itself once the others wait for
+    it, ranks 0 and 1 in a third allreduce, rank 2 in a recv from it (a
+    pipeline's next stage): theirs raise, each at once, not at the 30 s
+    timeout."""
     dist.init_process_group("nnp", init_method=f"tcp://127.0.0.1:{port}",
                             rank=rank, world_size=world,
                             timeout=datetime.timedelta(seconds=TIMEOUT))
@@ -463,7 +466,10 @@ def killed_rank(rank, world, port):
             f.write(repr(time.time()))
         os.kill(os.getpid(), signal.SIGKILL)
     try:
-        dist.all_reduce(t)
+        if rank == world - 2:
+            dist.recv(t, src=world - 1)
+        else:
+            dist.all_reduce(t)
     except RuntimeError as e:
         return [("killed_rank", first_line(e)), ("failed_at", time.time())]
     return [("killed_rank", "never failed"), ("failed_at", None)]

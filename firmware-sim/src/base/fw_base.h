@@ -401,10 +401,13 @@ struct nnp_fw_comm {
 	uint64_t bytes_done;
 	/*
 	 * A peer left after @left_calls collectives (v1.20; the fewest, if
-	 * several did): a collective numbered past them ends PEER_LEFT.
+	 * several did): a collective numbered past them ends PEER_LEFT. So
+	 * does a message by port to a port in @left_ports, once nothing
+	 * that came before the leave is left for it.
 	 */
 	bool left;
 	uint32_t left_calls;
+	uint32_t left_ports;
 };
 
 /*
@@ -431,6 +434,16 @@ static inline bool nnp_fw_call_after(uint32_t call_no, uint32_t left)
 	uint32_t d = (call_no - left) & NNP_FW_LEAVE_CALLS;
 
 	return call_no && d && d <= NNP_FW_LEAVE_CALLS / 2;
+}
+
+/*
+ * How a message of @m by @port must end once it waits: the peer there
+ * left, after all it sent (one link keeps its order); 0 if it may wait.
+ */
+static inline uint16_t nnp_fw_comm_port_torn(const struct nnp_fw_comm *m,
+					     uint32_t port)
+{
+	return m->left_ports >> port & 1 ? NNP_STATUS_PEER_LEFT : 0;
 }
 
 /* How collective @call_no of @m must end before it runs: 0 if it may run. */

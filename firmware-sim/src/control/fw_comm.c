@@ -157,8 +157,25 @@ static void leave_send(struct nnp_fw *fw, const struct leave *l)
 		nnp_fw_icl_send_leave(fw, l->ports, l->epoch, l->calls);
 }
 
+/* How @op of @m ends now that a peer left: 0 if it may go on. */
+static uint16_t torn_by_leave_locked(const struct nnp_fw_comm *m,
+				     const struct nnp_fw_op *op)
+{
+	bool by_port = (op->call.opcode == NNP_CMD_SEND ||
+			op->call.opcode == NNP_CMD_RECV) &&
+		       op->call.root == NNP_FW_CALL_NO_PEER;
+	uint32_t port;
+
+	if (!by_port)
+		return nnp_fw_comm_call_torn(m, op->call_no);
+	for (port = 0; port < NNP_FW_MAX_PORTS; port++)
+		if (op->ports == 1u << port)
+			return nnp_fw_comm_port_torn(m, port);
+	return 0;
+}
+
 bool nnp_fw_comm_left_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
-			     uint32_t calls)
+			     uint32_t calls, uint32_t port)
 {
 	uint32_t comm = (uint32_t)(m - fw->comms), i;
 	bool any = false;
@@ -167,12 +184,17 @@ bool nnp_fw_comm_left_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
 		m->left = true;
 		m->left_calls = calls;
 	}
+	m->left_ports |= 1u << port;
 	for (i = 0; i < NNP_HW_MAX_QUEUES; i++) {
 		struct nnp_fw_op *op = fw->queues[i].op;
+		uint16_t torn;
 
-		if (op && fw->queues[i].ctx == m->ctx && op->comm == comm &&
-		    !op->aborted && nnp_fw_comm_call_torn(m, op->call_no)) {
-			op->aborted = NNP_STATUS_PEER_LEFT;
+		if (!op || fw->queues[i].ctx != m->ctx || op->comm != comm ||
+		    op->aborted)
+			continue;
+		torn = torn_by_leave_locked(m, op);
+		if (torn) {
+			op->aborted = torn;
 			op->ready = true;
 			any = true;
 		}

@@ -85,13 +85,14 @@ bool nnp_fw_comm_ended(struct nnp_fw *fw, uint32_t comm, uint64_t epoch,
 bool nnp_fw_comm_failed_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
 			       uint16_t status, uint32_t port);
 /*
- * A peer of @m left it after @calls collectives (v1.20), with fw->lock
- * held: its collectives numbered past those, in flight now or started
+ * The peer of @m at @port left it after @calls collectives (v1.20), with
+ * fw->lock held: its collectives numbered past those, and its messages
+ * by that port once nothing is left for them, in flight now or started
  * later, end PEER_LEFT (and so fail it, as any failure does). True if a
  * worker must run for it.
  */
 bool nnp_fw_comm_left_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
-			     uint32_t calls);
+			     uint32_t calls, uint32_t port);
 /*
  * Events (fw_events.c, v1.17). A communicator's first failure, with
  * fw->lock held (@port it came from, or NNP_HW_EVENT_NO_PORT); a link's

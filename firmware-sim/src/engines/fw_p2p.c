@@ -78,6 +78,9 @@ static uint16_t p2p_begin(struct nnp_fw *fw, uint32_t ctx,
 		else
 			p->seq = nnp_fw_seq(p->send ? m->p2p_sent[p->port]++ :
 					    m->p2p_received[p->port]++, true);
+		/* The peer there left: a RECV ends once nothing is left. */
+		if (!p->routed)
+			p->op.aborted = nnp_fw_comm_port_torn(m, p->port);
 	}
 	mtx_unlock(&fw->lock);
 	/* Its link: a routed message comes in on any. */
@@ -100,6 +103,13 @@ static uint16_t p2p_step(struct nnp_fw *fw, struct nnp_fw_op *op)
 {
 	struct p2p *p = (struct p2p *)op;
 
+	/* A SEND to a peer that left sends nothing. */
+	if (p->send && !p->off) {
+		uint16_t torn = nnp_fw_op_torn(fw, op);
+
+		if (torn)
+			return torn;
+	}
 	for (;;) {
 		uint64_t n = p->len - p->off < NNP_FW_CHUNK_BYTES ?
 			     p->len - p->off : NNP_FW_CHUNK_BYTES;

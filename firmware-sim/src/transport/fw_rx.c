@@ -277,7 +277,8 @@ static bool rx_settle_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
 		calls = pk->seq & NNP_FW_LEAVE_CALLS;
 		nnp_fw_icl_release_locked(p, pk);
 		if (leave)
-			return fw->link_hooks->peer_left_locked(fw, a->m, calls);
+			return fw->link_hooks->peer_left_locked(fw, a->m, calls,
+								p->index);
 		return fw->link_hooks->comm_failed_locked(fw, a->m,
 							  NNP_STATUS_ABORTED,
 							  p->index);

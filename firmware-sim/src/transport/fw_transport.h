@@ -118,9 +118,9 @@ struct nnp_fw_link_hooks {
 	 */
 	bool (*comm_failed_locked)(struct nnp_fw *fw, struct nnp_fw_comm *m,
 				   uint16_t status, uint32_t port);
-	/* As nnp_fw_comm_left_locked(): a peer's leave came. */
+	/* As nnp_fw_comm_left_locked(): a peer's leave came on @port. */
 	bool (*peer_left_locked)(struct nnp_fw *fw, struct nnp_fw_comm *m,
-				 uint32_t calls);
+				 uint32_t calls, uint32_t port);
 	/* @port's link went down or came up: its NNP_PORT_* @state now. */
 	void (*link_changed)(struct nnp_fw *fw, uint32_t port, uint32_t state);
 };
