@@ -94,6 +94,7 @@ struct NnpState {
     uint32_t nworkers;       /* property "workers" */
     bool icl_share;
     bool shadow_doorbells;
+    bool no_call_check;      /* property "call-check" off */
 };
 
 static void nnp_kick(NnpState *s, unsigned int what)
@@ -492,6 +493,7 @@ static void nnp_realize(PCIDevice *pdev, Error **errp)
         error_setg(errp, "nnp: %s", why);
         return;
     }
+    nnp_fw_set_call_check(s->fw, !s->no_call_check);
 
     pcie_endpoint_cap_init(pdev, 0x80);
     /* The guest's PCI core may reset the function: sysfs "reset", VFIO. */
@@ -666,6 +668,26 @@ static void nnp_set_fault(Object *obj, const char *value, Error **errp)
     nnp_kick(s, NNP_FW_KICK_ADMIN | NNP_FW_KICK_QUEUES);
 }
 
+/*
+ * call-check: whether each collective's ranks are checked to call it
+ * alike (on by default). Settable on a running device too (qom-set), so
+ * that make bench measures the check's cost in one VM.
+ */
+static bool nnp_get_call_check(Object *obj, Error **errp)
+{
+    return !NNP_PCI(obj)->no_call_check;
+}
+
+static void nnp_set_call_check(Object *obj, bool on, Error **errp)
+{
+    NnpState *s = NNP_PCI(obj);
+
+    s->no_call_check = !on;
+    if (s->fw) {
+        nnp_fw_set_call_check(s->fw, on);
+    }
+}
+
 static const VMStateDescription nnp_vmstate = {
     .name = "nnp",
     .unmigratable = 1,
@@ -692,6 +714,8 @@ static void nnp_class_init(ObjectClass *oc, void *data)
     object_class_property_add_str(oc, "link-down", NULL, nnp_set_link_down);
     object_class_property_add_str(oc, "link-up", NULL, nnp_set_link_up);
     object_class_property_add_str(oc, "fault", NULL, nnp_set_fault);
+    object_class_property_add_bool(oc, "call-check", nnp_get_call_check,
+                                   nnp_set_call_check);
 }
 
 static const TypeInfo nnp_info = {

@@ -371,6 +371,16 @@ struct nnp_fw_model {
 void nnp_fw_model_get(struct nnp_fw *fw, struct nnp_fw_model *m);
 
 /*
+ * Whether the ranks of each collective are checked to call it alike
+ * (NNP_STATUS_MISMATCH): on from creation, and over resets. Off, ranks
+ * that call it otherwise hang or compute on the wrong sizes; it is what
+ * make bench measures the check's cost against (QEMU's property
+ * call-check). Any thread, any time: collectives that start later
+ * follow it, one in flight may see either.
+ */
+void nnp_fw_set_call_check(struct nnp_fw *fw, bool on);
+
+/*
  * Faults on demand, for tests and the QEMU monitor (docs/hw-interface.md
  * says what the driver sees of each). A reset (DEV_CTRL or
  * nnp_fw_reset()) clears HANG, DIE and QUEUE_STUCK and brings back up the

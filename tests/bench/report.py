@@ -189,6 +189,7 @@ def load(out):
         res["example_allreduce_ms"] = float(m.group(1)) if m else None
     res["example_split"] = example_split(os.path.join(raw, "example-4-trace.txt"))
     res["pod"] = pod_busbw(raw)
+    res["call_check"] = call_check_cost(raw)
     res["torch"] = report_torch.load(
         raw, lambda n: res["n"].get(str(n), {}).get("device", {}).get("allreduce", {}))
     return res
@@ -234,6 +235,38 @@ def pod_busbw(raw):
         res[name] = {"allreduces": int(m.group(1)), "time_us": float(m.group(2)),
                      "busbw_gbps": float(m.group(3))} if m else None
     return res
+
+
+def call_check_cost(raw):
+    """Issue 46's check of the ranks' calls: the 8-byte allreduce on 4
+    chips with it on and off, in turns in one VM (call_check.sh). Each
+    round's on/off time ratio, their median and range, and the median
+    times; None where not run. A switch the monitor did not read back
+    (the run measured something else) is an error."""
+    path = os.path.join(raw, "call-check.txt")
+    if not os.path.exists(path):
+        return None
+    times, name = {}, None
+    with open(path) as fh:
+        text = fh.read()
+    for line in text.splitlines():
+        if line.startswith("## "):
+            name = tuple(line.split()[1:3])
+        elif line.startswith("{") and name:
+            row = json.loads(line)["rows"][0]
+            times[name] = row["out_of_place"]["time_us"]
+            name = None
+    switches = re.findall(r"^call-check nnp\d+ (on|off) reads (\S+)$", text, re.M)
+    if not switches or any(want != {"true": "on", "false": "off"}.get(got)
+                           for want, got in switches):
+        sys.exit("bench: a call-check switch did not read back: %s" % path)
+    rounds = sorted({r for _, r in times if ("on", r) in times and ("off", r) in times},
+                    key=int)
+    ratios = [times[("on", r)] / times[("off", r)] for r in rounds]
+    return {"rounds": len(rounds), "on_over_off": ratios,
+            "median_on_over_off": statistics.median(ratios),
+            "median_on_us": statistics.median(times[("on", r)] for r in rounds),
+            "median_off_us": statistics.median(times[("off", r)] for r in rounds)}
 
 
 def ratio(a, b):
@@ -478,6 +511,15 @@ def print_tables(res):
               "chassis over unix sockets %s, over TCP %s (of one QEMU's)" % (
                   one, *(fmt(ratio(pod[k]["busbw_gbps"], one), "%.2fx")
                          if pod.get(k) else "n/a" for k in ("unix", "tcp"))))
+    check = res.get("call_check")
+    if check:
+        print("\n## issue 46 target")
+        print("C1 %s: the call check's cost, an 8-byte allreduce on 4 chips with it on over "
+              "off, median of %d rounds in one VM %.3fx, rounds %.3fx..%.3fx (want <= 1.02x; "
+              "medians %.1f us on, %.1f us off)" % (
+                  "met" if check["median_on_over_off"] <= 1.02 else "NOT met",
+                  check["rounds"], check["median_on_over_off"], min(check["on_over_off"]),
+                  max(check["on_over_off"]), check["median_on_us"], check["median_off_us"]))
     if res["torch"]:
         report_torch.print_tables(res["torch"], human)
 

@@ -21,6 +21,9 @@
 #     unix sockets and over TCP, and in one QEMU (pod_job -b);
 #   - the host's context switches per 8-byte allreduce on N chips
 #     (tests/bench/ctxsw.sh: perf stat over two VMs);
+#   - the cost of the check that ranks call a collective alike: the
+#     8-byte allreduce on 4 chips with QEMU's call-check on and off, in
+#     turns in one VM (tests/bench/call_check.sh);
 # for N in $NNP_BENCH_CHIPS (default "2 4 8"), sizes 16 B to $NNP_BENCH_MAX
 # (default 64M) in powers of 4, plus an 8-byte allreduce timed over many
 # iterations (the latency, and the 8 B row). The raw outputs go to
@@ -101,6 +104,10 @@ for n in $chips; do
 		exit 1
 	fi
 done
+# What the check of the ranks' calls costs: the 8-byte allreduce on 4
+# chips with it on and off, in turns in one VM, switched from the monitor.
+stamp "the call check's cost: an 8-byte allreduce on 4 chips, on and off (one VM)"
+bash "$root/tests/bench/call_check.sh" >"$raw/call-check.txt"
 # The training example as users run it, 4 ranks of mpirun in one guest of 4
 # chips: the allreduce with its copies, as the example times it.
 stamp "the training example, mpirun -np 4, 4 chips (one VM)"

@@ -15,6 +15,8 @@
  * second allreduce differs on rank 1, end the same way, the group's
  * completion naming the member's peer. A relay's copy of rank 1's
  * alltoall chunk carries its call: rank 3 ends MISMATCH naming it.
+ * Switched off (nnp_fw_set_call_check()), the check lets a type
+ * mismatch run to SUCCESS on every rank; on again, it fails as before.
  *
  * Chunks that are never read are checked too: on a ring of 2, two ranks
  * that each think they are a broadcast's root only send. The one that
@@ -102,16 +104,23 @@ static void expect_ends(const struct call *base, const struct call *odd,
 	}
 }
 
-/* Every rank posts its call (rank 1 @odd, the others @base): expect_ends(). */
-static void expect_mismatch(const struct call *base, const struct call *odd,
-			    const uint16_t want[], uint32_t fields)
+/* Every rank posts its call as @cid (rank 1 @odd, the others @base): run. */
+static void run_calls(const struct call *base, const struct call *odd,
+		      uint16_t cid)
 {
 	uint32_t i;
 
-	ring_up(ALL);
 	for (i = 0; i < N; i++)
-		fw_chip_post(&chips[i], coll_cmd(i, i == 1 ? odd : base, 5));
+		fw_chip_post(&chips[i], coll_cmd(i, i == 1 ? odd : base, cid));
 	fw_chips_run_one_thread(chips, N);
+}
+
+/* run_calls() on a new ring: expect_ends(). */
+static void expect_mismatch(const struct call *base, const struct call *odd,
+			    const uint16_t want[], uint32_t fields)
+{
+	ring_up(ALL);
+	run_calls(base, odd, 5);
 	expect_ends(base, odd, want, fields);
 	ring_down();
 }
@@ -131,9 +140,7 @@ static void test_alike_calls_succeed(void **state)
 
 	(void)state;
 	ring_up(ALL);
-	for (i = 0; i < N; i++)
-		fw_chip_post(&chips[i], coll_cmd(i, &alike, 5));
-	fw_chips_run_one_thread(chips, N);
+	run_calls(&alike, &alike, 5);
 	for (i = 0; i < N; i++) {
 		assert_int_equal(chips[i].status, NNP_STATUS_SUCCESS);
 		assert_int_equal(cqe_detail(i), 0);
@@ -175,6 +182,40 @@ static void test_collective_differs(void **state)
 	(void)state;
 	odd.opcode = NNP_CMD_BROADCAST;	/* op 0: SUM */
 	expect_mismatch(&alike, &odd, ring_failed, NNP_MISMATCH_OPCODE);
+}
+
+/* Each chip's nnp_fw_set_call_check(), @on. */
+static void call_check(bool on)
+{
+	uint32_t i;
+
+	for (i = 0; i < N; i++)
+		nnp_fw_set_call_check(chips[i].h->fw, on);
+}
+
+/*
+ * Switched off, the check lets ranks that disagree on an allreduce's type
+ * (of one size) run it: every rank ends SUCCESS, none is told. Switched
+ * on again on the same chips, the same calls fail as test_type_differs.
+ */
+static void test_check_switched_off_and_on(void **state)
+{
+	struct call odd = alike;
+	uint32_t i;
+
+	(void)state;
+	odd.dtype = NNP_DTYPE_F32;
+	ring_up(ALL);
+	call_check(false);
+	run_calls(&alike, &odd, 5);
+	for (i = 0; i < N; i++) {
+		assert_int_equal(chips[i].status, NNP_STATUS_SUCCESS);
+		assert_int_equal(cqe_detail(i), 0);
+	}
+	call_check(true);
+	run_calls(&alike, &odd, 6);
+	expect_ends(&alike, &odd, ring_failed, NNP_MISMATCH_DTYPE);
+	ring_down();
 }
 
 static const struct call bcast = {
@@ -435,6 +476,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_alike_calls_succeed),
 		cmocka_unit_test(test_type_differs),
+		cmocka_unit_test(test_check_switched_off_and_on),
 		cmocka_unit_test(test_op_differs),
 		cmocka_unit_test(test_count_differs),
 		cmocka_unit_test(test_collective_differs),

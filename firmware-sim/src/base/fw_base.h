@@ -576,6 +576,7 @@ struct nnp_fw {
 	struct nnp_hw_counters counters;
 	struct nnp_fw_comm comms[NNP_HW_MAX_COMMS];
 	atomic_bool aborts_to_pass;	/* some comm's pass_abort is set */
+	atomic_bool no_call_check;	/* nnp_fw_set_call_check() off */
 	/*
 	 * Events for GET_EVENTS (fw_events.c): @ev_count from @ev_head on,
 	 * @ev_dropped gone since the last GET_EVENTS; @ev_notify: queued
@@ -599,6 +600,12 @@ struct nnp_fw {
 
 	struct nnp_fw_port ports[NNP_FW_MAX_PORTS];
 };
+
+/* Whether collectives that start now check their ranks' calls alike. */
+static inline bool nnp_fw_calls_checked(struct nnp_fw *fw)
+{
+	return !atomic_load_explicit(&fw->no_call_check, memory_order_relaxed);
+}
 
 /*
  * Buffers kept for reuse (fw_buffers.c). A packet copy of @len bytes of

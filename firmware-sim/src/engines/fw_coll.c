@@ -609,6 +609,11 @@ static uint16_t coll_mismatched(struct coll *c, uint16_t st)
 	return st;
 }
 
+void nnp_fw_set_call_check(struct nnp_fw *fw, bool on)
+{
+	atomic_store_explicit(&fw->no_call_check, !on, memory_order_relaxed);
+}
+
 /* The collective ends: its chunks are checked no more. */
 static void coll_unwatch(struct coll *c)
 {
@@ -658,7 +663,7 @@ static uint16_t coll_start(struct coll *c)
 		return NNP_STATUS_SUCCESS;
 
 	nnp_fw_icl_purge(c->fw, c->recv_port, c->epoch, c->purge_below);
-	if (coll_watch(c))
+	if (nnp_fw_calls_checked(c->fw) && coll_watch(c))
 		return NNP_STATUS_MISMATCH;
 	c->chunk = nnp_fw_coll_chunk(c);
 	if (c->opcode != NNP_CMD_BROADCAST && c->opcode != NNP_CMD_REDUCE &&

@@ -477,9 +477,11 @@ static uint16_t rx_finish(struct nnp_fw *fw, struct nnp_fw_op *op,
 	 * read the sender's memory: its command waits for that to end.
 	 */
 	op->t_ns = nnp_fw_max_ns(op->t_ns, pk->model_ns);
+	differs = pk->abort || !nnp_fw_calls_checked(fw) ? 0 :
+		  rx_mismatch(fw, op, port, pk);
 	if (pk->abort) {
 		status = NNP_STATUS_ABORTED;
-	} else if ((differs = rx_mismatch(fw, op, port, pk))) {
+	} else if (differs) {
 		/*
 		 * Checked before anything is read, so mismatched ranks fail
 		 * at their first chunk instead of reducing unlike data or
