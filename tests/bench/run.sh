@@ -22,8 +22,9 @@
 #   - the host's context switches per 8-byte allreduce on N chips
 #     (tests/bench/ctxsw.sh: perf stat over two VMs);
 #   - the cost of the check that ranks call a collective alike: the
-#     8-byte allreduce on 4 chips with QEMU's call-check on and off, in
-#     turns in one VM (tests/bench/call_check.sh);
+#     8-byte allreduce on 4 chips with the check on and off, in turns, in
+#     the firmware alone (tests/bench/call_check_fw.c) and in one VM with
+#     QEMU's call-check switched (tests/bench/call_check.sh);
 # for N in $NNP_BENCH_CHIPS (default "2 4 8"), sizes 16 B to $NNP_BENCH_MAX
 # (default 64M) in powers of 4, plus an 8-byte allreduce timed over many
 # iterations (the latency, and the 8 B row). The raw outputs go to
@@ -105,8 +106,10 @@ for n in $chips; do
 	fi
 done
 # What the check of the ranks' calls costs: the 8-byte allreduce on 4
-# chips with it on and off, in turns in one VM, switched from the monitor.
-stamp "the call check's cost: an 8-byte allreduce on 4 chips, on and off (one VM)"
+# chips with it on and off, in turns, in the firmware alone and in one VM
+# (switched from the monitor).
+stamp "the call check's cost: an 8-byte allreduce on 4 chips, on and off"
+"$out/call_check_fw" >"$raw/call-check-fw.txt"
 bash "$root/tests/bench/call_check.sh" >"$raw/call-check.txt"
 # The training example as users run it, 4 ranks of mpirun in one guest of 4
 # chips: the allreduce with its copies, as the example times it.
