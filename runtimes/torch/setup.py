@@ -19,7 +19,7 @@ setup(
     ext_modules=[
         CppExtension(
             "torch_nnp._C",
-            ["csrc/backend.cpp", "csrc/module.cpp"],
+            ["csrc/backend.cpp", "csrc/events.cpp", "csrc/module.cpp"],
             include_dirs=[include],
             library_dirs=[libdir],
             libraries=["nnp"],

@@ -13,8 +13,9 @@ while the host takes a link down (rank 0 asks for it with a line "LINK
 nnp1 down 0", which tests/lib/fault_host.py acts on), and before it,
 with --killed-rank, a 4-rank job whose rank 3 kills itself (SIGKILL)
 while the others wait for it (two in an allreduce, one in a recv), each
-of which must raise within a second (hardware 1.20's leave): "TORCHKILL"
-lines. Prints one line per check, "TORCHTEST
+of which must raise within a second (hardware 1.20's leave), and whose
+next call a second later must raise at once (the device's event):
+"TORCHKILL" lines. Prints one line per check, "TORCHTEST
 w=WORLD NAME: ok" when every rank passed it, else "... FAIL rank R: WHY";
 a rank that has not reported within the deadline is a FAIL too.
 With --ddp, before the link goes down, 4 ranks train with DDP for STEPS
@@ -453,7 +454,8 @@ def killed_rank(rank, world, port):
     """Two allreduces; then rank 3 kills itself once the others wait for
     it, ranks 0 and 1 in a third allreduce, rank 2 in a recv from it (a
     pipeline's next stage): theirs raise, each at once, not at the 30 s
-    timeout."""
+    timeout. A second later each one's next allreduce raises at the call,
+    naming the device's event."""
     dist.init_process_group("nnp", init_method=f"tcp://127.0.0.1:{port}",
                             rank=rank, world_size=world,
                             timeout=datetime.timedelta(seconds=TIMEOUT))
@@ -471,8 +473,19 @@ def killed_rank(rank, world, port):
         else:
             dist.all_reduce(t)
     except RuntimeError as e:
-        return [("killed_rank", first_line(e)), ("failed_at", time.time())]
-    return [("killed_rank", "never failed"), ("failed_at", None)]
+        failed = [("killed_rank", first_line(e)), ("failed_at", time.time())]
+    else:
+        return [("killed_rank", "never failed"), ("failed_at", None),
+                ("next_call", "not made")]
+    # By now the backend has read the device's COMM_FAILED event: the
+    # next call raises at once, naming it, rather than returning a Work.
+    time.sleep(1)
+    try:
+        dist.all_reduce(t, async_op=True)
+        failed.append(("next_call", "returned a Work"))
+    except RuntimeError as e:
+        failed.append(("next_call", first_line(e)))
+    return failed
 
 
 def run_job(fn, world, port, label):
@@ -532,9 +545,10 @@ def main():
             print("TORCHKILL rank 3 never killed itself", flush=True)
         for r in sorted(reports):
             ok, value = reports[r]
-            (_, why), (_, at) = value if ok else [("", value), ("", None)]
+            (_, why), (_, at), (_, then) = value if ok else [("", value), ("", None), ("", "")]
             after = f"{at - killed:.3f} s after the kill" if at and killed else "never"
             print(f"TORCHKILL rank {r}: {after}: {why}", flush=True)
+            print(f"TORCHKILL rank {r} next call: {then}", flush=True)
     if "--link-down" in args:
         start = time.time()
         reports = run_job(link_down, 4, port + 1, "link_down")

@@ -41,7 +41,7 @@ ddp_steps=20
 parallel_steps=3
 mpi_steps=4
 torch_major=$(/usr/bin/python3 -c 'import torch; print(torch.__version__.split(".")[0])')
-tap_plan 68
+tap_plan 72
 
 SECONDS=0
 # USE_LIBUV=0: torch 2.6's TCPStore asks for libuv by default, which
@@ -118,6 +118,15 @@ done
 # passes its abort on, which may reach the other first (seen in CI).
 tap_context=$tmp/out tap_grep "killed rank: a neighbour was told the rank left (status 0x17)" "$tmp/out" \
 	"^TORCHKILL rank [02]: .*$left\$"
+# The backend reads the device's events: a second later each survivor's
+# next call raises at the call (no Work), naming its communicator's
+# COMM_FAILED, and a neighbour's names the leave.
+for r in 0 1 2; do
+	tap_context=$tmp/out tap_grep "killed rank: rank $r's next call raised at once, naming the device's event" \
+		"$tmp/out" "^TORCHKILL rank $r next call: RuntimeError: nnp: device $r \\(rank $r of 4\\) runs no more operations: its communicator failed \\([a-z_]+\\); make a new process group to go on\$"
+done
+tap_context=$tmp/out tap_grep "killed rank: a neighbour's event said the rank left (peer_left)" "$tmp/out" \
+	"^TORCHKILL rank [02] next call: .*failed \\(peer_left\\);"
 tap_context=$tmp/out tap_grep "link down: a rank at the link saw it down (status 0x13)" "$tmp/out" \
 	'^TORCHLINK rank [0-3]: .*an inter-chip link the collective needs is down \(status 0x13\)$'
 tap_context=$tmp/out tap_grep "link down: all 4 ranks returned, none hung" "$tmp/out" \

@@ -365,6 +365,9 @@ NnpBackend::NnpBackend(
   id = exchangeId(*store, rank, id);
   check(nnp_comm_init_rank(&comm, size, &id, rank, dev), "making the communicator");
   comm_.reset(comm);
+  comm_id_ = nnp_comm_id(comm);
+  events_ = std::make_unique<EventWatch>(
+      dev, [this](const nnp_device_event& ev) { onEvent(ev); });
   main_ = std::make_unique<Lane>();
   startLane(*main_);
 }
@@ -380,6 +383,44 @@ NnpBackend::~NnpBackend() {
   } else {
     stopLanes();
   }
+  events_.reset();
+}
+
+// The device told us the group's communicator failed, or that the device
+// was reset: nothing the group runs from now on can succeed. Later calls
+// raise at once, naming why, and so do operations queued but not begun.
+// A failed communicator is aborted as well (ncclCommAbort's part in
+// NCCL's watchdog), which ends any wait on it that is still going: the
+// device ends a failed communicator's commands itself, and this makes
+// sure. The issue lock keeps it from a lane's libnnp calls, which take
+// the communicator only while they hold it.
+void NnpBackend::onEvent(const nnp_device_event& ev) {
+  std::string why;
+
+  if (ev.kind == NNP_DEVICE_EVENT_COMM_FAILED && ev.comm_id == comm_id_)
+    why = c10::str("its communicator failed (", ev.why, ")");
+  else if (ev.kind == NNP_DEVICE_EVENT_RESET)
+    why = c10::str("the device was reset (", ev.reset_reason, ")");
+  else
+    return;
+  {
+    std::lock_guard<std::mutex> lock(broken_mutex_);
+    if (!broken_.empty())
+      return;
+    broken_ = why;
+  }
+  if (ev.kind == NNP_DEVICE_EVENT_COMM_FAILED) {
+    std::lock_guard<std::mutex> issue(issue_);
+    nnp_comm_abort(comm_.release());
+  }
+}
+
+// Raises if a device event said the group can run nothing more.
+void NnpBackend::checkUsable() const {
+  std::lock_guard<std::mutex> lock(broken_mutex_);
+  TORCH_CHECK(
+      broken_.empty(), "nnp: device ", device_, " (rank ", rank_, " of ", size_,
+      ") runs no more operations: ", broken_, "; make a new process group to go on");
 }
 
 // Every lane's thread, once it has run what was queued to it.
@@ -446,6 +487,7 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::enqueue(
     c10d::OpType type,
     std::vector<at::Tensor> outputs,
     Job job) {
+  checkUsable();
   auto work = c10::make_intrusive<Work>(rank_, type, std::move(outputs));
   {
     std::lock_guard<std::mutex> lock(lane.mutex);
@@ -471,6 +513,7 @@ void NnpBackend::run(Lane& lane) {
       std::unique_lock<std::mutex> issue(issue_);
       Staging staging(*this, lane, issue);
       try {
+        checkUsable();
         job(staging);
         staging.finish();
       } catch (...) {

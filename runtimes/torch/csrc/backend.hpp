@@ -22,6 +22,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #endif
 
+#include "events.hpp"
 #include "work.hpp"
 
 namespace nnp_torch {
@@ -152,6 +153,8 @@ class NnpBackend : public BackendBase {
   void startLane(Lane& lane);
   void stopLanes();
   void run(Lane& lane);
+  void onEvent(const nnp_device_event& ev);
+  void checkUsable() const;
   std::string failure(nnp_result_t result, const char* what) const;
   void check(nnp_result_t result, const char* what) const;
   void checkPeer(int peer, const char* op) const;
@@ -171,6 +174,13 @@ class NnpBackend : public BackendBase {
   // first use: (peer, 0 for sends or 1 for receives).
   std::mutex lanes_mutex_;
   std::map<std::pair<int, int>, std::unique_ptr<Lane>> p2p_;
+  // Why the group can run nothing more, from a device event (onEvent());
+  // empty while it can.
+  mutable std::mutex broken_mutex_;
+  std::string broken_;
+  int comm_id_ = -1;
+  // The device's events, read as they come; stopped once the lanes are.
+  std::unique_ptr<EventWatch> events_;
 };
 
 } // namespace nnp_torch
