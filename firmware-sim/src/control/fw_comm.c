@@ -273,8 +273,11 @@ bool nnp_fw_comm_ended(struct nnp_fw *fw, uint32_t comm, uint64_t epoch,
 
 	mtx_lock(&fw->lock);
 	/* Not a communicator made since in the same slot. */
-	if (m->ctx && m->epoch == epoch)
+	if (m->ctx && m->epoch == epoch) {
+		/* Its chunks are checked no more (one lock for both). */
+		nnp_fw_icl_calls_del_locked(m, op);
 		count_ended_locked(m, op, status);
+	}
 	if (!status) {
 		mtx_unlock(&fw->lock);
 		return false;

@@ -69,9 +69,9 @@ uint16_t nnp_fw_comm_status(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 			    uint32_t *result);
 /*
  * Link command @op of communicator @comm (@epoch) ended with @status,
- * which COMM_STATE counts: true if that is a failure the communicator
- * had not had, to be sent on as an abort (it is gone, or this is its
- * first).
+ * which COMM_STATE counts, and its chunks are no longer checked against
+ * its call: true if that is a failure the communicator had not had, to
+ * be sent on as an abort (it is gone, or this is its first).
  */
 bool nnp_fw_comm_ended(struct nnp_fw *fw, uint32_t comm, uint64_t epoch,
 		       const struct nnp_fw_op *op, uint16_t status);

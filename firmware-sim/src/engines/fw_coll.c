@@ -570,26 +570,34 @@ static struct nnp_fw_comm *coll_comm_locked(const struct coll *c)
  * From here on the chunks peers lend with this collective's labels are
  * checked against its call as they come, read or not (fw_rx.c), and so
  * are those that came before it started: SUCCESS, or MISMATCH, naming a
- * peer that called it otherwise. Watched from its first step on, when
- * its queue (or its GROUP's) holds it: the communicator's failure that a
- * chunk arriving later makes finds it there, and ends it.
+ * peer that called it otherwise (nothing is checked while
+ * nnp_fw_set_call_check() has it off); or the status a peer that left
+ * tore it down with (nnp_fw_op_torn()). Watched from its first step on,
+ * when its queue (or its GROUP's) holds it: the communicator's failure
+ * that a chunk arriving later makes finds it there, and ends it. Until
+ * it ends: the communicator hearing of that takes it off
+ * (nnp_fw_comm_ended()).
  */
 static uint16_t coll_watch(struct coll *c)
 {
 	struct nnp_fw_comm *m;
-	bool differs = false;
+	uint16_t st;
 
-	c->link.seq = c->seq;
-	c->link.seqs = c->fw->algo->seqs(c->algo);
 	mtx_lock(&c->fw->lock);
-	m = coll_comm_locked(c);
-	if (m)
-		differs = nnp_fw_icl_calls_add_locked(c->fw, m, &c->link,
-						      c->recv_port);
-	if (differs)
-		c->link.detail = c->link.mismatch;
+	/* First, under the same lock: whether a peer that left tore it down. */
+	st = c->link.aborted;
+	if (!st && nnp_fw_calls_checked(c->fw)) {
+		c->link.seq = c->seq;
+		c->link.seqs = c->fw->algo->seqs(c->algo);
+		m = coll_comm_locked(c);
+		if (m && nnp_fw_icl_calls_add_locked(c->fw, m, &c->link,
+						     c->recv_port)) {
+			c->link.detail = c->link.mismatch;
+			st = NNP_STATUS_MISMATCH;
+		}
+	}
 	mtx_unlock(&c->fw->lock);
-	return differs ? NNP_STATUS_MISMATCH : NNP_STATUS_SUCCESS;
+	return st;
 }
 
 /*
@@ -614,25 +622,12 @@ void nnp_fw_set_call_check(struct nnp_fw *fw, bool on)
 	atomic_store_explicit(&fw->no_call_check, !on, memory_order_relaxed);
 }
 
-/* The collective ends: its chunks are checked no more. */
-static void coll_unwatch(struct coll *c)
-{
-	struct nnp_fw_comm *m;
-
-	if (!c->link.seqs)
-		return;
-	mtx_lock(&c->fw->lock);
-	m = coll_comm_locked(c);
-	if (m)
-		nnp_fw_icl_calls_del_locked(m, &c->link);
-	mtx_unlock(&c->fw->lock);
-}
-
 /* Before the ring: the local part, and the buffers the ring needs. */
 static uint16_t coll_start(struct coll *c)
 {
 	uint64_t bytes = c->count * c->es;
 	uint8_t *own = c->dst;
+	uint16_t st;
 
 	/* This rank's own input goes straight to its place in the output. */
 	if (c->opcode == NNP_CMD_ALLGATHER)
@@ -652,19 +647,15 @@ static uint16_t coll_start(struct coll *c)
 		c->local += bytes;
 		nnp_fw_clock_hbm(c->fw, &c->link, 2 * bytes);
 	}
-	/* A peer that left: it ends before it sends anything. */
-	if (c->nranks > 1) {
-		uint16_t torn = nnp_fw_op_torn(c->fw, &c->link);
-
-		if (torn)
-			return torn;
-	}
-	if (c->nranks == 1 || !bytes)
+	if (c->nranks == 1)
 		return NNP_STATUS_SUCCESS;
-
+	/* A peer that left: it ends before it sends anything. */
+	if (!bytes)
+		return nnp_fw_op_torn(c->fw, &c->link);
 	nnp_fw_icl_purge(c->fw, c->recv_port, c->epoch, c->purge_below);
-	if (nnp_fw_calls_checked(c->fw) && coll_watch(c))
-		return NNP_STATUS_MISMATCH;
+	st = coll_watch(c);
+	if (st)
+		return st;
 	c->chunk = nnp_fw_coll_chunk(c);
 	if (c->opcode != NNP_CMD_BROADCAST && c->opcode != NNP_CMD_REDUCE &&
 	    nnp_fw_coll_ready_init(c))
@@ -754,7 +745,6 @@ static void coll_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
 	struct coll *c = (struct coll *)op;
 	bool tell;
 
-	coll_unwatch(c);
 	if (st && st != NNP_STATUS_ABORTED)
 		nnp_fw_op_failed(fw, st, "%s on comm %u failed: status 0x%x",
 				 coll_name(c->opcode), c->comm, st);

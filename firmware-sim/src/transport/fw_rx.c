@@ -351,7 +351,8 @@ bool nnp_fw_icl_calls_add_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
 	return op->mismatch;
 }
 
-void nnp_fw_icl_calls_del_locked(struct nnp_fw_comm *m, struct nnp_fw_op *op)
+void nnp_fw_icl_calls_del_locked(struct nnp_fw_comm *m,
+				 const struct nnp_fw_op *op)
 {
 	struct nnp_fw_op **link;
 

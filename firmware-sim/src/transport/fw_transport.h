@@ -214,8 +214,12 @@ uint16_t nnp_fw_icl_recv_any(struct nnp_fw *fw, struct nnp_fw_op *op,
  */
 bool nnp_fw_icl_calls_add_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
 				 struct nnp_fw_op *op, uint32_t port);
-/* @op of @m ends: off its calls, with fw->lock held. */
-void nnp_fw_icl_calls_del_locked(struct nnp_fw_comm *m, struct nnp_fw_op *op);
+/*
+ * @op of @m ends: off its calls (if on them), with fw->lock held; its
+ * communicator hears of its end so (nnp_fw_comm_ended()).
+ */
+void nnp_fw_icl_calls_del_locked(struct nnp_fw_comm *m,
+				 const struct nnp_fw_op *op);
 /* nnp_fw_icl_recv_into() a copy into @buf. */
 uint16_t nnp_fw_icl_recv(struct nnp_fw *fw, struct nnp_fw_op *op,
 			 uint32_t port, uint64_t epoch, uint32_t seq,
