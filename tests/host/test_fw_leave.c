@@ -6,7 +6,8 @@
  * communicator, or whose context goes with its process, while this chip
  * waits in a collective it never called ends that collective PEER_LEFT
  * at once, and so fails the communicator (COMM_STATUS, one COMM_FAILED
- * event); a collective called after the leave came ends PEER_LEFT
+ * event), PEER_LEFT also when another peer's abort comes before the
+ * collective ends; a collective called after the leave came ends PEER_LEFT
  * without waiting, a broadcast's root before it sends a byte; the
  * collectives the leaver did call complete, with its data; a RECV by
  * port from the leaver's port ends PEER_LEFT at the leave, but one for a
@@ -124,6 +125,30 @@ static void test_waiting_call_ends_at_the_leave(void **state)
 	comm_destroy(p->h[1]);
 	/* No clock moved: the leave ends it, not a timeout. */
 	nnp_fw_run_queues(p->h[0]->fw);
+	assert_int_equal(status_of(p, 0), NNP_STATUS_PEER_LEFT);
+	assert_one_failure(p->h[0], NNP_STATUS_PEER_LEFT);
+}
+
+/*
+ * An abort from another peer that comes after the leave tore chip 0's
+ * collective down, before that collective ended (one worker ending it
+ * while another chip's thread hands in the abort): the communicator
+ * failed for the leave, its one event and COMM_STATUS say PEER_LEFT, and
+ * so does the collective.
+ */
+static void test_abort_after_the_leave_is_the_leave(void **state)
+{
+	struct pair *p = *state;
+	struct nnp_fw *fw = p->h[0]->fw;
+
+	post_allreduce(p, 0);
+	nnp_fw_run_queues(fw);
+	comm_destroy(p->h[1]);
+	mtx_lock(&fw->lock);
+	assert_true(fw->link_hooks->comm_failed_locked(fw, &fw->comms[COMM],
+							NNP_STATUS_ABORTED, 0));
+	mtx_unlock(&fw->lock);
+	nnp_fw_run_queues(fw);
 	assert_int_equal(status_of(p, 0), NNP_STATUS_PEER_LEFT);
 	assert_one_failure(p->h[0], NNP_STATUS_PEER_LEFT);
 }
@@ -336,6 +361,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_waiting_call_ends_at_the_leave,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_abort_after_the_leave_is_the_leave,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_context_gone_is_a_leave,
 						setup, teardown),

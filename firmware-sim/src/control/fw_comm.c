@@ -114,8 +114,9 @@ static void comm_free_locked(struct nnp_fw_comm *c)
 
 /*
  * Mark the commands of @comm of @ctx in flight aborted, with fw->lock
- * held: each ends ABORTED at its next wait (a parked one is made runnable
- * for it) and passes the abort on. True if there was any.
+ * held: each ends ABORTED at its next wait (PEER_LEFT if a leave tore it
+ * down first; a parked one is made runnable for it) and passes the abort
+ * on. True if there was any.
  */
 static bool abort_commands_locked(struct nnp_fw *fw, uint32_t ctx, uint32_t comm)
 {
@@ -126,7 +127,9 @@ static bool abort_commands_locked(struct nnp_fw *fw, uint32_t ctx, uint32_t comm
 		struct nnp_fw_op *op = fw->queues[i].op;
 
 		if (op && fw->queues[i].ctx == ctx && nnp_fw_op_uses_comm(op, comm)) {
-			op->aborted = NNP_STATUS_ABORTED;
+			/* One a leave tore down first stays PEER_LEFT. */
+			if (!op->aborted)
+				op->aborted = NNP_STATUS_ABORTED;
 			op->ready = true;
 			any = true;
 		}
@@ -200,6 +203,29 @@ bool nnp_fw_comm_left_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
 		}
 	}
 	return any;
+}
+
+/*
+ * Whether a leave tore down a command of @m that has yet to tell @m it
+ * ended, with fw->lock held: a collective this chip started past the
+ * leaver's count (ended or not: one that ended PEER_LEFT failed @m), or a
+ * message still in its queue.
+ */
+static bool left_tore_locked(const struct nnp_fw *fw,
+			     const struct nnp_fw_comm *m)
+{
+	uint32_t comm = (uint32_t)(m - fw->comms), i;
+
+	if (nnp_fw_comm_call_torn(m, m->calls_started))
+		return true;
+	for (i = 0; i < NNP_HW_MAX_QUEUES; i++) {
+		const struct nnp_fw_op *op = fw->queues[i].op;
+
+		if (op && fw->queues[i].ctx == m->ctx && op->comm == comm &&
+		    op->aborted == NNP_STATUS_PEER_LEFT)
+			return true;
+	}
+	return false;
 }
 
 uint16_t nnp_fw_comm_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd)
@@ -304,6 +330,12 @@ bool nnp_fw_comm_failed_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
 {
 	if (m->error)
 		return false;
+	/*
+	 * A peer's abort that comes after a leave tore a command here down,
+	 * before that command ended: the communicator failed for the leave.
+	 */
+	if (status == NNP_STATUS_ABORTED && left_tore_locked(fw, m))
+		status = NNP_STATUS_PEER_LEFT;
 	m->error = status;
 	nnp_fw_event_comm_failed_locked(fw, m, status, port);
 	m->pass_abort = true;
