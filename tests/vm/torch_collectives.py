@@ -14,7 +14,7 @@ nnp1 down 0", which tests/lib/fault_host.py acts on), and before it,
 with --killed-rank, a 4-rank job whose rank 3 kills itself (SIGKILL)
 while the others wait for it (two in an allreduce, one in a recv), each
 of which must raise within a second (hardware 1.20's leave), and whose
-next call a second later must raise at once (the device's event):
+next call, within 10 s, must raise at the call (the device's event):
 "TORCHKILL" lines. Prints one line per check, "TORCHTEST
 w=WORLD NAME: ok" when every rank passed it, else "... FAIL rank R: WHY";
 a rank that has not reported within the deadline is a FAIL too.
@@ -454,7 +454,7 @@ def killed_rank(rank, world, port):
     """Two allreduces; then rank 3 kills itself once the others wait for
     it, ranks 0 and 1 in a third allreduce, rank 2 in a recv from it (a
     pipeline's next stage): theirs raise, each at once, not at the 30 s
-    timeout. A second later each one's next allreduce raises at the call,
+    timeout. Then, within 10 s, an allreduce of each raises at the call,
     naming the device's event."""
     dist.init_process_group("nnp", init_method=f"tcp://127.0.0.1:{port}",
                             rank=rank, world_size=world,
@@ -477,14 +477,24 @@ def killed_rank(rank, world, port):
     else:
         return [("killed_rank", "never failed"), ("failed_at", None),
                 ("next_call", "not made")]
-    # By now the backend has read the device's COMM_FAILED event: the
-    # next call raises at once, naming it, rather than returning a Work.
-    time.sleep(1)
-    try:
-        dist.all_reduce(t, async_op=True)
-        failed.append(("next_call", "returned a Work"))
-    except RuntimeError as e:
-        failed.append(("next_call", first_line(e)))
+    # Once the backend has read the device's COMM_FAILED event, a call
+    # raises at once, naming it, rather than returning a Work (whose wait
+    # the device fails). Asked again for up to 10 s: a loaded machine may
+    # run the event thread late, but it must run.
+    end = time.time() + 10
+    outcome = "returned a Work for 10 s"
+    while time.time() < end:
+        try:
+            work = dist.all_reduce(t, async_op=True)
+        except RuntimeError as e:
+            outcome = first_line(e)
+            break
+        try:
+            work.wait()
+        except RuntimeError:
+            pass
+        time.sleep(0.1)
+    failed.append(("next_call", outcome))
     return failed
 
 

@@ -120,8 +120,8 @@ done
 # passes its abort on, which may reach the other first (seen in CI).
 tap_context=$tmp/out tap_grep "killed rank: a neighbour was told the rank left (status 0x17)" "$tmp/out" \
 	"^TORCHKILL rank [02]: .*$left\$"
-# The backend reads the device's events: a second later each survivor's
-# next call raises at the call (no Work), naming its communicator's
+# The backend reads the device's events: within 10 s each survivor's
+# call raises at the call (no Work), naming its communicator's
 # COMM_FAILED, and a neighbour's names the leave.
 for r in 0 1 2; do
 	tap_context=$tmp/out tap_grep "killed rank: rank $r's next call raised at once, naming the device's event" \
