@@ -464,7 +464,8 @@ $(TESTDIR)/host/test_fw_%: tests/host/test_fw_%.c tests/host/fw_harness.c tests/
 		$(FW_SRCS) -lcmocka -lm
 
 # The tests on a ring of in-process chips share its wiring.
-$(TESTDIR)/host/test_fw_relay $(TESTDIR)/host/test_fw_group $(TESTDIR)/host/test_fw_mismatch: \
+$(TESTDIR)/host/test_fw_relay $(TESTDIR)/host/test_fw_group $(TESTDIR)/host/test_fw_mismatch \
+		$(TESTDIR)/host/test_fw_leave_routed: \
 	tests/host/fw_ring.c tests/host/fw_ring.h
 
 # Host tests on nnp-sim's chips (its host, wiring and topologies).

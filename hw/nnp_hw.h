@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nnp hardware interface, version 1.20.
+ * nnp hardware interface, version 1.21.
  *
  * The one definition of what the device looks like from the bus: PCI
  * identity, BAR layout, BAR0 registers, admin queue entries, status codes.
@@ -51,7 +51,7 @@ typedef uint64_t nnp_le64;
 
 /* Interface version: the driver refuses a major it does not know. */
 #define NNP_HW_VERSION_MAJOR		1
-#define NNP_HW_VERSION_MINOR		20
+#define NNP_HW_VERSION_MINOR		21
 #define NNP_HW_VERSION			((NNP_HW_VERSION_MAJOR << 16) | NNP_HW_VERSION_MINOR)
 #define NNP_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
 
@@ -615,7 +615,8 @@ struct nnp_hw_cqe {
 #define NNP_STATUS_MISMATCH		0x0016	/* the ranks called it differently (v1.16) */
 /*
  * A rank left the communicator (destroyed it, or its context went with
- * its process) after fewer collectives than this one's number (v1.20):
+ * its process) after fewer collectives than this one's number (v1.20),
+ * or before sending what a routed message waits for, or to it (v1.21):
  * its peers no longer wait for it to their timeout.
  */
 #define NNP_STATUS_PEER_LEFT		0x0017

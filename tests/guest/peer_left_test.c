@@ -1,23 +1,29 @@
 // SPDX-License-Identifier: MIT
 /*
- * A rank that goes (hw 1.20), driven by tests/vm/peer_left.sh on a ring
- * of 3 chips, each rank a process of its own.
+ * A rank that goes (hw 1.20, 1.21), driven by tests/vm/peer_left.sh on a
+ * ring of 4 chips, each rank a process of its own.
  *
- * killed_idle_rank: the three ranks run one exact allreduce; rank 2 then
- * waits, idle, while ranks 0 and 1 call a second one, and is killed with
+ * killed_idle_rank: the four ranks run one exact allreduce; rank 3 then
+ * waits, idle, while ranks 0 to 2 call a second one, and is killed with
  * SIGKILL once they wait in it. Its file closed, its chip tells its ring
- * neighbours it left after one collective: both allreduces fail within
+ * neighbours it left after one collective: every allreduce fails within
  * a second of the kill (NNP_COLL_TIMEOUT_S is 60), the stream saying
- * PEER_LEFT (0x17, or ABORTED where the other's abort came first, but
- * one of them PEER_LEFT), and each rank's device gives the COMM_FAILED
- * event of its communicator, "peer_left" or "aborted" alike.
+ * PEER_LEFT (0x17, or ABORTED where another's abort came first, but at
+ * least one of them PEER_LEFT), and each rank's device gives the
+ * COMM_FAILED event of its communicator, "peer_left" or "aborted" alike.
  *
- * killed_sender: the same, but rank 1 waits in a receive from rank 2 and
- * rank 0 calls its allreduce only 0.2 s after the kill: both end
- * PEER_LEFT, the receive within a second of the kill, the allreduce at
+ * killed_sender: the same, but rank 1, two hops from rank 3, waits in a
+ * receive from it (a routed message: rank 3's chip tells every rank it
+ * has a route to that it left, behind what it sent each), and ranks 0 and
+ * 2 call their allreduces only 0.2 s after the kill: all three end
+ * PEER_LEFT, the receive within a second of the kill, the allreduces at
  * once, each with its "peer_left" event.
  *
- * orderly_end: the three ranks run 20 exact allreduces and each destroys
+ * killed_neighbour_sender: rank 0, rank 3's neighbour, waits in the
+ * receive instead (a message by port): it ends PEER_LEFT within a second,
+ * and so does rank 2's allreduce; rank 1's ends PEER_LEFT or ABORTED.
+ *
+ * orderly_end: the four ranks run 20 exact allreduces and each destroys
  * its communicator as soon as its own last one is done: no rank fails
  * (a leave fails only what the leaver never called).
  */
@@ -35,14 +41,15 @@
 #include "nnp_hw.h"
 #include "ring_ranks.h"
 
-#define RANKS		3
+#define RANKS		4
 #define COUNT		(64u << 10)
 #define ORDERLY_CALLS	20
 
 /* What each rank's process tells the test, in memory they share. */
 struct board {
-	/* killed_receiver_waits: rank 1 receives, rank 0 calls after. */
-	bool receive;
+	/* The rank that receives from the killed one (-1: none); the
+	 * others call their allreduce after the kill. */
+	int receiver;
 	volatile double killed_at;
 	volatile int ready[RANKS];	/* exact allreduces done */
 	volatile int waiting[RANKS];	/* in the allreduce after them */
@@ -97,9 +104,9 @@ static bool rank_exact(struct rank_run *k)
 }
 
 /*
- * Rank 0 or 1 once rank 2 idles: a second allreduce; or, with b->receive,
- * rank 1 a receive from rank 2 and rank 0 its allreduce only once rank 2
- * is gone. How it ended.
+ * A rank other than the last once that one idles: a second allreduce;
+ * or, with a b->receiver, that rank a receive from the last, and the
+ * others their allreduce only once the last is gone. How it ended.
  */
 static void rank_waits(struct rank_run *k)
 {
@@ -109,12 +116,12 @@ static void rank_waits(struct rank_run *k)
 	int r = k->r;
 
 	b->waiting[r] = 1;
-	if (b->receive && r == 0) {
+	if (b->receiver >= 0 && r != b->receiver) {
 		while (!b->killed_at)
 			usleep(1000);
 		usleep(200 * 1000);	/* the leave is in */
 	}
-	b->result[r] = b->receive && r == 1 ?
+	b->result[r] = r == b->receiver ?
 		       nnp_recv(k->rr.buf[r], 0, COUNT, NNP_FLOAT32, RANKS - 1,
 				k->rr.comm[r], k->rr.s[r]) :
 		       rank_allreduce(k);
@@ -194,6 +201,7 @@ FIXTURE_SETUP(job)
 {
 	self->b = board_new();
 	ASSERT_NE(NULL, self->b);
+	self->b->receiver = -1;
 	/* Without the leave, the ranks would wait a minute, not a second. */
 	setenv("NNP_COLL_TIMEOUT_S", "60", 1);
 }
@@ -219,8 +227,10 @@ static void kill_idle_rank(struct __test_metadata *_metadata,
 	ASSERT_EQ(NNP_SUCCESS, nnp_get_unique_id(&id));
 	for (r = 0; r < RANKS; r++)
 		pid[r] = rank_fork(b, r, &id, killed_idle_body);
-	ASSERT_TRUE(WAIT_UNTIL(b->ready[0] && b->ready[1] && b->ready[2], 60));
-	ASSERT_TRUE(WAIT_UNTIL(b->waiting[0] && b->waiting[1], 10));
+	for (r = 0; r < RANKS; r++)
+		ASSERT_TRUE(WAIT_UNTIL(b->ready[r], 60)) TH_LOG("rank %d", r);
+	for (r = 0; r < RANKS - 1; r++)
+		ASSERT_TRUE(WAIT_UNTIL(b->waiting[r], 10)) TH_LOG("rank %d", r);
 	/* Long enough for them to be parked on their ring ports. */
 	usleep(500 * 1000);
 	b->killed_at = now_s();
@@ -253,17 +263,29 @@ TEST_F_TIMEOUT(job, killed_idle_rank, 120)
 }
 
 /*
- * Rank 1 waits in a receive from rank 2 (a pipeline's next stage),
- * nothing else in flight: the leave ends it, and rank 0's allreduce
- * called after it, each PEER_LEFT.
+ * Rank 1 waits in a receive from rank 3, two hops away (a pipeline's next
+ * stage), nothing else in flight: the leave ends it, and the allreduces
+ * of ranks 0 and 2 called after it, each PEER_LEFT.
  */
 TEST_F_TIMEOUT(job, killed_sender, 120)
 {
 	int left;
 
-	self->b->receive = true;
+	self->b->receiver = 1;
 	kill_idle_rank(_metadata, self->b, &left);
-	EXPECT_EQ(2, left);
+	EXPECT_EQ(RANKS - 1, left);
+}
+
+/* Rank 0, rank 3's neighbour, receives by port: it and rank 2 PEER_LEFT. */
+TEST_F_TIMEOUT(job, killed_neighbour_sender, 120)
+{
+	int left;
+
+	self->b->receiver = 0;
+	kill_idle_rank(_metadata, self->b, &left);
+	EXPECT_EQ(NNP_STATUS_PEER_LEFT, self->b->status[0]);
+	EXPECT_EQ(NNP_STATUS_PEER_LEFT, self->b->status[2]);
+	EXPECT_LE(2, left);
 }
 
 TEST_F_TIMEOUT(job, orderly_end, 120)

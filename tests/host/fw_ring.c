@@ -78,6 +78,15 @@ void ring_up(uint32_t made)
 	}
 }
 
+void run_rounds(unsigned int rounds)
+{
+	uint32_t i;
+
+	while (rounds--)
+		for (i = 0; i < N; i++)
+			nnp_fw_run_queues(chips[i].h->fw);
+}
+
 void ring_down(void)
 {
 	uint32_t i;

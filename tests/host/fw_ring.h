@@ -39,6 +39,8 @@ void ring_routes(uint32_t rank, uint8_t *r);
 /* Wire the ring; @made: the ranks whose communicator is made and routed. */
 void ring_up(uint32_t made);
 void ring_down(void);
+/* Run every chip's queues @rounds times from this thread. */
+void run_rounds(unsigned int rounds);
 /* A SEND or RECV of @len bytes at @key + @off, @value its NNP_P2P_* word. */
 struct nnp_hw_queue_cmd p2p_cmd(uint8_t opcode, uint32_t key, uint64_t off,
 				uint64_t len, uint64_t value);

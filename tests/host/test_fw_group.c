@@ -186,16 +186,6 @@ static void test_routed_group_with_every_rank(void **state)
 	ring_down();
 }
 
-/* Run every chip's queues @rounds times from this thread. */
-static void run_rounds(unsigned int rounds)
-{
-	uint32_t i;
-
-	while (rounds--)
-		for (i = 0; i < N; i++)
-			nnp_fw_run_queues(chips[i].h->fw);
-}
-
 /*
  * A GROUP whose members are not in the ring yet waits for them; one
  * whose completions the CQ has no room for waits for CQ_HEAD. Neither

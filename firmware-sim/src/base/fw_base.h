@@ -391,11 +391,13 @@ struct nnp_fw_comm {
 	/*
 	 * COMM_ROUTES (v1.12): the port towards each rank (nranks of them,
 	 * NNP_HW_ROUTE_NONE: none), NULL until given; and routed messages
-	 * sent to and received from each rank below NNP_HW_MAX_ROUTED_RANKS.
+	 * sent to and received from each rank below NNP_HW_MAX_ROUTED_RANKS,
+	 * and a bit for each of those ranks whose leave came (v1.21).
 	 */
 	uint8_t *routes;
 	uint16_t *routed_sent;
 	uint16_t *routed_received;
+	uint8_t *routed_left;
 	/* COMM_STATE's counts (v1.18), as struct nnp_hw_comm_state names them. */
 	uint32_t calls_started, calls_done, messages_done;
 	uint64_t bytes_done;
@@ -446,6 +448,19 @@ static inline uint16_t nnp_fw_comm_port_torn(const struct nnp_fw_comm *m,
 	return m->left_ports >> port & 1 ? NNP_STATUS_PEER_LEFT : 0;
 }
 
+/*
+ * How a routed message of @m with rank @rank must end once it waits: that
+ * rank left, after all it sent this one (a pair's packets keep their
+ * order); 0 if it may wait.
+ */
+static inline uint16_t nnp_fw_comm_rank_torn(const struct nnp_fw_comm *m,
+					     uint32_t rank)
+{
+	return m->routed_left && rank < NNP_HW_MAX_ROUTED_RANKS &&
+	       rank < m->nranks && m->routed_left[rank / 8] >> rank % 8 & 1 ?
+	       NNP_STATUS_PEER_LEFT : 0;
+}
+
 /* How collective @call_no of @m must end before it runs: 0 if it may run. */
 static inline uint16_t nnp_fw_comm_call_torn(const struct nnp_fw_comm *m,
 					     uint32_t call_no)
@@ -462,15 +477,27 @@ static inline uint32_t nnp_fw_seq(uint32_t seq, bool p2p)
 
 /*
  * A routed message's label (v1.12): its source and destination ranks and
- * its number between them (modulo 1024: a receive takes the oldest packet
+ * its number between them (modulo 1023: a receive takes the oldest packet
  * of a number, and a pair's packets keep their order, so only a stale
- * packet of a failed message 1024 messages back could be mistaken).
+ * packet of a failed message 1023 messages back could be mistaken).
+ * Number 1023 is no message's (v1.21): an abort so numbered says that its
+ * source left, after every message it sent the destination.
  */
 #define NNP_FW_SEQ_ROUTED	0xc0000000u
 #define NNP_FW_RANK_MASK	(NNP_HW_MAX_ROUTED_RANKS - 1)
+#define NNP_FW_ROUTED_LEAVE	NNP_FW_RANK_MASK
 
 _Static_assert(NNP_HW_MAX_ROUTED_RANKS == 1u << 10,
 	       "a routed label has 10 bits for each rank");
+
+/* The number of a pair's next routed message, from its count @n. */
+static inline uint32_t nnp_fw_routed_next(uint16_t *n)
+{
+	uint32_t k = *n;
+
+	*n = (uint16_t)((k + 1) % NNP_FW_ROUTED_LEAVE);
+	return k;
+}
 
 static inline uint32_t nnp_fw_seq_routed(uint32_t src, uint32_t dst,
 					 uint32_t n)
@@ -487,6 +514,18 @@ static inline bool nnp_fw_seq_is_routed(uint32_t seq)
 static inline uint32_t nnp_fw_seq_dst(uint32_t seq)
 {
 	return seq >> 10 & NNP_FW_RANK_MASK;
+}
+
+static inline uint32_t nnp_fw_seq_src(uint32_t seq)
+{
+	return seq >> 20 & NNP_FW_RANK_MASK;
+}
+
+/* Whether a packet labelled @seq, an abort if @abort, says its src left. */
+static inline bool nnp_fw_seq_is_routed_leave(uint32_t seq, bool abort)
+{
+	return abort && nnp_fw_seq_is_routed(seq) &&
+	       (seq & NNP_FW_RANK_MASK) == NNP_FW_ROUTED_LEAVE;
 }
 
 /* Faults set by nnp_fw_fault_set() (fw_fault.c). */

@@ -102,6 +102,9 @@ uint16_t nnp_fw_comm_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 	}
 	mtx_unlock(&fw->lock);
 	free(order);
+	/* A peer that left, or failed, before this chip made it is heard. */
+	if (!status)
+		nnp_fw_icl_claim_held(fw, a.epoch);
 	return status;
 }
 
@@ -137,63 +140,100 @@ static bool abort_commands_locked(struct nnp_fw *fw, uint32_t ctx, uint32_t comm
 	return any;
 }
 
-/* What a rank leaving @m tells its peers (nnp_fw_icl_send_leave()). */
+/*
+ * What a rank leaving @m tells its peers: its ring neighbours how many
+ * collectives it started (nnp_fw_icl_send_leave()), and every rank it has
+ * a route to that it left (v1.21), behind the messages it sent that rank
+ * on the same route. @routes is taken from @m, to be freed once told.
+ */
 struct leave {
-	uint32_t ports, calls;
+	uint32_t ports, calls, rank, nranks;
 	uint64_t epoch;
+	uint8_t *routes;
 };
 
-static struct leave leave_of_locked(const struct nnp_fw_comm *m)
+/* @m's leave, with fw->lock held: its routes go to it, from @m. */
+static struct leave leave_of_locked(struct nnp_fw_comm *m)
 {
+	struct leave l;
+
 	/* A failed one's peers had its abort: none waits for it. */
 	if (m->nranks < 2 || m->error)
 		return (struct leave){ 0 };
-	return (struct leave){
+	l = (struct leave){
 		.ports = nnp_fw_comm_ports(m), .calls = m->calls_started,
-		.epoch = m->epoch,
+		.rank = m->rank, .nranks = m->nranks, .epoch = m->epoch,
+		.routes = m->routes,
 	};
+	m->routes = NULL;
+	return l;
 }
 
-static void leave_send(struct nnp_fw *fw, const struct leave *l)
+static void leave_send(struct nnp_fw *fw, struct leave *l)
 {
+	uint32_t r;
+
 	if (l->ports)
 		nnp_fw_icl_send_leave(fw, l->ports, l->epoch, l->calls);
+	for (r = 0; l->routes && r < l->nranks && r < NNP_HW_MAX_ROUTED_RANKS &&
+	     l->rank < NNP_HW_MAX_ROUTED_RANKS; r++)
+		if (l->routes[r] != NNP_HW_ROUTE_NONE)
+			nnp_fw_icl_send(fw, NULL, l->routes[r], l->epoch,
+					nnp_fw_seq_routed(l->rank, r,
+							  NNP_FW_ROUTED_LEAVE),
+					true, NULL, 0);
+	free(l->routes);
+	l->routes = NULL;
 }
 
 /* How @op of @m ends now that a peer left: 0 if it may go on. */
 static uint16_t torn_by_leave_locked(const struct nnp_fw_comm *m,
 				     const struct nnp_fw_op *op)
 {
-	bool by_port = (op->call.opcode == NNP_CMD_SEND ||
-			op->call.opcode == NNP_CMD_RECV) &&
-		       op->call.root == NNP_FW_CALL_NO_PEER;
+	bool message = op->call.opcode == NNP_CMD_SEND ||
+		       op->call.opcode == NNP_CMD_RECV;
 	uint32_t port;
 
-	if (!by_port)
+	if (!message)
 		return nnp_fw_comm_call_torn(m, op->call_no);
+	/* A routed message names its peer's rank, one by port none. */
+	if (op->call.root != NNP_FW_CALL_NO_PEER)
+		return nnp_fw_comm_rank_torn(m, op->call.root);
 	for (port = 0; port < NNP_FW_MAX_PORTS; port++)
 		if (op->ports == 1u << port)
 			return nnp_fw_comm_port_torn(m, port);
 	return 0;
 }
 
-bool nnp_fw_comm_left_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
-			     uint32_t calls, uint32_t port)
+uint16_t nnp_fw_comm_torn_locked(struct nnp_fw *fw, const struct nnp_fw_op *op)
+{
+	const struct nnp_fw_comm *m = &fw->comms[op->comm];
+
+	return op->comm && m->ctx ? torn_by_leave_locked(m, op) : 0;
+}
+
+/*
+ * End the commands of @m in flight here that a leave tore down, with
+ * fw->lock held: each ends at its next wait. A GROUP is run again, for
+ * its members to see whether it tore them down. True if there was any.
+ */
+static bool tear_left_locked(struct nnp_fw *fw, struct nnp_fw_comm *m)
 {
 	uint32_t comm = (uint32_t)(m - fw->comms), i;
 	bool any = false;
 
-	if (!m->left || nnp_fw_call_after(m->left_calls, calls)) {
-		m->left = true;
-		m->left_calls = calls;
-	}
-	m->left_ports |= 1u << port;
 	for (i = 0; i < NNP_HW_MAX_QUEUES; i++) {
 		struct nnp_fw_op *op = fw->queues[i].op;
 		uint16_t torn;
 
-		if (!op || fw->queues[i].ctx != m->ctx || op->comm != comm ||
-		    op->aborted)
+		if (!op || fw->queues[i].ctx != m->ctx || op->aborted)
+			continue;
+		if (op->members && nnp_fw_op_uses_comm(op, comm)) {
+			op->ready = true;
+			any = true;
+			continue;
+		}
+		if (op->comm != comm)
 			continue;
 		torn = torn_by_leave_locked(m, op);
 		if (torn) {
@@ -203,6 +243,27 @@ bool nnp_fw_comm_left_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
 		}
 	}
 	return any;
+}
+
+bool nnp_fw_comm_left_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
+			     uint32_t calls, uint32_t port)
+{
+	if (!m->left || nnp_fw_call_after(m->left_calls, calls)) {
+		m->left = true;
+		m->left_calls = calls;
+	}
+	m->left_ports |= 1u << port;
+	return tear_left_locked(fw, m);
+}
+
+bool nnp_fw_comm_rank_left_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
+				  uint32_t rank)
+{
+	if (!m->routed_left || rank >= m->nranks || rank == m->rank ||
+	    rank >= NNP_HW_MAX_ROUTED_RANKS)
+		return false;
+	m->routed_left[rank / 8] |= 1u << rank % 8;
+	return tear_left_locked(fw, m);
 }
 
 /*
@@ -458,7 +519,8 @@ static uint16_t read_routes(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 	*routes = NULL;
 	if (cmd->len != n)
 		return NNP_STATUS_INVALID_FIELD;
-	r = calloc(1, n + 2 * peers * sizeof(uint16_t) + sizeof(uint16_t));
+	r = calloc(1, n + 2 * peers * sizeof(uint16_t) + sizeof(uint16_t) +
+		   (peers + 7) / 8);
 	if (!r)
 		return NNP_STATUS_NO_RESOURCES;
 	if (fw->host.dma_read(fw->host.opaque, cmd->addr, r, n)) {
@@ -487,6 +549,7 @@ uint16_t nnp_fw_comm_routes(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 	uint32_t n = 0, rank = 0, peers;
 	struct nnp_fw_comm *m;
 	uint8_t *routes, *old;
+	uint64_t epoch;
 	uint16_t st;
 
 	mtx_lock(&fw->lock);
@@ -514,8 +577,12 @@ uint16_t nnp_fw_comm_routes(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 	/* uint16_t-aligned: the block's table is padded to an even length. */
 	m->routed_sent = (uint16_t *)(routes + n + (n & 1));
 	m->routed_received = m->routed_sent + peers;
+	m->routed_left = (uint8_t *)(m->routed_received + peers);
+	epoch = m->epoch;
 	mtx_unlock(&fw->lock);
 	free(old);
 	nnp_fw_relay_routes_changed(fw);
+	/* A rank's routed leave that came before the routes is heard. */
+	nnp_fw_icl_claim_held(fw, epoch);
 	return NNP_STATUS_SUCCESS;
 }

@@ -94,6 +94,19 @@ bool nnp_fw_comm_failed_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
 bool nnp_fw_comm_left_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
 			     uint32_t calls, uint32_t port);
 /*
+ * How @op (a GROUP's member too) must end at its next wait for a leave of
+ * its communicator, with fw->lock held; 0 if it may go on.
+ */
+uint16_t nnp_fw_comm_torn_locked(struct nnp_fw *fw, const struct nnp_fw_op *op);
+/*
+ * Rank @rank of @m left it (v1.21), with fw->lock held: this chip's routed
+ * messages with it, in flight now or started later, end PEER_LEFT once
+ * they wait (all it sent here came before its leave). True if a worker
+ * must run for it.
+ */
+bool nnp_fw_comm_rank_left_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
+				  uint32_t rank);
+/*
  * Events (fw_events.c, v1.17). A communicator's first failure, with
  * fw->lock held (@port it came from, or NNP_HW_EVENT_NO_PORT); a link's
  * new NNP_PORT_* @state; all gone at a reset. A worker, holding no lock,

@@ -16,11 +16,13 @@ static const struct nnp_fw_link_hooks link_hooks = {
 	.rx_fault = nnp_fw_fault_rx,
 	.comm_failed_locked = nnp_fw_comm_failed_locked,
 	.peer_left_locked = nnp_fw_comm_left_locked,
+	.rank_left_locked = nnp_fw_comm_rank_left_locked,
 	.link_changed = nnp_fw_event_link,
 };
 
 static const struct nnp_fw_engine_hooks engine_hooks = {
 	.comm_ended = nnp_fw_comm_ended,
+	.torn_locked = nnp_fw_comm_torn_locked,
 };
 
 static bool is_pow2(uint64_t v)

@@ -45,8 +45,10 @@ static uint16_t p2p_route_locked(const struct nnp_fw_comm *m, uint64_t value,
 		return NNP_STATUS_INVALID_FIELD;
 	p->port = m->routes[peer];
 	p->seq = p->send ?
-		 nnp_fw_seq_routed(m->rank, peer, m->routed_sent[peer]++) :
-		 nnp_fw_seq_routed(peer, m->rank, m->routed_received[peer]++);
+		 nnp_fw_seq_routed(m->rank, peer,
+				   nnp_fw_routed_next(&m->routed_sent[peer])) :
+		 nnp_fw_seq_routed(peer, m->rank,
+				   nnp_fw_routed_next(&m->routed_received[peer]));
 	return NNP_STATUS_SUCCESS;
 }
 
@@ -78,9 +80,11 @@ static uint16_t p2p_begin(struct nnp_fw *fw, uint32_t ctx,
 		else
 			p->seq = nnp_fw_seq(p->send ? m->p2p_sent[p->port]++ :
 					    m->p2p_received[p->port]++, true);
-		/* The peer there left: a RECV ends once nothing is left. */
-		if (!p->routed)
-			p->op.aborted = nnp_fw_comm_port_torn(m, p->port);
+		/* The peer left: a RECV ends once nothing is left. */
+		if (!st)
+			p->op.aborted = p->routed ?
+				nnp_fw_comm_rank_torn(m, NNP_P2P_PEER(cmd->value)) :
+				nnp_fw_comm_port_torn(m, p->port);
 	}
 	mtx_unlock(&fw->lock);
 	/* Its link: a routed message comes in on any. */
@@ -103,17 +107,15 @@ static uint16_t p2p_step(struct nnp_fw *fw, struct nnp_fw_op *op)
 {
 	struct p2p *p = (struct p2p *)op;
 
-	/* A SEND to a peer that left sends nothing. */
-	if (p->send && !p->off) {
-		uint16_t torn = nnp_fw_op_torn(fw, op);
-
-		if (torn)
-			return torn;
-	}
 	for (;;) {
 		uint64_t n = p->len - p->off < NNP_FW_CHUNK_BYTES ?
 			     p->len - p->off : NNP_FW_CHUNK_BYTES;
-		uint16_t st = p->send ?
+		/* A SEND to a peer that left sends nothing more. */
+		uint16_t st = p->send ? nnp_fw_op_torn(fw, op) : 0;
+
+		if (st)
+			return st;
+		st = p->send ?
 			nnp_fw_icl_send(fw, op, p->port, p->epoch, p->seq, false,
 					p->mem + p->off, n) :
 			p2p_recv(fw, p, p->mem + p->off, n);

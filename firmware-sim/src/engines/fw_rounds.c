@@ -26,6 +26,8 @@ void nnp_fw_part_begin(struct nnp_fw *fw, const struct nnp_fw_round *r,
 	/* A part torn down on its own (a member a peer left) stays so. */
 	if (r->aborted)
 		part->aborted = r->aborted;
+	else if (!part->aborted)
+		part->aborted = fw->engine_hooks->torn_locked(fw, part);
 	part->link_lost = r->lost;
 	part->parked = false;
 	mtx_unlock(&fw->lock);

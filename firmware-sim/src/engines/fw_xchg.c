@@ -124,12 +124,12 @@ static uint16_t xchg_begin_locked(struct xchg *x, struct nnp_fw_comm *m)
 		if (flows(x, p, true)) {
 			x->out[p].port = m->routes[p];
 			x->out[p].seq = nnp_fw_seq_routed(x->rank, p,
-							  m->routed_sent[p]++);
+				nnp_fw_routed_next(&m->routed_sent[p]));
 			x->op.ports |= 1u << m->routes[p];
 		}
 		if (flows(x, p, false))
 			x->in[p].seq = nnp_fw_seq_routed(p, x->rank,
-							 m->routed_received[p]++);
+				nnp_fw_routed_next(&m->routed_received[p]));
 	}
 	return NNP_STATUS_SUCCESS;
 }

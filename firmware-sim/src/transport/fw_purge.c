@@ -40,18 +40,19 @@ static void drop_epoch_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
 bool nnp_fw_icl_drop_stale_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
 				  uint64_t now)
 {
+	uint64_t stale = nnp_fw_comm_timeout_ns(fw, 0);
 	struct nnp_fw_packet *pk = p->rx_head;
 	bool woke = false;
 
 	while (pk) {
-		if (now - pk->arrived_ns >= nnp_fw_comm_timeout_ns(fw, 0)) {
+		if (now - pk->arrived_ns >= stale) {
 			uint64_t epoch = pk->epoch;
-			struct nnp_fw_comm *m;
+			struct nnp_fw_comm *m = nnp_fw_comm_by_epoch_locked(fw,
+									    epoch);
 
 			p->lost_epochs[p->lost_next++ % NNP_FW_LOST_EPOCHS] =
 				epoch;
 			drop_epoch_locked(fw, p, epoch);
-			m = nnp_fw_comm_by_epoch_locked(fw, epoch);
 			if (m)
 				woke |= fw->link_hooks->comm_failed_locked(fw, m,
 						NNP_STATUS_NO_RESOURCES, p->index);

@@ -101,11 +101,18 @@ static bool rx_for_relay(const struct nnp_fw_comm *m,
 	       (!m || !m->routes || nnp_fw_seq_dst(pk->seq) != m->rank);
 }
 
-/* Whether @pk is the abort of a collective of @m, this chip's (or NULL). */
+/*
+ * Whether @pk, for @m here (or NULL), is taken as it comes: the abort of a
+ * collective, or a rank's leave routed to this one (v1.21).
+ */
 static bool rx_aborts(const struct nnp_fw_comm *m,
 		      const struct nnp_fw_packet *pk)
 {
-	return m && pk->abort && !(pk->seq & NNP_FW_SEQ_P2P);
+	if (!m || !pk->abort)
+		return false;
+	if (nnp_fw_seq_is_routed_leave(pk->seq, pk->abort))
+		return m->routes && nnp_fw_seq_dst(pk->seq) == m->rank;
+	return !(pk->seq & NNP_FW_SEQ_P2P);
 }
 
 /* What an arrival comes to: rx_admit_locked()'s verdict. */
@@ -214,9 +221,9 @@ static struct nnp_fw_op *call_of_locked(const struct nnp_fw_comm *m,
 }
 
 /*
- * Whether @pk, queued on @p for @m (NULL: none here), was lent by a peer
- * that called the collective in flight here with its label otherwise,
- * with fw->lock and p->lock held. Read or not: a rank whose part never
+ * Whether @pk, coming to @p's queue for @m (NULL: none here), was lent
+ * by a peer that called the collective in flight here with its label
+ * otherwise, with fw->lock and p->lock held. Read or not: a rank whose part never
  * reads what the peer lends it (two that each think they are a
  * broadcast's root only send) would otherwise wait for its timeout, and
  * the peer for its chunk to come back. Then @m fails MISMATCH at once,
@@ -243,23 +250,48 @@ static bool rx_check_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
 }
 
 /*
+ * Tell @m, with fw->lock held, what abort @pk (rx_aborts()) that came on
+ * @port says: a rank's routed leave (v1.21), its neighbour's leave (v1.20)
+ * or a collective's failure. True if a worker must run.
+ */
+static bool rx_tell_abort_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
+				 const struct nnp_fw_packet *pk, uint32_t port)
+{
+	if (nnp_fw_seq_is_routed_leave(pk->seq, pk->abort))
+		return fw->link_hooks->rank_left_locked(fw, m,
+							nnp_fw_seq_src(pk->seq));
+	if (pk->seq & NNP_FW_SEQ_LEAVE)
+		return fw->link_hooks->peer_left_locked(fw, m,
+							pk->seq & NNP_FW_LEAVE_CALLS,
+							port);
+	return fw->link_hooks->comm_failed_locked(fw, m, NNP_STATUS_ABORTED,
+						  port);
+}
+
+/*
  * Carry out verdict @v on arrival @a at @p, with fw->lock and p->lock
- * held: the queue's part first, then who must run (true: a worker). A
- * remote copy owes its sender a credit, paid back at once if it is not
- * kept. An in-process sender refused room keeps its packet and waits.
+ * held, in one direction: what the packet tells its communicator first,
+ * then the queue's part, then who must run (true: a worker). A remote
+ * copy owes its sender a credit, paid back at once if it is not kept. An
+ * in-process sender refused room keeps its packet and waits.
  */
 static bool rx_settle_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
 			     const struct rx_arrival *a, enum rx_verdict v)
 {
 	struct nnp_fw_packet *pk = a->pk;
-	uint32_t calls;
-	bool woke, leave;
+	bool woke = false, relay = false;
 
+	if (v == RX_ABORT)
+		woke = rx_tell_abort_locked(fw, a->m, pk, p->index);
+	if (v == RX_QUEUE) {
+		woke = rx_check_locked(fw, p, a->m, pk);
+		relay = rx_for_relay(a->m, pk);
+	}
 	if (a->remote && !pk->desc)
 		nnp_fw_icl_credit_owed_locked(p, pk);
 	switch (v) {
 	case RX_QUEUE:
-		pk = nnp_fw_icl_queue_locked(fw, p, pk);
+		nnp_fw_icl_queue_locked(fw, p, pk);
 		break;
 	case RX_UNWANTED:
 	case RX_FULL:
@@ -273,19 +305,11 @@ static bool rx_settle_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
 	case RX_ABORT:
 		/* An abort is a copy: credited back and freed. */
 		p->rx_packets++;
-		leave = pk->seq & NNP_FW_SEQ_LEAVE;
-		calls = pk->seq & NNP_FW_LEAVE_CALLS;
 		nnp_fw_icl_release_locked(p, pk);
-		if (leave)
-			return fw->link_hooks->peer_left_locked(fw, a->m, calls,
-								p->index);
-		return fw->link_hooks->comm_failed_locked(fw, a->m,
-							  NNP_STATUS_ABORTED,
-							  p->index);
+		return woke;
 	}
-	woke = nnp_fw_icl_wake_locked(fw, p->index);
-	woke |= rx_check_locked(fw, p, a->m, pk);
-	if (rx_for_relay(a->m, pk)) {
+	woke |= nnp_fw_icl_wake_locked(fw, p->index);
+	if (relay) {
 		atomic_store(&fw->relay_pending, true);
 		woke = true;
 	}
@@ -380,6 +404,42 @@ void *nnp_fw_icl_rx_data(struct nnp_fw_packet *pk)
 void nnp_fw_icl_rx_drop(struct nnp_fw_packet *pk)
 {
 	nnp_fw_packet_free(pk);
+}
+
+void nnp_fw_icl_claim_held(struct nnp_fw *fw, uint64_t epoch)
+{
+	uint32_t port, claimed = 0;
+	struct nnp_fw_comm *m;
+	bool woke = false;
+
+	mtx_lock(&fw->lock);
+	m = nnp_fw_comm_by_epoch_locked(fw, epoch);
+	for (port = 0; m && port < fw->cfg.num_ports; port++) {
+		struct nnp_fw_port *p = &fw->ports[port];
+		struct nnp_fw_packet **link, *prev = NULL;
+
+		mtx_lock(&p->lock);
+		link = &p->rx_head;
+		while (*link) {
+			struct nnp_fw_packet *pk = *link;
+
+			if (pk->epoch == epoch && rx_aborts(m, pk)) {
+				woke |= rx_tell_abort_locked(fw, m, pk, port);
+				nnp_fw_icl_drop_at(p, link, prev);
+				claimed |= 1u << port;
+				continue;
+			}
+			prev = pk;
+			link = &pk->next;
+		}
+		mtx_unlock(&p->lock);
+	}
+	mtx_unlock(&fw->lock);
+	for (port = 0; port < fw->cfg.num_ports; port++)
+		if (claimed >> port & 1)
+			nnp_fw_icl_room_freed(fw, port);
+	if (woke)
+		nnp_fw_icl_kick(fw);
 }
 
 int nnp_fw_icl_rx_queue(struct nnp_fw *fw, unsigned int port,

@@ -121,6 +121,9 @@ struct nnp_fw_link_hooks {
 	/* As nnp_fw_comm_left_locked(): a peer's leave came on @port. */
 	bool (*peer_left_locked)(struct nnp_fw *fw, struct nnp_fw_comm *m,
 				 uint32_t calls, uint32_t port);
+	/* As nnp_fw_comm_rank_left_locked(): rank @rank's routed leave came. */
+	bool (*rank_left_locked)(struct nnp_fw *fw, struct nnp_fw_comm *m,
+				 uint32_t rank);
 	/* @port's link went down or came up: its NNP_PORT_* @state now. */
 	void (*link_changed)(struct nnp_fw *fw, uint32_t port, uint32_t state);
 };
@@ -255,6 +258,12 @@ void nnp_fw_icl_purge(struct nnp_fw *fw, uint32_t port, uint64_t epoch,
  */
 void nnp_fw_icl_purge_comm(struct nnp_fw *fw, uint32_t port, uint64_t epoch,
 			   uint32_t rank);
+/*
+ * Communicator @epoch was just made, or routed, here: the aborts and
+ * leaves of it that came before, held for it, are taken now as they
+ * would have been on arrival.
+ */
+void nnp_fw_icl_claim_held(struct nnp_fw *fw, uint64_t epoch);
 /* Drop every packet queued on any port (reset). */
 void nnp_fw_icl_purge_all(struct nnp_fw *fw);
 /*
