@@ -79,7 +79,7 @@ const char *nnp_status_text(uint16_t status)
 		return "the ranks called the collective differently";
 	case NNP_STATUS_PEER_LEFT:
 		return "a rank left the communicator (its process ended or destroyed it) "
-		       "without calling this collective";
+		       "without its part of this collective or message";
 	}
 	return "device error";
 }

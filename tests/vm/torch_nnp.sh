@@ -109,7 +109,7 @@ done
 # A rank killed while the others wait for it: its chip's leave (hardware
 # 1.20) fails their allreduce, and the recv from it, at once, not at the
 # 30 s timeout.
-left="a rank left the communicator \\(its process ended or destroyed it\\) without calling this collective \\(status 0x17\\)"
+left="a rank left the communicator \\(its process ended or destroyed it\\) without its part of this collective or message \\(status 0x17\\)"
 for r in 0 1 2; do
 	op=allreduce
 	[ $r = 2 ] && op=recv
