@@ -212,6 +212,24 @@ uint16_t nnp_fw_comm_torn_locked(struct nnp_fw *fw, const struct nnp_fw_op *op)
 	return op->comm && m->ctx ? torn_by_leave_locked(m, op) : 0;
 }
 
+void nnp_fw_comm_op_queued_locked(struct nnp_fw *fw, uint32_t ctx,
+				  struct nnp_fw_op *op)
+{
+	uint32_t n = op->members ? op->members : 1, i;
+
+	for (i = 0; i < n && !op->aborted; i++) {
+		const struct nnp_fw_comm *m = nnp_fw_comm_of_locked(fw, ctx,
+			op->members ? op->member_comms[i] : op->comm);
+
+		if (!m)
+			continue;
+		if (m->error)
+			op->aborted = NNP_STATUS_ABORTED;
+		else if (!op->members)	/* a GROUP's members look each step */
+			op->aborted = torn_by_leave_locked(m, op);
+	}
+}
+
 /*
  * End the commands of @m in flight here that a leave tore down, with
  * fw->lock held: each ends at its next wait. A GROUP is run again, for

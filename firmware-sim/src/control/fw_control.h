@@ -99,6 +99,14 @@ bool nnp_fw_comm_left_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
  */
 uint16_t nnp_fw_comm_torn_locked(struct nnp_fw *fw, const struct nnp_fw_op *op);
 /*
+ * @op of @ctx, just made its queue's command in flight, with fw->lock
+ * held: a failure or a leave of its communicator that came after it
+ * started looked for it on the queues and missed it; it learns of it
+ * here, as it would have there.
+ */
+void nnp_fw_comm_op_queued_locked(struct nnp_fw *fw, uint32_t ctx,
+				  struct nnp_fw_op *op);
+/*
  * Rank @rank of @m left it (v1.21), with fw->lock held: this chip's routed
  * messages with it, in flight now or started later, end PEER_LEFT once
  * they wait (all it sent here came before its leave). True if a worker

@@ -515,6 +515,8 @@ static bool queue_fetch(struct nnp_fw *fw, struct nnp_fw_queue *q,
 		op->cid = cmd.cid;
 		mtx_lock(&fw->lock);
 		q->op = op;
+		/* From here on, an abort or a leave finds it on the queue. */
+		nnp_fw_comm_op_queued_locked(fw, ctx, op);
 		mtx_unlock(&fw->lock);
 	}
 	return true;
