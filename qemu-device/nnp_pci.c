@@ -95,6 +95,7 @@ struct NnpState {
     bool icl_share;
     bool shadow_doorbells;
     bool no_call_check;      /* property "call-check" off */
+    bool timing_only;        /* property "timing-only" */
 };
 
 static void nnp_kick(NnpState *s, unsigned int what)
@@ -468,6 +469,7 @@ static void nnp_realize(PCIDevice *pdev, Error **errp)
         .pcie_latency_ns = s->pcie_latency_ns,
         .cmd_overhead_ns = s->cmd_overhead_ns,
         .no_shadow_doorbells = !s->shadow_doorbells,
+        .timing_only = s->timing_only,
     };
     unsigned int nvec = NNP_VECTOR_QUEUE(NNP_HW_MAX_QUEUES);
     const char *why = NULL;
@@ -617,6 +619,7 @@ static const Property nnp_props[] = {
     DEFINE_PROP_UINT32("workers", NnpState, nworkers, 0),
     DEFINE_PROP_BOOL("icl-share", NnpState, icl_share, true),
     DEFINE_PROP_BOOL("shadow-doorbells", NnpState, shadow_doorbells, true),
+    DEFINE_PROP_BOOL("timing-only", NnpState, timing_only, false),
 };
 
 /* Monitor: qom-set /machine/peripheral/ID link-down PORT (or link-up). */
