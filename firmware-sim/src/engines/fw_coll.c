@@ -291,13 +291,17 @@ static uint16_t allgather(struct coll *c)
 }
 
 /*
- * Where reduce-scatter's step @s folds: acc for the last, a second buffer
- * and acc in turn before it. The partial sum lent in one step is thus
- * written over two steps later, not in the next while the next chip may
- * still be reading it (which would make every chip wait for the next).
+ * Where reduce-scatter's step @s folds: the output for the last, a second
+ * buffer and acc in turn before it. The partial sum lent in one step is
+ * thus written over two steps later, not in the next while the next chip
+ * may still be reading it (which would make every chip wait for the
+ * next). In place acc is scratch, so no fold but the last writes this
+ * rank's own part of the input, which the last folds in.
  */
 static uint8_t *fold_buf(const struct coll *c, uint32_t s)
 {
+	if (s + 2 == c->nranks)
+		return c->dst;
 	return (c->nranks - 2 - s) % 2 ? c->acc2 : c->acc;
 }
 
@@ -317,7 +321,7 @@ static uint16_t reduce_scatter(struct coll *c)
 		st.out = c->s ? fold_buf(c, c->s - 1) :
 			 part(c, c->src, rank_at(c, nnp_fw_coll_behind(c, 1)));
 		st.in = fold_buf(c, c->s);
-		st.in_lent_before = c->s > 1;
+		st.in_lent_before = c->s > 1 && st.in == fold_buf(c, c->s - 2);
 		st.with = part(c, c->src, rank_at(c, nnp_fw_coll_behind(c, c->s + 2)));
 		status = ring_step(c, &st);
 		if (status)
@@ -660,12 +664,12 @@ static uint16_t coll_start(struct coll *c)
 	if (c->opcode != NNP_CMD_BROADCAST && c->opcode != NNP_CMD_REDUCE &&
 	    nnp_fw_coll_ready_init(c))
 		return NNP_STATUS_NO_RESOURCES;
-	/* Reduce-scatter in place folds into a scratch copy of its part. */
 	c->acc = c->dst;
 	/* Reduce's ranks on the way fold into scratch: they name no output. */
 	if (c->opcode == NNP_CMD_REDUCE && !c->dst)
 		c->acc = nnp_fw_scratch_take(c->fw, bytes);
-	if (c->opcode == NNP_CMD_REDUCE_SCATTER &&
+	/* In place, what reduce-scatter folds before the last step: scratch. */
+	if (c->opcode == NNP_CMD_REDUCE_SCATTER && c->nranks > 3 &&
 	    overlap(c->dst, bytes, c->src, bytes * c->nranks))
 		c->acc = nnp_fw_scratch_take(c->fw, bytes);
 	if (c->opcode == NNP_CMD_REDUCE_SCATTER && c->nranks > 2) {
@@ -706,15 +710,7 @@ static uint16_t coll_run(struct nnp_fw *fw, struct nnp_fw_op *op)
 	     (c->opcode == NNP_CMD_REDUCE && c->dst)) &&
 	    c->op == NNP_OP_AVG && c->nranks > 1) {
 		if (moves_data(c))
-			nnp_fw_divide(c->dtype, c->opcode == NNP_CMD_REDUCE ?
-				      c->dst : c->acc, c->count, c->nranks);
-		nnp_fw_clock_hbm(fw, op, 2 * bytes);
-	}
-	/* Reduce's scratch was the chain's only: nothing to copy out. */
-	if (c->acc && c->acc != c->dst && c->opcode != NNP_CMD_REDUCE) {
-		if (moves_data(c))
-			memcpy(c->dst, c->acc, bytes);
-		c->local += bytes;
+			nnp_fw_divide(c->dtype, c->dst, c->count, c->nranks);
 		nnp_fw_clock_hbm(fw, op, 2 * bytes);
 	}
 	return NNP_STATUS_SUCCESS;
