@@ -19,9 +19,21 @@ struct coll_span {
 };
 
 /* Collectives gathered to run at once, the first @n of @members. */
+/*
+ * The extent of what a batch's members read, or write: the key of all the
+ * spans, and from the lowest offset to the highest end; mixed when they
+ * name more than one key (then only the spans themselves tell).
+ */
+struct coll_box {
+	uint32_t key;		/* 0: no span yet */
+	bool mixed;
+	uint64_t lo, hi;
+};
+
 struct coll_batch {
 	const struct nnp_hw_queue_cmd **members;
 	struct coll_span *reads, *writes;	/* one each a member */
+	struct coll_box read_box, write_box;
 	uint32_t n, cap;	/* cap 0: the device runs none at once */
 	uint64_t bytes, packets;	/* what they may send at once, at most */
 };

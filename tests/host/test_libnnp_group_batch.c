@@ -7,7 +7,10 @@
  * memory of their own join one batch, and flush as a GROUP then its
  * members in the order issued, a lone one as itself; one that writes what
  * a member reads or writes, or reads what a member writes, is refused,
- * while two that only read one buffer join; exchanges, copies and
+ * while two that only read one buffer join, and a member in the gap
+ * between two members' bytes joins where one of a second key that a
+ * member writes is refused (the batch's boxes spare only the look at
+ * each member); exchanges, copies and
  * collectives over 64 KiB are refused; the batch takes 1 MiB of what its
  * members may send (8 members of 64 KiB), 384 packets (27 allreduces of
  * 8 ranks) and its cap of members, and none on a device without it.
@@ -97,6 +100,44 @@ static void test_shared_memory_orders(void **state)
 	assert_int_equal(b.n, 3);
 }
 
+/*
+ * What the batch's members span as a whole (its boxes) only spares the
+ * look at each member: a member in a gap between two joins, one that
+ * overlaps a member of the second key in a batch of two refuses, and a
+ * new batch after a flush knows nothing of the last.
+ */
+static void test_boxes_only_spare_the_scan(void **state)
+{
+	struct nnp_hw_queue_cmd low = coll(NNP_CMD_ALLREDUCE, 2, 0, 0);
+	struct nnp_hw_queue_cmd high = coll(NNP_CMD_ALLREDUCE, 2, 16, 16);
+	struct nnp_hw_queue_cmd gap = coll(NNP_CMD_ALLREDUCE, 2, 8, 8);
+	/* Of key 3: [0] writes it at 64-71, [1] at 68-75, [2] reads 60-67. */
+	struct nnp_hw_queue_cmd k3[3] = {
+		coll(NNP_CMD_ALLREDUCE, 2, 64, 64), coll(NNP_CMD_ALLREDUCE, 2, 200, 68),
+		coll(NNP_CMD_ALLREDUCE, 2, 60, 300),
+	}, out[8];
+
+	(void)state;
+	k3[0].dst_key = k3[1].dst_key = k3[2].src_key = 3;
+	batch(MAXB);
+	assert_true(nnp_coll_batch_add(&b, &low, 4));
+	assert_true(nnp_coll_batch_add(&b, &high, 4));
+	/* Inside both boxes, on no member's bytes. */
+	assert_true(nnp_coll_batch_add(&b, &gap, 4));
+	/* A second key written: the write box is mixed. */
+	assert_true(nnp_coll_batch_add(&b, &k3[0], 4));
+	/* Both touch what k3[0] writes. */
+	assert_false(nnp_coll_batch_add(&b, &k3[1], 4));
+	assert_false(nnp_coll_batch_add(&b, &k3[2], 4));
+	assert_int_equal(b.n, 4);
+	assert_int_equal(nnp_coll_batch_flush(&b, out, 0), 5);
+	/* A new batch: k3[1] alone, then a read of key 3 clear of it. */
+	assert_true(nnp_coll_batch_add(&b, &k3[1], 4));
+	k3[2].src_off = 0;
+	assert_true(nnp_coll_batch_add(&b, &k3[2], 4));
+	assert_false(nnp_coll_batch_add(&b, &k3[0], 4));
+}
+
 static void test_only_small_ring_collectives(void **state)
 {
 	struct nnp_hw_queue_cmd big = coll(NNP_CMD_ALLREDUCE, (64u << 10) / 4 + 1, 0, 0);
@@ -157,6 +198,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_disjoint_small_collectives_join),
 		cmocka_unit_test(test_shared_memory_orders),
+		cmocka_unit_test(test_boxes_only_spare_the_scan),
 		cmocka_unit_test(test_only_small_ring_collectives),
 		cmocka_unit_test(test_what_may_be_in_flight),
 	};
