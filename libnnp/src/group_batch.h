@@ -18,7 +18,6 @@ struct coll_span {
 	uint64_t off, len;
 };
 
-/* Collectives gathered to run at once, the first @n of @members. */
 /*
  * The extent of what a batch's members read, or write: the key of all the
  * spans, and from the lowest offset to the highest end; mixed when they
@@ -30,6 +29,7 @@ struct coll_box {
 	uint64_t lo, hi;
 };
 
+/* Collectives gathered to run at once, the first @n of @members. */
 struct coll_batch {
 	const struct nnp_hw_queue_cmd **members;
 	struct coll_span *reads, *writes;	/* one each a member */
