@@ -26,18 +26,35 @@ uint16_t comm_create(struct fw_harness *h, uint32_t rank)
 	return fw_harness_admin(h, c, NULL);
 }
 
-/* COMM_ROUTES of @len bytes @r for communicator @comm. */
-uint16_t routes_give(struct fw_harness *h, uint32_t comm, const uint8_t *r,
-		     uint32_t len)
+/* Admin command @opcode for communicator @comm, with @len bytes @data. */
+static uint16_t comm_admin(struct fw_harness *h, uint8_t opcode, uint32_t comm,
+			   const void *data, uint32_t len)
 {
 	struct nnp_hw_admin_cmd c = {
-		.opcode = NNP_ADMIN_COMM_ROUTES, .addr = H_AQ_DATA, .len = len,
+		.opcode = opcode, .addr = H_AQ_DATA, .len = len,
 	};
 
-	memcpy(fw_harness_host_ptr(h, H_AQ_DATA), r, len);
+	memcpy(fw_harness_host_ptr(h, H_AQ_DATA), data, len);
 	c.args[0] = CTX;
 	c.args[1] = comm;
 	return fw_harness_admin(h, c, NULL);
+}
+
+uint16_t routes_give(struct fw_harness *h, uint32_t comm, const uint8_t *r,
+		     uint32_t len)
+{
+	return comm_admin(h, NNP_ADMIN_COMM_ROUTES, comm, r, len);
+}
+
+uint16_t ring_topology_give(struct fw_harness *h, uint32_t rank)
+{
+	const struct nnp_hw_comm_topology t = {
+		.algo = NNP_HW_ALGO_RING,
+		.dim[0] = { .n = N, .pos = rank, .pairs = 1, .next_port = { 0 },
+			    .prev_port = { 1 } },
+	};
+
+	return comm_admin(h, NNP_ADMIN_COMM_TOPOLOGY, COMM, &t, sizeof(t));
 }
 
 /*

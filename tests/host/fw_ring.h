@@ -34,6 +34,11 @@ uint16_t comm_create(struct fw_harness *h, uint32_t rank);
 /* COMM_ROUTES of @len bytes @r for communicator @comm. */
 uint16_t routes_give(struct fw_harness *h, uint32_t comm, const uint8_t *r,
 		     uint32_t len);
+/*
+ * COMM_TOPOLOGY of rank @rank on chip @h: the ring, as libnnp gives every
+ * communicator, so that only its ports take a collective's packets.
+ */
+uint16_t ring_topology_give(struct fw_harness *h, uint32_t rank);
 /* The ring's routes from @rank into @r, N bytes. */
 void ring_routes(uint32_t rank, uint8_t *r);
 /* Wire the ring; @made: the ranks whose communicator is made and routed. */

@@ -18,7 +18,10 @@
  * allreduce and rank 0's RECV from rank 2 end PEER_LEFT without waiting;
  * routed message numbers skip the leave's
  * number (1023) as they wrap, and a message on either side of the wrap
- * comes byte for byte.
+ * comes byte for byte. With a chord between chips 0 and 2, off the ring
+ * topology both have: a RECV by port over it ends PEER_LEFT at rank 2's
+ * leave, after taking what rank 2 sent over it before, and a SEND over
+ * it after the leave sends nothing.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -54,19 +57,29 @@ static uint16_t run_one(uint32_t i, struct nnp_hw_queue_cmd c)
 	return chips[i].status;
 }
 
+/*
+ * Chip 0 waits in @recv, from rank 2, which leaves instead: how @recv
+ * ends. No clock moves, so the leave ends it, not a timeout.
+ */
+static uint16_t receive_across_the_leave(struct nnp_hw_queue_cmd recv)
+{
+	fw_chip_post(&chips[0], recv);
+	run_rounds(4);
+	assert_int_equal(cqe(0, chips[0].slot)->phase & 1, !chips[0].phase);
+	comm_destroy(2);
+	run_rounds(4);
+	fw_chips_run_one_thread(chips, 1);
+	return chips[0].status;
+}
+
 /* Rank 0 waits for a message from rank 2, which leaves instead. */
 static void test_receive_ends_when_its_sender_leaves(void **state)
 {
 	(void)state;
 	ring_up(ALL);
-	fw_chip_post(&chips[0], routed(NNP_CMD_RECV, keys[0], DST, 1000, 2));
-	run_rounds(4);
-	assert_int_equal(cqe(0, chips[0].slot)->phase & 1, !chips[0].phase);
-	comm_destroy(2);
-	/* No clock moved: the leave ends it, not a timeout. */
-	run_rounds(4);
-	fw_chips_run_one_thread(chips, 1);
-	assert_int_equal(chips[0].status, NNP_STATUS_PEER_LEFT);
+	assert_int_equal(receive_across_the_leave(routed(NNP_CMD_RECV, keys[0],
+							 DST, 1000, 2)),
+			 NNP_STATUS_PEER_LEFT);
 	assert_int_equal(fw_harness_comm_status(chips[0].h, CTX, COMM),
 			 NNP_STATUS_PEER_LEFT);
 	/* Ranks that waited on nothing of rank 2's go on. */
@@ -280,6 +293,91 @@ static void test_message_numbers_skip_the_leave(void **state)
 	ring_down();
 }
 
+/*
+ * Ring of 4 and a chord: chip 0's port 2 to chip 2's port 2, the first
+ * hop of ranks 0 and 2's routes to each other. Ranks 0 and 2 have the
+ * ring as their topology, as libnnp gives it: the chord is not in it.
+ */
+static void chord_up(void)
+{
+	uint8_t r[MAXR];
+	uint32_t i;
+
+	ring_up(0xa);
+	assert_int_equal(nnp_fw_link_connect(chips[0].h->fw, 2,
+					     chips[2].h->fw, 2), 0);
+	for (i = 0; i < N; i += 2) {
+		ring_routes(i, r);
+		r[(i + 2) % N] = 2;
+		assert_int_equal(comm_create(chips[i].h, i), NNP_STATUS_SUCCESS);
+		assert_int_equal(routes_give(chips[i].h, COMM, r, N),
+				 NNP_STATUS_SUCCESS);
+		assert_int_equal(ring_topology_give(chips[i].h, i),
+				 NNP_STATUS_SUCCESS);
+	}
+}
+
+/* A message by port over the chord, @len bytes at @off. */
+static struct nnp_hw_queue_cmd on_chord(uint8_t opcode, uint32_t i,
+					uint64_t off, uint64_t len)
+{
+	return p2p_cmd(opcode, keys[i], off, len, NNP_P2P_VALUE(COMM, 2));
+}
+
+/*
+ * Rank 0 waits to receive by port from rank 2 over the chord, a link off
+ * the ring; rank 2 leaves: the receive ends PEER_LEFT with no clock
+ * moved, as one on a ring port does.
+ */
+static void test_receive_by_port_off_the_ring_ends(void **state)
+{
+	(void)state;
+	chord_up();
+	assert_int_equal(receive_across_the_leave(on_chord(NNP_CMD_RECV, 0, DST,
+							   1000)),
+			 NNP_STATUS_PEER_LEFT);
+	ring_down();
+}
+
+/*
+ * What rank 2 sent by port over the chord before it left comes byte for
+ * byte; only the receive after it ends.
+ */
+static void test_chord_messages_before_the_leave_come(void **state)
+{
+	(void)state;
+	chord_up();
+	pattern(2, SRC, 3000, 9);
+	fw_chip_post(&chips[2], on_chord(NNP_CMD_SEND, 2, SRC, 3000));
+	fw_chips_run_one_thread(&chips[2], 1);
+	assert_int_equal(chips[2].status, NNP_STATUS_SUCCESS);
+	comm_destroy(2);
+	memset(chips[0].h->dev_mem + DST, 0xee, 3000);
+	assert_int_equal(run_one(0, on_chord(NNP_CMD_RECV, 0, DST, 3000)),
+			 NNP_STATUS_SUCCESS);
+	assert_memory_equal(chips[0].h->dev_mem + DST, chips[2].h->dev_mem + SRC,
+			    3000);
+	assert_int_equal(run_one(0, on_chord(NNP_CMD_RECV, 0, DST, 10)),
+			 NNP_STATUS_PEER_LEFT);
+	ring_down();
+}
+
+/* Once rank 2 left, a SEND to it by port over the chord sends nothing. */
+static void test_send_by_port_off_the_ring_sends_nothing(void **state)
+{
+	uint64_t sent;
+
+	(void)state;
+	chord_up();
+	comm_destroy(2);
+	run_rounds(4);
+	sent = fw_harness_counters(chips[0].h).icl_tx_bytes;
+	assert_int_equal(run_one(0, on_chord(NNP_CMD_SEND, 0, SRC, 10)),
+			 NNP_STATUS_PEER_LEFT);
+	assert_int_equal(fw_harness_counters(chips[0].h).icl_tx_bytes, sent);
+	ring_down();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +390,9 @@ int main(void)
 		cmocka_unit_test(test_group_takes_what_came_before_the_leave),
 		cmocka_unit_test(test_comm_made_after_the_leave),
 		cmocka_unit_test(test_message_numbers_skip_the_leave),
+		cmocka_unit_test(test_receive_by_port_off_the_ring_ends),
+		cmocka_unit_test(test_chord_messages_before_the_leave_come),
+		cmocka_unit_test(test_send_by_port_off_the_ring_sends_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

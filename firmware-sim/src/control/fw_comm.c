@@ -141,16 +141,30 @@ static bool abort_commands_locked(struct nnp_fw *fw, uint32_t ctx, uint32_t comm
 }
 
 /*
- * What a rank leaving @m tells its peers: its ring neighbours how many
+ * What a rank leaving @m tells its peers: the rank at the far end of each
+ * of its ring's ports and of each port its routes start on how many
  * collectives it started (nnp_fw_icl_send_leave()), and every rank it has
  * a route to that it left (v1.21), behind the messages it sent that rank
- * on the same route. @routes is taken from @m, to be freed once told.
+ * on the same route. A message by port to a linked rank off the ring
+ * (the first hop of that rank's route) thus ends too, not only a routed
+ * one. @routes is taken from @m, to be freed once told.
  */
 struct leave {
 	uint32_t ports, calls, rank, nranks;
 	uint64_t epoch;
 	uint8_t *routes;
 };
+
+/* The ports @m's routes start on: each links to a rank of @m. */
+static uint32_t route_ports(const struct nnp_fw_comm *m)
+{
+	uint32_t ports = 0, r;
+
+	for (r = 0; m->routes && r < m->nranks && r < NNP_HW_MAX_ROUTED_RANKS; r++)
+		if (m->routes[r] < NNP_FW_MAX_PORTS)
+			ports |= 1u << m->routes[r];
+	return ports;
+}
 
 /* @m's leave, with fw->lock held: its routes go to it, from @m. */
 static struct leave leave_of_locked(struct nnp_fw_comm *m)
@@ -161,7 +175,8 @@ static struct leave leave_of_locked(struct nnp_fw_comm *m)
 	if (m->nranks < 2 || m->error)
 		return (struct leave){ 0 };
 	l = (struct leave){
-		.ports = nnp_fw_comm_ports(m), .calls = m->calls_started,
+		.ports = nnp_fw_comm_ports(m) | route_ports(m),
+		.calls = m->calls_started,
 		.rank = m->rank, .nranks = m->nranks, .epoch = m->epoch,
 		.routes = m->routes,
 	};
