@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* nnptool helpers shared by the subcommands. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "json_out.h"
 #include "nnptool.h"
@@ -101,4 +104,40 @@ int parse_size(const char *s, size_t *out)
 		return -1;
 	*out = (size_t)v;
 	return 0;
+}
+
+int nnptool_write_file(const char *cmd, const char *path,
+		       void (*body)(FILE *f, const void *arg), const void *arg)
+{
+	char tmp[4096];
+	FILE *f = NULL;
+	int bad, fd;
+
+	/*
+	 * A name of our own making beside @path, then renamed over it: a
+	 * fixed one (PATH.tmp) could be another user's link to a file of
+	 * root's, in a directory they may write (node-exporter's, say).
+	 */
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= sizeof(tmp)) {
+		fprintf(stderr, "nnptool: %s: %s: name too long\n", cmd, path);
+		return NNPTOOL_EXIT_ERROR;
+	}
+	fd = mkstemp(tmp);
+	if (fd >= 0 && fchmod(fd, 0644) == 0)
+		f = fdopen(fd, "w");
+	if (f) {
+		body(f, arg);
+		bad = ferror(f);
+		bad |= fclose(f);
+		if (!bad && !rename(tmp, path))
+			return NNPTOOL_EXIT_OK;
+	}
+	/* The name the user gave, not the temporary one's random letters. */
+	fprintf(stderr, "nnptool: %s: %s: %s\n", cmd, path, strerror(errno));
+	if (fd >= 0) {
+		if (!f)
+			close(fd);
+		remove(tmp);
+	}
+	return NNPTOOL_EXIT_ERROR;
 }

@@ -3,14 +3,12 @@
  * nnptool metrics: every device's telemetry in the Prometheus text format
  * (version 0.0.4), for node-exporter's textfile collector: HELP and TYPE
  * before each metric's samples, labelled device="INDEX". With -o FILE the
- * text goes to FILE.tmp, renamed over FILE once complete, so the collector
- * never reads half a file.
+ * text goes to a new file beside FILE, renamed over it once complete, so
+ * the collector never reads half a file.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "json_out.h"
 #include "nnptool.h"
@@ -198,50 +196,27 @@ static void write_json(FILE *f, const struct dev_sample *s, int n)
 	jo_line(f, doc);
 }
 
-static int write_file(const char *path, const struct nnptool_opts *o,
-		      const struct dev_sample *s, int n)
-{
-	char tmp[4096];
-	FILE *f = NULL;
-	int bad, fd;
+/* What one run of nnptool metrics writes. */
+struct sampled {
+	bool json;
+	const struct dev_sample *s;
+	int n;
+};
 
-	/*
-	 * A name of our own making beside @path, then renamed over it: a
-	 * fixed one (PATH.tmp) could be another user's link to a file of
-	 * root's, in a directory they may write (node-exporter's, say).
-	 */
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= sizeof(tmp)) {
-		fprintf(stderr, "nnptool: metrics: %s: name too long\n", path);
-		return NNPTOOL_EXIT_ERROR;
-	}
-	fd = mkstemp(tmp);
-	if (fd >= 0 && fchmod(fd, 0644) == 0)
-		f = fdopen(fd, "w");
-	if (!f) {
-		perror(tmp);
-		if (fd >= 0) {
-			close(fd);
-			remove(tmp);
-		}
-		return NNPTOOL_EXIT_ERROR;
-	}
-	if (o->json)
-		write_json(f, s, n);
+static void write_sampled(FILE *f, const void *arg)
+{
+	const struct sampled *d = arg;
+
+	if (d->json)
+		write_json(f, d->s, d->n);
 	else
-		write_text(f, s, n);
-	bad = ferror(f);
-	bad |= fclose(f);
-	if (bad || rename(tmp, path)) {
-		perror(path);
-		remove(tmp);
-		return NNPTOOL_EXIT_ERROR;
-	}
-	return NNPTOOL_EXIT_OK;
+		write_text(f, d->s, d->n);
 }
 
 int cmd_metrics(struct nnptool_opts *o, int argc, char **argv)
 {
 	static struct dev_sample s[MAX_DEVS];
+	struct sampled sampled;
 	const char *out = NULL;
 	int count, d, c, ret;
 	nnp_result_t r;
@@ -260,11 +235,9 @@ int cmd_metrics(struct nnptool_opts *o, int argc, char **argv)
 		if (ret)
 			return ret;
 	}
+	sampled = (struct sampled){ .json = o->json, .s = s, .n = count };
 	if (out)
-		return write_file(out, o, s, count);
-	if (o->json)
-		write_json(stdout, s, count);
-	else
-		write_text(stdout, s, count);
+		return nnptool_write_file("metrics", out, write_sampled, &sampled);
+	write_sampled(stdout, &sampled);
 	return NNPTOOL_EXIT_OK;
 }

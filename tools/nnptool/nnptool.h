@@ -118,6 +118,13 @@ int nnptool_each_device_start(const struct nnptool_cmd *cmd,
 
 /* Report a failed libnnp call on stderr; returns NNPTOOL_EXIT_ERROR. */
 int nnptool_fail(const char *what, nnp_result_t r);
+/*
+ * @body(f, @arg) written to @path whole or not at all: into a new file
+ * beside it (mode 0644), renamed over it once complete, so a reader never
+ * sees half of it. An exit code; what failed said on stderr.
+ */
+int nnptool_write_file(const char *cmd, const char *path,
+		       void (*body)(FILE *f, const void *arg), const void *arg);
 
 /*
  * Open DEV given as an index ("0") or a node path ("/dev/accel/accel0").

@@ -9,102 +9,10 @@
  */
 #include <inttypes.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "json_out.h"
 #include "nnptool.h"
-
-#define MAX_DEVS	64
-#define MAX_OUT		(MAX_DEVS * NNP_MAX_PORTS)
-
-/* A wired port whose peer is not one of this host's devices. */
-struct out_link {
-	int dev;
-	unsigned int port;
-	uint32_t peer_chip, peer_port;
-	bool up;
-};
-
-struct topo {
-	int n;
-	uint32_t chip[MAX_DEVS];
-	int numa[MAX_DEVS];
-	int links[MAX_DEVS][MAX_DEVS];
-	int hops[MAX_DEVS][MAX_DEVS];	/* -1: no path */
-	int nout;
-	struct out_link out[MAX_OUT];
-};
-
-static int dev_of_chip(const struct topo *t, uint32_t chip)
-{
-	int i;
-
-	for (i = 0; i < t->n; i++)
-		if (t->chip[i] == chip)
-			return i;
-	return -1;
-}
-
-/* Breadth-first from each device over the pairs joined by a link. */
-static void topo_hops(struct topo *t)
-{
-	int queue[MAX_DEVS], s, i, head, tail;
-
-	for (s = 0; s < t->n; s++) {
-		for (i = 0; i < t->n; i++)
-			t->hops[s][i] = -1;
-		t->hops[s][s] = 0;
-		queue[0] = s;
-		for (head = 0, tail = 1; head < tail; head++) {
-			int u = queue[head];
-
-			for (i = 0; i < t->n; i++) {
-				if (t->links[u][i] && t->hops[s][i] < 0) {
-					t->hops[s][i] = t->hops[s][u] + 1;
-					queue[tail++] = i;
-				}
-			}
-		}
-	}
-}
-
-static int topo_read(struct topo *t)
-{
-	static struct dev_sample s[MAX_DEVS];
-	nnp_result_t r;
-	int count, i, ret;
-	unsigned int p;
-
-	memset(t, 0, sizeof(*t));
-	r = nnp_device_count(&count);
-	if (r != NNP_SUCCESS)
-		return nnptool_fail("topo", r);
-	t->n = count < MAX_DEVS ? count : MAX_DEVS;
-	for (i = 0; i < t->n; i++) {
-		ret = dev_sample(i, &s[i]);
-		if (ret)
-			return ret;
-		t->chip[i] = s[i].info.chip_id;
-		t->numa[i] = dev_numa_node(s[i].sysfs);
-	}
-	for (i = 0; i < t->n; i++) {
-		for (p = 0; p < s[i].nports; p++) {
-			const struct nnp_port_info *port = &s[i].ports[p];
-			int peer = dev_of_chip(t, port->peer_chip);
-
-			if ((port->state & NNP_LINK_UP) && peer >= 0 && peer != i)
-				t->links[i][peer]++;
-			if ((port->state & NNP_LINK_WIRED) && peer < 0)
-				t->out[t->nout++] = (struct out_link){
-					.dev = i, .port = p, .peer_chip = port->peer_chip,
-					.peer_port = port->peer_port,
-					.up = port->state & NNP_LINK_UP,
-				};
-		}
-	}
-	topo_hops(t);
-	return NNPTOOL_EXIT_OK;
-}
+#include "topo_read.h"
 
 static void cell(const struct topo *t, int i, int j, char *buf, size_t len)
 {
@@ -243,7 +151,7 @@ int cmd_topo(struct nnptool_opts *o, int argc, char **argv)
 	t = malloc(sizeof(*t));
 	if (!t)
 		return nnptool_fail("topo", NNP_ERROR_OUT_OF_MEMORY);
-	ret = topo_read(t);
+	ret = topo_read(t, "topo", false);
 	if (!ret) {
 		if (o->json)
 			print_json(t);
