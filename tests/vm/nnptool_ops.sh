@@ -63,7 +63,7 @@ nnptool metrics extra 2>/dev/null; echo "status=$?"
 nnptool topo extra 2>/dev/null; echo "status=$?"
 # Each line: CMD~status~first line of stdout~first and second of stderr.
 sec help-bad
-for c in list info reset links topo ps watch metrics cdi memtest bench "bench copy" \
+for c in list info reset links topo ps watch metrics cdi gres memtest bench "bench copy" \
 	"bench allreduce" "bench broadcast" "bench allgather" "bench reduce_scatter"; do
 	nnptool $c --help >/tmp/o 2>/tmp/e
 	echo "help $c~$?~$(head -n 1 /tmp/o)~$(head -n 1 /tmp/e)~"
@@ -336,7 +336,7 @@ def help_bad():
         cmd, status, o, e1, e2 = rest.split("~")
         rows[(kind, cmd)] = (int(status), o, e1, e2)
     cmds = ["list", "info", "reset", "links", "topo", "ps", "watch", "metrics", "cdi",
-            "memtest", "bench", "bench copy", "bench allreduce", "bench broadcast",
+            "gres", "memtest", "bench", "bench copy", "bench allreduce", "bench broadcast",
             "bench allgather", "bench reduce_scatter"]
     for c in cmds:
         st, o, e1, _ = rows[("help", c)]

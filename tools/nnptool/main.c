@@ -34,6 +34,9 @@ static void usage(FILE *f)
 	      "  cdi [-o FILE]\n"
 	      "              a CDI spec of the devices for container runtimes\n"
 	      "              (default /etc/cdi/nnp.json; - for stdout)\n"
+	      "  gres [-o FILE]\n"
+	      "              Slurm gres.conf lines for the devices, with the links\n"
+	      "              up between them (default: stdout)\n"
 	      "  memtest [DEV] [--size SIZE]\n"
 	      "              write and verify patterns through every memory path\n"
 	      "  bench copy [DEV] [--min SIZE] [--max SIZE] [--iters N]\n"
@@ -82,6 +85,8 @@ static int run(struct nnptool_opts *o, int argc, char **argv)
 		return cmd_metrics(o, argc, argv);
 	if (!strcmp(cmd, "cdi"))
 		return cmd_cdi(o, argc, argv);
+	if (!strcmp(cmd, "gres"))
+		return cmd_gres(o, argc, argv);
 	if (!strcmp(cmd, "ps"))
 		return cmd_ps(o, argc, argv);
 	if (!strcmp(cmd, "comms"))

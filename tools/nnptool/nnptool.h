@@ -54,6 +54,7 @@ int cmd_topo(struct nnptool_opts *o, int argc, char **argv);
 int cmd_metrics(struct nnptool_opts *o, int argc, char **argv);
 int cmd_watch(struct nnptool_opts *o, int argc, char **argv);
 int cmd_cdi(struct nnptool_opts *o, int argc, char **argv);
+int cmd_gres(struct nnptool_opts *o, int argc, char **argv);
 int cmd_ps(struct nnptool_opts *o, int argc, char **argv);
 int cmd_coredump(struct nnptool_opts *o, int argc, char **argv);
 int cmd_comms(struct nnptool_opts *o, int argc, char **argv);

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nnptool gres [-o FILE]: the gres.conf lines that describe this node's
+ * chips to Slurm as generic resources (GRES) of name nnp, type nnpt: one
+ * line a chip, with its device file and, in Links=, how many links that
+ * are up join it to each chip, in the order of the lines (-1 for itself),
+ * Slurm's measure of how well two devices are connected. A link
+ * that is wired but down is left out of Links= and named in a comment
+ * after its chip's line, as is a chip with no link up at all. The first
+ * lines, comments, say what slurm.conf needs beside them.
+ * Default FILE: - (stdout), since gres.conf may hold other GRES too; a
+ * FILE is replaced whole (nnptool_write_file()). Text whatever --json
+ * says, as a gres.conf is.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nnptool.h"
+#include "topo_read.h"
+
+#define GRES_NAME	"nnp"
+#define GRES_TYPE	"nnpt"
+
+/* Why device @i's links are not all in Links=, in comments. */
+static void say_down(FILE *f, const struct topo *t, int i)
+{
+	bool any_up = false;
+	int j;
+
+	for (j = 0; j < t->n; j++)
+		any_up |= t->links[i][j] > 0;
+	for (j = 0; j < t->ndown; j++)
+		if (t->down[j].dev == i)
+			fprintf(f, "# %s (chip %" PRIu32 "): port %u to chip %" PRIu32
+				" port %" PRIu32 " is down, not counted in Links\n",
+				t->path[i], t->chip[i], t->down[j].port,
+				t->down[j].peer_chip, t->down[j].peer_port);
+	if (!any_up && t->n > 1)
+		fprintf(f, "# %s (chip %" PRIu32 "): no link up to another chip of this node: fit for a job of one chip only\n",
+			t->path[i], t->chip[i]);
+}
+
+static void write_gres(FILE *f, const void *arg)
+{
+	const struct topo *t = arg;
+	int i, j;
+
+	fprintf(f, "# nnp chips of this node, written by nnptool gres.\n"
+		"# slurm.conf needs GresTypes=" GRES_NAME
+		" and, on this node's line, Gres=" GRES_NAME ":" GRES_TYPE ":%d\n"
+		"# Links: the links up from a chip to each chip, in the order of these lines; -1 is itself.\n",
+		t->n);
+	for (i = 0; i < t->n; i++) {
+		fprintf(f, "Name=" GRES_NAME " Type=" GRES_TYPE " File=%s Links=",
+			t->path[i]);
+		for (j = 0; j < t->n; j++)
+			fprintf(f, "%s%d", j ? "," : "", i == j ? -1 : t->links[i][j]);
+		fputc('\n', f);
+		say_down(f, t, i);
+	}
+}
+
+int cmd_gres(struct nnptool_opts *o, int argc, char **argv)
+{
+	const char *out = "-";
+	struct topo *t;
+	int ret;
+
+	ret = nnptool_output_opt("gres", "[-o FILE]", o, argc, argv, &out);
+	if (ret >= 0)
+		return ret;
+	t = malloc(sizeof(*t));
+	if (!t)
+		return nnptool_fail("gres", NNP_ERROR_OUT_OF_MEMORY);
+	ret = topo_read(t, "gres", true);
+	if (!ret && !t->n) {
+		fprintf(stderr, "nnptool: gres: no nnp device on this node: no lines to write\n");
+		ret = NNPTOOL_EXIT_ERROR;
+	}
+	if (!ret && strcmp(out, "-"))
+		ret = nnptool_write_file("gres", out, write_gres, t);
+	else if (!ret)
+		write_gres(stdout, t);
+	free(t);
+	return ret;
+}
