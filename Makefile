@@ -254,6 +254,8 @@ BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib$(if $(MULTIARCH),/$(MULTIARCH))
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
+# Helpers run by other programs, not by users: Slurm's TaskProlog.
+LIBEXECDIR ?= $(PREFIX)/libexec
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 DKMSDIR ?= /usr/src/nnp-$(VERSION)
 UDEVRULESDIR ?= /lib/udev/rules.d
@@ -273,7 +275,7 @@ install-files: $(LIBNNP_SO) $(LIBNNP_A) $(NNPTOOL_INSTALL)
 install: install-files
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR)/nnp $(DESTDIR)$(INCLUDEDIR)/libnnp/drm \
 		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(MANDIR)/man3
+		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(LIBEXECDIR)/nnp
 	install -m 644 libnnp/include/nnp/*.h $(DESTDIR)$(INCLUDEDIR)/nnp/
 	install -m 644 uapi/drm/nnp_accel.h uapi/drm/nnp_coredump.h $(DESTDIR)$(INCLUDEDIR)/libnnp/drm/
 	install -m 644 $(LIBNNP_SO) $(DESTDIR)$(LIBDIR)/
@@ -284,6 +286,7 @@ install: install-files
 	install -m 755 $(NNPTOOL_INSTALL) $(DESTDIR)$(BINDIR)/
 	install -m 644 docs/man/nnptool.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 docs/man/libnnp.3 $(DESTDIR)$(MANDIR)/man3/
+	install -m 755 tools/slurm/nnp-task-prolog $(DESTDIR)$(LIBEXECDIR)/nnp/
 
 install-dkms:
 	install -d $(DESTDIR)$(DKMSDIR) $(DESTDIR)$(UDEVRULESDIR)
@@ -297,9 +300,10 @@ uninstall:
 		$(DESTDIR)$(INCLUDEDIR)/libnnp/drm/nnp_coredump.h \
 		$(addprefix $(DESTDIR)$(LIBDIR)/,libnnp.so.$(VERSION) libnnp.so.$(SOVERSION) libnnp.so libnnp.a) \
 		$(DESTDIR)$(PKGCONFIGDIR)/nnp.pc $(DESTDIR)$(BINDIR)/nnptool \
-		$(DESTDIR)$(MANDIR)/man1/nnptool.1 $(DESTDIR)$(MANDIR)/man3/libnnp.3
+		$(DESTDIR)$(MANDIR)/man1/nnptool.1 $(DESTDIR)$(MANDIR)/man3/libnnp.3 \
+		$(DESTDIR)$(LIBEXECDIR)/nnp/nnp-task-prolog
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/nnp $(DESTDIR)$(INCLUDEDIR)/libnnp/drm \
-		$(DESTDIR)$(INCLUDEDIR)/libnnp 2>/dev/null
+		$(DESTDIR)$(INCLUDEDIR)/libnnp $(DESTDIR)$(LIBEXECDIR)/nnp 2>/dev/null
 
 # DKMS_ARGS: more dkms options (the tests' own --dkmstree and --sourcetree).
 uninstall-dkms:

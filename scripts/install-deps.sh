@@ -19,9 +19,10 @@ PKGS=(
 	linux-source-6.12
 	openmpi-bin libopenmpi-dev zlib1g-dev dataset-fashion-mnist
 	dkms udev sparse procps abigail-tools
-	# Slurm's node daemon (and munge, which it needs) for the Slurm test:
-	# slurmd starts only once /etc/slurm/slurm.conf exists.
-	slurmd
+	# Slurm (and munge, which it needs) for the Slurm tests: Slurm's
+	# daemons start only once /etc/slurm/slurm.conf exists; munged, where
+	# systemd runs, at once, with the key its package makes.
+	slurmd slurmctld slurm-client
 )
 # Which Debian (the test of this plan points it at another os-release).
 . "$(dirname "$0")/lib/debian-release.sh"

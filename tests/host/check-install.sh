@@ -8,7 +8,8 @@
 # program and nnptool must say exactly that and fail. Then the layout a
 # distribution gets with DESTDIR: PREFIX=/usr puts the library in Debian's
 # multiarch directory, LIBDIR moves it, and `make install-dkms` lays out
-# the module's DKMS source and the udev rule; `make uninstall` and
+# the module's DKMS source and the udev rule (Slurm's TaskProlog in
+# LIBEXECDIR/nnp); `make uninstall` and
 # `make uninstall-dkms` take away exactly what they put, and nothing else.
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
@@ -70,6 +71,7 @@ cat >"$tmp/want" <<WANT
 ./usr/lib/$ma/libnnp.so.0
 ./usr/lib/$ma/libnnp.so.$version
 ./usr/lib/$ma/pkgconfig/nnp.pc
+./usr/libexec/nnp/nnp-task-prolog
 ./usr/share/man/man1/nnptool.1
 ./usr/share/man/man3/libnnp.3
 WANT
@@ -87,7 +89,7 @@ mkdir -p "$dest/usr/include/drm" && echo other >"$dest/usr/include/drm/drm.h"
 make -s -C "$root" uninstall DESTDIR="$dest" PREFIX=/usr >"$tmp/uninstall.log" 2>&1
 (cd "$dest" && find . | sort) >"$tmp/left"
 printf '%s\n' . ./usr ./usr/bin ./usr/include ./usr/include/drm ./usr/include/drm/drm.h ./usr/lib \
-	"./usr/lib/$ma" "./usr/lib/$ma/pkgconfig" ./usr/share ./usr/share/man ./usr/share/man/man1 \
+	"./usr/lib/$ma" "./usr/lib/$ma/pkgconfig" ./usr/libexec ./usr/share ./usr/share/man ./usr/share/man/man1 \
 	./usr/share/man/man3 >"$tmp/want-left"
 tap_context="$tmp/uninstall.log" tap_check "make uninstall: every file install put gone, and nnp/ and libnnp/, and nothing else" \
 	diff -u "$tmp/want-left" "$tmp/left"

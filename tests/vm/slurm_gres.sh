@@ -28,29 +28,16 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 tap_plan 9
 
-# In the guest, in the host's root read-only: Slurm's files under /tmp.
+# In the guest, in the host's root read-only: Slurm's files under /tmp
+# (tests/lib/slurm_node.sh).
 guest='
-s=/tmp/slurm
-mkdir -p $s/spool && cd $s || exit 1
-# slurmd needs cgroup v2 mounted, and without systemd a slice of its own.
-mount -t cgroup2 none /sys/fs/cgroup && mkdir -p /sys/fs/cgroup/system.slice
-cat >slurm.conf <<EOF
-ClusterName=nnp
-SlurmctldHost=nnp-vm
-GresTypes=nnp
-SlurmdSpoolDir=$s/spool
-SlurmdPidFile=$s/slurmd.pid
-StateSaveLocation=$s/state
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-NodeName=nnp-vm Gres=nnp:nnpt:4 Sockets=1 CoresPerSocket=2 ThreadsPerCore=1
-PartitionName=main Nodes=nnp-vm Default=YES
-EOF
-printf "CgroupPlugin=cgroup/v2\nIgnoreSystemd=yes\n" >cgroup.conf
+. tests/lib/slurm_node.sh
+s=$SLURM_DIR
+slurm_node_conf || exit 1
 ask() {
 	echo "=== gres $1"; nnptool gres -o $s/gres.conf; echo "status=$?"
 	cat $s/gres.conf
-	echo "=== slurmd $1"; SLURM_CONF=$s/slurm.conf slurmd -G 2>&1; echo "status=$?"
+	echo "=== slurmd $1"; slurmd -G 2>&1; echo "status=$?"
 }
 ask up
 echo "=== file"; stat -c "mode=%a" $s/gres.conf; ls $s | grep -c "^gres.conf."
