@@ -11,7 +11,8 @@
 # ways back out: apt purges the packages (dh-dkms's dkms remove takes nnp.ko
 # out of the kernel's tree); from a copy of this checkout, `make
 # install-dkms` and `dkms add` then `make uninstall-dkms` leave DKMS
-# knowing no nnp, and `make install` then `make uninstall` leave no file
+# knowing no nnp, and `make install` (which builds nnptool: json-c's
+# headers are installed for it) then `make uninstall` leave no file
 # in /usr/local that was not there before (the directories install made,
 # such as lib/<multiarch>, stay, as automake's uninstall leaves them). TAP.
 # Usage: check-deb.sh DEBDIR   (needs root)
@@ -54,7 +55,8 @@ cp "$debs"/nnp-dkms_*.deb "$debs"/libnnp0_*.deb "$debs"/libnnp-dev_*.deb \
 echo "# root ready after $((SECONDS - start)) s; apt install (log: $work/apt.log)"
 # shellcheck disable=SC2046
 in_root sh -c "apt-get update -q && apt-get install -y -q --no-install-recommends \
-	/tmp/debs/*.deb linux-headers-$kver gcc libc6-dev make pkg-config udev" \
+	/tmp/debs/*.deb linux-headers-$kver gcc libc6-dev make pkg-config udev \
+	libjson-c-dev" \
 	>"$work/apt.log" 2>&1
 in_root dpkg-query -W -f='${Status}\n' nnp-dkms libnnp0 libnnp-dev nnptool \
 	"linux-headers-$kver" | grep -vq '^install ok installed$' && false || true
