@@ -32,10 +32,12 @@ tap_plan 16
 # both guests count from their own boot, so only chassis 0's own lines
 # are compared, through the view's own "for N s" of the wait).
 script=$(cat "$root/tests/lib/pod_guest_job.sh")'
-# view NAME WORD: nnptool job until its verdict has WORD, 30 tries a second apart
+# view NAME WORD [NOT]: nnptool job until its verdict has WORD (and no
+# line NOT, both grep -E), 30 tries a second apart
 view() {
 	for i in $(seq 30); do
-		if nnptool job >/tmp/view 2>&1 && grep -q "$2" /tmp/view; then
+		if nnptool job >/tmp/view 2>&1 && grep -Eq "$2" /tmp/view &&
+			{ [ -z "${3:-}" ] || ! grep -Eq "$3" /tmp/view; }; then
 			sed "s/^/VIEW $1: /" /tmp/view
 			nnptool job --json | sed "s/^/VIEWJSON $1: /"
 			return
@@ -46,7 +48,8 @@ view() {
 }
 if [ "$NNP_POD_CHASSIS" = 0 ]; then
 	job L -n 2 -L 3:25 & jl=$!
-	view L "behind"
+	# Rank 3 alone: the others may not all have started their second yet.
+	view L "waits for: rank 3 .*behind" "^ +rank [0-9]+ \\("
 	wait $jl
 	job K -n 2 -K 3 -H 30 & jk=$!
 	view K "gone"
