@@ -7,9 +7,27 @@
 #include <drm/drm_gem.h>
 #include <linux/io.h>
 #include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/sizes.h>
 
 #include "nnp_drv.h"
 #include "nnp_bo.h"
+
+/*
+ * Zero @size bytes of device memory at @at a chunk at a time, with a
+ * chance to schedule between: an object of gigabytes takes seconds to
+ * scrub (tens under emulation), long enough for the soft-lockup watchdog.
+ */
+static void nnp_device_scrub(void __iomem *at, u64 size)
+{
+	u64 done, n;
+
+	for (done = 0; done < size; done += n) {
+		n = min_t(u64, size - done, SZ_16M);
+		memset_io(at + done, 0, n);
+		cond_resched();
+	}
+}
 
 static void nnp_device_bo_free(struct drm_gem_object *obj)
 {
@@ -26,7 +44,8 @@ static void nnp_device_bo_free(struct drm_gem_object *obj)
 		 * probe: a reset zeroes device memory, so no scrub is needed.
 		 */
 		if (drm_dev_enter(obj->dev, &idx)) {
-			memset_io(ndev->mem + bo->node.start, 0, bo->node.size);
+			nnp_device_scrub(ndev->mem + bo->node.start,
+					 bo->node.size);
 			drm_dev_exit(idx);
 		}
 		mutex_lock(&ndev->mm_lock);
