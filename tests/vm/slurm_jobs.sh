@@ -40,6 +40,9 @@ job() {
 }
 pair='"'"'echo "vis=$NNP_VISIBLE_DEVICES"
 echo "list=$(nnptool list | awk "NR > 1 { print \$2 }" | paste -sd " " -)"
+# Both jobs in before either starts: their allreduces overlap however late one came.
+touch /tmp/slurm/in.$SLURM_JOB_ID; i=0
+while [ "$(ls /tmp/slurm/in.* | wc -l)" -lt 2 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 echo "start=$(date +%s.%N)"
 nnptool bench allreduce --min 1M --max 1M --iters 40 --trials 1 | grep "^ *1048576 "
 echo "end=$(date +%s.%N)"; sleep 2'"'"'
