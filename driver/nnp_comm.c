@@ -37,20 +37,34 @@ static int nnp_comm_create_ring(struct nnp_device *ndev,
 	int ret;
 
 	if (!ring)
-		return nnp_admin_run(ndev, NNP_ADMIN_COMM_CREATE, a,
-				     offsetof(struct nnp_hw_comm_args, rsvd), 0, 0,
-				     NULL);
+		return nnp_admin_run(ndev, NNP_ADMIN_COMM_CREATE, a, sizeof(*a),
+				     0, 0, NULL);
 	buf = dma_alloc_coherent(dev, len, &dma, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
 	if (copy_from_user(buf, u64_to_user_ptr(ring), len))
 		ret = -EFAULT;
 	else
-		ret = nnp_admin_run(ndev, NNP_ADMIN_COMM_CREATE, a,
-				    offsetof(struct nnp_hw_comm_args, rsvd), dma,
-				    len, NULL);
+		ret = nnp_admin_run(ndev, NNP_ADMIN_COMM_CREATE, a, sizeof(*a),
+				    dma, len, NULL);
 	dma_free_coherent(dev, len, buf, dma);
 	return ret;
+}
+
+/* Whether the device knows interface 1.22's transit communicators. */
+static bool nnp_comm_v122(const struct nnp_device *ndev)
+{
+	return (ndev->id.hw_version & 0xffff) >= 22;
+}
+
+/*
+ * Whether a transit's words are wrong (the device checks them again): it
+ * is no rank, has no ring order and passes between two ports.
+ */
+static bool nnp_comm_transit_bad(const struct drm_nnp_comm_create *args)
+{
+	return args->rank || args->ring || args->nranks < 2 ||
+	       args->send_port == args->recv_port;
 }
 
 /* What fdinfo says of a communicator. */
@@ -84,7 +98,8 @@ static struct nnp_comm_label *nnp_comm_label_new(const struct drm_nnp_comm_creat
 	struct nnp_comm_label *l = kzalloc(sizeof(*l), GFP_KERNEL);
 
 	if (l) {
-		l->rank = args->rank;
+		l->rank = args->flags & DRM_NNP_COMM_CREATE_TRANSIT ?
+			  DRM_NNP_COMM_NONE : args->rank;
 		l->nranks = args->nranks;
 		memcpy(l->name, args->name, sizeof(l->name));
 	}
@@ -114,14 +129,24 @@ int nnp_ioctl_comm_create(struct drm_device *drm, void *data,
 		.recv_port = cpu_to_le32(args->recv_port),
 		.epoch = cpu_to_le64(args->epoch),
 		.timeout_ms = cpu_to_le32(args->timeout_ms),
+		.flags = cpu_to_le32(args->flags),
 	};
+	bool transit = args->flags & DRM_NNP_COMM_CREATE_TRANSIT;
 	struct nnp_comm_label *label;
 	int id, ret;
 
-	if (args->flags || args->pad || args->comm) {
+	if ((args->flags & ~DRM_NNP_COMM_CREATE_TRANSIT) || args->pad ||
+	    args->comm) {
 		nnp_dbg(ndev, COMM,
-			"comm_create: flags 0x%x, pad 0x%x, comm %u: not all 0\n",
+			"comm_create: flags 0x%x, pad 0x%x, comm %u: unknown or not 0\n",
 			args->flags, args->pad, args->comm);
+		return -EINVAL;
+	}
+	if (transit && nnp_comm_transit_bad(args)) {
+		nnp_dbg(ndev, COMM,
+			"comm_create: a transit of rank %u, ring %s, %u ranks, ports %u and %u\n",
+			args->rank, args->ring ? "given" : "none", args->nranks,
+			args->send_port, args->recv_port);
 		return -EINVAL;
 	}
 	if (!args->nranks || args->nranks > NNP_HW_MAX_RANKS) {
@@ -145,7 +170,8 @@ int nnp_ioctl_comm_create(struct drm_device *drm, void *data,
 		nnp_dbg(ndev, COMM, "comm_create: a name of other bytes, or no NUL\n");
 		return -EINVAL;
 	}
-	if (args->timeout_ms && !nnp_comm_v14(ndev))
+	if ((args->timeout_ms && !nnp_comm_v14(ndev)) ||
+	    (transit && !nnp_comm_v122(ndev)))
 		return -EOPNOTSUPP;
 	label = nnp_comm_label_new(args);
 	if (!label)
@@ -418,7 +444,8 @@ void nnp_comms_release(struct nnp_file *nf)
 
 /*
  * For fdinfo: a key for each communicator of @nf, its id in the key,
- * "rank/nranks" and its name, if any, as the value.
+ * "rank/nranks" ("-/nranks" for a transit, no rank) and its name, if
+ * any, as the value.
  */
 void nnp_comms_fdinfo(struct nnp_file *nf, struct drm_printer *p)
 {
@@ -428,7 +455,10 @@ void nnp_comms_fdinfo(struct nnp_file *nf, struct drm_printer *p)
 	for (id = 0; id < NNP_HW_MAX_COMMS; id++) {
 		const struct nnp_comm_label *l = nf->comm_labels[id];
 
-		if (l)
+		if (l && l->rank == DRM_NNP_COMM_NONE)
+			drm_printf(p, "nnp-comm-%u:\t-/%u%s%s\n", id, l->nranks,
+				   l->name[0] ? " " : "", l->name);
+		else if (l)
 			drm_printf(p, "nnp-comm-%u:\t%u/%u%s%s\n", id, l->rank,
 				   l->nranks, l->name[0] ? " " : "", l->name);
 	}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nnp hardware interface, version 1.21.
+ * nnp hardware interface, version 1.22.
  *
  * The one definition of what the device looks like from the bus: PCI
  * identity, BAR layout, BAR0 registers, admin queue entries, status codes.
@@ -51,7 +51,7 @@ typedef uint64_t nnp_le64;
 
 /* Interface version: the driver refuses a major it does not know. */
 #define NNP_HW_VERSION_MAJOR		1
-#define NNP_HW_VERSION_MINOR		21
+#define NNP_HW_VERSION_MINOR		22
 #define NNP_HW_VERSION			((NNP_HW_VERSION_MAJOR << 16) | NNP_HW_VERSION_MINOR)
 #define NNP_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
 
@@ -380,7 +380,26 @@ struct nnp_hw_queue_shadow {
  * packet comes, the link goes down, an abort arrives or the command is
  * torn down. A late peer is not a dead one: a dead link or chip is found
  * by link-down and the aborts, not by this timer.
+ *
+ * @flags (v1.22): NNP_HW_COMM_TRANSIT makes this chip none of the
+ * communicator's ranks but a chip its packets cross, between ranks whose
+ * chips share no link: @rank is 0, there is no ring order, and @nranks is
+ * at least 2. Its collectives' packets (aborts and leaves included) that
+ * come in on @send_port go out on @recv_port and the other way round,
+ * one ring hop of the ranks', in arrival order; those on any other port
+ * are dropped and counted. Its routed messages go on by COMM_ROUTES,
+ * under the same room, per-communicator share, credits and stale bound as
+ * a rank's. A transit communicator takes no queue command, COMM_TOPOLOGY
+ * or COMM_STATE (NOT_FOUND); COMM_STATUS, COMM_ROUTES and COMM_DESTROY
+ * take it. Should a port of its pair go down, it fails (LINK_DOWN) and
+ * passes an abort out of the other, so the ranks on both sides hear it.
+ * Destroying it (or its context) drops and counts what it held and
+ * passes an abort out of both ports: the ranks fail at once rather than
+ * wait for a hop that is gone. A device before 1.22
+ * refuses the word as a reserved one (INVALID_FIELD).
  */
+#define NNP_HW_COMM_TRANSIT		(1u << 0)
+
 struct nnp_hw_comm_args {
 	nnp_le32 ctx;
 	nnp_le32 comm;		/* 1..NNP_HW_MAX_COMMS - 1 */
@@ -390,7 +409,7 @@ struct nnp_hw_comm_args {
 	nnp_le32 recv_port;
 	nnp_le64 epoch;		/* v1.2: 32 bits, the high word zero */
 	nnp_le32 timeout_ms;	/* v1.4: ms, 0 the default, or _NEVER */
-	nnp_le32 rsvd;
+	nnp_le32 flags;		/* v1.22: NNP_HW_COMM_TRANSIT */
 };
 
 #define NNP_HW_COMM_TIMEOUT_NEVER	0xffffffffu

@@ -7,7 +7,9 @@
  * device's old fixed 2 s, completes it exactly on every rank under the
  * default NNP_COLL_TIMEOUT_S. A short NNP_COLL_TIMEOUT_S still fires, with
  * PEER_TIMEOUT (0x14) on the ranks left waiting. The ioctl's new words are
- * checked raw: pad must be zero, DRM_NNP_COMM_TIMEOUT_NEVER is taken.
+ * checked raw: pad must be zero, DRM_NNP_COMM_TIMEOUT_NEVER is taken;
+ * and a transit's (driver 1.12): each wrong word EINVAL, a good one made,
+ * routed and shown as "-/2", with no rank to take COMM_TOPOLOGY.
  *
  * nnp_stream_synchronize() waits as long as the communicator's timeout,
  * past its old fixed 60 s.
@@ -18,6 +20,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,6 +209,66 @@ TEST(comm_create_timeout_words)
 	c.pad = 0;
 	c.timeout_ms = DRM_NNP_COMM_TIMEOUT_NEVER;
 	ASSERT_EQ(0, drmIoctl(fd, DRM_IOCTL_NNP_COMM_CREATE, &c));
+	d.comm = c.comm;
+	EXPECT_EQ(0, drmIoctl(fd, DRM_IOCTL_NNP_COMM_DESTROY, &d));
+	close(fd);
+}
+
+/*
+ * COMM_CREATE of a transit (driver 1.12), raw: each wrong word EINVAL,
+ * as the header lists them; a good one is made, takes routes and
+ * COMM_STATUS, refuses COMM_TOPOLOGY (the device has no rank there:
+ * ENOENT), shows in fdinfo as "-/2", and is destroyed.
+ */
+TEST(comm_create_transit_words)
+{
+	const struct drm_nnp_comm_create good = {
+		.nranks = 2, .send_port = 0, .recv_port = 1,
+		.flags = DRM_NNP_COMM_CREATE_TRANSIT, .epoch = 0x7ee2,
+	};
+	struct drm_nnp_comm_create bad[5], c = good;
+	const uint32_t ring[2] = { 0, 1 };
+	uint8_t routes[2] = { 0, 1 };
+	struct drm_nnp_comm_routes r = { .nranks = 2, .routes = (uintptr_t)routes };
+	struct drm_nnp_comm_status st = { 0 };
+	struct drm_nnp_comm_topology t = { 0 };
+	struct drm_nnp_comm_destroy d = { 0 };
+	int fd = guest_open_fd(0), k;
+	char path[64], line[256], want[64];
+	bool shown = false;
+	FILE *f;
+
+	ASSERT_LE(0, fd);
+	for (k = 0; k < 5; k++)
+		bad[k] = good;
+	bad[0].rank = 1;		/* a transit is no rank */
+	bad[1].nranks = 1;		/* nobody to pass between */
+	bad[2].recv_port = 0;		/* one port twice */
+	bad[3].ring = (uintptr_t)ring;	/* no ring order */
+	bad[4].flags |= 2;		/* a flag no driver knows */
+	for (k = 0; k < 5; k++) {
+		EXPECT_EQ(-1, drmIoctl(fd, DRM_IOCTL_NNP_COMM_CREATE, &bad[k])) TH_LOG("case %d", k);
+		EXPECT_EQ(EINVAL, errno) TH_LOG("case %d", k);
+	}
+	ASSERT_EQ(0, drmIoctl(fd, DRM_IOCTL_NNP_COMM_CREATE, &c));
+	r.comm = c.comm;
+	EXPECT_EQ(0, drmIoctl(fd, DRM_IOCTL_NNP_COMM_ROUTES, &r));
+	st.comm = c.comm;
+	EXPECT_EQ(0, drmIoctl(fd, DRM_IOCTL_NNP_COMM_STATUS, &st));
+	EXPECT_EQ(0, st.status);
+	t.comm = c.comm;
+	t.dim[0] = (struct drm_nnp_ring_dim){ .n = 2, .pairs = 1, .next_port = { 0 },
+					      .prev_port = { 1 } };
+	EXPECT_EQ(-1, drmIoctl(fd, DRM_IOCTL_NNP_COMM_TOPOLOGY, &t));
+	EXPECT_EQ(ENOENT, errno);
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	snprintf(want, sizeof(want), "nnp-comm-%u:\t-/2\n", c.comm);
+	f = fopen(path, "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f))
+		shown |= !strcmp(line, want);
+	fclose(f);
+	EXPECT_TRUE(shown);
 	d.comm = c.comm;
 	EXPECT_EQ(0, drmIoctl(fd, DRM_IOCTL_NNP_COMM_DESTROY, &d));
 	close(fd);

@@ -115,7 +115,7 @@ TEST(every_device_reports_its_identity)
 		EXPECT_FALSE(seen & (1u << in.chip_id));
 		seen |= 1u << in.chip_id;
 		EXPECT_EQ(GUEST_MEM_SIZE, in.mem_size);
-		EXPECT_EQ(0x00010015u, in.hw_version);
+		EXPECT_EQ(0x00010016u, in.hw_version);
 		EXPECT_EQ(0x00010200u, in.fw_version);
 		EXPECT_EQ(GUEST_ICL_PORTS, in.num_icl_ports);
 		EXPECT_EQ(GUEST_NUM_QUEUES, in.num_queues);
@@ -142,7 +142,7 @@ TEST_F(dev, driver_version_counts_uapi_additions)
 	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_VERSION, &v));
 	EXPECT_STREQ(DRM_NNP_DRIVER_NAME, name);
 	EXPECT_EQ(1, v.version_major);
-	EXPECT_EQ(11, v.version_minor);
+	EXPECT_EQ(12, v.version_minor);
 	EXPECT_EQ(DRM_NNP_DRIVER_MAJOR, v.version_major);
 	EXPECT_EQ(DRM_NNP_DRIVER_MINOR, v.version_minor);
 }
@@ -233,7 +233,7 @@ TEST(sysfs_matches_ioctl)
 		read_attr(in.path, "num_icl_ports", buf, sizeof(buf));
 		EXPECT_STREQ("4", buf);
 		read_attr(in.path, "hw_version", buf, sizeof(buf));
-		EXPECT_STREQ("1.21", buf);
+		EXPECT_STREQ("1.22", buf);
 		read_attr(in.path, "fw_version", buf, sizeof(buf));
 		EXPECT_STREQ("1.2.0", buf);
 		read_attr(in.path, "serial", buf, sizeof(buf));

@@ -1207,10 +1207,10 @@ static void test_collective_checks(void **state)
 	memcpy(c.args, &a, sizeof(a));
 	assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_INVALID_FIELD);
 	a.send_port = 0;
-	a.rsvd = 1;		/* the word after timeout_ms stays reserved */
+	a.flags = 1u << 31;	/* a flag the device does not know */
 	memcpy(c.args, &a, sizeof(a));
 	assert_int_equal(fw_harness_admin(h, c, NULL), NNP_STATUS_INVALID_FIELD);
-	a.rsvd = 0;
+	a.flags = 0;
 
 	dk = fw_harness_dev_key(h, CTX, DATA, 4096, NNP_KEY_READ | NNP_KEY_WRITE);
 	list = fw_harness_host_ptr(h, H_AQ_DATA);

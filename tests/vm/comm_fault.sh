@@ -4,7 +4,7 @@
 # is not a dead peer: rank 0 reaches an allreduce 5 s after the others and
 # every rank's result is exact under the default NNP_COLL_TIMEOUT_S;
 # NNP_COLL_TIMEOUT_S=1 still fails the waiting ranks with PEER_TIMEOUT;
-# the ioctl's timeout words are checked raw. nnp_stream_synchronize() waits
+# the ioctl's timeout and transit words are checked raw. nnp_stream_synchronize() waits
 # out NNP_COLL_TIMEOUT_S=65, past its old fixed 60 s. nnp_comm_abort() from another
 # thread unblocks ranks blocked in an allreduce, the async error says so,
 # and a new communicator is exact.
@@ -18,7 +18,10 @@
 # rank's `nnp_stream_synchronize()` waits 65 to 80 s and returns the
 # PEER_TIMEOUT (or ABORTED) failure, not a library timeout at its old fixed
 # 60 s; COMM_CREATE with `pad` set is `EINVAL`, with
-# `DRM_NNP_COMM_TIMEOUT_NEVER` taken; ranks 1 and 2 blocked (on threads) in
+# `DRM_NNP_COMM_TIMEOUT_NEVER` taken; COMM_CREATE of a transit with a
+# rank, one rank, one port twice, a ring or an unknown flag `EINVAL`, a
+# good one routed, COMM_STATUS 0, COMM_TOPOLOGY `ENOENT`, fdinfo
+# `nnp-comm-ID: -/2`; ranks 1 and 2 blocked (on threads) in
 # an allreduce rank 0 never joins, under the default timeout: no async error
 # yet, then `nnp_comm_abort()` of rank 1 from another thread returns both
 # within 2 s with ABORTED (measured 1 ms and 5 ms), the async error of ranks
@@ -29,7 +32,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-tap_plan 6
+tap_plan 7
 # The 65 s wait runs in a process of its own beside the other cases, on
 # communicators of its own over the same chips: it costs the suite its
 # 65 s once, not on top of the rest.
@@ -49,6 +52,8 @@ tap_context=$out tap_grep "NNP_COLL_TIMEOUT_S=65: synchronize waits 65 s for PEE
 	'^ok [0-9]+ ring\.synchronize_follows_coll_timeout_past_60s$'
 tap_context=$out tap_grep "COMM_CREATE: pad EINVAL, DRM_NNP_COMM_TIMEOUT_NEVER taken" "$out" \
 	'^ok [0-9]+ global\.comm_create_timeout_words$'
+tap_context=$out tap_grep "COMM_CREATE of a transit: each wrong word EINVAL, a good one routed, shown -/2" "$out" \
+	'^ok [0-9]+ global\.comm_create_transit_words$'
 tap_context=$out tap_grep "abort from another thread unblocks blocked ranks; a new communicator exact" "$out" \
 	'^ok [0-9]+ ring\.abort_unblocks_blocked_ranks$'
 tap_context=$out tap_grep "and the VM exits 0" "$out" '^vm-status=0$'

@@ -34,13 +34,14 @@ extern "C" {
  * 1.9: drm_nnp_comm_create.name.
  * 1.10: events (struct drm_nnp_event), read() and poll() on the file.
  * 1.11: DRM_NNP_QUERY_COMMS.
+ * 1.12: DRM_NNP_COMM_CREATE_TRANSIT.
  *
  * The major changes only if something is taken away, which this header's
  * rules forbid.
  */
 #define DRM_NNP_DRIVER_NAME		"nnp"
 #define DRM_NNP_DRIVER_MAJOR		1
-#define DRM_NNP_DRIVER_MINOR		11
+#define DRM_NNP_DRIVER_MINOR		12
 
 #define DRM_NNP_QUERY			0x00
 #define DRM_NNP_BO_CREATE		0x01
@@ -658,10 +659,23 @@ struct drm_nnp_queue_wait {
  * all zeros for none. A caller built before 1.9 passes a shorter struct,
  * which the kernel extends with zeros: no name.
  *
+ * With %DRM_NNP_COMM_CREATE_TRANSIT (since 1.12) this chip is none of the
+ * ranks but a chip their packets cross, where two ranks' chips share no
+ * link: what comes in on @send_port goes out on @recv_port and the other
+ * way round (one hop of the ranks' ring), and routed messages go on by
+ * the routes DRM_IOCTL_NNP_COMM_ROUTES gives it. @rank is 0, @ring 0,
+ * @nranks at least 2 and the two ports differ. It counts against the
+ * file's communicators as any other; its id names it to COMM_ROUTES,
+ * COMM_STATUS and COMM_DESTROY only, and a queue command naming it fails
+ * NOT_FOUND. A link of its pair going down fails it, and the ranks beyond
+ * hear of it.
+ *
  * Errors: %EINVAL for @rank >= @nranks, @nranks 0, a port past the
- * device's, nonzero @flags or @pad, a @ring that is not a permutation of
- * the ranks, a @name with any other byte or no NUL; %EOPNOTSUPP for a
- * nonzero @timeout_ms on a device older than hardware interface 1.4;
+ * device's, an unknown flag, nonzero @pad, a @ring that is not a
+ * permutation of the ranks, a @name with any other byte or no NUL, and
+ * for a transit a @rank, a @ring, fewer than 2 ranks or one port twice;
+ * %EOPNOTSUPP for a transit on a device older than hardware interface
+ * 1.22, and for a nonzero @timeout_ms on one older than 1.4;
  * %EFAULT if @ring cannot be read; %ENOSPC when the device has no free
  * communicator; %EBUSY when a communicator on the device already has
  * @epoch; %ENOMEM when the kernel has no memory.
@@ -675,7 +689,7 @@ struct drm_nnp_comm_create {
 	__u32 send_port;
 	/** @recv_port: in: port from the previous ring position. */
 	__u32 recv_port;
-	/** @flags: in: none defined, must be zero. */
+	/** @flags: in: since 1.12, %DRM_NNP_COMM_CREATE_TRANSIT or 0. */
 	__u32 flags;
 	/** @comm: out: communicator id. */
 	__u32 comm;
@@ -692,6 +706,8 @@ struct drm_nnp_comm_create {
 };
 
 #define DRM_NNP_COMM_TIMEOUT_NEVER	0xffffffffu
+/* Since 1.12: a chip the ranks' packets cross, not a rank (see above). */
+#define DRM_NNP_COMM_CREATE_TRANSIT	(1u << 0)
 
 /**
  * struct drm_nnp_comm_destroy - forget a communicator of this file

@@ -363,7 +363,7 @@ struct nnp_fw_port {
 struct nnp_fw_comm {
 	uint32_t ctx;		/* 0: free */
 	uint32_t nranks;
-	uint32_t rank;
+	uint32_t rank;		/* NNP_FW_TRANSIT_RANK: a transit (v1.22) */
 	uint32_t pos;		/* position on the ring */
 	uint32_t *order;	/* rank at each position; NULL: rank order */
 	uint32_t send_port;	/* to the next position */
@@ -411,6 +411,18 @@ struct nnp_fw_comm {
 	uint32_t left_calls;
 	uint32_t left_ports;
 };
+
+/*
+ * The rank of a transit communicator (v1.22, NNP_HW_COMM_TRANSIT): none,
+ * so no routed label (10 bits a rank) names it. Its ring hop is the pair
+ * send_port, recv_port: what comes in on one goes out on the other.
+ */
+#define NNP_FW_TRANSIT_RANK	UINT32_MAX
+
+static inline bool nnp_fw_comm_transit(const struct nnp_fw_comm *m)
+{
+	return m->rank == NNP_FW_TRANSIT_RANK;
+}
 
 /*
  * A packet is labelled with its communicator's epoch and a sequence
@@ -702,11 +714,15 @@ void nnp_fw_ring_advance(struct nnp_fw_ring *r);
 /* The ports @m's collectives use, a bit each: its ring's and its algorithm's. */
 uint32_t nnp_fw_comm_ports(const struct nnp_fw_comm *m);
 /*
- * Communicator @comm (a command's field: any value) of context @ctx, with
- * fw->lock held; NULL if it is no communicator of @ctx.
+ * Communicator @comm (a command's field: any value) of context @ctx that
+ * this chip is a rank of, with fw->lock held; NULL if it is none of
+ * @ctx's, or a transit one (only the admin commands that make, route,
+ * read and end it name those: nnp_fw_comm_slot_locked()).
  */
 struct nnp_fw_comm *nnp_fw_comm_of_locked(struct nnp_fw *fw, uint32_t ctx,
 					  uint32_t comm);
+struct nnp_fw_comm *nnp_fw_comm_slot_locked(struct nnp_fw *fw, uint32_t ctx,
+					    uint32_t comm);
 /*
  * A wait of @ms (COMM_CREATE's timeout_ms) in ns: 0 is the device's
  * default, NNP_HW_COMM_TIMEOUT_NEVER UINT64_MAX.

@@ -20,13 +20,21 @@ uint64_t nnp_fw_comm_timeout_ns(const struct nnp_fw *fw, uint32_t ms)
 	return ms * NS_PER_MS;
 }
 
-struct nnp_fw_comm *nnp_fw_comm_of_locked(struct nnp_fw *fw, uint32_t ctx,
-					  uint32_t comm)
+struct nnp_fw_comm *nnp_fw_comm_slot_locked(struct nnp_fw *fw, uint32_t ctx,
+					    uint32_t comm)
 {
 	/* Bounds first: not even the address of a slot past the table. */
 	if (!comm || comm >= NNP_HW_MAX_COMMS || !ctx || fw->comms[comm].ctx != ctx)
 		return NULL;
 	return &fw->comms[comm];
+}
+
+struct nnp_fw_comm *nnp_fw_comm_of_locked(struct nnp_fw *fw, uint32_t ctx,
+					  uint32_t comm)
+{
+	struct nnp_fw_comm *m = nnp_fw_comm_slot_locked(fw, ctx, comm);
+
+	return m && !nnp_fw_comm_transit(m) ? m : NULL;
 }
 
 struct nnp_fw_comm *nnp_fw_comm_by_epoch_locked(struct nnp_fw *fw, uint64_t epoch)

@@ -152,6 +152,7 @@ static inline void fw_le_comm_args(struct nnp_hw_comm_args *a)
 	a->recv_port = fw_le32(a->recv_port);
 	a->epoch = fw_le64(a->epoch);
 	a->timeout_ms = fw_le32(a->timeout_ms);
+	a->flags = fw_le32(a->flags);
 }
 
 static inline void fw_le_identify(struct nnp_hw_identify *id)

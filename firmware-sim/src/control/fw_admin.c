@@ -322,7 +322,7 @@ static size_t args_used(uint8_t opcode)
 	case NNP_ADMIN_COMM_DESTROY:
 		return 3;
 	case NNP_ADMIN_COMM_CREATE:
-		return offsetof(struct nnp_hw_comm_args, rsvd) / 4;
+		return sizeof(struct nnp_hw_comm_args) / 4;
 	case NNP_ADMIN_KEY_REGISTER:
 		return offsetof(struct nnp_hw_key_args, rsvd) / 4;
 	case NNP_ADMIN_QUEUE_CREATE:

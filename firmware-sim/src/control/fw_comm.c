@@ -68,6 +68,26 @@ static void purge_epoch(struct nnp_fw *fw, uint64_t epoch, uint32_t rank)
 		nnp_fw_icl_purge_comm(fw, port, epoch, rank);
 }
 
+/*
+ * Whether COMM_CREATE's words @a are bad: a transit (v1.22) is no rank,
+ * has no ring order and passes between two ports of its own.
+ */
+static bool comm_args_bad(const struct nnp_fw *fw,
+			  const struct nnp_hw_admin_cmd *cmd,
+			  const struct nnp_hw_comm_args *a)
+{
+	bool transit = a->flags & NNP_HW_COMM_TRANSIT;
+
+	if (a->comm == 0 || a->comm >= NNP_HW_MAX_COMMS || a->nranks == 0 ||
+	    a->nranks > NNP_HW_MAX_RANKS || a->rank >= a->nranks ||
+	    (a->flags & ~NNP_HW_COMM_TRANSIT) ||
+	    (a->nranks > 1 && (a->send_port >= fw->cfg.num_ports ||
+			       a->recv_port >= fw->cfg.num_ports)))
+		return true;
+	return transit && (a->nranks < 2 || a->rank || cmd->len || cmd->addr ||
+			   a->send_port == a->recv_port);
+}
+
 uint16_t nnp_fw_comm_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cmd)
 {
 	struct nnp_hw_comm_args a;
@@ -77,14 +97,13 @@ uint16_t nnp_fw_comm_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 
 	memcpy(&a, cmd->args, sizeof(a));
 	fw_le_comm_args(&a);
-	if (a.comm == 0 || a.comm >= NNP_HW_MAX_COMMS || a.nranks == 0 ||
-	    a.nranks > NNP_HW_MAX_RANKS || a.rank >= a.nranks ||
-	    (a.nranks > 1 && (a.send_port >= fw->cfg.num_ports ||
-			      a.recv_port >= fw->cfg.num_ports)))
+	if (comm_args_bad(fw, cmd, &a))
 		return NNP_STATUS_INVALID_FIELD;
 	status = read_order(fw, cmd, &a, &order, &pos);
 	if (status)
 		return status;
+	if (a.flags & NNP_HW_COMM_TRANSIT)
+		a.rank = NNP_FW_TRANSIT_RANK;
 	mtx_lock(&fw->lock);
 	c = &fw->comms[a.comm];
 	if (!nnp_fw_ctx_valid_locked(fw, a.ctx)) {
@@ -153,6 +172,7 @@ struct leave {
 	uint32_t ports, calls, rank, nranks;
 	uint64_t epoch;
 	uint8_t *routes;
+	bool transit;	/* a transit's: an abort out of its pair instead */
 };
 
 /* The ports @m's routes start on: each links to a rank of @m. */
@@ -174,6 +194,15 @@ static struct leave leave_of_locked(struct nnp_fw_comm *m)
 	/* A failed one's peers had its abort: none waits for it. */
 	if (m->nranks < 2 || m->error)
 		return (struct leave){ 0 };
+	/*
+	 * A transit is no rank, but the ranks' hop through it is gone: those
+	 * on either side fail at once rather than wait for their timeout.
+	 */
+	if (nnp_fw_comm_transit(m))
+		return (struct leave){
+			.ports = nnp_fw_comm_ports(m), .epoch = m->epoch,
+			.transit = true,
+		};
 	l = (struct leave){
 		.ports = nnp_fw_comm_ports(m) | route_ports(m),
 		.calls = m->calls_started,
@@ -188,6 +217,10 @@ static void leave_send(struct nnp_fw *fw, struct leave *l)
 {
 	uint32_t r;
 
+	if (l->transit) {
+		nnp_fw_icl_send_aborts(fw, l->ports, l->epoch, 0);
+		return;
+	}
 	if (l->ports)
 		nnp_fw_icl_send_leave(fw, l->ports, l->epoch, l->calls);
 	for (r = 0; l->routes && r < l->nranks && r < NNP_HW_MAX_ROUTED_RANKS &&
@@ -328,7 +361,7 @@ uint16_t nnp_fw_comm_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *c
 	uint32_t flags = fw_admin_arg(cmd, 2);
 	uint16_t status = NNP_STATUS_NOT_FOUND;
 	struct nnp_fw_comm *m;
-	uint32_t rank = NNP_FW_NO_RANK;
+	uint32_t rank = 0;
 	struct leave leave = { 0 };
 	uint64_t epoch = 0;
 	bool kick = false;
@@ -336,7 +369,7 @@ uint16_t nnp_fw_comm_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *c
 	if (flags & ~NNP_HW_COMM_DESTROY_ABORT)
 		return NNP_STATUS_INVALID_FIELD;
 	mtx_lock(&fw->lock);
-	m = nnp_fw_comm_of_locked(fw, ctx, comm);
+	m = nnp_fw_comm_slot_locked(fw, ctx, comm);
 	if (m) {
 		epoch = m->epoch;
 		rank = m->rank;
@@ -363,7 +396,7 @@ uint16_t nnp_fw_comm_status(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 	struct nnp_fw_comm *m;
 
 	mtx_lock(&fw->lock);
-	m = nnp_fw_comm_of_locked(fw, fw_admin_arg(cmd, 0), fw_admin_arg(cmd, 1));
+	m = nnp_fw_comm_slot_locked(fw, fw_admin_arg(cmd, 0), fw_admin_arg(cmd, 1));
 	if (m) {
 		*result = m->error;
 		status = NNP_STATUS_SUCCESS;
@@ -466,7 +499,7 @@ void nnp_fw_comms_clear(struct nnp_fw *fw, uint32_t ctx)
 	uint32_t i;
 
 	for (i = 1; i < NNP_HW_MAX_COMMS; i++) {
-		uint32_t rank = NNP_FW_NO_RANK;
+		uint32_t rank = 0;
 		struct leave leave = { 0 };
 		uint64_t epoch = 0;
 		bool mine;
@@ -586,7 +619,7 @@ uint16_t nnp_fw_comm_routes(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 	uint16_t st;
 
 	mtx_lock(&fw->lock);
-	m = nnp_fw_comm_of_locked(fw, ctx, comm);
+	m = nnp_fw_comm_slot_locked(fw, ctx, comm);
 	if (m) {
 		n = m->nranks;
 		rank = m->rank;
@@ -600,7 +633,7 @@ uint16_t nnp_fw_comm_routes(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 	peers = n < NNP_HW_MAX_ROUTED_RANKS ? n : NNP_HW_MAX_ROUTED_RANKS;
 	mtx_lock(&fw->lock);
 	/* Unless a reset took it meanwhile. */
-	if (nnp_fw_comm_of_locked(fw, ctx, comm) != m || m->nranks != n) {
+	if (nnp_fw_comm_slot_locked(fw, ctx, comm) != m || m->nranks != n) {
 		mtx_unlock(&fw->lock);
 		free(routes);
 		return NNP_STATUS_NOT_FOUND;

@@ -115,6 +115,29 @@ static bool link_lost_locked(struct nnp_fw *fw, uint32_t port)
 	return any;
 }
 
+/*
+ * @port went down, with fw->lock held: each transit communicator (v1.22)
+ * whose pair holds it fails, and so passes an abort out of its other
+ * port to the ranks beyond, which have no command of theirs on @port to
+ * learn of it by. True if any did (a worker sends the aborts).
+ */
+static bool transits_lost_locked(struct nnp_fw *fw, uint32_t port)
+{
+	bool any = false;
+	uint32_t i;
+
+	for (i = 1; i < NNP_HW_MAX_COMMS; i++) {
+		struct nnp_fw_comm *m = &fw->comms[i];
+
+		if (m->ctx && nnp_fw_comm_transit(m) &&
+		    (m->send_port == port || m->recv_port == port))
+			any |= fw->link_hooks->comm_failed_locked(fw, m,
+								  NNP_STATUS_LINK_DOWN,
+								  port);
+	}
+	return any;
+}
+
 static void port_set(struct nnp_fw *fw, uint32_t port, bool up)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
@@ -132,6 +155,7 @@ static void port_set(struct nnp_fw *fw, uint32_t port, bool up)
 	if (was && !up) {
 		mtx_lock(&fw->lock);
 		lost = link_lost_locked(fw, port);
+		lost |= transits_lost_locked(fw, port);
 		mtx_unlock(&fw->lock);
 	}
 	/* A worker raises the event's interrupt. */

@@ -76,16 +76,16 @@ static bool rx_short(const struct nnp_fw_port *p)
 }
 
 /*
- * Drop the packets of @epoch numbered below @below queued on @port; with
- * @rank not NNP_FW_NO_RANK, routed ones for another rank (in transit
- * here) count as dropped. Their room goes back to the sender either way.
+ * Drop the packets of @epoch numbered below @below queued on @port; if
+ * @count, routed ones for a rank other than @rank (in transit here: any,
+ * for a transit communicator's NNP_FW_TRANSIT_RANK) count as dropped.
+ * Their room goes back to the sender either way.
  */
 static void purge(struct nnp_fw *fw, uint32_t port, uint64_t epoch,
-		  uint64_t below, uint32_t rank)
+		  uint64_t below, uint32_t rank, bool count)
 {
 	struct nnp_fw_port *p = &fw->ports[port];
 	struct nnp_fw_packet **link, *prev = NULL;
-	bool count = rank != NNP_FW_NO_RANK;
 
 	if (count)
 		mtx_lock(&fw->lock);
@@ -115,13 +115,13 @@ static void purge(struct nnp_fw *fw, uint32_t port, uint64_t epoch,
 void nnp_fw_icl_purge(struct nnp_fw *fw, uint32_t port, uint64_t epoch,
 		      uint64_t below)
 {
-	purge(fw, port, epoch, below, NNP_FW_NO_RANK);
+	purge(fw, port, epoch, below, 0, false);
 }
 
 void nnp_fw_icl_purge_comm(struct nnp_fw *fw, uint32_t port, uint64_t epoch,
 			   uint32_t rank)
 {
-	purge(fw, port, epoch, UINT64_MAX, rank);
+	purge(fw, port, epoch, UINT64_MAX, rank, true);
 }
 
 void nnp_fw_icl_drop_old_copies(struct nnp_fw *fw, uint32_t port)

@@ -25,6 +25,11 @@
  * in-process next hop, not copied again: a message is copied at most
  * once on its way, and once where it lands.
  *
+ * A transit communicator (v1.22) is a ring hop of ranks whose chips share
+ * no link: its collectives' packets, aborts and leaves included, go out
+ * on the other port of its pair, in the order they came, and its routed
+ * ones by its routes. The ranks at both ends see the hop as a link.
+ *
  * A packet whose communicator this chip has not made, or not routed, yet
  * waits for it, within the room's stale bound (fw_purge.c), as any packet
  * of a communicator not made yet. One for a rank this chip has no route
@@ -40,17 +45,34 @@ enum hop {
 	HOP_DROP,	/* no route, or not a packet a relay forwards */
 };
 
-/* What this chip does with queued @pk, with fw->lock held; *@out its port. */
-static enum hop next_hop_locked(struct nnp_fw *fw,
+/*
+ * Where a transit communicator @m passes its packet of a collective (not
+ * routed) that came in on @port: the other port of its pair.
+ */
+static enum hop pass_hop(const struct nnp_fw_comm *m, uint32_t port,
+			 uint32_t *out)
+{
+	if (port != m->send_port && port != m->recv_port)
+		return HOP_DROP;
+	*out = port == m->send_port ? m->recv_port : m->send_port;
+	return HOP_FORWARD;
+}
+
+/*
+ * What this chip does with @pk, queued on @port, with fw->lock held;
+ * *@out its port.
+ */
+static enum hop next_hop_locked(struct nnp_fw *fw, uint32_t port,
 				const struct nnp_fw_packet *pk, uint32_t *out)
 {
-	const struct nnp_fw_comm *m;
+	const struct nnp_fw_comm *m = nnp_fw_comm_by_epoch_locked(fw, pk->epoch);
 	uint32_t dst;
 
-	if (!nnp_fw_seq_is_routed(pk->seq))
+	if (!m)
 		return HOP_KEEP;
-	m = nnp_fw_comm_by_epoch_locked(fw, pk->epoch);
-	if (!m || !m->routes)
+	if (!nnp_fw_seq_is_routed(pk->seq))
+		return nnp_fw_comm_transit(m) ? pass_hop(m, port, out) : HOP_KEEP;
+	if (!m->routes)
 		return HOP_KEEP;
 	dst = nnp_fw_seq_dst(pk->seq);
 	if (dst == m->rank)
@@ -76,7 +98,7 @@ static struct nnp_fw_packet *transit_take_locked(struct nnp_fw *fw,
 	mtx_lock(&p->lock);
 	link = &p->rx_head;
 	while (*link) {
-		enum hop h = next_hop_locked(fw, *link, out);
+		enum hop h = next_hop_locked(fw, port, *link, out);
 
 		if (h == HOP_DROP) {
 			nnp_fw_icl_drop_at(p, link, prev);

@@ -90,25 +90,29 @@ static bool rx_share_fits(const struct nnp_fw_port *p,
 
 /*
  * Whether queued @pk (its communicator here @m, or NULL) may be for
- * another chip, with fw->lock held: a routed packet not labelled for this
- * rank of its communicator, or of one not made (or routed) here yet. The
- * relay (fw_relay.c) looks at it.
+ * another chip, with fw->lock held: any of a transit communicator's
+ * (v1.22), a routed packet not labelled for this rank of its
+ * communicator, or of one not made (or routed) here yet. The relay
+ * (fw_relay.c) looks at it.
  */
 static bool rx_for_relay(const struct nnp_fw_comm *m,
 			 const struct nnp_fw_packet *pk)
 {
+	if (m && nnp_fw_comm_transit(m))
+		return true;
 	return nnp_fw_seq_is_routed(pk->seq) &&
 	       (!m || !m->routes || nnp_fw_seq_dst(pk->seq) != m->rank);
 }
 
 /*
  * Whether @pk, for @m here (or NULL), is taken as it comes: the abort of a
- * collective, or a rank's leave routed to this one (v1.21).
+ * collective, or a rank's leave routed to this one (v1.21). A transit's
+ * are passed on (fw_relay.c), as its other packets are.
  */
 static bool rx_aborts(const struct nnp_fw_comm *m,
 		      const struct nnp_fw_packet *pk)
 {
-	if (!m || !pk->abort)
+	if (!m || !pk->abort || nnp_fw_comm_transit(m))
 		return false;
 	if (nnp_fw_seq_is_routed_leave(pk->seq, pk->abort))
 		return m->routes && nnp_fw_seq_dst(pk->seq) == m->rank;

@@ -248,13 +248,12 @@ uint64_t nnp_fw_icl_held_bytes(struct nnp_fw *fw);
  */
 void nnp_fw_icl_purge(struct nnp_fw *fw, uint32_t port, uint64_t epoch,
 		      uint64_t below);
-/* No rank: nnp_fw_icl_purge_comm() counts nothing as dropped. */
-#define NNP_FW_NO_RANK		UINT32_MAX
 /*
  * Drop everything queued on @port for the communicator of @epoch, which is
- * gone from this chip, where it was rank @rank: routed packets for other
- * ranks, in transit here, count as dropped (icl_dropped, the port's
- * errors); every packet's room goes back to its sender.
+ * gone from this chip, where it was rank @rank (NNP_FW_TRANSIT_RANK: a
+ * transit one): routed packets for other ranks, in transit here, count as
+ * dropped (icl_dropped, the port's errors); every packet's room goes back
+ * to its sender.
  */
 void nnp_fw_icl_purge_comm(struct nnp_fw *fw, uint32_t port, uint64_t epoch,
 			   uint32_t rank);
