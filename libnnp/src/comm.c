@@ -20,6 +20,7 @@
 #include "job_rank.h"
 #include "route_plan.h"
 #include "internal.h"
+#include "split.h"
 #include "log.h"
 #include "trace.h"
 
@@ -140,6 +141,7 @@ static void comm_free(nnp_comm_t *m)
 	free(m->all);
 	free(m->shrunk);
 	free(m->init);
+	free(m->transits);
 	free(m);
 }
 
@@ -214,22 +216,26 @@ _Static_assert(NNP_ROUTE_NONE == DRM_NNP_ROUTE_NONE &&
 /*
  * Give @m (rank @rank of the @n ranks @all) its routes, for messages to
  * ranks its chip has no link to (driver interface 1.8, hardware 1.12):
- * kept in m->routes once the device has them. Without, such messages are
- * NO_PATH, as before routes.
+ * @given (n bytes), else planned over the ranks' chips; kept in m->routes
+ * once the device has them. Without, such messages are NO_PATH, as
+ * before routes.
  */
 static nnp_result_t comm_routes(nnp_comm_t *m, const struct nnp_rank_info *all,
-				uint32_t n, uint32_t rank)
+				uint32_t n, uint32_t rank, const uint8_t *given)
 {
 	uint8_t *r = malloc(n);
 	struct drm_nnp_comm_routes a = {
 		.comm = m->id, .nranks = n, .routes = (uintptr_t)r,
 	};
-	nnp_result_t res;
+	nnp_result_t res = NNP_SUCCESS;
 	int err;
 
 	if (!r)
 		return nnp_fail(NNP_ERROR_OUT_OF_MEMORY, "no host memory for routes of %u ranks", n);
-	res = nnp_route_plan(all, n, rank, NNP_HW_MAX_ROUTED_RANKS, r);
+	if (given)
+		memcpy(r, given, n);
+	else
+		res = nnp_route_plan(all, n, rank, NNP_HW_MAX_ROUTED_RANKS, r);
 	if (res != NNP_SUCCESS || n < 2 || m->dev->driver_minor < 8) {
 		free(r);
 		return res;
@@ -254,8 +260,8 @@ nnp_result_t nnp_comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
 			   const struct nnp_rank_info *all,
 			   const struct nnp_ring *ring,
 			   const struct nnp_topo *topo, enum nnp_algo algo,
-			   uint64_t epoch, uint32_t timeout_ms, const char *name,
-			   nnp_comm_t **comm)
+			   const uint8_t *routes, uint64_t epoch,
+			   uint32_t timeout_ms, const char *name, nnp_comm_t **comm)
 {
 	struct drm_nnp_comm_create c = {
 		.nranks = nranks, .rank = rank, .epoch = epoch,
@@ -312,7 +318,7 @@ nnp_result_t nnp_comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
 	m->id = c.comm;
 	res = comm_topology(m, rank, topo, algo);
 	if (res == NNP_SUCCESS)
-		res = comm_routes(m, all, nranks, rank);
+		res = comm_routes(m, all, nranks, rank, routes);
 	if (res != NNP_SUCCESS) {
 		nnp_comm_destroy(m);
 		return res;
@@ -438,7 +444,7 @@ nnp_result_t nnp_comm_init_opts(nnp_comm_t **comm, int nranks,
 		res = nnp_comm_plan_algo(all, (uint32_t)nranks, &ring, &topo, &algo);
 		if (res == NNP_SUCCESS) {
 			res = nnp_comm_make(dev, (uint32_t)nranks, (uint32_t)rank,
-					    all, &ring, &topo, algo, epoch,
+					    all, &ring, &topo, algo, NULL, epoch,
 					    o->timeout_ms, o->name, comm);
 			if (res == NNP_SUCCESS && o->name[0])
 				nnp_log(NNP_LOG_INFO, "rank %d: communicator %u is %s",
@@ -487,7 +493,7 @@ nnp_result_t nnp_comm_init_all(nnp_device_t **devs, int n, nnp_comm_t **comms)
 		res = nnp_comm_plan_algo(info, (uint32_t)n, &ring, &topo, &algo);
 	for (r = 0; r < n && res == NNP_SUCCESS; r++)
 		res = nnp_comm_make(devs[r], (uint32_t)n, (uint32_t)r, info,
-				    &ring, &topo, algo, epoch, coll_timeout_ms(),
+				    &ring, &topo, algo, NULL, epoch, coll_timeout_ms(),
 				    NULL, &comms[r]);
 	if (res != NNP_SUCCESS)
 		for (r = 0; r < n; r++) {
@@ -511,6 +517,7 @@ void nnp_comm_destroy(nnp_comm_t *comm)
 		return;
 	}
 	nnp_group_forget(comm, NULL);
+	nnp_split_transits_end(comm);
 	d = (struct drm_nnp_comm_destroy){ .comm = comm->id };
 	drmIoctl(comm->dev->fd, DRM_IOCTL_NNP_COMM_DESTROY, &d);
 	comm_free(comm);
@@ -528,6 +535,7 @@ nnp_result_t nnp_comm_abort(nnp_comm_t *comm)
 		return NNP_SUCCESS;
 	}
 	nnp_group_forget(comm, NULL);
+	nnp_split_transits_end(comm);
 	d = (struct drm_nnp_comm_destroy){
 		.comm = comm->id, .flags = DRM_NNP_COMM_DESTROY_ABORT,
 	};

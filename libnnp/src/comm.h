@@ -42,6 +42,12 @@ struct nnp_comm {
 	struct nnp_comm_init *init;
 	/* Its answers to the job's view (comm_job.c), or NULL. */
 	struct nnp_job_link *job;
+	/*
+	 * The transit communicators (comm_transit.c) this chip holds for
+	 * the groups split from it that it is no rank of: they end with it.
+	 */
+	uint32_t *transits;
+	uint32_t ntransits;
 };
 
 /*
@@ -141,7 +147,8 @@ nnp_result_t nnp_comm_plan_algo(const struct nnp_rank_info *all, uint32_t n,
 
 /*
  * Make @dev rank @rank of the @nranks ranks @all, on the planned @ring and
- * @topo running @algo, named @epoch on the links, its commands waiting
+ * @topo running @algo, with @routes (@nranks bytes; NULL: planned over
+ * the ranks' chips), named @epoch on the links, its commands waiting
  * @timeout_ms for a late peer (DRM_NNP_COMM_TIMEOUT_NEVER: for ever),
  * named @name (NULL or "": none; the driver shows it in fdinfo since
  * 1.9); *@comm on success, else the last error says why.
@@ -150,7 +157,7 @@ nnp_result_t nnp_comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
 			   const struct nnp_rank_info *all,
 			   const struct nnp_ring *ring,
 			   const struct nnp_topo *topo, enum nnp_algo algo,
-			   uint64_t epoch, uint32_t timeout_ms, const char *name,
-			   nnp_comm_t **comm);
+			   const uint8_t *routes, uint64_t epoch,
+			   uint32_t timeout_ms, const char *name, nnp_comm_t **comm);
 
 #endif /* NNP_COMM_H */

@@ -85,7 +85,7 @@ nnp_result_t nnp_comm_shrink(nnp_comm_t *parent, const int *exclude, int nexclud
 			       parent->epoch, parent->shrunk, parent->nshrunk, &g);
 	if (res == NNP_SUCCESS)
 		res = nnp_split_make(parent, &g, "nnp_comm_shrink", timeout_ms, name,
-				     &child);
+				     NULL, 0, &child);
 	if (res == NNP_SUCCESS)
 		res = check_members(child, &g);
 	if (res == NNP_SUCCESS)

@@ -70,8 +70,12 @@ static void graph_free(struct graph *g)
 	free(g->queue);
 }
 
-/* Links from every rank to @to, breadth first: g->dist, UINT32_MAX if none. */
-static void graph_search(struct graph *g, uint32_t to)
+/*
+ * Links from every rank to @to, breadth first: g->dist, UINT32_MAX if
+ * none. A rank whose @avoid byte is set (NULL: none) is on no path, but
+ * for @to itself.
+ */
+static void graph_search(struct graph *g, uint32_t to, const uint8_t *avoid)
 {
 	uint32_t head = 0, tail = 0, p;
 
@@ -85,7 +89,8 @@ static void graph_search(struct graph *g, uint32_t to)
 		for (p = 0; p < NNP_MAX_PORTS; p++) {
 			int32_t b = g->peer[a][p];
 
-			if (b >= 0 && g->dist[b] == UINT32_MAX) {
+			if (b >= 0 && g->dist[b] == UINT32_MAX &&
+			    !(avoid && avoid[b])) {
 				g->dist[b] = g->dist[a] + 1;
 				g->queue[tail++] = (uint32_t)b;
 			}
@@ -114,18 +119,26 @@ static int graph_next(const struct graph *g, uint32_t a)
 nnp_result_t nnp_route_plan(const struct nnp_rank_info *info, uint32_t n,
 			    uint32_t me, uint32_t limit, uint8_t *routes)
 {
+	return nnp_route_plan_via(info, n, n, me, limit, routes);
+}
+
+nnp_result_t nnp_route_plan_via(const struct nnp_rank_info *info, uint32_t nchips,
+				uint32_t n, uint32_t me, uint32_t limit,
+				uint8_t *routes)
+{
 	struct graph g;
 	uint32_t to;
 
-	if (graph_build(&g, info, n)) {
+	if (graph_build(&g, info, nchips)) {
 		graph_free(&g);
-		return nnp_fail(NNP_ERROR_OUT_OF_MEMORY, "no host memory to plan routes of %u ranks", n);
+		return nnp_fail(NNP_ERROR_OUT_OF_MEMORY, "no host memory to plan routes of %u chips", nchips);
 	}
 	for (to = 0; to < n; to++) {
 		int port = -1;
 
-		if (to != me && to < limit && me < limit) {
-			graph_search(&g, to);
+		/* A chip past the ranks (a transit's) labels no message of its own. */
+		if (to != me && to < limit && (me < limit || me >= n)) {
+			graph_search(&g, to, NULL);
 			port = graph_next(&g, me);
 		}
 		routes[to] = port < 0 ? NNP_ROUTE_NONE : (uint8_t)port;
@@ -137,6 +150,13 @@ nnp_result_t nnp_route_plan(const struct nnp_rank_info *info, uint32_t n,
 uint32_t nnp_route_path(const struct nnp_rank_info *info, uint32_t n,
 			uint32_t from, uint32_t to, uint32_t *hops)
 {
+	return nnp_route_path_avoiding(info, n, from, to, NULL, hops);
+}
+
+uint32_t nnp_route_path_avoiding(const struct nnp_rank_info *info, uint32_t n,
+				 uint32_t from, uint32_t to, const uint8_t *avoid,
+				 uint32_t *hops)
+{
 	uint32_t k = 0, a = from;
 	struct graph g;
 
@@ -144,7 +164,7 @@ uint32_t nnp_route_path(const struct nnp_rank_info *info, uint32_t n,
 		graph_free(&g);
 		return 0;
 	}
-	graph_search(&g, to);
+	graph_search(&g, to, avoid);
 	while (a != to && k < n) {
 		int p = graph_next(&g, a);
 

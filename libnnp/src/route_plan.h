@@ -24,6 +24,14 @@
  */
 nnp_result_t nnp_route_plan(const struct nnp_rank_info *info, uint32_t n,
 			    uint32_t me, uint32_t limit, uint8_t *routes);
+/*
+ * The same over @nchips chips of @info, of which the first @n are the
+ * ranks and the others transits (chips the ranks' packets may cross, of
+ * no rank): @routes gets @n bytes, from @me, a rank or a transit.
+ */
+nnp_result_t nnp_route_plan_via(const struct nnp_rank_info *info, uint32_t nchips,
+				uint32_t n, uint32_t me, uint32_t limit,
+				uint8_t *routes);
 
 /*
  * The ranks a message from @from to @to crosses, @to last, into @hops
@@ -32,5 +40,9 @@ nnp_result_t nnp_route_plan(const struct nnp_rank_info *info, uint32_t n,
  */
 uint32_t nnp_route_path(const struct nnp_rank_info *info, uint32_t n,
 			uint32_t from, uint32_t to, uint32_t *hops);
+/* The same over no rank whose @avoid byte (@n of them) is set, but @to. */
+uint32_t nnp_route_path_avoiding(const struct nnp_rank_info *info, uint32_t n,
+				 uint32_t from, uint32_t to, const uint8_t *avoid,
+				 uint32_t *hops);
 
 #endif /* NNP_ROUTE_PLAN_H */

@@ -34,6 +34,9 @@ struct nnp_split_group {
 	uint64_t epoch;		/* new rank 0's */
 	uint32_t *parent;	/* by new rank: the parent rank */
 	struct nnp_rank_info *info;	/* by new rank */
+	/* The parent ranks whose chips are transits of its ring, if any. */
+	uint32_t *transit;
+	uint32_t ntransit;
 };
 
 /*
@@ -77,11 +80,27 @@ struct nnp_comm;
 /*
  * Make parent rank @parent's communicator of @g (planned as
  * nnp_split_plan(), @what starting its errors), waiting @timeout_ms for a
- * late peer, named @name (NULL: none), in *@child. In comm_split.c: it
- * needs the device.
+ * late peer, named @name (NULL: none), in *@child. Where @g's chips make
+ * no ring of links and @pall gives the @nparent ranks' chips (by parent
+ * rank; NULL: none), its ring crosses chips of other parent ranks as
+ * transits (transit_plan.h), which @g->transit then lists. In
+ * comm_split.c: it needs the device.
  */
-nnp_result_t nnp_split_make(struct nnp_comm *parent, const struct nnp_split_group *g,
+nnp_result_t nnp_split_make(struct nnp_comm *parent, struct nnp_split_group *g,
 			    const char *what, uint32_t timeout_ms, const char *name,
+			    const struct nnp_rank_info *pall, uint32_t nparent,
 			    struct nnp_comm **child);
+
+/*
+ * Make @parent's chip a transit of every group of the split table @all
+ * (@pall its chips) whose ring crosses it: each held by @parent
+ * (comm_transit.c). A group whose ring cannot be planned is left to fail
+ * on its own ranks.
+ */
+nnp_result_t nnp_split_transits(struct nnp_comm *parent,
+				const struct nnp_split_entry *all,
+				const struct nnp_rank_info *pall);
+/* End the transits @parent holds. */
+void nnp_split_transits_end(struct nnp_comm *parent);
 
 #endif /* NNP_SPLIT_H */

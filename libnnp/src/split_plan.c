@@ -28,8 +28,10 @@ void nnp_split_group_free(struct nnp_split_group *g)
 {
 	free(g->parent);
 	free(g->info);
+	free(g->transit);
 	g->parent = NULL;
 	g->info = NULL;
+	g->transit = NULL;
 }
 
 nnp_result_t nnp_split_group(const struct nnp_split_entry *all, uint32_t nparent,

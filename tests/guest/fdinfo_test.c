@@ -35,6 +35,9 @@
  * space, a newline, a tab, UTF-8 or a Latin-1 letter, or 32 bytes with
  * no NUL, is EINVAL and
  * makes no communicator; a destroyed one's key goes.
+ * a_transit_shows_no_rank: a transit (driver 1.12) named "pp.relay" is
+ * "-/2 pp.relay" in fdinfo, pp.relay:-/2 in `nnptool ps`, "-/2" in
+ * `nnptool comms`, and rank null in both tools' JSON.
  * communicators_raced: two threads of one file make and destroy
  * communicators named with 31 bytes while a third reads its fdinfo:
  * every key read whole, no call failed, none left after.
@@ -479,6 +482,40 @@ TEST_F(two, communicators_named)
 			      &(struct drm_nnp_comm_destroy){ .comm = (__u32)named }));
 	comm_key(fd, named, val, sizeof(val));
 	EXPECT_STREQ("", val);
+}
+
+/*
+ * A transit (driver 1.12) named "pp.relay": its fdinfo value is
+ * "-/2 pp.relay", and `nnptool ps` and `nnptool comms`, in the table and
+ * in JSON, show it with no rank ("-", null), not a number.
+ */
+TEST_F(two, a_transit_shows_no_rank)
+{
+	struct drm_nnp_comm_create c = {
+		.nranks = 2, .send_port = 0, .recv_port = 1,
+		.flags = DRM_NNP_COMM_CREATE_TRANSIT, .epoch = 0x5eed0030,
+		.name = "pp.relay",
+	};
+	int fd = nnp_device_fd(self->a);
+	char val[128], line[2048], want[256];
+
+	ASSERT_EQ(0, drmIoctl(fd, DRM_IOCTL_NNP_COMM_CREATE, &c));
+	comm_key(fd, (int)c.comm, val, sizeof(val));
+	EXPECT_STREQ("-/2 pp.relay\n", val);
+	tool_line("ps", "pp.relay", line, sizeof(line));
+	EXPECT_NE(NULL, strstr(line, "  pp.relay:-/2")) TH_LOG("%s", line);
+	snprintf(want, sizeof(want),
+		 "{\"id\": %u, \"name\": \"pp.relay\", \"rank\": null, \"nranks\": 2}",
+		 c.comm);
+	tool_line("ps --json", "{\"clients\": [", line, sizeof(line));
+	EXPECT_NE(NULL, strstr(line, want)) TH_LOG("want %s in %s", want, line);
+	tool_line("comms", "pp.relay", line, sizeof(line));
+	EXPECT_NE(NULL, strstr(line, " -/2 ")) TH_LOG("%s", line);
+	tool_line("comms --json", "pp.relay", line, sizeof(line));
+	EXPECT_NE(NULL, strstr(line, "\"name\": \"pp.relay\", \"rank\": null, \"nranks\": 2"))
+		TH_LOG("%s", line);
+	ASSERT_EQ(0, drmIoctl(fd, DRM_IOCTL_NNP_COMM_DESTROY,
+			      &(struct drm_nnp_comm_destroy){ .comm = c.comm }));
 }
 
 /* One thread of communicators_raced: @rounds of COMM_CREATE and DESTROY. */

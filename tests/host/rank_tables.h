@@ -37,6 +37,16 @@ static void chips(uint32_t n)
 	}
 }
 
+/* QEMU's ring of @n: chip r's port 0 to chip r + 1's port 1. */
+static inline void ring_wires(uint32_t n)
+{
+	uint32_t r;
+
+	chips(n);
+	for (r = 0; r < n; r++)
+		wire(r, 0, (r + 1) % n, 1);
+}
+
 /* QEMU's torus:WxH: chip y * w + x, port 0 east to port 1, 2 south to 3. */
 static void torus_wires(uint32_t w, uint32_t h)
 {

@@ -22,16 +22,6 @@
 #include "rank_tables.h"
 #include "route_plan.h"
 
-/* Ring of @n: rank r's port 0 to rank r + 1's port 1. */
-static void ring_wires(uint32_t n)
-{
-	uint32_t r;
-
-	chips(n);
-	for (r = 0; r < n; r++)
-		wire(r, 0, (r + 1) % n, 1);
-}
-
 /* Follow the routes of every chip from @from to @to: the hops. */
 static uint32_t walk(uint32_t n, uint32_t from, uint32_t to)
 {

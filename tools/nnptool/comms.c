@@ -27,7 +27,10 @@ static void print_json(struct json_object *arr, int dev,
 	jo_u64(o, "uid", s->uid);
 	jo_str(o, "task", s->task);
 	jo_str(o, "name", s->name);
-	jo_u64(o, "rank", s->rank);
+	if (s->rank == NNP_COMM_STATE_NONE)
+		jo_null(o, "rank");	/* a transit: no rank of its own */
+	else
+		jo_u64(o, "rank", s->rank);
 	jo_u64(o, "nranks", s->nranks);
 	comm_state_json(o, s);
 }
@@ -39,7 +42,10 @@ static void print_row(int dev, const struct nnp_comm_state *s)
 
 	text_for_terminal(s->task, task, sizeof(task));
 	text_for_terminal(s->name[0] ? s->name : "-", name, sizeof(name));
-	snprintf(rank, sizeof(rank), "%" PRIu32 "/%" PRIu32, s->rank, s->nranks);
+	if (s->rank == NNP_COMM_STATE_NONE)
+		snprintf(rank, sizeof(rank), "-/%" PRIu32, s->nranks);
+	else
+		snprintf(rank, sizeof(rank), "%" PRIu32 "/%" PRIu32, s->rank, s->nranks);
 	if (s->known)
 		snprintf(calls, sizeof(calls), "%" PRIu32 "/%" PRIu32,
 			 s->calls_done, s->calls);

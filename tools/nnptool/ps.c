@@ -30,9 +30,13 @@ struct client {
 	uint64_t id;		/* drm-client-id */
 	uint64_t mem[2];	/* drm-total-device, drm-total-host, bytes */
 	uint64_t busy_ns[2];	/* drm-engine-copy, drm-engine-collective */
-	/* nnp-comm-ID: "RANK/NRANKS[ NAME]", by the driver's id order. */
+	/*
+	 * nnp-comm-ID: "RANK/NRANKS[ NAME]", by the driver's id order; a
+	 * transit, no rank, "-/NRANKS" (driver 1.12).
+	 */
 	struct comm_line {
 		unsigned int id, rank, nranks;
+		bool transit;
 		char name[32];		/* "" for none */
 	} comms[64];
 	unsigned int ncomms;
@@ -66,8 +70,11 @@ static void comm_line(struct client *c, const char *id, const char *v)
 	int used = 0;
 
 	if (c->ncomms == sizeof(c->comms) / sizeof(c->comms[0]) ||
-	    sscanf(id, "%u", &l->id) != 1 ||
-	    sscanf(v, "%u/%u%n", &l->rank, &l->nranks, &used) != 2)
+	    sscanf(id, "%u", &l->id) != 1)
+		return;
+	l->transit = sscanf(v, "-/%u%n", &l->nranks, &used) == 1;
+	l->rank = 0;
+	if (!l->transit && sscanf(v, "%u/%u%n", &l->rank, &l->nranks, &used) != 2)
 		return;
 	name = v + used;
 	snprintf(l->name, sizeof(l->name), "%s", *name == ' ' ? name + 1 : "");
@@ -198,7 +205,10 @@ static void comms_json(struct json_object *o, const struct client *c)
 			jo_str(e, "name", c->comms[i].name);
 		else
 			jo_null(e, "name");
-		jo_u64(e, "rank", c->comms[i].rank);
+		if (c->comms[i].transit)
+			jo_null(e, "rank");
+		else
+			jo_u64(e, "rank", c->comms[i].rank);
 		jo_u64(e, "nranks", c->comms[i].nranks);
 	}
 }
@@ -228,8 +238,8 @@ static void print_json(const struct clients *l)
 }
 
 /*
- * The COMMUNICATORS column: NAME:RANK/NRANKS (#ID for one with no name),
- * comma-separated; "-" for none.
+ * The COMMUNICATORS column: NAME:RANK/NRANKS (#ID for one with no name,
+ * "-" for RANK of a transit), comma-separated; "-" for none.
  */
 static void print_comms(const struct client *c)
 {
@@ -237,13 +247,15 @@ static void print_comms(const struct client *c)
 
 	for (i = 0; i < c->ncomms; i++) {
 		const struct comm_line *l = &c->comms[i];
-		char name[4 * sizeof(l->name)];
+		char name[4 * sizeof(l->name)], rank[16] = "-";
 
 		text_for_terminal(l->name, name, sizeof(name));
+		if (!l->transit)
+			snprintf(rank, sizeof(rank), "%u", l->rank);
 		if (name[0])
-			printf("%s%s:%u/%u", i ? "," : "", name, l->rank, l->nranks);
+			printf("%s%s:%s/%u", i ? "," : "", name, rank, l->nranks);
 		else
-			printf("%s#%u:%u/%u", i ? "," : "", l->id, l->rank, l->nranks);
+			printf("%s#%u:%s/%u", i ? "," : "", l->id, rank, l->nranks);
 	}
 	printf("%s\n", c->ncomms ? "" : "-");
 }

@@ -308,6 +308,7 @@ struct nnp_comm_state {
 	uint32_t uid;		/* the effective uid that opened its device */
 	char task[16];		/* its process's command name */
 	char name[32];		/* its configured name; "" for none */
+	/* rank NNP_COMM_STATE_NONE: a transit of a split's ring (driver 1.12) */
 	uint32_t rank, nranks;
 	/* Nonzero: the device said what follows (hardware 1.18 on); else 0s, NULLs. */
 	int known;
@@ -632,6 +633,19 @@ nnp_result_t nnp_comm_init_all(nnp_device_t **devs, int n, nnp_comm_t **comms);
  * for a late peer as long as @parent does (NNP_COLL_TIMEOUT_S when @parent
  * was made); NNP_ALGO is read again.
  *
+ * Since 0.9, chips that share no link with their ring neighbours (a
+ * pipeline's stages on every other chip, a torus's diagonal) still make
+ * one, on a driver of interface 1.12 or later: each hop of its ring then
+ * crosses chips of other ranks of @parent, whatever their color, which
+ * pass its packets on and relay its messages without a host copy (a
+ * "transit": nnptool ps shows it as rank "-"). A transit is held by
+ * @parent on its rank and ends with it: keep @parent on every rank until
+ * the communicators split from it are destroyed. If a transit ends
+ * first, or a link on its hop goes down, the communicator fails on its
+ * ranks (NNP_ERROR_COMM_FAILED) rather than wait. Such a ring runs every
+ * operation; its collectives use one port pair (no second pair, no
+ * torus), so a ring of links is faster where there is one.
+ *
  * The ranks exchange colors, keys and their chips' ports with two
  * allgathers of @parent on a stream of the split's own (the secret of
  * @parent's job is not used or sent): synchronize the streams with work
@@ -641,12 +655,16 @@ nnp_result_t nnp_comm_init_all(nnp_device_t **devs, int n, nnp_comm_t **comms);
  * timeout, then they fail with NNP_ERROR_COMM_FAILED.
  *
  * Every rank of @parent returns, and all the ranks of one color agree:
- * NNP_ERROR_NO_PATH on each when its chips form no ring of up links, the
- * last error naming the color and a missing link by the new rank, parent
- * rank and chip of both ends ("nnp_comm_split: color 1: no up link from
- * rank 0 (parent rank 0, chip 0) to rank 1 (parent rank 3, chip 3): ...");
- * NNP_ERROR_COMM_FAILED when another of them could not make its part
- * (the last error names it, and why) or the exchange over @parent failed.
+ * NNP_ERROR_NO_PATH on each when its chips form no ring of up links nor
+ * one over transits, the last error naming the color and why no ring
+ * over transits was found ("nnp_comm_split: color 1: no ring of links,
+ * nor one over transits: no ring over the 3 ranks: no path from rank 2
+ * (chip 2) to rank 0 (chip 0) but through other ranks", or a chip that
+ * would pass two hops on different ports);
+ * NNP_ERROR_COMM_FAILED when another of them, or a transit of its ring,
+ * could not make its part (the last error names it, and why: a transit's
+ * driver before interface 1.12 says NNP_ERROR_NOT_SUPPORTED) or the
+ * exchange over @parent failed.
  */
 #define NNP_SPLIT_NOCOLOR	(-1)
 nnp_result_t nnp_comm_split(nnp_comm_t *parent, int color, int key,
