@@ -7,6 +7,8 @@
  * the failures of all ranks summed by MPI. With NNP_JOB=BASE:N the MPI
  * world is ranks BASE.. of a larger nnp job spread over several machines
  * (each runs its own mpirun; NNP_COMM_ID names the job's rendezvous).
+ * Last, the job splits by rank parity (its halves' rings cross the other
+ * half's chips where they share no link) and checks each half.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,6 +196,64 @@ static long any_rank_cases(nnp_dtype_t t)
 	return bad;
 }
 
+/*
+ * nnp_comm_split() by rank parity: where a half's chips share no link (a
+ * ring's every other chip, across chassis too) its ring crosses chips of
+ * the other half as transits. Each half's allreduce is its own members'
+ * exact sum, and a message to the next rank of the half, posted receive
+ * first in a group, comes byte for byte.
+ */
+static long split_cases(void)
+{
+	int parity = rank % 2, n, me, from, to, m;
+	size_t count = 30011, i;
+	nnp_comm_t *half = NULL;
+	const void *h;
+	long bad;
+
+	bad = nnp_comm_split(comm, parity, rank, &half) != NNP_SUCCESS;
+	if (bad) {
+		printf("# rank %d: nnp_comm_split: %s\n", rank, nnp_get_last_error());
+		return bad;
+	}
+	n = nnp_comm_count(half);
+	me = nnp_comm_rank(half);
+	bad += me != rank / 2 || n != (nranks + 1 - parity) / 2;
+	bad += stage(NNP_INT32, NNP_SUM, count);
+	bad += nnp_allreduce(in, 0, out, 0, count, NNP_INT32, NNP_SUM, half, stream) != 0;
+	h = fetch(NNP_INT32, count);
+	bad += !h;
+	for (i = 0; h && i < count; i++) {
+		double want = 0;
+
+		for (m = parity; m < nranks; m += 2)
+			want += input(m, i, NNP_SUM);
+		bad += get(NNP_INT32, h, i) != want;
+	}
+	from = (me + n - 1) % n;
+	to = (me + 1) % n;
+	bad += nnp_group_start() != 0;
+	bad += nnp_recv(out, 0, count, NNP_INT32, from, half, stream) != 0;
+	bad += nnp_send(in, 0, count, NNP_INT32, to, half, stream) != 0;
+	bad += nnp_group_end() != 0;
+	h = fetch(NNP_INT32, count);
+	bad += !h;
+	for (i = 0; h && n > 1 && i < count; i++)
+		bad += get(NNP_INT32, h, i) != input(from * 2 + parity, i, NNP_SUM);
+	if (bad)
+		printf("# rank %d: split: %ld failures, last error: %s\n", rank, bad,
+		       nnp_get_last_error());
+	/*
+	 * Every rank of the job done with its half before any ends one, or
+	 * its parent and the transits it holds: a chassis's MPI world is not
+	 * the job, so the parent's own allreduce is the barrier.
+	 */
+	bad += nnp_allreduce(out, 0, out, 0, 1, NNP_INT32, NNP_SUM, comm, stream) != 0;
+	bad += nnp_stream_synchronize(stream) != 0;
+	nnp_comm_destroy(half);
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	const nnp_dtype_t types[] = { NNP_FLOAT32, NNP_FLOAT16, NNP_BFLOAT16,
@@ -217,7 +277,7 @@ int main(int argc, char **argv)
 	    sscanf(getenv("NNP_JOB"), "%d:%d", &rank, &nranks) == 2)
 		rank += local;
 	if (!local)
-		printf("TAP version 13\n1..7\n");
+		printf("TAP version 13\n1..8\n");
 	if (nnp_device_open(local, &dev) || nnp_stream_create(dev, &stream) ||
 	    nnp_mem_alloc(dev, NNP_MEM_DEVICE, bytes, 0, &in) ||
 	    nnp_mem_alloc(dev, NNP_MEM_DEVICE, bytes, 0, &out) ||
@@ -275,6 +335,9 @@ int main(int argc, char **argv)
 		printf("# link bytes of all %d ranks: %llu for %zu bytes\n", nranks,
 		       (unsigned long long)tx_total, (size_t)COUNT * 4);
 	report("no host DMA during the allreduce; links carry 2(n-1)/n per rank", bad);
+
+	report("split by parity, over transits where a half shares no link: allreduce and messages exact",
+	       split_cases());
 
 	nnp_comm_destroy(comm);
 	nnp_mem_free(in);

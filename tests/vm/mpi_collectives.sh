@@ -2,15 +2,19 @@
 # SPDX-License-Identifier: MIT
 # One process per device: `mpirun -np 4 coll_mpi` with the unique id
 # broadcast by MPI and nnp_comm_init_rank on each rank, on a ring and on a
-# 2x2 torus (rank order is no ring there: libnnp finds one). On chips with
-# no ring between them every rank is told NNP_ERROR_NO_PATH.
+# 2x2 torus (rank order is no ring there: libnnp finds one), then split
+# by rank parity (on the ring each half crosses the other's chips as
+# transits). On chips with no ring between them every rank is told
+# NNP_ERROR_NO_PATH.
 #
 # In detail (docs/testing.md has the summary):
 # `mpirun -np 4 coll_mpi`: one process per device, unique id by `MPI_Bcast`,
 # `nnp_comm_init_rank`; allreduce of every type, op and count, broadcast
 # from every root, allgather, reduce-scatter, exact on every rank; no host
 # DMA and exactly 2(n-1)/n of the buffer per rank over all links together
-# (each rank within what its algorithm's segments round it to); every rank
+# (each rank within what its algorithm's segments round it to); split by
+# rank parity, each half's int32 allreduce its members' exact sum and a
+# message to its next rank byte-exact (on the ring over transits); every rank
 # told `NNP_ERROR_NO_PATH` when only chips 0 and 1 are joined
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
@@ -21,8 +25,8 @@ for topo in ring torus:2x2; do
 	"$root/tools/nnp-vm" --chips 4 --mem-size 64M --guest-mem 1024 --fabric "$topo" -- \
 		mpirun -np 4 coll_mpi >"$out" 2>&1
 	echo "vm-status=$?" >>"$out"
-	tap_context=$out tap_check "mpirun -np 4 on a $topo: 7 checks pass, exit 0" sh -c \
-		"test \$(grep -c '^ok [1-7] - ' $out) = 7 && ! grep -q '^not ok' $out &&
+	tap_context=$out tap_check "mpirun -np 4 on a $topo: 8 checks pass, exit 0" sh -c \
+		"test \$(grep -c '^ok [1-8] - ' $out) = 8 && ! grep -q '^not ok' $out &&
 		 grep -q '^vm-status=0$' $out"
 done
 tap_context=$out tap_grep "links carry exactly 2(n-1)/n of the buffer from each rank" "$out" \

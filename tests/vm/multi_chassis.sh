@@ -10,7 +10,8 @@
 # nnp-pod): allreduce of every type, op and count, broadcast from every
 # root, allgather and reduce-scatter, exact on every rank, no host DMA.
 # Reduce-scatter here once read chunks its lender had already written
-# over (a copied chunk counted as returned ahead of lent ones).
+# over (a copied chunk counted as returned ahead of lent ones). Last the
+# job splits by rank parity, each half a ring over the other's chips.
 # Then a POD of 2 chassis of 4 chips wired as a 4x2 torus (rows inside a
 # chassis, columns across): the 8-rank job the same, exact, and then the
 # Fashion-MNIST training (examples/dist_mnist_mlp) as one 8-rank job over
@@ -21,7 +22,9 @@
 # --chassis 2 --chips 2`: local links 0-1 and 2-3, shared unix socket
 # links 1.0-2.1 and 3.0-0.1 closing the ring; each chassis runs `mpirun
 # -np 2 coll_mpi` as its half, the rendezvous at chassis 0's LAN address
-# through nnp-pod's switch; all six checks pass in both chassis, each line
+# through nnp-pod's switch; all eight checks pass in both chassis (the
+# last splits the job by rank parity: each half's ring crosses the other
+# half's chips as transits, over the socket links too), each line
 # comes out prefixed with its chassis, nnp-pod exits 0, and both ends of
 # each socket link agree byte for byte on what crossed, `nnptool topo` in
 # each chassis lists its two links to the other, up; the same for 8
@@ -55,13 +58,13 @@ pod() {
 	done
 }
 
-# checks NAME CHIPS: nnp-pod's status and each chassis's 7 checks
+# checks NAME CHIPS: nnp-pod's status and each chassis's 8 checks
 checks() {
 	local c
 	tap_context=$tmp/$1 tap_grep "$1: nnp-pod exits 0" "$tmp/$1" '^pod-status=0$'
 	for c in 0 1; do
-		tap_context=$tmp/$1 tap_check "$1: chassis $c: 7 checks pass on its $2 ranks" sh -c \
-			"test \$(grep -c '^ok [1-7] - ' $tmp/$1.$c) = 7 && ! grep -q '^not ok' $tmp/$1.$c"
+		tap_context=$tmp/$1 tap_check "$1: chassis $c: 8 checks pass on its $2 ranks" sh -c \
+			"test \$(grep -c '^ok [1-8] - ' $tmp/$1.$c) = 8 && ! grep -q '^not ok' $tmp/$1.$c"
 	done
 }
 
