@@ -5,6 +5,7 @@
  * (nnp_rank_link()), then from the source the neighbour one link closer.
  * See route_plan.h.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,9 +74,11 @@ static void graph_free(struct graph *g)
 /*
  * Links from every rank to @to, breadth first: g->dist, UINT32_MAX if
  * none. A rank whose @avoid byte is set (NULL: none) is on no path, but
- * for @to itself.
+ * for @to itself; with @ends, such a rank is still reached, as the end
+ * of a path (its distance set, but nothing beyond it through it).
  */
-static void graph_search(struct graph *g, uint32_t to, const uint8_t *avoid)
+static void graph_search(struct graph *g, uint32_t to, const uint8_t *avoid,
+			 bool ends)
 {
 	uint32_t head = 0, tail = 0, p;
 
@@ -88,12 +91,13 @@ static void graph_search(struct graph *g, uint32_t to, const uint8_t *avoid)
 		/* Links are both ways (nnp_rank_link()): a's peers reach a. */
 		for (p = 0; p < NNP_MAX_PORTS; p++) {
 			int32_t b = g->peer[a][p];
+			bool avoided = avoid && avoid[b];
 
-			if (b >= 0 && g->dist[b] == UINT32_MAX &&
-			    !(avoid && avoid[b])) {
-				g->dist[b] = g->dist[a] + 1;
+			if (b < 0 || g->dist[b] != UINT32_MAX || (avoided && !ends))
+				continue;
+			g->dist[b] = g->dist[a] + 1;
+			if (!avoided)
 				g->queue[tail++] = (uint32_t)b;
-			}
 		}
 	}
 }
@@ -138,7 +142,7 @@ nnp_result_t nnp_route_plan_via(const struct nnp_rank_info *info, uint32_t nchip
 
 		/* A chip past the ranks (a transit's) labels no message of its own. */
 		if (to != me && to < limit && (me < limit || me >= n)) {
-			graph_search(&g, to, NULL);
+			graph_search(&g, to, NULL, false);
 			port = graph_next(&g, me);
 		}
 		routes[to] = port < 0 ? NNP_ROUTE_NONE : (uint8_t)port;
@@ -150,31 +154,60 @@ nnp_result_t nnp_route_plan_via(const struct nnp_rank_info *info, uint32_t nchip
 uint32_t nnp_route_path(const struct nnp_rank_info *info, uint32_t n,
 			uint32_t from, uint32_t to, uint32_t *hops)
 {
-	return nnp_route_path_avoiding(info, n, from, to, NULL, hops);
+	struct nnp_route_graph *g = nnp_route_graph_new(info, n);
+	uint32_t k = g ? nnp_route_graph_path(g, from, to, NULL, hops) : 0;
+
+	nnp_route_graph_free(g);
+	return k;
 }
 
-uint32_t nnp_route_path_avoiding(const struct nnp_rank_info *info, uint32_t n,
-				 uint32_t from, uint32_t to, const uint8_t *avoid,
-				 uint32_t *hops)
+struct nnp_route_graph *nnp_route_graph_new(const struct nnp_rank_info *info,
+					    uint32_t n)
 {
-	uint32_t k = 0, a = from;
-	struct graph g;
+	struct graph *g = calloc(1, sizeof(*g));
 
-	if (graph_build(&g, info, n) || from >= n || to >= n) {
-		graph_free(&g);
-		return 0;
+	if (g && graph_build(g, info, n)) {
+		graph_free(g);
+		free(g);
+		return NULL;
 	}
-	graph_search(&g, to, avoid);
-	while (a != to && k < n) {
-		int p = graph_next(&g, a);
+	return (struct nnp_route_graph *)g;
+}
 
-		if (p < 0) {
-			k = 0;
-			break;
-		}
-		a = (uint32_t)g.peer[a][p];
+void nnp_route_graph_free(struct nnp_route_graph *rg)
+{
+	struct graph *g = (struct graph *)rg;
+
+	if (g)
+		graph_free(g);
+	free(g);
+}
+
+uint32_t nnp_route_graph_path(struct nnp_route_graph *rg, uint32_t from,
+			      uint32_t to, const uint8_t *avoid, uint32_t *hops)
+{
+	struct graph *g = (struct graph *)rg;
+	uint32_t k = 0, a = from;
+
+	if (from >= g->n || to >= g->n)
+		return 0;
+	graph_search(g, to, avoid, false);
+	while (a != to && k < g->n) {
+		int p = graph_next(g, a);
+
+		if (p < 0)
+			return 0;
+		a = (uint32_t)g->peer[a][p];
 		hops[k++] = a;
 	}
-	graph_free(&g);
 	return k;
+}
+
+const uint32_t *nnp_route_graph_dist(struct nnp_route_graph *rg, uint32_t from,
+				     const uint8_t *avoid)
+{
+	struct graph *g = (struct graph *)rg;
+
+	graph_search(g, from, avoid, true);
+	return g->dist;
 }

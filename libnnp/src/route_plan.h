@@ -40,9 +40,26 @@ nnp_result_t nnp_route_plan_via(const struct nnp_rank_info *info, uint32_t nchip
  */
 uint32_t nnp_route_path(const struct nnp_rank_info *info, uint32_t n,
 			uint32_t from, uint32_t to, uint32_t *hops);
-/* The same over no rank whose @avoid byte (@n of them) is set, but @to. */
-uint32_t nnp_route_path_avoiding(const struct nnp_rank_info *info, uint32_t n,
-				 uint32_t from, uint32_t to, const uint8_t *avoid,
-				 uint32_t *hops);
+/*
+ * The fabric of @n ranks of @info as a graph, built once for many
+ * searches (NULL: no host memory); nnp_route_graph_free() frees it.
+ */
+struct nnp_route_graph;
+struct nnp_route_graph *nnp_route_graph_new(const struct nnp_rank_info *info,
+					    uint32_t n);
+void nnp_route_graph_free(struct nnp_route_graph *g);
+/*
+ * nnp_route_path() on @g, over no rank whose @avoid byte is set (NULL:
+ * none) but @to.
+ */
+uint32_t nnp_route_graph_path(struct nnp_route_graph *g, uint32_t from,
+			      uint32_t to, const uint8_t *avoid, uint32_t *hops);
+/*
+ * Links from @from to every rank over no rank whose @avoid byte is set,
+ * which may still end a path: by rank, UINT32_MAX if none; valid until
+ * @g's next search.
+ */
+const uint32_t *nnp_route_graph_dist(struct nnp_route_graph *g, uint32_t from,
+				     const uint8_t *avoid);
 
 #endif /* NNP_ROUTE_PLAN_H */

@@ -79,30 +79,28 @@ static nnp_result_t hop_set(const struct nnp_rank_info *all, struct nnp_transit_
  * The chips from rank @a's to rank @b's over chips of no rank, into
  * @hops: their count, 0 if there is no such path.
  */
-static uint32_t hop_path(const struct nnp_rank_info *all, uint32_t nall,
-			 const uint32_t *ranks, uint32_t a, uint32_t b,
-			 uint8_t *avoid, uint32_t *hops)
+static uint32_t hop_path(struct nnp_route_graph *g, const uint32_t *ranks,
+			 uint32_t a, uint32_t b, uint8_t *avoid, uint32_t *hops)
 {
 	uint32_t len;
 
 	/* The search runs from @b's chip: of the ranks', only @a's may start it. */
 	avoid[ranks[a]] = 0;
-	len = nnp_route_path_avoiding(all, nall, ranks[a], ranks[b], avoid, hops);
+	len = nnp_route_graph_path(g, ranks[a], ranks[b], avoid, hops);
 	avoid[ranks[a]] = 1;
 	return len;
 }
 
 /*
  * The ring's order: from rank 0, each time to the nearest rank not yet on
- * it (the lower rank of a tie), so that hops stay short and apart (a
- * torus's every other chip goes round its square, not across it). A rank
- * no path reaches comes last; its hop then says so.
+ * it over chips of no rank (the lower rank of a tie), so that hops stay
+ * short and apart (a torus's every other chip goes round its square, not
+ * across it). A rank no path reaches comes last; its hop then says so.
  */
-static void order_plan(const struct nnp_rank_info *all, uint32_t nall,
-		       const uint32_t *ranks, uint32_t n, uint32_t *order,
-		       uint8_t *avoid, uint32_t *hops)
+static void order_plan(struct nnp_route_graph *g, const uint32_t *ranks,
+		       uint32_t n, uint32_t *order, const uint8_t *avoid)
 {
-	uint32_t pos, k, len, best, best_len;
+	uint32_t pos, k, best;
 	uint8_t *on = calloc(n, 1);
 
 	for (pos = 0; pos < n; pos++)
@@ -113,17 +111,13 @@ static void order_plan(const struct nnp_rank_info *all, uint32_t nall,
 	}
 	on[0] = 1;
 	for (pos = 1; pos < n; pos++) {
+		const uint32_t *dist = nnp_route_graph_dist(g, ranks[order[pos - 1]], avoid);
+
 		best = UINT32_MAX;
-		best_len = UINT32_MAX;
-		for (k = 0; k < n; k++) {
-			if (on[k])
-				continue;
-			len = hop_path(all, nall, ranks, order[pos - 1], k, avoid, hops);
-			if (best == UINT32_MAX || (len && (!best_len || len < best_len))) {
+		for (k = 0; k < n; k++)
+			if (!on[k] && (best == UINT32_MAX ||
+				       dist[ranks[k]] < dist[ranks[best]]))
 				best = k;
-				best_len = len;
-			}
-		}
 		order[pos] = best;
 		on[best] = 1;
 	}
@@ -152,8 +146,8 @@ static nnp_result_t plan_alloc(struct nnp_transit_plan *t, uint32_t nall, uint32
 	return NNP_SUCCESS;
 }
 
-/* Every hop of the ring, over chips of no rank. */
-static nnp_result_t hops_plan(const struct nnp_rank_info *all, uint32_t nall,
+/* Every hop of the ring over the graph @g of the chips, over chips of no rank. */
+static nnp_result_t hops_plan(const struct nnp_rank_info *all, struct nnp_route_graph *g,
 			      const uint32_t *ranks, uint32_t n,
 			      struct nnp_transit_plan *t, uint8_t *avoid,
 			      uint32_t *hops)
@@ -164,11 +158,11 @@ static nnp_result_t hops_plan(const struct nnp_rank_info *all, uint32_t nall,
 
 	for (k = 0; k < n; k++)
 		avoid[ranks[k]] = 1;
-	order_plan(all, nall, ranks, n, t->ring.order, avoid, hops);
+	order_plan(g, ranks, n, t->ring.order, avoid);
 	for (pos = 0; pos < n && res == NNP_SUCCESS; pos++) {
 		uint32_t a = order[pos], b = order[(pos + 1) % n];
 
-		len = hop_path(all, nall, ranks, a, b, avoid, hops);
+		len = hop_path(g, ranks, a, b, avoid, hops);
 		if (!len)
 			return nnp_fail(NNP_ERROR_NO_PATH,
 					"no ring over the %u ranks: no path from rank %u (chip %u) to rank %u (chip %u) but through other ranks",
@@ -187,16 +181,17 @@ nnp_result_t nnp_transit_plan(const struct nnp_rank_info *all, uint32_t nall,
 			      const uint32_t *ranks, uint32_t n,
 			      struct nnp_transit_plan *t)
 {
+	struct nnp_route_graph *g = nnp_route_graph_new(all, nall);
 	uint8_t *avoid = calloc(nall, 1);
 	uint32_t *hops = calloc(nall, sizeof(uint32_t));
 	nnp_result_t res = plan_alloc(t, nall, n);
 	uint32_t x;
 
-	if (res == NNP_SUCCESS && (!avoid || !hops))
+	if (res == NNP_SUCCESS && (!g || !avoid || !hops))
 		res = nnp_fail(NNP_ERROR_OUT_OF_MEMORY,
 			       "no host memory to plan a ring over %u chips", nall);
 	if (res == NNP_SUCCESS)
-		res = hops_plan(all, nall, ranks, n, t, avoid, hops);
+		res = hops_plan(all, g, ranks, n, t, avoid, hops);
 	if (res == NNP_SUCCESS) {
 		for (x = 0; x < n; x++)
 			t->chips[t->nchips++] = ranks[x];
@@ -204,6 +199,7 @@ nnp_result_t nnp_transit_plan(const struct nnp_rank_info *all, uint32_t nall,
 			if (t->pair[x][0] != NNP_TRANSIT_NONE)
 				t->chips[t->nchips++] = x;
 	}
+	nnp_route_graph_free(g);
 	free(avoid);
 	free(hops);
 	return res;
