@@ -389,7 +389,8 @@ struct nnp_hw_queue_shadow {
  * one ring hop of the ranks', in arrival order; those on any other port
  * are dropped and counted. Its routed messages go on by COMM_ROUTES,
  * under the same room, per-communicator share, credits and stale bound as
- * a rank's. A transit communicator takes no queue command, COMM_TOPOLOGY
+ * a rank's; what came before it was made goes on once it is. A transit
+ * communicator takes no queue command, COMM_TOPOLOGY
  * or COMM_STATE (NOT_FOUND); COMM_STATUS, COMM_ROUTES and COMM_DESTROY
  * take it. Should a port of its pair go down, it fails (LINK_DOWN) and
  * passes an abort out of the other, so the ranks on both sides hear it.

@@ -8,7 +8,9 @@
  *
  * In detail (docs/testing.md has the summary): an allreduce of 4 MiB,
  * more than a port holds, exact on both ranks, its chunks through both
- * transits; routed messages both ways, byte for byte; on a ring of 6, a
+ * transits; routed messages both ways, byte for byte; a transit made
+ * after a chunk came to it passes it on, and the allreduce ends exact;
+ * on a ring of 6, a
  * link down between two transits with nothing in flight: both fail
  * LINK_DOWN and pass an abort on, so the rank waiting ends ABORTED at
  * once, not at its timeout; a transit destroyed while a rank waits: both
@@ -138,6 +140,51 @@ static void test_routed_messages_both_ways(void **state)
 	assert_int_equal(port_info(3, 0).tx_bytes, MSG);
 	assert_int_equal(port_info(1, 1).tx_bytes, 0);
 	assert_int_equal(port_info(3, 1).tx_bytes, 0);
+	ring_down();
+}
+
+/*
+ * Chip 1's transit is made only after rank 0's chunk came to it, and
+ * nothing comes after: it passes that chunk on once made, and a small
+ * allreduce ends exact on both ranks.
+ */
+static void test_transit_made_late(void **state)
+{
+	struct nnp_hw_queue_cmd c[2];
+	int32_t *a, *b;
+	uint32_t i;
+
+	(void)state;
+	N = 4;
+	ring_up(0);
+	for (i = 0; i < N; i++)
+		if (i != 1)
+			assert_int_equal(create(i, i == 2, i & 1 ? NNP_HW_COMM_TRANSIT : 0),
+					 NNP_STATUS_SUCCESS);
+	a = (int32_t *)(chips[0].h->dev_mem + SRC);
+	b = (int32_t *)(chips[2].h->dev_mem + SRC);
+	for (i = 0; i < 64; i++) {
+		a[i] = (int32_t)i;
+		b[i] = (int32_t)(1000 - i);
+	}
+	c[0] = allreduce(0);
+	c[1] = allreduce(2);
+	c[0].len = c[1].len = 64;
+	fw_chip_post(&chips[0], c[0]);
+	fw_chip_post(&chips[2], c[1]);
+	for (i = 1; i < N; i += 2)
+		fw_chip_post(&chips[i], nop);
+	run_rounds(5);
+	assert_true(nnp_fw_icl_held_bytes(chips[1].h->fw) > 0);
+	assert_int_equal(create(1, 0, NNP_HW_COMM_TRANSIT), NNP_STATUS_SUCCESS);
+	fw_chips_run_one_thread(chips, N);
+	assert_int_equal(chips[0].status, NNP_STATUS_SUCCESS);
+	assert_int_equal(chips[2].status, NNP_STATUS_SUCCESS);
+	for (i = 0; i < 64; i++) {
+		assert_int_equal(((int32_t *)(chips[0].h->dev_mem + DST))[i], 1000);
+		assert_int_equal(((int32_t *)(chips[2].h->dev_mem + DST))[i], 1000);
+	}
+	assert_int_equal(nnp_fw_icl_held_bytes(chips[1].h->fw), 0);
 	ring_down();
 }
 
@@ -305,6 +352,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_allreduce_through_transits),
 		cmocka_unit_test(test_routed_messages_both_ways),
+		cmocka_unit_test(test_transit_made_late),
 		cmocka_unit_test(test_link_down_between_transits),
 		cmocka_unit_test(test_destroyed_transit_aborts_both_sides),
 		cmocka_unit_test(test_bad_transits_refused),

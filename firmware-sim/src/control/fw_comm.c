@@ -124,6 +124,9 @@ uint16_t nnp_fw_comm_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 	/* A peer that left, or failed, before this chip made it is heard. */
 	if (!status)
 		nnp_fw_icl_claim_held(fw, a.epoch);
+	/* What came for a transit before it was made goes on now. */
+	if (!status && (a.flags & NNP_HW_COMM_TRANSIT))
+		nnp_fw_relay_routes_changed(fw);
 	return status;
 }
 
