@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nnp hardware interface, version 1.22.
+ * nnp hardware interface, version 1.23.
  *
  * The one definition of what the device looks like from the bus: PCI
  * identity, BAR layout, BAR0 registers, admin queue entries, status codes.
@@ -51,7 +51,7 @@ typedef uint64_t nnp_le64;
 
 /* Interface version: the driver refuses a major it does not know. */
 #define NNP_HW_VERSION_MAJOR		1
-#define NNP_HW_VERSION_MINOR		22
+#define NNP_HW_VERSION_MINOR		23
 #define NNP_HW_VERSION			((NNP_HW_VERSION_MAJOR << 16) | NNP_HW_VERSION_MINOR)
 #define NNP_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
 

@@ -20,22 +20,6 @@
 #define COUNT	(2u << 20)	/* 8 MiB of f32: each allreduce takes a while */
 #define BOUND_S	10.0		/* from the first rank failing to the last */
 
-static bool links_up(nnp_device_t **dev, int n)
-{
-	struct nnp_port_info p[NNP_MAX_PORTS] = { { .size = sizeof(p[0]) } };
-	unsigned int np, i;
-	int r;
-
-	for (r = 0; r < n; r++) {
-		if (nnp_device_get_ports(dev[r], p, NNP_MAX_PORTS, &np) != NNP_SUCCESS)
-			return false;
-		for (i = 0; i < np; i++)
-			if ((p[i].state & NNP_LINK_WIRED) && !(p[i].state & NNP_LINK_UP))
-				return false;
-	}
-	return true;
-}
-
 FIXTURE(ring) {
 	struct ring_ranks rr;
 };
@@ -100,9 +84,9 @@ TEST_F_TIMEOUT(ring, link_down_fails_every_rank_then_recovers, 300)
 	fflush(stdout);
 
 	start = now_s();
-	while (!links_up(self->rr.dev, n) && now_s() - start < 60)
+	while (!ring_links_up(self->rr.dev, n) && now_s() - start < 60)
 		usleep(100 * 1000);
-	ASSERT_TRUE(links_up(self->rr.dev, n));
+	ASSERT_TRUE(ring_links_up(self->rr.dev, n));
 
 	/* Streams reset and a new communicator: exact results again. */
 	ASSERT_EQ(NNP_SUCCESS, ring_ranks_restart(&self->rr, -1));

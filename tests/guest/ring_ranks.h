@@ -63,6 +63,23 @@ static inline long ring_sum_errors(nnp_stream_t *s, nnp_mem_t *buf,
 	return bad;
 }
 
+/* True if every wired port of the @n devices at @dev is up. */
+static inline bool ring_links_up(nnp_device_t **dev, int n)
+{
+	struct nnp_port_info p[NNP_MAX_PORTS] = { { .size = sizeof(p[0]) } };
+	unsigned int np, i;
+	int r;
+
+	for (r = 0; r < n; r++) {
+		if (nnp_device_get_ports(dev[r], p, NNP_MAX_PORTS, &np) != NNP_SUCCESS)
+			return false;
+		for (i = 0; i < np; i++)
+			if ((p[i].state & NNP_LINK_WIRED) && !(p[i].state & NNP_LINK_UP))
+				return false;
+	}
+	return true;
+}
+
 #define RING_MAX_RANKS	8
 
 /* The ranks of one ring: a chip each, its stream, buffers and communicator. */

@@ -4,8 +4,9 @@
  *
  * In detail (docs/testing.md has the summary): a link taken down and up
  * again is one LINK event at each end per change, with the port and its
- * state, and latches FW_EVENT and raises the admin vector once a worker
- * runs; a RECV waiting on a link that goes down ends LINK_DOWN, and the
+ * state, the idle communicator over it failing at each end in between
+ * (COMM_FAILED LINK_DOWN naming the port, hw 1.23), and latches FW_EVENT
+ * and raises the admin vector once a worker runs; a RECV waiting on a link that goes down ends LINK_DOWN, and the
  * chip's events are the LINK first, then COMM_FAILED (context, id,
  * LINK_DOWN, no port), as COMM_STATUS says, and a second RECV of that
  * communicator, waiting on another queue and port, ends ABORTED at once
@@ -143,13 +144,16 @@ static void test_link_down_and_up(void **state)
 	assert_int_equal(h[0]->irqs[NNP_VECTOR_ADMIN], irqs + 1);
 	nnp_fw_link_set(h[0]->fw, 0, true);
 
-	assert_int_equal(events(h[0], ev), 2);
+	/* The idle communicator over the link failed at each end (v1.23). */
+	assert_int_equal(events(h[0], ev), 3);
 	assert_link(&ev[0], 0, NNP_PORT_WIRED);
-	assert_link(&ev[1], 0, NNP_PORT_WIRED | NNP_PORT_UP);
+	assert_comm_failed(&ev[1], NNP_STATUS_LINK_DOWN, 0);
+	assert_link(&ev[2], 0, NNP_PORT_WIRED | NNP_PORT_UP);
 	assert_int_equal(ev[0].lost, 0);
-	assert_int_equal(events(h[1], ev), 2);
+	assert_int_equal(events(h[1], ev), 3);
 	assert_link(&ev[0], 1, NNP_PORT_WIRED);
-	assert_link(&ev[1], 1, NNP_PORT_WIRED | NNP_PORT_UP);
+	assert_comm_failed(&ev[1], NNP_STATUS_LINK_DOWN, 1);
+	assert_link(&ev[2], 1, NNP_PORT_WIRED | NNP_PORT_UP);
 	/* Taken: gone. A link set to the state it has is no change. */
 	nnp_fw_link_set(h[0]->fw, 0, true);
 	assert_int_equal(events(h[0], ev), 0);
@@ -255,6 +259,10 @@ static void test_full_queue_keeps_the_newest(void **state)
 	struct nnp_hw_event ev[NNP_HW_EVENTS];
 	uint32_t i, n;
 
+	/* The communicator over the link fails at the first change: taken. */
+	nnp_fw_link_set(h[0]->fw, 0, false);
+	nnp_fw_link_set(h[0]->fw, 0, true);
+	assert_int_equal(events(h[0], ev), 3);
 	for (i = 0; i < 70; i++) {
 		nnp_fw_link_set(h[0]->fw, 0, false);
 		nnp_fw_link_set(h[0]->fw, 0, true);

@@ -12,7 +12,9 @@
  * for room at the next hop; a relay whose communicator is made, and
  * routed, after the packets came forwards them then; a next hop's link
  * down drops the packet (counted), fails the relay's communicator with
- * LINK_DOWN and ends the receiver ABORTED (not PEER_TIMEOUT); a relay's
+ * LINK_DOWN and ends the receiver ABORTED (not PEER_TIMEOUT), and so does
+ * a link on the path going down before the message is sent (v1.23), a
+ * chord no ring uses included, but not another communicator; a relay's
  * COMM_DESTROY drops the packets in transit, counted; COMM_ROUTES
  * and routed commands with bad fields refused (INVALID_FIELD, NOT_FOUND).
  */
@@ -289,6 +291,97 @@ static void test_next_hop_down(void **state)
 	assert_int_equal(nnp_fw_icl_held_bytes(chips[1].h->fw), 0);
 	for (i = 0; i < N; i++)
 		assert_int_not_equal(fw_harness_comm_status(chips[i].h, CTX, COMM), 0);
+	ring_down();
+}
+
+/*
+ * Post a routed RECV of rank 2 from rank 0 and run until it waits; then
+ * take the link at chip @chip's port @port down, with nothing of the
+ * message sent, and run on: chip 2's status.
+ */
+static uint16_t receive_across_a_lost_link(uint32_t chip, uint32_t port)
+{
+	uint32_t i;
+
+	fw_chip_post(&chips[2], routed(NNP_CMD_RECV, keys[2], DST, 1000, 0));
+	run_rounds(4);
+	assert_int_equal(cqe(2, chips[2].slot)->phase & 1, !chips[2].phase);
+	nnp_fw_link_set(chips[chip].h->fw, port, false);
+	for (i = 0; i < N; i++)
+		if (i != 2)
+			fw_chip_post(&chips[i], nop);
+	fw_chips_run_one_thread(chips, N);
+	return chips[2].status;
+}
+
+/*
+ * Rank 2 waits for rank 0's message, which takes chip 1 (0 -> 1 -> 2).
+ * The link between chips 0 and 1 goes down while all three are idle:
+ * both fail LINK_DOWN (v1.23) and their aborts go round, so rank 2 ends
+ * ABORTED at once. Before, nothing on the path had a command to fail, and
+ * rank 2 waited out its timeout (PEER_TIMEOUT).
+ */
+static void test_link_down_before_the_message(void **state)
+{
+	uint32_t i;
+
+	(void)state;
+	ring_up(ALL);
+	assert_int_equal(receive_across_a_lost_link(0, 0), NNP_STATUS_ABORTED);
+	for (i = 0; i < N; i++)
+		assert_int_equal(fw_harness_comm_status(chips[i].h, CTX, COMM),
+				 i < 2 ? NNP_STATUS_LINK_DOWN : NNP_STATUS_ABORTED);
+	ring_down();
+}
+
+/* COMM_CREATE of communicator @comm, rank @rank of the ring, on chip @i. */
+static uint16_t other_comm_create(uint32_t i, uint32_t comm)
+{
+	struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_COMM_CREATE };
+	struct nnp_hw_comm_args a = {
+		.ctx = CTX, .comm = comm, .nranks = N, .rank = i,
+		.send_port = 0, .recv_port = 1, .epoch = EPOCH + comm,
+	};
+
+	memcpy(c.args, &a, sizeof(a));
+	return fw_harness_admin(chips[i].h, c, NULL);
+}
+
+/*
+ * A chord, chip 0's port 2 to chip 2's, that no ring uses: rank 0 and
+ * rank 2 route their messages to each other over it. It goes down while
+ * rank 2 waits for rank 0's message: chips 0 and 2, whose routes start on
+ * it, fail LINK_DOWN, the others ABORTED by their aborts; a second
+ * communicator of the same chips, routed round the ring only, is not
+ * touched.
+ */
+static void test_chord_down_fails_who_routes_over_it(void **state)
+{
+	uint8_t r[MAXR];
+	uint32_t i;
+
+	(void)state;
+	ring_up(ALL);
+	assert_int_equal(nnp_fw_link_connect(chips[0].h->fw, 2, chips[2].h->fw, 2),
+			 0);
+	for (i = 0; i < N; i++) {
+		assert_int_equal(other_comm_create(i, COMM + 1), NNP_STATUS_SUCCESS);
+		ring_routes(i, r);
+		assert_int_equal(routes_give(chips[i].h, COMM + 1, r, N),
+				 NNP_STATUS_SUCCESS);
+		if (i % 2)
+			continue;
+		r[(i + 2) % N] = 2;
+		assert_int_equal(routes_give(chips[i].h, COMM, r, N),
+				 NNP_STATUS_SUCCESS);
+	}
+	assert_int_equal(receive_across_a_lost_link(0, 2), NNP_STATUS_ABORTED);
+	for (i = 0; i < N; i++) {
+		assert_int_equal(fw_harness_comm_status(chips[i].h, CTX, COMM),
+				 i % 2 ? NNP_STATUS_ABORTED : NNP_STATUS_LINK_DOWN);
+		assert_int_equal(fw_harness_comm_status(chips[i].h, CTX, COMM + 1),
+				 0);
+	}
 	ring_down();
 }
 
@@ -708,6 +801,8 @@ int main(void)
 		cmocka_unit_test(test_relay_wait_not_modeled),
 		cmocka_unit_test(test_relay_made_late),
 		cmocka_unit_test(test_next_hop_down),
+		cmocka_unit_test(test_link_down_before_the_message),
+		cmocka_unit_test(test_chord_down_fails_who_routes_over_it),
 		cmocka_unit_test(test_destroy_drops_transit),
 		cmocka_unit_test(test_bad_routes_refused),
 		cmocka_unit_test(test_alltoall),

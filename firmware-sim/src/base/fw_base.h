@@ -713,6 +713,8 @@ void nnp_fw_ring_advance(struct nnp_fw_ring *r);
 /* The communicator table's lookups (fw_comms.c) */
 /* The ports @m's collectives use, a bit each: its ring's and its algorithm's. */
 uint32_t nnp_fw_comm_ports(const struct nnp_fw_comm *m);
+/* The ports @m's routes (COMM_ROUTES) start on, a bit each. */
+uint32_t nnp_fw_comm_route_ports(const struct nnp_fw_comm *m);
 /*
  * Communicator @comm (a command's field: any value) of context @ctx that
  * this chip is a rank of, with fw->lock held; NULL if it is none of

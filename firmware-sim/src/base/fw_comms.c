@@ -52,3 +52,13 @@ uint32_t nnp_fw_comm_ports(const struct nnp_fw_comm *m)
 	return m->nranks > 1 ? 1u << m->send_port | 1u << m->recv_port |
 			       m->ports : 0;
 }
+
+uint32_t nnp_fw_comm_route_ports(const struct nnp_fw_comm *m)
+{
+	uint32_t ports = 0, r;
+
+	for (r = 0; m->routes && r < m->nranks && r < NNP_HW_MAX_ROUTED_RANKS; r++)
+		if (m->routes[r] < NNP_FW_MAX_PORTS)
+			ports |= 1u << m->routes[r];
+	return ports;
+}

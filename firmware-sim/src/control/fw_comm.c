@@ -140,8 +140,8 @@ static void comm_free_locked(struct nnp_fw_comm *c)
 /*
  * Mark the commands of @comm of @ctx in flight aborted, with fw->lock
  * held: each ends ABORTED at its next wait (PEER_LEFT if a leave tore it
- * down first; a parked one is made runnable for it) and passes the abort
- * on. True if there was any.
+ * down first, LINK_DOWN if a link's loss caught it; a parked one is made
+ * runnable for it) and passes the abort on. True if there was any.
  */
 static bool abort_commands_locked(struct nnp_fw *fw, uint32_t ctx, uint32_t comm)
 {
@@ -152,8 +152,11 @@ static bool abort_commands_locked(struct nnp_fw *fw, uint32_t ctx, uint32_t comm
 		struct nnp_fw_op *op = fw->queues[i].op;
 
 		if (op && fw->queues[i].ctx == ctx && nnp_fw_op_uses_comm(op, comm)) {
-			/* One a leave tore down first stays PEER_LEFT. */
-			if (!op->aborted)
+			/*
+			 * One a leave tore down first stays PEER_LEFT, one a
+			 * link's loss caught LINK_DOWN.
+			 */
+			if (!op->aborted && !op->link_lost)
 				op->aborted = NNP_STATUS_ABORTED;
 			op->ready = true;
 			any = true;
@@ -178,17 +181,6 @@ struct leave {
 	bool transit;	/* a transit's: an abort out of its pair instead */
 };
 
-/* The ports @m's routes start on: each links to a rank of @m. */
-static uint32_t route_ports(const struct nnp_fw_comm *m)
-{
-	uint32_t ports = 0, r;
-
-	for (r = 0; m->routes && r < m->nranks && r < NNP_HW_MAX_ROUTED_RANKS; r++)
-		if (m->routes[r] < NNP_FW_MAX_PORTS)
-			ports |= 1u << m->routes[r];
-	return ports;
-}
-
 /* @m's leave, with fw->lock held: its routes go to it, from @m. */
 static struct leave leave_of_locked(struct nnp_fw_comm *m)
 {
@@ -207,7 +199,7 @@ static struct leave leave_of_locked(struct nnp_fw_comm *m)
 			.transit = true,
 		};
 	l = (struct leave){
-		.ports = nnp_fw_comm_ports(m) | route_ports(m),
+		.ports = nnp_fw_comm_ports(m) | nnp_fw_comm_route_ports(m),
 		.calls = m->calls_started,
 		.rank = m->rank, .nranks = m->nranks, .epoch = m->epoch,
 		.routes = m->routes,

@@ -115,25 +115,44 @@ static bool link_lost_locked(struct nnp_fw *fw, uint32_t port)
 	return any;
 }
 
+/* True if a command of communicator @comm here was caught by a link's loss. */
+static bool caught_locked(struct nnp_fw *fw, uint32_t comm)
+{
+	uint32_t i;
+
+	for (i = 0; i < NNP_HW_MAX_QUEUES; i++) {
+		const struct nnp_fw_op *op = fw->queues[i].op;
+
+		if (op && op->link_lost && nnp_fw_op_uses_comm(op, comm))
+			return true;
+	}
+	return false;
+}
+
 /*
- * @port went down, with fw->lock held: each transit communicator (v1.22)
- * whose pair holds it fails, and so passes an abort out of its other
- * port to the ranks beyond, which have no command of theirs on @port to
- * learn of it by. True if any did (a worker sends the aborts).
+ * @port went down, with fw->lock held (v1.23): each communicator that
+ * sends over it (its ring, its algorithm, a transit's pair, or a route
+ * of any rank's) fails with LINK_DOWN at once, idle or not, and passes
+ * an abort round its ring. Otherwise a routed RECV whose message would
+ * have crossed the link, or a rank beyond a transit, waits out its
+ * timeout: no command of theirs is on @port to learn of it by. At once,
+ * too, where a command here was caught (it ends LINK_DOWN itself): so an
+ * abort that comes round first does not name the failure ABORTED here.
+ * True if any failed (a worker sends the aborts).
  */
-static bool transits_lost_locked(struct nnp_fw *fw, uint32_t port)
+static bool comms_lost_locked(struct nnp_fw *fw, uint32_t port)
 {
 	bool any = false;
 	uint32_t i;
 
 	for (i = 1; i < NNP_HW_MAX_COMMS; i++) {
 		struct nnp_fw_comm *m = &fw->comms[i];
+		uint32_t uses = nnp_fw_comm_ports(m) | nnp_fw_comm_route_ports(m);
 
-		if (m->ctx && nnp_fw_comm_transit(m) &&
-		    (m->send_port == port || m->recv_port == port))
+		if (m->ctx && (uses >> port & 1))
 			any |= fw->link_hooks->comm_failed_locked(fw, m,
-								  NNP_STATUS_LINK_DOWN,
-								  port);
+				NNP_STATUS_LINK_DOWN,
+				caught_locked(fw, i) ? NNP_HW_EVENT_NO_PORT : port);
 	}
 	return any;
 }
@@ -155,7 +174,7 @@ static void port_set(struct nnp_fw *fw, uint32_t port, bool up)
 	if (was && !up) {
 		mtx_lock(&fw->lock);
 		lost = link_lost_locked(fw, port);
-		lost |= transits_lost_locked(fw, port);
+		lost |= comms_lost_locked(fw, port);
 		mtx_unlock(&fw->lock);
 	}
 	/* A worker raises the event's interrupt. */
