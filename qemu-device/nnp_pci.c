@@ -335,6 +335,14 @@ static void nnp_icl_chip_state(void *opaque, unsigned int port, bool up)
     }
 }
 
+/* Device memory's pages handed back to the host: they read as zero after. */
+static int nnp_mem_discard(void *opaque)
+{
+    NnpState *s = opaque;
+
+    return ram_block_discard_range(s->mem.ram_block, 0, s->mem_size);
+}
+
 /*
  * The device memory: RAM, or with remote links that may share it a
  * memfd sealed against shrinking and growing, so that a peer on this
@@ -455,6 +463,8 @@ static void nnp_realize(PCIDevice *pdev, Error **errp)
         .icl_credit = nnp_icl_credit,
         .icl_chip_state = nnp_icl_chip_state,
         .kick = nnp_fw_kick,
+        /* A memfd a peer maps is sealed against writes: cleared instead. */
+        .mem_discard = s->remote && s->icl_share ? NULL : nnp_mem_discard,
     };
     struct nnp_fw_config cfg = {
         .chip_id = s->chip_id,

@@ -118,6 +118,15 @@ struct nnp_fw_host {
 	 * (then any thread may call it, holding no firmware lock).
 	 */
 	void (*kick)(void *opaque, unsigned int what);
+	/*
+	 * Optional: make all of device memory read as zero, as a reset must,
+	 * without reading it page by page (QEMU hands its RAM block's pages
+	 * back to the host: reading 8 GiB that nobody wrote took 6-40 s on
+	 * some machines, past the driver's 5 s wait for the boot); 0 on
+	 * success. Without it, or when it fails, the firmware zeroes each
+	 * page that does not read as zero.
+	 */
+	int (*mem_discard)(void *opaque);
 };
 
 struct nnp_fw_config {

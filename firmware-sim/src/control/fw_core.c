@@ -137,7 +137,8 @@ static void reset_cleanup(struct nnp_fw *fw)
 	nnp_fw_icl_purge_all(fw);
 	nnp_fw_scratch_release(fw);
 	/* Timing-only chips may share memory nobody reads: left as it is. */
-	if (!fw->cfg.timing_only)
+	if (!fw->cfg.timing_only &&
+	    (!fw->host.mem_discard || fw->host.mem_discard(fw->host.opaque)))
 		mem_clear(fw->cfg.mem, fw->cfg.mem_size);
 	mtx_lock(&fw->lock);
 	nnp_fw_keys_clear_locked(fw);
