@@ -23,6 +23,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -314,6 +315,17 @@ static uint16_t receive_across_a_lost_link(uint32_t chip, uint32_t port)
 	return chips[2].status;
 }
 
+/* Chip @i warned once, that communicator @comm failed for its port @port. */
+static void assert_lost_warned(uint32_t i, uint32_t port, uint32_t comm)
+{
+	char want[80];
+
+	snprintf(want, sizeof(want), "comm %u failed: its link on port %u went down",
+		 comm, port);
+	assert_int_equal(chips[i].h->warnings, 1);
+	assert_string_equal(chips[i].h->last_warning, want);
+}
+
 /*
  * Rank 2 waits for rank 0's message, which takes chip 1 (0 -> 1 -> 2).
  * The link between chips 0 and 1 goes down while all three are idle:
@@ -331,6 +343,11 @@ static void test_link_down_before_the_message(void **state)
 	for (i = 0; i < N; i++)
 		assert_int_equal(fw_harness_comm_status(chips[i].h, CTX, COMM),
 				 i < 2 ? NNP_STATUS_LINK_DOWN : NNP_STATUS_ABORTED);
+	/* The chips at the link say why in their log, once; the rest nothing. */
+	assert_lost_warned(0, 0, COMM);
+	assert_lost_warned(1, 1, COMM);
+	assert_int_equal(chips[2].h->warnings, 0);
+	assert_int_equal(chips[3].h->warnings, 0);
 	ring_down();
 }
 
@@ -382,6 +399,8 @@ static void test_chord_down_fails_who_routes_over_it(void **state)
 		assert_int_equal(fw_harness_comm_status(chips[i].h, CTX, COMM + 1),
 				 0);
 	}
+	assert_lost_warned(0, 2, COMM);
+	assert_lost_warned(2, 2, COMM);
 	ring_down();
 }
 

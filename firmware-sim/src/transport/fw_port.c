@@ -138,7 +138,8 @@ static bool caught_locked(struct nnp_fw *fw, uint32_t comm)
  * timeout: no command of theirs is on @port to learn of it by. At once,
  * too, where a command here was caught (it ends LINK_DOWN itself): so an
  * abort that comes round first does not name the failure ABORTED here.
- * True if any failed (a worker sends the aborts).
+ * Each is logged as a warning. True if any failed (a worker sends the
+ * aborts).
  */
 static bool comms_lost_locked(struct nnp_fw *fw, uint32_t port)
 {
@@ -149,10 +150,16 @@ static bool comms_lost_locked(struct nnp_fw *fw, uint32_t port)
 		struct nnp_fw_comm *m = &fw->comms[i];
 		uint32_t uses = nnp_fw_comm_ports(m) | nnp_fw_comm_route_ports(m);
 
-		if (m->ctx && (uses >> port & 1))
-			any |= fw->link_hooks->comm_failed_locked(fw, m,
+		if (!m->ctx || !(uses >> port & 1) ||
+		    !fw->link_hooks->comm_failed_locked(fw, m,
 				NNP_STATUS_LINK_DOWN,
-				caught_locked(fw, i) ? NNP_HW_EVENT_NO_PORT : port);
+				caught_locked(fw, i) ? NNP_HW_EVENT_NO_PORT : port))
+			continue;
+		/* Told as a command's failure is: the host's log says why. */
+		nnp_fw_op_failed(fw, NNP_STATUS_LINK_DOWN,
+				 "comm %u failed: its link on port %u went down",
+				 i, port);
+		any = true;
 	}
 	return any;
 }
