@@ -24,6 +24,9 @@ const char* const kIdKey = "nnp_unique_id";
 constexpr size_t kBounceBytes = 4 << 20;
 constexpr size_t kBounceAlign = 64;
 constexpr size_t kBounceMaxDefault = 1 << 20;
+// The device's status ABORTED (docs/hw-interface.md), as
+// nnp_stream_error() gives it.
+constexpr uint16_t kStatusAborted = 0x15;
 
 // @t must be a dense CPU tensor; any other is refused by name rather than
 // moved by the host. An operation that only moves data (broadcast, the
@@ -260,7 +263,20 @@ class NnpBackend::Staging {
     const nnp_result_t result = wait();
     if (result == NNP_SUCCESS)
       return;
-    const std::string message = pg_.failure(result, what);
+    std::string message = pg_.failure(result, what);
+    struct nnp_stream_error err {};
+    err.size = sizeof(err);
+    // A command the device ended ABORTED because its communicator had
+    // failed here before it began (a link lost between two operations,
+    // hardware 1.23) says nothing of why: the device's event, on its way
+    // to the event thread, does. One aborted by another rank's failure
+    // needs no more: its communicator failed "aborted" too.
+    if (nnp_stream_error(stream(), &err) == NNP_ERROR_COMMAND_FAILED &&
+        err.status == kStatusAborted) {
+      const std::string why = pg_.commFailureWithin(std::chrono::seconds(1));
+      if (!why.empty() && why != "aborted")
+        message += c10::str("; its communicator failed (", why, ")");
+    }
     nnp_stream_reset(stream());
     TORCH_CHECK(false, message);
   }
@@ -396,8 +412,9 @@ NnpBackend::~NnpBackend() {
 // the communicator only while they hold it.
 void NnpBackend::onEvent(const nnp_device_event& ev) {
   std::string why;
+  const bool failed = ev.kind == NNP_DEVICE_EVENT_COMM_FAILED && ev.comm_id == comm_id_;
 
-  if (ev.kind == NNP_DEVICE_EVENT_COMM_FAILED && ev.comm_id == comm_id_)
+  if (failed)
     why = c10::str("its communicator failed (", ev.why, ")");
   else if (ev.kind == NNP_DEVICE_EVENT_RESET)
     why = c10::str("the device was reset (", ev.reset_reason, ")");
@@ -405,6 +422,10 @@ void NnpBackend::onEvent(const nnp_device_event& ev) {
     return;
   {
     std::lock_guard<std::mutex> lock(broken_mutex_);
+    if (failed && comm_failure_.empty()) {
+      comm_failure_ = ev.why;
+      comm_failed_.notify_all();
+    }
     if (!broken_.empty())
       return;
     broken_ = why;
@@ -421,6 +442,14 @@ void NnpBackend::checkUsable() const {
   TORCH_CHECK(
       broken_.empty(), "nnp: device ", device_, " (rank ", rank_, " of ", size_,
       ") runs no more operations: ", broken_, "; make a new process group to go on");
+}
+
+// Why the group's communicator failed ("link_down", ...), once its
+// device event says within @bound; empty if none did.
+std::string NnpBackend::commFailureWithin(std::chrono::milliseconds bound) const {
+  std::unique_lock<std::mutex> lock(broken_mutex_);
+  comm_failed_.wait_for(lock, bound, [this] { return !comm_failure_.empty(); });
+  return comm_failure_;
 }
 
 // Every lane's thread, once it has run what was queued to it.

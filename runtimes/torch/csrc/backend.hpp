@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
@@ -155,6 +156,7 @@ class NnpBackend : public BackendBase {
   void run(Lane& lane);
   void onEvent(const nnp_device_event& ev);
   void checkUsable() const;
+  std::string commFailureWithin(std::chrono::milliseconds bound) const;
   std::string failure(nnp_result_t result, const char* what) const;
   void check(nnp_result_t result, const char* what) const;
   void checkPeer(int peer, const char* op) const;
@@ -178,6 +180,10 @@ class NnpBackend : public BackendBase {
   // empty while it can.
   mutable std::mutex broken_mutex_;
   std::string broken_;
+  // Why the communicator failed, as its COMM_FAILED event says; empty
+  // until then. Told to the waits for it (commFailureWithin()).
+  std::string comm_failure_;
+  mutable std::condition_variable comm_failed_;
   int comm_id_ = -1;
   // The device's events, read as they come; stopped once the lanes are.
   std::unique_ptr<EventWatch> events_;
