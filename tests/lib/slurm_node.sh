@@ -4,11 +4,14 @@
 # Source in the guest, in the checkout; everything goes under $SLURM_DIR
 # (/tmp/slurm), since the host's root is read-only there.
 #
-# slurm_node_conf: cgroup v2 mounted as slurmd wants it (without systemd,
-# a system.slice of its own), and slurm.conf and cgroup.conf for node
-# nnp-vm at 10.0.0.1 (nnp-vm --lan: Slurm resolves no address without a
-# non-loopback one) with 4 nnp chips (gres.conf: nnptool gres), jobs' chips
-# given by tools/slurm/nnp-task-prolog.
+# slurm_node_conf [NAME]: cgroup v2 mounted as slurmd wants it (without
+# systemd, a system.slice of its own, its controllers enabled for the
+# steps' cgroups), and slurm.conf and cgroup.conf for node nnp-vm at
+# 10.0.0.1 (nnp-vm --lan: Slurm resolves no address without a
+# non-loopback one) with 4 nnp chips as GRES NAME (nnp, or gpu; gres.conf:
+# nnptool gres --name NAME), jobs' chips given by
+# tools/slurm/nnp-task-prolog, and ConstrainDevices on (it confines a
+# job to its chips' device files only with NAME gpu: docs/slurm.md).
 # slurm_node_up: a munge key made for this run (mode 600), munged,
 # slurmctld and slurmd started; returns once the node is idle (1 if not
 # within 15 s).
@@ -16,11 +19,12 @@ SLURM_DIR=/tmp/slurm
 export SLURM_CONF=$SLURM_DIR/slurm.conf
 
 slurm_node_conf() {
-	local s=$SLURM_DIR
+	local s=$SLURM_DIR name=${1:-nnp}
 	mkdir -p "$s/spool" "$s/state" "$s/munge" "$s/log" || return 1
 	mount -t cgroup2 none /sys/fs/cgroup || return 1
 	echo "+cpuset +cpu +memory +pids" >/sys/fs/cgroup/cgroup.subtree_control
 	mkdir -p /sys/fs/cgroup/system.slice
+	echo "+cpuset +cpu +memory +pids" >/sys/fs/cgroup/system.slice/cgroup.subtree_control
 	cat >"$SLURM_CONF" <<CONF
 ClusterName=nnp
 SlurmctldHost=nnp-vm(10.0.0.1)
@@ -28,7 +32,7 @@ AuthType=auth/munge
 AuthInfo=socket=$s/munge/sock
 CredType=cred/munge
 SlurmUser=root
-GresTypes=nnp
+GresTypes=$name
 SlurmdSpoolDir=$s/spool
 SlurmdPidFile=$s/slurmd.pid
 SlurmctldPidFile=$s/slurmctld.pid
@@ -42,10 +46,10 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 MpiDefault=none
 ReturnToService=2
-NodeName=nnp-vm NodeAddr=10.0.0.1 Gres=nnp:nnpt:4 Sockets=1 CoresPerSocket=2 ThreadsPerCore=1 State=UNKNOWN
+NodeName=nnp-vm NodeAddr=10.0.0.1 Gres=$name:nnpt:4 Sockets=1 CoresPerSocket=2 ThreadsPerCore=1 State=UNKNOWN
 PartitionName=main Nodes=nnp-vm Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 CONF
-	printf 'CgroupPlugin=cgroup/v2\nIgnoreSystemd=yes\n' >"$s/cgroup.conf"
+	printf 'CgroupPlugin=cgroup/v2\nIgnoreSystemd=yes\nConstrainDevices=yes\n' >"$s/cgroup.conf"
 }
 
 slurm_node_up() {

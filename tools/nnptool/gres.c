@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * nnptool gres [-o FILE]: the gres.conf lines that describe this node's
- * chips to Slurm as generic resources (GRES) of name nnp, type nnpt: one
- * line a chip, with its device file and, in Links=, how many links that
+ * nnptool gres [-o FILE] [--name nnp|gpu]: the gres.conf lines that
+ * describe this node's chips to Slurm as generic resources (GRES) of name
+ * nnp (or gpu), type nnpt: one line a chip, with its device file and, in Links=, how many links that
  * are up join it to each chip, in the order of the lines (-1 for itself),
  * Slurm's measure of how well two devices are connected. A link
  * that is wired but down is left out of Links= and named in a comment
  * after its chip's line, as is a chip with no link up at all. The first
  * lines, comments, say what slurm.conf needs beside them.
+ * Named gpu, the chips are GRES of Slurm's gres/gpu plugin, and Slurm
+ * 22.05's ConstrainDevices keeps a job from opening chips it was not
+ * given: it confines only the device files of GRES that have a plugin,
+ * never those of a generic one (docs/slurm.md).
  * Default FILE: - (stdout), since gres.conf may hold other GRES too; a
  * FILE is replaced whole (nnptool_write_file()). Text whatever --json
  * says, as a gres.conf is.
@@ -20,8 +24,13 @@
 #include "nnptool.h"
 #include "topo_read.h"
 
-#define GRES_NAME	"nnp"
 #define GRES_TYPE	"nnpt"
+
+/* What write_gres() writes. */
+struct gres {
+	const struct topo *t;
+	const char *name;	/* nnp or gpu */
+};
 
 /* Why device @i's links are not all in Links=, in comments. */
 static void say_down(FILE *f, const struct topo *t, int i)
@@ -44,17 +53,18 @@ static void say_down(FILE *f, const struct topo *t, int i)
 
 static void write_gres(FILE *f, const void *arg)
 {
-	const struct topo *t = arg;
+	const struct gres *g = arg;
+	const struct topo *t = g->t;
 	int i, j;
 
 	fprintf(f, "# nnp chips of this node, written by nnptool gres.\n"
-		"# slurm.conf needs GresTypes=" GRES_NAME
-		" and, on this node's line, Gres=" GRES_NAME ":" GRES_TYPE ":%d\n"
+		"# slurm.conf needs GresTypes=%s"
+		" and, on this node's line, Gres=%s:" GRES_TYPE ":%d\n"
 		"# Links: the links up from a chip to each chip, in the order of these lines; -1 is itself.\n",
-		t->n);
+		g->name, g->name, t->n);
 	for (i = 0; i < t->n; i++) {
-		fprintf(f, "Name=" GRES_NAME " Type=" GRES_TYPE " File=%s Links=",
-			t->path[i]);
+		fprintf(f, "Name=%s Type=" GRES_TYPE " File=%s Links=",
+			g->name, t->path[i]);
 		for (j = 0; j < t->n; j++)
 			fprintf(f, "%s%d", j ? "," : "", i == j ? -1 : t->links[i][j]);
 		fputc('\n', f);
@@ -64,25 +74,42 @@ static void write_gres(FILE *f, const void *arg)
 
 int cmd_gres(struct nnptool_opts *o, int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "name", required_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct nnptool_cmd cmd = {
+		"gres", "[-o FILE] [--name nnp|gpu]", "o:", opts, 0, 0,
+	};
+	struct gres g = { .name = "nnp" };
 	const char *out = "-";
 	struct topo *t;
-	int ret;
+	int c, ret;
 
-	ret = nnptool_output_opt("gres", "[-o FILE]", o, argc, argv, &out);
-	if (ret >= 0)
-		return ret;
+	while ((c = nnptool_getopt(&cmd, o, argc, argv)) > 0) {
+		if (c == 'o')
+			out = optarg;
+		else if (!strcmp(optarg, "nnp") || !strcmp(optarg, "gpu"))
+			g.name = optarg;
+		else
+			return nnptool_bad_value(&cmd, "--name", optarg);
+	}
+	if (c != NNPTOOL_OPTS_DONE)
+		return nnptool_opts_exit(c);
 	t = malloc(sizeof(*t));
 	if (!t)
 		return nnptool_fail("gres", NNP_ERROR_OUT_OF_MEMORY);
+	g.t = t;
 	ret = topo_read(t, "gres", true);
 	if (!ret && !t->n) {
 		fprintf(stderr, "nnptool: gres: no nnp device on this node: no lines to write\n");
 		ret = NNPTOOL_EXIT_ERROR;
 	}
 	if (!ret && strcmp(out, "-"))
-		ret = nnptool_write_file("gres", out, write_gres, t);
+		ret = nnptool_write_file("gres", out, write_gres, &g);
 	else if (!ret)
-		write_gres(stdout, t);
+		write_gres(stdout, &g);
 	free(t);
 	return ret;
 }
