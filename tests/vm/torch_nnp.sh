@@ -42,7 +42,7 @@ ddp_steps=20
 parallel_steps=3
 mpi_steps=4
 torch_major=$(/usr/bin/python3 -c 'import torch; print(torch.__version__.split(".")[0])')
-tap_plan 72
+tap_plan 71
 
 SECONDS=0
 # USE_LIBUV=0: torch 2.6's TCPStore asks for libuv by default, which
@@ -104,8 +104,9 @@ tap_context=$tmp/host tap_check "the host took link 0 of chip 1 down mid-allredu
 # A rank whose communicator failed between two of its allreduces raises
 # at the next call, naming the device's event: before the call if its
 # backend had read it, else with the allreduce the device ended. Ranks 1
-# and 2 are at the link: their communicator failed link_down, and an
-# allreduce ended ABORTED says so. Ranks 0 and 3 were told by an abort.
+# and 2 are at the link: each names link_down, in whichever form (since
+# hw 1.23 a link lost between allreduces leaves no allreduce to end 0x13,
+# seen in CI). Ranks 0 and 3 were told by an abort.
 for r in 0 1 2 3; do
 	case $r in
 	1 | 2) stream="$reasons|$aborted; its communicator failed \\(link_down\\)" event=link_down ;;
@@ -137,8 +138,6 @@ for r in 0 1 2; do
 done
 tap_context=$tmp/out tap_grep "killed rank: a neighbour's event said the rank left (peer_left)" "$tmp/out" \
 	"^TORCHKILL rank [02] next call: .*failed \\(peer_left\\);"
-tap_context=$tmp/out tap_grep "link down: a rank at the link saw it down (status 0x13)" "$tmp/out" \
-	'^TORCHLINK rank [0-3]: .*an inter-chip link the collective needs is down \(status 0x13\)$'
 tap_context=$tmp/out tap_grep "link down: all 4 ranks returned, none hung" "$tmp/out" \
 	'^TORCHLINK 4 ranks returned in [0-9]+ s$'
 tap_context=$tmp/out tap_grep "link down: every rank failed within 10 s of the first" "$tmp/out" \
