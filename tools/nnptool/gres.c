@@ -2,12 +2,13 @@
 /*
  * nnptool gres [-o FILE] [--name nnp|gpu]: the gres.conf lines that
  * describe this node's chips to Slurm as generic resources (GRES) of name
- * nnp (or gpu), type nnpt: one line a chip, with its device file and, in Links=, how many links that
- * are up join it to each chip, in the order of the lines (-1 for itself),
- * Slurm's measure of how well two devices are connected. A link
- * that is wired but down is left out of Links= and named in a comment
- * after its chip's line, as is a chip with no link up at all. The first
- * lines, comments, say what slurm.conf needs beside them.
+ * nnp (or gpu), type nnpt: one line a chip, with its device file and, in
+ * Links=, how many links that are up join it to each chip, in the order
+ * of the lines (-1 for itself), Slurm's measure of how well two devices
+ * are connected. A link that is wired but down is left out of Links= and
+ * named in a comment after its chip's line, as is a chip with no link up
+ * at all. The first lines, comments, say what slurm.conf needs beside
+ * them.
  * Named gpu, the chips are GRES of Slurm's gres/gpu plugin, and Slurm
  * 22.05's ConstrainDevices keeps a job from opening chips it was not
  * given: it confines only the device files of GRES that have a plugin,
