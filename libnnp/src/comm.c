@@ -22,6 +22,7 @@
 #include "internal.h"
 #include "split.h"
 #include "log.h"
+#include "names.h"
 #include "trace.h"
 
 /*
@@ -563,6 +564,21 @@ nnp_result_t nnp_comm_get_async_error(nnp_comm_t *comm, nnp_result_t *async_erro
 	if (drmIoctl(comm->dev->fd, DRM_IOCTL_NNP_COMM_STATUS, &st))
 		return nnp_ioctl_failed(comm->dev, "the communicator status", errno);
 	*async_error = st.status ? NNP_ERROR_COMM_FAILED : NNP_SUCCESS;
+	if (st.status) {
+		/*
+		 * Why, as NCCL's ncclGetLastError() says it after
+		 * ncclCommGetAsyncError(): the failure this chip met, which an
+		 * ABORTED stream command after it does not name.
+		 */
+		const char *name = nnp_status_name(st.status);
+		char label[NNP_COMM_NAME_MAX + 8];
+
+		nnp_fail(NNP_ERROR_COMM_FAILED,
+			 "%snnp_comm_get_async_error: rank %d: the communicator failed: %s (%s, status %#x)",
+			 nnp_comm_label(comm, label, sizeof(label)), comm->rank,
+			 name ? name : "device error", nnp_status_text((uint16_t)st.status),
+			 st.status);
+	}
 	return NNP_SUCCESS;
 }
 

@@ -6,11 +6,13 @@
  * monitor. On a ring of 4, rank 2 waits in a routed receive from rank 0,
  * two hops away; the first link of that path goes down while rank 0 and
  * the chip between are idle. The receive ends at once, not at the
- * communicator's 60 s timeout, and every rank's communicator is failed;
- * with the link back, a new communicator's allreduce is exact.
+ * communicator's 60 s timeout, and every rank's communicator is failed,
+ * nnp_get_last_error() after nnp_comm_get_async_error() saying why
+ * (link_down at the link, aborted elsewhere); with the link back, a new communicator's allreduce is exact.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <nnp/nnp.h>
@@ -87,6 +89,16 @@ TEST_F_TIMEOUT(ring, receive_ends_when_its_path_breaks, 120)
 		usleep(10000);
 	}
 	EXPECT_EQ(self->rr.n, failed);
+	/* Each says why: the ranks at the link its loss, the others the abort. */
+	for (r = 0; r < self->rr.n; r++) {
+		bool at_link = r == 0 || r == path[0];
+
+		ASSERT_EQ(NNP_SUCCESS, nnp_comm_get_async_error(self->rr.comm[r], &res));
+		EXPECT_NE(NULL, strstr(nnp_get_last_error(), at_link ?
+				       "the communicator failed: link_down (an inter-chip link the collective needs is down, status 0x13)" :
+				       "the communicator failed: aborted (another rank's part of the collective failed, status 0x15)"))
+			TH_LOG("rank %d: %s", r, nnp_get_last_error());
+	}
 	link_set(0, true, port);
 	start = now_s();
 	while (!ring_links_up(self->rr.dev, self->rr.n) && now_s() - start < 30)

@@ -725,8 +725,13 @@ nnp_result_t nnp_comm_abort(nnp_comm_t *comm);
  * others wait: *@async_error becomes NNP_SUCCESS while no collective or
  * message of @comm has failed, NNP_ERROR_COMM_FAILED once one has (a peer
  * past NNP_COLL_TIMEOUT_S, a link down, another rank's failure or abort;
- * nnp_stream_error() on its stream says which). Safe to call from any
- * thread while @comm lives. Returns the call's own result.
+ * nnp_stream_error() on its stream says which). Once failed,
+ * nnp_get_last_error() says why, as NCCL's ncclGetLastError(): the
+ * failure this chip met ("link_down", "peer_timeout", "peer_left",
+ * "mismatch", or "aborted" when another rank's failure reached it
+ * first), which a stream command ending ABORTED after it does not name.
+ * Safe to call from any thread while @comm lives. Returns the call's own
+ * result.
  */
 nnp_result_t nnp_comm_get_async_error(nnp_comm_t *comm, nnp_result_t *async_error);
 int nnp_comm_rank(const nnp_comm_t *comm);
