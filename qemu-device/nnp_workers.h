@@ -20,6 +20,7 @@ typedef struct NnpWorkersDev {
     struct nnp_fw *fw;
     QTAILQ_ENTRY(NnpWorkersDev) next;
     bool queued;            /* in the FIFO of kicked devices */
+    int64_t queued_at;      /* when it went in, get_clock() */
     bool joined;            /* kicks are taken */
     unsigned int running;   /* pool threads inside nnp_fw_run_queues() */
 } NnpWorkersDev;

@@ -9,6 +9,8 @@
 #   unplugged (device_del) while the guest runs allreduces over all four:
 #   no hang, the guest's loop ends with 3 devices, each run either worked
 #   or failed with a link or device failure, and the ring is gone after;
+# - 4 chips looping on 8-byte allreduces wake a second pool thread at
+#   most once per allreduce (traced by nnp_worker_wake);
 # - workers=65 refused with the property's bounds.
 #
 # In detail (docs/testing.md has the summary):
@@ -22,12 +24,15 @@
 # (the loop ends with 3 devices), every run worked or failed with a stopped
 # stream, a failed collective, a lost device (never SIGBUS), no such device
 # (counted just before it went) or no path, and the last run finds no ring;
+# 2000 allreduces of 8 bytes on 4 chips wake a second pool thread at most
+# 2000 times (`nnp_worker_wake` traces each wake with the threads awake;
+# waking every idle thread made 8 a collective);
 # `workers=65` refused with `nnp: workers must be 0 (automatic) to 64`
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 tmp=$(mktemp -d)
 . "$root/tests/lib/vms.sh"
-tap_plan 9
+tap_plan 11
 name=nnp-pool-$$
 
 # threads PATTERN: "NAME COUNT" per thread name of the QEMU whose command
@@ -119,7 +124,24 @@ tap_context=$tmp/runs tap_check "every run worked or failed with a link or devic
 tap_context=$tmp/runs tap_check "the last run found no ring" sh -c \
 	"tail -n 1 '$tmp/runs' | grep -q 'not connected by a usable inter-chip link'"
 
-# 3. Bounds of the property.
+# 3. Small collectives keep to the awake thread: a kick wakes a second one
+# only for work that waited longer than a wake-up (30 us), which 8-byte
+# allreduces' few-microsecond steps never do unless the host preempts the
+# awake one. Each wake is traced with the number of threads awake: waking
+# every idle thread, as the pool did before, made 8 wakes of a second
+# thread per allreduce here, this policy 0.25 (a 2-core host).
+"$root/tools/nnp-vm" --chips 4 --fabric ring --mem-size 16M \
+	--qemu-arg -trace --qemu-arg nnp_worker_wake \
+	--qemu-arg -D --qemu-arg "$tmp/wakes" -- \
+	nnptool bench allreduce --min 8 --max 8 --iters 1000 --trials 1 \
+	>"$tmp/small" 2>&1
+helps=$(grep -c 'nnp_worker_wake awake [1-9]' "$tmp/wakes")
+tap_context=$tmp/small tap_grep "2000 allreduces of 8 bytes, none wrong" "$tmp/small" \
+	'^ +8 +2 +float +sum +-1( +[0-9.]+){3} +0( +[0-9.]+){5} +0 '
+tap_context=$tmp/wakes tap_check "at most one wake of a second thread per allreduce ($helps)" \
+	test "$helps" -le 2000
+
+# 4. Bounds of the property.
 "$root/tools/nnp-vm" --chips 1 --device-opt workers=65 -- true >"$tmp/bad" 2>&1
 tap_context=$tmp/bad tap_grep "workers=65 refused" "$tmp/bad" \
 	'nnp: workers must be 0 \(automatic\) to 64'
