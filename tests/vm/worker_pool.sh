@@ -135,11 +135,16 @@ tap_context=$tmp/runs tap_check "the last run found no ring" sh -c \
 	--qemu-arg -D --qemu-arg "$tmp/wakes" -- \
 	nnptool bench allreduce --min 8 --max 8 --iters 1000 --trials 1 \
 	>"$tmp/small" 2>&1
+echo "vm-status=$?" >>"$tmp/small"
+# The first kick of each burst finds no thread awake: a trace without
+# such a wake is no trace, and would pass the count below unread.
 helps=$(grep -c 'nnp_worker_wake awake [1-9]' "$tmp/wakes")
-tap_context=$tmp/small tap_grep "2000 allreduces of 8 bytes, none wrong" "$tmp/small" \
-	'^ +8 +2 +float +sum +-1( +[0-9.]+){3} +0( +[0-9.]+){5} +0 '
-tap_context=$tmp/wakes tap_check "at most one wake of a second thread per allreduce ($helps)" \
-	test "$helps" -le 2000
+firsts=$(grep -c 'nnp_worker_wake awake 0' "$tmp/wakes")
+tap_context=$tmp/small tap_check "2000 allreduces of 8 bytes, none wrong" sh -c \
+	"grep -qx 'vm-status=0' '$tmp/small' &&
+	 grep -Eq '^ +8 +2 +float +sum +-1( +[0-9.]+){3} +0( +[0-9.]+){5} +0 ' '$tmp/small'"
+tap_context=$tmp/wakes tap_check "at most one wake of a second thread per allreduce ($helps; $firsts with none awake)" \
+	sh -c "test '$firsts' -gt 0 && test '$helps' -le 2000"
 
 # 4. Bounds of the property.
 "$root/tools/nnp-vm" --chips 1 --device-opt workers=65 -- true >"$tmp/bad" 2>&1
