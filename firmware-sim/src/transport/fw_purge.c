@@ -79,7 +79,11 @@ static bool rx_short(const struct nnp_fw_port *p)
  * Drop the packets of @epoch numbered below @below queued on @port; if
  * @count, routed ones for a rank other than @rank (in transit here: any,
  * for a transit communicator's NNP_FW_TRANSIT_RANK) count as dropped.
- * Their room goes back to the sender either way.
+ * Their room goes back to the sender either way. A rank's leave in
+ * transit is no error of the port's: every rank of the communicator
+ * destroys it as the job ends, so the chips between two ranks often go
+ * first, and their own leave or abort tells the ranks beyond them that
+ * the communicator ends.
  */
 static void purge(struct nnp_fw *fw, uint32_t port, uint64_t epoch,
 		  uint64_t below, uint32_t rank, bool count)
@@ -98,9 +102,11 @@ static void purge(struct nnp_fw *fw, uint32_t port, uint64_t epoch,
 			bool transit = count && nnp_fw_seq_is_routed(pk->seq) &&
 				       nnp_fw_seq_dst(pk->seq) != rank;
 
-			nnp_fw_icl_drop_at(p, link, prev);
-			if (transit)
+			if (transit && nnp_fw_seq_is_routed_leave(pk->seq, pk->abort))
+				nnp_fw_icl_count_gone_locked(fw, p);
+			else if (transit)
 				nnp_fw_icl_count_drop_locked(fw, p);
+			nnp_fw_icl_drop_at(p, link, prev);
 			continue;
 		}
 		prev = pk;

@@ -164,7 +164,12 @@ void nnp_fw_icl_drop_all_locked(struct nnp_fw_port *p)
 
 void nnp_fw_icl_count_drop_locked(struct nnp_fw *fw, struct nnp_fw_port *p)
 {
-	p->dropped++;
+	nnp_fw_icl_count_gone_locked(fw, p);
 	p->errors++;
+}
+
+void nnp_fw_icl_count_gone_locked(struct nnp_fw *fw, struct nnp_fw_port *p)
+{
+	p->dropped++;
 	fw->counters.icl_dropped++;
 }

@@ -433,5 +433,10 @@ void nnp_fw_icl_drop_at(struct nnp_fw_port *p, struct nnp_fw_packet **link,
 void nnp_fw_icl_drop_all_locked(struct nnp_fw_port *p);
 /* Count a packet @p refused or dropped, with fw->lock and p->lock held. */
 void nnp_fw_icl_count_drop_locked(struct nnp_fw *fw, struct nnp_fw_port *p);
+/*
+ * Count a packet @p dropped that no one lost, as dropped but not as the
+ * port's error, with fw->lock and p->lock held.
+ */
+void nnp_fw_icl_count_gone_locked(struct nnp_fw *fw, struct nnp_fw_port *p);
 
 #endif /* NNP_FW_TRANSPORT_H */
