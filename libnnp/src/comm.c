@@ -573,11 +573,11 @@ nnp_result_t nnp_comm_get_async_error(nnp_comm_t *comm, nnp_result_t *async_erro
 		const char *name = nnp_status_name(st.status);
 		char label[NNP_COMM_NAME_MAX + 8];
 
-		nnp_fail(NNP_ERROR_COMM_FAILED,
-			 "%snnp_comm_get_async_error: rank %d: the communicator failed: %s (%s, status %#x)",
-			 nnp_comm_label(comm, label, sizeof(label)), comm->rank,
-			 name ? name : "device error", nnp_status_text((uint16_t)st.status),
-			 st.status);
+		nnp_fail_once(&comm->failure_logged, NNP_ERROR_COMM_FAILED,
+			      "%snnp_comm_get_async_error: rank %d: the communicator failed: %s (%s, status %#x)",
+			      nnp_comm_label(comm, label, sizeof(label)), comm->rank,
+			      name ? name : "device error",
+			      nnp_status_text((uint16_t)st.status), st.status);
 	}
 	return NNP_SUCCESS;
 }

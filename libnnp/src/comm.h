@@ -3,6 +3,7 @@
 #ifndef NNP_COMM_H
 #define NNP_COMM_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -48,6 +49,8 @@ struct nnp_comm {
 	 */
 	uint32_t *transits;
 	uint32_t ntransits;
+	/* Its failure was logged: a watchdog polls it until it aborts it. */
+	atomic_bool failure_logged;
 };
 
 /*

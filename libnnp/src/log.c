@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,14 +142,33 @@ void nnp_log_set_rank(int rank)
 	log_rank = rank;
 }
 
+static nnp_result_t vfail(atomic_bool *told, nnp_result_t res, const char *fmt,
+			  va_list ap)
+{
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	if (!told || !atomic_exchange(told, true))
+		nnp_log(NNP_LOG_WARN, "%s: %s", last_error, nnp_strerror(res));
+	return res;
+}
+
 nnp_result_t nnp_fail(nnp_result_t res, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	res = vfail(NULL, res, fmt, ap);
 	va_end(ap);
-	nnp_log(NNP_LOG_WARN, "%s: %s", last_error, nnp_strerror(res));
+	return res;
+}
+
+nnp_result_t nnp_fail_once(atomic_bool *told, nnp_result_t res,
+			   const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	res = vfail(told, res, fmt, ap);
+	va_end(ap);
 	return res;
 }
 

@@ -7,6 +7,7 @@
 #ifndef NNP_LOG_H
 #define NNP_LOG_H
 
+#include <stdatomic.h>
 #include "nnp/nnp.h"
 
 enum nnp_log_level {
@@ -34,6 +35,15 @@ void nnp_log_set_rank(int rank);
  */
 nnp_result_t nnp_fail(nnp_result_t res, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * As nnp_fail(), but the WARN line only if *@told was false (it is set):
+ * for a state a caller polls, such as a failed communicator, which would
+ * otherwise log at every poll.
+ */
+nnp_result_t nnp_fail_once(atomic_bool *told, nnp_result_t res,
+			   const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /*
  * Fail with @res again, @fmt saying what the failure found in this

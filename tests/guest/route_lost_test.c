@@ -8,7 +8,9 @@
  * the chip between are idle. The receive ends at once, not at the
  * communicator's 60 s timeout, and every rank's communicator is failed,
  * nnp_get_last_error() after nnp_comm_get_async_error() saying why
- * (link_down at the link, aborted elsewhere); with the link back, a new communicator's allreduce is exact.
+ * (link_down at the link, aborted elsewhere), and logging that once per
+ * communicator however often it is asked; with the link back, a new
+ * communicator's allreduce is exact.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +25,25 @@
 
 #define COUNT	1024
 #define BOUND_S	10.0	/* well under the 60 s timeout */
+/* libnnp's WARN lines (NNP_DEBUG_FILE), %p this process's pid. */
+#define LOG_PATTERN	"/tmp/route_lost.%p.log"
+
+/* The lines of this process's libnnp log that hold @text. */
+static int log_lines_with(const char *text)
+{
+	char path[64], line[1024];
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/route_lost.%d.log", (int)getpid());
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, text) != NULL;
+	fclose(f);
+	return n;
+}
 
 /* Ask the host for a link change (tests/vm/route_lost.sh). */
 static void link_set(int chip, bool up, unsigned int port)
@@ -38,6 +59,8 @@ FIXTURE(ring) {
 FIXTURE_SETUP(ring)
 {
 	setenv("NNP_COLL_TIMEOUT_S", "60", 1);
+	setenv("NNP_DEBUG", "WARN", 1);
+	setenv("NNP_DEBUG_FILE", LOG_PATTERN, 1);
 	ASSERT_EQ(NNP_SUCCESS, ring_ranks_open(&self->rr, GUEST_CHIPS, COUNT));
 	ASSERT_EQ(4, self->rr.n);
 	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(self->rr.dev, self->rr.n,
@@ -99,6 +122,8 @@ TEST_F_TIMEOUT(ring, receive_ends_when_its_path_breaks, 120)
 				       "the communicator failed: aborted (another rank's part of the collective failed, status 0x15)"))
 			TH_LOG("rank %d: %s", r, nnp_get_last_error());
 	}
+	/* Asked at least twice each (a watchdog polls), logged once each. */
+	EXPECT_EQ(self->rr.n, log_lines_with("the communicator failed: "));
 	link_set(0, true, port);
 	start = now_s();
 	while (!ring_links_up(self->rr.dev, self->rr.n) && now_s() - start < 30)
