@@ -626,13 +626,21 @@ $(MPI_COLL): tests/bench/mpi_coll.c | $(DEPS)
 
 # The check of the ranks' calls, on and off, in the firmware alone: the
 # host tests' ring of in-process chips.
-$(BENCH)/call_check_fw: tests/bench/call_check_fw.c tests/host/fw_harness.c tests/host/fw_ring.c \
+$(BENCH)/call_check_fw: tests/bench/call_check_fw.c tests/bench/fw_timing.h tests/host/fw_harness.c tests/host/fw_ring.c \
 		tests/host/fw_harness.h tests/host/fw_ring.h $(FW_SRCS) $(FW_HDRS) | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) $(FW_INC) -Itests/host -o $@ $< tests/host/fw_harness.c \
 		tests/host/fw_ring.c $(FW_SRCS) -lcmocka -lm
 
-bench: all torch $(BENCH_DEPS_STAMP) $(BENCH)/host_bw $(MPI_COLL) $(BENCH)/call_check_fw
+# Issue 44's G1 in the firmware alone: a GROUP of 31 8-byte allreduces
+# against one, on the same ring.
+$(BENCH)/group_fw: tests/bench/group_fw.c tests/bench/fw_timing.h tests/host/fw_harness.c \
+		tests/host/fw_ring.c tests/host/fw_harness.h tests/host/fw_ring.h $(FW_SRCS) $(FW_HDRS) | $(DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) $(FW_INC) -Itests/host -o $@ $< tests/host/fw_harness.c \
+		tests/host/fw_ring.c $(FW_SRCS) -lcmocka -lm
+
+bench: all torch $(BENCH_DEPS_STAMP) $(BENCH)/host_bw $(MPI_COLL) $(BENCH)/call_check_fw $(BENCH)/group_fw
 	bash tests/bench/run.sh
 
 # The example's training recorded on 4 chips and projected on 1 to 1024

@@ -19,36 +19,14 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include <cmocka.h>
 
 #include "fw_ring.h"
+#include "fw_timing.h"
 
 #define BLOCKS	200
 #define REPS	100
-
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static int by_value(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The median of the @n values at @v, which it sorts. */
-static double median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), by_value);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* REPS allreduces of two int32 sums on every chip, each one checked. */
 static void allreduces(void)

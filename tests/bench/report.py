@@ -190,6 +190,7 @@ def load(out):
     res["example_split"] = example_split(os.path.join(raw, "example-4-trace.txt"))
     res["pod"] = pod_busbw(raw)
     res["call_check"] = call_check_cost(raw)
+    res["group_fw"] = group_fw(raw)
     res["torch"] = report_torch.load(
         raw, lambda n: res["n"].get(str(n), {}).get("device", {}).get("allreduce", {}))
     return res
@@ -333,6 +334,22 @@ def targets(res):
     }
 
 
+def group_fw(raw):
+    """Issue 44's G1 in the firmware alone (group_fw.c): the median times
+    of one 8-byte allreduce and of a GROUP of them on 4 in-process chips,
+    and the median of the blocks' group/one ratios; None where not run."""
+    path = os.path.join(raw, "group-fw.txt")
+    if not os.path.exists(path):
+        return None
+    with open(path) as fh:
+        m = re.search(r"^group-fw one_us=([0-9.]+) group_us=([0-9.]+) ratio=([0-9.]+) "
+                      r"members=(\d+)", fh.read(), re.M)
+    if not m:
+        sys.exit("bench: no group-fw line in %s" % path)
+    return {"one_us": float(m.group(1)), "group_us": float(m.group(2)),
+            "group_over_one": float(m.group(3)), "members": int(m.group(4))}
+
+
 def any_rank_targets(res):
     """Issue 44's targets: routed messages at 2 hops against 1, from 1
     MiB; alltoall against host Open MPI's on 4 and 8 chips, from 1 MiB;
@@ -367,6 +384,7 @@ def any_rank_targets(res):
         "A1_min_alltoall_over_guest_openmpi_from_1M_n4_n8": min(a2a_guest) if a2a_guest else None,
         "G1_group_of_32_8B_allreduces_over_one_n4": g1,
         "G1_modeled": g1_model,
+        "G1_firmware_alone": res.get("group_fw"),
         "met": {
             "R1": bool(routed) and min(routed) >= 0.8,
             "A1": bool(a2a) and min(a2a) >= 1,
@@ -492,6 +510,10 @@ def print_tables(res):
           "(want <= 4x; modeled %s)" % ("met" if t["met"]["G1"] else "NOT met",
                                         fmt(t["G1_group_of_32_8B_allreduces_over_one_n4"], "%.1fx"),
                                         fmt(t["G1_modeled"], "%.1fx")))
+    fw = t["G1_firmware_alone"]
+    if fw:
+        print("G1 in the firmware alone: a group of %d over one, %.1fx (%.1f us against %.1f us)"
+              % (fw["members"], fw["group_over_one"], fw["group_us"], fw["one_us"]))
     t = res["small_path_targets"]
     print("\n## issue 28 targets")
     print("S1 %s: 8-byte allreduce on 4 chips %s of Open MPI's time (want <= 4x), "

@@ -25,6 +25,8 @@
 #     8-byte allreduce on 4 chips with the check on and off, in turns, in
 #     the firmware alone (tests/bench/call_check_fw.c) and in one VM with
 #     QEMU's call-check switched (tests/bench/call_check.sh);
+#   - issue 44's G1 in the firmware alone: a GROUP of 31 8-byte
+#     allreduces against one (tests/bench/group_fw.c);
 # for N in $NNP_BENCH_CHIPS (default "2 4 8"), sizes 16 B to $NNP_BENCH_MAX
 # (default 64M) in powers of 4, plus an 8-byte allreduce timed over many
 # iterations (the latency, and the 8 B row). The raw outputs go to
@@ -111,6 +113,10 @@ done
 stamp "the call check's cost: an 8-byte allreduce on 4 chips, on and off"
 "$out/call_check_fw" >"$raw/call-check-fw.txt"
 bash "$root/tests/bench/call_check.sh" >"$raw/call-check.txt"
+# Issue 44's G1 with nothing but the firmware's own work: a GROUP of 31
+# 8-byte allreduces against one, on 4 in-process chips.
+stamp "G1 in the firmware alone: a group of 31 8-byte allreduces against one"
+"$out/group_fw" >"$raw/group-fw.txt"
 # The training example as users run it, 4 ranks of mpirun in one guest of 4
 # chips: the allreduce with its copies, as the example times it.
 stamp "the training example, mpirun -np 4, 4 chips (one VM)"

@@ -33,10 +33,14 @@
  */
 #define COLL_TIMEOUT_MS	60000
 
-/* Where fw_harness_queue_create() puts queue q's rings. */
+/*
+ * Where fw_harness_queue_create() puts queue q's rings, and their depth:
+ * 64 commands of 64 bytes fill the 4 KiB before the CQ, and take a GROUP
+ * of up to 31 members (group_fw.c times one of 31).
+ */
 #define H_QSQ(q)	(HOST_MEM_BASE + 0x30000 + (q) * 0x2000)
 #define H_QCQ(q)	(HOST_MEM_BASE + 0x31000 + (q) * 0x2000)
-#define H_QDEPTH	16
+#define H_QDEPTH	64
 
 struct fw_harness {
 	struct nnp_fw *fw;
