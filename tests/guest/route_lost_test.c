@@ -25,18 +25,17 @@
 
 #define COUNT	1024
 #define BOUND_S	10.0	/* well under the 60 s timeout */
-/* libnnp's WARN lines (NNP_DEBUG_FILE), %p this process's pid. */
-#define LOG_PATTERN	"/tmp/route_lost.%p.log"
+/* Where this process's libnnp writes its WARN lines (NNP_DEBUG_FILE). */
+static char log_path[64];
 
 /* The lines of this process's libnnp log that hold @text. */
 static int log_lines_with(const char *text)
 {
-	char path[64], line[1024];
+	char line[1024];
 	int n = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/tmp/route_lost.%d.log", (int)getpid());
-	f = fopen(path, "r");
+	f = fopen(log_path, "r");
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
@@ -60,7 +59,8 @@ FIXTURE_SETUP(ring)
 {
 	setenv("NNP_COLL_TIMEOUT_S", "60", 1);
 	setenv("NNP_DEBUG", "WARN", 1);
-	setenv("NNP_DEBUG_FILE", LOG_PATTERN, 1);
+	snprintf(log_path, sizeof(log_path), "/tmp/route_lost.%d.log", (int)getpid());
+	setenv("NNP_DEBUG_FILE", log_path, 1);
 	ASSERT_EQ(NNP_SUCCESS, ring_ranks_open(&self->rr, GUEST_CHIPS, COUNT));
 	ASSERT_EQ(4, self->rr.n);
 	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(self->rr.dev, self->rr.n,
