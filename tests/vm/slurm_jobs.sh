@@ -32,13 +32,6 @@ else
 	echo "=== down"; tail -n 20 $SLURM_DIR/log/*; exit 1
 fi
 stat -c "key %a %U" $SLURM_DIR/munge/munge.key
-# job NAME SRUN-ARGS...: the job, each line of it and of srun after NAME: ,
-# then srun exit status as NAME: status=N
-job() {
-	local name=$1
-	shift
-	{ timeout 120 srun -s -n1 "$@"; echo "status=$?"; } 2>&1 | sed "s/^/$name: /"
-}
 pair='"'"'echo "vis=$NNP_VISIBLE_DEVICES"
 echo "list=$(nnptool list | awk "NR > 1 { print \$2 }" | paste -sd " " -)"
 # As a hostile job would: the device file of every chip, given or not.
