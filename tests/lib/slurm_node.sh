@@ -20,6 +20,9 @@
 # one), else with one made for this run; the key file mode 600.
 # slurm_wait_idle N: returns once N nodes are idle (1 if not within 15 s).
 # slurm_node_up: the one node's munged, slurmctld and slurmd, idle.
+# slurm_node_start: the one-node cluster with the chips named gpu, its
+# gres.conf from nnptool gres, up: prints "=== up", or "=== down" and the
+# logs' ends and returns 1.
 # job NAME SRUN-ARGS...: the job, each line of it and of srun after
 # "NAME: ", then srun's exit status as "NAME: status=N" (124: it ran over
 # 180 s).
@@ -95,6 +98,17 @@ slurm_wait_idle() {
 
 slurm_node_up() {
 	slurm_munge_up && slurmctld && slurmd && slurm_wait_idle 1
+}
+
+slurm_node_start() {
+	if slurm_node_conf gpu && nnptool gres --name gpu -o $SLURM_DIR/gres.conf &&
+		slurm_node_up; then
+		echo "=== up"
+	else
+		echo "=== down"
+		tail -n 20 $SLURM_DIR/log/*
+		return 1
+	fi
 }
 
 job() {

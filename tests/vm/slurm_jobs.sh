@@ -26,11 +26,7 @@ tap_plan 7
 
 guest='
 . tests/lib/slurm_node.sh
-if slurm_node_conf gpu && nnptool gres --name gpu -o $SLURM_DIR/gres.conf && slurm_node_up; then
-	echo "=== up"
-else
-	echo "=== down"; tail -n 20 $SLURM_DIR/log/*; exit 1
-fi
+slurm_node_start || exit 1
 stat -c "key %a %U" $SLURM_DIR/munge/munge.key
 pair='"'"'echo "vis=$NNP_VISIBLE_DEVICES"
 echo "list=$(nnptool list | awk "NR > 1 { print \$2 }" | paste -sd " " -)"
