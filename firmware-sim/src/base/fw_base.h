@@ -41,6 +41,8 @@ struct nnp_fw_engine_hooks;
 #define NNP_FW_ABORT_PACKETS	64u
 /* Epochs a port remembers dropping unclaimed packets of (fw_purge.c). */
 #define NNP_FW_LOST_EPOCHS	8
+/* Epochs a chip remembers destroying a communicator of (fw_comms.c). */
+#define NNP_FW_GONE_EPOCHS	8
 /* Packet copies kept for reuse, of each size: a few ports' room. */
 #define NNP_FW_POOL_BYTES	(16u << 20)
 /* Scratch buffers a chip keeps: a reduce-scatter in place takes two. */
@@ -626,6 +628,13 @@ struct nnp_fw {
 	uint32_t wakes;		/* bumped by every nnp_fw_icl_wake() of any port */
 	struct nnp_hw_counters counters;
 	struct nnp_fw_comm comms[NNP_HW_MAX_COMMS];
+	/*
+	 * The epochs of the last communicators destroyed here (0: none):
+	 * their packets still on the way, a peer's leave passing through,
+	 * are dropped on arrival rather than held as for one not made yet.
+	 */
+	uint64_t gone_epochs[NNP_FW_GONE_EPOCHS];
+	uint32_t gone_next;
 	atomic_bool aborts_to_pass;	/* some comm's pass_abort is set */
 	atomic_bool no_call_check;	/* nnp_fw_set_call_check() off */
 	/*
@@ -732,6 +741,8 @@ struct nnp_fw_comm *nnp_fw_comm_slot_locked(struct nnp_fw *fw, uint32_t ctx,
 uint64_t nnp_fw_comm_timeout_ns(const struct nnp_fw *fw, uint32_t ms);
 /* The communicator named @epoch on this chip, with fw->lock held; NULL if none. */
 struct nnp_fw_comm *nnp_fw_comm_by_epoch_locked(struct nnp_fw *fw, uint64_t epoch);
+void nnp_fw_epoch_gone_locked(struct nnp_fw *fw, uint64_t epoch, bool gone);
+bool nnp_fw_epoch_is_gone_locked(const struct nnp_fw *fw, uint64_t epoch);
 /* The modeled clock (fw_clock.c) */
 /* Fill the configuration's clock parameters left 0 with NNP-T's. */
 void nnp_fw_clock_init(struct nnp_fw *fw);

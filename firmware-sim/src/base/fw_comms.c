@@ -47,6 +47,31 @@ struct nnp_fw_comm *nnp_fw_comm_by_epoch_locked(struct nnp_fw *fw, uint64_t epoc
 	return NULL;
 }
 
+/*
+ * Remember @epoch as destroyed here (@gone), or forget it: a communicator
+ * made again with it is not gone. With fw->lock held.
+ */
+void nnp_fw_epoch_gone_locked(struct nnp_fw *fw, uint64_t epoch, bool gone)
+{
+	uint32_t i;
+
+	for (i = 0; i < NNP_FW_GONE_EPOCHS; i++)
+		if (fw->gone_epochs[i] == epoch)
+			fw->gone_epochs[i] = 0;
+	if (gone && epoch)
+		fw->gone_epochs[fw->gone_next++ % NNP_FW_GONE_EPOCHS] = epoch;
+}
+
+bool nnp_fw_epoch_is_gone_locked(const struct nnp_fw *fw, uint64_t epoch)
+{
+	uint32_t i;
+
+	for (i = 0; epoch && i < NNP_FW_GONE_EPOCHS; i++)
+		if (fw->gone_epochs[i] == epoch)
+			return true;
+	return false;
+}
+
 uint32_t nnp_fw_comm_ports(const struct nnp_fw_comm *m)
 {
 	return m->nranks > 1 ? 1u << m->send_port | 1u << m->recv_port |

@@ -118,6 +118,7 @@ uint16_t nnp_fw_comm_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 			.timeout_ns = nnp_fw_comm_timeout_ns(fw, a.timeout_ms),
 		};
 		order = NULL;
+		nnp_fw_epoch_gone_locked(fw, a.epoch, false);
 	}
 	mtx_unlock(&fw->lock);
 	free(order);
@@ -370,6 +371,7 @@ uint16_t nnp_fw_comm_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *c
 		rank = m->rank;
 		leave = leave_of_locked(m);
 		comm_free_locked(m);
+		nnp_fw_epoch_gone_locked(fw, epoch, true);
 		if (flags & NNP_HW_COMM_DESTROY_ABORT)
 			kick = abort_commands_locked(fw, ctx, comm);
 		status = NNP_STATUS_SUCCESS;

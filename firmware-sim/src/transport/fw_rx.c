@@ -126,6 +126,7 @@ enum rx_verdict {
 	RX_DOWN,		/* the port is down, or not the sender's kind */
 	RX_FULL,		/* no room for it */
 	RX_UNWANTED,		/* not for this chip, or of a lost epoch */
+	RX_GONE,		/* of a communicator destroyed here */
 };
 
 /* A packet arriving, and its communicator here as it was then. */
@@ -150,6 +151,8 @@ static enum rx_verdict rx_admit_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
 		return RX_DOWN;
 	if (!a->lost && rx_aborts(a->m, pk))
 		return RX_ABORT;
+	if (!a->m && nnp_fw_epoch_is_gone_locked(fw, pk->epoch))
+		return RX_GONE;
 	if (a->lost || !rx_wanted_locked(a->m, p->index, pk) ||
 	    epoch_lost_locked(p, a->m, pk->epoch))
 		return RX_UNWANTED;
@@ -297,10 +300,13 @@ static bool rx_settle_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
 	case RX_QUEUE:
 		nnp_fw_icl_queue_locked(fw, p, pk);
 		break;
+	case RX_GONE:
 	case RX_UNWANTED:
 	case RX_FULL:
 	case RX_DOWN:
-		if (v == RX_UNWANTED || (v == RX_FULL && a->remote))
+		if (v == RX_GONE)	/* a job's end, no fault of the link */
+			nnp_fw_icl_count_gone_locked(fw, p);
+		else if (v == RX_UNWANTED || (v == RX_FULL && a->remote))
 			nnp_fw_icl_count_drop_locked(fw, p);
 		else if (v == RX_DOWN && a->remote)
 			p->errors++;
@@ -340,6 +346,7 @@ uint16_t nnp_fw_icl_rx_arrive(struct nnp_fw *fw, uint32_t port,
 		[RX_DOWN] = NNP_STATUS_LINK_DOWN,
 		[RX_FULL] = NNP_STATUS_NO_RESOURCES,
 		[RX_UNWANTED] = NNP_STATUS_INVALID_FIELD,
+		[RX_GONE] = NNP_STATUS_INVALID_FIELD,
 	};
 	struct nnp_fw_port *p = &fw->ports[port];
 	struct rx_arrival a = {
