@@ -133,22 +133,39 @@ nnp_result_t nnp_boot_recv(int fd, void *buf, uint32_t len, int64_t deadline)
 }
 
 
+/* Whether the peer closed @fd by @deadline without sending a byte. */
+static bool hung_up(int fd, int64_t deadline)
+{
+	ssize_t n;
+	char b;
+
+	if (wait_fd(fd, POLLIN, deadline) <= 0)
+		return false;
+	n = recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+	return n == 0 || (n < 0 && errno == ECONNRESET);
+}
+
 nnp_result_t nnp_boot_open_session(int fd, struct nnp_boot_session *s,
-				   uint32_t kind, int64_t deadline, bool *proven)
+				   uint32_t kind, int64_t deadline,
+				   enum nnp_boot_answer *answer)
 {
 	struct nnp_boot_open o = { .version = NNP_BOOT_VERSION, .kind = kind };
 	struct nnp_boot_proof p;
 	nnp_result_t res;
 
-	*proven = false;
+	*answer = NNP_BOOT_UNPROVEN;
 	if (nnp_random_fill(o.nonce, sizeof(o.nonce)) != NNP_SUCCESS)
 		return NNP_ERROR_IO;
 	memcpy(s->rank_nonce, o.nonce, sizeof(o.nonce));
 	res = nnp_boot_send(fd, &o, sizeof(o), deadline);
+	if (res == NNP_SUCCESS && hung_up(fd, deadline)) {
+		*answer = NNP_BOOT_HUNG_UP;
+		return NNP_ERROR_IO;
+	}
 	if (res == NNP_SUCCESS)
 		res = nnp_boot_recv(fd, &p, sizeof(p), deadline);
-	if (res == NNP_SUCCESS)
-		*proven = nnp_boot_root_proven(s, &p);
+	if (res == NNP_SUCCESS && nnp_boot_root_proven(s, &p))
+		*answer = NNP_BOOT_PROVEN;
 	return res;
 }
 

@@ -29,14 +29,22 @@ nnp_result_t nnp_boot_recv(int fd, void *buf, uint32_t len, int64_t deadline);
 
 struct nnp_boot_session;
 
+/* What the root answered a session's open with. */
+enum nnp_boot_answer {
+	NNP_BOOT_HUNG_UP,	/* nothing: it closed the connection */
+	NNP_BOOT_UNPROVEN,	/* no proof whole, or one that does not hold */
+	NNP_BOOT_PROVEN,
+};
+
 /*
  * Open a session of @kind (NNP_BOOT_JOIN, NNP_BOOT_VIEW) with the root on
  * @fd: our nonce out, the root's back with its proof that it holds @s's
- * secret, *@proven saying whether it did. Past the proof's check the
+ * secret, *@answer saying whether it did. Past the proof's check the
  * root has the nonces and no more: a root that does not hold the secret
  * never hears who we are.
  */
 nnp_result_t nnp_boot_open_session(int fd, struct nnp_boot_session *s,
-				   uint32_t kind, int64_t deadline, bool *proven);
+				   uint32_t kind, int64_t deadline,
+				   enum nnp_boot_answer *answer);
 
 #endif /* NNP_BOOT_IO_H */

@@ -438,10 +438,14 @@ nnp_result_t nnp_bootstrap_new_id(nnp_unique_id_t *id)
 
 /* ---- ranks ---- */
 
+/* Between two tries at reaching the root. */
+static void nap(void)
+{
+	nanosleep(&(struct timespec){ .tv_nsec = 50 * 1000000 }, NULL);
+}
+
 static int connect_root(const union nnp_sockaddr *root, int64_t deadline)
 {
-	struct timespec nap = { 0, 50 * 1000000 };
-
 	/* The root may not be listening yet: keep trying until the deadline. */
 	do {
 		int fd = socket(root->sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -451,9 +455,36 @@ static int connect_root(const union nnp_sockaddr *root, int64_t deadline)
 		if (!connect(fd, &root->sa, nnp_sockaddr_len(root)))
 			return fd;
 		close(fd);
-		nanosleep(&nap, NULL);
+		nap();
 	} while (nnp_now_ms() < deadline && !nnp_boot_cancelled());
 	return -1;
+}
+
+/*
+ * A connection to the root at @root whose open it answered, in *@fd
+ * (-1: none by @deadline, NNP_ERROR_TIMEOUT). A connection closed before
+ * any answer is no root's word: an earlier job's view still holding the
+ * address until this job's rank 0 takes it over (job_serve.h), or a root
+ * whose slots were all busy. It is dialled again until the deadline, as
+ * a root not listening yet is.
+ */
+static nnp_result_t open_root(const union nnp_sockaddr *root,
+			      struct nnp_boot_session *s, int64_t deadline,
+			      int *fd, enum nnp_boot_answer *said)
+{
+	nnp_result_t res;
+
+	for (;;) {
+		*fd = connect_root(root, deadline);
+		if (*fd < 0)
+			return NNP_ERROR_TIMEOUT;
+		res = nnp_boot_open_session(*fd, s, NNP_BOOT_JOIN, deadline, said);
+		if (*said != NNP_BOOT_HUNG_UP || nnp_now_ms() >= deadline ||
+		    nnp_boot_cancelled())
+			return res;
+		close(*fd);
+		nap();
+	}
 }
 
 /* Say why rank @rank could not join at @where, the root's answer @r. */
@@ -524,10 +555,11 @@ nnp_result_t nnp_bootstrap_join(const nnp_unique_id_t *id, int nranks, int rank,
 	int64_t deadline = deadline_ms();
 	char where[NNP_SOCKADDR_TEXT];
 	struct nnp_boot_session s;
+	enum nnp_boot_answer said;
 	struct nnp_boot_reply r;
 	struct nnp_job_id j;
-	bool proven, sealed;
 	nnp_result_t res;
+	bool sealed;
 	char version;
 	int fd;
 
@@ -553,14 +585,13 @@ nnp_result_t nnp_bootstrap_join(const nnp_unique_id_t *id, int nranks, int rank,
 		if (res != NNP_SUCCESS)
 			return res;
 	}
-	fd = connect_root(&j.root, deadline);
+	s.secret = j.secret;
+	res = open_root(&j.root, &s, deadline, &fd, &said);
 	if (fd < 0)
 		return nnp_fail(NNP_ERROR_TIMEOUT,
 				"rank %d could not reach the rendezvous at %s in %ld s",
 				rank, where, timeout_s());
-	s.secret = j.secret;
-	res = nnp_boot_open_session(fd, &s, NNP_BOOT_JOIN, deadline, &proven);
-	if (res == NNP_SUCCESS && !proven) {
+	if (res == NNP_SUCCESS && said != NNP_BOOT_PROVEN) {
 		close(fd);
 		return not_the_root(rank, where, "did not prove it holds the job's secret");
 	}

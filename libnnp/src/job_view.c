@@ -72,12 +72,12 @@ static nnp_result_t ask(int fd, const char *where, struct nnp_boot_session *s,
 {
 	int64_t deadline = nnp_now_ms() + NNP_JOB_VIEW_MS;
 	struct nnp_job_query q;
+	enum nnp_boot_answer said;
 	nnp_result_t res;
-	bool proven;
 
 	*table = NULL;
-	res = nnp_boot_open_session(fd, s, NNP_BOOT_VIEW, deadline, &proven);
-	if (res == NNP_SUCCESS && !proven)
+	res = nnp_boot_open_session(fd, s, NNP_BOOT_VIEW, deadline, &said);
+	if (res == NNP_SUCCESS && said != NNP_BOOT_PROVEN)
 		return nnp_fail(NNP_ERROR_IO, "nnp_job_view: the job at %s did not prove it holds this secret: a wrong secret, or another job's address",
 				where);
 	if (res == NNP_SUCCESS) {
