@@ -57,6 +57,7 @@ TaskProlog=$PWD/tools/slurm/nnp-task-prolog
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 MpiDefault=none
+MpiParams=ports=12000-12999
 ReturnToService=2
 SlurmdTimeout=10
 CONF

@@ -3,17 +3,19 @@
 # Slurm across the chassis of a POD: tools/nnp-pod, 2 chassis of 4 chips
 # on one ring of 8 (links 3.0-4.1 and 7.0-0.1 cross between the QEMUs),
 # each chassis a Slurm node (pod0 at 10.0.0.1 with slurmctld, pod1 at
-# 10.0.0.2) of a cluster on the POD's LAN (tests/lib/slurm_node.sh), the
-# host's Debian Slurm through --host-root, one munge key made for the run
-# and handed to both (nnp-pod's environment, never a command line), the
-# chips named gpu (docs/slurm.md), tools/slurm/nnp-task-prolog as
-# TaskProlog. Every line is timed on the host (tests/lib/pod_driver.py).
+# 10.0.0.2) of a cluster on the POD's LAN (tests/lib/slurm_node.sh,
+# MpiParams=ports=12000-12999), the host's Debian Slurm through
+# --host-root, one munge key made for the run and handed to both
+# (nnp-pod's environment, never a command line), the chips named gpu
+# (docs/slurm.md), tools/slurm/nnp-task-prolog as TaskProlog. Every line
+# is timed on the host (tests/lib/pod_driver.py).
 #
 # In detail (docs/testing.md has the summary): both nodes come up idle,
 # the key mode 600 on each; a job of `srun -N2 --ntasks-per-node=1
-# --gres=gpu:4` gets from the prolog NNP_JOB 0:8 on pod0 and 4:8 on pod1,
-# the rendezvous at pod0's address, and trains examples/dist_mnist_mlp
-# with `mpirun -np 4` on each node as one job of 8 ranks, to the
+# --gres=gpu:4 --resv-ports=1` gets from the prolog NNP_JOB 0:8 on pod0 and
+# 4:8 on pod1, the rendezvous at pod0's address on the first port Slurm
+# reserved for the step, and trains examples/dist_mnist_mlp with
+# `mpirun -np 4` on each node as one job of 8 ranks, to the
 # program's own verdict ok; the same job without NNP_COMM_SECRET is
 # stopped on both nodes before its command runs, the reason said; a job
 # of pod_job ranks over both nodes (1 MiB allreduces, each checked) is
@@ -62,7 +64,7 @@ if slurm_wait_idle 2; then echo "=== idle"; else sinfo -N; tail -n 20 $SLURM_DIR
 mpi="mpirun --allow-run-as-root --oversubscribe --mca plm ^slurm --mca ras ^slurm -np 4"
 show="echo \"\$SLURMD_NODENAME job=\$NNP_JOB id=\$NNP_COMM_ID vis=\$NNP_VISIBLE_DEVICES\""
 echo "=== train"
-job T -N2 --ntasks-per-node=1 --gres=gpu:4 sh -c "$show; $mpi dist_mnist_mlp --train 512 --test 200 --epochs 2"
+job T -N2 --ntasks-per-node=1 --gres=gpu:4 --resv-ports=1 sh -c "$show ports=\$SLURM_STEP_RESV_PORTS; $mpi dist_mnist_mlp --train 512 --test 200 --epochs 2"
 echo "=== secretless"
 (unset NNP_COMM_SECRET; job S -N2 --ntasks-per-node=1 --gres=gpu:4 sh -c "$show")
 echo "=== lost"
@@ -114,11 +116,14 @@ check("both nodes come up and are idle, each one's munge key mode 600",
       len(re.findall(r"\[chassis [01]\] key 600 root$", text, re.M)) == 2 and
       [r for _, r in timed("=== ")][:2] == ["up", "idle"], text[-2000:])
 t = said("T")
-ids = [re.fullmatch(r"(pod[01]) job=(\d+:\d+) id=(10\.0\.0\.1:\d+) vis=(.*)", l) for l in t]
+ids = [re.fullmatch(r"(pod[01]) job=(\d+:\d+) id=10\.0\.0\.1:(\d+) vis=(.*) ports=(\d+)\b.*", l)
+       for l in t]
 got = sorted((m.group(1), m.group(2), m.group(4)) for m in ids if m)
-check("a job of -N2 --gres=gpu:4 gets NNP_JOB 0:8 on pod0 and 4:8 on pod1, one rendezvous at pod0",
+ports = {(int(m.group(3)), int(m.group(5))) for m in ids if m}
+check("a job of -N2 --gres=gpu:4 --resv-ports=1 gets NNP_JOB 0:8 on pod0 and 4:8 on pod1, one rendezvous at pod0, its port the step's first reserved",
       got == [("pod0", "0:8", "0,1,2,3"), ("pod1", "4:8", "0,1,2,3")] and
-      len({m.group(3) for m in ids if m}) == 1, repr(t[:4]))
+      len(ports) == 1 and all(a == b and 12000 <= a <= 12999 for a, b in ports),
+      repr(t[:4]))
 check("it trains dist_mnist_mlp as one job of 8 ranks over both chassis: the program says ok",
       any(l.startswith("dist_mnist_mlp: 8 ranks") for l in t) and
       "weights: identical on all 8 ranks" in " ".join(t) and
