@@ -178,6 +178,8 @@ static void h_kick(void *opaque, unsigned int what)
 	struct fw_harness *h = opaque;
 
 	(void)what;
+	if (h->on_kick)
+		h->on_kick(h);
 	mtx_lock(&h->kick_lock);
 	h->kicks++;
 	cnd_broadcast(&h->kicked);

@@ -92,6 +92,11 @@ struct fw_harness {
 	 * none.
 	 */
 	void (*after_dma_read)(struct fw_harness *h, uint64_t addr, size_t len);
+	/*
+	 * Called at each of the firmware's kicks, on the kicking thread, as
+	 * a worker woken at once would run then. NULL: none.
+	 */
+	void (*on_kick)(struct fw_harness *h);
 	/* The firmware's kicks: counted, and waited for by fw_chip threads. */
 	mtx_t kick_lock;
 	cnd_t kicked;

@@ -321,6 +321,36 @@ static void teardown_case(uint8_t opcode)
 	pair_down();
 }
 
+/* A worker of the chip kicked, passing its communicators' aborts at once. */
+static void pass_aborts_now(struct fw_harness *h)
+{
+	nnp_fw_comms_pass_aborts(h->fw);
+}
+
+/*
+ * A reset drops all of a chip's links at once: its peer's communicator
+ * fails LINK_DOWN, never ABORTED by an abort the chip passed over a link
+ * not yet down. Chip 0's worker passes its aborts the moment it is kicked,
+ * as one woken at once would between its first link going down and its
+ * second (the race that made test_reset_takes_back_lent fail in CI).
+ */
+static void test_reset_fails_peer_link_down(void **state)
+{
+	unsigned int i;
+
+	(void)state;
+	pair_up();
+	for (i = 0; i < 2; i++)
+		assert_int_equal(fw_harness_comm_pair(chips[i].h, CTX, COMM, i, EPOCH),
+				 NNP_STATUS_SUCCESS);
+	chips[0].h->on_kick = pass_aborts_now;
+	stop_chip0(0, 0);
+	chips[0].h->on_kick = NULL;
+	assert_int_equal(fw_harness_comm_status(chips[1].h, CTX, COMM),
+			 NNP_STATUS_LINK_DOWN);
+	pair_down();
+}
+
 static void test_queue_destroy_takes_back_lent(void **state)
 {
 	(void)state;
@@ -355,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_key_unregister_takes_back_lent),
 		cmocka_unit_test(test_ctx_destroy_takes_back_lent),
 		cmocka_unit_test(test_reset_takes_back_lent),
+		cmocka_unit_test(test_reset_fails_peer_link_down),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

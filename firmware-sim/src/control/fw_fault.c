@@ -220,11 +220,11 @@ void nnp_fw_links_take_down(struct nnp_fw *fw)
 		/* A remote link's host takes it down at both ends. */
 		if (nnp_fw_link_chip_state(fw, i, false))
 			continue;
-		if (info[i].state & NNP_PORT_UP) {
+		if (info[i].state & NNP_PORT_UP)
 			downed |= 1u << i;
-			nnp_fw_link_set(fw, i, false);
-		}
 	}
+	/* All at once: no abort leaves over a link not down yet. */
+	nnp_fw_links_set_down(fw, downed);
 	atomic_fetch_or(&fw->faults.downed_ports, downed);
 }
 

@@ -164,30 +164,74 @@ static bool comms_lost_locked(struct nnp_fw *fw, uint32_t port)
 	return any;
 }
 
-static void port_set(struct nnp_fw *fw, uint32_t port, bool up)
+/* One end of a link, as links_set() changes it. */
+struct link_end {
+	struct nnp_fw *fw;
+	uint32_t port;
+	bool was;		/* up before */
+};
+
+/* Set @e's port to @up (if wired); its change is told first. */
+static void end_mark(struct link_end *e, bool up)
 {
-	struct nnp_fw_port *p = &fw->ports[port];
-	bool was, now, lost = false;
+	struct nnp_fw_port *p = &e->fw->ports[e->port];
+	bool now;
 
 	mtx_lock(&p->lock);
-	was = p->up;
+	e->was = p->up;
 	p->up = up && p->tp;
 	now = p->up;
 	mtx_unlock(&p->lock);
 	/* Told first: the failures the change causes come after it. */
-	if (was != now)
-		fw->link_hooks->link_changed(fw, port, NNP_PORT_WIRED |
-					     (now ? NNP_PORT_UP : 0));
-	if (was && !up) {
+	if (e->was != now)
+		e->fw->link_hooks->link_changed(e->fw, e->port, NNP_PORT_WIRED |
+						(now ? NNP_PORT_UP : 0));
+}
+
+/* After end_mark(): what @e's going down ends, and its waiters woken. */
+static void end_settle(const struct link_end *e, bool up)
+{
+	struct nnp_fw *fw = e->fw;
+	bool lost = false;
+
+	if (e->was && !up) {
 		mtx_lock(&fw->lock);
-		lost = link_lost_locked(fw, port);
-		lost |= comms_lost_locked(fw, port);
+		lost = link_lost_locked(fw, e->port);
+		lost |= comms_lost_locked(fw, e->port);
 		mtx_unlock(&fw->lock);
 	}
 	/* A worker raises the event's interrupt. */
-	if (lost || was != now)
+	if (lost || e->was != up)
 		nnp_fw_icl_kick(fw);
-	nnp_fw_icl_wake(fw, port);
+	nnp_fw_icl_wake(fw, e->port);
+}
+
+/*
+ * The links on @ports of @fw to @up, at both ends of an in-process link:
+ * every end first, then what that ends. So a communicator failed by one
+ * link going down cannot pass its abort over another of them still up
+ * (to a peer that would then name the failure ABORTED, not LINK_DOWN).
+ */
+static void links_set(struct nnp_fw *fw, uint32_t ports, bool up)
+{
+	struct link_end e[2 * NNP_FW_MAX_PORTS];
+	unsigned int n = 0, i;
+
+	for (i = 0; i < NNP_FW_MAX_PORTS; i++) {
+		struct nnp_fw_port *p = &fw->ports[i];
+
+		if (!(ports >> i & 1))
+			continue;
+		e[n++] = (struct link_end){ .fw = fw, .port = i };
+		mtx_lock(&p->lock);
+		if (p->peer)
+			e[n++] = (struct link_end){ .fw = p->peer, .port = p->peer_port };
+		mtx_unlock(&p->lock);
+	}
+	for (i = 0; i < n; i++)
+		end_mark(&e[i], up);
+	for (i = 0; i < n; i++)
+		end_settle(&e[i], up);
 }
 
 /*
@@ -196,18 +240,13 @@ static void port_set(struct nnp_fw *fw, uint32_t port, bool up)
  */
 void nnp_fw_link_set(struct nnp_fw *fw, unsigned int port, bool up)
 {
-	struct nnp_fw *peer;
-	uint32_t pp;
+	if (port < NNP_FW_MAX_PORTS)
+		links_set(fw, 1u << port, up);
+}
 
-	if (port >= NNP_FW_MAX_PORTS)
-		return;
-	mtx_lock(&fw->ports[port].lock);
-	peer = fw->ports[port].peer;
-	pp = fw->ports[port].peer_port;
-	mtx_unlock(&fw->ports[port].lock);
-	port_set(fw, port, up);
-	if (peer)
-		port_set(peer, pp, up);
+void nnp_fw_links_set_down(struct nnp_fw *fw, uint32_t ports)
+{
+	links_set(fw, ports, false);
 }
 
 bool nnp_fw_link_chip_state(struct nnp_fw *fw, unsigned int port, bool up)

@@ -349,6 +349,11 @@ uint16_t nnp_fw_icl_forward(struct nnp_fw *fw, struct nnp_fw_op *op,
 			    bool *gone);
 /* Tell the peer of @port that this end has room again. */
 void nnp_fw_icl_room_freed(struct nnp_fw *fw, uint32_t port);
+/*
+ * Take the links on @ports (a mask) down together, as nnp_fw_link_set()
+ * takes one: every end goes down before anything that ends is told.
+ */
+void nnp_fw_links_set_down(struct nnp_fw *fw, uint32_t ports);
 
 /* Between the transport's files. */
 /* Kick the embedder to run the queues a wake made runnable. */
