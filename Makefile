@@ -649,7 +649,7 @@ scaling: all torch
 	bash tests/bench/scaling.sh
 
 # ---- Debian packages -------------------------------------------------------
-# nnp-dkms, libnnp0, libnnp-dev and nnptool from debian/, built by
+# nnp-dkms, libnnp0, libnnp-dev, nnptool and python3-torch-nnp from debian/, built by
 # dpkg-buildpackage in a copy of the checkout's files, into $(DEB_DIR).
 # check-deb: lintian, then the packages installed in a clean Debian 12
 # root, where the module builds by DKMS and the examples by pkg-config.

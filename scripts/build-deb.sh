@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# make deb: the four Debian packages (nnp-dkms, libnnp0, libnnp-dev,
-# nnptool) built by dpkg-buildpackage from debian/, in a copy of this
-# checkout's files (tracked and new, as they are now; not build/), so the
-# checkout's own build is left alone. Installs the packaging tools and the
-# build dependencies first (scripts/install-deb-deps.sh). Leaves the .debs and the .changes in OUTDIR.
+# make deb: the five Debian packages (nnp-dkms, libnnp0, libnnp-dev,
+# nnptool, python3-torch-nnp) built by dpkg-buildpackage from debian/, in
+# a copy of this checkout's files (tracked and new, as they are now; not
+# build/), so the checkout's own build is left alone. Installs the
+# packaging tools and the build dependencies first
+# (scripts/install-deb-deps.sh). Leaves the .debs and the .changes in
+# OUTDIR.
 # Usage: build-deb.sh OUTDIR
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)

@@ -3,13 +3,16 @@
 # make check-deb: the packages `make deb` built, checked as a user meets
 # them. lintian on the host (no errors allowed); then, in a clean Debian 12
 # root (debootstrap minbase, cached in build/check-deb/base, a fresh copy
-# per run), apt installs the four packages with the guest kernel's 6.12
+# per run), apt installs the five packages with the guest kernel's 6.12
 # headers, a compiler and udev: DKMS must build and install nnp.ko for that
 # kernel, examples/list_devices.c and ring_allreduce.c must build with
 # pkg-config against libnnp-dev, they and nnptool must say that the driver
-# is not loaded, and udev must parse the rule without a complaint. Then the
-# ways back out: apt purges the packages (dh-dkms's dkms remove takes nnp.ko
-# out of the kernel's tree); from a copy of this checkout, `make
+# is not loaded, and udev must parse the rule without a complaint; torch
+# (which apt brings for python3-torch-nnp) must have an "nnp" backend after
+# import torch_nnp, whose process group says the driver is not loaded, its
+# module finding libnnp.so.0 without an rpath, and its entry point for
+# torch's autoloading installed. Then the ways back out: apt purges the
+# packages (dh-dkms's dkms remove takes nnp.ko out of the kernel's tree); from a copy of this checkout, `make
 # install-dkms` and `dkms add` then `make uninstall-dkms` leave DKMS
 # knowing no nnp, and `make install` (which builds nnptool: json-c's
 # headers are installed for it) then `make uninstall` leave no file
@@ -31,13 +34,13 @@ trap 'debian_root_unmount "$root"; umount "$root/var/cache/apt/archives" 2>/dev/
 in_root() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 	LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive INITRD=No "$@"; }
 start=$SECONDS
-tap_plan 15
+tap_plan 18
 
 mkdir -p "$work"
 lintian --fail-on error "$debs"/*.changes >"$work/lintian.log" 2>&1
 lint=$?
-tap_context=$work/lintian.log tap_check "lintian: no errors in the four packages" \
-	test "$lint" = 0 -a "$(ls "$debs"/*.deb | grep -vc dbgsym)" = 4
+tap_context=$work/lintian.log tap_check "lintian: no errors in the five packages" \
+	test "$lint" = 0 -a "$(ls "$debs"/*.deb | grep -vc dbgsym)" = 5
 
 if [ ! -f "$base/.nnp-base" ]; then
 	echo "# debootstrap bookworm into $base (once; cached)"
@@ -51,7 +54,7 @@ mkdir -p "$work/apt-archives" "$root/tmp/debs"
 mount --bind "$work/apt-archives" "$root/var/cache/apt/archives"
 debian_root_mount "$root"
 cp "$debs"/nnp-dkms_*.deb "$debs"/libnnp0_*.deb "$debs"/libnnp-dev_*.deb \
-	"$debs"/nnptool_*.deb "$root/tmp/debs/"
+	"$debs"/nnptool_*.deb "$debs"/python3-torch-nnp_*.deb "$root/tmp/debs/"
 echo "# root ready after $((SECONDS - start)) s; apt install (log: $work/apt.log)"
 # shellcheck disable=SC2046
 in_root sh -c "apt-get update -q && apt-get install -y -q --no-install-recommends \
@@ -59,11 +62,9 @@ in_root sh -c "apt-get update -q && apt-get install -y -q --no-install-recommend
 	libjson-c-dev" \
 	>"$work/apt.log" 2>&1
 in_root dpkg-query -W -f='${Status}\n' nnp-dkms libnnp0 libnnp-dev nnptool \
-	"linux-headers-$kver" | grep -vq '^install ok installed$' && false || true
-in_root dpkg-query -W -f='${Status}\n' nnp-dkms libnnp0 libnnp-dev nnptool \
-	"linux-headers-$kver" >"$work/status" 2>&1
-tap_context=$work/apt.log tap_check "apt installs nnp-dkms, libnnp0, libnnp-dev, nnptool, linux-headers-$kver" sh -c \
-	"test \$(grep -cx 'install ok installed' '$work/status') = 5"
+	python3-torch-nnp "linux-headers-$kver" >"$work/status" 2>&1
+tap_context=$work/apt.log tap_check "apt installs nnp-dkms, libnnp0, libnnp-dev, nnptool, python3-torch-nnp, linux-headers-$kver" sh -c \
+	"test \$(grep -cx 'install ok installed' '$work/status') = 6"
 echo "# apt install, DKMS build included: done after $((SECONDS - start)) s"
 
 in_root dkms status >"$work/dkms.log" 2>&1
@@ -89,6 +90,24 @@ tap_check "nnptool list: 'nnp driver not loaded', exit 1" sh -c \
 tap_check "libnnp.so.0 resolves from the multiarch directory" sh -c \
 	"chroot '$root' ldd /usr/bin/nnptool | grep -q 'libnnp.so.0 => /lib/x86_64-linux-gnu/libnnp.so.0\|libnnp.so.0 => /usr/lib/x86_64-linux-gnu/libnnp.so.0'"
 
+# The backend as a training script meets it, on a machine without nnp.ko.
+in_root python3 -c 'import torch.distributed as dist, torch_nnp
+dist.init_process_group("nnp", store=dist.HashStore(), rank=0, world_size=1)' \
+	>"$work/torch.log" 2>&1
+echo "status=$?" >>"$work/torch.log"
+tap_context=$work/torch.log tap_check "import torch_nnp: init_process_group(\"nnp\") says the driver is not loaded, exit 1" sh -c \
+	"grep -q '^RuntimeError: nnp: counting the devices: .*not loaded' '$work/torch.log' &&
+	 grep -qx status=1 '$work/torch.log'"
+so=$(cd "$root" && find usr/lib/python3/dist-packages/torch_nnp -name '_C*.so')
+tap_check "torch_nnp's module finds libnnp.so.0 in the multiarch directory, with no rpath" sh -c \
+	"chroot '$root' ldd '/$so' | grep -q 'libnnp.so.0 => /.*lib/x86_64-linux-gnu/libnnp.so.0' &&
+	 ! readelf -d '$root/$so' | grep -q 'RPATH\|RUNPATH'"
+in_root python3 -c 'from importlib.metadata import entry_points
+print(*(e.value for e in entry_points(group="torch.backends") if e.name == "nnp"))' \
+	>"$work/entry.log" 2>&1
+tap_context=$work/entry.log tap_check "torch's autoloading entry point: nnp = torch_nnp:_autoload" \
+	grep -qx 'torch_nnp:_autoload' "$work/entry.log"
+
 # udev's own parser: every rule file is read for any device's test run.
 in_root udevadm test /sys/devices/virtual/mem/null >"$work/udev.log" 2>&1
 tap_check "udevadm reads 60-nnp.rules and has nothing to say about it" sh -c \
@@ -96,15 +115,16 @@ tap_check "udevadm reads 60-nnp.rules and has nothing to say about it" sh -c \
 	 ! grep '60-nnp.rules' '$work/udev.log' | grep -qiE 'invalid|error|unknown|ignor|fail'"
 tap_check "group render exists for the rule" sh -c "chroot '$root' getent group render >/dev/null"
 
-in_root apt-get purge -y -q nnp-dkms libnnp0 libnnp-dev nnptool >"$work/purge.log" 2>&1
+in_root apt-get purge -y -q nnp-dkms libnnp0 libnnp-dev nnptool python3-torch-nnp \
+	>"$work/purge.log" 2>&1
 in_root dkms status >>"$work/purge.log" 2>&1
 tap_context=$work/purge.log tap_check "apt purge: DKMS knows no nnp, and no nnp.ko is left for $kver" sh -c \
 	"test -z \"\$(chroot '$root' dkms status)\" &&
 	 test -z \"\$(find '$root/lib/modules/$kver' -name 'nnp.ko*')\""
-tap_check "apt purge: /usr/src/nnp-$version, the headers, the rule and nnptool gone" sh -c \
+tap_check "apt purge: /usr/src/nnp-$version, the headers, the rule, nnptool and torch_nnp gone" sh -c \
 	"test ! -e '$root/usr/src/nnp-$version' -a ! -e '$root/usr/include/libnnp' -a \
 	 ! -e '$root/usr/include/nnp' -a ! -e '$root/lib/udev/rules.d/60-nnp.rules' -a \
-	 ! -e '$root/usr/bin/nnptool'"
+	 ! -e '$root/usr/bin/nnptool' -a ! -e '$root/usr/lib/python3/dist-packages/torch_nnp'"
 
 mkdir -p "$root/tmp/src"
 (cd "$repo" && git ls-files -z --cached --others --exclude-standard |

@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: MIT
 # Builds torch_nnp, the "nnp" torch.distributed backend, against this
 # checkout's libnnp: `make torch` runs it (docs/torch.md). NNP_INCLUDE and
-# NNP_LIBDIR name libnnp's headers and library, the checkout's by default.
+# NNP_LIBDIR name libnnp's headers and library, the checkout's by default;
+# NNP_RPATH where _C finds libnnp.so.0 (the checkout's build/lib by
+# default; empty for none, as the Debian package, whose libnnp0 is in the
+# system's library path).
 import os
 
 from setuptools import setup
@@ -11,6 +14,8 @@ here = os.path.dirname(os.path.abspath(__file__))
 top = os.path.join(here, "..", "..")
 include = os.environ.get("NNP_INCLUDE", os.path.join(top, "libnnp", "include"))
 libdir = os.environ.get("NNP_LIBDIR", os.path.join(top, "build", "lib"))
+# build/torch/torch_nnp/_C*.so finds build/lib/libnnp.so.
+rpath = os.environ.get("NNP_RPATH", "$ORIGIN/../../lib")
 
 setup(
     name="torch_nnp",
@@ -26,8 +31,7 @@ setup(
             # torch's headers as system headers: their warnings are not ours.
             extra_compile_args=["-std=c++17", "-Wall", "-Wextra", "-Werror"]
             + ["-isystem" + d for d in include_paths()],
-            # build/torch/torch_nnp/_C*.so finds build/lib/libnnp.so.
-            extra_link_args=["-Wl,-rpath,$ORIGIN/../../lib"],
+            extra_link_args=["-Wl,-rpath," + rpath] if rpath else [],
         )
     ],
     # torch 2.6 imports every package of this entry point group when it
