@@ -169,6 +169,7 @@ struct link_end {
 	struct nnp_fw *fw;
 	uint32_t port;
 	bool was;		/* up before */
+	bool changed;		/* by links_set() */
 };
 
 /* Set @e's port to @up (if wired); its change is told first. */
@@ -182,8 +183,9 @@ static void end_mark(struct link_end *e, bool up)
 	p->up = up && p->tp;
 	now = p->up;
 	mtx_unlock(&p->lock);
+	e->changed = e->was != now;
 	/* Told first: the failures the change causes come after it. */
-	if (e->was != now)
+	if (e->changed)
 		e->fw->link_hooks->link_changed(e->fw, e->port, NNP_PORT_WIRED |
 						(now ? NNP_PORT_UP : 0));
 }
@@ -201,7 +203,7 @@ static void end_settle(const struct link_end *e, bool up)
 		mtx_unlock(&fw->lock);
 	}
 	/* A worker raises the event's interrupt. */
-	if (lost || e->was != up)
+	if (lost || e->changed)
 		nnp_fw_icl_kick(fw);
 	nnp_fw_icl_wake(fw, e->port);
 }
