@@ -46,11 +46,16 @@ struct nnp_bo {
 	struct page **pages;		/* host, userptr: one per page */
 	unsigned int npages;
 	struct sg_table sgt;		/* host, userptr: the pages, DMA-mapped */
+	struct sg_table *import_sgt;	/* import: the exporter's mapping */
+	/* device: its dma-buf while one exists, listed on ndev->exports */
+	struct dma_buf *export;
+	struct list_head export_link;
 	u32 page_offset;		/* userptr: start within the first page */
 	void *vaddr;			/* ring: coherent DMA memory */
 	dma_addr_t ring_dma;		/* ring */
 	u32 qid;			/* doorbell */
-	bool revoked;			/* doorbell: its queue is gone */
+	/* doorbell: its queue is gone; import: its exporter took it back */
+	bool revoked;
 	bool lost;			/* doorbell: to a reset: a dummy page */
 };
 
@@ -80,6 +85,7 @@ int nnp_bo_charge_key(struct nnp_bo *bo, struct nnp_file *nf);
 int nnp_bo_register(struct nnp_device *ndev, struct nnp_bo *bo, u32 ctx,
 		    struct nnp_hw_key_args *a, dma_addr_t list_dma,
 		    size_t list_len);
+bool nnp_bo_unregister(struct nnp_device *ndev, struct nnp_bo *bo);
 bool nnp_bo_release_key(struct nnp_bo *bo);
 void nnp_bo_destroy(struct nnp_bo *bo);
 int nnp_bo_mmap_with(struct drm_gem_object *obj, struct vm_area_struct *vma,
@@ -98,6 +104,11 @@ struct nnp_bo *nnp_bo_create_host(struct nnp_device *ndev,
 int nnp_bo_map_pages(struct nnp_device *ndev, struct nnp_bo *bo);
 void nnp_bo_unmap_pages(struct nnp_device *ndev, struct nnp_bo *bo);
 int nnp_bo_register_pages(struct nnp_device *ndev, struct nnp_bo *bo,
-			  u32 ctx, u64 length);
+			  struct sg_table *sgt, u32 ctx, u64 length);
+struct sg_table *nnp_bo_get_sg_table(struct drm_gem_object *obj);
+
+/* nnp_gem_export.c: device memory shared with other devices. */
+struct dma_buf *nnp_device_bo_export(struct drm_gem_object *obj, int flags);
+void nnp_device_bo_unexport(struct nnp_bo *bo);
 
 #endif /* __NNP_BO_H__ */

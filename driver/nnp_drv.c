@@ -77,6 +77,7 @@ static int nnp_guarded_##name(struct drm_device *drm, void *data,	\
 NNP_GUARDED_IOCTL(query)
 NNP_GUARDED_IOCTL(bo_create)
 NNP_GUARDED_IOCTL(bo_userptr)
+NNP_GUARDED_IOCTL(bo_import)
 NNP_GUARDED_IOCTL(queue_create)
 NNP_GUARDED_IOCTL(queue_destroy)
 NNP_GUARDED_IOCTL(queue_reset)
@@ -100,6 +101,7 @@ static const struct drm_ioctl_desc nnp_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(NNP_COMM_STATUS, nnp_guarded_comm_status, 0),
 	DRM_IOCTL_DEF_DRV(NNP_COMM_TOPOLOGY, nnp_guarded_comm_topology, 0),
 	DRM_IOCTL_DEF_DRV(NNP_COMM_ROUTES, nnp_guarded_comm_routes, 0),
+	DRM_IOCTL_DEF_DRV(NNP_BO_IMPORT, nnp_guarded_bo_import, 0),
 };
 
 /*
@@ -231,6 +233,7 @@ static const struct drm_driver nnp_drm_driver = {
 	.open = nnp_open,
 	.postclose = nnp_postclose,
 	.show_fdinfo = nnp_show_fdinfo,
+	.gem_prime_import = nnp_gem_prime_import,
 	.ioctls = nnp_ioctls,
 	.num_ioctls = ARRAY_SIZE(nnp_ioctls),
 	.fops = &nnp_fops,
@@ -375,6 +378,9 @@ static int nnp_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = nnp_mem_init(ndev);
 	if (ret)
 		return ret;
+	ret = nnp_exports_init(ndev);
+	if (ret)
+		return ret;
 	ret = nnp_sysfs_ports_init(ndev);
 	if (ret)
 		return ret;
@@ -403,6 +409,8 @@ static void nnp_remove(struct pci_dev *pdev)
 	nnp_queues_wake_all(ndev);
 	/* Waits for ioctls in flight; later ones get -ENODEV. */
 	drm_dev_unplug(&ndev->drm);
+	/* Before the next binding can hand its memory to anyone else. */
+	nnp_exports_revoke(ndev);
 	nnp_reset_fini(ndev);
 	nnp_events_fini(ndev);
 	nnp_queues_detach_irqs(ndev);
@@ -427,3 +435,4 @@ module_pci_driver(nnp_pci_driver);
 
 MODULE_DESCRIPTION(NNP_DRIVER_DESC);
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(DMA_BUF);

@@ -23,6 +23,7 @@
 
 #define NNP_DRIVER_DESC "NNP-T-class training accelerator"
 
+struct dma_buf;
 struct drm_file;
 struct drm_nnp_comms;
 struct nnp_coredump_comm;
@@ -62,6 +63,9 @@ struct nnp_device {
 	struct drm_mm mm;
 	u64 mem_used;
 	atomic64_t mem_objects;
+	/* Device memory objects with a dma-buf (nnp_gem_export.c). */
+	struct mutex exports_lock;
+	struct list_head exports;
 
 	/* Context ids of open files, communicator ids of the device. */
 	struct ida ctx_ida;
@@ -207,6 +211,13 @@ int nnp_fw_identify(struct nnp_device *ndev);
 int nnp_mem_init(struct nnp_device *ndev);
 int nnp_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *file);
 int nnp_ioctl_bo_userptr(struct drm_device *drm, void *data, struct drm_file *file);
+
+/* nnp_gem_export.c, nnp_gem_import.c */
+int nnp_exports_init(struct nnp_device *ndev);
+void nnp_exports_revoke(struct nnp_device *ndev);
+struct drm_gem_object *nnp_gem_prime_import(struct drm_device *dev,
+					    struct dma_buf *dmabuf);
+int nnp_ioctl_bo_import(struct drm_device *drm, void *data, struct drm_file *file);
 
 /* nnp_queue.c */
 int nnp_ioctl_queue_create(struct drm_device *drm, void *data,

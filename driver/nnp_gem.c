@@ -80,7 +80,7 @@ int nnp_mem_init(struct nnp_device *ndev)
  * have finished). ENOENT is fine: the context went first, keys and all;
  * so is ECANCELED: a reset dropped every key, and is over.
  */
-static bool nnp_bo_unregister(struct nnp_device *ndev, struct nnp_bo *bo)
+bool nnp_bo_unregister(struct nnp_device *ndev, struct nnp_bo *bo)
 {
 	__le32 args[2] = { cpu_to_le32(bo->ctx), cpu_to_le32(bo->key) };
 	int ret;
@@ -238,6 +238,7 @@ struct nnp_bo *nnp_bo_alloc(struct nnp_device *ndev,
 		return ERR_PTR(-ENOMEM);
 	bo->base.funcs = funcs;
 	bo->read_only = read_only;
+	INIT_LIST_HEAD(&bo->export_link);
 	drm_gem_private_object_init(&ndev->drm, &bo->base, size);
 	atomic64_inc(&ndev->mem_objects);
 	return bo;

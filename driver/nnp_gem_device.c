@@ -92,6 +92,7 @@ static int nnp_device_bo_mmap(struct drm_gem_object *obj,
 static const struct drm_gem_object_funcs nnp_device_bo_funcs = {
 	.free = nnp_device_bo_free,
 	.mmap = nnp_device_bo_mmap,
+	.export = nnp_device_bo_export,
 	.vm_ops = &nnp_device_bo_vm_ops,
 };
 

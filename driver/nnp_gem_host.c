@@ -68,6 +68,7 @@ static int nnp_host_bo_mmap(struct drm_gem_object *obj,
 static const struct drm_gem_object_funcs nnp_host_bo_funcs = {
 	.free = nnp_host_bo_free,
 	.mmap = nnp_host_bo_mmap,
+	.get_sg_table = nnp_bo_get_sg_table,
 	.vm_ops = &nnp_host_bo_vm_ops,
 };
 
@@ -119,7 +120,7 @@ struct nnp_bo *nnp_bo_create_host(struct nnp_device *ndev,
 	if (!ret)
 		ret = nnp_bo_map_pages(ndev, bo);
 	if (!ret)
-		ret = nnp_bo_register_pages(ndev, bo, nf->ctx, size);
+		ret = nnp_bo_register_pages(ndev, bo, &bo->sgt, nf->ctx, size);
 	if (ret) {
 		drm_gem_object_put(&bo->base);
 		return ERR_PTR(ret);

@@ -5,6 +5,7 @@
  * contiguous pages are one segment each, and are DMA-mapped through it.
  * The firmware takes them as a list of page DMA addresses.
  */
+#include <drm/drm_prime.h>
 #include <linux/dma-mapping.h>
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
@@ -45,9 +46,12 @@ void nnp_bo_unmap_pages(struct nnp_device *ndev, struct nnp_bo *bo)
 	sg_free_table(&bo->sgt);
 }
 
-/* Register @bo's mapped pages, @length bytes from its page_offset. */
+/*
+ * Register the pages @sgt maps for the device (@bo's own, or an imported
+ * dma-buf's) as @bo's key, @length bytes from its page_offset.
+ */
 int nnp_bo_register_pages(struct nnp_device *ndev, struct nnp_bo *bo,
-			  u32 ctx, u64 length)
+			  struct sg_table *sgt, u32 ctx, u64 length)
 {
 	struct nnp_hw_key_args a = {
 		.type = cpu_to_le32(NNP_KEY_TYPE_HOST),
@@ -66,10 +70,26 @@ int nnp_bo_register_pages(struct nnp_device *ndev, struct nnp_bo *bo,
 				  GFP_KERNEL | __GFP_NOWARN);
 	if (!list)
 		return -ENOMEM;
-	/* Segments are whole pages: the list has one entry per page. */
-	for_each_sgtable_dma_page(&bo->sgt, &it, 0)
+	/* Segments are whole pages (importers check): one entry per page. */
+	for_each_sgtable_dma_page(sgt, &it, 0) {
+		/* An imported dma-buf may map more than the object holds. */
+		if (i == bo->npages)
+			break;
 		list[i++] = cpu_to_le64(sg_page_iter_dma_address(&it));
+	}
 	ret = nnp_bo_register(ndev, bo, ctx, &a, list_dma, list_len);
 	dma_free_coherent(dev, list_len, list, list_dma);
 	return ret;
+}
+
+/*
+ * An exported dma-buf's pages, for an importer to map (drm_gem_map_dma_buf()
+ * maps them for its device): a table of their own, since each attachment's
+ * mapping is separate from the one this device's key uses.
+ */
+struct sg_table *nnp_bo_get_sg_table(struct drm_gem_object *obj)
+{
+	struct nnp_bo *bo = to_nnp_bo(obj);
+
+	return drm_prime_pages_to_sg(obj->dev, bo->pages, bo->npages);
 }

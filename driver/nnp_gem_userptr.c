@@ -73,6 +73,7 @@ static int nnp_userptr_bo_mmap(struct drm_gem_object *obj,
 static const struct drm_gem_object_funcs nnp_userptr_bo_funcs = {
 	.free = nnp_userptr_bo_free,
 	.mmap = nnp_userptr_bo_mmap,
+	.get_sg_table = nnp_bo_get_sg_table,
 	.vm_ops = &nnp_bo_vm_ops,
 };
 
@@ -140,7 +141,8 @@ int nnp_ioctl_bo_userptr(struct drm_device *drm, void *data, struct drm_file *fi
 	if (!ret)
 		ret = nnp_bo_map_pages(ndev, bo);
 	if (!ret)
-		ret = nnp_bo_register_pages(ndev, bo, nf->ctx, args->size);
+		ret = nnp_bo_register_pages(ndev, bo, &bo->sgt, nf->ctx,
+					    args->size);
 	if (ret) {
 		drm_gem_object_put(&bo->base);
 		return ret;

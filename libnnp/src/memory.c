@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* libnnp memory: device and host memory objects, registered user memory. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -102,6 +103,50 @@ nnp_result_t nnp_mem_register(nnp_device_t *dev, void *ptr, size_t size,
 	return NNP_SUCCESS;
 }
 
+nnp_result_t nnp_mem_import(nnp_device_t *dev, int fd, unsigned int flags,
+			    nnp_mem_t **mem)
+{
+	struct drm_nnp_bo_import im = {
+		.fd = fd,
+		.flags = flags & NNP_MEM_READ_ONLY ? DRM_NNP_BO_READ_ONLY : 0,
+	};
+	nnp_result_t r;
+
+	if (flags & ~NNP_MEM_READ_ONLY)
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"nnp_mem_import: flags %#x unknown", flags);
+	/* The size comes from the dma-buf; 1 stands in until it is known. */
+	r = mem_new(dev, NNP_MEM_IMPORTED, 1, mem);
+	if (r != NNP_SUCCESS)
+		return r;
+	if (drmIoctl(dev->fd, DRM_IOCTL_NNP_BO_IMPORT, &im)) {
+		int err = errno;
+
+		free(*mem);
+		*mem = NULL;
+		if (err == EBADF || err == EINVAL || err == E2BIG)
+			return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+					"%s: cannot import fd %d: %s", dev->path, fd,
+					err == E2BIG ? "a dma-buf over 2 GiB" :
+					err == EBADF ? "not an open file" :
+					"not a dma-buf, or not in whole pages");
+		return nnp_ioctl_failed(dev, "importing a dma-buf", err);
+	}
+	(*mem)->handle = im.handle;
+	(*mem)->key = im.key;
+	(*mem)->size = im.size;
+	return NNP_SUCCESS;
+}
+
+nnp_result_t nnp_mem_export(nnp_mem_t *mem, int *fd)
+{
+	if (!mem || !fd)
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_mem_export: no memory or no fd");
+	if (drmPrimeHandleToFD(mem->dev->fd, mem->handle, DRM_CLOEXEC | DRM_RDWR, fd))
+		return nnp_ioctl_failed(mem->dev, "exporting memory", errno);
+	return NNP_SUCCESS;
+}
+
 void nnp_mem_free(nnp_mem_t *mem)
 {
 	struct drm_gem_close c;
@@ -122,6 +167,9 @@ nnp_result_t nnp_mem_map(nnp_mem_t *mem, void **ptr)
 
 	if (!mem || !ptr)
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT, "nnp_mem_map: no memory or no pointer");
+	if (mem->kind == NNP_MEM_IMPORTED)
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"nnp_mem_map: imported memory is mapped through its dma-buf");
 	if (!mem->map) {
 		size_t page = nnp_page_size();
 

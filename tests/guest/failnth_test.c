@@ -11,8 +11,9 @@
  * guest-init.sh makes after the run fails it.
  *
  * In detail (docs/testing.md has the summary):
- * debug kernel only, skipped elsewhere: for `open()`, every nnp ioctl,
- * `GEM_CLOSE` and `PRIME_HANDLE_TO_FD`, the n-th allocation of the calling
+ * debug kernel only, skipped elsewhere: for `open()`, every nnp ioctl
+ * (`BO_IMPORT` of the file's own exported device memory among them),
+ * `GEM_CLOSE` and `PRIME_HANDLE_TO_FD` of host and device memory, the n-th allocation of the calling
  * thread fails (`/proc/thread-self/fail-nth`, failslab and fail_page_alloc
  * taking every allocation) for n = 1, 2, ... until the call no longer
  * reaches it: every failure `ENOMEM` (none for the calls documented to
@@ -242,6 +243,21 @@ static int run_prime_export(struct state *s)
 	return ret;
 }
 
+/* A device object of the file, exported: what BO_IMPORT takes. */
+static int setup_device_export(struct state *s)
+{
+	int ret = run_bo_create_device(s);
+
+	return ret ? ret : run_prime_export(s);
+}
+
+static int run_bo_import(struct state *s)
+{
+	struct drm_nnp_bo_import im = { .fd = s->dmabuf };
+
+	return xioctl(s->fd, DRM_IOCTL_NNP_BO_IMPORT, &im);
+}
+
 /* What the call works on, made without any failure. */
 static int open_and_setup(const struct call *c, struct state *s)
 {
@@ -387,6 +403,8 @@ CALL(comm_topology, run_comm_create, run_comm_topology, 0, ENOMEM);
 CALL(comm_routes, run_comm_create, run_comm_routes, 0, ENOMEM);
 CALL(gem_close, run_bo_create_device, run_gem_close, 0, 0);
 CALL(prime_handle_to_fd, run_bo_create_host, run_prime_export, 0, ENOMEM);
+CALL(prime_handle_to_fd_device, run_bo_create_device, run_prime_export, 0, ENOMEM);
+CALL(bo_import, setup_device_export, run_bo_import, 0, ENOMEM);
 
 TEST_F_TIMEOUT(call, fails_cleanly_at_every_allocation, TIMEOUT_S)
 {

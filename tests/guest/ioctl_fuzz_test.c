@@ -16,8 +16,8 @@
  *
  * In detail (docs/testing.md has the summary):
  * random ioctls, every nnp number and past the last, COMM_TOPOLOGY and
- * COMM_ROUTES racing COMM_DESTROY and COMM_CREATE on shared ids, GEM close, PRIME export and
- * mmap of every offset handed out, from 3 threads in each of 2 processes
+ * COMM_ROUTES racing COMM_DESTROY and COMM_CREATE on shared ids, GEM close, PRIME export,
+ * BO_IMPORT of the exported dma-buf and mmap of every offset handed out, from 3 threads in each of 2 processes
  * sharing one file for `NNP_FUZZ_SECONDS`, default 10, seed printed and
  * settable with `NNP_FUZZ_SEED`; a worker still blocked in a call at the
  * end, such as a random but valid QUEUE_WAIT of years, is woken with
@@ -329,6 +329,16 @@ static void do_generic(struct worker *w)
 	}
 	if (call(w, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph, sizeof(ph)))
 		return;
+	/* Imported again: the device's own BAR or pages, as a peer's. */
+	if (pick(&w->seed, 2)) {
+		struct drm_nnp_bo_import im = {
+			.fd = ph.fd,
+			.flags = pick(&w->seed, 2) ? DRM_NNP_BO_READ_ONLY : 0,
+		};
+
+		if (!call(w, DRM_IOCTL_NNP_BO_IMPORT, &im, sizeof(im)))
+			keep(w->pool->handle, &w->seed, im.handle);
+	}
 	/* A dma-buf mapping outliving its handle, maybe. */
 	if (pick(&w->seed, 2)) {
 		void *p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, ph.fd, 0);

@@ -130,7 +130,7 @@ TEST(every_device_reports_its_identity)
 	EXPECT_EQ((1u << GUEST_CHIPS) - 1, seen);
 }
 
-/* DRM_IOCTL_VERSION: 1.8, eight additions since the first release. */
+/* DRM_IOCTL_VERSION: 1.13, thirteen additions since the first release. */
 TEST_F(dev, driver_version_counts_uapi_additions)
 {
 	char name[16] = { 0 };
@@ -142,7 +142,7 @@ TEST_F(dev, driver_version_counts_uapi_additions)
 	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_VERSION, &v));
 	EXPECT_STREQ(DRM_NNP_DRIVER_NAME, name);
 	EXPECT_EQ(1, v.version_major);
-	EXPECT_EQ(12, v.version_minor);
+	EXPECT_EQ(13, v.version_minor);
 	EXPECT_EQ(DRM_NNP_DRIVER_MAJOR, v.version_major);
 	EXPECT_EQ(DRM_NNP_DRIVER_MINOR, v.version_minor);
 }

@@ -6,7 +6,7 @@
 # An entry with arguments is split into the test and its arguments.
 cd /usr/libexec/nnp-tests || exit 1
 rc=0
-for t in nnp_query_test libnnp_test dma_test queue_lifetime_test owner_stall_test user_limits_test \
+for t in nnp_query_test libnnp_test dma_test dmabuf_test queue_lifetime_test owner_stall_test user_limits_test \
 	mem_limits_test ioctl_fuzz_test failnth_test "probe_failnth_test -t probe_unwinds_in_hwmon" \
 	observe_test fdinfo_test pm_reset_test nnptool_test.sh udev_rule_test.sh module_reload_test.sh; do
 	echo "# guest test: $t"

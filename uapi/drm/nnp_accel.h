@@ -35,13 +35,14 @@ extern "C" {
  * 1.10: events (struct drm_nnp_event), read() and poll() on the file.
  * 1.11: DRM_NNP_QUERY_COMMS.
  * 1.12: DRM_NNP_COMM_CREATE_TRANSIT.
+ * 1.13: DRM_IOCTL_NNP_BO_IMPORT; other devices can attach exported objects.
  *
  * The major changes only if something is taken away, which this header's
  * rules forbid.
  */
 #define DRM_NNP_DRIVER_NAME		"nnp"
 #define DRM_NNP_DRIVER_MAJOR		1
-#define DRM_NNP_DRIVER_MINOR		12
+#define DRM_NNP_DRIVER_MINOR		13
 
 #define DRM_NNP_QUERY			0x00
 #define DRM_NNP_BO_CREATE		0x01
@@ -55,6 +56,7 @@ extern "C" {
 #define DRM_NNP_COMM_STATUS		0x09	/* since 1.1 */
 #define DRM_NNP_COMM_TOPOLOGY		0x0a	/* since 1.4 */
 #define DRM_NNP_COMM_ROUTES		0x0b	/* since 1.8 */
+#define DRM_NNP_BO_IMPORT		0x0c	/* since 1.13 */
 
 #define DRM_IOCTL_NNP_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NNP_QUERY, struct drm_nnp_query)
@@ -80,6 +82,8 @@ extern "C" {
 	DRM_IOW(DRM_COMMAND_BASE + DRM_NNP_COMM_TOPOLOGY, struct drm_nnp_comm_topology)
 #define DRM_IOCTL_NNP_COMM_ROUTES \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_NNP_COMM_ROUTES, struct drm_nnp_comm_routes)
+#define DRM_IOCTL_NNP_BO_IMPORT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NNP_BO_IMPORT, struct drm_nnp_bo_import)
 
 /*
  * DRM_NNP_QUERY_DEVICE_INFO - identity and basics of the device,
@@ -467,7 +471,7 @@ struct drm_nnp_comms {
 /* Memory object placement, struct drm_nnp_bo_create.flags */
 #define DRM_NNP_BO_DEVICE		(1u << 0)	/* device memory (BAR2) */
 #define DRM_NNP_BO_HOST			(1u << 1)	/* host pages the kernel allocates */
-/* The device may only read the object (BO_CREATE and BO_USERPTR). */
+/* The device may only read the object (BO_CREATE, BO_USERPTR, BO_IMPORT). */
 #define DRM_NNP_BO_READ_ONLY		(1u << 2)
 
 /**
@@ -482,7 +486,10 @@ struct drm_nnp_comms {
  * (DRM_IOCTL_GEM_CLOSE) or the file frees it once unmapped. A dma-buf
  * exported from it (DRM_IOCTL_PRIME_HANDLE_TO_FD) can be mapped only while
  * the driver stays bound: after an unbind mmap() of it fails with %ENODEV
- * and its mappings fault with SIGBUS; other devices cannot attach it.
+ * and its mappings fault with SIGBUS. Since 1.13 other devices can attach
+ * it (and DRM_IOCTL_NNP_BO_IMPORT of this or another nnp device import
+ * it): host memory as its pages, device memory as its range of BAR2,
+ * which the unbind takes back from every importer.
  *
  * Errors: %EINVAL for flags other than exactly one of DEVICE and HOST
  * (plus READ_ONLY), nonzero @reserved, or @size 0; %E2BIG for @size past
@@ -536,6 +543,38 @@ struct drm_nnp_bo_userptr {
 	__u32 key;
 	/** @reserved: must be zero. */
 	__u32 reserved;
+};
+
+/**
+ * struct drm_nnp_bo_import - make a dma-buf a memory object (since 1.13)
+ *
+ * Attaches the dma-buf @fd (udmabuf, a dma-buf heap, an object of this or
+ * another nnp device exported with DRM_IOCTL_PRIME_HANDLE_TO_FD, ...) and
+ * makes the pages it maps a key, as for host memory. The object holds the
+ * dma-buf until closed; it has no mmap offset (map the dma-buf itself).
+ * Its key counts against this file's keys; the memory stays charged to
+ * whoever made it. When the exporter takes the memory back (an nnp device
+ * does at unbind), the key is unregistered once the commands using it have
+ * finished, and later commands naming it fail as for an unknown key.
+ * DRM_IOCTL_PRIME_FD_TO_HANDLE cannot do this: it gives no key.
+ *
+ * Errors: %EINVAL for unknown flags, an @fd that is not a dma-buf, or a
+ * dma-buf whose mapping is not in whole pages; %EBADF for an @fd not open;
+ * %E2BIG for a dma-buf over 2 GiB; %EMFILE as for DRM_NNP_BO_CREATE;
+ * %ENODEV when the exporter's device is gone; %ENOSPC when the device has
+ * no free key; %ENOMEM when the host has no memory.
+ */
+struct drm_nnp_bo_import {
+	/** @fd: in: the dma-buf. */
+	__s32 fd;
+	/** @flags: in: 0 or DRM_NNP_BO_READ_ONLY. */
+	__u32 flags;
+	/** @size: out: bytes, the dma-buf's size. */
+	__u64 size;
+	/** @handle: out: GEM handle. */
+	__u32 handle;
+	/** @key: out: memory key for this file's queue commands. */
+	__u32 key;
 };
 
 /**

@@ -396,6 +396,7 @@ enum nnp_mem_kind {
 	NNP_MEM_DEVICE,		/* device memory */
 	NNP_MEM_HOST,		/* host memory the driver allocates */
 	NNP_MEM_USER,		/* the caller's memory, registered */
+	NNP_MEM_IMPORTED,	/* a dma-buf, imported (since 0.9) */
 };
 
 /* Flags of nnp_mem_alloc() and nnp_mem_register() */
@@ -408,6 +409,26 @@ nnp_result_t nnp_mem_alloc(nnp_device_t *dev, enum nnp_mem_kind kind,
 /* Make [@ptr, @ptr + @size) usable by the device; pinned until freed. */
 nnp_result_t nnp_mem_register(nnp_device_t *dev, void *ptr, size_t size,
 			      unsigned int flags, nnp_mem_t **mem);
+/*
+ * Make the dma-buf @fd memory of @dev (since 0.9, driver 1.13): a udmabuf,
+ * a dma-buf heap's buffer, or memory of this or another nnp device given
+ * by nnp_mem_export(). Commands read and write it as any memory; a copy
+ * between it and @dev's own memory runs on @dev's copy engine, device to
+ * device when it is another device's memory. It holds the dma-buf until
+ * freed (close @fd when you like); map @fd to see it from the CPU.
+ * NNP_ERROR_INVALID_ARGUMENT for an @fd that is not a dma-buf, or one over
+ * 2 GiB or not in whole pages; NNP_ERROR_DEVICE_LOST when its exporter is
+ * gone. When the exporter takes the memory back (an nnp device does when
+ * unbound), commands naming it fail.
+ */
+nnp_result_t nnp_mem_import(nnp_device_t *dev, int fd, unsigned int flags,
+			    nnp_mem_t **mem);
+/*
+ * A new dma-buf file descriptor of @mem (since 0.9), for another device,
+ * another process or nnp_mem_import(); the caller closes it. Device memory
+ * is shared as its range of the device's BAR, host memory as its pages.
+ */
+nnp_result_t nnp_mem_export(nnp_mem_t *mem, int *fd);
 /* Free; waits for nothing: free only memory no queued command uses. */
 void nnp_mem_free(nnp_mem_t *mem);
 /*

@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dma-buf both ways (driver 1.13, libnnp 0.9), on the guest's two devices:
+ * a udmabuf (memfd pages) imported, counted as shared in fdinfo, and
+ * copied in and out at odd offsets, byte for byte; device 0's device
+ * memory exported, imported by device 1 and copied both ways by device
+ * 1's engine alone (device 0 runs no command and moves no host byte), and
+ * device 0's host memory the same way; the exporter's file closed before
+ * the copy, the importer's before the exporter's; a read-only import
+ * refusing a write (ACCESS_DENIED); device 0 reset under device 1's
+ * copies (each done or DMA_ERROR, none hung; the memory still reached
+ * after); the import ioctl's errnos (unknown flags, a closed fd, a pipe,
+ * a memfd, PRIME_FD_TO_HANDLE of a udmabuf, while PRIME_FD_TO_HANDLE of
+ * the device's own export gives its object back); and an unbind of device
+ * 1 taking its exported memory back from device 0, whose next copy fails
+ * (KEY_INVALID) and writes nothing into the memory device 1's next
+ * binding hands out.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/udmabuf.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <nnp/nnp.h>
+#include <nnp_accel.h>
+#include "nnp_hw.h"
+
+#include "guest_env.h"
+#include "pci_bind.h"
+#include "kselftest_harness.h"
+
+#define MIB	(1u << 20)
+
+/* Bytes that differ from their neighbours and between seeds. */
+static void pattern(uint8_t *p, size_t n, unsigned int seed)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull * (seed + 1);
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		p[i] = (uint8_t)x;
+	}
+}
+
+/* A udmabuf of @size bytes over a sealed memfd, mapped at *@map. */
+static int udmabuf_new(size_t size, int *memfd, uint8_t **map)
+{
+	struct udmabuf_create c = { .size = size };
+	int dev, buf;
+
+	*memfd = memfd_create("nnp-dmabuf-test", MFD_ALLOW_SEALING);
+	if (*memfd < 0 || ftruncate(*memfd, size) ||
+	    fcntl(*memfd, F_ADD_SEALS, F_SEAL_SHRINK))
+		return -1;
+	*map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, *memfd, 0);
+	if (*map == MAP_FAILED)
+		return -1;
+	dev = open("/dev/udmabuf", O_RDWR);
+	if (dev < 0)
+		return -1;
+	c.memfd = *memfd;
+	buf = ioctl(dev, UDMABUF_CREATE, &c);
+	close(dev);
+	return buf;
+}
+
+static uint64_t host_dma_bytes(nnp_device_t *dev)
+{
+	struct nnp_device_counters c = { .size = sizeof(c) };
+
+	return nnp_device_get_counters(dev, &c) ? UINT64_MAX : c.host_dma_bytes;
+}
+
+static uint64_t cmds_completed(nnp_device_t *dev)
+{
+	struct nnp_device_counters c = { .size = sizeof(c) };
+
+	return nnp_device_get_counters(dev, &c) ? UINT64_MAX : c.cmds_completed;
+}
+
+/* fdinfo's value of @key for @dev's file; UINT64_MAX if none. */
+static uint64_t fdinfo_value(nnp_device_t *dev, const char *key)
+{
+	char path[64], line[256];
+	uint64_t v = UINT64_MAX;
+	size_t n = strlen(key);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", nnp_device_fd(dev));
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':')
+			v = strtoull(line + n + 1, NULL, 10);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static uint16_t stream_status(nnp_stream_t *s)
+{
+	struct nnp_stream_error e = { .size = sizeof(e) };
+
+	return nnp_stream_error(s, &e) == NNP_SUCCESS ? 0 : e.status;
+}
+
+FIXTURE(two) {
+	nnp_device_t *dev[2];
+	nnp_stream_t *s1;
+};
+
+FIXTURE_SETUP(two)
+{
+	ASSERT_EQ(2, GUEST_CHIPS);
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_open(0, &self->dev[0]));
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_open(1, &self->dev[1]));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_create(self->dev[1], &self->s1));
+}
+
+FIXTURE_TEARDOWN(two)
+{
+	nnp_stream_destroy(self->s1);
+	nnp_device_close(self->dev[1]);
+	if (self->dev[0])
+		nnp_device_close(self->dev[0]);
+}
+
+/* A udmabuf: in from it at an odd offset, back out to another, exact. */
+TEST_F(two, udmabuf_copied_in_and_out)
+{
+	size_t size = 4 * MIB + 3 * 4096, len = 3 * MIB + 1234;
+	uint8_t *map, *want = malloc(len), *dmap;
+	nnp_mem_t *buf, *d;
+	int memfd, fd;
+
+	fd = udmabuf_new(size, &memfd, &map);
+	ASSERT_LE(0, fd);
+	pattern(map + 77, len, 1);
+	memcpy(want, map + 77, len);
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_import(self->dev[1], fd, 0, &buf));
+	close(fd);
+	EXPECT_EQ(size, nnp_mem_size(buf));
+	EXPECT_EQ(NNP_MEM_IMPORTED, nnp_mem_kind(buf));
+	/* Shared with its exporter, as DRM counts an import. */
+	EXPECT_EQ(size, fdinfo_value(self->dev[1], "drm-shared-host"));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[1], NNP_MEM_DEVICE,
+					     4 * MIB, 0, &d));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s1, d, 5, buf, 77, len));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s1, buf, size - len - 3,
+						d, 5, len));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s1));
+	EXPECT_EQ(0, memcmp(want, map + size - len - 3, len));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(d, (void **)&dmap));
+	EXPECT_EQ(0, memcmp(want, dmap + 5, len));
+	/* Imported memory is mapped through its dma-buf, not here. */
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_mem_map(buf, (void **)&dmap));
+	nnp_mem_free(d);
+	nnp_mem_free(buf);
+	munmap(map, size);
+	close(memfd);
+	free(want);
+}
+
+/*
+ * Device 0's memory of @kind, exported and imported by device 1, copied
+ * both ways by device 1 alone: device 0 completes no command and moves no
+ * host byte.
+ */
+static void peer_copies(struct __test_metadata *_metadata,
+			FIXTURE_DATA(two) *self, enum nnp_mem_kind kind)
+{
+	size_t size = 8 * MIB, len = 8 * MIB - 4096 - 9;
+	uint8_t *want = malloc(size), *p0, *p1;
+	nnp_mem_t *spacer, *m0, *peer, *d1;
+	uint64_t dma0, cmds0;
+	int fd;
+
+	/* Not at the start of the device's memory or the first host pages. */
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[0], kind, MIB, 0, &spacer));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[0], kind, size, 0, &m0));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(m0, (void **)&p0));
+	pattern(want, size, kind + 2);
+	memcpy(p0, want, size);
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_export(m0, &fd));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_import(self->dev[1], fd, 0, &peer));
+	close(fd);
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[1], NNP_MEM_DEVICE,
+					     size, 0, &d1));
+	dma0 = host_dma_bytes(self->dev[0]);
+	cmds0 = cmds_completed(self->dev[0]);
+	/* In from the peer at an odd offset, then back to it at another. */
+	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s1, d1, 3, peer, 9, len));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s1, peer, 4096, d1, 3, len));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s1));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(d1, (void **)&p1));
+	EXPECT_EQ(0, memcmp(p1 + 3, want + 9, len));
+	EXPECT_EQ(0, memcmp(p0 + 4096, want + 9, len));
+	EXPECT_EQ(0, memcmp(p0, want, 4096));
+	EXPECT_EQ(dma0, host_dma_bytes(self->dev[0]));
+	EXPECT_EQ(cmds0, cmds_completed(self->dev[0]));
+	nnp_mem_free(d1);
+	nnp_mem_free(peer);
+	nnp_mem_free(m0);
+	nnp_mem_free(spacer);
+	free(want);
+}
+
+TEST_F(two, device_memory_copied_by_the_peer)
+{
+	peer_copies(_metadata, self, NNP_MEM_DEVICE);
+}
+
+TEST_F(two, host_memory_copied_by_the_peer)
+{
+	peer_copies(_metadata, self, NNP_MEM_HOST);
+}
+
+/*
+ * The exporter's object, handle and device closed before the importer
+ * copies: the dma-buf holds the memory, whose bytes are still there.
+ */
+TEST_F(two, exporter_closed_first)
+{
+	nnp_mem_t *m0, *peer, *h1;
+	uint8_t *p;
+	int fd;
+
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[0], NNP_MEM_DEVICE,
+					     MIB, 0, &m0));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(m0, (void **)&p));
+	memset(p, 0x5c, MIB);
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_export(m0, &fd));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_import(self->dev[1], fd, 0, &peer));
+	close(fd);
+	nnp_mem_free(m0);
+	nnp_device_close(self->dev[0]);
+	self->dev[0] = NULL;
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[1], NNP_MEM_HOST,
+					     MIB, 0, &h1));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s1, h1, 0, peer, 0, MIB));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s1));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(h1, (void **)&p));
+	EXPECT_EQ(0x5c, p[0]);
+	EXPECT_EQ(0x5c, p[MIB - 1]);
+	nnp_mem_free(h1);
+	nnp_mem_free(peer);
+}
+
+/* The importer gone first: the exporter's object and dma-buf still work. */
+TEST_F(two, importer_closed_first)
+{
+	nnp_mem_t *m0, *peer, *again;
+	nnp_stream_t *s0;
+	uint8_t *p;
+	int fd;
+
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[0], NNP_MEM_DEVICE,
+					     MIB, 0, &m0));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_export(m0, &fd));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_import(self->dev[1], fd, 0, &peer));
+	nnp_mem_free(peer);
+	/* Device 0 imports its own export: its own BAR, through the bus. */
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_import(self->dev[0], fd, 0, &again));
+	close(fd);
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_create(self->dev[0], &s0));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(s0, again, 1, 0x3e, MIB - 2));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(s0));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(m0, (void **)&p));
+	EXPECT_EQ(0, p[0]);
+	EXPECT_EQ(0x3e, p[1]);
+	EXPECT_EQ(0x3e, p[MIB - 2]);
+	EXPECT_EQ(0, p[MIB - 1]);
+	nnp_stream_destroy(s0);
+	nnp_mem_free(again);
+	nnp_mem_free(m0);
+}
+
+/* READ_ONLY: the device reads the import and may not write it. */
+TEST_F(two, read_only_import_refuses_writes)
+{
+	nnp_mem_t *buf, *d;
+	uint8_t *map;
+	int memfd, fd;
+
+	fd = udmabuf_new(MIB, &memfd, &map);
+	ASSERT_LE(0, fd);
+	memset(map, 0x11, MIB);
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_import(self->dev[1], fd,
+					      NNP_MEM_READ_ONLY, &buf));
+	close(fd);
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[1], NNP_MEM_DEVICE,
+					     MIB, 0, &d));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s1, d, 0, buf, 0, MIB));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s1));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(self->s1, buf, 0, 0x22, 16));
+	EXPECT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_synchronize(self->s1));
+	EXPECT_EQ(NNP_STATUS_ACCESS_DENIED, stream_status(self->s1));
+	EXPECT_EQ(0x11, map[0]);
+	EXPECT_EQ(NNP_SUCCESS, nnp_stream_reset(self->s1));
+	nnp_mem_free(d);
+	nnp_mem_free(buf);
+	munmap(map, MIB);
+	close(memfd);
+}
+
+/*
+ * Device 0 reset while device 1 copies from and to its exported memory:
+ * device 1's copies end, each done or failed as DMA_ERROR (the memory is
+ * out of reach while the device resets), never hung; the import still
+ * reaches the memory after, there and back.
+ */
+TEST_F(two, exporter_reset_while_copying)
+{
+	size_t size = 32 * MIB, i, wrong;
+	nnp_event_t end = NNP_EVENT_INIT;
+	nnp_mem_t *m0, *peer, *d1;
+	nnp_result_t r;
+	uint16_t st;
+	bool busy;
+	uint8_t *p;
+	int fd, k;
+
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[0], NNP_MEM_DEVICE,
+					     size, 0, &m0));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(m0, (void **)&p));
+	memset(p, 0xa7, size);
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_export(m0, &fd));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_import(self->dev[1], fd, 0, &peer));
+	close(fd);
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[1], NNP_MEM_DEVICE,
+					     size, 0, &d1));
+	for (k = 0; k < 16; k++)
+		ASSERT_EQ(NNP_SUCCESS, k % 2 ?
+			  nnp_memcpy_async(self->s1, peer, 0, d1, 0, size) :
+			  nnp_memcpy_async(self->s1, d1, 0, peer, 0, size));
+	ASSERT_EQ(NNP_SUCCESS, nnp_event_record(self->s1, &end));
+	ASSERT_EQ(0, system("nnptool reset 0 >/dev/null"));
+	/* Copies still queued once the reset is over: they ran across it. */
+	busy = nnp_event_query(&end) == NNP_ERROR_NOT_READY;
+	r = nnp_stream_synchronize(self->s1);
+	st = stream_status(self->s1);
+	TH_LOG("copies %s the reset: %s, status 0x%x",
+	       busy ? "across" : "before", r == NNP_SUCCESS ? "done" : "failed", st);
+	if (r != NNP_SUCCESS) {
+		EXPECT_EQ(NNP_ERROR_COMMAND_FAILED, r);
+		EXPECT_EQ(NNP_STATUS_DMA_ERROR, st);
+		EXPECT_EQ(NNP_SUCCESS, nnp_stream_reset(self->s1));
+	}
+	/* After the reset: still there, there and back by device 1 alone. */
+	ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(self->s1, d1, 0, 0x5a, size));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s1, peer, 0, d1, 0, size));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(self->s1, d1, 0, 0, size));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s1, d1, 0, peer, 0, size));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s1));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(d1, (void **)&p));
+	for (i = 0, wrong = 0; i < size; i++)
+		wrong += p[i] != 0x5a;
+	EXPECT_EQ(0, wrong);
+	nnp_mem_free(d1);
+	nnp_mem_free(peer);
+	nnp_mem_free(m0);
+}
+
+static int import_errno(int fd, int dmabuf, uint32_t flags)
+{
+	struct drm_nnp_bo_import im = { .fd = dmabuf, .flags = flags };
+
+	return ioctl(fd, DRM_IOCTL_NNP_BO_IMPORT, &im) ? errno : 0;
+}
+
+TEST(import_errnos)
+{
+	int fd = guest_open_fd(0), other = guest_open_fd(0);
+	int memfd, buf, pipes[2], own, i;
+	struct drm_prime_handle prime = { .flags = DRM_CLOEXEC };
+	struct drm_nnp_bo_create c;
+	uint8_t *map;
+
+	ASSERT_LE(0, fd);
+	ASSERT_LE(0, other);
+	buf = udmabuf_new(MIB, &memfd, &map);
+	ASSERT_LE(0, buf);
+	ASSERT_EQ(0, pipe(pipes));
+	EXPECT_EQ(EINVAL, import_errno(fd, buf, 1u << 5));
+	EXPECT_EQ(EINVAL, import_errno(fd, buf, DRM_NNP_BO_DEVICE));
+	EXPECT_EQ(EBADF, import_errno(fd, -1, 0));
+	EXPECT_EQ(EBADF, import_errno(fd, 4095, 0));
+	EXPECT_EQ(EINVAL, import_errno(fd, pipes[0], 0));
+	EXPECT_EQ(EINVAL, import_errno(fd, memfd, 0));
+	/* DRM's own import gives no key: refused, the way to go named. */
+	prime.fd = buf;
+	EXPECT_EQ(-1, ioctl(fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &prime));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0, import_errno(fd, buf, 0));
+	/*
+	 * ...but takes the device's own objects back, device memory too: in
+	 * the exporting file its handle, in another file of the device a
+	 * handle of the same object.
+	 */
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, guest_bo_create(fd, i ? DRM_NNP_BO_HOST :
+					     DRM_NNP_BO_DEVICE, MIB, &c));
+		prime = (struct drm_prime_handle){
+			.handle = c.handle, .flags = DRM_CLOEXEC,
+		};
+		ASSERT_EQ(0, ioctl(fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &prime));
+		own = prime.fd;
+		prime = (struct drm_prime_handle){ .fd = own };
+		EXPECT_EQ(0, ioctl(fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &prime));
+		EXPECT_EQ(c.handle, prime.handle);
+		prime = (struct drm_prime_handle){ .fd = own };
+		EXPECT_EQ(0, ioctl(other, DRM_IOCTL_PRIME_FD_TO_HANDLE, &prime));
+		EXPECT_NE(0, prime.handle);
+		close(own);
+	}
+	close(other);
+	close(pipes[0]);
+	close(pipes[1]);
+	close(buf);
+	munmap(map, MIB);
+	close(memfd);
+	close(fd);
+}
+
+/*
+ * Unbinding device 1 takes its exported memory back from device 0: the
+ * next copy through the import fails as for an unknown key, and nothing
+ * reaches the memory device 1's next binding hands out. Device 1, the
+ * last, as mem_limits_test unbinds: device 0 keeps its node for the tests
+ * after this one.
+ */
+TEST(unbind_revokes_the_import)
+{
+	nnp_mem_t *m1, *peer, *h0, *fresh;
+	nnp_device_t *dev0, *dev1;
+	char addr[32], again[32];
+	nnp_stream_t *s0;
+	size_t i, hit;
+	uint8_t *p;
+	int fd;
+
+	ASSERT_EQ(2, GUEST_CHIPS);
+	pci_addr_of(1, addr, sizeof(addr));
+	ASSERT_NE(0, addr[0]);
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_open(0, &dev0));
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_open(1, &dev1));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(dev1, NNP_MEM_DEVICE, MIB, 0, &m1));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_export(m1, &fd));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_import(dev0, fd, 0, &peer));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(dev0, NNP_MEM_HOST, MIB, 0, &h0));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(h0, (void **)&p));
+	memset(p, 0x77, MIB);
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_create(dev0, &s0));
+	nnp_mem_free(m1);
+	nnp_device_close(dev1);
+	ASSERT_EQ(0, unbind(addr));
+	ASSERT_EQ(0, rebind(addr));
+	/* Device 1's whole memory, as its next binding hands it out. */
+	for (i = 0; i < 2; i++) {
+		pci_addr_of(i, again, sizeof(again));
+		if (!strcmp(addr, again))
+			break;
+	}
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_open(i, &dev1));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(dev1, NNP_MEM_DEVICE,
+					     GUEST_MEM_SIZE, 0, &fresh));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(s0, peer, 0, h0, 0, MIB));
+	EXPECT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_synchronize(s0));
+	EXPECT_EQ(NNP_STATUS_KEY_INVALID, stream_status(s0));
+	/* Nothing of 0x77 anywhere in device 1's memory. */
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(fresh, (void **)&p));
+	for (i = 0, hit = 0; i < GUEST_MEM_SIZE; i += 4096)
+		hit += p[i] == 0x77 && p[i + 4095] == 0x77;
+	EXPECT_EQ(0, hit);
+	nnp_mem_free(fresh);
+	nnp_device_close(dev1);
+	close(fd);
+	nnp_stream_destroy(s0);
+	nnp_mem_free(h0);
+	nnp_mem_free(peer);
+	nnp_device_close(dev0);
+}
+
+TEST_HARNESS_MAIN
