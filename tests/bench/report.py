@@ -180,6 +180,7 @@ def load(out):
     res["copy"] = [{"size": r["size"], "reps": r["reps"], "h2d_gbps": r["h2d_gbps"],
                     "d2h_gbps": r["d2h_gbps"], "d2d_gbps": r["d2d_gbps"],
                     "guest_memcpy_gbps": r["memcpy_gbps"],
+                    "peer_gbps": r.get("peer_gbps"), "staged_gbps": r.get("staged_gbps"),
                     "host_memcpy_gbps": memcpy.get(r["size"])} for r in copy_rows or []]
     res["host_memcpy_gbps"] = {str(k): v for k, v in sorted(memcpy.items())}
     example = os.path.join(raw, "example-4.txt")
@@ -393,6 +394,20 @@ def any_rank_targets(res):
     }
 
 
+def dmabuf_targets(res):
+    """Issue 47's target D1, as met or not by this run: device 1's memory
+    copied into device 0's through a dma-buf, against device 0's own
+    device-to-device copy and against the copy staged through host memory."""
+    rows = [r for r in res["copy"] if r.get("peer_gbps") is not None]
+    own = [ratio(r["peer_gbps"], r["d2d_gbps"]) for r in rows if r["size"] >= 4 << 20]
+    staged = [ratio(r["peer_gbps"], r["staged_gbps"]) for r in rows if r["size"] >= 64 << 10]
+    return {
+        "D1_min_peer_over_own_d2d_from_4M": min(own) if own else None,
+        "D1_min_peer_over_staged_from_64K": min(staged) if staged else None,
+        "met": {"D1": bool(own) and min(own) >= 0.8 and bool(staged) and min(staged) > 1},
+    }
+
+
 def small_path_targets(res):
     """Issue 28's targets S1-S4, as met or not by this run."""
     n4 = res["n"].get("4", {})
@@ -474,13 +489,15 @@ def print_tables(res):
     if res["copy"]:
         print("\n## host<->device copies (n = %s VM), GB/s copied once, "
               "against one host thread's memcpy" % next(iter(res["n"])))
-        print("%8s %9s %9s %9s %9s %8s %8s" % ("size", "h2d", "d2h", "d2d", "memcpy",
-                                             "h2d/mc", "d2h/mc"))
+        print("%8s %9s %9s %9s %9s %8s %8s %9s %9s" % ("size", "h2d", "d2h", "d2d", "memcpy",
+                                                     "h2d/mc", "d2h/mc", "peer", "staged"))
         for row in res["copy"]:
             mc = row["host_memcpy_gbps"] or float("nan")
-            print("%8s %9.3f %9.3f %9.3f %9.3f %7.2fx %7.2fx" % (
+            peer = [row[k] if row.get(k) is not None else float("nan")
+                    for k in ("peer_gbps", "staged_gbps")]
+            print("%8s %9.3f %9.3f %9.3f %9.3f %7.2fx %7.2fx %9.3f %9.3f" % (
                 human(row["size"]), row["h2d_gbps"], row["d2h_gbps"], row["d2d_gbps"],
-                mc, ratio(row["h2d_gbps"], mc), ratio(row["d2h_gbps"], mc)))
+                mc, ratio(row["h2d_gbps"], mc), ratio(row["d2h_gbps"], mc), *peer))
     t = res["targets"]
 
     def fmt(v, spec):
@@ -514,6 +531,14 @@ def print_tables(res):
     if fw:
         print("G1 in the firmware alone: a group of %d over one, %.1fx (%.1f us against %.1f us)"
               % (fw["members"], fw["group_over_one"], fw["group_us"], fw["one_us"]))
+    t = res["dmabuf_targets"]
+    print("\n## issue 47 targets")
+    print("D1 %s: a copy from another device's memory through a dma-buf, over the device's "
+          "own copy from 4M, lowest %s (want >= 0.80x); over the copy staged through host "
+          "memory from 64K, lowest %s (want > 1.00x)" % (
+              "met" if t["met"]["D1"] else "NOT met",
+              fmt(t["D1_min_peer_over_own_d2d_from_4M"], "%.2fx"),
+              fmt(t["D1_min_peer_over_staged_from_64K"], "%.2fx")))
     t = res["small_path_targets"]
     print("\n## issue 28 targets")
     print("S1 %s: 8-byte allreduce on 4 chips %s of Open MPI's time (want <= 4x), "
@@ -675,6 +700,7 @@ def main():
     res["targets"]["torch"] = report_torch.targets(res["torch"])
     res["small_path_targets"] = small_path_targets(res)
     res["any_rank_targets"] = any_rank_targets(res)
+    res["dmabuf_targets"] = dmabuf_targets(res)
     bad = wrong_results(res) + report_torch.wrong(res["torch"])
     res["wrong"] = bad
     with open(os.path.join(out, "results.json"), "w") as fh:

@@ -9,7 +9,8 @@
 #     allreduce, broadcast, allgather, reduce_scatter, alltoall and gather,
 #     on 4 chips sendrecv from rank 0 to rank 1 and to rank 2 (routed, 2
 #     hops) and 32 allreduces of 8 bytes in one group (-m 32), and (in the
-#     first VM) nnptool bench copy; then in the same VM the guest's own
+#     first VM) nnptool bench copy, with device 1's memory copied in
+#     through a dma-buf and staged through host memory; then in the same VM the guest's own
 #     Open MPI (mpi_coll, N ranks) over the same sizes;
 #   - the training example (examples/dist_mnist_mlp), mpirun -np 4 in one
 #     VM of 4 chips: its allreduce with the copies, as it times it; then
@@ -86,7 +87,8 @@ for n in $chips; do
 		cmd+=" --iters $((lat_iters / 32)) --trials 3"
 	fi
 	if [ "$first" = 1 ]; then
-		cmd+="; echo '## copy'; nnptool --json bench copy --max $max_bytes"
+		# With device 1's memory imported as a dma-buf (issue 47's D1).
+		cmd+="; echo '## copy'; nnptool --json bench copy --max $max_bytes --peer 1"
 	fi
 	# The baseline a user of this VM would pick: its own Open MPI, ranks
 	# in the guest, host memory, after the devices are done.

@@ -31,9 +31,10 @@
 # GB/s + 1 us) + 3 x 64 KiB / 1.23 TB/s = 9915 ns), with its modeled busbw
 # from it; `broadcast`, `allgather`, `reduce_scatter --json` rows of exactly
 # 1024 and 4096 B (256 and 1024 elements), busbw = 1, 0.75, 0.75 x algbw,
-# algbw = size / time; `bench copy --json --min 16K --max 64K` sizes 16384
-# and 65536 with 4096 and 1024 repetitions, `--min` above `--max` exit 2
-# saying so; each collective's `avg_busbw_gbps` the mean `busbw_gbps` of
+# algbw = size / time; `bench copy --json --min 16K --max 64K --peer 2`
+# sizes 16384 and 65536 with 4096 and 1024 repetitions and nonzero peer
+# and staged columns, `--min` above `--max` and `--peer` naming DEV itself
+# exit 2 saying so; each collective's `avg_busbw_gbps` the mean `busbw_gbps` of
 # both passes of its rows within 1e-6; `bench allgather` of 1 and 4 KiB
 # in text ending in nccl-tests' summary, `# Out of bounds values : 0 OK`,
 # `# Avg bus bandwidth    : X ` with X the mean busbw of both passes of
@@ -78,6 +79,8 @@ nnptool bench allgather --step 1 >/tmp/o 2>/tmp/e
 echo "range bench allgather~$?~$(head -n 1 /tmp/o)~$(head -n 1 /tmp/e)~"
 nnptool bench copy --min 64K --max 16K >/tmp/o 2>/tmp/e
 echo "range bench copy~$?~$(head -n 1 /tmp/o)~$(head -n 1 /tmp/e)~"
+nnptool bench copy 1 --peer 1 >/tmp/o 2>/tmp/e
+echo "peer bench copy~$?~$(head -n 1 /tmp/o)~$(head -n 1 /tmp/e)~"
 nnptool info 4 >/tmp/o 2>/tmp/e
 echo "nodev info~$?~$(head -n 1 /tmp/o)~$(head -n 1 /tmp/e)~"
 sec idle-sysfs
@@ -138,7 +141,7 @@ nnptool links --json
 for c in broadcast allgather reduce_scatter; do
 	nnptool bench $c --json --min 1K --max 4K --step 4 --iters 1 --trials 1; echo "status=$?"
 done
-nnptool --json bench copy 1 --min 16K --max 64K --iters 1; echo "status=$?"
+nnptool --json bench copy 1 --min 16K --max 64K --iters 1 --peer 2; echo "status=$?"
 # The modeled clock of the devices: the same allreduce again, the same modeled time.
 nnptool bench allreduce --min 64K --max 64K --iters 2 --trials 1 --json; echo "status=$?"
 sec bench-text
@@ -352,9 +355,11 @@ def help_bad():
         (2, "", "nnptool: bench allgather: bad F (2 to 100000) '1'", "")
     assert rows[("range", "bench copy")] == \
         (2, "", "nnptool: bench copy: bad SIZE (4K to --max) '64K'", "")
+    assert rows[("peer", "bench copy")] == \
+        (2, "", "nnptool: bench copy: bad P (a device other than DEV) '1'", "")
     st, o, e1, _ = rows[("nodev", "info")]
     assert (st, o) == (1, "") and e1.startswith("nnptool: device '4': "), e1
-    return len(rows) == 2 * len(cmds) + 5
+    return len(rows) == 2 * len(cmds) + 6
 check("every command: --help exits 0 with its usage on stdout; a bad option, "
       "a missing value, an extra operand, a bad range exit 2 saying so; no device exits 1", help_bad)
 
@@ -410,10 +415,12 @@ def bench_json():
         assert abs(a["avg_busbw_gbps"] - sum(b) / len(b)) <= 1e-6, (a["avg_busbw_gbps"], b)
     rows = cp["copy"]
     assert [(r["size"], r["reps"]) for r in rows] == [(16384, 4096), (65536, 1024)], rows
-    assert all(r[k] > 0 for r in rows for k in ("h2d_gbps", "d2h_gbps", "d2d_gbps", "memcpy_gbps"))
+    assert all(r[k] > 0 for r in rows for k in ("h2d_gbps", "d2h_gbps", "d2d_gbps", "memcpy_gbps",
+                                                "peer_gbps", "staged_gbps"))
     return True
 check("bench --json: the four collectives' sizes, counts, busbw factors and verdicts; "
-      "the allreduce's exact link bytes per chip; bench copy's sizes and repetitions; "
+      "the allreduce's exact link bytes per chip; bench copy's sizes and repetitions, "
+      "with --peer its peer and staged columns; "
       "the allreduce's modeled time the model's formula within 1%, the same on two runs", bench_json)
 def bench_text():
     lines = secs["bench-text"].splitlines()
