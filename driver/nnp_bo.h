@@ -104,7 +104,7 @@ struct nnp_bo *nnp_bo_create_host(struct nnp_device *ndev,
 int nnp_bo_map_pages(struct nnp_device *ndev, struct nnp_bo *bo);
 void nnp_bo_unmap_pages(struct nnp_device *ndev, struct nnp_bo *bo);
 int nnp_bo_register_pages(struct nnp_device *ndev, struct nnp_bo *bo,
-			  struct sg_table *sgt, u32 ctx, u64 length);
+			  struct sg_table *sgt, u32 type, u32 ctx, u64 length);
 struct sg_table *nnp_bo_get_sg_table(struct drm_gem_object *obj);
 
 /* nnp_gem_export.c: device memory shared with other devices. */

@@ -120,7 +120,8 @@ struct nnp_bo *nnp_bo_create_host(struct nnp_device *ndev,
 	if (!ret)
 		ret = nnp_bo_map_pages(ndev, bo);
 	if (!ret)
-		ret = nnp_bo_register_pages(ndev, bo, &bo->sgt, nf->ctx, size);
+		ret = nnp_bo_register_pages(ndev, bo, &bo->sgt,
+					    NNP_KEY_TYPE_HOST, nf->ctx, size);
 	if (ret) {
 		drm_gem_object_put(&bo->base);
 		return ERR_PTR(ret);

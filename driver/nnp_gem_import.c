@@ -103,6 +103,18 @@ static int nnp_import_check(struct nnp_bo *bo, struct sg_table *sgt)
 	return total < bo->base.size ? -EINVAL : 0;
 }
 
+/*
+ * Memory without struct pages is another device's (a BAR, as nnp's own
+ * device memory exports): a PEER key on a device that has them (hardware
+ * 1.24), whose bytes the device counts apart from host memory's.
+ */
+static u32 nnp_import_key_type(struct nnp_device *ndev, struct sg_table *sgt)
+{
+	if ((ndev->id.hw_version & 0xffff) >= 24 && !sg_page(sgt->sgl))
+		return NNP_KEY_TYPE_PEER;
+	return NNP_KEY_TYPE_HOST;
+}
+
 /* Map the attachment and register its pages, under the reservation lock. */
 static int nnp_import_register(struct nnp_bo *bo, struct nnp_file *nf)
 {
@@ -131,7 +143,8 @@ static int nnp_import_register(struct nnp_bo *bo, struct nnp_file *nf)
 		ret = -ENODEV;
 		goto out;
 	}
-	ret = nnp_bo_register_pages(ndev, bo, sgt, nf->ctx, bo->base.size);
+	ret = nnp_bo_register_pages(ndev, bo, sgt, nnp_import_key_type(ndev, sgt),
+				    nf->ctx, bo->base.size);
 out:
 	dma_resv_unlock(attach->dmabuf->resv);
 	return ret;

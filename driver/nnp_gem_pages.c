@@ -48,13 +48,14 @@ void nnp_bo_unmap_pages(struct nnp_device *ndev, struct nnp_bo *bo)
 
 /*
  * Register the pages @sgt maps for the device (@bo's own, or an imported
- * dma-buf's) as @bo's key, @length bytes from its page_offset.
+ * dma-buf's) as @bo's key of @type (NNP_KEY_TYPE_HOST or _PEER), @length
+ * bytes from its page_offset.
  */
 int nnp_bo_register_pages(struct nnp_device *ndev, struct nnp_bo *bo,
-			  struct sg_table *sgt, u32 ctx, u64 length)
+			  struct sg_table *sgt, u32 type, u32 ctx, u64 length)
 {
 	struct nnp_hw_key_args a = {
-		.type = cpu_to_le32(NNP_KEY_TYPE_HOST),
+		.type = cpu_to_le32(type),
 		.page_offset = cpu_to_le32(bo->page_offset),
 		.length = cpu_to_le64(length),
 	};

@@ -141,7 +141,8 @@ int nnp_ioctl_bo_userptr(struct drm_device *drm, void *data, struct drm_file *fi
 	if (!ret)
 		ret = nnp_bo_map_pages(ndev, bo);
 	if (!ret)
-		ret = nnp_bo_register_pages(ndev, bo, &bo->sgt, nf->ctx,
+		ret = nnp_bo_register_pages(ndev, bo, &bo->sgt,
+					    NNP_KEY_TYPE_HOST, nf->ctx,
 					    args->size);
 	if (ret) {
 		drm_gem_object_put(&bo->base);

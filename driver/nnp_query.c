@@ -9,7 +9,7 @@
 #include "nnp_accel.h"
 
 static_assert(sizeof(struct drm_nnp_device_info) == DRM_NNP_DEVICE_INFO_SIZE_V2);
-static_assert(sizeof(struct drm_nnp_counters) == DRM_NNP_COUNTERS_SIZE_V1);
+static_assert(sizeof(struct drm_nnp_counters) == DRM_NNP_COUNTERS_SIZE_V2);
 static_assert(sizeof(struct drm_nnp_ports) == DRM_NNP_PORTS_SIZE_V1);
 static_assert(sizeof(struct drm_nnp_port) == DRM_NNP_PORT_SIZE_V1);
 static_assert(sizeof(struct drm_nnp_model) == DRM_NNP_MODEL_SIZE_V1);
@@ -78,11 +78,13 @@ static int nnp_query_device_info(struct nnp_device *ndev,
 
 static int nnp_query_counters(struct nnp_device *ndev, struct drm_nnp_query *q)
 {
-	struct nnp_hw_counters hw;
+	struct nnp_hw_counters hw = {};
 	struct drm_nnp_counters c;
+	u32 len;
 	int ret;
 
-	ret = nnp_admin_read(ndev, NNP_ADMIN_GET_COUNTERS, &hw, sizeof(hw), NULL);
+	/* A device before 1.24 writes the 1.3 block: no peer bytes. */
+	ret = nnp_admin_read(ndev, NNP_ADMIN_GET_COUNTERS, &hw, sizeof(hw), &len);
 	if (ret)
 		return ret;
 	c = (struct drm_nnp_counters){
@@ -92,6 +94,8 @@ static int nnp_query_counters(struct nnp_device *ndev, struct drm_nnp_query *q)
 		.cmds_failed = le64_to_cpu(hw.cmds_failed),
 		.mem_objects = atomic64_read(&ndev->mem_objects),
 	};
+	if (len >= sizeof(hw))
+		c.peer_dma_bytes = le64_to_cpu(hw.peer_dma_bytes);
 	mutex_lock(&ndev->mm_lock);
 	c.mem_used = ndev->mem_used;
 	mutex_unlock(&ndev->mm_lock);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nnp hardware interface, version 1.23.
+ * nnp hardware interface, version 1.24.
  *
  * The one definition of what the device looks like from the bus: PCI
  * identity, BAR layout, BAR0 registers, admin queue entries, status codes.
@@ -51,7 +51,7 @@ typedef uint64_t nnp_le64;
 
 /* Interface version: the driver refuses a major it does not know. */
 #define NNP_HW_VERSION_MAJOR		1
-#define NNP_HW_VERSION_MINOR		23
+#define NNP_HW_VERSION_MINOR		24
 #define NNP_HW_VERSION			((NNP_HW_VERSION_MAJOR << 16) | NNP_HW_VERSION_MINOR)
 #define NNP_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
 
@@ -309,6 +309,12 @@ struct nnp_hw_key_args {
 
 #define NNP_KEY_TYPE_DEVICE		1
 #define NNP_KEY_TYPE_HOST		2
+/*
+ * v1.24: pages of another device's memory (a BAR, reached peer to peer),
+ * given and checked as a host key's; bytes moved to or from them count in
+ * peer_dma_bytes, not host_dma_bytes.
+ */
+#define NNP_KEY_TYPE_PEER		3
 #define NNP_KEY_READ			(1u << 0)
 #define NNP_KEY_WRITE			(1u << 1)
 
@@ -481,7 +487,14 @@ struct nnp_hw_counters {
 	nnp_le64 icl_rx_bytes;		/* payload received on inter-chip links */
 	nnp_le64 icl_dropped;		/* v1.3: packets refused on arrival, all ports */
 	nnp_le64 icl_held_bytes;	/* v1.3: payload the ports hold now */
+	nnp_le64 peer_dma_bytes;	/* v1.24: to or from PEER keys by queues */
 };
+
+/*
+ * GET_COUNTERS writes as much of the block as the buffer holds, at least
+ * the 1.3 block (else BUFFER_TOO_SMALL), and returns the bytes written.
+ */
+#define NNP_HW_COUNTERS_SIZE_V1_3	64
 
 /*
  * GET_MODEL data (v1.8): the chip's modeled clock (docs/architecture.md,

@@ -439,6 +439,7 @@ nnp_result_t nnp_device_get_counters(nnp_device_t *dev,
 		.cmds_failed = c.cmds_failed,
 		.mem_used = c.mem_used,
 		.mem_objects = c.mem_objects,
+		.peer_dma_bytes = c.peer_dma_bytes,
 	};
 	memcpy(counters, &out, counters->size);
 	return NNP_SUCCESS;

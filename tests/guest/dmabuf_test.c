@@ -4,8 +4,9 @@
  * a udmabuf (memfd pages) imported, counted as shared in fdinfo, and
  * copied in and out at odd offsets, byte for byte; device 0's device
  * memory exported, imported by device 1 and copied both ways by device
- * 1's engine alone (device 0 runs no command and moves no host byte), and
- * device 0's host memory the same way; the exporter's file closed before
+ * 1's engine alone (device 0 runs no command and moves no byte; device 1
+ * counts them as peer bytes, hardware 1.24, none as host bytes), and
+ * device 0's host memory the same way (as host bytes); the exporter's file closed before
  * the copy, the importer's before the exporter's; a read-only import
  * refusing a write (ACCESS_DENIED); device 0 reset under device 1's
  * copies (each done or DMA_ERROR, none hung; the memory still reached
@@ -73,18 +74,13 @@ static int udmabuf_new(size_t size, int *memfd, uint8_t **map)
 	return buf;
 }
 
-static uint64_t host_dma_bytes(nnp_device_t *dev)
+static struct nnp_device_counters counters(nnp_device_t *dev)
 {
 	struct nnp_device_counters c = { .size = sizeof(c) };
 
-	return nnp_device_get_counters(dev, &c) ? UINT64_MAX : c.host_dma_bytes;
-}
-
-static uint64_t cmds_completed(nnp_device_t *dev)
-{
-	struct nnp_device_counters c = { .size = sizeof(c) };
-
-	return nnp_device_get_counters(dev, &c) ? UINT64_MAX : c.cmds_completed;
+	if (nnp_device_get_counters(dev, &c))
+		memset(&c, 0xff, sizeof(c));
+	return c;
 }
 
 /* fdinfo's value of @key for @dev's file; UINT64_MAX if none. */
@@ -179,8 +175,8 @@ static void peer_copies(struct __test_metadata *_metadata,
 {
 	size_t size = 8 * MIB, len = 8 * MIB - 4096 - 9;
 	uint8_t *want = malloc(size), *p0, *p1;
+	struct nnp_device_counters c0, c1, now;
 	nnp_mem_t *spacer, *m0, *peer, *d1;
-	uint64_t dma0, cmds0;
 	int fd;
 
 	/* Not at the start of the device's memory or the first host pages. */
@@ -194,8 +190,8 @@ static void peer_copies(struct __test_metadata *_metadata,
 	close(fd);
 	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[1], NNP_MEM_DEVICE,
 					     size, 0, &d1));
-	dma0 = host_dma_bytes(self->dev[0]);
-	cmds0 = cmds_completed(self->dev[0]);
+	c0 = counters(self->dev[0]);
+	c1 = counters(self->dev[1]);
 	/* In from the peer at an odd offset, then back to it at another. */
 	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s1, d1, 3, peer, 9, len));
 	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s1, peer, 4096, d1, 3, len));
@@ -204,8 +200,17 @@ static void peer_copies(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, memcmp(p1 + 3, want + 9, len));
 	EXPECT_EQ(0, memcmp(p0 + 4096, want + 9, len));
 	EXPECT_EQ(0, memcmp(p0, want, 4096));
-	EXPECT_EQ(dma0, host_dma_bytes(self->dev[0]));
-	EXPECT_EQ(cmds0, cmds_completed(self->dev[0]));
+	/* Device 0 did nothing; device 1 moved 2 x len over the bus. */
+	now = counters(self->dev[0]);
+	EXPECT_EQ(c0.host_dma_bytes, now.host_dma_bytes);
+	EXPECT_EQ(c0.peer_dma_bytes, now.peer_dma_bytes);
+	EXPECT_EQ(c0.cmds_completed, now.cmds_completed);
+	now = counters(self->dev[1]);
+	/* Another device's memory is peer bytes, host pages host bytes. */
+	EXPECT_EQ(c1.host_dma_bytes + (kind == NNP_MEM_HOST ? 2 * len : 0),
+		  now.host_dma_bytes);
+	EXPECT_EQ(c1.peer_dma_bytes + (kind == NNP_MEM_DEVICE ? 2 * len : 0),
+		  now.peer_dma_bytes);
 	nnp_mem_free(d1);
 	nnp_mem_free(peer);
 	nnp_mem_free(m0);

@@ -28,6 +28,7 @@
  * exact message
  */
 #include <dlfcn.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -325,8 +326,15 @@ TEST(unknown_struct_sizes_refused)
 
 	ASSERT_EQ(NNP_SUCCESS, nnp_device_open(0, &dev));
 	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_device_get_counters(dev, &c));
-	EXPECT_STREQ("nnp_device_get_counters: counters size 0, not one libnnp 0.9 knows (56 to 56): set it to sizeof the struct",
+	EXPECT_STREQ("nnp_device_get_counters: counters size 0, not one libnnp 0.9 knows (56 to 64): set it to sizeof the struct",
 		     nnp_get_last_error());
+	/* 0.9's first layout, before peer_dma_bytes: filled up to its end. */
+	memset(&c, 0xa5, sizeof(c));
+	c.size = offsetof(struct nnp_device_counters, peer_dma_bytes);
+	EXPECT_EQ(NNP_SUCCESS, nnp_device_get_counters(dev, &c));
+	EXPECT_NE(0xa5a5a5a5a5a5a5a5ull, c.mem_objects);
+	EXPECT_EQ(0xa5a5a5a5a5a5a5a5ull, c.peer_dma_bytes);
+	c.size = 0;
 	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_device_get_ports(dev, p, 2, &n));
 	snprintf(want, sizeof(want), "nnp_device_get_ports: ports[0] size %zu, not one libnnp 0.9 knows (64 to 64): set it to sizeof the struct",
 		 sizeof(p[0]) + 8);

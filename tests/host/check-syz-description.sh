@@ -34,7 +34,7 @@ fi
 drift "a field missing from the description is caught" \
 	'^drm_nnp_device_info: fields .* has .*fw_heartbeat' '' '/^\tfw_heartbeat/d'
 drift "a field added to the header is caught" \
-	'^drm_nnp_counters: 48 bytes, struct drm_nnp_counters has 56' \
+	'^drm_nnp_counters: 56 bytes, struct drm_nnp_counters has 64' \
 	's/^\t__u64 mem_objects;/&\n\t__u64 added;/' ''
 drift "an ioctl added to the header is caught" \
 	'^DRM_IOCTL_NNP_ADDED is not described' \

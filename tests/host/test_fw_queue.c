@@ -50,19 +50,21 @@
 #define GUARD		0xa5
 
 /*
- * A host key over [addr, addr + len) of fake host memory, registered with
- * its pages listed in reverse order of address so that a copy that ignored
- * the page list would land in the wrong place.
+ * A key of @type (HOST, or PEER since 1.24) over [addr, addr + len) of
+ * fake host memory, registered with its pages listed in reverse order of
+ * address so that a copy that ignored the page list would land in the
+ * wrong place.
  */
-static uint32_t host_key(struct fw_harness *h, uint32_t ctx, uint64_t addr,
-			 uint64_t len, uint32_t rights, uint64_t *pages_out)
+static uint32_t list_key(struct fw_harness *h, uint32_t ctx, uint32_t type,
+			 uint64_t addr, uint64_t len, uint32_t rights,
+			 uint64_t *pages_out)
 {
 	uint64_t first = addr & ~(uint64_t)(NNP_HW_PAGE_SIZE - 1);
 	uint32_t off = (uint32_t)(addr - first);
 	uint32_t n = (uint32_t)((off + len + NNP_HW_PAGE_SIZE - 1) / NNP_HW_PAGE_SIZE);
 	uint64_t *list = fw_harness_host_ptr(h, PAGE_LIST);
 	struct nnp_hw_key_args a = {
-		.ctx = ctx, .type = NNP_KEY_TYPE_HOST, .rights = rights,
+		.ctx = ctx, .type = type, .rights = rights,
 		.length = len, .page_offset = off,
 	};
 	uint32_t i, key = 0;
@@ -74,6 +76,12 @@ static uint32_t host_key(struct fw_harness *h, uint32_t ctx, uint64_t addr,
 	assert_int_equal(fw_harness_key_register(h, a, PAGE_LIST, n * 8, &key),
 			 NNP_STATUS_SUCCESS);
 	return key;
+}
+
+static uint32_t host_key(struct fw_harness *h, uint32_t ctx, uint64_t addr,
+			 uint64_t len, uint32_t rights, uint64_t *pages_out)
+{
+	return list_key(h, ctx, NNP_KEY_TYPE_HOST, addr, len, rights, pages_out);
 }
 
 static int setup_queue(void **state)
@@ -1142,6 +1150,70 @@ static void test_queues_run_in_parallel_workers(void **state)
 	assert_int_equal(c.host_dma_bytes, NQ * PER_QUEUE * 1024);
 }
 
+/*
+ * A PEER key (v1.24, another device's memory): copied to and from, filled
+ * and stamped through its page list as a host key is, its bytes counted
+ * in peer_dma_bytes and none in host_dma_bytes; PCIe time as host bytes.
+ */
+static void test_peer_key_counted_apart(void **state)
+{
+	struct fw_harness *h = *state;
+	uint32_t pkey = list_key(h, CTX, NNP_KEY_TYPE_PEER, BUF + 5, 5000,
+				 NNP_KEY_READ | NNP_KEY_WRITE, NULL);
+	uint32_t dkey = fw_harness_dev_key(h, CTX, 0x1000, 8192,
+					   NNP_KEY_READ | NNP_KEY_WRITE);
+	struct nnp_hw_queue_cmd in = {
+		.opcode = NNP_CMD_COPY, .src_key = pkey, .dst_key = dkey, .len = 5000,
+	};
+	struct nnp_hw_queue_cmd out = {
+		.opcode = NNP_CMD_COPY, .src_key = dkey, .dst_key = pkey,
+		.dst_off = 1000, .len = 3000,
+	};
+	struct nnp_hw_queue_cmd fill = {
+		.opcode = NNP_CMD_FILL, .dst_key = pkey, .len = 7, .value = 0x3c,
+	};
+	struct nnp_hw_counters c0 = fw_harness_counters(h), c1;
+	uint8_t *buf = fw_harness_host_ptr(h, BUF + 5);
+
+	fill_pattern(buf, 5000, 9);
+	assert_int_equal(run(h, in), NNP_STATUS_SUCCESS);
+	assert_memory_equal(h->dev_mem + 0x1000, buf, 5000);
+	assert_int_equal(run(h, out), NNP_STATUS_SUCCESS);
+	assert_memory_equal(buf + 1000, h->dev_mem + 0x1000, 3000);
+	assert_int_equal(run(h, fill), NNP_STATUS_SUCCESS);
+	assert_all(buf, 7, 0x3c);
+	c1 = fw_harness_counters(h);
+	assert_int_equal(c1.peer_dma_bytes - c0.peer_dma_bytes, 5000 + 3000 + 7);
+	assert_int_equal(c1.host_dma_bytes, c0.host_dma_bytes);
+	assert_int_equal(c1.local_bytes, c0.local_bytes);
+}
+
+/*
+ * GET_COUNTERS writes what the buffer holds from the 1.3 block up (a
+ * driver before 1.24 asks for 64 bytes and gets them, nothing past), and
+ * refuses less.
+ */
+static void test_counters_block_by_length(void **state)
+{
+	struct fw_harness *h = *state;
+	struct nnp_hw_admin_cmd c = {
+		.opcode = NNP_ADMIN_GET_COUNTERS, .addr = H_AQ_DATA,
+		.len = NNP_HW_COUNTERS_SIZE_V1_3,
+	};
+	uint8_t *data = fw_harness_host_ptr(h, H_AQ_DATA);
+	uint32_t result = 0;
+
+	memset(data, GUARD, 2 * sizeof(struct nnp_hw_counters));
+	assert_int_equal(fw_harness_admin(h, c, &result), NNP_STATUS_SUCCESS);
+	assert_int_equal(result, NNP_HW_COUNTERS_SIZE_V1_3);
+	assert_all(data + NNP_HW_COUNTERS_SIZE_V1_3, 8, GUARD);
+	c.len = 2 * sizeof(struct nnp_hw_counters);
+	assert_int_equal(fw_harness_admin(h, c, &result), NNP_STATUS_SUCCESS);
+	assert_int_equal(result, sizeof(struct nnp_hw_counters));
+	c.len = NNP_HW_COUNTERS_SIZE_V1_3 - 1;
+	assert_int_equal(fw_harness_admin(h, c, &result), NNP_STATUS_BUFFER_TOO_SMALL);
+}
+
 #define QTEST(fn) cmocka_unit_test_setup_teardown(fn, setup_queue, fw_harness_teardown)
 
 int main(void)
@@ -1152,6 +1224,8 @@ int main(void)
 		QTEST(test_host_key_pages_capped),
 		QTEST(test_queue_create_checks),
 		QTEST(test_copy_every_direction_byte_exact),
+		QTEST(test_peer_key_counted_apart),
+		QTEST(test_counters_block_by_length),
 		QTEST(test_copy_without_mapping_byte_exact),
 		QTEST(test_copy_with_partial_mappings_byte_exact),
 		QTEST(test_dma_fault_mapped),

@@ -35,7 +35,8 @@ extern "C" {
  * 1.10: events (struct drm_nnp_event), read() and poll() on the file.
  * 1.11: DRM_NNP_QUERY_COMMS.
  * 1.12: DRM_NNP_COMM_CREATE_TRANSIT.
- * 1.13: DRM_IOCTL_NNP_BO_IMPORT; other devices can attach exported objects.
+ * 1.13: DRM_IOCTL_NNP_BO_IMPORT; other devices can attach exported objects;
+ *       drm_nnp_counters version 2: peer_dma_bytes.
  *
  * The major changes only if something is taken away, which this header's
  * rules forbid.
@@ -277,9 +278,17 @@ struct drm_nnp_counters {
 	__u64 mem_used;
 	/** @mem_objects: memory objects of all kinds alive now. */
 	__u64 mem_objects;
+	/**
+	 * @peer_dma_bytes: since 1.13, version 2: bytes user queues read from
+	 * or wrote to another device's memory imported with
+	 * DRM_IOCTL_NNP_BO_IMPORT (not in @host_dma_bytes); 0 on a device
+	 * before hardware interface 1.24, which counts them as host bytes.
+	 */
+	__u64 peer_dma_bytes;
 };
 
 #define DRM_NNP_COUNTERS_SIZE_V1	48
+#define DRM_NNP_COUNTERS_SIZE_V2	56	/* since 1.13 */
 
 /* struct drm_nnp_port.state bits */
 #define DRM_NNP_PORT_WIRED		(1u << 0)	/* has a peer */

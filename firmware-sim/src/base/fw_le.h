@@ -178,6 +178,7 @@ static inline void fw_le_counters(struct nnp_hw_counters *c)
 	c->icl_rx_bytes = fw_le64(c->icl_rx_bytes);
 	c->icl_dropped = fw_le64(c->icl_dropped);
 	c->icl_held_bytes = fw_le64(c->icl_held_bytes);
+	c->peer_dma_bytes = fw_le64(c->peer_dma_bytes);
 }
 
 static inline void fw_le_port_info(struct nnp_hw_port_info *p)

@@ -205,17 +205,19 @@ static uint16_t admin_get_counters(struct nnp_fw *fw,
 				   uint32_t *result)
 {
 	struct nnp_hw_counters c;
+	/* A driver before 1.24 asks for the 1.3 block, and gets it. */
+	uint32_t len = cmd->len < sizeof(c) ? cmd->len : sizeof(c);
 
-	if (cmd->len < sizeof(c))
+	if (cmd->len < NNP_HW_COUNTERS_SIZE_V1_3)
 		return NNP_STATUS_BUFFER_TOO_SMALL;
 	mtx_lock(&fw->lock);
 	c = fw->counters;
 	mtx_unlock(&fw->lock);
 	c.icl_held_bytes = nnp_fw_icl_held_bytes(fw);
 	fw_le_counters(&c);
-	if (fw->host.dma_write(fw->host.opaque, cmd->addr, &c, sizeof(c)))
+	if (fw->host.dma_write(fw->host.opaque, cmd->addr, &c, len))
 		return NNP_STATUS_DMA_ERROR;
-	*result = sizeof(c);
+	*result = len;
 	return NNP_STATUS_SUCCESS;
 }
 

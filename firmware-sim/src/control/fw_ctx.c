@@ -100,6 +100,7 @@ static uint16_t key_args_check(struct nnp_fw *fw, const struct nnp_hw_key_args *
 		*npages = 0;
 		return NNP_STATUS_SUCCESS;
 	case NNP_KEY_TYPE_HOST:
+	case NNP_KEY_TYPE_PEER:
 		if (a->dev_base || a->page_offset >= NNP_HW_PAGE_SIZE ||
 		    a->length > (uint64_t)NNP_HW_HOST_KEY_MAX_PAGES * NNP_HW_PAGE_SIZE)
 			return NNP_STATUS_INVALID_FIELD;

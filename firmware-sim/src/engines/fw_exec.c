@@ -95,9 +95,19 @@ static void piece_unmap(struct nnp_fw *fw, const struct piece *p, void *m,
 
 struct xfer {
 	uint64_t host;		/* bytes read from or written to host memory */
+	uint64_t peer;		/* ... to or from another device's (PEER keys) */
 	uint64_t local;		/* bytes moved within device memory */
 	uint64_t start_ns;	/* the command's modeled start */
 };
+
+/* @n bytes moved to or from @s, if it is not device memory. */
+static void count_bus(struct xfer *x, const struct nnp_fw_span *s, uint64_t n)
+{
+	if (s->type == NNP_KEY_TYPE_PEER)
+		x->peer += n;
+	else if (s->type != NNP_KEY_TYPE_DEVICE)
+		x->host += n;
+}
 
 /*
  * Copy up to @n bytes from @s to @d by mapping the host side(s); returns
@@ -165,8 +175,9 @@ static uint16_t copy_spans(struct nnp_fw *fw, const struct nnp_fw_span *src,
 			n = min3(s.len, d.len, BOUNCE_SIZE);
 			status = copy_dma(fw, &s, &d, n, &bounce);
 		}
-		/* Read from or written to host memory, or both. */
-		x->host += (s.ptr ? 0 : n) + (d.ptr ? 0 : n);
+		/* Read from or written to host or peer memory, or both. */
+		count_bus(x, src, n);
+		count_bus(x, dst, n);
 		pos += n;
 	}
 	free(bounce);
@@ -204,7 +215,7 @@ static uint16_t fill_span(struct nnp_fw *fw, const struct nnp_fw_span *dst,
 			if (fw->host.dma_write(fw->host.opaque, d.dma, pattern, n))
 				status = NNP_STATUS_DMA_ERROR;
 		}
-		x->host += n;
+		count_bus(x, dst, n);
 		pos += n;
 	}
 	free(pattern);
@@ -231,7 +242,7 @@ static uint16_t write_timestamp(struct nnp_fw *fw, const struct nnp_fw_span *dst
 		if (fw->host.dma_write(fw->host.opaque, d.dma,
 				       (uint8_t *)&now + pos, n))
 			return NNP_STATUS_DMA_ERROR;
-		x->host += n;
+		count_bus(x, dst, n);
 		pos += n;
 	}
 	return NNP_STATUS_SUCCESS;
@@ -378,9 +389,10 @@ uint16_t nnp_fw_exec(struct nnp_fw *fw, uint32_t ctx,
 	/* Device memory is read and written for a copy, written for a fill. */
 	hbm_ns = nnp_fw_hbm_ns(fw, cmd->opcode == NNP_CMD_COPY ? 2 * x.local :
 			       x.local);
-	if (x.host)
+	/* Peer to peer crosses PCIe as host DMA does. */
+	if (x.host + x.peer)
 		pcie_ns = fw->cfg.pcie_latency_ns +
-			  nnp_fw_ns_at(x.host, fw->cfg.pcie_mbps);
+			  nnp_fw_ns_at(x.host + x.peer, fw->cfg.pcie_mbps);
 	/* NOP and BARRIER move nothing: 0 ns, on no engine's account. */
 	nnp_fw_clock_end(fw, ctx, NNP_HW_ENGINE_COPY, x.start_ns,
 			 x.start_ns + nnp_fw_max_ns(hbm_ns, pcie_ns),
@@ -388,6 +400,7 @@ uint16_t nnp_fw_exec(struct nnp_fw *fw, uint32_t ctx,
 
 	mtx_lock(&fw->lock);
 	fw->counters.host_dma_bytes += x.host;
+	fw->counters.peer_dma_bytes += x.peer;
 	fw->counters.local_bytes += x.local;
 	mtx_unlock(&fw->lock);
 	return status;

@@ -217,6 +217,12 @@ struct nnp_device_counters {
 	uint64_t cmds_failed;		/* commands that failed */
 	uint64_t mem_used;		/* device memory held by objects now */
 	uint64_t mem_objects;		/* memory objects alive now */
+	/*
+	 * Since 0.9: read from or written to another device's memory, imported
+	 * (nnp_mem_import()), not in host_dma_bytes; 0 on a device before
+	 * hardware interface 1.24, which counts them as host bytes.
+	 */
+	uint64_t peer_dma_bytes;
 };
 
 /* Read them into @counters. Since 0.6. */
