@@ -15,7 +15,8 @@
  * the device's own export gives its object back); and an unbind of device
  * 1 taking its exported memory back from device 0, whose next copy fails
  * (KEY_INVALID) and writes nothing into the memory device 1's next
- * binding hands out.
+ * binding hands out; rmmod refused while only a dma-buf of nnp is open,
+ * done once it is closed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -492,6 +493,31 @@ TEST(unbind_revokes_the_import)
 	nnp_mem_free(h0);
 	nnp_mem_free(peer);
 	nnp_device_close(dev0);
+}
+
+/*
+ * A dma-buf of nnp holds the module: with every file of the devices
+ * closed, rmmod is refused while the dma-buf is open and works once it is
+ * closed; the module is then loaded again for the tests after this one.
+ */
+TEST(rmmod_refused_while_a_dma_buf_is_open)
+{
+	nnp_device_t *dev;
+	nnp_mem_t *m;
+	int fd, count;
+
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_open(0, &dev));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(dev, NNP_MEM_DEVICE, MIB, 0, &m));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_export(m, &fd));
+	nnp_mem_free(m);
+	nnp_device_close(dev);
+	EXPECT_NE(0, system("rmmod nnp 2>/dev/null"));
+	close(fd);
+	ASSERT_EQ(0, system("rmmod nnp"));
+	ASSERT_EQ(0, system("nnp-load"));
+	ASSERT_EQ(0, devices_back());
+	ASSERT_EQ(NNP_SUCCESS, nnp_device_count(&count));
+	EXPECT_EQ(GUEST_CHIPS, count);
 }
 
 TEST_HARNESS_MAIN
