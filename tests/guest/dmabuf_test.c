@@ -2,24 +2,27 @@
 /*
  * dma-buf both ways (driver 1.13, libnnp 0.9), on the guest's two devices:
  * a udmabuf (memfd pages) imported, counted as shared in fdinfo, and
- * copied in and out at odd offsets, byte for byte; device 0's device
- * memory exported, imported by device 1 and copied both ways by device
- * 1's engine alone (device 0 runs no command and moves no byte; device 1
- * counts them as peer bytes, hardware 1.24, none as host bytes), and
- * device 0's host memory the same way (as host bytes); the exporter's file closed before
- * the copy, the importer's before the exporter's; a read-only import
- * refusing a write (ACCESS_DENIED); device 0 reset under device 1's
- * copies (each done or DMA_ERROR, none hung; the memory still reached
- * after); the import ioctl's errnos (unknown flags, a closed fd, a pipe,
- * a memfd, PRIME_FD_TO_HANDLE of a udmabuf, while PRIME_FD_TO_HANDLE of
- * the device's own export gives its object back); and an unbind of device
- * 1 taking its exported memory back from device 0, whose next copy fails
+ * copied in and out at odd offsets, byte for byte, and a system dma-buf
+ * heap's buffer the same way; device 0's device memory exported, imported
+ * by device 1 and copied both ways by device 1's engine alone (device 0
+ * runs no command and moves no byte; device 1 counts them as peer bytes,
+ * hardware 1.24, none as host bytes), and device 0's host memory the same
+ * way (as host bytes); the exporter's file closed before the copy, the
+ * importer's before the exporter's; a read-only import refusing a write
+ * (ACCESS_DENIED); device 0 reset under device 1's copies (each done or
+ * DMA_ERROR, none hung; the memory still reached after); the import
+ * ioctl's errnos (unknown flags, a closed fd, a pipe, a memfd,
+ * PRIME_FD_TO_HANDLE of a udmabuf, while PRIME_FD_TO_HANDLE of the
+ * device's own export gives its object back); an unbind of device 1
+ * taking its exported memory back from device 0, whose next copy fails
  * (KEY_INVALID) and writes nothing into the memory device 1's next
  * binding hands out; rmmod refused while only a dma-buf of nnp is open,
  * done once it is closed.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/dma-buf.h>
+#include <linux/dma-heap.h>
 #include <linux/udmabuf.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -163,6 +166,52 @@ TEST_F(two, udmabuf_copied_in_and_out)
 	nnp_mem_free(buf);
 	munmap(map, size);
 	close(memfd);
+	free(want);
+}
+
+/*
+ * A third exporter, the system dma-buf heap (Debian's kernel has one; the
+ * debug kernel has none, and skips): its buffer imported and copied in and
+ * out exactly, the CPU's accesses bracketed by DMA_BUF_IOCTL_SYNC.
+ */
+TEST_F(two, system_heap_buffer_copied_in_and_out)
+{
+	struct dma_heap_allocation_data a = {
+		.len = MIB, .fd_flags = O_RDWR | O_CLOEXEC,
+	};
+	struct dma_buf_sync sync = { .flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW };
+	int heap = open("/dev/dma_heap/system", O_RDONLY | O_CLOEXEC);
+	uint8_t *map, *want = malloc(MIB);
+	nnp_mem_t *buf, *d;
+
+	if (heap < 0)
+		SKIP(return, "no system dma-buf heap (the debug kernel has none)");
+	ASSERT_EQ(0, ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &a));
+	close(heap);
+	map = mmap(NULL, MIB, PROT_READ | PROT_WRITE, MAP_SHARED, a.fd, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	ASSERT_EQ(0, ioctl(a.fd, DMA_BUF_IOCTL_SYNC, &sync));
+	pattern(map, MIB, 7);
+	memcpy(want, map, MIB);
+	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW;
+	ASSERT_EQ(0, ioctl(a.fd, DMA_BUF_IOCTL_SYNC, &sync));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_import(self->dev[1], a.fd, 0, &buf));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[1], NNP_MEM_DEVICE,
+					     MIB, 0, &d));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s1, d, 0, buf, 0, MIB / 2));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s1, buf, MIB / 2, d, 0,
+						MIB / 2));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s1));
+	sync.flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ;
+	ASSERT_EQ(0, ioctl(a.fd, DMA_BUF_IOCTL_SYNC, &sync));
+	EXPECT_EQ(0, memcmp(map + MIB / 2, want, MIB / 2));
+	EXPECT_EQ(0, memcmp(map, want, MIB / 2));
+	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ;
+	ASSERT_EQ(0, ioctl(a.fd, DMA_BUF_IOCTL_SYNC, &sync));
+	nnp_mem_free(d);
+	nnp_mem_free(buf);
+	munmap(map, MIB);
+	close(a.fd);
 	free(want);
 }
 

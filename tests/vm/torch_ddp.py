@@ -8,8 +8,9 @@ Imports torch once (a minute or more in a TCG guest), then for each of
 the backends "nnp" and "gloo" forks WORLD ranks, each running
 examples/ddp_fashion_mnist/train.py's train() as a rank of an env://
 job. Prints "DDP BACKEND {json}" per rank as train() returns it, with
-the bytes of host DMA the rank's device counted from the end of the second
-step to the end of the last (nnp only: "steps_host_dma_bytes"),
+the bytes of host DMA (and of peer DMA, to another device's memory) the
+rank's device counted from the end of the second step to the end of the
+last (nnp only: "steps_host_dma_bytes", "steps_peer_dma_bytes"),
 and "DDP BACKEND ranks returned in N s"; a rank that has not returned
 within the deadline prints "DDP BACKEND rank R: FAIL ...".
 """
@@ -42,12 +43,13 @@ def rank_main(rank, world, backend, port, steps):
         # steps' own collectives, none of DDP's setup nor the broadcast of
         # its rebuilt buckets' order (in the second step).
         if backend == "nnp" and step in (1, steps - 1):
-            dma[step] = torch_nnp.device_counters(rank)["host_dma_bytes"]
+            dma[step] = torch_nnp.device_counters(rank)
 
     result = train.train(train.parse(["--backend", backend, "--steps", str(steps),
                                       "--images", "4096"]), after_step)
-    if dma:
-        result["steps_host_dma_bytes"] = dma[steps - 1] - dma[1]
+    for kind in ("host", "peer") if dma else ():
+        key = f"{kind}_dma_bytes"
+        result[f"steps_{key}"] = dma[steps - 1][key] - dma[1][key]
     return json.dumps(result)
 
 

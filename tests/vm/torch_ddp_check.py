@@ -38,3 +38,6 @@ want = (steps - 2) * 2 * (nnp[0]["grad_bytes"] + 4)
 got = [r["steps_host_dma_bytes"] for r in sorted(nnp, key=lambda r: r["rank"])]
 check(f"nnp: each device's host DMA over the steps is exactly {want} bytes "
       f"(the bucket and the loss, in once and out once)", got == [want] * 4, str(got))
+peer = [r["steps_peer_dma_bytes"] for r in sorted(nnp, key=lambda r: r["rank"])]
+check("nnp: no device moves a byte to or from another device's memory "
+      "(peer_dma_bytes)", peer == [0] * 4, str(peer))

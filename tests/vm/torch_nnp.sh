@@ -18,8 +18,9 @@
 # gloo's within float rounding (sums added in another order); and from the
 # end of the second step to the end of the last each device moved exactly
 # two copies of every step's collectives over host DMA (the gradient
-# bucket and the loss, staged in once and out once): the reduction ran on
-# the links (tests/vm/torch_ddp_check.py).
+# bucket and the loss, staged in once and out once) and no byte to or
+# from another device's memory: the reduction ran on the links
+# (tests/vm/torch_ddp_check.py).
 # Then the example launched as users launch it, `mpirun -np 2 train.py`,
 # each rank importing torch itself. Last, on torch 2.6, a 2-rank job that
 # imports only torch: torch imports torch_nnp by itself and "nnp" sums
@@ -42,7 +43,7 @@ ddp_steps=20
 parallel_steps=3
 mpi_steps=4
 torch_major=$(/usr/bin/python3 -c 'import torch; print(torch.__version__.split(".")[0])')
-tap_plan 71
+tap_plan 72
 
 SECONDS=0
 # USE_LIBUV=0: torch 2.6's TCPStore asks for libuv by default, which
@@ -145,7 +146,8 @@ tap_context=$tmp/out tap_grep "link down: every rank failed within 10 s of the f
 
 /usr/bin/python3 "$root/tests/vm/torch_ddp_check.py" "$tmp/out" "$ddp_steps" >"$tmp/ddp" 2>&1
 for name in "4 ranks reported" "nnp: every rank the same" "gloo: every rank the same" \
-	"nnp: the loss falls" "nnp's losses are gloo's" "nnp: each device's host DMA"; do
+	"nnp: the loss falls" "nnp's losses are gloo's" "nnp: each device's host DMA" \
+	"nnp: no device moves a byte to or from another device's memory"; do
 	line=$(grep -F -m1 "$name" "$tmp/ddp" || echo "FAIL $name: no result")
 	echo "$line" >"$tmp/line"
 	tap_context="$tmp/ddp" tap_grep "DDP ${line#* }" "$tmp/line" '^ok '

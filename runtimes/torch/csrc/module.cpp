@@ -59,6 +59,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
             {"cmds_failed", c.cmds_failed},
             {"mem_used", c.mem_used},
             {"mem_objects", c.mem_objects},
+            {"peer_dma_bytes", c.peer_dma_bytes},
         };
       },
       py::arg("device"),
