@@ -74,22 +74,6 @@ static struct drm_nnp_counters counters(int fd)
 	return c;
 }
 
-/* Bytes that differ from their neighbours and between seeds. */
-static void pattern(uint8_t *p, size_t n, unsigned int seed)
-{
-	uint64_t x = 0x9e3779b97f4a7c15ull * (seed + 1);
-	size_t i = 0;
-
-	for (; i + 8 <= n; i += 8) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		memcpy(p + i, &x, 8);
-	}
-	for (; i < n; i++)
-		p[i] = (uint8_t)(i * 131 + seed);
-}
-
 static size_t first_diff(const uint8_t *a, const uint8_t *b, size_t n)
 {
 	size_t i;
@@ -172,7 +156,7 @@ TEST_F(lib, copies_are_byte_exact_in_every_direction)
 				uint8_t *src = p[a][0], *dst = p[b][1];
 				size_t at;
 
-				pattern(src + soff, len, si * 9 + a * 3 + b);
+				guest_pattern(src + soff, len, si * 9 + a * 3 + b);
 				memset(dst, GUARD, doff + len + 64);
 				ASSERT_EQ(NNP_SUCCESS,
 					  nnp_memcpy_async(self->s, m[b][1], doff,
@@ -207,7 +191,7 @@ TEST_F_TIMEOUT(lib, big_copies_256mib, 180)
 	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev, NNP_MEM_HOST, len, 0, &back));
 	ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(h, (void **)&hp));
 	ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(back, (void **)&bp));
-	pattern(hp, len, 77);
+	guest_pattern(hp, len, 77);
 	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s, d, 0, h, 0, len));
 	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s, d, len, d, 0, len));
 	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s, back, 0, d, len, len));
@@ -273,7 +257,7 @@ TEST_F(lib, host_memory_comes_in_contiguous_runs)
 	qsort(pfn, pages, sizeof(*pfn), cmp_u64);
 	for (i = 1; i < pages; i++)
 		ASSERT_NE(pfn[i - 1], pfn[i]);
-	pattern(hp, len, 91);
+	guest_pattern(hp, len, 91);
 	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s, d, 0, h, 0, len));
 	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s, back, 0, d, 0, len));
 	ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s));
@@ -341,14 +325,14 @@ TEST_F(lib, user_memory_on_scattered_pages_then_range_reused)
 	ASSERT_EQ(NNP_SUCCESS, nnp_mem_register(self->dev, buf + 100, n, 0, &u));
 	EXPECT_EQ(pages * 4, status_kb("VmPin"));
 	/* User to device to host. */
-	pattern(buf + 100, n, 5);
+	guest_pattern(buf + 100, n, 5);
 	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s, d, 0, u, 0, n));
 	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s, h, 0, d, 0, n));
 	ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s));
 	ASSERT_EQ(n, first_diff(hp, buf + 100, n));
 	/* Host to device to user, the bytes around the range untouched. */
 	memset(buf, GUARD, len);
-	pattern(hp, n, 6);
+	guest_pattern(hp, n, 6);
 	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s, d, 0, h, 0, n));
 	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s, u, 0, d, 0, n));
 	ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s));
@@ -359,7 +343,7 @@ TEST_F(lib, user_memory_on_scattered_pages_then_range_reused)
 	EXPECT_EQ(0, status_kb("VmPin"));
 
 	/* The range again, whole: its new bytes, not the old pin's. */
-	pattern(buf, len, 7);
+	guest_pattern(buf, len, 7);
 	ASSERT_EQ(NNP_SUCCESS, nnp_mem_register(self->dev, buf, len, 0, &u));
 	EXPECT_EQ(pages * 4, status_kb("VmPin"));
 	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s, d, 0, u, 0, len));

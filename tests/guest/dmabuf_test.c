@@ -42,20 +42,6 @@
 
 #define MIB	(1u << 20)
 
-/* Bytes that differ from their neighbours and between seeds. */
-static void pattern(uint8_t *p, size_t n, unsigned int seed)
-{
-	uint64_t x = 0x9e3779b97f4a7c15ull * (seed + 1);
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		p[i] = (uint8_t)x;
-	}
-}
-
 /* A udmabuf of @size bytes over a sealed memfd, mapped at *@map. */
 static int udmabuf_new(size_t size, int *memfd, uint8_t **map)
 {
@@ -143,7 +129,7 @@ TEST_F(two, udmabuf_copied_in_and_out)
 
 	fd = udmabuf_new(size, &memfd, &map);
 	ASSERT_LE(0, fd);
-	pattern(map + 77, len, 1);
+	guest_pattern(map + 77, len, 1);
 	memcpy(want, map + 77, len);
 	ASSERT_EQ(NNP_SUCCESS, nnp_mem_import(self->dev[1], fd, 0, &buf));
 	close(fd);
@@ -191,7 +177,7 @@ TEST_F(two, system_heap_buffer_copied_in_and_out)
 	map = mmap(NULL, MIB, PROT_READ | PROT_WRITE, MAP_SHARED, a.fd, 0);
 	ASSERT_NE(MAP_FAILED, map);
 	ASSERT_EQ(0, ioctl(a.fd, DMA_BUF_IOCTL_SYNC, &sync));
-	pattern(map, MIB, 7);
+	guest_pattern(map, MIB, 7);
 	memcpy(want, map, MIB);
 	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW;
 	ASSERT_EQ(0, ioctl(a.fd, DMA_BUF_IOCTL_SYNC, &sync));
@@ -233,7 +219,7 @@ static void peer_copies(struct __test_metadata *_metadata,
 	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[0], kind, MIB, 0, &spacer));
 	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[0], kind, size, 0, &m0));
 	ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(m0, (void **)&p0));
-	pattern(want, size, kind + 2);
+	guest_pattern(want, size, kind + 2);
 	memcpy(p0, want, size);
 	ASSERT_EQ(NNP_SUCCESS, nnp_mem_export(m0, &fd));
 	ASSERT_EQ(NNP_SUCCESS, nnp_mem_import(self->dev[1], fd, 0, &peer));

@@ -177,6 +177,22 @@ static inline nnp_result_t guest_fill_check(nnp_stream_t *s, nnp_mem_t *d,
 	return r;
 }
 
+/* Bytes that differ from their neighbours and between seeds. */
+static inline void guest_pattern(uint8_t *p, size_t n, unsigned int seed)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull * (seed + 1);
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		memcpy(p + i, &x, 8);
+	}
+	for (; i < n; i++)
+		p[i] = (uint8_t)(i * 131 + seed);
+}
+
 /* DRM_IOCTL_GEM_CLOSE of @handle: 0 or -errno. */
 static inline int guest_gem_close(int fd, uint32_t handle)
 {
