@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * nnp.ko imported memory: a dma-buf of any exporter (udmabuf, a dma-buf
- * heap, another nnp device's memory) made a key of the importing file's
- * context, so that queue commands read and write it like host memory.
+ * nnp.ko imported memory: a dma-buf of an exporter nnp knows (udmabuf,
+ * the system dma-buf heap, an nnp device's memory) made a key of the
+ * importing file's context, so that queue commands read and write it like
+ * host memory.
  *
  * DRM_IOCTL_NNP_BO_IMPORT does this rather than PRIME_FD_TO_HANDLE: a key
  * belongs to one file's context and counts against that file's keys, and
@@ -25,6 +26,30 @@
 #include "nnp_drv.h"
 #include "nnp_bo.h"
 #include "nnp_accel.h"
+
+/*
+ * The exporters whose mappings nnp has been tested with: nnp itself (an
+ * object's pages or its range of a device's BAR), and whole pages of host
+ * memory from udmabuf and the system heap, by their exporter names.
+ * Another exporter's mapping may be memory the device cannot reach
+ * coherently, or pages that move without notice; it is refused rather
+ * than guessed at. nnp's own are known by their owner: DRM's helper names
+ * host objects' dma-bufs "drm".
+ */
+static const char *const nnp_import_exporters[] = { "udmabuf", "system" };
+
+static bool nnp_import_exporter_known(const struct dma_buf *dmabuf)
+{
+	int i;
+
+	if (dmabuf->owner == THIS_MODULE)
+		return true;
+	for (i = 0; i < ARRAY_SIZE(nnp_import_exporters); i++)
+		if (dmabuf->exp_name &&
+		    !strcmp(dmabuf->exp_name, nnp_import_exporters[i]))
+			return true;
+	return false;
+}
 
 /* Called with the dma-buf's reservation lock held, as is every key change. */
 static void nnp_import_revoke(struct nnp_bo *bo)
@@ -170,6 +195,12 @@ int nnp_ioctl_bo_import(struct drm_device *drm, void *data, struct drm_file *fil
 		nnp_dbg(ndev, GEM, "bo_import: fd %d is not a dma-buf\n",
 			args->fd);
 		return PTR_ERR(dmabuf);
+	}
+	if (!nnp_import_exporter_known(dmabuf)) {
+		nnp_dbg(ndev, GEM, "bo_import: exporter %s is not one nnp takes\n",
+			dmabuf->exp_name ?: "(unnamed)");
+		dma_buf_put(dmabuf);
+		return -EOPNOTSUPP;
 	}
 	if (!dmabuf->size || !PAGE_ALIGNED(dmabuf->size) ||
 	    dmabuf->size > NNP_BO_HOST_MAX) {

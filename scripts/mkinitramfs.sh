@@ -94,6 +94,13 @@ if grep -q '/9pnet_virtio\.ko' "$mods/modules.dep"; then
 else
 	: >"$stage/etc/nnp-9p-modules"
 fi
+# vgem, a dma-buf exporter nnp's import refuses (dmabuf_test loads it).
+# The debug kernel has none: its list stays empty.
+if grep -q '/vgem\.ko' "$mods/modules.dep"; then
+	stage_modules nnp-vgem-modules vgem
+else
+	: >"$stage/etc/nnp-vgem-modules"
+fi
 # The NIC of a VM on a LAN with others (nnp-vm --lan), loaded only then.
 stage_module "$(module_path e1000)"
 cp "$nnp_ko" "$stage/lib/modules/nnp.ko"

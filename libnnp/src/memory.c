@@ -130,6 +130,10 @@ nnp_result_t nnp_mem_import(nnp_device_t *dev, int fd, unsigned int flags,
 					err == E2BIG ? "a dma-buf over 2 GiB" :
 					err == EBADF ? "not an open file" :
 					"not a dma-buf, or not in whole pages");
+		if (err == EOPNOTSUPP)
+			return nnp_fail(NNP_ERROR_NOT_SUPPORTED,
+					"%s: cannot import fd %d: its exporter is not one nnp takes "
+					"(nnp, udmabuf, the system dma-buf heap)", dev->path, fd);
 		return nnp_ioctl_failed(dev, "importing a dma-buf", err);
 	}
 	(*mem)->handle = im.handle;

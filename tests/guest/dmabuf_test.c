@@ -13,7 +13,8 @@
  * DMA_ERROR, none hung; the memory still reached after); the import
  * ioctl's errnos (unknown flags, a closed fd, a pipe, a memfd,
  * PRIME_FD_TO_HANDLE of a udmabuf, while PRIME_FD_TO_HANDLE of the
- * device's own export gives its object back); an unbind of device 1
+ * device's own export gives its object back; vgem's dma-buf, an exporter
+ * nnp does not take: EOPNOTSUPP); an unbind of device 1
  * taking its exported memory back from device 0, whose next copy fails
  * (KEY_INVALID) and writes nothing into the memory device 1's next
  * binding hands out; rmmod refused while only a dma-buf of nnp is open,
@@ -73,15 +74,15 @@ static struct nnp_device_counters counters(nnp_device_t *dev)
 	return c;
 }
 
-/* fdinfo's value of @key for @dev's file; UINT64_MAX if none. */
-static uint64_t fdinfo_value(nnp_device_t *dev, const char *key)
+/* fdinfo's value of @key for the device file @fd; UINT64_MAX if none. */
+static uint64_t fdinfo_value(int fd, const char *key)
 {
 	char path[64], line[256];
 	uint64_t v = UINT64_MAX;
 	size_t n = strlen(key);
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", nnp_device_fd(dev));
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
 	f = fopen(path, "r");
 	while (f && fgets(line, sizeof(line), f))
 		if (!strncmp(line, key, n) && line[n] == ':')
@@ -136,7 +137,7 @@ TEST_F(two, udmabuf_copied_in_and_out)
 	EXPECT_EQ(size, nnp_mem_size(buf));
 	EXPECT_EQ(NNP_MEM_IMPORTED, nnp_mem_kind(buf));
 	/* Shared with its exporter, as DRM counts an import. */
-	EXPECT_EQ(size, fdinfo_value(self->dev[1], "drm-shared-host"));
+	EXPECT_EQ(size, fdinfo_value(nnp_device_fd(self->dev[1]), "drm-shared-host"));
 	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[1], NNP_MEM_DEVICE,
 					     4 * MIB, 0, &d));
 	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s1, d, 5, buf, 77, len));
@@ -469,6 +470,49 @@ TEST(import_errnos)
 	munmap(map, MIB);
 	close(memfd);
 	close(fd);
+}
+
+/*
+ * vgem's dma-buf (a dumb buffer of shmem pages): an exporter nnp has not
+ * been tested with is refused, EOPNOTSUPP, and nothing of it stays.
+ */
+TEST_F(two, other_exporter_refused)
+{
+	struct drm_mode_create_dumb dumb = { .width = 256, .height = 1024, .bpp = 32 };
+	struct drm_prime_handle prime = { .flags = DRM_CLOEXEC };
+	int fd = nnp_device_fd(self->dev[0]), vgem = -1, i;
+	struct drm_version v;
+	char path[32], name[16];
+	nnp_mem_t *mem = NULL;
+
+	if (system("for m in $(cat /etc/nnp-vgem-modules); do "
+		   "insmod /lib/modules/$m.ko 2>/dev/null; done; "
+		   "grep -q '^vgem ' /proc/modules"))
+		SKIP(return, "no vgem module (the debug kernel has none)");
+	for (i = 0; i < 8 && vgem < 0; i++) {
+		snprintf(path, sizeof(path), "/dev/dri/card%d", i);
+		vgem = open(path, O_RDWR | O_CLOEXEC);
+		if (vgem < 0)
+			continue;
+		v = (struct drm_version){ .name = name, .name_len = sizeof(name) - 1 };
+		memset(name, 0, sizeof(name));
+		if (ioctl(vgem, DRM_IOCTL_VERSION, &v) || strcmp(name, "vgem")) {
+			close(vgem);
+			vgem = -1;
+		}
+	}
+	ASSERT_LE(0, vgem);
+	ASSERT_EQ(0, ioctl(vgem, DRM_IOCTL_MODE_CREATE_DUMB, &dumb));
+	prime.handle = dumb.handle;
+	ASSERT_EQ(0, ioctl(vgem, DRM_IOCTL_PRIME_HANDLE_TO_FD, &prime));
+	EXPECT_EQ(MIB, lseek(prime.fd, 0, SEEK_END));
+	EXPECT_EQ(EOPNOTSUPP, import_errno(fd, prime.fd, 0));
+	EXPECT_EQ(NNP_ERROR_NOT_SUPPORTED, nnp_mem_import(self->dev[0], prime.fd, 0, &mem));
+	EXPECT_EQ(NULL, mem);
+	EXPECT_NE(NULL, strstr(nnp_get_last_error(), "exporter is not one nnp takes"));
+	EXPECT_EQ(0, fdinfo_value(fd, "drm-total-host"));
+	close(prime.fd);
+	close(vgem);
 }
 
 /*

@@ -557,9 +557,9 @@ struct drm_nnp_bo_userptr {
 /**
  * struct drm_nnp_bo_import - make a dma-buf a memory object (since 1.13)
  *
- * Attaches the dma-buf @fd (udmabuf, a dma-buf heap, an object of this or
- * another nnp device exported with DRM_IOCTL_PRIME_HANDLE_TO_FD, ...) and
- * makes the pages it maps a key, as for host memory. The object holds the
+ * Attaches the dma-buf @fd of an exporter nnp takes (udmabuf, the system
+ * dma-buf heap, an object of this or another nnp device exported with
+ * DRM_IOCTL_PRIME_HANDLE_TO_FD) and makes the pages it maps a key, as for host memory. The object holds the
  * dma-buf until closed; it has no mmap offset (map the dma-buf itself).
  * Its key counts against this file's keys; the memory stays charged to
  * whoever made it. When the exporter takes the memory back (an nnp device
@@ -569,6 +569,7 @@ struct drm_nnp_bo_userptr {
  *
  * Errors: %EINVAL for unknown flags, an @fd that is not a dma-buf, or a
  * dma-buf whose mapping is not in whole pages; %EBADF for an @fd not open;
+ * %EOPNOTSUPP for a dma-buf of another exporter;
  * %E2BIG for a dma-buf over 2 GiB; %EMFILE as for DRM_NNP_BO_CREATE;
  * %ENODEV when the exporter's device is gone; %ENOSPC when the device has
  * no free key; %ENOMEM when the host has no memory.
