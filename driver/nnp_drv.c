@@ -188,7 +188,9 @@ void nnp_file_put(struct nnp_file *nf)
 /*
  * The file's memory objects are gone by now (their keys unregistered) or
  * held only by mappings; its queues go next, then the context, which the
- * firmware drops only after the context's commands in flight finish.
+ * firmware drops only after the context's commands in flight finish, and
+ * with it the communicators. Their ids and the context's go back last,
+ * once the events the device queued for them have been handed on.
  */
 static void nnp_postclose(struct drm_device *drm, struct drm_file *file)
 {
@@ -197,14 +199,15 @@ static void nnp_postclose(struct drm_device *drm, struct drm_file *file)
 	int idx;
 
 	nnp_queues_release(nf);
-	nnp_comms_release(nf);
 	if (drm_dev_enter(drm, &idx)) {
 		__le32 arg = cpu_to_le32(nf->ctx);
 
 		nnp_admin_run(ndev, NNP_ADMIN_CTX_DESTROY, &arg, sizeof(arg),
 			      0, 0, NULL);
+		nnp_events_drain(ndev);
 		drm_dev_exit(idx);
 	}
+	nnp_comms_release(nf);
 	ida_free(&ndev->ctx_ida, nf->ctx);
 	nnp_user_close(nf);
 	nnp_file_put(nf);

@@ -113,6 +113,8 @@ struct nnp_device {
 
 	/* Takes the device's events to the files (nnp_events.c). */
 	struct work_struct events_work;
+	/* One taker at a time: the work, or a closing file's drain. */
+	struct mutex events_lock;
 };
 
 /*
@@ -198,6 +200,7 @@ void nnp_events_init(struct nnp_device *ndev);
 void nnp_events_start(struct nnp_device *ndev);
 void nnp_events_fini(struct nnp_device *ndev);
 void nnp_events_irq(struct nnp_device *ndev);
+void nnp_events_drain(struct nnp_device *ndev);
 void nnp_events_reset(struct nnp_device *ndev, u32 reason, int count);
 
 /* nnp_fdinfo.c */

@@ -184,8 +184,26 @@ static void nnp_events_work(struct work_struct *work)
 
 	if (!drm_dev_enter(&ndev->drm, &idx))
 		return;
+	mutex_lock(&ndev->events_lock);
 	nnp_events_take(ndev, true);
+	mutex_unlock(&ndev->events_lock);
 	drm_dev_exit(idx);
+}
+
+/*
+ * A closing file's context is gone from the device: hand on now what the
+ * device queued before (its communicators' failures, the closing file no
+ * longer among the receivers), and wait for a delivery under way, before
+ * the file's context and communicator ids can be a new file's, which
+ * would otherwise be told of a failure that is not its own.
+ */
+void nnp_events_drain(struct nnp_device *ndev)
+{
+	if (!nnp_has_events(ndev))
+		return;
+	mutex_lock(&ndev->events_lock);
+	nnp_events_take(ndev, true);
+	mutex_unlock(&ndev->events_lock);
 }
 
 /*
@@ -209,10 +227,12 @@ void nnp_events_irq(struct nnp_device *ndev)
 void nnp_events_init(struct nnp_device *ndev)
 {
 	INIT_WORK(&ndev->events_work, nnp_events_work);
+	mutex_init(&ndev->events_lock);
 }
 
 /* remove(), once unplugged. */
 void nnp_events_fini(struct nnp_device *ndev)
 {
 	cancel_work_sync(&ndev->events_work);
+	mutex_destroy(&ndev->events_lock);
 }
