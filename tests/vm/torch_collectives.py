@@ -166,11 +166,12 @@ def check_coalesced(rank, world):
     reduce_scatter_tensor each in a coalescing manager, as FSDP issues
     them (one call to the backend)."""
     ins = [values(rank, 5, torch.int8), values(rank + 3, 7, torch.int8)]
-    outs = [[torch.zeros(len(t), dtype=torch.int8) for _ in range(world)] for t in ins]
+    # One list per rank, each with a tensor per input, as gloo takes them.
+    outs = [[torch.zeros(len(t), dtype=torch.int8) for t in ins] for _ in range(world)]
     dist.all_gather_coalesced(outs, ins)
     for r in range(world):
-        same(outs[0][r], values(r, 5, torch.int8), f"first from {r}")
-        same(outs[1][r], values(r + 3, 7, torch.int8), f"second from {r}")
+        same(outs[r][0], values(r, 5, torch.int8), f"first from {r}")
+        same(outs[r][1], values(r + 3, 7, torch.int8), f"second from {r}")
     if TORCH_MAJOR < 2:
         return
     from torch.distributed.distributed_c10d import _coalescing_manager

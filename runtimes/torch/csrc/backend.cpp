@@ -27,6 +27,8 @@ constexpr size_t kBounceMaxDefault = 1 << 20;
 // The device's status ABORTED (docs/hw-interface.md), as
 // nnp_stream_error() gives it.
 constexpr uint16_t kStatusAborted = 0x15;
+// The device's PEER_TIMEOUT: a peer did not answer within the timeout.
+constexpr uint16_t kStatusPeerTimeout = 0x14;
 
 // @t must be a dense CPU tensor; any other is refused by name rather than
 // moved by the host. An operation that only moves data (broadcast, the
@@ -174,13 +176,15 @@ size_t bounceMax() {
 
 // libnnp reads its timeouts from the environment when a communicator is
 // made: the rendezvous's (NNP_COMM_TIMEOUT_S) and each wait for a peer
-// (NNP_COLL_TIMEOUT_S). Both become @timeout, in whole seconds rounded up.
-void setTimeouts(std::chrono::milliseconds timeout) {
+// (NNP_COLL_TIMEOUT_S). Both become @timeout, in whole seconds rounded up,
+// which it returns.
+long long setTimeouts(std::chrono::milliseconds timeout) {
   const long long ms = std::max<long long>(timeout.count(), 1);
   const std::string s = std::to_string((ms + 999) / 1000);
 
   setenv("NNP_COMM_TIMEOUT_S", s.c_str(), 1);
   setenv("NNP_COLL_TIMEOUT_S", s.c_str(), 1);
+  return (ms + 999) / 1000;
 }
 
 } // namespace
@@ -271,12 +275,17 @@ class NnpBackend::Staging {
     // hardware 1.23) says nothing of why: the device's event, on its way
     // to the event thread, does. One aborted by another rank's failure
     // needs no more: its communicator failed "aborted" too.
-    if (nnp_stream_error(stream(), &err) == NNP_ERROR_COMMAND_FAILED &&
-        err.status == kStatusAborted) {
+    const bool failed = nnp_stream_error(stream(), &err) == NNP_ERROR_COMMAND_FAILED;
+    if (failed && err.status == kStatusAborted) {
       const std::string why = pg_.commFailureWithin(std::chrono::seconds(1));
       if (!why.empty() && why != "aborted")
         message += c10::str("; its communicator failed (", why, ")");
     }
+    // Said in so many words, as gloo's errors say it: callers look for them.
+    if (failed && err.status == kStatusPeerTimeout)
+      message += c10::str(
+          "; timed out: no answer within the process group's timeout of ",
+          pg_.timeout_s_, " s");
     nnp_stream_reset(stream());
     TORCH_CHECK(false, message);
   }
@@ -374,7 +383,7 @@ NnpBackend::NnpBackend(
 
   check(nnp_device_open(device, &dev), "opening the device");
   dev_.reset(dev);
-  setTimeouts(timeout);
+  timeout_s_ = setTimeouts(timeout);
   bounce_max_ = bounceMax();
   if (rank == 0)
     check(nnp_get_unique_id(&id), "making the job's unique id");
@@ -680,7 +689,8 @@ size_t NnpBackend::gatherAll(Staging& s, const std::vector<at::Tensor>& inputs) 
   return len;
 }
 
-// all_gather_coalesced: outputs[i][r] is rank r's inputs[i].
+// all_gather_coalesced: outputs[r][i] is rank r's inputs[i], as gloo and
+// torch's own tests take it (one list per rank).
 c10::intrusive_ptr<c10d::Work> NnpBackend::allgather_coalesced(
     std::vector<std::vector<at::Tensor>>& outputs,
     std::vector<at::Tensor>& inputs,
@@ -688,23 +698,29 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::allgather_coalesced(
   const char* what = "all_gather_coalesced";
   std::vector<at::Tensor> flat;
   TORCH_CHECK(
-      outputs.size() == inputs.size(), "nnp: ", what, ": ", outputs.size(),
-      " output lists for ", inputs.size(), " inputs");
-  for (size_t i = 0; i < inputs.size(); i++) {
-    checkDense(inputs[i], what);
-    checkLike(outputs[i], size_, inputs[i], what);
-    flat.insert(flat.end(), outputs[i].begin(), outputs[i].end());
+      outputs.size() == static_cast<size_t>(size_), "nnp: ", what, ": ",
+      size_, " output lists (one per rank), not ", outputs.size());
+  for (const at::Tensor& in : inputs)
+    checkDense(in, what);
+  for (int r = 0; r < size_; r++) {
+    TORCH_CHECK(
+        outputs[r].size() == inputs.size(), "nnp: ", what, ": output list ", r,
+        " has ", outputs[r].size(), " tensors for ", inputs.size(), " inputs");
+    for (size_t i = 0; i < inputs.size(); i++)
+      checkLike({outputs[r][i]}, 1, inputs[i], what);
+    flat.insert(flat.end(), outputs[r].begin(), outputs[r].end());
   }
   const std::vector<at::Tensor> ins = inputs;
   const std::vector<std::vector<at::Tensor>> outs = outputs;
 
   return enqueue(c10d::OpType::ALLGATHER_COALESCED, flat, [=](Staging& s) {
     const size_t len = gatherAll(s, ins);
-    size_t off = 0;
-    for (size_t i = 0; i < ins.size(); i++) {
-      for (int r = 0; r < size_; r++)
-        s.out(outs[i][r], len * (r + 1) + off);
-      off += ins[i].nbytes();
+    for (int r = 0; r < size_; r++) {
+      size_t off = 0;
+      for (size_t i = 0; i < ins.size(); i++) {
+        s.out(outs[r][i], len * (r + 1) + off);
+        off += ins[i].nbytes();
+      }
     }
     s.synchronize(what);
   });

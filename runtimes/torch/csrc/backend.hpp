@@ -167,6 +167,8 @@ class NnpBackend : public BackendBase {
   Handle<nnp_device_t, nnp_device_close> dev_;
   Handle<nnp_comm_t, nnp_comm_destroy> comm_;
   size_t bounce_max_ = 0;
+  // Each wait for a peer, in whole seconds, as libnnp was given it.
+  long long timeout_s_ = 0;
   // Held by a lane's thread for every libnnp call but its waits for its
   // own stream: libnnp's handles are not for two threads at once.
   std::mutex issue_;
