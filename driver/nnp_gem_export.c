@@ -155,9 +155,10 @@ void nnp_device_bo_unexport(struct nnp_bo *bo)
 }
 
 /*
- * At unbind, once no ioctl can run: every importer of this device's memory
- * lets go of it. A dma-buf being released meanwhile waits on the lock in
- * nnp_device_bo_unexport(), so each one listed is still whole here.
+ * At unbind, once no ioctl can run, and at the end of a reset: every
+ * importer of this device's memory lets go of it. A dma-buf being
+ * released meanwhile waits on the lock in nnp_device_bo_unexport(), so
+ * each one listed is still whole here.
  */
 void nnp_exports_revoke(struct nnp_device *ndev)
 {

@@ -10,10 +10,11 @@
  * DRM's import hook is not told which file asks.
  *
  * The attachment is dynamic, so that an exporter can take its memory back
- * (dma_buf_move_notify(): nnp does at unbind, for device memory whose range
- * the next binding hands out again). The key is then unregistered, which
- * waits for the commands using it; later commands naming it fail as for
- * any unknown key. The object and its handle stay until closed.
+ * (dma_buf_move_notify(): nnp does at unbind, for device memory whose
+ * range the next binding hands out again, and at the end of a reset). The
+ * key is then unregistered, which waits for the commands using it; later
+ * commands naming it fail as for any unknown key. The object and its
+ * handle stay until closed.
  */
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>

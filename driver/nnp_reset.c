@@ -126,6 +126,13 @@ static int nnp_reset_end(struct nnp_device *ndev)
 	nnp_heartbeat_rearm(ndev);
 	WRITE_ONCE(ndev->resetting, false);
 	wake_up_all(&ndev->reset_wq);
+	/*
+	 * The memory the device's exports named was reset with it, and its
+	 * files lost their contexts: every importer lets go, as at unbind.
+	 * Not sooner: an importer of this device's own memory unregisters
+	 * its key by an admin command, which waits out a reset.
+	 */
+	nnp_exports_revoke(ndev);
 
 	if (ret)
 		drm_err(&ndev->drm, "reset %d (%s) failed: %d\n", count,

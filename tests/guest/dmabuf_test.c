@@ -10,7 +10,8 @@
  * way (as host bytes); the exporter's file closed before the copy, the
  * importer's before the exporter's; a read-only import refusing a write
  * (ACCESS_DENIED); device 0 reset under device 1's copies (each done or
- * DMA_ERROR, none hung; the memory still reached after); the import
+ * DMA_ERROR, none hung; the import taken back by the reset, KEY_INVALID,
+ * and the dma-buf imported again reaching the memory); the import
  * ioctl's errnos (unknown flags, a closed fd, a pipe, a memfd,
  * PRIME_FD_TO_HANDLE of a udmabuf, while PRIME_FD_TO_HANDLE of the
  * device's own export gives its object back; vgem's dma-buf, an exporter
@@ -22,6 +23,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-heap.h>
 #include <linux/udmabuf.h>
@@ -356,8 +359,9 @@ TEST_F(two, read_only_import_refuses_writes)
 /*
  * Device 0 reset while device 1 copies from and to its exported memory:
  * device 1's copies end, each done or failed as DMA_ERROR (the memory is
- * out of reach while the device resets), never hung; the import still
- * reaches the memory after, there and back.
+ * out of reach while the device resets), never hung. The reset takes the
+ * memory back from the importer, whose next copy fails as for an unknown
+ * key; the dma-buf imported again reaches it, there and back.
  */
 TEST_F(two, exporter_reset_while_copying)
 {
@@ -376,7 +380,6 @@ TEST_F(two, exporter_reset_while_copying)
 	memset(p, 0xa7, size);
 	ASSERT_EQ(NNP_SUCCESS, nnp_mem_export(m0, &fd));
 	ASSERT_EQ(NNP_SUCCESS, nnp_mem_import(self->dev[1], fd, 0, &peer));
-	close(fd);
 	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[1], NNP_MEM_DEVICE,
 					     size, 0, &d1));
 	for (k = 0; k < 16; k++)
@@ -391,12 +394,24 @@ TEST_F(two, exporter_reset_while_copying)
 	st = stream_status(self->s1);
 	TH_LOG("copies %s the reset: %s, status 0x%x",
 	       busy ? "across" : "before", r == NNP_SUCCESS ? "done" : "failed", st);
+	/*
+	 * DMA_ERROR for a copy the reset met, KEY_INVALID for one still
+	 * queued when the reset, at its end, took the memory back.
+	 */
 	if (r != NNP_SUCCESS) {
 		EXPECT_EQ(NNP_ERROR_COMMAND_FAILED, r);
-		EXPECT_EQ(NNP_STATUS_DMA_ERROR, st);
+		EXPECT_TRUE(st == NNP_STATUS_DMA_ERROR || st == NNP_STATUS_KEY_INVALID);
 		EXPECT_EQ(NNP_SUCCESS, nnp_stream_reset(self->s1));
 	}
-	/* After the reset: still there, there and back by device 1 alone. */
+	/* After the reset: taken back... */
+	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s1, d1, 0, peer, 0, size));
+	EXPECT_EQ(NNP_ERROR_COMMAND_FAILED, nnp_stream_synchronize(self->s1));
+	EXPECT_EQ(NNP_STATUS_KEY_INVALID, stream_status(self->s1));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_reset(self->s1));
+	/* ...and imported again: there and back by device 1 alone. */
+	nnp_mem_free(peer);
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_import(self->dev[1], fd, 0, &peer));
+	close(fd);
 	ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(self->s1, d1, 0, 0x5a, size));
 	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s1, peer, 0, d1, 0, size));
 	ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(self->s1, d1, 0, 0, size));
@@ -476,6 +491,64 @@ TEST(import_errnos)
  * vgem's dma-buf (a dumb buffer of shmem pages): an exporter nnp has not
  * been tested with is refused, EOPNOTSUPP, and nothing of it stays.
  */
+/*
+ * Two threads of one file, as a hostile user races them: one imports the
+ * same udmabuf 200 times, the other closes every handle it can guess
+ * meanwhile. Each import succeeds (a close frees its key as it goes);
+ * once every handle is closed, the file holds no memory.
+ */
+struct import_race {
+	int fd, buf, imported;
+	atomic_bool done;
+};
+
+static void *import_many(void *arg)
+{
+	struct import_race *r = arg;
+	int i;
+
+	for (i = 0; i < 200; i++)
+		r->imported += !import_errno(r->fd, r->buf, 0);
+	atomic_store(&r->done, true);
+	return NULL;
+}
+
+static void *close_guessed(void *arg)
+{
+	struct import_race *r = arg;
+	uint32_t h;
+
+	while (!atomic_load(&r->done))
+		for (h = 1; h < 256; h++)
+			guest_gem_close(r->fd, h);
+	return NULL;
+}
+
+TEST(import_raced_with_close)
+{
+	struct import_race r = { .fd = guest_open_fd(0) };
+	pthread_t importer, closer;
+	uint8_t *map;
+	uint32_t h;
+	int memfd;
+
+	ASSERT_LE(0, r.fd);
+	r.buf = udmabuf_new(MIB, &memfd, &map);
+	ASSERT_LE(0, r.buf);
+	ASSERT_EQ(0, pthread_create(&closer, NULL, close_guessed, &r));
+	ASSERT_EQ(0, pthread_create(&importer, NULL, import_many, &r));
+	pthread_join(importer, NULL);
+	pthread_join(closer, NULL);
+	EXPECT_EQ(200, r.imported);
+	for (h = 1; h < 1024; h++)
+		guest_gem_close(r.fd, h);
+	EXPECT_EQ(0, fdinfo_value(r.fd, "drm-total-host"));
+	close(r.buf);
+	munmap(map, MIB);
+	close(memfd);
+	close(r.fd);
+}
+
 TEST_F(two, other_exporter_refused)
 {
 	struct drm_mode_create_dumb dumb = { .width = 256, .height = 1024, .bpp = 32 };

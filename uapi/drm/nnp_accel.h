@@ -559,12 +559,13 @@ struct drm_nnp_bo_userptr {
  *
  * Attaches the dma-buf @fd of an exporter nnp takes (udmabuf, the system
  * dma-buf heap, an object of this or another nnp device exported with
- * DRM_IOCTL_PRIME_HANDLE_TO_FD) and makes the pages it maps a key, as for host memory. The object holds the
- * dma-buf until closed; it has no mmap offset (map the dma-buf itself).
- * Its key counts against this file's keys; the memory stays charged to
- * whoever made it. When the exporter takes the memory back (an nnp device
- * does at unbind), the key is unregistered once the commands using it have
- * finished, and later commands naming it fail as for an unknown key.
+ * DRM_IOCTL_PRIME_HANDLE_TO_FD) and makes the pages it maps a key, as for
+ * host memory. The object holds the dma-buf until closed; it has no mmap
+ * offset (map the dma-buf itself). Its key counts against this file's
+ * keys; the memory stays charged to whoever made it. When the exporter
+ * takes the memory back (an nnp device does at unbind and reset), the key
+ * is unregistered once the commands using it have finished, and later
+ * commands naming it fail as for an unknown key.
  * DRM_IOCTL_PRIME_FD_TO_HANDLE cannot do this: it gives no key.
  *
  * Errors: %EINVAL for unknown flags, an @fd that is not a dma-buf, or a
