@@ -176,26 +176,13 @@ static void nnp_events_take(struct nnp_device *ndev, bool deliver)
 	kfree(h);
 }
 
-static void nnp_events_work(struct work_struct *work)
-{
-	struct nnp_device *ndev = container_of(work, struct nnp_device,
-					       events_work);
-	int idx;
-
-	if (!drm_dev_enter(&ndev->drm, &idx))
-		return;
-	mutex_lock(&ndev->events_lock);
-	nnp_events_take(ndev, true);
-	mutex_unlock(&ndev->events_lock);
-	drm_dev_exit(idx);
-}
-
 /*
- * A closing file's context is gone from the device: hand on now what the
- * device queued before (its communicators' failures, the closing file no
- * longer among the receivers), and wait for a delivery under way, before
- * the file's context and communicator ids can be a new file's, which
- * would otherwise be told of a failure that is not its own.
+ * Take and hand on what the device holds, one taker at a time: the events
+ * work, or a closing file whose context is gone from the device. That one
+ * waits for a delivery under way and takes what the device queued before
+ * (its communicators' failures; it is no longer among the receivers), so
+ * that its context and communicator ids, once a new file's, are not told
+ * of a failure that is not that file's.
  */
 void nnp_events_drain(struct nnp_device *ndev)
 {
@@ -204,6 +191,18 @@ void nnp_events_drain(struct nnp_device *ndev)
 	mutex_lock(&ndev->events_lock);
 	nnp_events_take(ndev, true);
 	mutex_unlock(&ndev->events_lock);
+}
+
+static void nnp_events_work(struct work_struct *work)
+{
+	struct nnp_device *ndev = container_of(work, struct nnp_device,
+					       events_work);
+	int idx;
+
+	if (!drm_dev_enter(&ndev->drm, &idx))
+		return;
+	nnp_events_drain(ndev);
+	drm_dev_exit(idx);
 }
 
 /*

@@ -418,9 +418,9 @@ nnp_result_t nnp_mem_register(nnp_device_t *dev, void *ptr, size_t size,
 /*
  * Make the dma-buf @fd memory of @dev (since 0.9, driver 1.13): a udmabuf,
  * a buffer of the system dma-buf heap, or memory of this or another nnp
- * device given by nnp_mem_export(). Commands read and write it as any memory; a copy
- * between it and @dev's own memory runs on @dev's copy engine, device to
- * device when it is another device's memory. It holds the dma-buf until
+ * device given by nnp_mem_export(). Commands read and write it as any
+ * memory; a copy between it and @dev's own memory runs on @dev's copy
+ * engine, device to device when it is another device's memory. It holds the dma-buf until
  * freed (close @fd when you like); map @fd to see it from the CPU.
  * NNP_ERROR_INVALID_ARGUMENT for an @fd that is not a dma-buf, or one over
  * 2 GiB or not in whole pages; NNP_ERROR_NOT_SUPPORTED for another exporter

@@ -180,11 +180,12 @@ size_t bounceMax() {
 // which it returns.
 long long setTimeouts(std::chrono::milliseconds timeout) {
   const long long ms = std::max<long long>(timeout.count(), 1);
-  const std::string s = std::to_string((ms + 999) / 1000);
+  const long long seconds = (ms + 999) / 1000;
+  const std::string s = std::to_string(seconds);
 
   setenv("NNP_COMM_TIMEOUT_S", s.c_str(), 1);
   setenv("NNP_COLL_TIMEOUT_S", s.c_str(), 1);
-  return (ms + 999) / 1000;
+  return seconds;
 }
 
 } // namespace
