@@ -310,7 +310,7 @@ int nnp_fw_icl_deliver_lent(struct nnp_fw *fw, unsigned int port,
 {
 	struct nnp_fw_packet pk = {
 		.epoch = epoch, .seq = seq,
-		.model_ns = nnp_fw_clock_peer_bound(fw, model_ns), .len = len,
+		.model_ns = model_ns, .len = len,
 		.data = data, .desc = true, .tag = tag,
 	};
 	struct nnp_fw_port *p;

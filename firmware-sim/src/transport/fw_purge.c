@@ -37,8 +37,8 @@ static void drop_epoch_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
  * communicator made for it later times out; one that holds it fails at
  * once with NO_RESOURCES, and its peers learn by its abort.
  */
-bool nnp_fw_icl_drop_stale_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
-				  uint64_t now)
+static bool drop_stale_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
+			      uint64_t now)
 {
 	uint64_t stale = nnp_fw_comm_timeout_ns(fw, 0);
 	struct nnp_fw_packet *pk = p->rx_head;
@@ -62,6 +62,49 @@ bool nnp_fw_icl_drop_stale_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
 		pk = pk->next;
 	}
 	return woke;
+}
+
+/*
+ * Whether packets of @epoch (its communicator here @m, or NULL) were
+ * dropped stale on @p, with fw->lock and p->lock held; the few last such
+ * epochs are kept, and one whose communicator here failed for it is known
+ * by that.
+ */
+static bool epoch_lost_locked(const struct nnp_fw_port *p,
+			      const struct nnp_fw_comm *m, uint64_t epoch)
+{
+	uint32_t i;
+
+	if (m && m->error == NNP_STATUS_NO_RESOURCES)
+		return true;
+	for (i = 0; i < NNP_FW_LOST_EPOCHS && i < p->lost_next; i++)
+		if (p->lost_epochs[i] == epoch)
+			return true;
+	return false;
+}
+
+static bool fits(const struct nnp_fw_port *p, size_t len)
+{
+	return p->held_packets < NNP_FW_PORT_RX_PACKETS &&
+	       p->held_bytes + len <= NNP_FW_PORT_RX_BYTES;
+}
+
+enum nnp_fw_room nnp_fw_icl_room_locked(struct nnp_fw *fw,
+					struct nnp_fw_port *p,
+					const struct nnp_fw_comm *m,
+					const struct nnp_fw_packet *pk,
+					bool *woke)
+{
+	if (epoch_lost_locked(p, m, pk->epoch))
+		return NNP_FW_ROOM_LOST;
+	if (!fits(p, pk->len)) {
+		*woke |= drop_stale_locked(fw, p, pk->arrived_ns);
+		if (!fits(p, pk->len))
+			return NNP_FW_ROOM_NONE;
+	}
+	/* Its own epoch's packets, gone stale making room. */
+	return epoch_lost_locked(p, m, pk->epoch) ? NNP_FW_ROOM_LOST :
+						   NNP_FW_ROOM_OK;
 }
 
 /*
@@ -169,7 +212,7 @@ void nnp_fw_icl_sweep(struct nnp_fw *fw)
 		mtx_lock(&p->lock);
 		held = p->held_packets;
 		if (rx_short(p))
-			woke = nnp_fw_icl_drop_stale_locked(fw, p, now);
+			woke = drop_stale_locked(fw, p, now);
 		held -= p->held_packets;
 		mtx_unlock(&p->lock);
 		mtx_unlock(&fw->lock);

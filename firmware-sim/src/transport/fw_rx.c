@@ -29,45 +29,6 @@ static bool rx_wanted_locked(const struct nnp_fw_comm *m, uint32_t port,
 }
 
 /*
- * Whether packets of @epoch (its communicator here @m, or NULL) were
- * dropped stale on @p, with fw->lock and p->lock held; the few last such
- * epochs are kept, and one whose communicator here failed for it is known
- * by that.
- */
-static bool epoch_lost_locked(const struct nnp_fw_port *p,
-			      const struct nnp_fw_comm *m, uint64_t epoch)
-{
-	uint32_t i;
-
-	if (m && m->error == NNP_STATUS_NO_RESOURCES)
-		return true;
-	for (i = 0; i < NNP_FW_LOST_EPOCHS && i < p->lost_next; i++)
-		if (p->lost_epochs[i] == epoch)
-			return true;
-	return false;
-}
-
-static bool rx_fits(const struct nnp_fw_port *p, size_t len)
-{
-	return p->held_packets < NNP_FW_PORT_RX_PACKETS &&
-	       p->held_bytes + len <= NNP_FW_PORT_RX_BYTES;
-}
-
-/*
- * Room for @len more bytes on @p, with fw->lock and p->lock held: a packet
- * holds its room for as long as no arrival needs it. *@woke is set if a
- * communicator failed for it.
- */
-static bool rx_room_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
-			   size_t len, uint64_t now, bool *woke)
-{
-	if (rx_fits(p, len))
-		return true;
-	*woke |= nnp_fw_icl_drop_stale_locked(fw, p, now);
-	return rx_fits(p, len);
-}
-
-/*
  * Whether @pk's communicator may hold it beside what it holds on @p, with
  * p->lock held: no more than its share of the room.
  */
@@ -119,7 +80,7 @@ static bool rx_aborts(const struct nnp_fw_comm *m,
 	return !(pk->seq & NNP_FW_SEQ_P2P);
 }
 
-/* What an arrival comes to: rx_admit_locked()'s verdict. */
+/* What an arrival comes to: rx_admit_locked()'s verdict, then the room's. */
 enum rx_verdict {
 	RX_QUEUE,		/* kept for its receiver */
 	RX_ABORT,		/* its communicator here is dead: taken now */
@@ -133,17 +94,18 @@ enum rx_verdict {
 struct rx_arrival {
 	struct nnp_fw_packet *pk;
 	struct nnp_fw_comm *m;	/* NULL: none */
+	bool gone;		/* of a communicator destroyed here */
 	bool remote;		/* from another process */
 	bool lost;		/* an injected fault: dropped */
 };
 
 /*
- * What becomes of arrival @a on @p, with fw->lock and p->lock held. Room
- * for it is made by dropping stale packets; *@woke is set if a
- * communicator failed for that.
+ * What becomes of arrival @a on @p by what it is, with fw->lock and
+ * p->lock held: nothing is changed, and the port's room (fw_purge.c) is
+ * asked last, of a packet this says RX_QUEUE of.
  */
-static enum rx_verdict rx_admit_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
-				       const struct rx_arrival *a, bool *woke)
+static enum rx_verdict rx_admit_locked(const struct nnp_fw_port *p,
+				       const struct rx_arrival *a)
 {
 	const struct nnp_fw_packet *pk = a->pk;
 
@@ -151,17 +113,11 @@ static enum rx_verdict rx_admit_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
 		return RX_DOWN;
 	if (!a->lost && rx_aborts(a->m, pk))
 		return RX_ABORT;
-	if (!a->m && nnp_fw_epoch_is_gone_locked(fw, pk->epoch))
+	if (a->gone)
 		return RX_GONE;
-	if (a->lost || !rx_wanted_locked(a->m, p->index, pk) ||
-	    epoch_lost_locked(p, a->m, pk->epoch))
+	if (a->lost || !rx_wanted_locked(a->m, p->index, pk))
 		return RX_UNWANTED;
-	if (!rx_room_locked(fw, p, pk->len, pk->arrived_ns, woke) ||
-	    (pk->desc && !p->desc_free) ||
-	    (!a->remote && !rx_share_fits(p, pk)))
-		return RX_FULL;
-	/* Its own epoch's packets, gone stale making room. */
-	return epoch_lost_locked(p, a->m, pk->epoch) ? RX_UNWANTED : RX_QUEUE;
+	return RX_QUEUE;
 }
 
 /*
@@ -276,54 +232,44 @@ static bool rx_tell_abort_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
 }
 
 /*
- * Carry out verdict @v on arrival @a at @p, with fw->lock and p->lock
- * held, in one direction: what the packet tells its communicator first,
- * then the queue's part, then who must run (true: a worker). A remote
- * copy owes its sender a credit, paid back at once if it is not kept. An
- * in-process sender refused room keeps its packet and waits.
+ * What arrival @a at @p, by verdict @v, tells its communicator, with
+ * fw->lock and p->lock held, before its room is asked: an abort, the
+ * communicator's death or a rank's leave; a chunk, a call of the peer's
+ * that differs from ours (whether or not it finds room). True if a
+ * worker must run.
  */
-static bool rx_settle_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
-			     const struct rx_arrival *a, enum rx_verdict v)
+static bool rx_tell_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
+			   const struct rx_arrival *a, enum rx_verdict v)
 {
-	struct nnp_fw_packet *pk = a->pk;
-	bool woke = false, relay = false;
-
 	if (v == RX_ABORT)
-		woke = rx_tell_abort_locked(fw, a->m, pk, p->index);
-	if (v == RX_QUEUE) {
-		woke = rx_check_locked(fw, p, a->m, pk);
-		relay = rx_for_relay(a->m, pk);
-	}
-	if (a->remote && !pk->desc)
-		nnp_fw_icl_credit_owed_locked(p, pk);
-	switch (v) {
-	case RX_QUEUE:
-		nnp_fw_icl_queue_locked(fw, p, pk);
+		return rx_tell_abort_locked(fw, a->m, a->pk, p->index);
+	if (v == RX_QUEUE)
+		return rx_check_locked(fw, p, a->m, a->pk);
+	return false;
+}
+
+/*
+ * Whether arrival @a, admitted, is kept on @p, with fw->lock and p->lock
+ * held: within its communicator's share and the pool's descriptors, and
+ * in the port's room (fw_purge.c), which may drop stale packets for it
+ * (*@woke set if a communicator failed for that).
+ */
+static enum rx_verdict rx_room_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
+				      const struct rx_arrival *a, bool *woke)
+{
+	const struct nnp_fw_packet *pk = a->pk;
+	bool full = (pk->desc && !p->desc_free) ||
+		    (!a->remote && !rx_share_fits(p, pk));
+
+	switch (nnp_fw_icl_room_locked(fw, p, a->m, pk, woke)) {
+	case NNP_FW_ROOM_LOST:
+		return RX_UNWANTED;
+	case NNP_FW_ROOM_NONE:
+		return RX_FULL;
+	case NNP_FW_ROOM_OK:
 		break;
-	case RX_GONE:
-	case RX_UNWANTED:
-	case RX_FULL:
-	case RX_DOWN:
-		if (v == RX_GONE)	/* a job's end, no fault of the link */
-			nnp_fw_icl_count_gone_locked(fw, p);
-		else if (v == RX_UNWANTED || (v == RX_FULL && a->remote))
-			nnp_fw_icl_count_drop_locked(fw, p);
-		else if (v == RX_DOWN && a->remote)
-			p->errors++;
-		nnp_fw_icl_credit_locked(p, pk);
-		return false;
-	case RX_ABORT:
-		/* An abort is a copy: credited back and freed. */
-		p->rx_packets++;
-		nnp_fw_icl_release_locked(p, pk);
-		return woke;
 	}
-	woke |= nnp_fw_icl_wake_locked(fw, p->index);
-	if (relay) {
-		atomic_store(&fw->relay_pending, true);
-		woke = true;
-	}
-	return woke;
+	return full ? RX_FULL : RX_QUEUE;
 }
 
 /*
@@ -334,19 +280,34 @@ static bool rx_settle_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
  * slot of the port's pool; the caller keeps a copy @pk unless it was queued.
  * A collective's abort for a communicator here is taken at once (freed):
  * the communicator is dead, whatever its command in flight waits for.
- * The packet's communicator is looked up once: every decision is made on
- * what it was at the arrival, admitted first, then carried out.
+ * The packet's communicator is looked up once, and the arrival goes one
+ * way: what it is (here), what it tells its communicator (here), the
+ * port's room (fw_purge.c), the queue's part (fw_rx_queue.c: a remote
+ * copy owes its sender a credit, paid back at once if it is not kept; an
+ * in-process sender refused room keeps its packet and waits), and last
+ * who must run (fw_port.c).
  */
 uint16_t nnp_fw_icl_rx_arrive(struct nnp_fw *fw, uint32_t port,
 			      struct nnp_fw_packet *pk, bool remote)
 {
-	static const uint16_t status[] = {
-		[RX_QUEUE] = NNP_STATUS_SUCCESS,
-		[RX_ABORT] = NNP_STATUS_SUCCESS,
-		[RX_DOWN] = NNP_STATUS_LINK_DOWN,
-		[RX_FULL] = NNP_STATUS_NO_RESOURCES,
-		[RX_UNWANTED] = NNP_STATUS_INVALID_FIELD,
-		[RX_GONE] = NNP_STATUS_INVALID_FIELD,
+	/* Each verdict's status, and the packet's fate [from in process, remote]. */
+	static const struct {
+		uint16_t status;
+		enum nnp_fw_rx_fate fate[2];
+	} verdict[] = {
+		[RX_QUEUE] = { NNP_STATUS_SUCCESS,
+			       { NNP_FW_RX_KEEP, NNP_FW_RX_KEEP } },
+		[RX_ABORT] = { NNP_STATUS_SUCCESS,
+			       { NNP_FW_RX_TAKEN, NNP_FW_RX_TAKEN } },
+		[RX_DOWN] = { NNP_STATUS_LINK_DOWN,
+			      { NNP_FW_RX_REFUSED, NNP_FW_RX_BROKEN } },
+		[RX_FULL] = { NNP_STATUS_NO_RESOURCES,
+			      { NNP_FW_RX_REFUSED, NNP_FW_RX_DROPPED } },
+		[RX_UNWANTED] = { NNP_STATUS_INVALID_FIELD,
+				  { NNP_FW_RX_DROPPED, NNP_FW_RX_DROPPED } },
+		/* A job's end, no fault of the link. */
+		[RX_GONE] = { NNP_STATUS_INVALID_FIELD,
+			      { NNP_FW_RX_GONE, NNP_FW_RX_GONE } },
 	};
 	struct nnp_fw_port *p = &fw->ports[port];
 	struct rx_arrival a = {
@@ -354,19 +315,34 @@ uint16_t nnp_fw_icl_rx_arrive(struct nnp_fw *fw, uint32_t port,
 		.lost = fw->link_hooks->rx_fault(fw, port),
 	};
 	enum rx_verdict v;
-	bool woke = false;
+	bool woke, relay;
 
+	/* A peer process's model time is its word: bounded before any use. */
+	if (remote)
+		pk->model_ns = nnp_fw_clock_peer_bound(fw, pk->model_ns);
 	pk->arrived_ns = fw->host.now_ns(fw->host.opaque);
 	mtx_lock(&fw->lock);
 	mtx_lock(&p->lock);
 	a.m = nnp_fw_comm_by_epoch_locked(fw, pk->epoch);
-	v = rx_admit_locked(fw, p, &a, &woke);
-	woke |= rx_settle_locked(fw, p, &a, v);
+	a.gone = !a.m && nnp_fw_epoch_is_gone_locked(fw, pk->epoch);
+	v = rx_admit_locked(p, &a);
+	woke = rx_tell_locked(fw, p, &a, v);
+	relay = v == RX_QUEUE && rx_for_relay(a.m, pk);
+	if (v == RX_QUEUE)
+		v = rx_room_locked(fw, p, &a, &woke);
+	nnp_fw_icl_settle_locked(fw, p, pk, remote, verdict[v].fate[remote]);
+	if (v == RX_QUEUE) {
+		woke |= nnp_fw_icl_wake_locked(fw, port);
+		if (relay) {
+			atomic_store(&fw->relay_pending, true);
+			woke = true;
+		}
+	}
 	mtx_unlock(&p->lock);
 	mtx_unlock(&fw->lock);
 	if (woke)
 		nnp_fw_icl_kick(fw);
-	return status[v];
+	return verdict[v].status;
 }
 
 bool nnp_fw_icl_calls_add_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
@@ -460,7 +436,7 @@ int nnp_fw_icl_rx_queue(struct nnp_fw *fw, unsigned int port,
 	pk->epoch = epoch;
 	pk->seq = seq;
 	pk->abort = abort;
-	pk->model_ns = nnp_fw_clock_peer_bound(fw, model_ns);
+	pk->model_ns = model_ns;
 	if (nnp_fw_icl_rx_arrive(fw, port, pk, true)) {
 		nnp_fw_packet_free(pk);
 		return -1;
@@ -477,19 +453,19 @@ int nnp_fw_icl_deliver(struct nnp_fw *fw, unsigned int port, uint64_t epoch,
 	if (port >= fw->cfg.num_ports)
 		return -1;
 	pk = nnp_fw_icl_rx_alloc(fw, port, len);
-	if (!pk) {
-		struct nnp_fw_packet lost = { .len = len };
-
-		mtx_lock(&fw->ports[port].lock);
-		fw->ports[port].errors++;
-		nnp_fw_icl_credit_owed_locked(&fw->ports[port], &lost);
-		nnp_fw_icl_credit_locked(&fw->ports[port], &lost);
-		mtx_unlock(&fw->ports[port].lock);
-		return -1;
+	if (pk) {
+		if (len)
+			memcpy(nnp_fw_icl_rx_data(pk), data, len);
+		return nnp_fw_icl_rx_queue(fw, port, pk, epoch, seq, abort,
+					   model_ns);
 	}
-	if (len)
-		memcpy(nnp_fw_icl_rx_data(pk), data, len);
-	return nnp_fw_icl_rx_queue(fw, port, pk, epoch, seq, abort, model_ns);
+	/* No memory for it: refused as the port's error, and credited back. */
+	mtx_lock(&fw->ports[port].lock);
+	nnp_fw_icl_settle_locked(fw, &fw->ports[port],
+				 &(struct nnp_fw_packet){ .len = len }, true,
+				 NNP_FW_RX_BROKEN);
+	mtx_unlock(&fw->ports[port].lock);
+	return -1;
 }
 
 /* Unlink and return the packet (@epoch, @seq), with p->lock held. */

@@ -30,8 +30,8 @@ struct nnp_fw_packet *nnp_fw_icl_packet_new(uint64_t epoch, uint32_t seq,
 	return pk;
 }
 
-void nnp_fw_icl_credit_owed_locked(struct nnp_fw_port *p,
-				   struct nnp_fw_packet *pk)
+/* A remote copy @pk arrived on @p, with p->lock held: it owes a credit. */
+static void credit_owed_locked(struct nnp_fw_port *p, struct nnp_fw_packet *pk)
 {
 	pk->credit = p->credits;
 	pk->credit_gen = p->credit_gen;
@@ -172,4 +172,34 @@ void nnp_fw_icl_count_gone_locked(struct nnp_fw *fw, struct nnp_fw_port *p)
 {
 	p->dropped++;
 	fw->counters.icl_dropped++;
+}
+
+void nnp_fw_icl_settle_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
+			      struct nnp_fw_packet *pk, bool remote,
+			      enum nnp_fw_rx_fate fate)
+{
+	if (remote && !pk->desc)
+		credit_owed_locked(p, pk);
+	switch (fate) {
+	case NNP_FW_RX_KEEP:
+		nnp_fw_icl_queue_locked(fw, p, pk);
+		return;
+	case NNP_FW_RX_TAKEN:
+		/* Received, as a kept packet is when it is queued. */
+		p->rx_packets++;
+		nnp_fw_icl_release_locked(p, pk);
+		return;
+	case NNP_FW_RX_GONE:
+		nnp_fw_icl_count_gone_locked(fw, p);
+		break;
+	case NNP_FW_RX_DROPPED:
+		nnp_fw_icl_count_drop_locked(fw, p);
+		break;
+	case NNP_FW_RX_BROKEN:
+		p->errors++;
+		break;
+	case NNP_FW_RX_REFUSED:
+		break;
+	}
+	nnp_fw_icl_credit_locked(p, pk);
 }

@@ -366,12 +366,23 @@ bool nnp_fw_icl_wake_locked(struct nnp_fw *fw, uint32_t port);
  */
 uint16_t nnp_fw_icl_park_locked(struct nnp_fw *fw, struct nnp_fw_op *op,
 				uint32_t port);
+/* Whether a packet has room on its port: nnp_fw_icl_room_locked(). */
+enum nnp_fw_room {
+	NNP_FW_ROOM_OK,
+	NNP_FW_ROOM_NONE,	/* not even with the stale packets dropped */
+	NNP_FW_ROOM_LOST,	/* its epoch's packets were dropped stale */
+};
 /*
- * Drop the packets @p held past the device's default timeout, with
- * fw->lock and p->lock held; true if a communicator failed for it.
+ * Room for @pk (its communicator here @m, or NULL) on @p, with fw->lock
+ * and p->lock held, made if need be by dropping the packets held past the
+ * device's default timeout (fw_purge.c); *@woke is set if a communicator
+ * failed for that.
  */
-bool nnp_fw_icl_drop_stale_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
-				  uint64_t now);
+enum nnp_fw_room nnp_fw_icl_room_locked(struct nnp_fw *fw,
+					struct nnp_fw_port *p,
+					const struct nnp_fw_comm *m,
+					const struct nnp_fw_packet *pk,
+					bool *woke);
 /* The in-process transport (fw_lend.c), which nnp_fw_link_connect() wires. */
 extern const struct nnp_fw_transport nnp_fw_local_transport;
 
@@ -392,9 +403,23 @@ struct nnp_fw_packet *nnp_fw_icl_packet_new(uint64_t epoch, uint32_t seq,
 struct nnp_fw_packet *nnp_fw_icl_queue_locked(struct nnp_fw *fw,
 					      struct nnp_fw_port *p,
 					      struct nnp_fw_packet *pk);
-/* A remote copy @pk arrived on @p, with p->lock held: it owes a credit. */
-void nnp_fw_icl_credit_owed_locked(struct nnp_fw_port *p,
-				   struct nnp_fw_packet *pk);
+/* What becomes of an arriving packet, as arrival (fw_rx.c) decides. */
+enum nnp_fw_rx_fate {
+	NNP_FW_RX_KEEP,		/* queued for its receiver */
+	NNP_FW_RX_TAKEN,	/* taken as it came (an abort), and let go */
+	NNP_FW_RX_GONE,		/* refused: its job ended here, counted dropped */
+	NNP_FW_RX_DROPPED,	/* refused: counted dropped, the port's error */
+	NNP_FW_RX_BROKEN,	/* refused: the port's error alone */
+	NNP_FW_RX_REFUSED,	/* refused, uncounted: its sender keeps it */
+};
+/*
+ * Carry out @fate for @pk arriving on @p (@remote: from another process,
+ * whose copy owes its sender a credit, paid back at once unless kept),
+ * with p->lock held, and fw->lock for every fate but BROKEN and REFUSED.
+ */
+void nnp_fw_icl_settle_locked(struct nnp_fw *fw, struct nnp_fw_port *p,
+			      struct nnp_fw_packet *pk, bool remote,
+			      enum nnp_fw_rx_fate fate);
 /* This end is done with @pk, with p->lock held: credit its sender. */
 void nnp_fw_icl_credit_locked(struct nnp_fw_port *p,
 			      struct nnp_fw_packet *pk);
