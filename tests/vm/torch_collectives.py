@@ -3,7 +3,7 @@
 """The "nnp" torch.distributed backend on the guest's chips (torch_nnp.sh).
 
 torch_collectives.py WORLD [WORLD...] [--ddp STEPS] [--parallel STEPS] [--link-down]
-                      [--killed-rank]
+                      [--killed-rank] [--aborted]
 
 Imports torch once (a minute or more in a TCG guest), then forks one
 process per rank for each job: a WORLD-rank job running every collective,
@@ -15,7 +15,9 @@ with --killed-rank, a 4-rank job whose rank 3 kills itself (SIGKILL)
 while the others wait for it (two in an allreduce, one in a recv), each
 of which must raise within a second (hardware 1.20's leave), and whose
 next call, within 10 s, must raise at the call (the device's event):
-"TORCHKILL" lines. Prints one line per check, "TORCHTEST
+"TORCHKILL" lines; with --aborted, a 4-rank job whose rank 3 aborts the
+group (torch_nnp.abort()) while the others wait for it, whose ranks then
+make a new group: "TORCHABORT" lines. Prints one line per check, "TORCHTEST
 w=WORLD NAME: ok" when every rank passed it, else "... FAIL rank R: WHY";
 a rank that has not reported within the deadline is a FAIL too.
 With --ddp, before the link goes down, 4 ranks train with DDP for STEPS
@@ -58,6 +60,13 @@ TORCH_MAJOR = int(torch.__version__.split(".")[0])
 N = 1003            # elements per rank: not a multiple of any ring's size
 TIMEOUT = 30        # s: init_process_group's, so the communicator's
 DEADLINE = 600      # s: a job's ranks must all have reported by then
+
+
+def init(rank, world, port):
+    """Join the default group of @world ranks on nnp, its store at @port."""
+    dist.init_process_group("nnp", init_method=f"tcp://127.0.0.1:{port}",
+                            rank=rank, world_size=world,
+                            timeout=datetime.timedelta(seconds=TIMEOUT))
 
 
 def values(rank, n, dtype):
@@ -408,9 +417,7 @@ CHECKS_LAST = [check_destroy_in_flight]
 
 def collectives(rank, world, port):
     try:
-        dist.init_process_group("nnp", init_method=f"tcp://127.0.0.1:{port}",
-                                rank=rank, world_size=world,
-                                timeout=datetime.timedelta(seconds=TIMEOUT))
+        init(rank, world, port)
     except Exception as e:  # noqa: BLE001 - every failure is reported
         traceback.print_exc()
         return [("init_process_group", first_line(e))]
@@ -430,9 +437,7 @@ def collectives(rank, world, port):
 
 def link_down(rank, world, port):
     """Allreduces until one fails, as the host takes a link down."""
-    dist.init_process_group("nnp", init_method=f"tcp://127.0.0.1:{port}",
-                            rank=rank, world_size=world,
-                            timeout=datetime.timedelta(seconds=TIMEOUT))
+    init(rank, world, port)
     t = torch.ones(1 << 18)
     outcome, failed_at = "never failed", None
     for i in range(2000):
@@ -448,6 +453,32 @@ def link_down(rank, world, port):
     return [("link_down", outcome), ("failed_at", failed_at)]
 
 
+def two_then_last(rank, world, port, stamp, end):
+    """Join and run two allreduces; then the last rank, once the others
+    are parked in their next call, writes the time to @stamp and calls
+    @end. The tensor, for that next call."""
+    init(rank, world, port)
+    t = torch.ones(1 << 16)
+    for _ in range(2):
+        dist.all_reduce(t)
+    if rank == world - 1:
+        time.sleep(1)       # the others are parked in their third by now
+        with open(stamp, "w") as f:
+            f.write(repr(time.time()))
+        end()
+    return t
+
+
+def stamp_of(path, label):
+    """The time two_then_last() wrote to @path; None, said, if never."""
+    try:
+        with open(path) as f:
+            return float(f.read())
+    except OSError:
+        print(f"{label} rank 3 never did", flush=True)
+        return None
+
+
 KILL_TIME = "/tmp/torch_killed_at"
 
 
@@ -457,17 +488,8 @@ def killed_rank(rank, world, port):
     pipeline's next stage): theirs raise, each at once, not at the 30 s
     timeout. Then, within 10 s, an allreduce of each raises at the call,
     naming the device's event."""
-    dist.init_process_group("nnp", init_method=f"tcp://127.0.0.1:{port}",
-                            rank=rank, world_size=world,
-                            timeout=datetime.timedelta(seconds=TIMEOUT))
-    t = torch.ones(1 << 16)
-    for _ in range(2):
-        dist.all_reduce(t)
-    if rank == world - 1:
-        time.sleep(1)       # the others are parked in their third by now
-        with open(KILL_TIME, "w") as f:
-            f.write(repr(time.time()))
-        os.kill(os.getpid(), signal.SIGKILL)
+    t = two_then_last(rank, world, port, KILL_TIME,
+                      lambda: os.kill(os.getpid(), signal.SIGKILL))
     try:
         if rank == world - 2:
             dist.recv(t, src=world - 1)
@@ -499,6 +521,37 @@ def killed_rank(rank, world, port):
     return failed
 
 
+ABORT_TIME = "/tmp/torch_aborted_at"
+
+
+def aborted_rank(rank, world, port):
+    """Two allreduces; then rank 3 aborts the group (torch_nnp.abort())
+    once the others wait for it in a third: theirs raise at once, not at
+    the 30 s timeout, and rank 3's next call raises, naming the abort.
+    Then every rank destroys the group and makes a new one, on a new
+    store, whose allreduce sums exactly."""
+    # Nothing else of rank 3 may end the group for the others before
+    # their 1 s is up: the abort alone must.
+    t = two_then_last(rank, world, port, ABORT_TIME,
+                      lambda: (torch_nnp.abort(), time.sleep(3)))
+    try:
+        dist.all_reduce(t)
+        report = [("aborted", "never failed"), ("failed_at", None)]
+    except RuntimeError as e:
+        report = [("aborted", first_line(e)), ("failed_at", time.time())]
+    dist.destroy_process_group()
+    try:
+        init(rank, world, port + 1)
+        t = values(rank, N, torch.float32)
+        dist.all_reduce(t)
+        same(t, reduced(range(world), N, torch.float32, "SUM"), "the new group's allreduce")
+        dist.destroy_process_group()
+        report.append(("again", "ok"))
+    except Exception as e:  # noqa: BLE001 - every failure is reported
+        report.append(("again", first_line(e)))
+    return report
+
+
 def run_job(fn, world, port, label):
     """@fn on @world forked ranks: each rank's list of (check, why or None)."""
     reports = {}
@@ -517,7 +570,7 @@ def main():
     parallel_steps = (int(args.pop(args.index("--parallel") + 1))
                       if "--parallel" in args else 0)
     port = 29500
-    flags = ("--link-down", "--ddp", "--parallel", "--killed-rank")
+    flags = ("--link-down", "--ddp", "--parallel", "--killed-rank", "--aborted")
     for world in [int(a) for a in args if a not in flags]:
         port += 1
         # The 2-rank job registers every tensor with the device; the others
@@ -548,18 +601,22 @@ def main():
     if "--killed-rank" in args:
         # Rank 3 never reports: fork_ranks() ends once every rank is gone.
         reports = fork_ranks(killed_rank, 4, (port + 4,), DEADLINE)
-        try:
-            with open(KILL_TIME) as f:
-                killed = float(f.read())
-        except OSError:
-            killed = None
-            print("TORCHKILL rank 3 never killed itself", flush=True)
+        killed = stamp_of(KILL_TIME, "TORCHKILL")
         for r in sorted(reports):
             ok, value = reports[r]
             (_, why), (_, at), (_, then) = value if ok else [("", value), ("", None), ("", "")]
             after = f"{at - killed:.3f} s after the kill" if at and killed else "never"
             print(f"TORCHKILL rank {r}: {after}: {why}", flush=True)
             print(f"TORCHKILL rank {r} next call: {then}", flush=True)
+    if "--aborted" in args:
+        reports = run_job(aborted_rank, 4, port + 5, "aborted")
+        aborted = stamp_of(ABORT_TIME, "TORCHABORT")
+        for r in sorted(reports):
+            (_, why), (_, at), *again = reports[r]
+            after = f"{at - aborted:.3f} s after the abort" if at and aborted else "never"
+            print(f"TORCHABORT rank {r}: {after}: {why}", flush=True)
+            print(f"TORCHABORT rank {r} new group: {again[0][1] if again else 'not made'}",
+                  flush=True)
     if "--link-down" in args:
         start = time.time()
         reports = run_job(link_down, 4, port + 1, "link_down")

@@ -43,7 +43,7 @@ ddp_steps=20
 parallel_steps=3
 mpi_steps=4
 torch_major=$(/usr/bin/python3 -c 'import torch; print(torch.__version__.split(".")[0])')
-tap_plan 72
+tap_plan 77
 
 SECONDS=0
 # USE_LIBUV=0: torch 2.6's TCPStore asks for libuv by default, which
@@ -52,7 +52,7 @@ SECONDS=0
 	--timeout 1500 --monitor "$tmp/mon" --host-root \
 	--env PYTHONPATH="$root/build/torch" --env USE_LIBUV=0 --env OMPI_ALLOW_RUN_AS_ROOT=1 \
 	--env OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 -- sh -c "
-	/usr/bin/python3 $root/tests/vm/torch_collectives.py 2 4 --ddp $ddp_steps --parallel $parallel_steps --killed-rank --link-down
+	/usr/bin/python3 $root/tests/vm/torch_collectives.py 2 4 --ddp $ddp_steps --parallel $parallel_steps --killed-rank --aborted --link-down
 	echo collectives-status=\$?
 	NNP_VISIBLE_DEVICES=2,3 mpirun -np 2 --oversubscribe --tag-output /usr/bin/python3 \
 		$root/examples/ddp_fashion_mnist/train.py --backend nnp --steps $mpi_steps --images 512
@@ -76,7 +76,7 @@ kill $fh 2>/dev/null
 wait $fh
 host=$?
 echo "# one boot: ${SECONDS} s; $(grep -a -m1 '^TORCHTEST import' "$tmp/out")"
-grep -a -e 'took' -e '^TORCHLINK' -e '^TORCHKILL' -e '^DDP .*returned in' -e '^PARALLEL' "$tmp/out" | sed 's/^/# /'
+grep -a -e 'took' -e '^TORCHLINK' -e '^TORCHKILL' -e '^TORCHABORT' -e '^DDP .*returned in' -e '^PARALLEL' "$tmp/out" | sed 's/^/# /'
 
 tap_context=$tmp/out tap_grep "the VM ran the test to its end (exit 0)" "$tmp/out" '^vm-status=0$'
 tap_context=$tmp/out tap_grep "torch_collectives.py exited 0" "$tmp/out" '^collectives-status=0$'
@@ -139,6 +139,18 @@ for r in 0 1 2; do
 done
 tap_context=$tmp/out tap_grep "killed rank: a neighbour's event said the rank left (peer_left)" "$tmp/out" \
 	"^TORCHKILL rank [02] next call: .*failed \\(peer_left\\);"
+# A rank that aborts the group (torch_nnp.abort()) while the others wait
+# for it: its chip's abort fails theirs at once (a neighbour hears the
+# leave, rank 1 the neighbours' abort), and its own next call raises
+# naming the abort. Then every rank goes on in a new group.
+for r in 0 1 2; do
+	tap_context=$tmp/out tap_grep "aborted group: rank $r's allreduce raised RuntimeError within 1 s of rank 3's torch_nnp.abort()" \
+		"$tmp/out" "^TORCHABORT rank $r: 0\\.[0-9]{3} s after the abort: RuntimeError: nnp: allreduce failed on device $r \\(rank $r of 4\\): .*: stream command [0-9]+ failed: ($left|$aborted)\$"
+done
+tap_context=$tmp/out tap_grep "aborted group: rank 3's next call raised, naming its abort" "$tmp/out" \
+	"^TORCHABORT rank 3: .*: RuntimeError: nnp: device 3 \\(rank 3 of 4\\) runs no more operations: this process aborted it \\(torch_nnp.abort\\(\\)\\); make a new process group to go on\$"
+tap_context=$tmp/out tap_check "aborted group: all 4 ranks made a new group whose allreduce summed exactly" \
+	test "$(grep -ac '^TORCHABORT rank [0-3] new group: ok$' "$tmp/out")" = 4
 tap_context=$tmp/out tap_grep "link down: all 4 ranks returned, none hung" "$tmp/out" \
 	'^TORCHLINK 4 ranks returned in [0-9]+ s$'
 tap_context=$tmp/out tap_grep "link down: every rank failed within 10 s of the first" "$tmp/out" \

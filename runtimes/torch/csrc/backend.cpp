@@ -440,10 +440,25 @@ void NnpBackend::onEvent(const nnp_device_event& ev) {
       return;
     broken_ = why;
   }
-  if (ev.kind == NNP_DEVICE_EVENT_COMM_FAILED) {
-    std::lock_guard<std::mutex> issue(issue_);
+  if (ev.kind == NNP_DEVICE_EVENT_COMM_FAILED)
+    abortComm();
+}
+
+// Ends the communicator at once, if it is not ended yet: the device ends
+// its commands here and tells every other rank, whose own then fail.
+void NnpBackend::abortComm() {
+  std::lock_guard<std::mutex> issue(issue_);
+  if (comm_)
     nnp_comm_abort(comm_.release());
+}
+
+void NnpBackend::abort() {
+  {
+    std::lock_guard<std::mutex> lock(broken_mutex_);
+    if (broken_.empty())
+      broken_ = "this process aborted it (torch_nnp.abort())";
   }
+  abortComm();
 }
 
 // Raises if a device event said the group can run nothing more.

@@ -135,6 +135,12 @@ class NnpBackend : public BackendBase {
       int src,
       int tag) override;
 
+  // Ends the group at once, as ncclCommAbort does (torch_nnp.abort()):
+  // its operations in flight fail here and, told by the device, on every
+  // other rank; every later call raises, naming this. torch 2.6 aborts
+  // NCCL's groups alone, so this is ours.
+  void abort();
+
  private:
   class Staging;
   struct Lane;
@@ -155,6 +161,7 @@ class NnpBackend : public BackendBase {
   void stopLanes();
   void run(Lane& lane);
   void onEvent(const nnp_device_event& ev);
+  void abortComm();
   void checkUsable() const;
   std::string commFailureWithin(std::chrono::milliseconds bound) const;
   std::string failure(nnp_result_t result, const char* what) const;

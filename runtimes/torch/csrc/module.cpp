@@ -28,6 +28,20 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
       py::call_guard<py::gil_scoped_release>(),
       "The nnp backend of rank @rank of @size on nnp device @device.");
   m.def(
+      "abort",
+      [](const c10::intrusive_ptr<nnp_torch::BackendBase>& backend) {
+        auto* nnp = dynamic_cast<nnp_torch::NnpBackend*>(backend.get());
+        TORCH_CHECK_TYPE(
+            nnp, "nnp: abort: the group's backend is ",
+            backend->getBackendName(), ", not nnp");
+        nnp->abort();
+      },
+      py::arg("backend"),
+      // A lane may hold the issue lock while it frees a tensor, which
+      // takes the GIL.
+      py::call_guard<py::gil_scoped_release>(),
+      "Abort nnp backend @backend at once (torch_nnp.abort()).");
+  m.def(
       "device_count",
       [] {
         int count;

@@ -15,12 +15,25 @@ import torch.distributed as dist
 
 from . import _C
 
+_TORCH_MAJOR = int(torch.__version__.split(".")[0])
 device_counters = _C.device_counters
 
 def device_for(rank):
     """The device index of the process whose rank in the default group is @rank."""
     local = os.environ.get("LOCAL_RANK")
     return (int(local) if local is not None else rank) % _C.device_count()
+
+
+def abort(group=None):
+    """Abort @group (the default group if None) at once, as NCCL's
+    ncclCommAbort: its operations in flight fail on this rank and, told by
+    the devices, on every other; every later call on it raises. The ranks
+    go on in a new group (destroy_process_group(), then init_process_group()
+    again). torch's own _abort_process_group() aborts NCCL's groups alone."""
+    pg = group or dist.distributed_c10d._get_default_group()
+    # Since torch 2.0 a group holds a backend per device type; before, it
+    # was the backend itself.
+    _C.abort(pg._get_backend(torch.device("cpu")) if _TORCH_MAJOR >= 2 else pg)
 
 
 def _create(store, rank, size, timeout):
@@ -37,7 +50,7 @@ def _autoload():
 
 # Since torch 2.0 a backend names the device types it serves; nnp takes
 # CPU tensors. torch 1.13 has no such argument.
-if int(torch.__version__.split(".")[0]) >= 2:
+if _TORCH_MAJOR >= 2:
     dist.Backend.register_backend("nnp", _create, devices=["cpu"])
 else:
     dist.Backend.register_backend("nnp", _create)
