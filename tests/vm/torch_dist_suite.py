@@ -18,9 +18,10 @@ The suite picks its tests by the backend's name when it is imported:
 gloo's are picked (it is imported with BACKEND=gloo), and then every rank
 joins with BACKEND, the only thing changed, so nnp runs every test that
 gloo runs, those the suite reserves to gloo by name included. Inside a
-test, a branch on the backend's name sees BACKEND.
+test, a branch on the backend's name takes gloo's path for nnp too.
 
-Prints "DISTTEST NAME: pass|FAIL|skip|error[: WHY] (S s)" per test and
+Prints "DISTTEST torch VERSION" first, then
+"DISTTEST NAME: pass|FAIL|skip|error[: WHY] (S s)" per test and
 a last line "DISTTEST total: P passed, F failed, S skipped in T s". Exits
 0 whatever the tests did: comparing backends is torch_dist_compare.py's.
 """
@@ -58,7 +59,25 @@ except ImportError:
                                     "expecttest_shim"))
 from torch.testing._internal.distributed import distributed_test as suite  # noqa: E402
 
-suite.BACKEND = args.backend
+
+
+class NnpTakesGloosPaths(str):
+    """The name "nnp", which a test's branch on the backend's name finds
+    equal to "gloo" as well: the suite's branches for gloo are its CPU
+    paths, which nnp serves, and it has none for a name it does not know
+    (a DDP test would use a model it never made)."""
+
+    def __eq__(self, other):
+        return str.__eq__(self, other) or other == "gloo"
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = str.__hash__
+
+
+suite.BACKEND = NnpTakesGloosPaths("nnp") if args.backend == "nnp" else args.backend
+print(f"DISTTEST torch {torch.__version__}", flush=True)
 
 print(f"DISTTEST import torch: {time.time() - T0:.0f} s", flush=True)
 torch.set_num_threads(1)

@@ -533,7 +533,19 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::enqueue(
     c10d::OpType type,
     std::vector<at::Tensor> outputs,
     Job job) {
-  return enqueue(*main_, type, std::move(outputs), std::move(job));
+  auto work = enqueue(*main_, type, std::move(outputs), std::move(job));
+  collectives_++;
+  return work;
+}
+
+// Every rank counts its collectives from 0 (NCCL's start too): the
+// group's ranks agree on the count as long as they call alike.
+void NnpBackend::setSequenceNumberForGroup() {
+  collectives_ = 0;
+}
+
+uint64_t NnpBackend::getSequenceNumberForGroup() {
+  return collectives_;
 }
 
 c10::intrusive_ptr<c10d::Work> NnpBackend::enqueue(

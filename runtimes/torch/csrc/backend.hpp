@@ -4,6 +4,7 @@
 // its links (docs/torch.md).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -135,6 +136,12 @@ class NnpBackend : public BackendBase {
       int src,
       int tag) override;
 
+  // The collectives this rank has issued on the group: what torch's
+  // checks for ranks that call differently compare (TORCH_DISTRIBUTED_DEBUG
+  // =DETAIL wraps every group in one that asks).
+  void setSequenceNumberForGroup() override;
+  uint64_t getSequenceNumberForGroup() override;
+
   // Ends the group at once, as ncclCommAbort does (torch_nnp.abort()):
   // its operations in flight fail here and, told by the device, on every
   // other rank; every later call raises, naming this. torch 2.6 aborts
@@ -194,6 +201,9 @@ class NnpBackend : public BackendBase {
   std::string comm_failure_;
   mutable std::condition_variable comm_failed_;
   int comm_id_ = -1;
+  // Collectives issued, counted as they are queued; torch may ask from
+  // any thread.
+  std::atomic<uint64_t> collectives_{0};
   // The device's events, read as they come; stopped once the lanes are.
   std::unique_ptr<EventWatch> events_;
 };
