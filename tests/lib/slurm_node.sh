@@ -20,8 +20,11 @@
 # one), else with one made for this run; the key file mode 600.
 # slurm_wait_idle N: returns once N nodes are idle (1 if not within 15 s).
 # slurm_node_up: the one node's munged, slurmctld and slurmd, idle.
+# slurm_gres: this node's gres.conf lines of the chips named gpu, as
+# nnptool gres writes them for this Slurm (without Links= from 24.05 on,
+# which picks by them the wrong way round: docs/slurm.md), into FILE.
 # slurm_node_start: the one-node cluster with the chips named gpu, its
-# gres.conf from nnptool gres, up: prints "=== up", or "=== down" and the
+# gres.conf from slurm_gres, up: prints "=== up", or "=== down" and the
 # logs' ends and returns 1.
 # job NAME SRUN-ARGS...: the job, each line of it and of srun after
 # "NAME: ", then srun's exit status as "NAME: status=N" (124: it ran over
@@ -88,6 +91,17 @@ slurm_munge_up() {
 		--seed-file="$s/munge/seed" 2>/dev/null
 }
 
+slurm_gres() {
+	local v
+	v=$(slurmd -V 2>/dev/null)	# "slurm 24.11.5"
+	v=${v#slurm }
+	if [ "${v%%.*}" -ge 24 ] 2>/dev/null; then
+		nnptool gres --name gpu --no-links -o "$1"
+	else
+		nnptool gres --name gpu -o "$1"
+	fi
+}
+
 slurm_wait_idle() {
 	local i
 	for i in $(seq 30); do
@@ -102,7 +116,7 @@ slurm_node_up() {
 }
 
 slurm_node_start() {
-	if slurm_node_conf gpu && nnptool gres --name gpu -o $SLURM_DIR/gres.conf &&
+	if slurm_node_conf gpu && slurm_gres $SLURM_DIR/gres.conf &&
 		slurm_node_up; then
 		echo "=== up"
 	else

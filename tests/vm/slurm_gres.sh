@@ -15,7 +15,8 @@
 # the 4 chips with Index 0-3, their files and the same Links; a FILE in a
 # missing directory exits 1 naming it, an extra operand or a --name other
 # than nnp or gpu exits 2, `--name gpu` writes the same lines with
-# Name=gpu (GresTypes=gpu, Gres=gpu:nnpt:4), and a FILE that is a symbolic link is replaced, what it named left as it was
+# Name=gpu (GresTypes=gpu, Gres=gpu:nnpt:4), --no-links the same lines
+# without Links= and a header saying so, and a FILE that is a symbolic link is replaced, what it named left as it was
 # (the file is written beside FILE and renamed over it). With the
 # links chip 1 to 2, 2 to 3 and 3 to 0 down: Links count only links up
 # (accel2 and accel3 all 0), each chip's down ports named in a comment
@@ -27,7 +28,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd -P)
 tap_needs_host_root
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-tap_plan 10
+tap_plan 11
 
 # In the guest, in the host's root read-only: Slurm's files under /tmp
 # (tests/lib/slurm_node.sh).
@@ -49,6 +50,7 @@ nnptool gres -o /tmp/no/such/dir/gres.conf; echo "status=$?"
 nnptool gres extra; echo "status=$?"
 nnptool gres --name foo; echo "status=$?"
 echo "=== gpu"; nnptool gres --name gpu; echo "status=$?"
+echo "=== no links"; nnptool gres --name gpu --no-links; echo "status=$?"
 echo "=== symlink"
 echo keep >/tmp/victim; ln -s /tmp/victim $s/link.conf
 nnptool gres -o $s/link.conf; echo "status=$?"
@@ -111,6 +113,12 @@ want_gpu = (header + "".join(line(i, l) for i, l in enumerate(ring))) \
     .replace("Name=nnp ", "Name=gpu ") + "status=0\n"
 got = section("gpu")
 check("--name gpu: the same lines as gres of Slurm's gres/gpu", got == want_gpu, repr(got))
+no_links = re.sub(r" Links=\S+", "", want_gpu).replace(
+    "# Links: the links up from a chip to each chip, in the order of these lines; -1 is itself.\n",
+    "# No Links (--no-links): Slurm then gives a job the lowest free chips, in the order of these lines.\n")
+got = section("no links")
+check("--no-links: the same lines without Links= (Slurm 24.05 to 24.11 sort by them the wrong way)",
+      got == no_links, repr(got))
 
 
 def slurmd_reads(name, links):
@@ -129,8 +137,9 @@ check("the file: mode 644, no temporary file left",
       section("file") == "mode=644\n0\n", repr(section("file")))
 check("a file in a missing directory: exit 1, named; an extra operand or a --name but nnp or gpu: exit 2",
       section("errors") == "nnptool: gres: /tmp/no/such/dir/gres.conf: No such file or directory\n"
-      "status=1\nnnptool: gres: extra operand 'extra'\nusage: nnptool gres [-o FILE] [--name nnp|gpu]\n"
-      "status=2\nnnptool: gres: bad --name 'foo'\nusage: nnptool gres [-o FILE] [--name nnp|gpu]\nstatus=2\n",
+      "status=1\nnnptool: gres: extra operand 'extra'\nusage: nnptool gres [-o FILE] [--name nnp|gpu] [--no-links]\n"
+      "status=2\nnnptool: gres: bad --name 'foo'\nusage: nnptool gres [-o FILE] [--name nnp|gpu] [--no-links]\n"
+      "status=2\n",
       repr(section("errors")))
 check("a FILE that is a link: replaced by the file, what it pointed to untouched",
       section("symlink") == "status=0\nkeep\n4\n", repr(section("symlink")))

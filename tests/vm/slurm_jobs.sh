@@ -4,7 +4,8 @@
 # the host's root (--host-root: Debian's munged, slurmctld and slurmd) and
 # a LAN address for Slurm to resolve, a one-node cluster
 # (tests/lib/slurm_node.sh) whose gres.conf `nnptool gres --name gpu`
-# wrote (so that ConstrainDevices confines jobs: docs/slurm.md) and whose
+# wrote (so that ConstrainDevices confines jobs: docs/slurm.md; without
+# Links= on Slurm 24.05 and later, which pick by them the wrong way) and whose
 # TaskProlog is tools/slurm/nnp-task-prolog.
 #
 # In detail (docs/testing.md has the summary): the node comes up idle, its

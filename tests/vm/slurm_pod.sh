@@ -42,7 +42,7 @@ unset NNP_SLURM_KEY NNP_JOB NNP_COMM_ID
 # slurmctld and slurmd know themselves by the host name.
 hostname pod$c
 if slurm_conf gpu pod0:10.0.0.1 pod1:10.0.0.2 &&
-	nnptool gres --name gpu -o $SLURM_DIR/gres.conf && slurm_munge_up "$key" &&
+	slurm_gres $SLURM_DIR/gres.conf && slurm_munge_up "$key" &&
 	{ [ "$c" != 0 ] || slurmctld; } && slurmd; then
 	echo "=== up"
 else

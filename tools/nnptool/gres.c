@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * nnptool gres [-o FILE] [--name nnp|gpu]: the gres.conf lines that
+ * nnptool gres [-o FILE] [--name nnp|gpu] [--no-links]: the gres.conf lines that
  * describe this node's chips to Slurm as generic resources (GRES) of name
  * nnp (or gpu), type nnpt: one line a chip, with its device file and, in
  * Links=, how many links that are up join it to each chip, in the order
@@ -8,7 +8,11 @@
  * are connected. A link that is wired but down is left out of Links= and
  * named in a comment after its chip's line, as is a chip with no link up
  * at all. The first lines, comments, say what slurm.conf needs beside
- * them.
+ * them. --no-links leaves Links= out: Slurm 24.05 to 24.11 (Debian 13's)
+ * sort the free devices by it the wrong way round (SchedMD's
+ * gres_select_filter.c since commit de37ab428a) and so give a job the
+ * least connected ones; without it they take the lowest free, in the
+ * order of the lines.
  * Named gpu, the chips are GRES of Slurm's gres/gpu plugin, and Slurm
  * 22.05's ConstrainDevices keeps a job from opening chips it was not
  * given: it confines only the device files of GRES that have a plugin,
@@ -31,6 +35,7 @@
 struct gres {
 	const struct topo *t;
 	const char *name;	/* nnp or gpu */
+	bool links;		/* write Links= */
 };
 
 /* Why device @i's links are not all in Links=, in comments. */
@@ -61,13 +66,15 @@ static void write_gres(FILE *f, const void *arg)
 	fprintf(f, "# nnp chips of this node, written by nnptool gres.\n"
 		"# slurm.conf needs GresTypes=%s"
 		" and, on this node's line, Gres=%s:" GRES_TYPE ":%d\n"
-		"# Links: the links up from a chip to each chip, in the order of these lines; -1 is itself.\n",
-		g->name, g->name, t->n);
+		"%s\n", g->name, g->name, t->n,
+		g->links ? "# Links: the links up from a chip to each chip, in the order of these lines; -1 is itself." :
+			   "# No Links (--no-links): Slurm then gives a job the lowest free chips, in the order of these lines.");
 	for (i = 0; i < t->n; i++) {
-		fprintf(f, "Name=%s Type=" GRES_TYPE " File=%s Links=",
-			g->name, t->path[i]);
-		for (j = 0; j < t->n; j++)
-			fprintf(f, "%s%d", j ? "," : "", i == j ? -1 : t->links[i][j]);
+		fprintf(f, "Name=%s Type=" GRES_TYPE " File=%s", g->name,
+			t->path[i]);
+		for (j = 0; g->links && j < t->n; j++)
+			fprintf(f, "%s%d", j ? "," : " Links=",
+				i == j ? -1 : t->links[i][j]);
 		fputc('\n', f);
 		say_down(f, t, i);
 	}
@@ -78,12 +85,14 @@ int cmd_gres(struct nnptool_opts *o, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "name", required_argument, NULL, 'n' },
+		{ "no-links", no_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct nnptool_cmd cmd = {
-		"gres", "[-o FILE] [--name nnp|gpu]", "o:", opts, 0, 0,
+		"gres", "[-o FILE] [--name nnp|gpu] [--no-links]", "o:", opts,
+		0, 0,
 	};
-	struct gres g = { .name = "nnp" };
+	struct gres g = { .name = "nnp", .links = true };
 	const char *out = "-";
 	struct topo *t;
 	int c, ret;
@@ -91,6 +100,8 @@ int cmd_gres(struct nnptool_opts *o, int argc, char **argv)
 	while ((c = nnptool_getopt(&cmd, o, argc, argv)) > 0) {
 		if (c == 'o')
 			out = optarg;
+		else if (c == 'L')
+			g.links = false;
 		else if (!strcmp(optarg, "nnp") || !strcmp(optarg, "gpu"))
 			g.name = optarg;
 		else
