@@ -93,8 +93,8 @@ slurm_munge_up() {
 
 slurm_gres() {
 	local v
-	v=$(slurmd -V 2>/dev/null)	# "slurm 24.11.5"
-	v=${v#slurm }
+	v=$(slurmd -V 2>/dev/null)	# "slurm-wlm 24.11.5" (Debian's)
+	v=${v##* }
 	if [ "${v%%.*}" -ge 24 ] 2>/dev/null; then
 		nnptool gres --name gpu --no-links -o "$1"
 	else
