@@ -526,8 +526,8 @@ ABORT_TIME = "/tmp/torch_aborted_at"
 
 def aborted_rank(rank, world, port):
     """Two allreduces; then rank 3 aborts the group (torch_nnp.abort())
-    once the others wait for it in a third: theirs raise at once, not at
-    the 30 s timeout, and rank 3's next call raises, naming the abort.
+    once the others wait for it in a third, and does nothing for 3 s:
+    theirs raise within those 3 s, not at the 30 s timeout, and rank 3's next call raises, naming the abort.
     Then every rank destroys the group and makes a new one, on a new
     store, whose allreduce sums exactly."""
     # Nothing else of rank 3 may end the group for the others before
