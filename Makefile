@@ -469,6 +469,7 @@ $(TESTDIR)/host/test_fw_%: tests/host/test_fw_%.c tests/host/fw_harness.c tests/
 
 # The tests on a ring of in-process chips share its wiring.
 $(TESTDIR)/host/test_fw_relay $(TESTDIR)/host/test_fw_group $(TESTDIR)/host/test_fw_mismatch \
+		$(TESTDIR)/host/test_fw_fuse \
 		$(TESTDIR)/host/test_fw_transit \
 		$(TESTDIR)/host/test_fw_leave_routed: \
 	tests/host/fw_ring.c tests/host/fw_ring.h

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nnp hardware interface, version 1.24.
+ * nnp hardware interface, version 1.25.
  *
  * The one definition of what the device looks like from the bus: PCI
  * identity, BAR layout, BAR0 registers, admin queue entries, status codes.
@@ -51,7 +51,7 @@ typedef uint64_t nnp_le64;
 
 /* Interface version: the driver refuses a major it does not know. */
 #define NNP_HW_VERSION_MAJOR		1
-#define NNP_HW_VERSION_MINOR		24
+#define NNP_HW_VERSION_MINOR		25
 #define NNP_HW_VERSION			((NNP_HW_VERSION_MAJOR << 16) | NNP_HW_VERSION_MINOR)
 #define NNP_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
 
@@ -671,6 +671,8 @@ struct nnp_hw_cqe {
 #define NNP_MISMATCH_OP			(1u << 2)
 #define NNP_MISMATCH_ROOT		(1u << 3)
 #define NNP_MISMATCH_COUNT		(1u << 4)
+/* v1.25: the peer's GROUP held other collectives of the communicator. */
+#define NNP_MISMATCH_GROUP		(1u << 5)
 #define NNP_MISMATCH_CALL(opcode, dtype, op, root) \
 	((uint32_t)(opcode) | (uint32_t)(dtype) << 8 | (uint32_t)(op) << 12 | \
 	 (uint32_t)(root) << 16)
@@ -779,7 +781,12 @@ struct nnp_hw_cqe {
  * member that fails ends the others ABORTED, and the GROUP alone
  * completes, with the first failure's status, and the queue stops as
  * after any failed command. Messages of one pair keep their order: each
- * member takes its label in ring order when the group starts.
+ * member takes its label in ring order when the group starts. Since
+ * v1.25 a communicator's collectives in a group that are all ALLREDUCEs
+ * flagged NNP_CMD_FLAG_FUSE, of one type, op and count, each at most
+ * 64 KiB, run as one allreduce of up to 1 MiB, one allreduce's packets;
+ * each member still completes with its own cid, and those fused into a
+ * failed one end ABORTED. Every rank must then group them alike.
  */
 #define NNP_CMD_GROUP			0x0f
 
@@ -809,7 +816,8 @@ struct nnp_hw_cqe {
 
 /*
  * User queue command: 64 bytes. Memory is named only as (key, offset);
- * every field an opcode does not use must be zero, flags included. A queue
+ * every field an opcode does not use must be zero, flags included (but
+ * NNP_CMD_FLAG_FUSE on an ALLREDUCE, v1.25: see GROUP). A queue
  * runs its commands one after another, in order (a GROUP's members
  * together). COPY handles overlap when both sides are device memory;
  * overlapping host ranges are copied front to back.
@@ -828,6 +836,8 @@ struct nnp_hw_queue_cmd {
 	nnp_le64 rsvd1;
 	nnp_le64 rsvd2;
 };
+
+#define NNP_CMD_FLAG_FUSE		(1u << 0)
 
 /* IDENTIFY data: written to cmd.addr; cmd.len must be >= its size. */
 struct nnp_hw_identify {

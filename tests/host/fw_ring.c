@@ -170,6 +170,29 @@ void post_watching(uint32_t i, const struct nnp_hw_queue_cmd *cmds,
 	chips[i].phase = phase;
 }
 
+void post_last_watched(uint32_t i, const struct nnp_hw_queue_cmd *cmds,
+		       uint32_t n, bool threaded)
+{
+	if (!threaded) {
+		post_watching(i, cmds, n, n - 1);
+		return;
+	}
+	post_watching(i, cmds, n - 1, n - 2);
+	fw_chip_start(&chips[i], cmds[n - 1]);
+}
+
+void run_chips(bool threaded)
+{
+	uint32_t i;
+
+	if (!threaded) {
+		fw_chips_run_one_thread(chips, N);
+		return;
+	}
+	for (i = 0; i < N; i++)
+		fw_chip_join(&chips[i]);
+}
+
 const struct nnp_hw_cqe *cqe(uint32_t i, uint32_t slot)
 {
 	const struct nnp_hw_cqe *cq = fw_harness_host_ptr(chips[i].h, H_QCQ(0));

@@ -58,6 +58,14 @@ struct nnp_hw_port_info port_info(uint32_t i, uint32_t port);
 /* Post @n commands on chip @i; the run then waits for command @watch. */
 void post_watching(uint32_t i, const struct nnp_hw_queue_cmd *cmds,
 		   uint32_t n, uint32_t watch);
+/*
+ * Post @n commands on chip @i, the run then waiting for the last; with
+ * @threaded, the last is posted as the chip's own thread starts.
+ */
+void post_last_watched(uint32_t i, const struct nnp_hw_queue_cmd *cmds,
+		       uint32_t n, bool threaded);
+/* Run every chip until its watched command: each on its thread, or here. */
+void run_chips(bool threaded);
 /* Completion @slot of chip @i's queue 0, and its status. */
 const struct nnp_hw_cqe *cqe(uint32_t i, uint32_t slot);
 uint16_t cqe_status(uint32_t i, uint32_t slot);

@@ -428,18 +428,9 @@ static uint64_t run_small(bool grouped)
 		for (j = 0; j < SMALL; j++)
 			c[n++] = small_coll(i, j, 3 + j);
 		c[n++] = stamp_at(i, 1, 20);
-		if (threaded) {
-			post_watching(i, c, n - 1, n - 2);
-			fw_chip_start(&chips[i], c[n - 1]);
-		} else {
-			post_watching(i, c, n, n - 1);
-		}
+		post_last_watched(i, c, n, threaded);
 	}
-	if (threaded)
-		for (i = 0; i < N; i++)
-			fw_chip_join(&chips[i]);
-	else
-		fw_chips_run_one_thread(chips, N);
+	run_chips(threaded);
 	for (i = 0; i < N; i++) {
 		const int32_t *out = (const int32_t *)(chips[i].h->dev_mem + DST);
 

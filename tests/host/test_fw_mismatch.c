@@ -13,7 +13,11 @@
  * back), and every rank's COMM_STATUS is the failure. Alike calls all
  * succeed. An alltoall whose count differs on rank 1, and a GROUP whose
  * second allreduce differs on rank 1, end the same way, the group's
- * completion naming the member's peer. A relay's copy of rank 1's
+ * completion naming the member's peer. Groups of allreduces flagged to
+ * run as one (v1.25): a rank that did not flag its two ends MISMATCH at
+ * the other's chunk, naming its group; groups of the same bytes in two
+ * and in four members end MISMATCH on the rank that finds the other's
+ * chunk, naming its count and group. A relay's copy of rank 1's
  * alltoall chunk carries its call: rank 3 ends MISMATCH naming it.
  * Switched off (nnp_fw_set_call_check()), the check lets a type
  * mismatch run to SUCCESS on every rank; on again, it fails as before.
@@ -471,6 +475,72 @@ static void test_group_member_differs(void **state)
 	ring_down();
 }
 
+/*
+ * Rank @i's GROUP of @k allreduces of @c, flagged NNP_CMD_FLAG_FUSE if
+ * @fuse (v1.25), each its own part of the buffers: posted.
+ */
+static void post_group(uint32_t i, uint32_t k, const struct call *c, bool fuse)
+{
+	struct nnp_hw_queue_cmd cmds[5] = {
+		{ .opcode = NNP_CMD_GROUP, .len = k, .cid = 5 },
+	};
+	uint32_t j;
+
+	for (j = 0; j < k; j++) {
+		cmds[1 + j] = coll_cmd(i, c, (uint16_t)(6 + j));
+		cmds[1 + j].flags = fuse ? NNP_CMD_FLAG_FUSE : 0;
+		cmds[1 + j].src_off += j * COUNT * 4;
+		cmds[1 + j].dst_off += j * COUNT * 4;
+	}
+	post_watching(i, cmds, 1 + k, 0);
+}
+
+/*
+ * Two allreduces alike on every rank, flagged to run as one (v1.25) but
+ * on rank 1: it ends MISMATCH at its second, naming rank 0's call and a
+ * group that held other collectives (the others fused theirs).
+ */
+static void test_fused_against_apart(void **state)
+{
+	uint32_t i;
+
+	(void)state;
+	ring_up(ALL);
+	for (i = 0; i < N; i++)
+		post_group(i, 2, &alike, i != 1);
+	fw_chips_run_one_thread(chips, N);
+	expect_ends(&alike, &alike, ring_failed, NNP_MISMATCH_GROUP);
+	ring_down();
+}
+
+/*
+ * Groups that each run as one allreduce (v1.25) but hold other members:
+ * rank 1 two allreduces of COUNT, the others four of COUNT / 2, the same
+ * bytes in all. Rank 1's fused allreduce sends under its second label,
+ * one the others' checks cover: rank 2 ends MISMATCH naming rank 1's
+ * call, its count and group; the others ABORTED. Rank 0's chunks, under
+ * its fourth label, are none of rank 1's.
+ */
+static void test_fused_groups_differ(void **state)
+{
+	static const uint16_t want[] = {
+		NNP_STATUS_ABORTED, NNP_STATUS_ABORTED, NNP_STATUS_MISMATCH,
+		NNP_STATUS_ABORTED,
+	};
+	struct call half = alike;
+	uint32_t i;
+
+	(void)state;
+	half.count = COUNT / 2;
+	ring_up(ALL);
+	for (i = 0; i < N; i++)
+		post_group(i, i == 1 ? 2 : 4, i == 1 ? &alike : &half, true);
+	fw_chips_run_one_thread(chips, N);
+	expect_ends(&half, &alike, want,
+		    NNP_MISMATCH_COUNT | NNP_MISMATCH_GROUP);
+	ring_down();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -487,6 +557,8 @@ int main(void)
 		cmocka_unit_test(test_exchange_count_differs),
 		cmocka_unit_test(test_relayed_chunk_differs),
 		cmocka_unit_test(test_group_member_differs),
+		cmocka_unit_test(test_fused_against_apart),
+		cmocka_unit_test(test_fused_groups_differ),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -109,6 +109,7 @@ struct nnp_fw_call {
 	uint16_t root;
 	uint16_t rank;		/* the caller's */
 	uint64_t count;		/* elements */
+	uint16_t members;	/* allreduces of a GROUP fused in it; 0: one */
 };
 
 static inline bool nnp_fw_call_collective(const struct nnp_fw_call *c)

@@ -469,6 +469,7 @@ static uint16_t coll_begin(struct nnp_fw *fw, uint32_t ctx,
 		.dtype = NNP_COLL_DTYPE(cmd->value),
 		.op = NNP_COLL_OP(cmd->value), .root = NNP_COLL_ROOT(cmd->value),
 		.algo = NNP_FW_ALGO_RING,
+		.fuse = cmd->flags & NNP_CMD_FLAG_FUSE,
 	};
 	c->es = nnp_fw_dtype_size(c->dtype);
 	if ((c->opcode != NNP_CMD_BROADCAST && c->opcode != NNP_CMD_REDUCE &&
@@ -591,8 +592,9 @@ static uint16_t coll_watch(struct coll *c)
 	/* First, under the same lock: whether a peer that left tore it down. */
 	st = c->link.aborted;
 	if (!st && nnp_fw_calls_checked(c->fw)) {
-		c->link.seq = c->seq;
-		c->link.seqs = c->fw->algo->seqs(c->algo);
+		c->link.seq = nnp_fw_fuse_first_seq(c);
+		c->link.seqs = c->seq - c->link.seq +
+			       c->fw->algo->seqs(c->algo);
 		m = coll_comm_locked(c);
 		if (m && nnp_fw_icl_calls_add_locked(c->fw, m, &c->link,
 						     c->recv_port)) {
@@ -630,8 +632,15 @@ void nnp_fw_set_call_check(struct nnp_fw *fw, bool on)
 static uint16_t coll_start(struct coll *c)
 {
 	uint64_t bytes = c->count * c->es;
-	uint8_t *own = c->dst;
+	uint8_t *own;
 	uint16_t st;
+
+	if (c->fused) {
+		st = nnp_fw_fuse_gather(c);
+		if (st)
+			return st;
+	}
+	own = c->dst;
 
 	/* This rank's own input goes straight to its place in the output. */
 	if (c->opcode == NNP_CMD_ALLGATHER)
@@ -698,14 +707,20 @@ static uint16_t coll_run(struct nnp_fw *fw, struct nnp_fw_op *op)
 				return st;
 		}
 	}
-	if (c->algo != NNP_FW_ALGO_RING)
-		return fw->algo->step(c);
+	if (c->algo != NNP_FW_ALGO_RING) {
+		st = fw->algo->step(c);
+		if (!st && c->fused)
+			nnp_fw_fuse_scatter(c);
+		return st;
+	}
 	st = coll_ring(c);
 	/* What follows writes over lent memory; so may the next command. */
 	if (!st)
 		st = nnp_fw_coll_lent_back(c, c->link.lent);
 	if (st)
 		return st;
+	if (c->fused)
+		nnp_fw_fuse_scatter(c);
 	if ((c->opcode == NNP_CMD_REDUCE_SCATTER ||
 	     (c->opcode == NNP_CMD_REDUCE && c->dst)) &&
 	    c->op == NNP_OP_AVG && c->nranks > 1) {
@@ -756,6 +771,7 @@ static void coll_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
 	if (tell)
 		nnp_fw_icl_send_aborts(fw, c->link.ports, c->epoch, c->seq);
 	nnp_fw_count_local(fw, c->local);
+	nnp_fw_fuse_end(c);
 	if (c->acc != c->dst)
 		nnp_fw_scratch_give(fw, c->acc);
 	nnp_fw_scratch_give(fw, c->acc2);

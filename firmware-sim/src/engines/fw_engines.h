@@ -201,6 +201,10 @@ struct coll {
 	/* A lane's ring: at most @round_left chunks sent, then COLL_YIELD. */
 	bool rationed;
 	uint32_t round_left;
+	/* NNP_CMD_FLAG_FUSE: in a GROUP, it may run fused with others. */
+	bool fuse;
+	/* A GROUP's allreduces this one runs for (fw_fuse.c), or NULL. */
+	struct nnp_fw_fused *fused;
 };
 
 /* Not a status: a rationed ring sent its share of this round. */
@@ -219,6 +223,23 @@ uint64_t nnp_fw_coll_chunk(const struct coll *c);
 uint16_t nnp_fw_coll_lent_back(struct coll *c, uint32_t want);
 /* With c->chunk set: every chunk of the first step is ready now. */
 uint16_t nnp_fw_coll_ready_init(struct coll *c);
+
+/*
+ * A GROUP's small allreduces of one communicator as one (fw_fuse.c).
+ * Members @member, made from @cmds: *@lead of each, the member it runs
+ * in (itself, unless fused into another).
+ */
+void nnp_fw_fuse_group(struct nnp_fw_op **member,
+		       const struct nnp_hw_queue_cmd *cmds, uint32_t n,
+		       uint32_t *lead);
+/* Fused @c starts: its members' inputs into its scratch, its buffer. */
+uint16_t nnp_fw_fuse_gather(struct coll *c);
+/* Fused @c is done: the results to its members' outputs. */
+void nnp_fw_fuse_scatter(struct coll *c);
+/* @c's first label: a fused one is checked under all its members'. */
+uint32_t nnp_fw_fuse_first_seq(const struct coll *c);
+/* @c ends: a fused one's scratch back. */
+void nnp_fw_fuse_end(struct coll *c);
 
 /*
  * What the allreduce algorithms that run several rings at once

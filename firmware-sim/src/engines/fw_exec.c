@@ -256,10 +256,13 @@ static uint16_t write_timestamp(struct nnp_fw *fw, const struct nnp_fw_span *dst
 #define USES_COLL	(1u << 4)	/* dtype, op and communicator */
 #define USES_P2P	(1u << 5)	/* communicator and port */
 #define USES_REDOP	(1u << 6)	/* the collective reduces: no U8 */
+#define USES_FUSE	(1u << 7)	/* NNP_CMD_FLAG_FUSE (v1.25) */
 
 static bool fields_ok(const struct nnp_hw_queue_cmd *c, unsigned int uses)
 {
-	if (c->flags || c->rsvd0 || c->rsvd1 || c->rsvd2)
+	uint8_t flags = uses & USES_FUSE ? NNP_CMD_FLAG_FUSE : 0;
+
+	if ((c->flags & ~flags) || c->rsvd0 || c->rsvd1 || c->rsvd2)
 		return false;
 	if (!(uses & USES_SRC) && (c->src_key || c->src_off))
 		return false;
@@ -296,6 +299,8 @@ static unsigned int opcode_uses(uint8_t opcode, bool *known)
 	case NNP_CMD_TIMESTAMP:
 		return USES_DST;
 	case NNP_CMD_ALLREDUCE:
+		return USES_SRC | USES_DST | USES_LEN | USES_COLL | USES_REDOP |
+		       USES_FUSE;
 	case NNP_CMD_REDUCE_SCATTER:
 	case NNP_CMD_REDUCE:
 		return USES_SRC | USES_DST | USES_LEN | USES_COLL | USES_REDOP;

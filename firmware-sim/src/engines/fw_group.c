@@ -13,7 +13,9 @@
  * order. The group steps every member not done in rounds, as an exchange
  * steps its flows (fw_rounds.c). A member done is ended at once;
  * the first to fail ends the group, and the group's end ends the others
- * ABORTED, so each of their peers learns at once.
+ * ABORTED, so each of their peers learns at once. A communicator's small
+ * allreduces may run as one (fw_fuse.c): those fused into another are not
+ * stepped, and end when it does.
  */
 #include <stdlib.h>
 
@@ -26,17 +28,28 @@ struct group {
 	uint32_t *keys;		/* op.member_keys: two a member */
 	uint32_t *comms;	/* op.member_comms */
 	uint16_t *cids;			/* op.member_cids */
+	uint32_t *lead;		/* the member each runs in: itself, or fused */
 	uint32_t failed;	/* the member that failed, or n */
 };
 
-/* A member done: its modeled time is the group's too. */
+/*
+ * A member done, and those fused into it, whose results it wrote: its
+ * modeled time is the group's too.
+ */
 static void member_done(struct nnp_fw *fw, struct group *g, uint32_t i)
 {
 	struct nnp_fw_op *m = g->member[i];
+	uint32_t j;
 
 	g->op.t_ns = nnp_fw_max_ns(g->op.t_ns, m->t_ns);
 	g->op.tx_end_ns = nnp_fw_max_ns(g->op.tx_end_ns, m->tx_end_ns);
 	g->op.hbm_ns += m->hbm_ns;
+	for (j = i + 1; j < g->n; j++) {
+		if (g->lead[j] == i && g->member[j]) {
+			g->member[j]->end(fw, g->member[j], NNP_STATUS_SUCCESS);
+			g->member[j] = NULL;
+		}
+	}
 	g->member[i] = NULL;
 	m->end(fw, m, NNP_STATUS_SUCCESS);
 }
@@ -52,7 +65,7 @@ static uint16_t group_round(struct nnp_fw *fw, struct nnp_fw_op *op,
 		struct nnp_fw_op *m = g->member[i];
 		uint16_t st;
 
-		if (!m)
+		if (!m || g->lead[i] != i)
 			continue;
 		nnp_fw_part_begin(fw, r, m);
 		st = m->step(fw, m);
@@ -99,6 +112,7 @@ static void group_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
 	free(g->keys);
 	free(g->comms);
 	free(g->cids);
+	free(g->lead);
 	free(g);
 }
 
@@ -168,7 +182,8 @@ uint16_t nnp_fw_group(struct nnp_fw *fw, uint32_t ctx,
 	g->keys = calloc(2 * (size_t)n, sizeof(*g->keys));
 	g->comms = calloc(n, sizeof(*g->comms));
 	g->cids = calloc(n, sizeof(*g->cids));
-	if (!g->member || !g->keys || !g->comms || !g->cids)
+	g->lead = calloc(n, sizeof(*g->lead));
+	if (!g->member || !g->keys || !g->comms || !g->cids || !g->lead)
 		st = NNP_STATUS_NO_RESOURCES;
 	g->op.start_ns = g->op.t_ns = nnp_fw_clock_begin(fw);
 	for (i = 0; i < n && !st; i++) {
@@ -199,6 +214,7 @@ uint16_t nnp_fw_group(struct nnp_fw *fw, uint32_t ctx,
 		group_end(fw, &g->op, NNP_STATUS_ABORTED);
 		return st;
 	}
+	nnp_fw_fuse_group(g->member, members, n, g->lead);
 	g->op.members = n;
 	g->op.member_keys = g->keys;
 	g->op.member_comms = g->comms;

@@ -133,7 +133,8 @@ static uint32_t call_differs(const struct nnp_fw_call *peer,
 	       (peer->dtype != own->dtype ? NNP_MISMATCH_DTYPE : 0) |
 	       (peer->op != own->op ? NNP_MISMATCH_OP : 0) |
 	       (peer->root != own->root ? NNP_MISMATCH_ROOT : 0) |
-	       (peer->count != own->count ? NNP_MISMATCH_COUNT : 0);
+	       (peer->count != own->count ? NNP_MISMATCH_COUNT : 0) |
+	       (peer->members != own->members ? NNP_MISMATCH_GROUP : 0);
 }
 
 /*
