@@ -110,6 +110,8 @@ static nnp_result_t coll_submit(const struct coll_args *a, nnp_comm_t *comm,
 	}
 	c.value = NNP_COLL_VALUE((uint64_t)a->dtype, (uint64_t)a->op, comm->id,
 				 (uint64_t)a->root);
+	if (a->opcode == NNP_CMD_ALLREDUCE && comm->group_fusion)
+		c.flags = NNP_CMD_FLAG_FUSE;
 	return nnp_group_refuse(nnp_op_submit(stream, comm, &t, &c, false));
 }
 

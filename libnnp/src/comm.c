@@ -54,6 +54,25 @@ static uint32_t coll_timeout_ms(void)
 	return (errno || v > most ? most : (uint32_t)v) * 1000;
 }
 
+/*
+ * NNP_GROUP_FUSION=1: the communicator's small allreduces alike in a
+ * group may run as one (hardware interface 1.25), which asks every rank
+ * to group them alike; unset or 0, each runs on its own, as NCCL's do.
+ */
+static nnp_result_t group_fusion_from_env(nnp_device_t *dev, bool *on)
+{
+	const char *s = getenv("NNP_GROUP_FUSION");
+
+	*on = false;
+	if (!s || !*s || !strcmp(s, "0"))
+		return NNP_SUCCESS;
+	if (strcmp(s, "1"))
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"NNP_GROUP_FUSION=%s: 1, or 0 (the default)", s);
+	*on = nnp_device_hw_minor(dev) >= 25;
+	return NNP_SUCCESS;
+}
+
 nnp_result_t nnp_comm_rank_info(nnp_device_t *dev, struct nnp_rank_info *ri)
 {
 	struct nnp_port_info ports[NNP_MAX_PORTS] = { { .size = sizeof(ports[0]) } };
@@ -272,9 +291,12 @@ nnp_result_t nnp_comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
 		.timeout_ms = timeout_ms,
 	};
 	nnp_result_t res = nnp_trace_open(dev, (int)rank);
+	bool fusion;
 	nnp_comm_t *m;
 	int ret;
 
+	if (res == NNP_SUCCESS)
+		res = group_fusion_from_env(dev, &fusion);
 	if (res != NNP_SUCCESS)
 		return res;
 	m = calloc(1, sizeof(*m));
@@ -282,7 +304,7 @@ nnp_result_t nnp_comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
 		return nnp_fail(NNP_ERROR_OUT_OF_MEMORY, "no host memory for a communicator");
 	*m = (struct nnp_comm){
 		.dev = dev, .rank = (int)rank, .nranks = (int)nranks,
-		.timeout_ms = timeout_ms, .epoch = epoch,
+		.timeout_ms = timeout_ms, .epoch = epoch, .group_fusion = fusion,
 	};
 	/* Checked by the caller as the driver checks it; 0.9 caps both at 32. */
 	_Static_assert(sizeof(c.name) == sizeof(m->name), "name sizes differ");

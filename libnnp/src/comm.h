@@ -31,6 +31,8 @@ struct nnp_comm {
 	uint64_t trace_seq;
 	/* Its name (nnp_comm_config_t), or "". */
 	char name[NNP_COMM_NAME_MAX];
+	/* NNP_GROUP_FUSION: its allreduces flagged NNP_CMD_FLAG_FUSE. */
+	bool group_fusion;
 	/*
 	 * By rank: the chips and ports it was planned on, from which
 	 * nnp_comm_shrink() plans the survivors' communicator without talk.

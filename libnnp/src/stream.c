@@ -188,8 +188,10 @@ static const char *mismatch_text(nnp_stream_t *s, const volatile struct nnp_hw_c
 		  NNP_MISMATCH_WHO_FIELDS(who) & NNP_MISMATCH_COUNT ?
 		  "another count" : grouped ? "the same count" : count);
 	snprintf(s->what, sizeof(s->what),
-		 "the ranks called the collective differently: this rank %s, rank %u %s",
-		 here, NNP_MISMATCH_WHO_RANK(who), there);
+		 "the ranks called the collective differently: this rank %s, rank %u %s%s",
+		 here, NNP_MISMATCH_WHO_RANK(who), there,
+		 NNP_MISMATCH_WHO_FIELDS(who) & NNP_MISMATCH_GROUP ?
+		 ", in a group holding other collectives of the communicator" : "");
 	return s->what;
 }
 

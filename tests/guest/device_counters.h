@@ -3,6 +3,7 @@
 #ifndef NNP_DEVICE_COUNTERS_H
 #define NNP_DEVICE_COUNTERS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +26,8 @@ static inline uint64_t host_dma_bytes(nnp_device_t *dev)
 	return c.host_dma_bytes;
 }
 
-/* Bytes sent on all of the device's ports. */
-static inline uint64_t icl_tx(nnp_device_t *dev)
+/* Bytes, or given @packets packets, sent on all of the device's ports. */
+static inline uint64_t icl_sent(nnp_device_t *dev, bool packets)
 {
 	struct nnp_port_info p[NNP_MAX_PORTS] = { { .size = sizeof(p[0]) } };
 	unsigned int n = 0, i;
@@ -34,8 +35,13 @@ static inline uint64_t icl_tx(nnp_device_t *dev)
 
 	nnp_device_get_ports(dev, p, NNP_MAX_PORTS, &n);
 	for (i = 0; i < n; i++)
-		tx += p[i].tx_bytes;
+		tx += packets ? p[i].tx_packets : p[i].tx_bytes;
 	return tx;
+}
+
+static inline uint64_t icl_tx(nnp_device_t *dev)
+{
+	return icl_sent(dev, false);
 }
 
 /*

@@ -9,7 +9,11 @@
  * other receives); 32 small allreduces and the other collectives in one
  * group, exact and in the order issued (the device runs small ones at
  * once, hardware interface 1.14, but not two on one buffer); 32
- * allreduces of 8 bytes in a group in at most 4 times one's modeled time; collectives and messages in one
+ * allreduces of 8 bytes in a group in at most 4 times one's modeled time,
+ * and of 64 bytes on communicators made with NNP_GROUP_FUSION=1 run as
+ * one (1.25),
+ * exact, with at most a quarter of the packets they send each on its
+ * own (NNP_GROUP_FUSION=yes refused); collectives and messages in one
  * group; nested groups launch at the outermost end; and the refusals: a
  * group ended twice, an operation refused inside a group (nothing of the
  * group runs, the communicator stays usable), a communicator destroyed
@@ -190,20 +194,15 @@ TEST_F_TIMEOUT(grp, small_allreduces_at_once, TIMEOUT_S)
 	EXPECT_LE(many, 4 * one);
 }
 
-/*
- * 32 allreduces of two floats, an allreduce twice in place on one buffer,
- * a broadcast, an allgather and a reduce-scatter, in one group: each
- * exact, the two in place in the order issued (n times the sum).
- */
-TEST_F_TIMEOUT(grp, collectives_in_one_group, TIMEOUT_S)
+/* Each rank's a: (rank + 1) * (i % 97 + 1) at float i; its b zero. */
+static void fill_inputs(struct __test_metadata *_metadata,
+			FIXTURE_DATA(grp) *self)
 {
-	const size_t small = 32 * 2, in_place = small, bcast = in_place + 4,
-		     gathered = bcast + 8, scattered = gathered + 3 * MAXDEV;
-	int n = self->d.n, r, k;
-	float *h;
+	int r;
 
-	for (r = 0; r < n; r++) {
+	for (r = 0; r < self->d.n; r++) {
 		size_t i;
+		float *h;
 
 		ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(self->d.host[r], (void **)&h));
 		for (i = 0; i < 4096; i++)
@@ -214,6 +213,91 @@ TEST_F_TIMEOUT(grp, collectives_in_one_group, TIMEOUT_S)
 							4096 * 4));
 		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]));
 	}
+}
+
+/*
+ * 32 sums of 16 floats in one group on every rank, on communicators
+ * @comm: each exact, and the packets all the devices sent for them. (Of
+ * two floats, most of the ranks' segments would be empty on 8 chips,
+ * and their ring steps send nothing.)
+ */
+static uint64_t sums_in_a_group(struct __test_metadata *_metadata,
+				FIXTURE_DATA(grp) *self, nnp_comm_t **comm)
+{
+	float tri = (float)self->d.n * (float)(self->d.n + 1) / 2;
+	uint64_t before = 0, after = 0;
+	int n = self->d.n, r, k;
+
+	fill_inputs(_metadata, self);
+	for (r = 0; r < n; r++)
+		before += icl_sent(self->d.dev[r], true);
+	EXPECT_EQ(NNP_SUCCESS, nnp_group_start());
+	for (r = 0; r < n; r++) {
+		for (k = 0; k < 32; k++)
+			EXPECT_EQ(NNP_SUCCESS, nnp_allreduce(self->d.a[r], k * 64, self->d.b[r],
+							     k * 64, 16, NNP_FLOAT32, NNP_SUM,
+							     comm[r], self->d.s[r]));
+	}
+	EXPECT_EQ(NNP_SUCCESS, nnp_group_end()) TH_LOG("%s", nnp_get_last_error());
+	for (r = 0; r < n; r++) {
+		const float *got;
+		size_t i, bad = 0;
+
+		EXPECT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]))
+			TH_LOG("rank %d: %s", r, nnp_get_last_error());
+		after += icl_sent(self->d.dev[r], true);
+		EXPECT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->d.s[r], self->d.host[r], 0,
+							self->d.b[r], 0, 512 * 4));
+		EXPECT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]));
+		nnp_mem_map(self->d.host[r], (void **)&got);
+		for (i = 0; i < 512; i++)
+			bad += got[i] != tri * (float)(i % 97 + 1);
+		EXPECT_EQ(0, bad) TH_LOG("rank %d", r);
+	}
+	return after - before;
+}
+
+/*
+ * 32 allreduces of 64 bytes in a group, on communicators made with
+ * NNP_GROUP_FUSION=1, run as one allreduce (hardware interface 1.25; on
+ * 8 chips two, as libnnp's groups hold at most 384 packets):
+ * exact, and at most a quarter of the packets the same group sends on
+ * communicators made without it, each allreduce on its own.
+ */
+TEST_F_TIMEOUT(grp, small_allreduces_run_as_one, TIMEOUT_S)
+{
+	nnp_comm_t *fusing[MAXDEV];
+	uint64_t apart, fused;
+	int r;
+
+	apart = sums_in_a_group(_metadata, self, self->d.comm);
+	setenv("NNP_GROUP_FUSION", "yes", 1);
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_comm_init_all(self->d.dev, self->d.n, fusing));
+	EXPECT_NE(NULL, strstr(nnp_get_last_error(), "NNP_GROUP_FUSION=yes: 1, or 0"));
+	setenv("NNP_GROUP_FUSION", "1", 1);
+	ASSERT_EQ(NNP_SUCCESS, nnp_comm_init_all(self->d.dev, self->d.n, fusing))
+		TH_LOG("%s", nnp_get_last_error());
+	unsetenv("NNP_GROUP_FUSION");
+	fused = sums_in_a_group(_metadata, self, fusing);
+	for (r = 0; r < self->d.n; r++)
+		nnp_comm_destroy(fusing[r]);
+	TH_LOG("packets sent by 32 allreduces in a group: %llu each on its own, %llu fused",
+	       (unsigned long long)apart, (unsigned long long)fused);
+	EXPECT_LE(4 * fused, apart);
+}
+
+/*
+ * 32 allreduces of two floats, an allreduce twice in place on one buffer,
+ * a broadcast, an allgather and a reduce-scatter, in one group: each
+ * exact, the two in place in the order issued (n times the sum).
+ */
+TEST_F_TIMEOUT(grp, collectives_in_one_group, TIMEOUT_S)
+{
+	const size_t small = 32 * 2, in_place = small, bcast = in_place + 4,
+		     gathered = bcast + 8, scattered = gathered + 3 * MAXDEV;
+	int n = self->d.n, r, k;
+
+	fill_inputs(_metadata, self);
 	ASSERT_EQ(NNP_SUCCESS, nnp_group_start());
 	for (r = 0; r < n; r++) {
 		nnp_comm_t *c = self->d.comm[r];
