@@ -160,8 +160,9 @@ def load(out):
             if "sendrecv%d" % peer in dev:
                 per["device"]["sendrecv%d" % peer] = device_rows(
                     dev["sendrecv%d" % peer], "broadcast", n)
-        if "group32" in dev:
-            per["device"]["group32"] = device_rows(dev["group32"], "allreduce", n)
+        for g in ("group32-fusion0", "group32-fusion1"):
+            if g in dev:
+                per["device"][g] = device_rows(dev[g], "allreduce", n)
         # The 8-byte runs are the allreduce's 8 B rows.
         per["device"]["allreduce"][8] = lat_dev
         per["openmpi"]["allreduce"][8] = lat_mpi
@@ -338,24 +339,28 @@ def targets(res):
 def group_fw(raw):
     """Issue 44's G1 in the firmware alone (group_fw.c): the median times
     of one 8-byte allreduce and of a GROUP of them on 4 in-process chips,
-    and the median of the blocks' group/one ratios; None where not run."""
+    and the median of the blocks' group/one ratios, with the group's
+    members each on its own and fused; None where not run."""
     path = os.path.join(raw, "group-fw.txt")
     if not os.path.exists(path):
         return None
     with open(path) as fh:
         m = re.search(r"^group-fw one_us=([0-9.]+) group_us=([0-9.]+) ratio=([0-9.]+) "
-                      r"members=(\d+)", fh.read(), re.M)
+                      r"fused_us=([0-9.]+) fused_ratio=([0-9.]+) members=(\d+)",
+                      fh.read(), re.M)
     if not m:
         sys.exit("bench: no group-fw line in %s" % path)
     return {"one_us": float(m.group(1)), "group_us": float(m.group(2)),
-            "group_over_one": float(m.group(3)), "members": int(m.group(4))}
+            "group_over_one": float(m.group(3)), "fused_us": float(m.group(4)),
+            "fused_over_one": float(m.group(5)), "members": int(m.group(6))}
 
 
 def any_rank_targets(res):
     """Issue 44's targets: routed messages at 2 hops against 1, from 1
     MiB; alltoall against host Open MPI's on 4 and 8 chips, from 1 MiB;
-    32 allreduces of 8 bytes in one group against one, on 4 chips (the
-    group's time is 32 times nnptool bench -m's time per collective)."""
+    32 allreduces of 8 bytes in one group against one, on 4 chips, each
+    on its own and fused (NNP_GROUP_FUSION=1): the group's time is 32
+    times nnptool bench -m's time per collective."""
     routed, a2a, a2a_guest = [], [], []
     for n, per in res["n"].items():
         dev = per["device"]
@@ -373,23 +378,28 @@ def any_rank_targets(res):
                                 gmpi[z]["busbw_gbps"])
                           for z in dev["alltoall"] if z >= 1 << 20 and z in gmpi]
     dev4 = res["n"].get("4", {}).get("device", {})
-    one, group = dev4.get("allreduce", {}).get(8), dev4.get("group32", {}).get(8)
-    g1 = g1_model = None
-    if one and group:
-        one, group = one["out_of_place"], group["out_of_place"]
-        g1 = ratio(32 * group["time_us"], one["time_us"])
-        g1_model = ratio(32 * group["model_time_us"], one["model_time_us"])
+    one = dev4.get("allreduce", {}).get(8)
+    g1, g1_model = {}, {}
+    for fusion in ("0", "1"):
+        group = dev4.get("group32-fusion" + fusion, {}).get(8)
+        if one and group:
+            o, g = one["out_of_place"], group["out_of_place"]
+            g1[fusion] = ratio(32 * g["time_us"], o["time_us"])
+            g1_model[fusion] = ratio(32 * g["model_time_us"], o["model_time_us"])
     return {
         "R1_min_2_hops_over_1_hop_from_1M": min(routed) if routed else None,
         "A1_min_alltoall_over_openmpi_from_1M_n4_n8": min(a2a) if a2a else None,
         "A1_min_alltoall_over_guest_openmpi_from_1M_n4_n8": min(a2a_guest) if a2a_guest else None,
-        "G1_group_of_32_8B_allreduces_over_one_n4": g1,
-        "G1_modeled": g1_model,
+        "G1_group_of_32_8B_allreduces_over_one_n4": g1.get("0"),
+        "G1_modeled": g1_model.get("0"),
+        "G1_fused_group_over_one_n4": g1.get("1"),
+        "G1_fused_modeled": g1_model.get("1"),
         "G1_firmware_alone": res.get("group_fw"),
         "met": {
             "R1": bool(routed) and min(routed) >= 0.8,
             "A1": bool(a2a) and min(a2a) >= 1,
-            "G1": g1 is not None and g1 <= 4,
+            "G1": g1.get("0") is not None and g1["0"] <= 4,
+            "G1_fused": g1.get("1") is not None and g1["1"] <= 4,
         },
     }
 
@@ -527,10 +537,16 @@ def print_tables(res):
           "(want <= 4x; modeled %s)" % ("met" if t["met"]["G1"] else "NOT met",
                                         fmt(t["G1_group_of_32_8B_allreduces_over_one_n4"], "%.1fx"),
                                         fmt(t["G1_modeled"], "%.1fx")))
+    print("G1 with NNP_GROUP_FUSION=1 %s: the same group run as one allreduce, %s "
+          "(want <= 4x; modeled %s)" % ("met" if t["met"]["G1_fused"] else "NOT met",
+                                        fmt(t["G1_fused_group_over_one_n4"], "%.1fx"),
+                                        fmt(t["G1_fused_modeled"], "%.1fx")))
     fw = t["G1_firmware_alone"]
     if fw:
-        print("G1 in the firmware alone: a group of %d over one, %.1fx (%.1f us against %.1f us)"
-              % (fw["members"], fw["group_over_one"], fw["group_us"], fw["one_us"]))
+        print("G1 in the firmware alone: a group of %d over one, %.1fx each on its own, "
+              "%.1fx fused (%.1f and %.1f us against %.1f us)"
+              % (fw["members"], fw["group_over_one"], fw["fused_over_one"],
+                 fw["group_us"], fw["fused_us"], fw["one_us"]))
     t = res["dmabuf_targets"]
     print("\n## issue 47 targets")
     print("D1 %s: a copy from another device's memory through a dma-buf, over the device's "

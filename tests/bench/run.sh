@@ -8,7 +8,8 @@
 #   - the devices, in one VM of N chips on a ring per N: nnptool bench
 #     allreduce, broadcast, allgather, reduce_scatter, alltoall and gather,
 #     on 4 chips sendrecv from rank 0 to rank 1 and to rank 2 (routed, 2
-#     hops) and 32 allreduces of 8 bytes in one group (-m 32), and (in the
+#     hops) and 32 allreduces of 8 bytes in one group (-m 32), on
+#     communicators made without and with NNP_GROUP_FUSION=1, and (in the
 #     first VM) nnptool bench copy, with device 1's memory copied in
 #     through a dma-buf and staged through host memory; then in the same VM the guest's own
 #     Open MPI (mpi_coll, N ranks) over the same sizes;
@@ -27,7 +28,8 @@
 #     the firmware alone (tests/bench/call_check_fw.c) and in one VM with
 #     QEMU's call-check switched (tests/bench/call_check.sh);
 #   - issue 44's G1 in the firmware alone: a GROUP of 31 8-byte
-#     allreduces against one (tests/bench/group_fw.c);
+#     allreduces against one, each on its own and fused
+#     (tests/bench/group_fw.c);
 # for N in $NNP_BENCH_CHIPS (default "2 4 8"), sizes 16 B to $NNP_BENCH_MAX
 # (default 64M) in powers of 4, plus an 8-byte allreduce timed over many
 # iterations (the latency, and the 8 B row). The raw outputs go to
@@ -83,8 +85,12 @@ for n in $chips; do
 			cmd+="; echo '## sendrecv$peer'; nnptool --json bench sendrecv --peer $peer $sweep"
 		done
 		# 32 allreduces of 8 bytes in one group, beside the latency row.
-		cmd+="; echo '## group32'; nnptool --json bench allreduce -b 8 -e 8 -m 32"
-		cmd+=" --iters $((lat_iters / 32)) --trials 3"
+		# The same, run as one allreduce (hardware interface 1.25).
+		for fusion in 0 1; do
+			cmd+="; echo '## group32-fusion$fusion'; NNP_GROUP_FUSION=$fusion"
+			cmd+=" nnptool --json bench allreduce -b 8 -e 8 -m 32"
+			cmd+=" --iters $((lat_iters / 32)) --trials 3"
+		done
 	fi
 	if [ "$first" = 1 ]; then
 		# With device 1's memory imported as a dma-buf (issue 47's D1).
