@@ -8,7 +8,8 @@
  * world is ranks BASE.. of a larger nnp job spread over several machines
  * (each runs its own mpirun; NNP_COMM_ID names the job's rendezvous).
  * Last, the job splits by rank parity (its halves' rings cross the other
- * half's chips where they share no link) and checks each half.
+ * half's chips where they share no link) and checks each half, and a
+ * group of allreduces runs fused (NNP_GROUP_FUSION=1).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,6 +198,48 @@ static long any_rank_cases(nnp_dtype_t t)
 }
 
 /*
+ * 32 allreduces of 16 floats in one group, on a communicator split from
+ * the job's (one color) with NNP_GROUP_FUSION=1: the device runs them as
+ * one allreduce (hardware interface 1.25), between chassis too; each is
+ * exact on every rank.
+ */
+static long fused_cases(void)
+{
+	nnp_comm_t *fusing = NULL;
+	const void *h;
+	long bad;
+	size_t i;
+	int k;
+
+	setenv("NNP_GROUP_FUSION", "1", 1);
+	bad = nnp_comm_split(comm, 0, rank, &fusing) != NNP_SUCCESS;
+	unsetenv("NNP_GROUP_FUSION");
+	if (bad) {
+		printf("# rank %d: nnp_comm_split: %s\n", rank, nnp_get_last_error());
+		return bad;
+	}
+	bad += stage(NNP_FLOAT32, NNP_SUM, 32 * 16);
+	bad += nnp_group_start() != 0;
+	for (k = 0; k < 32; k++)
+		bad += nnp_allreduce(in, (size_t)k * 64, out, (size_t)k * 64, 16,
+				     NNP_FLOAT32, NNP_SUM, fusing, stream) != 0;
+	bad += nnp_group_end() != 0;
+	h = fetch(NNP_FLOAT32, 32 * 16);
+	bad += !h;
+	for (i = 0; h && i < 32 * 16; i++)
+		bad += !reduced_ok(NNP_FLOAT32, NNP_SUM, nranks, i,
+				   get(NNP_FLOAT32, h, i));
+	if (bad)
+		printf("# rank %d: fused group: %ld failures, last error: %s\n", rank,
+		       bad, nnp_get_last_error());
+	/* Every rank done with it before any destroys it (see split_cases()). */
+	bad += nnp_allreduce(in, 0, out, 0, 1, NNP_INT32, NNP_SUM, comm, stream) != 0;
+	bad += nnp_stream_synchronize(stream) != 0;
+	nnp_comm_destroy(fusing);
+	return bad;
+}
+
+/*
  * nnp_comm_split() by rank parity: where a half's chips share no link (a
  * ring's every other chip, across chassis too) its ring crosses chips of
  * the other half as transits. Each half's allreduce is its own members'
@@ -277,7 +320,7 @@ int main(int argc, char **argv)
 	    sscanf(getenv("NNP_JOB"), "%d:%d", &rank, &nranks) == 2)
 		rank += local;
 	if (!local)
-		printf("TAP version 13\n1..8\n");
+		printf("TAP version 13\n1..9\n");
 	if (nnp_device_open(local, &dev) || nnp_stream_create(dev, &stream) ||
 	    nnp_mem_alloc(dev, NNP_MEM_DEVICE, bytes, 0, &in) ||
 	    nnp_mem_alloc(dev, NNP_MEM_DEVICE, bytes, 0, &out) ||
@@ -338,6 +381,8 @@ int main(int argc, char **argv)
 
 	report("split by parity, over transits where a half shares no link: allreduce and messages exact",
 	       split_cases());
+	report("32 allreduces in a group on a communicator made with NNP_GROUP_FUSION=1: exact",
+	       fused_cases());
 
 	nnp_comm_destroy(comm);
 	nnp_mem_free(in);

@@ -64,7 +64,7 @@ checks() {
 	tap_context=$tmp/$1 tap_grep "$1: nnp-pod exits 0" "$tmp/$1" '^pod-status=0$'
 	for c in 0 1; do
 		tap_context=$tmp/$1 tap_check "$1: chassis $c: 8 checks pass on its $2 ranks" sh -c \
-			"test \$(grep -c '^ok [1-8] - ' $tmp/$1.$c) = 8 && ! grep -q '^not ok' $tmp/$1.$c"
+			"test \$(grep -c '^ok [1-9] - ' $tmp/$1.$c) = 9 && ! grep -q '^not ok' $tmp/$1.$c"
 	done
 }
 
@@ -88,9 +88,10 @@ then="mpirun -np 4 --oversubscribe dist_mnist_mlp --train 512 --test 200 --epoch
 	pod torus 4 --topo torus --guest-mem 2048 --env NNP_DEBUG=INFO
 checks torus 4
 # NNP_ALGO=auto: every rank's allreduce runs the torus algorithm, in
-# coll_mpi and in the training (libnnp says so once per communicator).
+# coll_mpi (its job's communicator and the one that fuses groups) and in
+# the training (libnnp says so once per communicator).
 tap_context=$tmp/torus tap_check "torus: every rank's allreduce on the torus (NNP_ALGO auto), in both jobs" sh -c \
-	"test \$(grep -c 'NNP INFO rank [0-7]: allreduce auto on the torus: dim 0 4 chips' $tmp/torus) = 16"
+	"test \$(grep -c 'NNP INFO rank [0-7]: allreduce auto on the torus: dim 0 4 chips' $tmp/torus) = 24"
 # Column x runs from chip x (chassis 0) port 2 to chip 4+x port 3, and
 # back from chip 4+x port 2 to chip x port 3.
 columns=()
