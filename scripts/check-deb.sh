@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # make check-deb: the packages `make deb` built, checked as a user meets
-# them. lintian on the host (no errors allowed); then, in a clean Debian 12
-# root (debootstrap minbase, cached in build/check-deb/base, a fresh copy
-# per run), apt installs the five packages with the guest kernel's 6.12
-# headers, a compiler and udev: DKMS must build and install nnp.ko for that
+# them, for the Debian release this machine runs (12, bookworm, or 13,
+# trixie: packages are built for the release they run on). lintian on the
+# host (no errors allowed); then, in a clean root of that release
+# (debootstrap minbase, cached in build/check-deb/base, or
+# build/check-deb-trixie/base, a fresh copy per run), apt installs the
+# five packages with 6.12 kernel headers (bookworm: the guest kernel's;
+# trixie: its own kernel's, linux-headers-amd64's), a compiler and udev: DKMS must build and install nnp.ko for that
 # kernel, examples/list_devices.c and ring_allreduce.c must build with
 # pkg-config against libnnp-dev, they and nnptool must say that the driver
 # is not loaded, and udev must parse the rule without a complaint; torch
@@ -22,9 +25,16 @@
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 debs=$(realpath "$1")
-work=$repo/build/check-deb
+dist=$(. /etc/os-release && echo "$VERSION_CODENAME")
+case $dist in
+bookworm) work=$repo/build/check-deb ;;
+trixie) work=$repo/build/check-deb-trixie ;;
+*)
+	echo "check-deb: Debian '$dist' is not a release nnp packages for (bookworm, trixie)" >&2
+	exit 1
+	;;
+esac
 base=$work/base root=$work/root
-kver=$(cat "$repo/build/sysroot/kernel-release")
 version=$(sed -n 's/^VERSION := //p' "$repo/Makefile")
 . "$repo/scripts/lib/debian-root.sh"
 . "$repo/tests/lib/tap.sh"
@@ -43,8 +53,8 @@ tap_context=$work/lintian.log tap_check "lintian: no errors in the five packages
 	test "$lint" = 0 -a "$(ls "$debs"/*.deb | grep -vc dbgsym)" = 5
 
 if [ ! -f "$base/.nnp-base" ]; then
-	echo "# debootstrap bookworm into $base (once; cached)"
-	debian_root_create "$base" "$work/debootstrap.log" ca-certificates || exit 1
+	echo "# debootstrap $dist into $base (once; cached)"
+	debian_root_create "$base" "$work/debootstrap.log" ca-certificates "$dist" || exit 1
 	touch "$base/.nnp-base"
 fi
 debian_root_unmount "$root"
@@ -55,7 +65,15 @@ mount --bind "$work/apt-archives" "$root/var/cache/apt/archives"
 debian_root_mount "$root"
 cp "$debs"/nnp-dkms_*.deb "$debs"/libnnp0_*.deb "$debs"/libnnp-dev_*.deb \
 	"$debs"/nnptool_*.deb "$debs"/python3-torch-nnp_*.deb "$root/tmp/debs/"
-echo "# root ready after $((SECONDS - start)) s; apt install (log: $work/apt.log)"
+# The kernel the headers are for: the guest's on bookworm, trixie's own.
+if [ "$dist" = bookworm ]; then
+	kver=$(cat "$repo/build/sysroot/kernel-release")
+else
+	kver=$(in_root sh -c 'apt-get update -q >/dev/null && apt-cache depends linux-headers-amd64' |
+		sed -n 's/^ *Depends: linux-headers-\(6\.12\.[^ ]*-amd64\)$/\1/p' | head -n 1)
+	[ -n "$kver" ] || { echo "check-deb: no 6.12 headers behind trixie's linux-headers-amd64" >&2; exit 1; }
+fi
+echo "# root ready after $((SECONDS - start)) s; apt install for $kver (log: $work/apt.log)"
 # shellcheck disable=SC2046
 in_root sh -c "apt-get update -q && apt-get install -y -q --no-install-recommends \
 	/tmp/debs/*.deb linux-headers-$kver gcc libc6-dev make pkg-config udev \
