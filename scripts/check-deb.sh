@@ -153,7 +153,7 @@ in_root sh -c "make -C /tmp/src install-dkms && dkms add nnp/$version && dkms st
 tap_context=$work/uninstall-dkms.log tap_check "make install-dkms, dkms add: nnp/$version added" \
 	grep -q "^nnp/$version: added" "$work/uninstall-dkms.log"
 tap_context=$work/uninstall-dkms.log tap_check "make uninstall-dkms: dkms remove, then DKMS knows no nnp; source and rule gone" sh -c \
-	"grep -q 'Deleting module nnp-$version completely from the DKMS tree' '$work/uninstall-dkms.log' &&
+	"grep -Eq 'Deleting module nnp[-/]$version completely from the DKMS tree' '$work/uninstall-dkms.log' &&
 	 test -z \"\$(chroot '$root' dkms status)\" &&
 	 test ! -e '$root/usr/src/nnp-$version' -a ! -e '$root/lib/udev/rules.d/60-nnp.rules'"
 (cd "$root/usr/local" && find . ! -type d | sort) >"$work/local-before"
