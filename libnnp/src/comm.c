@@ -55,21 +55,27 @@ static uint32_t coll_timeout_ms(void)
 }
 
 /*
- * NNP_GROUP_FUSION=1: the communicator's small allreduces alike in a
- * group may run as one (hardware interface 1.25), which asks every rank
- * to group them alike; unset or 0, each runs on its own, as NCCL's do.
+ * Whether the communicator's small allreduces alike in a group run as one
+ * (hardware interface 1.25): as its config asked (@asked 0 or 1), else as
+ * NNP_GROUP_FUSION says (1; unset or 0, each runs on its own, as NCCL's
+ * do). It asks every rank to group them alike.
  */
-static nnp_result_t group_fusion_from_env(nnp_device_t *dev, bool *on)
+static nnp_result_t group_fusion_on(nnp_device_t *dev, int asked, bool *on)
 {
 	const char *s = getenv("NNP_GROUP_FUSION");
+	uint32_t minor = nnp_device_hw_minor(dev);
 
 	*on = false;
-	if (!s || !*s || !strcmp(s, "0"))
-		return NNP_SUCCESS;
-	if (strcmp(s, "1"))
-		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
-				"NNP_GROUP_FUSION=%s: 1, or 0 (the default)", s);
-	*on = nnp_device_hw_minor(dev) >= 25;
+	if (asked < 0 && s && *s && strcmp(s, "0")) {
+		if (strcmp(s, "1"))
+			return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+					"NNP_GROUP_FUSION=%s: 1, or 0 (the default)", s);
+		asked = 1;
+	}
+	*on = asked == 1 && minor >= 25;
+	if (asked == 1 && !*on)
+		nnp_log(NNP_LOG_INFO, "%s: hardware interface 1.%u runs no group as one (1.25 does): each allreduce on its own",
+			dev->path, minor);
 	return NNP_SUCCESS;
 }
 
@@ -281,14 +287,14 @@ nnp_result_t nnp_comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
 			   const struct nnp_ring *ring,
 			   const struct nnp_topo *topo, enum nnp_algo algo,
 			   const uint8_t *routes, uint64_t epoch,
-			   uint32_t timeout_ms, const char *name, nnp_comm_t **comm)
+			   const struct nnp_comm_opts *o, nnp_comm_t **comm)
 {
 	struct drm_nnp_comm_create c = {
 		.nranks = nranks, .rank = rank, .epoch = epoch,
 		.send_port = ring->send_port[rank],
 		.recv_port = ring->recv_port[rank],
 		.ring = (uintptr_t)ring->order,
-		.timeout_ms = timeout_ms,
+		.timeout_ms = o->timeout_ms,
 	};
 	nnp_result_t res = nnp_trace_open(dev, (int)rank);
 	bool fusion;
@@ -296,7 +302,7 @@ nnp_result_t nnp_comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
 	int ret;
 
 	if (res == NNP_SUCCESS)
-		res = group_fusion_from_env(dev, &fusion);
+		res = group_fusion_on(dev, o->group_fusion, &fusion);
 	if (res != NNP_SUCCESS)
 		return res;
 	m = calloc(1, sizeof(*m));
@@ -304,12 +310,12 @@ nnp_result_t nnp_comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
 		return nnp_fail(NNP_ERROR_OUT_OF_MEMORY, "no host memory for a communicator");
 	*m = (struct nnp_comm){
 		.dev = dev, .rank = (int)rank, .nranks = (int)nranks,
-		.timeout_ms = timeout_ms, .epoch = epoch, .group_fusion = fusion,
+		.timeout_ms = o->timeout_ms, .epoch = epoch, .group_fusion = fusion,
+		.group_fusion_asked = o->group_fusion,
 	};
 	/* Checked by the caller as the driver checks it; 0.9 caps both at 32. */
 	_Static_assert(sizeof(c.name) == sizeof(m->name), "name sizes differ");
-	if (name)
-		snprintf(m->name, sizeof(m->name), "%s", name);
+	snprintf(m->name, sizeof(m->name), "%s", o->name);
 	memcpy(c.name, m->name, sizeof(c.name));
 	m->all = malloc(nranks * sizeof(*all));
 	if (!m->all || links_to_peers(m, all)) {
@@ -377,16 +383,15 @@ const char *nnp_comm_label(const nnp_comm_t *comm, char *buf, size_t len)
 }
 
 nnp_result_t nnp_comm_config_take(const nnp_comm_config_t *cfg, const char *what,
-				  uint32_t def_timeout_ms, const char *def_name,
-				  uint32_t *timeout_ms, char *name)
+				  const struct nnp_comm_opts *def,
+				  struct nnp_comm_opts *o)
 {
 	static const char allowed[] = "abcdefghijklmnopqrstuvwxyz"
 				      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_";
 	char label[64];
 	size_t n;
 
-	*timeout_ms = def_timeout_ms;
-	snprintf(name, NNP_COMM_NAME_MAX, "%s", def_name);
+	*o = *def;
 	if (!cfg)
 		return NNP_SUCCESS;
 	snprintf(label, sizeof(label), "%s: config", what);
@@ -397,12 +402,19 @@ nnp_result_t nnp_comm_config_take(const nnp_comm_config_t *cfg, const char *what
 				"%s: config timeout_ms %lld: -1 (the default), 0 (for ever) or 1 to %u",
 				what, cfg->timeout_ms, DRM_NNP_COMM_TIMEOUT_NEVER - 1);
 	if (cfg->timeout_ms >= 0)
-		*timeout_ms = cfg->timeout_ms ? (uint32_t)cfg->timeout_ms :
-						DRM_NNP_COMM_TIMEOUT_NEVER;
+		o->timeout_ms = cfg->timeout_ms ? (uint32_t)cfg->timeout_ms :
+						  DRM_NNP_COMM_TIMEOUT_NEVER;
 	if (CONFIG_HAS(cfg, blocking) && cfg->blocking != 0 && cfg->blocking != 1)
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
 				"%s: config blocking %d: 1 (the default) or 0", what,
 				cfg->blocking);
+	if (CONFIG_HAS(cfg, group_fusion) &&
+	    (cfg->group_fusion < -1 || cfg->group_fusion > 1))
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"%s: config group_fusion %d: -1 (the default), 0 or 1",
+				what, cfg->group_fusion);
+	if (CONFIG_HAS(cfg, group_fusion) && cfg->group_fusion >= 0)
+		o->group_fusion = cfg->group_fusion;
 	if (!cfg->name)
 		return NNP_SUCCESS;
 	n = strnlen(cfg->name, NNP_COMM_NAME_MAX);
@@ -410,7 +422,7 @@ nnp_result_t nnp_comm_config_take(const nnp_comm_config_t *cfg, const char *what
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
 				"%s: config name: 1 to %d letters, digits, '.', '-' and '_'",
 				what, NNP_COMM_NAME_MAX - 1);
-	memcpy(name, cfg->name, n + 1);
+	memcpy(o->name, cfg->name, n + 1);
 	return NNP_SUCCESS;
 }
 
@@ -426,11 +438,13 @@ nnp_result_t nnp_comm_init_rank_config(nnp_comm_t **comm, int nranks,
 				       nnp_device_t *dev,
 				       const nnp_comm_config_t *config)
 {
+	const struct nnp_comm_opts def = {
+		.timeout_ms = coll_timeout_ms(), .group_fusion = -1,
+	};
 	struct nnp_comm_opts o;
 	nnp_result_t res;
 
-	res = nnp_comm_config_take(config, "nnp_comm_init_rank_config",
-				   coll_timeout_ms(), "", &o.timeout_ms, o.name);
+	res = nnp_comm_config_take(config, "nnp_comm_init_rank_config", &def, &o);
 	if (res != NNP_SUCCESS)
 		return res;
 	if (!comm || !id || !dev || nranks < 1 ||
@@ -467,8 +481,8 @@ nnp_result_t nnp_comm_init_opts(nnp_comm_t **comm, int nranks,
 		res = nnp_comm_plan_algo(all, (uint32_t)nranks, &ring, &topo, &algo);
 		if (res == NNP_SUCCESS) {
 			res = nnp_comm_make(dev, (uint32_t)nranks, (uint32_t)rank,
-					    all, &ring, &topo, algo, NULL, epoch,
-					    o->timeout_ms, o->name, comm);
+					    all, &ring, &topo, algo, NULL, epoch, o,
+					    comm);
 			if (res == NNP_SUCCESS && o->name[0])
 				nnp_log(NNP_LOG_INFO, "rank %d: communicator %u is %s",
 					rank, (*comm)->id, o->name);
@@ -488,6 +502,9 @@ nnp_result_t nnp_comm_init_opts(nnp_comm_t **comm, int nranks,
 
 nnp_result_t nnp_comm_init_all(nnp_device_t **devs, int n, nnp_comm_t **comms)
 {
+	const struct nnp_comm_opts o = {
+		.timeout_ms = coll_timeout_ms(), .group_fusion = -1,
+	};
 	struct nnp_rank_info *info;
 	uint64_t epoch = nnp_random64();
 	struct nnp_ring ring = { 0 };
@@ -516,8 +533,7 @@ nnp_result_t nnp_comm_init_all(nnp_device_t **devs, int n, nnp_comm_t **comms)
 		res = nnp_comm_plan_algo(info, (uint32_t)n, &ring, &topo, &algo);
 	for (r = 0; r < n && res == NNP_SUCCESS; r++)
 		res = nnp_comm_make(devs[r], (uint32_t)n, (uint32_t)r, info,
-				    &ring, &topo, algo, NULL, epoch, coll_timeout_ms(),
-				    NULL, &comms[r]);
+				    &ring, &topo, algo, NULL, epoch, &o, &comms[r]);
 	if (res != NNP_SUCCESS)
 		for (r = 0; r < n; r++) {
 			nnp_comm_destroy(comms[r]);

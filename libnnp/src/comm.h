@@ -31,8 +31,10 @@ struct nnp_comm {
 	uint64_t trace_seq;
 	/* Its name (nnp_comm_config_t), or "". */
 	char name[NNP_COMM_NAME_MAX];
-	/* NNP_GROUP_FUSION: its allreduces flagged NNP_CMD_FLAG_FUSE. */
+	/* Its allreduces flagged NNP_CMD_FLAG_FUSE (group_fusion asked, and 1.25). */
 	bool group_fusion;
+	/* What its config asked (nnp_comm_opts): what splits of it ask. */
+	int group_fusion_asked;
 	/*
 	 * By rank: the chips and ports it was planned on, from which
 	 * nnp_comm_shrink() plans the survivors' communicator without talk.
@@ -65,6 +67,7 @@ void nnp_comm_job_answer(nnp_comm_t *comm, struct nnp_job_link *link);
 struct nnp_comm_opts {
 	uint32_t timeout_ms;		/* as COMM_CREATE takes it */
 	char name[NNP_COMM_NAME_MAX];	/* or "" */
+	int group_fusion;		/* 0, 1, or -1: as NNP_GROUP_FUSION says */
 };
 
 /* nnp_comm_init_rank_config()'s work, arguments checked, blocking. */
@@ -100,14 +103,13 @@ nnp_result_t nnp_comm_init_end(nnp_comm_t *comm);
 
 /*
  * @cfg (NULL: the defaults) checked, for @what ("nnp_comm_shrink") to make
- * a communicator with: *@timeout_ms as COMM_CREATE takes it, @name
- * NNP_COMM_NAME_MAX bytes; members left at their defaults (timeout -1,
- * name NULL) get @def_timeout_ms and @def_name. NNP_ERROR_INVALID_ARGUMENT
- * naming a bad member.
+ * a communicator with, into @o; members left at their defaults (timeout
+ * and group_fusion -1, name NULL) or past the size of @cfg get @def's.
+ * NNP_ERROR_INVALID_ARGUMENT naming a bad member.
  */
 nnp_result_t nnp_comm_config_take(const nnp_comm_config_t *cfg, const char *what,
-				  uint32_t def_timeout_ms, const char *def_name,
-				  uint32_t *timeout_ms, char *name);
+				  const struct nnp_comm_opts *def,
+				  struct nnp_comm_opts *o);
 
 /* "comm NAME: " to start an error about @comm with, or "" if unnamed. */
 const char *nnp_comm_label(const nnp_comm_t *comm, char *buf, size_t len);
@@ -153,16 +155,16 @@ nnp_result_t nnp_comm_plan_algo(const struct nnp_rank_info *all, uint32_t n,
 /*
  * Make @dev rank @rank of the @nranks ranks @all, on the planned @ring and
  * @topo running @algo, with @routes (@nranks bytes; NULL: planned over
- * the ranks' chips), named @epoch on the links, its commands waiting
- * @timeout_ms for a late peer (DRM_NNP_COMM_TIMEOUT_NEVER: for ever),
- * named @name (NULL or "": none; the driver shows it in fdinfo since
- * 1.9); *@comm on success, else the last error says why.
+ * the ranks' chips), named @epoch on the links, with the options @o: its
+ * commands wait o->timeout_ms for a late peer (DRM_NNP_COMM_TIMEOUT_NEVER:
+ * for ever), its name is o->name ("": none; the driver shows it in fdinfo
+ * since 1.9); *@comm on success, else the last error says why.
  */
 nnp_result_t nnp_comm_make(nnp_device_t *dev, uint32_t nranks, uint32_t rank,
 			   const struct nnp_rank_info *all,
 			   const struct nnp_ring *ring,
 			   const struct nnp_topo *topo, enum nnp_algo algo,
 			   const uint8_t *routes, uint64_t epoch,
-			   uint32_t timeout_ms, const char *name, nnp_comm_t **comm);
+			   const struct nnp_comm_opts *o, nnp_comm_t **comm);
 
 #endif /* NNP_COMM_H */

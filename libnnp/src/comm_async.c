@@ -40,6 +40,8 @@ static void adopt(nnp_comm_t *shell, nnp_comm_t *made)
 	shell->recv_port = made->recv_port;
 	shell->routes = made->routes;
 	shell->timeout_ms = made->timeout_ms;
+	shell->group_fusion = made->group_fusion;
+	shell->group_fusion_asked = made->group_fusion_asked;
 	shell->epoch = made->epoch;
 	shell->all = made->all;
 	shell->job = made->job;

@@ -60,9 +60,8 @@ nnp_result_t nnp_comm_shrink(nnp_comm_t *parent, const int *exclude, int nexclud
 			     const nnp_comm_config_t *config, nnp_comm_t **newcomm)
 {
 	struct nnp_split_group g = { 0 };
-	char name[NNP_COMM_NAME_MAX];
+	struct nnp_comm_opts def, o;
 	nnp_comm_t *child = NULL;
-	uint32_t timeout_ms;
 	nnp_result_t res;
 
 	if (!parent || !newcomm)
@@ -75,8 +74,12 @@ nnp_result_t nnp_comm_shrink(nnp_comm_t *parent, const int *exclude, int nexclud
 	if (!nnp_comm_config_blocking(config))
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
 				"nnp_comm_shrink: config blocking 0: a shrink is blocking");
-	res = nnp_comm_config_take(config, "nnp_comm_shrink", parent->timeout_ms,
-				   parent->name, &timeout_ms, name);
+	def = (struct nnp_comm_opts){
+		.timeout_ms = parent->timeout_ms,
+		.group_fusion = parent->group_fusion_asked,
+	};
+	memcpy(def.name, parent->name, sizeof(def.name));
+	res = nnp_comm_config_take(config, "nnp_comm_shrink", &def, &o);
 	if (res != NNP_SUCCESS)
 		return res;
 	nnp_log_set_rank(parent->rank);
@@ -84,8 +87,8 @@ nnp_result_t nnp_comm_shrink(nnp_comm_t *parent, const int *exclude, int nexclud
 			       (uint32_t)parent->rank, exclude, nexclude,
 			       parent->epoch, parent->shrunk, parent->nshrunk, &g);
 	if (res == NNP_SUCCESS)
-		res = nnp_split_make(parent, &g, "nnp_comm_shrink", timeout_ms, name,
-				     NULL, 0, &child);
+		res = nnp_split_make(parent, &g, "nnp_comm_shrink", &o, NULL, 0,
+				     &child);
 	if (res == NNP_SUCCESS)
 		res = check_members(child, &g);
 	if (res == NNP_SUCCESS)

@@ -57,7 +57,7 @@ static nnp_result_t split_ring(struct nnp_split_group *g, const char *what,
 }
 
 nnp_result_t nnp_split_make(nnp_comm_t *parent, struct nnp_split_group *g,
-			    const char *what, uint32_t timeout_ms, const char *name,
+			    const char *what, const struct nnp_comm_opts *o,
 			    const struct nnp_rank_info *pall, uint32_t nparent,
 			    nnp_comm_t **child)
 {
@@ -71,8 +71,7 @@ nnp_result_t nnp_split_make(nnp_comm_t *parent, struct nnp_split_group *g,
 		res = nnp_comm_plan_algo(g->info, g->n, &ring, &topo, &algo);
 	if (res == NNP_SUCCESS) {
 		res = nnp_comm_make(parent->dev, g->n, g->rank, g->info, &ring,
-				    &topo, algo, routes, g->epoch, timeout_ms,
-				    name, child);
+				    &topo, algo, routes, g->epoch, o, child);
 		nnp_topo_free(&topo);
 	}
 	nnp_ring_free(&ring);
@@ -91,12 +90,17 @@ static nnp_result_t split_make(nnp_comm_t *parent, const struct nnp_split_entry 
 {
 	nnp_result_t res = nnp_split_group(all, (uint32_t)parent->nranks,
 					   (uint32_t)parent->rank, g);
+	/* The parent's timeout and grouping; not its name. */
+	const struct nnp_comm_opts o = {
+		.timeout_ms = parent->timeout_ms,
+		.group_fusion = parent->group_fusion_asked,
+	};
 	char what[40];
 
 	if (res != NNP_SUCCESS || !g->n)
 		return res;
 	snprintf(what, sizeof(what), "nnp_comm_split: color %d", g->color);
-	return nnp_split_make(parent, g, what, parent->timeout_ms, NULL, pall,
+	return nnp_split_make(parent, g, what, &o, pall,
 			      (uint32_t)parent->nranks, child);
 }
 

@@ -76,18 +76,19 @@ nnp_result_t nnp_shrink_group(const struct nnp_rank_info *all, uint32_t nparent,
 			      uint32_t ngiven, struct nnp_split_group *g);
 
 struct nnp_comm;
+struct nnp_comm_opts;
 
 /*
  * Make parent rank @parent's communicator of @g (planned as
- * nnp_split_plan(), @what starting its errors), waiting @timeout_ms for a
- * late peer, named @name (NULL: none), in *@child. Where @g's chips make
+ * nnp_split_plan(), @what starting its errors), with the options @o, in
+ * *@child. Where @g's chips make
  * no ring of links and @pall gives the @nparent ranks' chips (by parent
  * rank; NULL: none), its ring crosses chips of other parent ranks as
  * transits (transit_plan.h), which @g->transit then lists. In
  * comm_split.c: it needs the device.
  */
 nnp_result_t nnp_split_make(struct nnp_comm *parent, struct nnp_split_group *g,
-			    const char *what, uint32_t timeout_ms, const char *name,
+			    const char *what, const struct nnp_comm_opts *o,
 			    const struct nnp_rank_info *pall, uint32_t nparent,
 			    struct nnp_comm **child);
 

@@ -8,7 +8,8 @@
  * timeout works, says its name in the errors of its calls, and a receive
  * no one sends to fails PEER_TIMEOUT after 1.5 s, not the default 30
  * minutes; NULL for the config is nnp_comm_init_rank(), and so is a
- * config of the size before blocking (what follows it unread).
+ * config of the size before blocking or before group_fusion (what
+ * follows unread).
  *
  * Non-blocking creation (blocking = 0): two communicators made at once
  * from one thread, each NNP_IN_PROGRESS until both ranks are in, every
@@ -16,6 +17,11 @@
  * rendezvous that never completes reported as its failure by
  * nnp_comm_get_async_error(), with its last error; nnp_comm_abort() and
  * nnp_comm_destroy() end a creation under way within 1 s.
+ *
+ * group_fusion: 1 in the config runs a group's 32 small allreduces as one
+ * (hardware interface 1.25: at most a quarter of the packets), made
+ * blocking or not, and in a communicator split from it; 0 keeps them
+ * apart though NNP_GROUP_FUSION=1 is set; 2 is refused.
  */
 #include <pthread.h>
 #include <stddef.h>
@@ -27,6 +33,7 @@
 
 #include <nnp/nnp.h>
 
+#include "device_counters.h"
 #include "guest_env.h"
 #include "kselftest_harness.h"
 
@@ -84,7 +91,32 @@ FIXTURE_TEARDOWN(cfg)
 	}
 }
 
-/* Both ranks with @config on threads; 0 if both made theirs. */
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* @comm's state, polled until it is no longer NNP_IN_PROGRESS or @s pass. */
+static nnp_result_t settled(nnp_comm_t *comm, double s)
+{
+	double until = now_s() + s;
+	nnp_result_t state = NNP_IN_PROGRESS;
+
+	while (state == NNP_IN_PROGRESS && now_s() < until) {
+		if (nnp_comm_get_async_error(comm, &state) != NNP_SUCCESS)
+			return NNP_ERROR_IO;
+		usleep(10 * 1000);
+	}
+	return state;
+}
+
+/*
+ * Both ranks with @config on threads (one made non-blocking waited for);
+ * 0 if both made theirs.
+ */
 static int make_pair(struct __test_metadata *_metadata, FIXTURE_DATA(cfg) *self,
 		     const nnp_comm_config_t *config)
 {
@@ -102,11 +134,43 @@ static int make_pair(struct __test_metadata *_metadata, FIXTURE_DATA(cfg) *self,
 	}
 	for (r = 0; r < 2; r++) {
 		pthread_join(th[r], NULL);
+		if (a[r].res == NNP_IN_PROGRESS && a[r].comm)
+			a[r].res = settled(a[r].comm, 10);
 		EXPECT_EQ(NNP_SUCCESS, a[r].res) TH_LOG("rank %d: %s", r, a[r].error);
 		bad |= a[r].res != NNP_SUCCESS;
 		self->comm[r] = a[r].comm;
 	}
 	return bad;
+}
+
+static void drop_pair(FIXTURE_DATA(cfg) *self)
+{
+	int r;
+
+	for (r = 0; r < 2; r++) {
+		nnp_comm_destroy(self->comm[r]);
+		self->comm[r] = NULL;
+	}
+}
+
+/* Each of rank @r's first @n int32 is @want. */
+static void expect_all(struct __test_metadata *_metadata, FIXTURE_DATA(cfg) *self,
+		       int r, int n, uint32_t want)
+{
+	nnp_mem_t *host;
+	uint32_t *h;
+	int i;
+
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[r], NNP_MEM_HOST, COUNT * 4, 0,
+					     &host));
+	ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], host, 0, self->buf[r], 0,
+						COUNT * 4));
+	ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
+	ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(host, (void **)&h));
+	for (i = 0; i < n && h[i] == want; i++)
+		;
+	EXPECT_EQ(n, i) TH_LOG("rank %d: element %d is %#x", r, i, h[i]);
+	nnp_mem_free(host);
 }
 
 /* A refusal of @config: INVALID_ARGUMENT, the last error holding @text. */
@@ -149,28 +213,11 @@ TEST_F_TIMEOUT(cfg, bad_configs_refused, 60)
 	c.name = NULL;
 	c.blocking = 2;
 	refused(_metadata, self, &c, "config blocking 2");
-}
-
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + t.tv_nsec / 1e9;
-}
-
-/* @comm's state, polled until it is no longer NNP_IN_PROGRESS or @s pass. */
-static nnp_result_t settled(nnp_comm_t *comm, double s)
-{
-	double until = now_s() + s;
-	nnp_result_t state = NNP_IN_PROGRESS;
-
-	while (state == NNP_IN_PROGRESS && now_s() < until) {
-		if (nnp_comm_get_async_error(comm, &state) != NNP_SUCCESS)
-			return NNP_ERROR_IO;
-		usleep(10 * 1000);
-	}
-	return state;
+	c.blocking = 1;
+	c.group_fusion = 2;
+	refused(_metadata, self, &c, "config group_fusion 2: -1 (the default), 0 or 1");
+	c.group_fusion = -2;
+	refused(_metadata, self, &c, "config group_fusion -2");
 }
 
 TEST_F_TIMEOUT(cfg, old_size_config_is_blocking, 60)
@@ -181,6 +228,12 @@ TEST_F_TIMEOUT(cfg, old_size_config_is_blocking, 60)
 	c.size = offsetof(nnp_comm_config_t, blocking);
 	c.blocking = 0;
 	ASSERT_EQ(0, make_pair(_metadata, self, &c));
+	drop_pair(self);
+	/* One built before group_fusion: its 5 there is not read. */
+	c.size = offsetof(nnp_comm_config_t, group_fusion);
+	c.blocking = 1;
+	c.group_fusion = 5;
+	ASSERT_EQ(0, make_pair(_metadata, self, &c));
 }
 
 TEST_F_TIMEOUT(cfg, nonblocking_made_while_the_caller_goes_on, 60)
@@ -188,10 +241,8 @@ TEST_F_TIMEOUT(cfg, nonblocking_made_while_the_caller_goes_on, 60)
 	nnp_comm_config_t c = NNP_COMM_CONFIG_INIT;
 	nnp_result_t state;
 	nnp_unique_id_t id;
-	nnp_mem_t *host;
-	uint32_t *h;
 	double t0;
-	int r, i;
+	int r;
 
 	c.blocking = 0;
 	ASSERT_EQ(NNP_SUCCESS, nnp_get_unique_id(&id));
@@ -226,18 +277,8 @@ TEST_F_TIMEOUT(cfg, nonblocking_made_while_the_caller_goes_on, 60)
 						     NNP_INT32, NNP_SUM, self->comm[r],
 						     self->s[r]));
 	}
-	for (r = 0; r < 2; r++) {
-		ASSERT_EQ(NNP_SUCCESS, nnp_mem_alloc(self->dev[r], NNP_MEM_HOST, COUNT * 4,
-						     0, &host));
-		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->s[r], host, 0, self->buf[r],
-							0, COUNT * 4));
-		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]));
-		ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(host, (void **)&h));
-		for (i = 0; i < COUNT && h[i] == 0x02020202u; i++)
-			;
-		EXPECT_EQ(COUNT, i) TH_LOG("rank %d: element %d is %#x", r, i, h[i]);
-		nnp_mem_free(host);
-	}
+	for (r = 0; r < 2; r++)
+		expect_all(_metadata, self, r, COUNT, 0x02020202u);
 }
 
 TEST_F_TIMEOUT(cfg, nonblocking_failure_is_reported, 60)
@@ -330,6 +371,106 @@ TEST_F_TIMEOUT(cfg, null_config_is_the_default, 60)
 		  nnp_send(self->buf[0], 0, COUNT, NNP_INT32, 2, self->comm[0], self->s[0]));
 	EXPECT_EQ(0, strncmp(nnp_get_last_error(), "nnp_send of", 11))
 		TH_LOG("last error: %s", nnp_get_last_error());
+}
+
+/*
+ * Packets both devices send for 32 sums of 16 int32 in one group on
+ * self->comm, each sum exact.
+ */
+static uint64_t group_packets(struct __test_metadata *_metadata,
+			      FIXTURE_DATA(cfg) *self)
+{
+	uint64_t before = 0, after = 0;
+	int r, k;
+
+	for (r = 0; r < 2; r++) {
+		before += icl_sent(self->dev[r], true);
+		EXPECT_EQ(NNP_SUCCESS, nnp_memset_async(self->s[r], self->buf[r], 0, 1,
+							COUNT * 4));
+	}
+	EXPECT_EQ(NNP_SUCCESS, nnp_group_start());
+	for (r = 0; r < 2; r++)
+		for (k = 0; k < 32; k++)
+			EXPECT_EQ(NNP_SUCCESS, nnp_allreduce(self->buf[r], k * 64, self->buf[r],
+							     k * 64, 16, NNP_INT32, NNP_SUM,
+							     self->comm[r], self->s[r]));
+	EXPECT_EQ(NNP_SUCCESS, nnp_group_end()) TH_LOG("%s", nnp_get_last_error());
+	for (r = 0; r < 2; r++) {
+		EXPECT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->s[r]))
+			TH_LOG("rank %d: %s", r, nnp_get_last_error());
+		after += icl_sent(self->dev[r], true);
+		expect_all(_metadata, self, r, 32 * 16, 0x02020202u);
+	}
+	return after - before;
+}
+
+struct split_args {
+	nnp_comm_t *parent, *child;
+	nnp_result_t res;
+};
+
+static void *split_main(void *arg)
+{
+	struct split_args *a = arg;
+
+	a->res = nnp_comm_split(a->parent, 0, 0, &a->child);
+	return NULL;
+}
+
+/* self->comm split into one color on both ranks' threads, in its place. */
+static void split_pair(struct __test_metadata *_metadata, FIXTURE_DATA(cfg) *self)
+{
+	struct split_args a[2];
+	pthread_t th[2];
+	int r;
+
+	for (r = 0; r < 2; r++) {
+		a[r] = (struct split_args){ .parent = self->comm[r] };
+		ASSERT_EQ(0, pthread_create(&th[r], NULL, split_main, &a[r]));
+	}
+	for (r = 0; r < 2; r++)
+		pthread_join(th[r], NULL);
+	for (r = 0; r < 2; r++) {
+		EXPECT_EQ(NNP_SUCCESS, a[r].res) TH_LOG("rank %d", r);
+		nnp_comm_destroy(self->comm[r]);
+		self->comm[r] = a[r].child;
+	}
+}
+
+TEST_F_TIMEOUT(cfg, group_fusion_from_the_config, 120)
+{
+	nnp_comm_config_t c = NNP_COMM_CONFIG_INIT;
+	uint64_t apart, fused, split, nonblocking;
+	int bad;
+
+	/* 0 keeps them apart whatever NNP_GROUP_FUSION says. */
+	setenv("NNP_GROUP_FUSION", "1", 1);
+	c.group_fusion = 0;
+	bad = make_pair(_metadata, self, &c);
+	unsetenv("NNP_GROUP_FUSION");
+	ASSERT_EQ(0, bad);
+	apart = group_packets(_metadata, self);
+	drop_pair(self);
+
+	c.group_fusion = 1;
+	ASSERT_EQ(0, make_pair(_metadata, self, &c));
+	fused = group_packets(_metadata, self);
+	split_pair(_metadata, self);
+	ASSERT_NE(NULL, self->comm[0]);
+	ASSERT_NE(NULL, self->comm[1]);
+	split = group_packets(_metadata, self);
+	drop_pair(self);
+
+	c.blocking = 0;
+	ASSERT_EQ(0, make_pair(_metadata, self, &c));
+	nonblocking = group_packets(_metadata, self);
+
+	TH_LOG("packets of 32 allreduces in a group: %llu apart, %llu fused, %llu on its split, %llu made non-blocking",
+	       (unsigned long long)apart, (unsigned long long)fused,
+	       (unsigned long long)split, (unsigned long long)nonblocking);
+	EXPECT_LE(4 * fused, apart);
+	EXPECT_LE(4 * split, apart);
+	EXPECT_LE(4 * nonblocking, apart);
 }
 
 TEST_HARNESS_MAIN

@@ -50,11 +50,14 @@
 # bad names refused before any rendezvous, a named communicator with a
 # 1.5 s timeout that names itself in errors and gives up on a lone
 # receive after 1.5 s, and whose trace lines carry its name; a config of
-# the size before blocking is blocking; non-blocking creation: two ranks
-# started from one thread, NNP_IN_PROGRESS (and every call refused with
-# it) until both are in, then an exact allreduce; a rendezvous that times
-# out reported as NNP_ERROR_TIMEOUT with its last error; abort and destroy
-# end a creation under way within 1 s
+# the size before blocking (or before group_fusion) is blocking;
+# non-blocking creation: two ranks started from one thread,
+# NNP_IN_PROGRESS (and every call refused with it) until both are in, then
+# an exact allreduce; a rendezvous that times out reported as
+# NNP_ERROR_TIMEOUT with its last error; abort and destroy end a creation
+# under way within 1 s; group_fusion 1 in the config fuses a group of 32
+# allreduces (made blocking or not, and on its split), 0 keeps them apart
+# under NNP_GROUP_FUSION=1, 2 is refused
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
 out=$(mktemp)
@@ -62,13 +65,17 @@ trap 'rm -f "$out"*' EXIT
 matrix=()
 [ -z "${NNP_COLL_MATRIX:-}" ] || matrix=(--env "NNP_COLL_MATRIX=$NNP_COLL_MATRIX")
 tap_plan 24
-# What a VM runs after coll_test, by chip count: on 2 chips 16 MiB of each
+# What a VM runs after coll_test, by chip count: on 2 chips
+# comm_config_test (its group fusion untraced: a traced collective runs
+# between its stamps, never in a GROUP) and 16 MiB of each
 # collective (a step of 8 MiB goes in 1 MiB chunks, and a window of 4 of
 # them outgrew what one communicator may hold of its peer's port, 3 MiB,
 # so both chips parked sending to each other for good); on a ring of 4,
 # nnptool bench allreduce up to 64 KiB. Sharing the boot saves two.
-after_ring2='NNP_TRACE_FILE=/tmp/cfg.%p.trace comm_config_test
-echo config-status=$? named-lines=$(cat /tmp/cfg.*.trace | grep -c "\"op\":\"allreduce\".*\"status\":\"ok\",\"name\":\"tp.stage-1_b\"}")
+after_ring2='NNP_TRACE_FILE=/tmp/cfg.%p.trace comm_config_test -T group_fusion_from_the_config
+s=$?
+comm_config_test -t group_fusion_from_the_config
+echo config-status=$s,$? named-lines=$(cat /tmp/cfg.*.trace | grep -c "\"op\":\"allreduce\".*\"status\":\"ok\",\"name\":\"tp.stage-1_b\"}")
 for c in allgather reduce_scatter broadcast allreduce; do
 	nnptool bench $c --min 16M --max 16M --iters 2 --trials 1 || exit 1
 done'
@@ -115,7 +122,7 @@ out=$out.ring:2
 tap_context=$out tap_check "16 MiB allgather, reduce_scatter, broadcast, allreduce on 2 chips: 0 wrong, none hung" \
 	sh -c "test \$(grep -c '^# Out of bounds values : 0 OK' $out) = 4 && grep -q '^vm-status=0$' $out"
 tap_context=$out tap_grep "communicator options on 2 chips: bad configs refused, a name and a 1.5 s timeout that hold" \
-	"$out" '^config-status=0 named-lines=2$'
+	"$out" '^config-status=0,0 named-lines=2$'
 out=${out%:2}:4
 tap_context=$out tap_grep "bench allreduce: 0 wrong, exit 0" "$out" '^# Out of bounds values : 0 OK'
 tap_check "bench allreduce: a checked row per size, 8 B to 64 KiB" sh -c \

@@ -626,10 +626,21 @@ typedef struct nnp_comm_config {
 	 * others). Since 0.9.
 	 */
 	int blocking;
+	/*
+	 * -1 (the default): as NNP_GROUP_FUSION says when the communicator is
+	 * made. 1: the allreduces of a group on it that are alike (one type,
+	 * op and count, 64 KiB or less each) run as one on a device of
+	 * hardware interface 1.25 or later (on an older one, each on its
+	 * own); every rank must then group them alike, or its collectives
+	 * fail NNP_ERROR_MISMATCH. 0: each runs on its own, as NCCL's do. A
+	 * communicator split or shrunk from this one keeps the setting, but
+	 * for a shrink's own config. Since 0.9.
+	 */
+	int group_fusion;
 } nnp_comm_config_t;
 
 #define NNP_COMM_NAME_MAX	32
-#define NNP_COMM_CONFIG_INIT	{ sizeof(nnp_comm_config_t), -1, NULL, 1 }
+#define NNP_COMM_CONFIG_INIT	{ sizeof(nnp_comm_config_t), -1, NULL, 1, -1 }
 
 /*
  * nnp_comm_init_rank() with the options in @config (NULL: the defaults),
@@ -659,7 +670,8 @@ nnp_result_t nnp_comm_init_all(nnp_device_t **devs, int n, nnp_comm_t **comms);
  * nnp_comm_init_rank() finds one: a row or a column of a torus works), and
  * it outlives @parent (destroy or abort one, the others go on). It waits
  * for a late peer as long as @parent does (NNP_COLL_TIMEOUT_S when @parent
- * was made); NNP_ALGO is read again.
+ * was made) and groups allreduces as @parent's config said (where it said
+ * -1, NNP_GROUP_FUSION is read again, as NNP_ALGO is).
  *
  * Since 0.9, chips that share no link with their ring neighbours (a
  * pipeline's stages on every other chip, a torus's diagonal) still make
@@ -703,8 +715,8 @@ nnp_result_t nnp_comm_split(nnp_comm_t *parent, int color, int key,
  * @exclude calls it (the excluded ones do not); they become the ranks of
  * a new communicator in *@newcomm, in @parent's rank order (parent ranks
  * 0, 1 and 3 of 4 without 2 are new ranks 0, 1 and 2), with the options
- * of @config (NULL, or a member left at its default: @parent's timeout
- * and name). Since 0.9.
+ * of @config (NULL, or a member left at its default: @parent's timeout,
+ * name and group_fusion). Since 0.9.
  *
  * Nothing goes over @parent, whose ring may run through the lost chip:
  * each survivor plans the same ring from the chips and links @parent was
