@@ -382,6 +382,15 @@ const char *nnp_comm_label(const nnp_comm_t *comm, char *buf, size_t len)
 	return buf;
 }
 
+void nnp_comm_opts_of(const nnp_comm_t *comm, struct nnp_comm_opts *o)
+{
+	*o = (struct nnp_comm_opts){
+		.timeout_ms = comm->timeout_ms,
+		.group_fusion = comm->group_fusion_asked,
+	};
+	memcpy(o->name, comm->name, sizeof(o->name));
+}
+
 nnp_result_t nnp_comm_config_take(const nnp_comm_config_t *cfg, const char *what,
 				  const struct nnp_comm_opts *def,
 				  struct nnp_comm_opts *o)

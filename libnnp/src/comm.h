@@ -70,6 +70,9 @@ struct nnp_comm_opts {
 	int group_fusion;		/* 0, 1, or -1: as NNP_GROUP_FUSION says */
 };
 
+/* The options @comm was made with: what a split or shrink of it starts from. */
+void nnp_comm_opts_of(const nnp_comm_t *comm, struct nnp_comm_opts *o);
+
 /* nnp_comm_init_rank_config()'s work, arguments checked, blocking. */
 nnp_result_t nnp_comm_init_opts(nnp_comm_t **comm, int nranks,
 				const nnp_unique_id_t *id, int rank,

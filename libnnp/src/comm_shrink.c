@@ -74,11 +74,7 @@ nnp_result_t nnp_comm_shrink(nnp_comm_t *parent, const int *exclude, int nexclud
 	if (!nnp_comm_config_blocking(config))
 		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
 				"nnp_comm_shrink: config blocking 0: a shrink is blocking");
-	def = (struct nnp_comm_opts){
-		.timeout_ms = parent->timeout_ms,
-		.group_fusion = parent->group_fusion_asked,
-	};
-	memcpy(def.name, parent->name, sizeof(def.name));
+	nnp_comm_opts_of(parent, &def);
 	res = nnp_comm_config_take(config, "nnp_comm_shrink", &def, &o);
 	if (res != NNP_SUCCESS)
 		return res;

@@ -90,15 +90,14 @@ static nnp_result_t split_make(nnp_comm_t *parent, const struct nnp_split_entry 
 {
 	nnp_result_t res = nnp_split_group(all, (uint32_t)parent->nranks,
 					   (uint32_t)parent->rank, g);
-	/* The parent's timeout and grouping; not its name. */
-	const struct nnp_comm_opts o = {
-		.timeout_ms = parent->timeout_ms,
-		.group_fusion = parent->group_fusion_asked,
-	};
+	struct nnp_comm_opts o;
 	char what[40];
 
 	if (res != NNP_SUCCESS || !g->n)
 		return res;
+	/* The parent's timeout and grouping; not its name. */
+	nnp_comm_opts_of(parent, &o);
+	o.name[0] = '\0';
 	snprintf(what, sizeof(what), "nnp_comm_split: color %d", g->color);
 	return nnp_split_make(parent, g, what, &o, pall,
 			      (uint32_t)parent->nranks, child);
