@@ -247,8 +247,10 @@ struct nnp_hw_log_entry {
 /*
  * COMM_DESTROY flags (v1.4). ABORT: the communicator's commands in flight
  * end ABORTED at their next wait, and pass the abort down the ring, so
- * that every rank's stops (NCCL's ncclCommAbort). Without it a command in
- * flight runs on to its end.
+ * that every rank's stops (NCCL's ncclCommAbort); one of its commands
+ * still queued ends ABORTED as it starts, until the context makes that
+ * communicator number again. Without it a command in flight runs on to
+ * its end, and one that starts later ends NOT_FOUND.
  */
 #define NNP_HW_COMM_DESTROY_ABORT	(1u << 0)
 /*

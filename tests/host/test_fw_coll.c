@@ -1073,7 +1073,9 @@ static uint32_t comm_status(unsigned int chip, uint16_t *status)
  * COMM_DESTROY with ABORT on chip 0 ends its command and, passed down the
  * ring, chip 1's, at once. COMM_STATUS says ABORTED on chip 1 and on chip
  * 2, which had no command to end; the destroyed communicator is NOT_FOUND.
- * Remade, the ring works.
+ * A command that starts after the abort (one queued behind those it
+ * ended) ends ABORTED too, not NOT_FOUND, which only a plain destroy
+ * gives. Remade, the ring works.
  */
 static void test_comm_abort(void **state)
 {
@@ -1082,10 +1084,12 @@ static void test_comm_abort(void **state)
 		.opcode = NNP_CMD_ALLREDUCE, .len = 100000,
 		.value = NNP_COLL_VALUE(NNP_DTYPE_I32, NNP_OP_SUM, COMM, 0),
 	};
+	struct nnp_hw_admin_cmd r = { .opcode = NNP_ADMIN_QUEUE_RESET };
 	uint16_t st;
 	unsigned int c;
 
 	(void)state;
+	r.args[0] = CTX;
 	comm_timeout_ms = NNP_HW_COMM_TIMEOUT_NEVER;
 	ring_up(3);
 	for (c = 0; c < 2; c++) {
@@ -1115,13 +1119,19 @@ static void test_comm_abort(void **state)
 	assert_int_equal(st, NNP_STATUS_SUCCESS);
 
 	for (c = 0; c < 3; c++) {
-		struct nnp_hw_admin_cmd r = { .opcode = NNP_ADMIN_QUEUE_RESET };
-
-		r.args[0] = CTX;
 		assert_int_equal(fw_harness_admin(chips[c].h, r, NULL), NNP_STATUS_SUCCESS);
 		d.args[2] = 0;
 		assert_int_equal(fw_harness_admin(chips[c].h, d, NULL),
 				 c == 0 ? NNP_STATUS_NOT_FOUND : NNP_STATUS_SUCCESS);
+		chips[c].h->q_tail[0] = 0;
+		chips[c].posted = 0;
+	}
+	run_on(0, 2, cmd);
+	join(0, 2);
+	assert_int_equal(chips[0].status, NNP_STATUS_ABORTED);
+	assert_int_equal(chips[1].status, NNP_STATUS_NOT_FOUND);
+	for (c = 0; c < 2; c++) {
+		assert_int_equal(fw_harness_admin(chips[c].h, r, NULL), NNP_STATUS_SUCCESS);
 		chips[c].h->q_tail[0] = 0;
 		chips[c].posted = 0;
 	}

@@ -365,6 +365,12 @@ struct nnp_fw_port {
 
 struct nnp_fw_comm {
 	uint32_t ctx;		/* 0: free */
+	/*
+	 * Free, and destroyed with ABORT by this context: its commands still
+	 * queued end ABORTED, as those the abort ended did, not NOT_FOUND,
+	 * until the slot is made again or the context ends.
+	 */
+	uint32_t aborted_ctx;
 	uint32_t nranks;
 	uint32_t rank;		/* NNP_FW_TRANSIT_RANK: a transit (v1.22) */
 	uint32_t pos;		/* position on the ring */
@@ -735,6 +741,13 @@ struct nnp_fw_comm *nnp_fw_comm_of_locked(struct nnp_fw *fw, uint32_t ctx,
 					  uint32_t comm);
 struct nnp_fw_comm *nnp_fw_comm_slot_locked(struct nnp_fw *fw, uint32_t ctx,
 					    uint32_t comm);
+/*
+ * The status of a command of @ctx on @comm that nnp_fw_comm_of_locked()
+ * did not find: ABORTED if @ctx aborted it (COMM_DESTROY with ABORT),
+ * else NOT_FOUND.
+ */
+uint16_t nnp_fw_comm_missing_locked(const struct nnp_fw *fw, uint32_t ctx,
+				    uint32_t comm);
 /*
  * A wait of @ms (COMM_CREATE's timeout_ms) in ns: 0 is the device's
  * default, NNP_HW_COMM_TIMEOUT_NEVER UINT64_MAX.

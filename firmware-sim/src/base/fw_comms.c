@@ -37,6 +37,14 @@ struct nnp_fw_comm *nnp_fw_comm_of_locked(struct nnp_fw *fw, uint32_t ctx,
 	return m && !nnp_fw_comm_transit(m) ? m : NULL;
 }
 
+uint16_t nnp_fw_comm_missing_locked(const struct nnp_fw *fw, uint32_t ctx,
+				    uint32_t comm)
+{
+	return comm && comm < NNP_HW_MAX_COMMS && ctx && !fw->comms[comm].ctx &&
+	       fw->comms[comm].aborted_ctx == ctx ? NNP_STATUS_ABORTED :
+	       NNP_STATUS_NOT_FOUND;
+}
+
 struct nnp_fw_comm *nnp_fw_comm_by_epoch_locked(struct nnp_fw *fw, uint64_t epoch)
 {
 	uint32_t i;

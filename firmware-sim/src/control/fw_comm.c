@@ -372,8 +372,10 @@ uint16_t nnp_fw_comm_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *c
 		leave = leave_of_locked(m);
 		comm_free_locked(m);
 		nnp_fw_epoch_gone_locked(fw, epoch, true);
-		if (flags & NNP_HW_COMM_DESTROY_ABORT)
+		if (flags & NNP_HW_COMM_DESTROY_ABORT) {
+			m->aborted_ctx = ctx;
 			kick = abort_commands_locked(fw, ctx, comm);
+		}
 		status = NNP_STATUS_SUCCESS;
 	}
 	mtx_unlock(&fw->lock);
@@ -502,6 +504,8 @@ void nnp_fw_comms_clear(struct nnp_fw *fw, uint32_t ctx)
 		bool mine;
 
 		mtx_lock(&fw->lock);
+		if (!ctx || fw->comms[i].aborted_ctx == ctx)
+			fw->comms[i].aborted_ctx = 0;
 		mine = fw->comms[i].ctx && (!ctx || fw->comms[i].ctx == ctx);
 		if (mine) {
 			epoch = fw->comms[i].epoch;

@@ -480,7 +480,7 @@ static uint16_t coll_begin(struct nnp_fw *fw, uint32_t ctx,
 	mtx_lock(&fw->lock);
 	m = nnp_fw_comm_of_locked(fw, ctx, comm);
 	if (!m) {
-		st = NNP_STATUS_NOT_FOUND;
+		st = nnp_fw_comm_missing_locked(fw, ctx, comm);
 	} else if (m->error) {
 		/* Failed on some rank: it is made again before further use. */
 		st = NNP_STATUS_ABORTED;

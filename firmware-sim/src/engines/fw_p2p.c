@@ -64,7 +64,7 @@ static uint16_t p2p_begin(struct nnp_fw *fw, uint32_t ctx,
 	mtx_lock(&fw->lock);
 	m = nnp_fw_comm_of_locked(fw, ctx, NNP_P2P_COMM(cmd->value));
 	if (!m) {
-		st = NNP_STATUS_NOT_FOUND;
+		st = nnp_fw_comm_missing_locked(fw, ctx, NNP_P2P_COMM(cmd->value));
 	} else {
 		p->epoch = m->epoch;
 		p->op.timeout_ns = m->timeout_ns;

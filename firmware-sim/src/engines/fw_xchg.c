@@ -387,7 +387,8 @@ uint16_t nnp_fw_exchange(struct nnp_fw *fw, uint32_t ctx,
 	if (!st) {
 		mtx_lock(&fw->lock);
 		m = nnp_fw_comm_of_locked(fw, ctx, x->comm);
-		st = m ? xchg_begin_locked(x, m) : NNP_STATUS_NOT_FOUND;
+		st = m ? xchg_begin_locked(x, m) :
+		     nnp_fw_comm_missing_locked(fw, ctx, x->comm);
 		mtx_unlock(&fw->lock);
 	}
 	if (!st) {

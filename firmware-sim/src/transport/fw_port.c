@@ -170,6 +170,7 @@ struct link_end {
 	uint32_t port;
 	bool was;		/* up before */
 	bool changed;		/* by links_set() */
+	bool lost;		/* its going down ended something */
 };
 
 /* Set @e's port to @up (if wired); its change is told first. */
@@ -190,29 +191,34 @@ static void end_mark(struct link_end *e, bool up)
 						(now ? NNP_PORT_UP : 0));
 }
 
-/* After end_mark(): what @e's going down ends, and its waiters woken. */
-static void end_settle(const struct link_end *e, bool up)
+/* After end_mark(): what @e's going down ends. */
+static void end_settle(struct link_end *e, bool up)
 {
 	struct nnp_fw *fw = e->fw;
-	bool lost = false;
 
 	if (e->was && !up) {
 		mtx_lock(&fw->lock);
-		lost = link_lost_locked(fw, e->port);
-		lost |= comms_lost_locked(fw, e->port);
+		e->lost = link_lost_locked(fw, e->port);
+		e->lost |= comms_lost_locked(fw, e->port);
 		mtx_unlock(&fw->lock);
 	}
-	/* A worker raises the event's interrupt. */
-	if (lost || e->changed)
-		nnp_fw_icl_kick(fw);
-	nnp_fw_icl_wake(fw, e->port);
+}
+
+/* After end_settle(): @e's workers woken; one raises the event's interrupt. */
+static void end_wake(const struct link_end *e)
+{
+	if (e->lost || e->changed)
+		nnp_fw_icl_kick(e->fw);
+	nnp_fw_icl_wake(e->fw, e->port);
 }
 
 /*
  * The links on @ports of @fw to @up, at both ends of an in-process link:
- * every end first, then what that ends. So a communicator failed by one
- * link going down cannot pass its abort over another of them still up
- * (to a peer that would then name the failure ABORTED, not LINK_DOWN).
+ * every end first, then what that ends, then the workers that pass the
+ * aborts on. So a communicator failed by one link going down cannot pass
+ * its abort over another link, or round its ring to the link's other
+ * end, before that end has failed it too (a peer there would then name
+ * the failure ABORTED, not LINK_DOWN).
  */
 static void links_set(struct nnp_fw *fw, uint32_t ports, bool up)
 {
@@ -234,6 +240,8 @@ static void links_set(struct nnp_fw *fw, uint32_t ports, bool up)
 		end_mark(&e[i], up);
 	for (i = 0; i < n; i++)
 		end_settle(&e[i], up);
+	for (i = 0; i < n; i++)
+		end_wake(&e[i]);
 }
 
 /*

@@ -273,8 +273,9 @@ class NnpBackend::Staging {
     err.size = sizeof(err);
     // A command the device ended ABORTED because its communicator had
     // failed here before it began (a link lost between two operations,
-    // hardware 1.23) says nothing of why: the device's event, on its way
-    // to the event thread, does. One aborted by another rank's failure
+    // hardware 1.23), or because the event thread aborted it on that
+    // failure while the command was still queued, says nothing of why:
+    // the device's event, on its way to the event thread, does. One aborted by another rank's failure
     // needs no more: its communicator failed "aborted" too.
     const bool failed = nnp_stream_error(stream(), &err) == NNP_ERROR_COMMAND_FAILED;
     if (failed && err.status == kStatusAborted) {
