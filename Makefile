@@ -51,6 +51,17 @@ DEBUG_INITRAMFS := $(BUILD)/initramfs-debug.cpio
 FW_SRCS := $(wildcard firmware-sim/src/*/*.c)
 FW_INC := -Ihw -Ifirmware-sim/include $(patsubst %/,-I%,$(wildcard firmware-sim/src/*/))
 FW_HDRS := $(wildcard firmware-sim/include/*.h firmware-sim/src/*/*.h) hw/nnp_hw.h
+# Its objects, compiled once for each way host programs link it: plain
+# (the host tests, nnp-sim, the firmware benches), with ASan (the host
+# tests of lifetimes) and instrumented for the fuzzers. Compiled into each
+# program instead, a change to it was compiled again some 40 times.
+FW_OBJS := $(patsubst firmware-sim/src/%.c,$(BUILD)/obj/fw/%.o,$(FW_SRCS))
+FW_ASAN_OBJS := $(patsubst firmware-sim/src/%.c,$(BUILD)/obj/fw-asan/%.o,$(FW_SRCS))
+FW_FUZZ_OBJS := $(patsubst firmware-sim/src/%.c,$(BUILD)/obj/fw-fuzz/%.o,$(FW_SRCS))
+ASAN_CFLAGS := -fsanitize=address -fno-omit-frame-pointer
+# Kept: only pattern rules name some of them, and make would delete those
+# after each build, to compile them again on the next.
+.SECONDARY: $(FW_OBJS) $(FW_ASAN_OBJS) $(FW_FUZZ_OBJS)
 LIBNNP_SRCS := $(wildcard libnnp/src/*.c)
 LIBNNP_HDRS := $(wildcard libnnp/include/nnp/*.h libnnp/src/*.h) uapi/drm/nnp_accel.h hw/nnp_hw.h
 # nnptool builds in libnnp's names of the device's and driver's codes
@@ -319,10 +330,18 @@ $(NNPTOOL): $(NNPTOOL_SRCS) $(NNPTOOL_HDRS) $(LIBNNP_SO)
 
 # The firmware simulator's chips at scale, no QEMU (docs/nnp-sim.md).
 # --replay reads traces with json-c and writes JSON as nnptool does.
-$(NNP_SIM): $(NNP_SIM_SRCS) $(wildcard tools/nnp-sim/*.h) tools/nnptool/json_out.c tools/nnptool/text_out.c $(FW_SRCS) $(FW_HDRS) | $(DEPS)
+$(NNP_SIM): $(NNP_SIM_SRCS) $(wildcard tools/nnp-sim/*.h) tools/nnptool/json_out.c tools/nnptool/text_out.c $(FW_OBJS) $(FW_HDRS) | $(DEPS)
 	@mkdir -p $(OUT_BIN)
 	$(CC) $(CFLAGS_COMMON) $(FW_INC) $(JSONC_CFLAGS) -Itools/nnptool -o $@ \
-		$(NNP_SIM_SRCS) tools/nnptool/json_out.c tools/nnptool/text_out.c $(FW_SRCS) $(JSONC_LIBS) -lm
+		$(NNP_SIM_SRCS) tools/nnptool/json_out.c tools/nnptool/text_out.c $(FW_OBJS) $(JSONC_LIBS) -lm
+
+$(BUILD)/obj/fw/%.o: firmware-sim/src/%.c $(FW_HDRS) | $(DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) $(FW_INC) -c -o $@ $<
+
+$(BUILD)/obj/fw-asan/%.o: firmware-sim/src/%.c $(FW_HDRS) | $(DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) $(ASAN_CFLAGS) $(FW_INC) -c -o $@ $<
 
 # ---- MPI programs: the training example, the guest's MPI smoke test ----------
 # Open MPI's compiler wrapper around $(CC). The example's loops are meant to
@@ -428,9 +447,14 @@ $(FUZZ)/fuzz_icl $(FUZZ)/fuzz_icl_frame: $(FUZZ)/fuzz_icl_chip.o
 # so link every fuzzer again (minutes of clang with ASan) on the next.
 .SECONDARY: $(FUZZ)/fuzz_dev.o
 
-$(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ)/fuzz_dev.o $(FW_SRCS) $(FW_HDRS)
+$(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ)/fuzz_dev.o $(FW_FUZZ_OBJS) $(FW_HDRS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_FW_INC) -o $@ $< \
-		$(filter %.o,$^) $(FW_SRCS) -lm
+		$(filter %.o,$^) -lm
+
+# The firmware as the fuzzers see it: instrumented to steer them.
+$(BUILD)/obj/fw-fuzz/%.o: firmware-sim/src/%.c $(FW_HDRS) | $(DEPS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(FW_INC) -c -o $@ $<
 
 # The ring planner, and placement's search over the same tables.
 FUZZ_PLAN_SRCS := libnnp/src/ring_plan.c libnnp/src/place_plan.c libnnp/src/log.c \
@@ -461,11 +485,17 @@ $(TRACE_JOB) $(DOORBELL_JOB) $(POD_JOB): $(TESTDIR)/guest/%: tests/guest/%.c $(L
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) -Ilibnnp/include -o $@ $< -L$(OUT_LIB) -lnnp
 
-$(TESTDIR)/host/test_fw_%: tests/host/test_fw_%.c tests/host/fw_harness.c tests/host/fw_harness.h tests/lib/reduce_ref.h $(FW_SRCS) $(FW_HDRS) | $(DEPS)
+# A host test of the firmware: its source, the harness, the ring's wiring
+# if it takes it (below), and the firmware's objects ($(1): their flags).
+define link_fw_test
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) $(FW_INC) -Itests/host \
-		-o $@ $< tests/host/fw_harness.c $(filter tests/host/fw_ring.c,$^) \
-		$(FW_SRCS) -lcmocka -lm
+	$(CC) $(CFLAGS_COMMON) $(1) $(FW_INC) -Itests/host \
+		-o $@ $< tests/host/fw_harness.c $(filter tests/host/fw_ring.c %.o,$^) -lcmocka -lm
+endef
+FW_HOST_TEST_DEPS := tests/host/fw_harness.c tests/host/fw_harness.h tests/lib/reduce_ref.h $(FW_HDRS)
+
+$(TESTDIR)/host/test_fw_%: tests/host/test_fw_%.c $(FW_HOST_TEST_DEPS) $(FW_OBJS) | $(DEPS)
+	$(call link_fw_test)
 
 # The tests on a ring of in-process chips share its wiring.
 $(TESTDIR)/host/test_fw_relay $(TESTDIR)/host/test_fw_group $(TESTDIR)/host/test_fw_mismatch \
@@ -476,20 +506,22 @@ $(TESTDIR)/host/test_fw_relay $(TESTDIR)/host/test_fw_group $(TESTDIR)/host/test
 
 # Host tests on nnp-sim's chips (its host, wiring and topologies).
 NNP_SIM_HOST_SRCS := tools/nnp-sim/sim.c tools/nnp-sim/topo.c tools/nnp-sim/sweep.c
-$(TESTDIR)/host/test_sim_%: tests/host/test_sim_%.c $(NNP_SIM_HOST_SRCS) $(wildcard tools/nnp-sim/*.h) $(FW_SRCS) $(FW_HDRS) | $(DEPS)
+$(TESTDIR)/host/test_sim_%: tests/host/test_sim_%.c $(NNP_SIM_HOST_SRCS) $(wildcard tools/nnp-sim/*.h) $(FW_OBJS) $(FW_HDRS) | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) $(FW_INC) -Itools/nnp-sim \
-		-o $@ $< $(NNP_SIM_HOST_SRCS) $(FW_SRCS) -lcmocka -lm
+		-o $@ $< $(NNP_SIM_HOST_SRCS) $(FW_OBJS) -lcmocka -lm
 # nnp-sim --replay: its trace reader and timeline too, over json-c.
 NNP_SIM_REPLAY_SRCS := $(filter-out tools/nnp-sim/main.c tools/nnp-sim/report.c,$(NNP_SIM_SRCS)) \
 	tools/nnptool/json_out.c tools/nnptool/text_out.c
-$(TESTDIR)/host/test_sim_replay: tests/host/test_sim_replay.c $(NNP_SIM_REPLAY_SRCS) $(wildcard tools/nnp-sim/*.h) $(FW_SRCS) $(FW_HDRS) | $(DEPS)
+$(TESTDIR)/host/test_sim_replay: tests/host/test_sim_replay.c $(NNP_SIM_REPLAY_SRCS) $(wildcard tools/nnp-sim/*.h) $(FW_OBJS) $(FW_HDRS) | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) $(FW_INC) $(JSONC_CFLAGS) -Itools/nnp-sim -Itools/nnptool \
-		-o $@ $< $(NNP_SIM_REPLAY_SRCS) $(FW_SRCS) $(JSONC_LIBS) -lcmocka -lm
+		-o $@ $< $(NNP_SIM_REPLAY_SRCS) $(FW_OBJS) $(JSONC_LIBS) -lcmocka -lm
 # A use after free between chips, or a read of memory no longer lent,
 # must abort the test, not pass unseen.
-$(TESTDIR)/host/test_fw_lifetime $(TESTDIR)/host/test_fw_lend $(TESTDIR)/host/test_fw_buffers: CFLAGS_COMMON += -fsanitize=address -fno-omit-frame-pointer
+FW_ASAN_TESTS := $(TESTDIR)/host/test_fw_lifetime $(TESTDIR)/host/test_fw_lend $(TESTDIR)/host/test_fw_buffers
+$(FW_ASAN_TESTS): $(TESTDIR)/host/%: tests/host/%.c $(FW_HOST_TEST_DEPS) $(FW_ASAN_OBJS) | $(DEPS)
+	$(call link_fw_test,$(ASAN_CFLAGS))
 
 # nnptool's JSON and terminal text writers alone.
 $(TESTDIR)/host/test_nnptool_%: tests/host/test_nnptool_%.c tools/nnptool/json_out.c \
@@ -628,18 +660,18 @@ $(MPI_COLL): tests/bench/mpi_coll.c | $(DEPS)
 # The check of the ranks' calls, on and off, in the firmware alone: the
 # host tests' ring of in-process chips.
 $(BENCH)/call_check_fw: tests/bench/call_check_fw.c tests/bench/fw_timing.h tests/host/fw_harness.c tests/host/fw_ring.c \
-		tests/host/fw_harness.h tests/host/fw_ring.h $(FW_SRCS) $(FW_HDRS) | $(DEPS)
+		tests/host/fw_harness.h tests/host/fw_ring.h $(FW_OBJS) $(FW_HDRS) | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) $(FW_INC) -Itests/host -o $@ $< tests/host/fw_harness.c \
-		tests/host/fw_ring.c $(FW_SRCS) -lcmocka -lm
+		tests/host/fw_ring.c $(FW_OBJS) -lcmocka -lm
 
 # Issue 44's G1 in the firmware alone: a GROUP of 31 8-byte allreduces
 # against one, on the same ring.
 $(BENCH)/group_fw: tests/bench/group_fw.c tests/bench/fw_timing.h tests/host/fw_harness.c \
-		tests/host/fw_ring.c tests/host/fw_harness.h tests/host/fw_ring.h $(FW_SRCS) $(FW_HDRS) | $(DEPS)
+		tests/host/fw_ring.c tests/host/fw_harness.h tests/host/fw_ring.h $(FW_OBJS) $(FW_HDRS) | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) $(FW_INC) -Itests/host -o $@ $< tests/host/fw_harness.c \
-		tests/host/fw_ring.c $(FW_SRCS) -lcmocka -lm
+		tests/host/fw_ring.c $(FW_OBJS) -lcmocka -lm
 
 bench: all torch $(BENCH_DEPS_STAMP) $(BENCH)/host_bw $(MPI_COLL) $(BENCH)/call_check_fw $(BENCH)/group_fw
 	bash tests/bench/run.sh
