@@ -88,7 +88,7 @@ DESTDIR ?=
 
 .PHONY: all deps qemu module userspace examples tests initramfs check check-fresh demo stress pod bench clean distclean checkpatch sparse install install-files install-dkms deb check-deb \
 	uninstall uninstall-dkms check-host \
-	reduce-bench debug-kernel debug-module debug-initramfs check-debug fuzz torch scaling \
+	reduce-bench debug-kernel debug-module debug-initramfs check-debug fuzz torch torch-suite scaling \
 	abi-baseline
 
 all: qemu module userspace examples tests initramfs
@@ -613,6 +613,12 @@ check-host: $(HOST_TESTS)
 
 check: all torch
 	bash tests/run-tests.sh $(SUITES)
+
+# torch's own suite with gloo run again on the host, not taken from the
+# results tests/vm/torch-suite-gloo/ stores for the host's torch: fails if
+# gloo's passes moved (tests/vm/torch_dist_suite.sh, docs/torch.md).
+torch-suite: all torch
+	NNP_TORCH_SUITE_GLOO=run bash tests/run-tests.sh vm-torch_dist_suite
 
 # The guest suite and every VM scenario on the debug kernel: any KASAN,
 # lockdep, kmemleak, UBSAN, WARN or BUG report fails the run. CI runs the
