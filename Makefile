@@ -607,11 +607,17 @@ $(DEBUG_INITRAMFS): $(INITRAMFS_DEPS) $(DEBUG_NNP_KO) $(DEBUG_KREL_FILE)
 # empty: `make check SUITES="guest vm-icl*"`.
 SUITES ?=
 
+# Both commands build first with a job per core: make on its own runs one
+# job at a time, and the build before them is minutes of compiling (a
+# fresh clone's on 2 cores: about 6 minutes serially, under 3 so).
+BUILD_JOBS ?= $(shell nproc)
+
 # The host's CMocka suites alone: what a package build runs (debian/rules).
 check-host: $(HOST_TESTS)
 	bash tests/run-tests.sh 'host-test_*'
 
-check: all torch
+check:
+	$(MAKE) -j$(BUILD_JOBS) all torch
 	bash tests/run-tests.sh $(SUITES)
 
 # torch's own suite with gloo run again on the host, not taken from the
@@ -626,7 +632,8 @@ torch-suite: all torch
 check-debug: qemu $(DEBUG_INITRAMFS)
 	NNP_VM_KERNEL=debug bash tests/run-tests.sh $(SUITES)
 
-demo: all
+demo:
+	$(MAKE) -j$(BUILD_JOBS) all
 	tools/nnp-vm --chips 4 --fabric ring --mem-size 64M -- nnp-demo
 
 # The POD at full size, not part of check: 16 chips in 4 QEMUs, failures

@@ -5,7 +5,7 @@
 # 0 at NNP_COMM_ID with the job's NNP_COMM_SECRET, as nnp-pod gives them.
 #
 # In detail (docs/testing.md has the summary): job L: rank 3 (chassis 1,
-# chip 1) sleeps 25 s after its first exact allreduce; within 5 s of its
+# chip 1) sleeps 15 s after its first exact allreduce; within 5 s of its
 # "late" line, nnptool job names it, with its host and chip, as behind
 # (started 1 collective, the others 2), and every other rank as in its
 # second allreduce (2 started, 1 done); --json says the same; the job
@@ -13,7 +13,7 @@
 # after its first allreduce; its chip tells its neighbours, across the
 # chassis too, that it left (hw 1.20): the others' second allreduce fails
 # within 5 s of the kill, not at their 40 s timeout, one of them saying a
-# rank left, and each holds its failed communicator 30 s; within 5 s
+# rank left, and each holds its failed communicator 15 s; within 5 s
 # nnptool job names rank 3 gone, first, before the ranks that failed
 # for it. Job X: rank 3 late again, and as it says so the crossing link
 # from its chip to chip 0 is taken down (QEMU monitor); each rank holds
@@ -49,22 +49,22 @@ view() {
 	sed "s/^/VIEW $1 (never named): /" /tmp/view
 }
 if [ "$NNP_POD_CHASSIS" = 0 ]; then
-	job L -n 2 -L 3:25 & jl=$!
+	job L -n 2 -L 3:15 & jl=$!
 	# Rank 3 alone: the others may not all have started their second yet.
 	view L "waits for: rank 3 .*behind" "^ +rank [0-9]+ \\("
 	wait $jl
-	job K -n 2 -K 3 -H 30 & jk=$!
+	job K -n 2 -K 3 -H 15 & jk=$!
 	view K "gone"
 	NNP_COMM_SECRET=0123456789abcdef-wrong nnptool job; echo "WRONG status=$?"
 	nnptool job 127.0.0.1:1; echo "NOWHERE status=$?"
 	wait $jk
-	job X -n 2 -L 3:25 -H 30 & jx=$!
+	job X -n 2 -L 3:15 -H 15 & jx=$!
 	view X "link_down"
 	wait $jx
 else
-	job L -n 2 -L 3:25
-	job K -n 2 -K 3 -H 30
-	job X -n 2 -L 3:25 -H 30
+	job L -n 2 -L 3:15
+	job K -n 2 -K 3 -H 15
+	job X -n 2 -L 3:15 -H 15
 fi'
 log=$tmp/log
 # Chip 3 (chassis 1's device nnp3): its port 0 is the crossing link to chip 0.
