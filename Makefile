@@ -500,7 +500,7 @@ $(TESTDIR)/host/test_fw_%: tests/host/test_fw_%.c $(FW_HOST_TEST_DEPS) $(FW_OBJS
 # The tests on a ring of in-process chips share its wiring.
 $(TESTDIR)/host/test_fw_relay $(TESTDIR)/host/test_fw_group $(TESTDIR)/host/test_fw_mismatch \
 		$(TESTDIR)/host/test_fw_fuse \
-		$(TESTDIR)/host/test_fw_transit \
+		$(TESTDIR)/host/test_fw_transit $(TESTDIR)/host/test_fw_recv_any \
 		$(TESTDIR)/host/test_fw_leave_routed: \
 	tests/host/fw_ring.c tests/host/fw_ring.h
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nnp hardware interface, version 1.25.
+ * nnp hardware interface, version 1.26.
  *
  * The one definition of what the device looks like from the bus: PCI
  * identity, BAR layout, BAR0 registers, admin queue entries, status codes.
@@ -51,7 +51,7 @@ typedef uint64_t nnp_le64;
 
 /* Interface version: the driver refuses a major it does not know. */
 #define NNP_HW_VERSION_MAJOR		1
-#define NNP_HW_VERSION_MINOR		25
+#define NNP_HW_VERSION_MINOR		26
 #define NNP_HW_VERSION			((NNP_HW_VERSION_MAJOR << 16) | NNP_HW_VERSION_MINOR)
 #define NNP_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
 
@@ -755,6 +755,16 @@ struct nnp_hw_cqe {
  * on. Messages of one pair arrive in the order sent. A peer at or past
  * NNP_HW_MAX_ROUTED_RANKS or the communicator's size, the chip's own
  * rank, or one with no route is INVALID_FIELD.
+ *
+ * From any source (v1.26): a RECV whose value holds NNP_P2P_ANY_VALUE(comm)
+ * takes the first message for this rank of the communicator to have come,
+ * by port or routed, whose number no RECV has taken yet (a RECV naming
+ * its peer takes its number when it starts), and goes on as a RECV of
+ * that message would. Its completion's result says whence:
+ * NNP_P2P_FROM_ROUTED | the source's rank for a routed message, else the
+ * port it came in on. It waits up to its communicator's timeout for the
+ * first; a SEND with NNP_P2P_ANY, any other bit set, a transit
+ * communicator, or a GROUP member is INVALID_FIELD.
  */
 #define NNP_CMD_SEND			0x09
 #define NNP_CMD_RECV			0x0a
@@ -766,6 +776,9 @@ struct nnp_hw_cqe {
 #define NNP_P2P_ROUTED_VALUE(comm, peer) \
 	(NNP_P2P_ROUTED | (uint64_t)(peer) << 32 | (uint64_t)(comm) << 16)
 #define NNP_P2P_PEER(v)			(((v) >> 32) & 0xffff)
+#define NNP_P2P_ANY			(1ull << 49)
+#define NNP_P2P_ANY_VALUE(comm)		(NNP_P2P_ANY | (uint64_t)(comm) << 16)
+#define NNP_P2P_FROM_ROUTED		(1u << 31)
 
 /*
  * GROUP (v1.13): the len commands after it in the ring, each a SEND or a

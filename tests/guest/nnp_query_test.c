@@ -233,7 +233,7 @@ TEST(sysfs_matches_ioctl)
 		read_attr(in.path, "num_icl_ports", buf, sizeof(buf));
 		EXPECT_STREQ("4", buf);
 		read_attr(in.path, "hw_version", buf, sizeof(buf));
-		EXPECT_STREQ("1.25", buf);
+		EXPECT_STREQ("1.26", buf);
 		read_attr(in.path, "fw_version", buf, sizeof(buf));
 		EXPECT_STREQ("1.2.0", buf);
 		read_attr(in.path, "serial", buf, sizeof(buf));

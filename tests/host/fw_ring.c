@@ -204,3 +204,26 @@ uint16_t cqe_status(uint32_t i, uint32_t slot)
 {
 	return cqe(i, slot)->status;
 }
+
+uint16_t run_alone(struct nnp_hw_queue_cmd c)
+{
+	struct nnp_hw_admin_cmd r = { .opcode = NNP_ADMIN_QUEUE_RESET };
+
+	fw_chip_post(&chips[0], c);
+	fw_chips_run_one_thread(chips, 1);
+	r.args[0] = CTX;
+	assert_int_equal(fw_harness_admin(chips[0].h, r, NULL), NNP_STATUS_SUCCESS);
+	chips[0].h->q_tail[0] = 0;
+	chips[0].posted = 0;
+	return chips[0].status;
+}
+
+void comm_abort(uint32_t i)
+{
+	struct nnp_hw_admin_cmd d = { .opcode = NNP_ADMIN_COMM_DESTROY };
+
+	d.args[0] = CTX;
+	d.args[1] = COMM;
+	d.args[2] = NNP_HW_COMM_DESTROY_ABORT;
+	assert_int_equal(fw_harness_admin(chips[i].h, d, NULL), NNP_STATUS_SUCCESS);
+}

@@ -66,6 +66,10 @@ void post_last_watched(uint32_t i, const struct nnp_hw_queue_cmd *cmds,
 		       uint32_t n, bool threaded);
 /* Run every chip until its watched command: each on its thread, or here. */
 void run_chips(bool threaded);
+/* COMM_DESTROY with ABORT of the ring's communicator on chip @i. */
+void comm_abort(uint32_t i);
+/* Run @c alone on chip 0; its status. A failure stops the queue: reset. */
+uint16_t run_alone(struct nnp_hw_queue_cmd c);
 /* Completion @slot of chip @i's queue 0, and its status. */
 const struct nnp_hw_cqe *cqe(uint32_t i, uint32_t slot);
 uint16_t cqe_status(uint32_t i, uint32_t slot);

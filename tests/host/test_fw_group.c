@@ -291,6 +291,10 @@ static void test_bad_groups_refused(void **state)
 	c[0].value = 1;
 	c[1] = send;
 	refused(c, 2, NNP_STATUS_INVALID_FIELD, false);
+	/* A RECV from any source (v1.26): no member's completion says whence. */
+	c[1] = p2p_cmd(NNP_CMD_RECV, keys[0], DST, 1000, NNP_P2P_ANY_VALUE(COMM));
+	c[0].value = 0;
+	refused(c, 2, NNP_STATUS_INVALID_FIELD, false);
 	/* A COPY is no member; the SEND before it had its label. */
 	c[0] = group(2, 1);
 	c[1] = send;
@@ -345,7 +349,6 @@ static void test_member_failure_ends_the_group(void **state)
 /* A group waiting on a communicator ends ABORTED when it is destroyed. */
 static void test_comm_destroy_ends_the_group(void **state)
 {
-	struct nnp_hw_admin_cmd d = { .opcode = NNP_ADMIN_COMM_DESTROY };
 	struct nnp_hw_queue_cmd c[2];
 
 	(void)state;
@@ -355,10 +358,7 @@ static void test_comm_destroy_ends_the_group(void **state)
 	post_watching(0, c, 2, 0);
 	run_rounds(10);
 	assert_false(completed(0, 0));
-	d.args[0] = CTX;
-	d.args[1] = COMM;
-	d.args[2] = NNP_HW_COMM_DESTROY_ABORT;
-	assert_int_equal(fw_harness_admin(chips[0].h, d, NULL), NNP_STATUS_SUCCESS);
+	comm_abort(0);
 	fw_chips_run_one_thread(chips, 1);
 	assert_int_equal(chips[0].status, NNP_STATUS_ABORTED);
 	assert_false(completed(0, 1));

@@ -404,20 +404,6 @@ static void test_chord_down_fails_who_routes_over_it(void **state)
 	ring_down();
 }
 
-/* Run @c alone on chip 0; its status. A failure stops the queue: reset. */
-static uint16_t run_alone(struct nnp_hw_queue_cmd c)
-{
-	struct nnp_hw_admin_cmd r = { .opcode = NNP_ADMIN_QUEUE_RESET };
-
-	fw_chip_post(&chips[0], c);
-	fw_chips_run_one_thread(chips, 1);
-	r.args[0] = CTX;
-	assert_int_equal(fw_harness_admin(chips[0].h, r, NULL), NNP_STATUS_SUCCESS);
-	chips[0].h->q_tail[0] = 0;
-	chips[0].posted = 0;
-	return chips[0].status;
-}
-
 /* COMM_ROUTES and routed SEND/RECV with bad fields. */
 /*
  * 6 MiB from rank 0 to rank 2, whose communicator is not made: its port

@@ -599,8 +599,7 @@ static bool queue_step(struct nnp_fw *fw, struct nnp_fw_queue *q, bool *posted)
 			mtx_unlock(&fw->lock);
 			if (!status && op->members && ok)
 				ok = post_members(fw, q, &r, op, &cid, posted);
-			if (status)
-				detail = op->detail;
+			detail = op->detail;
 			op->end(fw, op, status);
 		}
 	}

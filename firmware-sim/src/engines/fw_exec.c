@@ -277,7 +277,10 @@ static bool fields_ok(const struct nnp_hw_queue_cmd *c, unsigned int uses)
 		       (uses & USES_REDOP ? NNP_DTYPE_REDUCIBLE : NNP_DTYPE_COUNT) &&
 		       NNP_COLL_OP(c->value) < NNP_OP_COUNT &&
 		       !NNP_COLL_RSVD(c->value);
-	/* A port, or routed (v1.12) a peer rank. */
+	/* A port, routed (v1.12) a peer rank, or a RECV's any (v1.26). */
+	if (uses & USES_P2P && c->value & NNP_P2P_ANY)
+		return c->opcode == NNP_CMD_RECV &&
+		       c->value == NNP_P2P_ANY_VALUE(NNP_P2P_COMM(c->value));
 	if (uses & USES_P2P)
 		return c->value & NNP_P2P_ROUTED ?
 		       !(c->value >> 49) && !NNP_P2P_PORT(c->value) :

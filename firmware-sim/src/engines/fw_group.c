@@ -116,12 +116,16 @@ static void group_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
 	free(g);
 }
 
-/* What a GROUP may hold: link commands that park, exchanges aside. */
-static bool member_opcode(uint8_t opcode)
+/*
+ * What a GROUP may hold: link commands that park, exchanges aside, and a
+ * RECV from any source aside, whose source no member's completion says.
+ */
+static bool member_ok(const struct nnp_hw_queue_cmd *c)
 {
-	switch (opcode) {
-	case NNP_CMD_SEND:
+	switch (c->opcode) {
 	case NNP_CMD_RECV:
+		return !(c->value & NNP_P2P_ANY);
+	case NNP_CMD_SEND:
 	case NNP_CMD_ALLREDUCE:
 	case NNP_CMD_BROADCAST:
 	case NNP_CMD_ALLGATHER:
@@ -190,8 +194,8 @@ uint16_t nnp_fw_group(struct nnp_fw *fw, uint32_t ctx,
 		const struct nnp_hw_queue_cmd *c = &members[i];
 		struct nnp_fw_op *m = NULL;
 
-		if (!member_opcode(c->opcode)) {
-			nnp_fw_guest_error(fw, "queue cid %u: GROUP member %u is not a SEND, RECV or ring collective",
+		if (!member_ok(c)) {
+			nnp_fw_guest_error(fw, "queue cid %u: GROUP member %u is not a SEND, RECV from a named peer or ring collective",
 					   cmd->cid, i);
 			st = NNP_STATUS_INVALID_FIELD;
 			break;

@@ -12,6 +12,12 @@
  * forwarded by the chips between (fw_relay.c), and is labelled with both
  * ranks and its number between them, taken from whichever port it comes
  * in on.
+ *
+ * A RECV from any source (v1.26) starts with no message of its own: each
+ * step until one has come, it looks for the first to have come, by port
+ * or routed, that no RECV took the number of, takes that number as a
+ * RECV naming its peer would have when it started, and from then on is
+ * that RECV. Its completion says whence (op.detail).
  */
 #include <stdlib.h>
 
@@ -21,6 +27,7 @@ struct p2p {
 	struct nnp_fw_op op;
 	bool send;
 	bool routed;
+	bool any;		/* from any source, and none came yet */
 	uint32_t port;
 	uint64_t epoch;
 	uint32_t seq;
@@ -75,21 +82,81 @@ static uint16_t p2p_begin(struct nnp_fw *fw, uint32_t ctx,
 					    NNP_FW_CALL_NO_PEER,
 		};
 		p->op.bytes = p->len;
-		if (p->routed)
+		if (p->any)
+			st = nnp_fw_comm_transit(m) ? NNP_STATUS_INVALID_FIELD :
+						       NNP_STATUS_SUCCESS;
+		else if (p->routed)
 			st = p2p_route_locked(m, cmd->value, p);
 		else
 			p->seq = nnp_fw_seq(p->send ? m->p2p_sent[p->port]++ :
 					    m->p2p_received[p->port]++, true);
 		/* The peer left: a RECV ends once nothing is left. */
-		if (!st)
+		if (!st && !p->any)
 			p->op.aborted = p->routed ?
 				nnp_fw_comm_rank_torn(m, NNP_P2P_PEER(cmd->value)) :
 				nnp_fw_comm_port_torn(m, p->port);
 	}
 	mtx_unlock(&fw->lock);
 	/* Its link: a routed message comes in on any. */
-	if (!st && (p->send || !p->routed))
+	if (!st && !p->any && (p->send || !p->routed))
 		p->op.ports = 1u << p->port;
+	return st;
+}
+
+/*
+ * Whether @seq, on @port, labels a message to communicator @arg's rank
+ * whose number no RECV has taken: by port, the port's next; routed, its
+ * source's next.
+ */
+static bool unclaimed(const void *arg, uint32_t port, uint32_t seq)
+{
+	const struct nnp_fw_comm *m = arg;
+	uint32_t src = nnp_fw_seq_src(seq);
+
+	if (!nnp_fw_seq_is_routed(seq))
+		return seq == nnp_fw_seq(m->p2p_received[port], true);
+	return m->routed_received && src < m->nranks &&
+	       src < NNP_HW_MAX_ROUTED_RANKS && src != m->rank &&
+	       seq == nnp_fw_seq_routed(src, m->rank,
+					m->routed_received[src]);
+}
+
+/*
+ * A RECV from any source: the first unclaimed message to have come
+ * becomes its own, or it parks on every port until one comes.
+ */
+static uint16_t p2p_claim_any(struct nnp_fw *fw, struct p2p *p)
+{
+	uint16_t st = NNP_STATUS_SUCCESS;
+	struct nnp_fw_comm *m;
+	uint32_t port, seq, src;
+
+	mtx_lock(&fw->lock);
+	m = p->op.aborted ? NULL : nnp_fw_comm_by_epoch_locked(fw, p->epoch);
+	if (!m) {
+		st = p->op.aborted ? p->op.aborted : NNP_STATUS_ABORTED;
+	} else if (!nnp_fw_icl_first_locked(fw, p->epoch, unclaimed, m, &port,
+					    &seq)) {
+		st = nnp_fw_icl_park_locked(fw, &p->op, NNP_FW_ANY_PORT);
+	} else if (nnp_fw_seq_is_routed(seq)) {
+		src = nnp_fw_seq_src(seq);
+		nnp_fw_routed_next(&m->routed_received[src]);
+		p->routed = true;
+		p->op.call.root = src;
+		p->op.detail = NNP_P2P_FROM_ROUTED | src;
+		p->op.aborted = nnp_fw_comm_rank_torn(m, src);
+	} else {
+		m->p2p_received[port]++;
+		p->port = port;
+		p->op.ports = 1u << port;
+		p->op.detail = port;
+		p->op.aborted = nnp_fw_comm_port_torn(m, port);
+	}
+	if (m && !st) {
+		p->seq = seq;
+		p->any = false;
+	}
+	mtx_unlock(&fw->lock);
 	return st;
 }
 
@@ -106,7 +173,10 @@ static uint16_t p2p_recv(struct nnp_fw *fw, struct p2p *p, void *buf,
 static uint16_t p2p_step(struct nnp_fw *fw, struct nnp_fw_op *op)
 {
 	struct p2p *p = (struct p2p *)op;
+	uint16_t claimed = p->any ? p2p_claim_any(fw, p) : 0;
 
+	if (claimed)
+		return claimed;
 	for (;;) {
 		uint64_t n = p->len - p->off < NNP_FW_CHUNK_BYTES ?
 			     p->len - p->off : NNP_FW_CHUNK_BYTES;
@@ -134,7 +204,9 @@ static void p2p_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
 
 	if (st && st != NNP_STATUS_ABORTED)
 		nnp_fw_op_failed(fw, st, "%s on port %u failed: status 0x%x",
-				 p->send ? "send" : "receive", p->port, st);
+				 p->send ? "send" : p->any ?
+				 "receive from any source (none came)" :
+				 "receive", p->port, st);
 	if (p->op.comm)
 		fw->engine_hooks->comm_ended(fw, p->op.comm, p->epoch, op, st);
 	/* The receiver learns at once that this message will not come. */
@@ -156,6 +228,7 @@ uint16_t nnp_fw_p2p(struct nnp_fw *fw, uint32_t ctx,
 	p->op.end = p2p_end;
 	p->send = cmd->opcode == NNP_CMD_SEND;
 	p->routed = cmd->value & NNP_P2P_ROUTED;
+	p->any = cmd->value & NNP_P2P_ANY;
 	p->port = NNP_P2P_PORT(cmd->value);
 	p->len = cmd->len;
 	st = p2p_begin(fw, ctx, cmd, p);

@@ -618,6 +618,37 @@ uint16_t nnp_fw_icl_recv_any(struct nnp_fw *fw, struct nnp_fw_op *op,
 	return pk ? rx_finish(fw, op, port - 1, pk, &into, len) : status;
 }
 
+bool nnp_fw_icl_first_locked(struct nnp_fw *fw, uint64_t epoch,
+			     bool (*wanted)(const void *arg, uint32_t port,
+					    uint32_t seq),
+			     const void *arg, uint32_t *port, uint32_t *seq)
+{
+	uint64_t first = UINT64_MAX;
+	const struct nnp_fw_packet *pk;
+	bool found = false;
+	uint32_t i;
+
+	for (i = 0; i < fw->cfg.num_ports; i++) {
+		struct nnp_fw_port *p = &fw->ports[i];
+
+		mtx_lock(&p->lock);
+		/* A port's queue is in the order its packets came. */
+		for (pk = p->rx_head; pk; pk = pk->next) {
+			if (pk->epoch != epoch || !wanted(arg, i, pk->seq))
+				continue;
+			if (pk->arrived_ns < first) {
+				first = pk->arrived_ns;
+				*port = i;
+				*seq = pk->seq;
+				found = true;
+			}
+			break;
+		}
+		mtx_unlock(&p->lock);
+	}
+	return found;
+}
+
 uint16_t nnp_fw_icl_recv(struct nnp_fw *fw, struct nnp_fw_op *op,
 			 uint32_t port, uint64_t epoch, uint32_t seq,
 			 void *buf, size_t len)
