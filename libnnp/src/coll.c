@@ -8,6 +8,7 @@
 
 #include "group.h"
 #include "route_plan.h"
+#include "stream.h"
 #include "log.h"
 
 /* The collectives pass our enums to the device as they are. */
@@ -374,4 +375,63 @@ nnp_result_t nnp_recv(nnp_mem_t *recv, size_t off, size_t count,
 		      nnp_stream_t *stream)
 {
 	return p2p(NNP_CMD_RECV, recv, off, count, dtype, peer, comm, stream);
+}
+
+/* The rank at the far end of each port of @comm's chip, -1 where none. */
+static void port_ranks(const nnp_comm_t *comm, int16_t *rank_at)
+{
+	int p;
+
+	for (p = 0; p < NNP_MAX_PORTS; p++)
+		rank_at[p] = -1;
+	for (p = 0; p < comm->nranks; p++)
+		if (comm->recv_port[p] >= 0 && comm->recv_port[p] < NNP_MAX_PORTS)
+			rank_at[comm->recv_port[p]] = (int16_t)p;
+}
+
+nnp_result_t nnp_recv_any(nnp_mem_t *recv, size_t off, size_t count,
+			  nnp_dtype_t dtype, int *source, nnp_comm_t *comm,
+			  nnp_stream_t *stream)
+{
+	size_t es = nnp_dtype_size(dtype);
+	struct nnp_hw_queue_cmd c = { .opcode = NNP_CMD_RECV };
+	char label[NNP_COMM_NAME_MAX + 8];
+	const struct nnp_trace_op t = {
+		.name = "recv", .dtype = dtype, .count = count, .redop = -1,
+		.root = -1, .peer = -1,
+	};
+	int16_t rank_at[NNP_MAX_PORTS];
+	nnp_result_t res = nnp_comm_ready(comm, t.name);
+
+	if (source)
+		*source = -1;
+	/* Refused, not held: no member of a GROUP says whence it took. */
+	if (nnp_group_open())
+		return nnp_group_refuse(nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"%snnp_recv_any inside a group: a group's receives name their peers",
+				nnp_comm_label(comm, label, sizeof(label))));
+	if (res != NNP_SUCCESS)
+		return res;
+	if (!comm || !stream || !source || !es || !recv ||
+	    !device_range_ok(stream, recv, off, count, es) || comm->dev != recv->dev)
+		return nnp_fail(NNP_ERROR_INVALID_ARGUMENT,
+				"%snnp_recv_any of %zu elements: no comm, stream or source, an unknown type, or the buffer is not device memory of the communicator's device or too small",
+				nnp_comm_label(comm, label, sizeof(label)), count);
+	if (nnp_device_hw_minor(comm->dev) < 26)
+		return nnp_fail(NNP_ERROR_NOT_SUPPORTED,
+				"%snnp_recv_any: the device's hardware interface 1.%u has no receive from any source (1.26 has)",
+				nnp_comm_label(comm, label, sizeof(label)),
+				nnp_device_hw_minor(comm->dev));
+	res = nnp_stream_expect_sources(stream);
+	if (res != NNP_SUCCESS)
+		return res;
+	c.dst_key = recv->key;
+	c.dst_off = off;
+	c.len = count * es;
+	c.value = NNP_P2P_ANY_VALUE(comm->id);
+	port_ranks(comm, rank_at);
+	res = nnp_op_submit(stream, comm, &t, &c, true);
+	if (res == NNP_SUCCESS)
+		nnp_stream_note_source(stream, source, rank_at);
+	return res;
 }

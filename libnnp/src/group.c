@@ -67,6 +67,11 @@ nnp_result_t nnp_group_refuse(nnp_result_t res)
 	return res;
 }
 
+bool nnp_group_open(void)
+{
+	return mine;
+}
+
 nnp_result_t nnp_group_start(void)
 {
 	struct group *g = mine;

@@ -27,6 +27,8 @@ nnp_result_t nnp_op_submit(nnp_stream_t *s, nnp_comm_t *comm,
  * group's error too (nnp_group_end() then launches nothing). Returns @res.
  */
 nnp_result_t nnp_group_refuse(nnp_result_t res);
+/* Whether the calling thread has a group open. */
+bool nnp_group_open(void);
 
 /*
  * @comm or @s (either may be NULL) is going away: every open group, on

@@ -195,6 +195,48 @@ static const char *mismatch_text(nnp_stream_t *s, const volatile struct nnp_hw_c
 	return s->what;
 }
 
+nnp_result_t nnp_stream_expect_sources(nnp_stream_t *s)
+{
+	if (!s->any)
+		s->any = calloc(s->depth, sizeof(*s->any));
+	return s->any ? NNP_SUCCESS :
+			nnp_fail(NNP_ERROR_OUT_OF_MEMORY, "nnp_recv_any: no memory");
+}
+
+void nnp_stream_note_source(nnp_stream_t *s, int *source,
+			    const int16_t *rank_at)
+{
+	struct nnp_any_source *a = &s->any[(s->tail + s->depth - 1) % s->depth];
+
+	*source = -1;
+	a->source = source;
+	memcpy(a->rank_at, rank_at, sizeof(a->rank_at));
+}
+
+/*
+ * The source completion @e's RECV from any source took from, if the
+ * command was one (nnp_hw.h: a routed rank, or a port), into its caller's
+ * int; -1 if it failed.
+ */
+static void take_source(nnp_stream_t *s, const volatile struct nnp_hw_cqe *e,
+			uint16_t status)
+{
+	uint32_t slot = (e->sq_head + s->depth - 1) % s->depth;
+	struct nnp_any_source *a = &s->any[slot];
+	uint32_t from = e->result;
+
+	if (!a->source || s->sq[slot].opcode != NNP_CMD_RECV ||
+	    !(s->sq[slot].value & NNP_P2P_ANY))
+		return;
+	if (status)
+		*a->source = -1;
+	else if (from & NNP_P2P_FROM_ROUTED)
+		*a->source = (int)(from & ~NNP_P2P_FROM_ROUTED);
+	else
+		*a->source = from < NNP_MAX_PORTS ? a->rank_at[from] : -1;
+	a->source = NULL;
+}
+
 static bool cqe_arrived(const nnp_stream_t *s)
 {
 	return (s->cq[s->head].phase & NNP_CQE_PHASE) == s->phase;
@@ -212,6 +254,8 @@ static bool reap(nnp_stream_t *s)
 		status = s->cq[s->head].status;
 		if (s->trace)
 			nnp_trace_reaped(s, s->completed, status);
+		if (s->any)
+			take_source(s, &s->cq[s->head], status);
 		if (status && !s->failed) {
 			s->failed = true;
 			s->err.seq = s->completed;
@@ -498,6 +542,9 @@ nnp_result_t nnp_stream_reset(nnp_stream_t *s)
 	/* The driver cleared the completion ring; what was queued is dropped. */
 	if (s->trace)
 		nnp_trace_dropped(s);
+	/* Their sources stay -1: none of them ran. */
+	if (s->any)
+		memset(s->any, 0, s->depth * sizeof(*s->any));
 	s->tail = 0;
 	s->head = 0;
 	s->phase = NNP_CQE_PHASE;
@@ -524,6 +571,7 @@ void nnp_stream_destroy(nnp_stream_t *s)
 	drmIoctl(s->dev->fd, DRM_IOCTL_NNP_QUEUE_DESTROY, &op);
 	/* No command of the queue can write its stamps any more. */
 	nnp_trace_stream_free(s);
+	free(s->any);
 	free(s);
 }
 

@@ -37,7 +37,25 @@ struct nnp_stream {
 	struct nnp_stream_trace *trace;
 	/* With a trace: when the wait that is reaping began. */
 	int64_t wait_ns;
+	/* By ring slot, its RECV from any source; NULL until the first. */
+	struct nnp_any_source *any;
 };
+
+/* Where a RECV from any source (nnp_recv_any()) says whence it took. */
+struct nnp_any_source {
+	int *source;			/* NULL: no such RECV in the slot */
+	int16_t rank_at[NNP_MAX_PORTS];	/* the rank at each port's far end */
+};
+
+/*
+ * Ready @s for RECVs from any source: NNP_ERROR_OUT_OF_MEMORY if it could
+ * not be. Then, right after one is submitted, nnp_stream_note_source()
+ * says where its completion's source goes: *@source (-1 until then, and
+ * if it fails), the rank at a port by @rank_at.
+ */
+nnp_result_t nnp_stream_expect_sources(nnp_stream_t *s);
+void nnp_stream_note_source(nnp_stream_t *s, int *source,
+			    const int16_t *rank_at);
 
 /*
  * Whether the tail moved from @old to @new passes @event, where the device

@@ -5,7 +5,8 @@
  * every type, op and count from 0 elements up to 64 MiB, broadcast from
  * every root, allgather and reduce-scatter, in place and out of place,
  * and point-to-point messages between every two ranks, over a link or
- * routed through the chips between; reduce, alltoall, gather and scatter.
+ * routed through the chips between, and as many taken from any source;
+ * reduce, alltoall, gather and scatter.
  * By default each type and op runs at one of the counts, and each root
  * with one type, chosen by the number of chips so that the fabrics of
  * vm-allreduce between them run different pairs, and the largest
@@ -562,6 +563,75 @@ TEST_F_TIMEOUT(ring, send_and_receive_with_every_rank, TIMEOUT_S)
 	for (r = 0; r < n; r++)
 		sent += icl_tx(self->d.dev[r]) - tx[r];
 	EXPECT_EQ(hop_bytes, sent);
+}
+
+/*
+ * Every rank sends each other rank a message, then takes as many from
+ * any source (libnnp 0.9, hardware 1.26): each other rank named once,
+ * each message exact where the receive that named its sender put it,
+ * neighbours' by link and the others' routed. A receive from any source
+ * with no place for the source, or inside a group, is refused.
+ */
+TEST_F_TIMEOUT(ring, receive_from_any_source, TIMEOUT_S)
+{
+	const size_t count = 5003, part = count * 4;
+	int n = self->d.n, r, p, k, from[MAXDEV][MAXDEV];
+
+	for (r = 0; r < n; r++) {
+		int32_t *h;
+		size_t i;
+
+		ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(self->d.host[r], (void **)&h));
+		for (p = 0; p < n; p++)
+			for (i = 0; i < count; i++)
+				h[p * count + i] = r * 1000003 + p * 10007 + (int32_t)i;
+		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->d.s[r], self->d.a[r], 0,
+							self->d.host[r], 0, n * part));
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]));
+	}
+	/* Sends first: a stream runs in order, and a send need not wait. */
+	for (r = 0; r < n; r++)
+		for (p = 0; p < n; p++)
+			if (p != r)
+				ASSERT_EQ(NNP_SUCCESS, nnp_send(self->d.a[r], p * part, count,
+								NNP_INT32, p, self->d.comm[r],
+								self->d.s[r]));
+	for (r = 0; r < n; r++)
+		for (k = 0; k < n - 1; k++)
+			ASSERT_EQ(NNP_SUCCESS,
+				  nnp_recv_any(self->d.b[r], k * part, count, NNP_INT32,
+					       &from[r][k], self->d.comm[r], self->d.s[r]))
+				TH_LOG("%s", nnp_get_last_error());
+	for (r = 0; r < n; r++) {
+		int32_t *h;
+		size_t i, bad = 0;
+		int seen = 0;
+
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]));
+		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->d.s[r], self->d.host[r], 0,
+							self->d.b[r], 0, (n - 1) * part));
+		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]));
+		nnp_mem_map(self->d.host[r], (void **)&h);
+		for (k = 0; k < n - 1; k++) {
+			p = from[r][k];
+			ASSERT_TRUE(p >= 0 && p < n && p != r) TH_LOG("rank %d: source %d", r, p);
+			seen |= 1 << p;
+			for (i = 0; i < count; i++)
+				bad += h[k * count + i] != p * 1000003 + r * 10007 + (int32_t)i;
+		}
+		EXPECT_EQ(((1 << n) - 1) & ~(1 << r), seen) TH_LOG("rank %d", r);
+		EXPECT_EQ(0, bad) TH_LOG("rank %d", r);
+	}
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT,
+		  nnp_recv_any(self->d.b[0], 0, count, NNP_INT32, NULL,
+			       self->d.comm[0], self->d.s[0]));
+	ASSERT_EQ(NNP_SUCCESS, nnp_group_start());
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT,
+		  nnp_recv_any(self->d.b[0], 0, count, NNP_INT32, &from[0][0],
+			       self->d.comm[0], self->d.s[0]));
+	EXPECT_EQ(-1, from[0][0]);
+	EXPECT_NE(NULL, strstr(nnp_get_last_error(), "inside a group"));
+	EXPECT_EQ(NNP_ERROR_INVALID_ARGUMENT, nnp_group_end());
 }
 
 enum xkind { ALLTOALL, GATHER, SCATTER };

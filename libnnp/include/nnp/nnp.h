@@ -897,6 +897,23 @@ nnp_result_t nnp_send(nnp_mem_t *send, size_t off, size_t count,
 nnp_result_t nnp_recv(nnp_mem_t *recv, size_t off, size_t count,
 		      nnp_dtype_t dtype, int peer, nnp_comm_t *comm,
 		      nnp_stream_t *stream);
+/*
+ * Receive from any source, as MPI_ANY_SOURCE: the first message for this
+ * rank to reach its chip, from any other rank, whose place in its pair's
+ * order no receive has taken (an nnp_recv() naming its peer takes its
+ * place when the device starts it, so a receive from any source never
+ * takes a message a receive already waiting names). Its @count and type
+ * must be the sender's (else the stream fails with the device's
+ * INVALID_FIELD). *@source is -1 until the stream has run the receive,
+ * then the sender's rank (-1 if it failed): read it after
+ * nnp_stream_synchronize() or an event recorded after, and keep it valid
+ * until then. Not inside a group (NNP_ERROR_INVALID_ARGUMENT: no member
+ * of a group says whence it took); hardware interface 1.26 (else
+ * NNP_ERROR_NOT_SUPPORTED). Since 0.9.
+ */
+nnp_result_t nnp_recv_any(nnp_mem_t *recv, size_t off, size_t count,
+			  nnp_dtype_t dtype, int *source, nnp_comm_t *comm,
+			  nnp_stream_t *stream);
 
 /*
  * Group calls, as NCCL's ncclGroupStart/ncclGroupEnd. Between
