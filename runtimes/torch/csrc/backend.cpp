@@ -553,9 +553,11 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::enqueue(
     Lane& lane,
     c10d::OpType type,
     std::vector<at::Tensor> outputs,
-    Job job) {
+    Job job,
+    std::shared_ptr<int> source) {
   checkUsable();
-  auto work = c10::make_intrusive<Work>(rank_, type, std::move(outputs));
+  auto work = c10::make_intrusive<Work>(
+      rank_, type, std::move(outputs), std::move(source));
   {
     std::lock_guard<std::mutex> lock(lane.mutex);
     lane.queue.emplace_back(work, std::move(job));
@@ -1106,6 +1108,32 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::recv(
     s.out(t, 0);
     s.synchronize("recv");
   });
+}
+
+// The device takes whichever message for this rank comes first and says
+// from whom; a receive naming its peer that started first keeps its own.
+c10::intrusive_ptr<c10d::Work> NnpBackend::recvAnysource(
+    std::vector<at::Tensor>& tensors,
+    int tag) {
+  const at::Tensor t = single(tensors, "recv");
+  checkDense(t, "recv");
+  checkTag(tag, "recv");
+  auto source = std::make_shared<int>(-1);
+
+  return enqueue(
+      p2pLane(-1, true),
+      c10d::OpType::RECVANYSOURCE,
+      {t},
+      [=](Staging& s) {
+        nnp_mem_t* b = s.buffer(t.nbytes());
+        check(
+            nnp_recv_any(
+                b, 0, t.nbytes(), NNP_UINT8, source.get(), comm_.get(), s.stream()),
+            "recv from any source");
+        s.out(t, 0);
+        s.synchronize("recv from any source");
+      },
+      source);
 }
 
 } // namespace nnp_torch

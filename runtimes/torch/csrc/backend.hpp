@@ -135,6 +135,11 @@ class NnpBackend : public BackendBase {
       std::vector<at::Tensor>& tensors,
       int src,
       int tag) override;
+  // The first message from any rank (nnp_recv_any()), on a lane of its
+  // own; its Work's sourceRank() names the sender.
+  c10::intrusive_ptr<c10d::Work> recvAnysource(
+      std::vector<at::Tensor>& tensors,
+      int tag) override;
 
   // The collectives this rank has issued on the group: what torch's
   // checks for ranks that call differently compare (TORCH_DISTRIBUTED_DEBUG
@@ -153,7 +158,8 @@ class NnpBackend : public BackendBase {
   struct Lane;
   using Job = std::function<void(Staging&)>;
 
-  // The lane of sends to @peer (@recv false) or receives from it.
+  // The lane of sends to @peer (@recv false) or receives from it; peer
+  // -1: receives from any source.
   Lane& p2pLane(int peer, bool recv);
   c10::intrusive_ptr<c10d::Work> enqueue(
       c10d::OpType type,
@@ -163,7 +169,8 @@ class NnpBackend : public BackendBase {
       Lane& lane,
       c10d::OpType type,
       std::vector<at::Tensor> outputs,
-      Job job);
+      Job job,
+      std::shared_ptr<int> source = nullptr);
   void startLane(Lane& lane);
   void stopLanes();
   void run(Lane& lane);
@@ -189,7 +196,8 @@ class NnpBackend : public BackendBase {
   // The collectives' lane, made with the group.
   std::unique_ptr<Lane> main_;
   // Sends to a peer and receives from it, a lane each, made at their
-  // first use: (peer, 0 for sends or 1 for receives).
+  // first use: (peer, 0 for sends or 1 for receives); (-1, 1) receives
+  // from any source.
   std::mutex lanes_mutex_;
   std::map<std::pair<int, int>, std::unique_ptr<Lane>> p2p_;
   // Why the group can run nothing more, from a device event (onEvent());

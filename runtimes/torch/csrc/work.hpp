@@ -3,6 +3,7 @@
 #pragma once
 
 #include <exception>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -17,9 +18,16 @@ namespace nnp_torch {
 // on failure both carry the same exception, with libnnp's reason.
 class Work : public c10d::Work {
  public:
-  Work(int rank, c10d::OpType type, std::vector<at::Tensor> outputs)
+  // @source, for a receive from any source, is where its job writes the
+  // sender's rank.
+  Work(
+      int rank,
+      c10d::OpType type,
+      std::vector<at::Tensor> outputs,
+      std::shared_ptr<int> source = nullptr)
       : c10d::Work(rank, type),
         outputs_(std::move(outputs)),
+        source_(std::move(source)),
         future_(c10::make_intrusive<c10::ivalue::Future>(
             c10::ListType::create(c10::TensorType::get()))) {}
 
@@ -29,6 +37,12 @@ class Work : public c10d::Work {
 
   c10::intrusive_ptr<c10::ivalue::Future> getFuture() override {
     return future_;
+  }
+
+  // The rank a receive from any source took its message from, once it
+  // is done (-1 if it failed); other operations have none.
+  int sourceRank() const override {
+    return source_ ? *source_ : c10d::Work::sourceRank();
   }
 
   // Called once, by the worker; @error is null on success.
@@ -42,6 +56,7 @@ class Work : public c10d::Work {
 
  private:
   const std::vector<at::Tensor> outputs_;
+  const std::shared_ptr<int> source_;
   const c10::intrusive_ptr<c10::ivalue::Future> future_;
 };
 
