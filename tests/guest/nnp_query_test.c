@@ -115,7 +115,7 @@ TEST(every_device_reports_its_identity)
 		EXPECT_FALSE(seen & (1u << in.chip_id));
 		seen |= 1u << in.chip_id;
 		EXPECT_EQ(GUEST_MEM_SIZE, in.mem_size);
-		EXPECT_EQ(0x00010019u, in.hw_version);
+		EXPECT_EQ(0x0001001au, in.hw_version);
 		EXPECT_EQ(0x00010200u, in.fw_version);
 		EXPECT_EQ(GUEST_ICL_PORTS, in.num_icl_ports);
 		EXPECT_EQ(GUEST_NUM_QUEUES, in.num_queues);
