@@ -280,6 +280,40 @@ def check_p2p_any_order(rank, world):
         same(b, values(nxt + 40, n, torch.float32), f"{n} from {nxt}")
 
 
+def check_p2p_tags(rank, world):
+    """Tags, taken in the order sent and checked: each rank sends the next
+    two messages tagged 7 and 9, which it receives so; then one tagged 5
+    that the next takes from any source, whose sender recv() names. A
+    receive whose tag is not its message's raises naming both, and the
+    group works on."""
+    if world < 2:
+        return
+    nxt, prv = (rank + 1) % world, (rank - 1) % world
+    for phase in (0, 1):
+        if rank % 2 == phase:
+            dist.send(values(rank + 50, N, torch.int32), dst=nxt, tag=7)
+            dist.send(values(rank + 60, N, torch.int32), dst=nxt, tag=9)
+        else:
+            for tag, base in ((7, 50), (9, 60)):
+                t = torch.zeros(N, dtype=torch.int32)
+                dist.recv(t, src=prv, tag=tag)
+                same(t, values(prv + base, N, torch.int32), f"tag {tag} from {prv}")
+    work = dist.isend(values(rank + 70, N, torch.int32), dst=nxt, tag=5)
+    t = torch.zeros(N, dtype=torch.int32)
+    src = dist.recv(t, tag=5)
+    work.wait()
+    if src != prv:
+        raise AssertionError(f"recv from any source named rank {src}, not {prv}")
+    same(t, values(prv + 70, N, torch.int32), f"any source, from {prv}")
+    work = dist.isend(values(rank, N, torch.int32), dst=nxt, tag=3)
+    raises(lambda: dist.recv(torch.zeros(N, dtype=torch.int32), src=prv, tag=4),
+           f"nnp: recv: the message from rank {prv} has tag 3, the receive tag 4")
+    work.wait()
+    t = values(rank, N, torch.int32)
+    dist.all_reduce(t)
+    same(t, reduced(range(world), N, torch.int32, "SUM"), "the allreduce after them")
+
+
 def check_reduce(rank, world):
     """Every dtype and op to each root in turn; the others' tensors as
     they were."""
@@ -406,7 +440,7 @@ def check_destroy_in_flight(rank, world):
 CHECKS = [check_allreduce, check_broadcast, check_all_gather,
           check_all_gather_into_tensor, check_reduce_scatter,
           check_reduce_scatter_tensor, check_allreduce_coalesced, check_coalesced,
-          check_future, check_send_recv, check_p2p_any_order, check_reduce, check_gather_scatter,
+          check_future, check_send_recv, check_p2p_any_order, check_p2p_tags, check_reduce, check_gather_scatter,
           check_all_to_all, check_barrier, check_unsupported]
 if TORCH_MAJOR >= 2:
     CHECKS.append(check_functional)

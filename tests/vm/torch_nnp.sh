@@ -37,13 +37,13 @@ aborted="another rank's part of the collective failed \\(status 0x15\\)"
 reasons+="|a peer chip did not answer in time \\(status 0x14\\)"
 reasons+="|another rank's part of the collective failed \\(status 0x15\\)"
 checks="allreduce broadcast all_gather all_gather_into_tensor reduce_scatter
-	reduce_scatter_tensor allreduce_coalesced coalesced functional future send_recv p2p_any_order reduce gather_scatter
+	reduce_scatter_tensor allreduce_coalesced coalesced functional future send_recv p2p_any_order p2p_tags reduce gather_scatter
 	all_to_all barrier unsupported destroy_in_flight"
 ddp_steps=20
 parallel_steps=3
 mpi_steps=4
 torch_major=$(/usr/bin/python3 -c 'import torch; print(torch.__version__.split(".")[0])')
-tap_plan 77
+tap_plan 79
 
 SECONDS=0
 # USE_LIBUV=0: torch 2.6's TCPStore asks for libuv by default, which

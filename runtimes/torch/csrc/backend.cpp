@@ -299,7 +299,8 @@ class NnpBackend::Staging {
       nnp_stream_reset(stream());
   }
 
-  // After the job has synchronized: the bounced outputs into their tensors.
+  // After the job has synchronized: the bounced outputs into their
+  // tensors (again, harmlessly, if the job did it to read one).
   void finish() {
     for (const Back& b : back_)
       std::memcpy(b.tensor.data_ptr(), lane_.bounce_ptr + b.off, b.tensor.nbytes());
@@ -1060,12 +1061,26 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::barrier(
   });
 }
 
-// Tags would need matching that nnp's messages do not have: between two
-// ranks they arrive in the order sent.
-static void checkTag(int tag, const char* op) {
+// A message's tag travels after its tensor's bytes. nnp's messages
+// between two ranks are taken in the order sent, not by tag (as NCCL's,
+// which ignore tags): a receive checks that the message it took has its
+// tag, so a schedule posted out of order fails there, naming both tags,
+// instead of taking another's tensor. The tag is copied with the tensor,
+// one small copy each way.
+constexpr size_t kTagBytes = sizeof(int32_t);
+
+static at::Tensor tagTensor(int tag) {
+  return at::full({1}, tag, at::kInt);
+}
+
+// After a receive from rank @src synchronized, with @got the tag its
+// message came with; its tensor holds the message either way.
+static void checkTag(const at::Tensor& got, int tag, int src, const char* op) {
+  const int32_t sent = got.item<int32_t>();
   TORCH_CHECK(
-      tag == 0, "nnp: ", op, ": tag ", tag,
-      " is not supported (messages between two ranks arrive in the order sent)");
+      sent == tag, "nnp: ", op, ": the message from rank ", src, " has tag ",
+      sent, ", the receive tag ", tag,
+      " (nnp takes the messages between two ranks in the order sent, and checks their tags)");
 }
 
 // A peer is a rank of the group: it names a lane, made at its first use,
@@ -1082,13 +1097,15 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::send(
     int tag) {
   const at::Tensor t = single(tensors, "send");
   checkDense(t, "send");
-  checkTag(tag, "send");
   checkPeer(dst, "send");
+  const at::Tensor sent = tagTensor(tag);
 
   return enqueue(p2pLane(dst, false), c10d::OpType::SEND, {}, [=](Staging& s) {
-    nnp_mem_t* b = s.buffer(t.nbytes());
+    const size_t len = t.nbytes() + kTagBytes;
+    nnp_mem_t* b = s.buffer(len);
     s.in(t, 0);
-    check(nnp_send(b, 0, t.nbytes(), NNP_UINT8, dst, comm_.get(), s.stream()), "send");
+    s.in(sent, t.nbytes());
+    check(nnp_send(b, 0, len, NNP_UINT8, dst, comm_.get(), s.stream()), "send");
     s.synchronize("send");
   });
 }
@@ -1099,14 +1116,18 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::recv(
     int tag) {
   const at::Tensor t = single(tensors, "recv");
   checkDense(t, "recv");
-  checkTag(tag, "recv");
   checkPeer(src, "recv");
+  const at::Tensor got = tagTensor(0);
 
   return enqueue(p2pLane(src, true), c10d::OpType::RECV, {t}, [=](Staging& s) {
-    nnp_mem_t* b = s.buffer(t.nbytes());
-    check(nnp_recv(b, 0, t.nbytes(), NNP_UINT8, src, comm_.get(), s.stream()), "recv");
+    const size_t len = t.nbytes() + kTagBytes;
+    nnp_mem_t* b = s.buffer(len);
+    check(nnp_recv(b, 0, len, NNP_UINT8, src, comm_.get(), s.stream()), "recv");
     s.out(t, 0);
+    s.out(got, t.nbytes());
     s.synchronize("recv");
+    s.finish();
+    checkTag(got, tag, src, "recv");
   });
 }
 
@@ -1117,21 +1138,24 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::recvAnysource(
     int tag) {
   const at::Tensor t = single(tensors, "recv");
   checkDense(t, "recv");
-  checkTag(tag, "recv");
   auto source = std::make_shared<int>(-1);
+  const at::Tensor got = tagTensor(0);
 
   return enqueue(
       p2pLane(-1, true),
       c10d::OpType::RECVANYSOURCE,
       {t},
       [=](Staging& s) {
-        nnp_mem_t* b = s.buffer(t.nbytes());
+        const size_t len = t.nbytes() + kTagBytes;
+        nnp_mem_t* b = s.buffer(len);
         check(
-            nnp_recv_any(
-                b, 0, t.nbytes(), NNP_UINT8, source.get(), comm_.get(), s.stream()),
+            nnp_recv_any(b, 0, len, NNP_UINT8, source.get(), comm_.get(), s.stream()),
             "recv from any source");
         s.out(t, 0);
+        s.out(got, t.nbytes());
         s.synchronize("recv from any source");
+        s.finish();
+        checkTag(got, tag, *source, "recv from any source");
       },
       source);
 }
