@@ -763,8 +763,11 @@ struct nnp_hw_cqe {
  * that message would. Its completion's result says whence:
  * NNP_P2P_FROM_ROUTED | the source's rank for a routed message, else the
  * port it came in on. It waits up to its communicator's timeout for the
- * first; a SEND with NNP_P2P_ANY, any other bit set, a transit
- * communicator, or a GROUP member is INVALID_FIELD.
+ * first. An ALLTOALL's, GATHER's or SCATTER's chunk, numbered as routed
+ * messages are, is passed over where its call is known (lent in process,
+ * or a relay's copy of such); one copied from another process before the
+ * receiver's own exchange started is not told apart. A SEND with
+ * NNP_P2P_ANY, any other bit set, or a GROUP member is INVALID_FIELD.
  */
 #define NNP_CMD_SEND			0x09
 #define NNP_CMD_RECV			0x0a

@@ -206,11 +206,18 @@ nnp_result_t nnp_stream_expect_sources(nnp_stream_t *s)
 void nnp_stream_note_source(nnp_stream_t *s, int *source,
 			    const int16_t *rank_at)
 {
-	struct nnp_any_source *a = &s->any[(s->tail + s->depth - 1) % s->depth];
+	uint32_t back, slot = s->tail;
 
 	*source = -1;
-	a->source = source;
-	memcpy(a->rank_at, rank_at, sizeof(a->rank_at));
+	/* The newest one: a trace puts timestamps after it (trace.c). */
+	for (back = 1; back < s->depth; back++) {
+		slot = (s->tail + s->depth - back) % s->depth;
+		if (s->sq[slot].opcode == NNP_CMD_RECV &&
+		    s->sq[slot].value & NNP_P2P_ANY)
+			break;
+	}
+	s->any[slot].source = source;
+	memcpy(s->any[slot].rank_at, rank_at, sizeof(s->any[slot].rank_at));
 }
 
 /*

@@ -587,6 +587,8 @@ TEST_F_TIMEOUT(ring, receive_from_any_source, TIMEOUT_S)
 				h[p * count + i] = r * 1000003 + p * 10007 + (int32_t)i;
 		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->d.s[r], self->d.a[r], 0,
 							self->d.host[r], 0, n * part));
+		ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(self->d.s[r], self->d.b[r], 0, GUARD,
+							n * part));
 		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]));
 	}
 	/* Sends first: a stream runs in order, and a send need not wait. */

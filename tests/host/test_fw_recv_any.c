@@ -10,7 +10,9 @@
  * source as the data says: the port it came in on, or the routed rank.
  * A RECV naming rank 2 that started first keeps rank 2's first message,
  * though the RECV from any source runs while it is queued: that one takes
- * the second. A SEND with
+ * the second.
+ * An alltoall's chunk lent before the receiver's alltoall started is not
+ * taken for a message. A SEND with
  * NNP_P2P_ANY and a RECV from any source with a port, peer or
  * NNP_P2P_ROUTED set are INVALID_FIELD (one in a GROUP: test_fw_group); one whose communicator is destroyed
  * with ABORT while it waits ends ABORTED.
@@ -29,9 +31,14 @@
 
 static const struct nnp_hw_queue_cmd nop = { .opcode = NNP_CMD_NOP };
 
+static struct nnp_hw_queue_cmd recv_any_of(uint64_t off, uint64_t len)
+{
+	return p2p_cmd(NNP_CMD_RECV, keys[0], off, len, NNP_P2P_ANY_VALUE(COMM));
+}
+
 static struct nnp_hw_queue_cmd recv_any(uint64_t off)
 {
-	return p2p_cmd(NNP_CMD_RECV, keys[0], off, LEN, NNP_P2P_ANY_VALUE(COMM));
+	return recv_any_of(off, LEN);
 }
 
 /* Where rank 0's @k-th RECV from any source puts its message. */
@@ -121,6 +128,50 @@ static void test_named_receive_keeps_its_message(void **state)
 	ring_down();
 }
 
+static struct nnp_hw_queue_cmd alltoall(uint32_t i, uint64_t seg)
+{
+	return (struct nnp_hw_queue_cmd){
+		.opcode = NNP_CMD_ALLTOALL, .len = seg,
+		.src_key = keys[i], .src_off = SRC,
+		.dst_key = keys[i], .dst_off = DST,
+		.value = NNP_COLL_VALUE(NNP_DTYPE_U8, 0, COMM, 0),
+	};
+}
+
+/*
+ * Rank 1's alltoall lends rank 0 its segment before rank 0's starts, and
+ * rank 2 sends rank 0 a message of the same length: rank 0's RECV from
+ * any source, waiting first, takes rank 2's message and not the
+ * exchange's chunk, whose routed number is the same kind, and rank 0's
+ * alltoall then gets every segment.
+ */
+static void test_exchange_chunk_left_alone(void **state)
+{
+	const uint64_t seg = 4000, msg = DST + 0x100000;
+	uint32_t i, p;
+
+	(void)state;
+	ring_up(ALL);
+	for (i = 0; i < N; i++)
+		pattern(i, SRC, N * seg, 80 + i);
+	pattern(2, SRC + 0x100000, seg, 99);
+	fw_chip_post(&chips[0], recv_any_of(msg, seg));
+	fw_chip_post(&chips[2], routed(NNP_CMD_SEND, keys[2], SRC + 0x100000, seg, 0));
+	for (i = 0; i < N; i++)
+		fw_chip_post(&chips[i], alltoall(i, seg));
+	fw_chips_run_one_thread(chips, N);
+	assert_int_equal(cqe_status(0, 0), NNP_STATUS_SUCCESS);
+	assert_int_equal(cqe(0, 0)->result, NNP_P2P_FROM_ROUTED | 2);
+	assert_memory_equal(chips[0].h->dev_mem + msg,
+			    chips[2].h->dev_mem + SRC + 0x100000, seg);
+	for (i = 0; i < N; i++)
+		assert_int_equal(chips[i].status, NNP_STATUS_SUCCESS);
+	for (p = 0; p < N; p++)
+		assert_memory_equal(chips[0].h->dev_mem + DST + p * seg,
+				    chips[p].h->dev_mem + SRC, seg);
+	ring_down();
+}
+
 static void test_refused(void **state)
 {
 	struct nnp_hw_queue_cmd c = recv_any(DST);
@@ -162,6 +213,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_takes_each_source),
 		cmocka_unit_test(test_named_receive_keeps_its_message),
+		cmocka_unit_test(test_exchange_chunk_left_alone),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_destroyed_while_waiting),
 	};

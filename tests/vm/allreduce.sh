@@ -26,7 +26,9 @@
 # exact link bytes per case (in all 2(n-1) buffers for an allreduce; each
 # rank's share within what its algorithm's segments round it to, `NNP_ALGO`
 # unset: auto, so BIDIR on the rings and TORUS on the tori); NO_PATH for
-# chips not joined, the same chip twice refused; `nnptool bench allreduce`
+# chips not joined, the same chip twice refused; on 4 chips receives from
+# any source again with NNP_TRACE_FILE set (a trace puts timestamps after
+# each command, which the source's record must skip); `nnptool bench allreduce`
 # on 4 chips with every row checked and 0 wrong; `nnptool bench` reduce,
 # alltoall, gather, scatter and sendrecv to rank 1 and to rank 2 (routed,
 # 2 hops) on 4 chips, 0 wrong, a --peer past the ranks or on a collective
@@ -64,7 +66,7 @@ out=$(mktemp)
 trap 'rm -f "$out"*' EXIT
 matrix=()
 [ -z "${NNP_COLL_MATRIX:-}" ] || matrix=(--env "NNP_COLL_MATRIX=$NNP_COLL_MATRIX")
-tap_plan 24
+tap_plan 25
 # What a VM runs after coll_test, by chip count: on 2 chips
 # comm_config_test (its group fusion untraced: a traced collective runs
 # between its stamps, never in a GROUP) and 16 MiB of each
@@ -83,6 +85,8 @@ after_ring4='NNP_TRACE_FILE=/tmp/group.%p.trace group_test -t receives_posted_be
 	-t alltoallv_uneven_counts >/dev/null
 echo traced-status=$? traced-messages=$(cat /tmp/group.*.trace |
 	grep -cE "\"op\":\"(send|recv)\".*\"dev_start_ns\":null.*\"status\":\"ok\"")
+NNP_TRACE_FILE=/tmp/any.%p.trace coll_test -t receive_from_any_source >/dev/null
+echo any-traced-status=$?
 nnptool bench allreduce --max 64K --iters 2
 for c in reduce alltoall gather scatter "sendrecv --peer 1" "sendrecv --peer 2"; do
 	nnptool bench $c --max 256K --step 8 --iters 2 || exit 1
@@ -129,6 +133,8 @@ tap_check "bench allreduce: a checked row per size, 8 B to 64 KiB" sh -c \
 	"test \$(awk '/^# nnptool bench /{b=\$4} b == \"allreduce:\" && /float +sum/ && \$9 == 0 && \$15 == 0' $out | wc -l) = 14 && grep -q '^vm-status=0$' $out"
 tap_grep "a traced group and alltoallv on 4 chips: a line per send and receive, each ok" "$out" \
 	'^traced-status=0 traced-messages=48$'
+tap_grep "receives from any source, traced, on 4 chips: each names its sender" "$out" \
+	'^any-traced-status=0$'
 tap_check "bench reduce, alltoall, gather, scatter, sendrecv to 1 and 2 hops, and from root 2, on 4 chips: 0 wrong in each" \
 	sh -c "test \$(grep -c '^# Out of bounds values : 0 OK' $out) = 11 && grep -q '^vm-status=0$' $out"
 tap_grep "bench sendrecv: a peer past the ranks, or --peer for a collective: usage (2)" "$out" \

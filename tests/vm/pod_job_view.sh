@@ -17,7 +17,7 @@
 # nnptool job names rank 3 gone, first, before the ranks that failed
 # for it. Job X: rank 3 late again, and as it says so the crossing link
 # from its chip to chip 0 is taken down (QEMU monitor); each rank holds
-# its failed communicator 30 s: nnptool job names a rank at an end of
+# its failed communicator 15 s: nnptool job names a rank at an end of
 # the link failed link_down (rank 3, idle, fails as the link goes since
 # hw 1.23, and its abort may reach rank 0 before the link's news does),
 # the others failed too (the aborts passed on). A wrong

@@ -82,12 +82,10 @@ static uint16_t p2p_begin(struct nnp_fw *fw, uint32_t ctx,
 					    NNP_FW_CALL_NO_PEER,
 		};
 		p->op.bytes = p->len;
-		if (p->any)
-			st = nnp_fw_comm_transit(m) ? NNP_STATUS_INVALID_FIELD :
-						       NNP_STATUS_SUCCESS;
-		else if (p->routed)
+		/* From any source, its number is taken once its message came. */
+		if (p->routed)
 			st = p2p_route_locked(m, cmd->value, p);
-		else
+		else if (!p->any)
 			p->seq = nnp_fw_seq(p->send ? m->p2p_sent[p->port]++ :
 					    m->p2p_received[p->port]++, true);
 		/* The peer left: a RECV ends once nothing is left. */
@@ -104,15 +102,21 @@ static uint16_t p2p_begin(struct nnp_fw *fw, uint32_t ctx,
 }
 
 /*
- * Whether @seq, on @port, labels a message to communicator @arg's rank
- * whose number no RECV has taken: by port, the port's next; routed, its
- * source's next.
+ * Whether @pk, on @port, is of a SEND to communicator @arg's rank whose
+ * number no RECV has taken: by port, the port's next; routed, its
+ * source's next. An exchange's flows take routed numbers too: the call
+ * of a chunk lent in process, or of a relay's copy of one, tells them
+ * apart; a copy from another process says nothing of its call.
  */
-static bool unclaimed(const void *arg, uint32_t port, uint32_t seq)
+static bool unclaimed(const void *arg, uint32_t port,
+		      const struct nnp_fw_packet *pk)
 {
 	const struct nnp_fw_comm *m = arg;
-	uint32_t src = nnp_fw_seq_src(seq);
+	uint32_t seq = pk->seq, src = nnp_fw_seq_src(seq);
+	uint8_t opcode = pk->owner ? pk->owner->call.opcode : pk->call.opcode;
 
+	if (opcode && opcode != NNP_CMD_SEND)
+		return false;
 	if (!nnp_fw_seq_is_routed(seq))
 		return seq == nnp_fw_seq(m->p2p_received[port], true);
 	return m->routed_received && src < m->nranks &&

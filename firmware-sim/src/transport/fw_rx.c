@@ -620,7 +620,7 @@ uint16_t nnp_fw_icl_recv_any(struct nnp_fw *fw, struct nnp_fw_op *op,
 
 bool nnp_fw_icl_first_locked(struct nnp_fw *fw, uint64_t epoch,
 			     bool (*wanted)(const void *arg, uint32_t port,
-					    uint32_t seq),
+					    const struct nnp_fw_packet *pk),
 			     const void *arg, uint32_t *port, uint32_t *seq)
 {
 	uint64_t first = UINT64_MAX;
@@ -634,7 +634,7 @@ bool nnp_fw_icl_first_locked(struct nnp_fw *fw, uint64_t epoch,
 		mtx_lock(&p->lock);
 		/* A port's queue is in the order its packets came. */
 		for (pk = p->rx_head; pk; pk = pk->next) {
-			if (pk->epoch != epoch || !wanted(arg, i, pk->seq))
+			if (pk->epoch != epoch || !wanted(arg, i, pk))
 				continue;
 			if (pk->arrived_ns < first) {
 				first = pk->arrived_ns;

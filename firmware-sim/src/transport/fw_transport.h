@@ -206,14 +206,15 @@ uint16_t nnp_fw_icl_recv_any(struct nnp_fw *fw, struct nnp_fw_op *op,
 			     uint64_t epoch, uint32_t seq, void *buf,
 			     size_t len);
 /*
- * The first packet of @epoch to have come, on any port, whose label
- * @wanted(@arg, port, label) accepts, with fw->lock held: true, with its
- * port and label in *@port and *@seq, or false if none has come. A RECV
- * from any source (v1.26) learns so which message is its own.
+ * The first packet of @epoch to have come, on any port, that
+ * @wanted(@arg, port, packet) accepts (with the port's lock held), with
+ * fw->lock held: true, with its port and label in *@port and *@seq, or
+ * false if none has come. A RECV from any source (v1.26) learns so which
+ * message is its own.
  */
 bool nnp_fw_icl_first_locked(struct nnp_fw *fw, uint64_t epoch,
 			     bool (*wanted)(const void *arg, uint32_t port,
-					    uint32_t seq),
+					    const struct nnp_fw_packet *pk),
 			     const void *arg, uint32_t *port, uint32_t *seq);
 /*
  * Ring collective @op of @m, labelled op->seq to op->seq + op->seqs - 1,

@@ -909,7 +909,9 @@ nnp_result_t nnp_recv(nnp_mem_t *recv, size_t off, size_t count,
  * nnp_stream_synchronize() or an event recorded after, and keep it valid
  * until then. Not inside a group (NNP_ERROR_INVALID_ARGUMENT: no member
  * of a group says whence it took); hardware interface 1.26 (else
- * NNP_ERROR_NOT_SUPPORTED). Since 0.9.
+ * NNP_ERROR_NOT_SUPPORTED). Not while an alltoall, gather or scatter from
+ * a rank on another chassis may be in flight to this one: a chunk of it
+ * from another process cannot be told from a message. Since 0.9.
  */
 nnp_result_t nnp_recv_any(nnp_mem_t *recv, size_t off, size_t count,
 			  nnp_dtype_t dtype, int *source, nnp_comm_t *comm,
