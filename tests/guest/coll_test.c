@@ -494,6 +494,34 @@ static void hops_between(nnp_device_t **dev, int n, int *dist)
 }
 
 /*
+ * Each rank's a: for each peer p, @count int32s r * 1000003 + p * 10007 + i;
+ * its b the guard. False if a call failed (the last error says which).
+ */
+static bool messages_staged(FIXTURE_DATA(ring) *self, size_t count)
+{
+	const size_t part = count * 4;
+	int n = self->d.n, r, p;
+
+	for (r = 0; r < n; r++) {
+		int32_t *h;
+		size_t i;
+
+		if (nnp_mem_map(self->d.host[r], (void **)&h) != NNP_SUCCESS)
+			return false;
+		for (p = 0; p < n; p++)
+			for (i = 0; i < count; i++)
+				h[p * count + i] = r * 1000003 + p * 10007 + (int32_t)i;
+		if (nnp_memcpy_async(self->d.s[r], self->d.a[r], 0, self->d.host[r], 0,
+				     n * part) != NNP_SUCCESS ||
+		    nnp_memset_async(self->d.s[r], self->d.b[r], 0, GUARD,
+				     n * part) != NNP_SUCCESS ||
+		    nnp_stream_synchronize(self->d.s[r]) != NNP_SUCCESS)
+			return false;
+	}
+	return true;
+}
+
+/*
  * Every rank sends a message to every other rank and receives one from
  * each: over the link between their chips, or routed through the chips
  * between (hardware 1.12), byte for byte, with no host DMA, and the links
@@ -506,19 +534,8 @@ TEST_F_TIMEOUT(ring, send_and_receive_with_every_rank, TIMEOUT_S)
 	int n = self->d.n, r, p, dist[MAXDEV * MAXDEV];
 
 	hops_between(self->d.dev, n, dist);
+	ASSERT_TRUE(messages_staged(self, count)) TH_LOG("%s", nnp_get_last_error());
 	for (r = 0; r < n; r++) {
-		int32_t *h;
-		size_t i;
-
-		ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(self->d.host[r], (void **)&h));
-		for (p = 0; p < n; p++)
-			for (i = 0; i < count; i++)
-				h[p * count + i] = r * 1000003 + p * 10007 + (int32_t)i;
-		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->d.s[r], self->d.a[r], 0,
-							self->d.host[r], 0, n * part));
-		ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(self->d.s[r], self->d.b[r], 0, GUARD,
-							n * part));
-		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]));
 		dma[r] = host_dma_bytes(self->d.dev[r]);
 		tx[r] = icl_tx(self->d.dev[r]);
 	}
@@ -577,20 +594,7 @@ TEST_F_TIMEOUT(ring, receive_from_any_source, TIMEOUT_S)
 	const size_t count = 5003, part = count * 4;
 	int n = self->d.n, r, p, k, from[MAXDEV][MAXDEV];
 
-	for (r = 0; r < n; r++) {
-		int32_t *h;
-		size_t i;
-
-		ASSERT_EQ(NNP_SUCCESS, nnp_mem_map(self->d.host[r], (void **)&h));
-		for (p = 0; p < n; p++)
-			for (i = 0; i < count; i++)
-				h[p * count + i] = r * 1000003 + p * 10007 + (int32_t)i;
-		ASSERT_EQ(NNP_SUCCESS, nnp_memcpy_async(self->d.s[r], self->d.a[r], 0,
-							self->d.host[r], 0, n * part));
-		ASSERT_EQ(NNP_SUCCESS, nnp_memset_async(self->d.s[r], self->d.b[r], 0, GUARD,
-							n * part));
-		ASSERT_EQ(NNP_SUCCESS, nnp_stream_synchronize(self->d.s[r]));
-	}
+	ASSERT_TRUE(messages_staged(self, count)) TH_LOG("%s", nnp_get_last_error());
 	/* Sends first: a stream runs in order, and a send need not wait. */
 	for (r = 0; r < n; r++)
 		for (p = 0; p < n; p++)
