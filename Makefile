@@ -88,7 +88,7 @@ DESTDIR ?=
 
 .PHONY: all deps qemu module userspace examples tests initramfs check check-fresh demo stress pod bench clean distclean checkpatch sparse install install-files install-dkms deb check-deb \
 	uninstall uninstall-dkms check-host \
-	reduce-bench debug-kernel debug-module debug-initramfs check-debug fuzz torch torch-suite scaling \
+	reduce-bench debug-kernel debug-module debug-initramfs check-debug fuzz torch torch-suite torch-bench scaling \
 	abi-baseline
 
 all: qemu module userspace examples tests initramfs
@@ -688,6 +688,15 @@ $(BENCH)/group_fw: tests/bench/group_fw.c tests/bench/fw_timing.h tests/host/fw_
 
 bench: all torch $(BENCH_DEPS_STAMP) $(BENCH)/host_bw $(MPI_COLL) $(BENCH)/call_check_fw $(BENCH)/group_fw
 	bash tests/bench/run.sh
+
+# make bench's torch.distributed part alone, into $(BUILD)/bench-torch: how
+# torch 2.6 is measured, run in a Debian 13 root (docs/torch.md, Benchmark).
+torch-bench: all torch
+	rm -rf $(BUILD)/bench-torch && mkdir -p $(BUILD)/bench-torch/raw
+	uptime >$(BUILD)/bench-torch/raw/load-start.txt
+	bash tests/bench/torch_run.sh $(BUILD)/bench-torch/raw $$(numfmt --from=iec $(or $(NNP_BENCH_MAX),64M))
+	uptime >$(BUILD)/bench-torch/raw/load-end.txt
+	python3 tests/bench/report_torch.py $(BUILD)/bench-torch
 
 # The example's training recorded on 4 chips and projected on 1 to 1024
 # (docs/trace.md): a table, and $(BUILD)/scaling/scaling.png with gnuplot.

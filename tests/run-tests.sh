@@ -143,6 +143,7 @@ if [ "$NNP_VM_KERNEL" = stock ]; then
 	run_suite host-mpi-coll bash "$root/tests/host/check-mpi-coll.sh"
 	run_suite host-tap-summary bash "$root/tests/host/check-tap-summary.sh"
 	run_suite host-torch-dist-compare bash "$root/tests/host/check-torch-dist-compare.sh"
+	run_suite host-report-torch python3 "$root/tests/host/check-report-torch.py"
 	run_suite host-licenses python3 "$root/tests/host/check-licenses.py"
 	run_suite host-syz-description bash "$root/tests/host/check-syz-description.sh"
 	run_suite host-abi-doc python3 "$root/tests/host/check-abi-doc.py"

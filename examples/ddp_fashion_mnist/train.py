@@ -3,7 +3,9 @@
 """Data-parallel training of a small CNN on Fashion-MNIST with PyTorch's
 DistributedDataParallel: the script a user already has, with the backend
 named on the command line ("nnp" reduces the gradients on the devices,
-"gloo" on the host).
+"gloo" on the host). With --fsdp (torch 2.x) the same model is
+FullyShardedDataParallel's instead: each rank keeps a shard of the
+parameters, gathers them for each pass and reduce-scatters the gradients.
 
 Launch one process per device, e.g.
     torchrun --redirects 1 --tee 1 --nproc_per_node 4 train.py --backend nnp
@@ -76,6 +78,8 @@ def parse(argv=None):
     ap.add_argument("--images", type=int, default=8192)
     ap.add_argument("--lr", type=float, default=0.05)
     ap.add_argument("--hidden", type=int, default=64, help="width of the first dense layer")
+    ap.add_argument("--fsdp", action="store_true",
+                    help="shard the model with FullyShardedDataParallel (torch 2.x)")
     return ap.parse_args(argv)
 
 
@@ -109,7 +113,13 @@ def train(args, after_step=None):
     images = images.float().div(255).sub(0.2860).div(0.3530).unsqueeze(1)
     shard = torch.arange(rank, images.shape[0], size)
 
-    model = DDP(Net(args.hidden))
+    net = Net(args.hidden)
+    grad_bytes = sum(p.numel() * p.element_size() for p in net.parameters())
+    if args.fsdp:
+        from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+        model = FSDP(net, device_id=torch.device("cpu"))
+    else:
+        model = DDP(net)
     opt = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)
     losses = []
     for step in range(args.steps):
@@ -124,10 +134,12 @@ def train(args, after_step=None):
         losses.append(mean.item() / size)
         if after_step:
             after_step(step)
-    result = {"rank": rank, "losses": losses,
-              "params": parameter_digest(model.module),
-              "grad_bytes": sum(p.numel() * p.element_size()
-                                for p in model.parameters())}
+    if args.fsdp:  # every rank's digest of the whole model, not of its shard
+        with FSDP.summon_full_params(model):
+            params = parameter_digest(model.module)
+    else:
+        params = parameter_digest(model.module)
+    result = {"rank": rank, "losses": losses, "params": params, "grad_bytes": grad_bytes}
     dist.destroy_process_group()
     return result
 

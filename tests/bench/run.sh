@@ -16,9 +16,10 @@
 #   - the training example (examples/dist_mnist_mlp), mpirun -np 4 in one
 #     VM of 4 chips: its allreduce with the copies, as it times it; then
 #     once more traced (NNP_TRACE_FILE), for where that time goes;
-#   - torch.distributed's all_reduce on "nnp" against "gloo", 64 KiB up,
-#     and a DDP training step on each, in one VM of $NNP_BENCH_TORCH_CHIPS
-#     (default 4) chips (tests/bench/torch_bench.py);
+#   - torch.distributed's all_reduce, all_gather, reduce_scatter and
+#     all_to_all on "nnp" against "gloo", 64 KiB up, and the example's
+#     training step (DDP, and FSDP on torch 2.x) on each, in one VM of
+#     $NNP_BENCH_TORCH_CHIPS (default 4) chips (tests/bench/torch_run.sh);
 #   - a 64 MiB allreduce on 4 chips across 2 chassis (tools/nnp-pod) over
 #     unix sockets and over TCP, and in one QEMU (pod_job -b);
 #   - the host's context switches per 8-byte allreduce on N chips
@@ -48,8 +49,6 @@ colls="allreduce broadcast allgather reduce_scatter alltoall gather"
 # 8-byte latency over many more.
 sweep="--min 16 --max $max_bytes --step 4 --iters 10 --bytes $((64 << 20)) --trials 3"
 lat_iters=500
-torch_chips=${NNP_BENCH_TORCH_CHIPS:-4}
-ddp_steps=12
 mem=$(((max_bytes < 4 << 20 ? 4 << 20 : max_bytes) * 4 >> 20))M
 
 rm -rf "$raw"
@@ -146,18 +145,8 @@ if ! "$root/tools/nnp-vm" --chips 4 --fabric ring --mem-size 16M -- sh -c \
 	echo "bench: the example's traced VM failed" >&2
 	exit 1
 fi
-# torch.distributed on both backends, the host's torch through --host-root
-# (importing it in the guest takes a minute or two; the ranks fork from one
-# import): all_reduce from 64 KiB, and the example's DDP training steps.
-stamp "torch.distributed on nnp and on gloo, $torch_chips chips (one VM)"
-if ! "$root/tools/nnp-vm" --chips "$torch_chips" --fabric ring --mem-size "$mem" \
-	--guest-mem $((2048 + 3 * torch_chips * max_bytes / 1048576)) --host-root \
-	--env PYTHONPATH="$root/build/torch" -- /usr/bin/python3 "$root/tests/bench/torch_bench.py" \
-	"$torch_chips" $((64 << 10)) "$max_bytes" "$ddp_steps" >"$raw/torch-$torch_chips.txt" 2>&1; then
-	cat "$raw/torch-$torch_chips.txt" >&2
-	echo "bench: the torch VM failed" >&2
-	exit 1
-fi
+stamp "torch.distributed on nnp and on gloo, ${NNP_BENCH_TORCH_CHIPS:-4} chips (one VM)"
+bash "$root/tests/bench/torch_run.sh" "$raw" "$max_bytes"
 # A 64 MiB allreduce on a ring of 4 chips: across 2 chassis of 2 (two
 # QEMUs) over unix sockets (shared memory) and over TCP, and the same 4
 # chips in one QEMU, each rank a process (pod_job, 40 back to back).

@@ -1,23 +1,32 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""torch.distributed on "nnp" against "gloo" in one guest (make bench,
-tests/bench/run.sh; tests/bench/report_torch.py reads the output).
+"""torch.distributed on "nnp" against "gloo" in one guest (make bench and
+make torch-bench, tests/bench/torch_run.sh; tests/bench/report_torch.py
+reads the output).
 
 torch_bench.py WORLD MIN_BYTES MAX_BYTES DDP_STEPS
 
 Imports torch once, then for each backend forks WORLD ranks
-(tests/lib/torch_ranks.py) that time all_reduce of float32 sums from
-MIN_BYTES to MAX_BYTES in powers of 4, and then train
+(tests/lib/torch_ranks.py) that time each of OPS on float32 tensors from
+MIN_BYTES to MAX_BYTES in powers of 4 (the size in nccl-tests' terms: the
+buffer of all_reduce and all_to_all_single, all_gather_into_tensor's
+output, reduce_scatter_tensor's input), and then train
 examples/ddp_fashion_mnist/train.py for DDP_STEPS steps, timing each, with
-its model as it is and with a wide first layer on few images (DDP_MODELS).
-Per size, a timing is as many all_reduces as move 64 MiB (1 to 10), timed
-from a barrier on every rank; the slowest rank's time is the trial's, and
-the best of 3 trials is the result. The tensor starts at 1 on every rank,
-so after k all_reduces every element must be WORLD^k, exactly: a wrong
-element is counted. A DDP step's time is the median of steps 3 to the
-last (DDP rebuilds its buckets in the second). Prints one line per result:
-    TORCHBENCH {"backend": B, "size": S, "time_us": T, "wrong": W}
-    TORCHBENCH {"backend": B, "hidden": H, "batch": N, "grad_bytes": G, "ddp_step_ms": T, ...}
+its model as it is and with a wide first layer on few images (MODELS),
+under DistributedDataParallel and, on torch 2.x, under
+FullyShardedDataParallel.
+Per size, a timing is as many calls as move 64 MiB (1 to 10), timed from
+a barrier on every rank; the slowest rank's time is the trial's, and the
+best of 3 trials is the result. Every result is checked exactly after
+each trial (all_reduce's input starts at 1 on every rank, so after k
+calls every element must be WORLD^k; the others' outputs do not depend
+on k): a wrong element is counted. A training step's time is the median
+of steps 3 to the last (DDP rebuilds its buckets in the second). Prints
+one line per result:
+    TORCHBENCH {"backend": B, "op": OP, "size": S, "time_us": T, "wrong": W, ...}
+    TORCHBENCH {"backend": B, "op": OP, "unsupported": WHY}
+    TORCHBENCH {"backend": B, "wrapper": "ddp"|"fsdp", "hidden": H, "batch": N,
+                "grad_bytes": G, "step_ms": T, ...}
 or "TORCHBENCH FAIL B rank R: WHY".
 """
 import json
@@ -38,6 +47,7 @@ import train  # noqa: E402
 from torch_ranks import fork_ranks  # noqa: E402
 
 print(f"TORCHBENCH import torch, torch_nnp: {time.time() - T0:.0f} s", flush=True)
+print(f"TORCHBENCH torch {torch.__version__}", flush=True)
 TRIALS = 3
 BYTES_PER_TIMING = 64 << 20
 DEADLINE_S = 1800
@@ -45,41 +55,94 @@ DEADLINE_S = 1800
 # images a step: in a TCG guest its step is the CPU's work), and a wide
 # first layer on few images (1.7 MB, 4 images: the allreduce's share
 # grows). Wider models cost seconds a step in the guest and show no more.
-DDP_MODELS = ((64, 32), (1024, 4))
+MODELS = ((64, 32), (1024, 4))
+OPS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all")
+# torch 1.13's FSDP does not import on Debian 12's Python 3.11.
+WRAPPERS = ("ddp", "fsdp") if int(torch.__version__.split(".")[0]) >= 2 else ("ddp",)
 
 
-def all_reduce_times(rank, world, backend, port, sizes):
-    """{size: ([seconds of each trial], wrong elements)} on this rank."""
+def op_tensors(op, rank, world, elems):
+    """(calls, input, output, expected output after k calls) for @op over
+    @elems float32 elements in nccl-tests' terms; calls are the forms to
+    try, best first: torch 1.13's gloo has neither the tensor form of
+    all_gather nor reduce_scatter at all."""
+    if op == "all_reduce":
+        t = torch.ones(elems)
+        return [lambda: dist.all_reduce(t)], t, t, lambda k: float(world) ** k
+    part = elems // world
+    if op == "all_gather":
+        inp, out = torch.full((part,), float(rank + 1)), torch.empty(elems)
+        want = torch.arange(1, world + 1, dtype=torch.float32).repeat_interleave(part)
+        calls = [lambda: dist.all_gather_into_tensor(out, inp),
+                 lambda: dist.all_gather(list(out.chunk(world)), inp)]
+    elif op == "reduce_scatter":
+        inp, out = torch.full((elems,), float(rank + 1)), torch.empty(part)
+        want = torch.full((part,), float(world * (world + 1) // 2))
+        calls = [lambda: dist.reduce_scatter_tensor(out, inp),
+                 lambda: dist.reduce_scatter(out, list(inp.chunk(world)))]
+    else:  # all_to_all: chunk j of rank r's input is r * world + j, so
+        # chunk j of its output must be j * world + r
+        chunks = torch.arange(world, dtype=torch.float32) + rank * world
+        inp, out = chunks.repeat_interleave(part), torch.empty(elems)
+        want = (torch.arange(world, dtype=torch.float32) * world + rank).repeat_interleave(part)
+        calls = [lambda: dist.all_to_all_single(out, inp)]
+    return calls, inp, out, lambda k: want
+
+
+def first_working(calls):
+    """The first of @calls that runs (the first use of a size sets its
+    buffers up), or the error of the last."""
+    for call in calls:
+        try:
+            call()
+            return call, None
+        except RuntimeError as e:
+            why = str(e).splitlines()[0]
+    return None, why
+
+
+def op_times(rank, world, backend, port, sizes):
+    """{op: {size: ([seconds of each trial], wrong elements)}, or {op:
+    why not} for a collective the backend lacks} on this rank."""
     torch.set_num_threads(1)
     dist.init_process_group(backend, init_method=f"tcp://127.0.0.1:{port}",
                             rank=rank, world_size=world)
     out = {}
-    for size in sizes:
-        iters = max(1, min(10, BYTES_PER_TIMING // size))
-        t = torch.ones(size // 4)
-        dist.all_reduce(t)  # the first use of a size sets its buffers up
-        times, wrong = [], 0
-        for _ in range(TRIALS):
-            t.fill_(1)
-            dist.barrier()
-            start = time.perf_counter()
-            for _ in range(iters):
-                dist.all_reduce(t)
-            times.append(time.perf_counter() - start)
-            wrong += int((t != float(world) ** iters).sum())
-        out[size] = (times, wrong)
+    for op in OPS:
+        out[op] = {}
+        for size in sizes:
+            iters = max(1, min(10, BYTES_PER_TIMING // size))
+            calls, inp, res, want = op_tensors(op, rank, world, size // 4)
+            call, why = first_working(calls)
+            if not call:
+                out[op] = why
+                break
+            times, wrong = [], 0
+            for _ in range(TRIALS):
+                if op == "all_reduce":
+                    inp.fill_(1)
+                else:
+                    res.fill_(-1)
+                dist.barrier()
+                start = time.perf_counter()
+                for _ in range(iters):
+                    call()
+                times.append(time.perf_counter() - start)
+                wrong += int((res != want(iters)).sum())
+            out[op][size] = (times, wrong)
     dist.destroy_process_group()
     return out
 
 
-def ddp_step_times(rank, world, backend, port, steps, hidden, batch):
-    """The seconds each step of the example's DDP training took on this rank,
-    and the bytes of its gradients."""
+def step_times(rank, world, backend, port, steps, wrapper, hidden, batch):
+    """The seconds each step of the example's training under @wrapper took
+    on this rank, and the bytes of its gradients."""
     os.environ.update(RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(world),
                       MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     ends = [time.perf_counter()]
-    result = train.train(train.parse(["--backend", backend, "--steps", str(steps),
-                                      "--hidden", str(hidden), "--batch", str(batch)]),
+    argv = ["--backend", backend, "--steps", str(steps),
+            "--hidden", str(hidden), "--batch", str(batch)]
+    result = train.train(train.parse(argv + (["--fsdp"] if wrapper == "fsdp" else [])),
                          lambda step: ends.append(time.perf_counter()))
     return [b - a for a, b in zip(ends, ends[1:])], result["grad_bytes"]
 
@@ -102,28 +165,33 @@ def main():
         lo *= 4
     ports = iter(range(29601, 29700))  # a fresh one per job
     for backend in ("nnp", "gloo"):
-        ranks = run(all_reduce_times, world, (backend, next(ports), sizes), backend)
-        for size in sizes if ranks else []:
-            trials = [max(r[size][0][i] for r in ranks) for i in range(TRIALS)]
-            iters = max(1, min(10, BYTES_PER_TIMING // size))
-            print("TORCHBENCH " + json.dumps({
-                "backend": backend, "size": size, "iters": iters,
-                "time_us": round(min(trials) / iters * 1e6, 1),
-                "trials_us": [round(t / iters * 1e6, 1) for t in trials],
-                "wrong": sum(r[size][1] for r in ranks)}), flush=True)
-        for hidden, batch in DDP_MODELS:
-            ranks = run(ddp_step_times, world, (backend, next(ports), steps, hidden, batch),
-                        backend)
-            if not ranks:
+        ranks = run(op_times, world, (backend, next(ports), sizes), backend)
+        for op in OPS if ranks else []:
+            if isinstance(ranks[0][op], str):
+                print("TORCHBENCH " + json.dumps({"backend": backend, "op": op,
+                                                  "unsupported": ranks[0][op]}), flush=True)
                 continue
-            # Steps 3 on: the slowest rank's time of each, then the median.
-            per_step = [max(r[0][i] for r in ranks) for i in range(2, steps)]
-            print("TORCHBENCH " + json.dumps({
-                "backend": backend, "hidden": hidden, "batch": batch,
-                "grad_bytes": ranks[0][1],
-                "steps": steps, "ddp_step_ms": round(statistics.median(per_step) * 1e3, 2),
-                "steps_ms": [round(t * 1e3, 1) for t in per_step]}), flush=True)
-
+            for size in sizes:
+                trials = [max(r[op][size][0][i] for r in ranks) for i in range(TRIALS)]
+                iters = max(1, min(10, BYTES_PER_TIMING // size))
+                print("TORCHBENCH " + json.dumps({
+                    "backend": backend, "op": op, "size": size, "iters": iters,
+                    "time_us": round(min(trials) / iters * 1e6, 1),
+                    "trials_us": [round(t / iters * 1e6, 1) for t in trials],
+                    "wrong": sum(r[op][size][1] for r in ranks)}), flush=True)
+        for wrapper in WRAPPERS:
+            for hidden, batch in MODELS:
+                ranks = run(step_times, world,
+                            (backend, next(ports), steps, wrapper, hidden, batch), backend)
+                if not ranks:
+                    continue
+                # Steps 3 on: the slowest rank's time of each, then the median.
+                per_step = [max(r[0][i] for r in ranks) for i in range(2, steps)]
+                print("TORCHBENCH " + json.dumps({
+                    "backend": backend, "wrapper": wrapper, "hidden": hidden,
+                    "batch": batch, "grad_bytes": ranks[0][1], "steps": steps,
+                    "step_ms": round(statistics.median(per_step) * 1e3, 2),
+                    "steps_ms": [round(t * 1e3, 1) for t in per_step]}), flush=True)
 
 if __name__ == "__main__":
     main()
