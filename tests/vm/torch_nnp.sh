@@ -43,7 +43,7 @@ ddp_steps=20
 parallel_steps=3
 mpi_steps=4
 torch_major=$(/usr/bin/python3 -c 'import torch; print(torch.__version__.split(".")[0])')
-tap_plan 79
+tap_plan 82
 
 SECONDS=0
 # USE_LIBUV=0: torch 2.6's TCPStore asks for libuv by default, which
@@ -181,6 +181,17 @@ if [ "$torch_major" -ge 2 ]; then
 else
 	tap_ok "FSDP against gloo # SKIP torch $torch_major.x's FSDP does not import on Python 3.11"
 fi
+# And on nnp the data went chip to chip: each device's host DMA exactly the
+# bytes staged, no peer DMA, its links at least what left its rank.
+traffic="every device's host DMA exactly the bytes staged, no peer DMA, and its links sent at least what left its rank"
+for model in pipeline experts fsdp; do
+	if [ "$model" = fsdp ] && [ "$torch_major" -lt 2 ]; then
+		tap_ok "FSDP traffic # SKIP torch $torch_major.x's FSDP does not import on Python 3.11"
+		continue
+	fi
+	tap_context=$tmp/out tap_grep "$model on nnp: $traffic" \
+		"$tmp/out" "^PARALLEL $model traffic: $traffic\$"
+done
 # mpirun's ranks, on chips 2 and 3 (NNP_VISIBLE_DEVICES: the link-down job
 # left a link of chip 1 down): train.py maps Open MPI's variables to
 # env:// and LOCAL_RANK to the device; both ranks end with the same model.

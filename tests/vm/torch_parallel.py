@@ -26,10 +26,20 @@ gloo on every rank (STEPS losses)" or "PARALLEL MODEL: FAIL ..."; a rank
 that failed or did not report is a FAIL. On torch 2.x a third model,
 FullyShardedDataParallel, reduce-scatters its gradients: its losses must
 be gloo's within FSDP_RTOL ("PARALLEL fsdp: ...").
+
+On nnp, each model's traffic is checked too ("PARALLEL MODEL traffic:
+..."): every rank's device moved exactly the bytes the model handed
+torch.distributed over host DMA (each input staged in once, each output
+out once, a message's tag with it), none to or from another device's
+memory, and its links sent at least the bytes that had to leave the
+rank (Traffic): the data went chip to chip, not through the host.
 """
+import contextlib
 import datetime
 import hashlib
+import json
 import os
+import subprocess
 import sys
 import time
 
@@ -50,6 +60,87 @@ D, BATCH, MICRO = 32, 16, 4         # pipeline: features, batch, microbatches
 E_D, TOKENS = 16, 24                # experts: features, tokens per rank
 FSDP_RTOL = 1e-5                    # FSDP: nnp's losses against gloo's
 TORCH_MAJOR = int(torch.__version__.split(".")[0])
+TAG_BYTES = 4                       # a message's tag travels after it
+
+
+def nbytes(t):
+    return t.numel() * t.element_size()
+
+
+class Traffic:
+    """What a model hands torch.distributed on this rank: the bytes nnp
+    must stage between host and device (every input in once, every output
+    out once) and the least that must leave this rank's chip over links
+    (its messages; the chunks of an all_to_all for the others; its shard
+    of an all_gather; one chunk of a reduce_scatter's input, its part
+    towards the others' sums). Messages are counted by exchange(); the
+    collectives, which autograd and FSDP call too, by wrapping them."""
+
+    def __init__(self, rank, world):
+        self.rank, self.world = rank, world
+        self.staged = self.leave = 0
+
+    def message(self, t, sent):
+        self.staged += nbytes(t) + TAG_BYTES
+        self.leave += (nbytes(t) + TAG_BYTES) if sent else 0
+
+    def all_to_all_single(self, out, inp, output_split_sizes=None, input_split_sizes=None,
+                          *a, **k):
+        self.staged += nbytes(inp) + nbytes(out)
+        row = nbytes(inp) // max(1, inp.shape[0])
+        splits = input_split_sizes or [inp.shape[0] // self.world] * self.world
+        self.leave += row * (sum(splits) - splits[self.rank])
+
+    def all_gather_into_tensor(self, out, inp, *a, **k):
+        self.staged += nbytes(inp) + nbytes(out)
+        self.leave += nbytes(inp)
+
+    def reduce_scatter_tensor(self, out, inp, *a, **k):
+        self.staged += nbytes(inp) + nbytes(out)
+        self.leave += nbytes(out)
+
+    @contextlib.contextmanager
+    def counting(self):
+        """Count the collectives torch.distributed is asked for meanwhile."""
+        names = ("all_to_all_single", "all_gather_into_tensor", "reduce_scatter_tensor")
+        real = {n: getattr(dist, n) for n in names}
+
+        def wrapped(name):
+            def call(*a, **k):
+                getattr(self, name)(*a, **k)
+                return real[name](*a, **k)
+            return call
+        for n in names:
+            setattr(dist, n, wrapped(n))
+        try:
+            yield self
+        finally:
+            for n in names:
+                setattr(dist, n, real[n])
+
+
+def link_tx_bytes(device):
+    """The bytes device @device's ports have sent (nnptool links)."""
+    ports = json.loads(subprocess.run(["nnptool", "--json", "links"], check=True,
+                                      capture_output=True, text=True).stdout)["ports"]
+    return sum(p["tx_bytes"] for p in ports if p["dev"] == device)
+
+
+def measured(rank, world, backend, model, steps):
+    """@model's result on this rank, with, on nnp, its traffic: what its
+    device counted over the model's run against what Traffic expects."""
+    traffic = Traffic(rank, world)
+    if backend != "nnp":
+        return model(rank, world, steps, traffic)
+    before = torch_nnp.device_counters(rank), link_tx_bytes(rank)
+    with traffic.counting():
+        result = model(rank, world, steps, traffic)
+    after = torch_nnp.device_counters(rank), link_tx_bytes(rank)
+    result["traffic"] = {
+        "host_dma": after[0]["host_dma_bytes"] - before[0]["host_dma_bytes"],
+        "peer_dma": after[0]["peer_dma_bytes"] - before[0]["peer_dma_bytes"],
+        "link_tx": after[1] - before[1], "staged": traffic.staged, "leave": traffic.leave}
+    return result
 
 
 def digest(module):
@@ -60,15 +151,19 @@ def digest(module):
     return h.hexdigest()[:16]
 
 
-def exchange(recv, send):
+def exchange(recv, send, traffic):
     """One tick's messages: receives first, then sends; waits for all."""
+    for t, _ in recv:
+        traffic.message(t, False)
+    for t, _ in send:
+        traffic.message(t, True)
     ops = [dist.P2POp(dist.irecv, t, peer) for t, peer in recv]
     ops += [dist.P2POp(dist.isend, t, peer) for t, peer in send]
     for work in dist.batch_isend_irecv(ops) if ops else []:
         work.wait()
 
 
-def pipeline(rank, world, steps):
+def pipeline(rank, world, steps, traffic):
     """GPipe over WORLD stages: at tick t stage r runs microbatch t - r
     forward, then in reverse order back; the last stage's loss each step."""
     torch.manual_seed(100 + rank)
@@ -90,7 +185,7 @@ def pipeline(rank, world, steps):
             if rank > 0 and 0 <= m < MICRO:
                 ins[m] = torch.empty(mb, D)
                 recv.append((ins[m], rank - 1))
-            exchange(recv, [(pending, rank + 1)] if pending is not None else [])
+            exchange(recv, [(pending, rank + 1)] if pending is not None else [], traffic)
             pending = None
             if 0 <= m < MICRO:
                 x = xs[m] if rank == 0 else ins[m].requires_grad_()
@@ -106,7 +201,7 @@ def pipeline(rank, world, steps):
             if not last and 0 <= m < MICRO:
                 grad = torch.empty(mb, D)
                 recv.append((grad, rank + 1))
-            exchange(recv, [(pending, rank - 1)] if pending is not None else [])
+            exchange(recv, [(pending, rank - 1)] if pending is not None else [], traffic)
             pending = None
             if 0 <= m < MICRO:
                 outs[m].backward(grad)
@@ -117,7 +212,7 @@ def pipeline(rank, world, steps):
     return {"losses": losses if last else [], "params": digest(model)}
 
 
-def experts(rank, world, steps):
+def experts(rank, world, steps, traffic):
     """Token i of rank r goes to expert (i (r + 1) + step) mod WORLD and
     back; each rank's loss on its own tokens trains the experts."""
     torch.manual_seed(200 + rank)
@@ -146,7 +241,7 @@ def experts(rank, world, steps):
     return {"losses": losses, "params": digest(expert)}
 
 
-def fsdp(rank, world, steps):
+def fsdp(rank, world, steps, traffic):
     """FullyShardedDataParallel over the ranks (torch 2.x: 1.13's does not
     import on Python 3.11): each pass gathers the sharded parameters,
     each backward reduce-scatters the gradients; each rank's loss."""
@@ -174,10 +269,8 @@ def rank_main(rank, world, backend, port, steps):
     dist.init_process_group(backend, init_method=f"tcp://127.0.0.1:{port}",
                             rank=rank, world_size=world,
                             timeout=datetime.timedelta(seconds=60))
-    result = {"pipeline": pipeline(rank, world, steps),
-              "experts": experts(rank, world, steps)}
-    if TORCH_MAJOR >= 2:
-        result["fsdp"] = fsdp(rank, world, steps)
+    models = [pipeline, experts] + ([fsdp] if TORCH_MAJOR >= 2 else [])
+    result = {m.__name__: measured(rank, world, backend, m, steps) for m in models}
     dist.destroy_process_group()
     return result
 
@@ -206,6 +299,22 @@ def fsdp_verdict(runs, world, steps):
     return f"nnp's losses are gloo's within {FSDP_RTOL:g} on every rank ({steps} losses)"
 
 
+def traffic_verdict(ranks, world, model):
+    """Every rank's device: host DMA exactly what was staged, no peer DMA,
+    link bytes sent at least what had to leave the rank."""
+    for r in range(world):
+        ok, got = ranks.get(r, (False, "no report within the deadline"))
+        if not ok:
+            return f"FAIL rank {r}: {got}"
+        t = got[model]["traffic"]
+        print(f"PARALLEL {model} rank {r} bytes: {json.dumps(t)}", flush=True)
+        if t["host_dma"] != t["staged"] or t["peer_dma"] or t["link_tx"] < t["leave"] \
+                or not t["leave"]:
+            return f"FAIL rank {r}: {t}"
+    return ("every device's host DMA exactly the bytes staged, no peer DMA, "
+            "and its links sent at least what left its rank")
+
+
 def run(world, steps):
     """Both models on both backends, compared; prints the verdicts."""
     runs = {}
@@ -217,7 +326,8 @@ def run(world, steps):
         why = None
         for r in range(world):
             got, why = rank_results(runs, r)
-            if not why and got["nnp"][model] != got["gloo"][model]:
+            nnp = {k: v for k, v in got["nnp"][model].items() if k != "traffic"} if got else None
+            if not why and nnp != got["gloo"][model]:
                 why = f"rank {r}: nnp {got['nnp'][model]}, gloo {got['gloo'][model]}"
             if why:
                 break
@@ -229,6 +339,9 @@ def run(world, steps):
               f"PARALLEL {model}: nnp = gloo on every rank ({steps} losses)", flush=True)
     if TORCH_MAJOR >= 2:
         print(f"PARALLEL fsdp: {fsdp_verdict(runs, world, steps)}", flush=True)
+    for model in ("pipeline", "experts") + (("fsdp",) if TORCH_MAJOR >= 2 else ()):
+        print(f"PARALLEL {model} traffic: {traffic_verdict(runs['nnp'], world, model)}",
+              flush=True)
 
 
 if __name__ == "__main__":
