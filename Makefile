@@ -616,7 +616,8 @@ BUILD_JOBS ?= $(shell nproc)
 check-host: $(HOST_TESTS)
 	bash tests/run-tests.sh 'host-test_*'
 
-check:
+# Torch's packages first: the sub-make's goals (all torch) install none.
+check: | $(TORCH_DEPS)
 	$(MAKE) -j$(BUILD_JOBS) all torch
 	bash tests/run-tests.sh $(SUITES)
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Which goals install Debian packages (issue 30, item 2): `make deps`,
-# `make demo`, `make check` and `make bench` run the dependency script;
+# `make demo`, `make check` and `make bench` run the dependency script
+# (and `make check` torch's, before it builds torch's extension);
 # `make`, `make install`, `make install-dkms` and `make check-debug` never
 # do, and NNP_DEPS=none (a Debian package build) never does. Each goal is
 # a dry run (make -n) in a scratch BUILD with a stand-in script that only
@@ -45,7 +46,7 @@ installs_nothing() {
 	[ $? = 1 ]
 }
 
-tap_plan 18
+tap_plan 19
 for goal in deps demo check bench; do
 	tap_check "make $goal installs the build's packages" installs "$goal"
 done
@@ -53,6 +54,12 @@ for goal in "" install install-dkms check-debug; do
 	tap_check "make ${goal:-(all)} installs nothing" installs_nothing "$goal"
 done
 tap_check "make check NNP_DEPS=none installs nothing" installs_nothing check NNP_DEPS=none
+# make check builds torch's extension in a sub-make whose goals (all torch)
+# install nothing, so it installs torch's packages itself, before that.
+installs check
+tap_check "make check installs torch's packages before the build that needs them" \
+	awk '/install-torch-deps\.sh$/ && !t { t = NR } / all torch$/ && !b { b = NR }
+	     END { exit !(t && b && t < b) }' "$tmp/make.log"
 
 # Each plan from an os-release file of its own: the same on any machine.
 printf 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nVERSION_CODENAME=bookworm\n' >"$tmp/os12"
