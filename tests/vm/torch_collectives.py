@@ -398,6 +398,8 @@ def check_unsupported(rank, world):
            "nnp: all_gather_into_tensor: the output needs the input's dtype")
     # A peer names a lane made at its first use: one outside the group is
     # refused before any is (the backend itself: torch's own calls check).
+    raises(lambda: dist.all_reduce(torch.ones(2 * N)[::2]),
+           "nnp: allreduce: tensors must be dense and contiguous")
     pg = dist.distributed_c10d._get_default_group()
     raises(lambda: pg.send([t], world, 0), f"nnp: send: rank {world} is not in the group of {world}")
     raises(lambda: pg.recv([t], -1, 0), f"nnp: recv: rank -1 is not in the group of {world}")
@@ -427,6 +429,24 @@ def check_new_group_no_ring(rank, world):
         raise AssertionError(f"the error does not name chip 0's missing link: {msg}")
 
 
+def check_splits_disagree(rank, world):
+    """Rank 0 sends rank 1 two rows where rank 1 takes one, in a group of
+    its own: every rank's all_to_all_single raises within 10 s, that
+    group runs nothing more, and the default group sums on, exactly."""
+    group = dist.new_group(list(range(world)))
+    ins = [2 if rank == 0 and p == 1 else 1 for p in range(world)]
+    start = time.time()
+    raises(lambda: dist.all_to_all_single(torch.zeros(world), torch.zeros(sum(ins)),
+                                          [1] * world, ins, group=group),
+           "nnp: all_to_all_single failed")
+    if time.time() - start > 10:
+        raise AssertionError(f"raised after {time.time() - start:.1f} s, not within 10 s")
+    raises(lambda: dist.all_reduce(torch.ones(N), group=group), "runs no more operations")
+    t = values(rank, N, torch.float32)
+    dist.all_reduce(t)
+    same(t, reduced(range(world), N, torch.float32, "SUM"), "the default group's allreduce")
+
+
 def check_destroy_in_flight(rank, world):
     """Last: an isend whose Work and tensor the caller lets go at once,
     then the group destroyed. The send's lane then frees the last
@@ -444,7 +464,9 @@ CHECKS = [check_allreduce, check_broadcast, check_all_gather,
           check_all_to_all, check_barrier, check_unsupported]
 if TORCH_MAJOR >= 2:
     CHECKS.append(check_functional)
-CHECKS_4 = [check_new_group, check_new_group_no_ring]
+# check_new_group_no_ring last: ranks 1 and 3 skip its new_group, so later
+# groups would be numbered apart on them.
+CHECKS_4 = [check_new_group, check_splits_disagree, check_new_group_no_ring]
 # Run after every other check: it destroys the group.
 CHECKS_LAST = [check_destroy_in_flight]
 

@@ -43,7 +43,7 @@ ddp_steps=20
 parallel_steps=3
 mpi_steps=4
 torch_major=$(/usr/bin/python3 -c 'import torch; print(torch.__version__.split(".")[0])')
-tap_plan 82
+tap_plan 83
 
 SECONDS=0
 # USE_LIBUV=0: torch 2.6's TCPStore asks for libuv by default, which
@@ -96,6 +96,8 @@ tap_context=$tmp/out tap_grep "4 ranks: new_group [0, 1] and [2, 3] side by side
 	"$tmp/out" '^TORCHTEST w=4 new_group: ok$'
 tap_context=$tmp/out tap_grep "4 ranks: new_group [0, 2] (no link) fails on ranks 0 and 2 with NO_PATH's reason" \
 	"$tmp/out" '^TORCHTEST w=4 new_group_no_ring: ok$'
+tap_context=$tmp/out tap_grep "4 ranks: all_to_all_single whose splits disagree between ranks raises on every rank within 10 s; its group runs no more, the default group sums on" \
+	"$tmp/out" '^TORCHTEST w=4 splits_disagree: ok$'
 for r in 0 2; do
 	tap_context=$tmp/out tap_grep "new_group [0, 2]: rank $r's error is NO_PATH's, naming chip 0's missing link" "$tmp/out" \
 		"^TORCHTEST no ring, rank $r: nnp: making the communicator failed on device $r \\(rank $((r / 2)) of 2\\): the chips are not connected by a usable inter-chip link: no ring over the 2 ranks: rank 0 \\(chip 0\\) has an up link to 0 other ranks, a ring needs 1\$"
