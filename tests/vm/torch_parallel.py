@@ -95,6 +95,10 @@ class Traffic:
         self.staged += nbytes(inp) + nbytes(out)
         self.leave += nbytes(inp)
 
+    def all_gather(self, outs, inp, *a, **k):  # FSDP's form on the CPU
+        self.staged += nbytes(inp) + sum(nbytes(t) for t in outs)
+        self.leave += nbytes(inp)
+
     def reduce_scatter_tensor(self, out, inp, *a, **k):
         self.staged += nbytes(inp) + nbytes(out)
         self.leave += nbytes(out)
@@ -102,7 +106,8 @@ class Traffic:
     @contextlib.contextmanager
     def counting(self):
         """Count the collectives torch.distributed is asked for meanwhile."""
-        names = ("all_to_all_single", "all_gather_into_tensor", "reduce_scatter_tensor")
+        names = ("all_to_all_single", "all_gather_into_tensor", "all_gather",
+                 "reduce_scatter_tensor")
         real = {n: getattr(dist, n) for n in names}
 
         def wrapped(name):
