@@ -19,9 +19,11 @@ steps=12
 # tensors of both backends beside them.
 mem=$(((max_bytes < 4 << 20 ? 4 << 20 : max_bytes) * 4 >> 20))M
 mkdir -p "$raw"
+# USE_LIBUV=0: torch 2.6's TCPStore asks for libuv by default, which
+# Debian 13's torch is built without; torch 1.13 has no such option.
 if ! "$root/tools/nnp-vm" --chips "$chips" --fabric ring --mem-size "$mem" \
 	--guest-mem $((2048 + 3 * chips * max_bytes / 1048576)) --host-root \
-	--env PYTHONPATH="$root/build/torch" -- /usr/bin/python3 "$root/tests/bench/torch_bench.py" \
+	--env PYTHONPATH="$root/build/torch" --env USE_LIBUV=0 -- /usr/bin/python3 "$root/tests/bench/torch_bench.py" \
 	"$chips" $((64 << 10)) "$max_bytes" "$steps" >"$raw/torch-$chips.txt" 2>&1; then
 	cat "$raw/torch-$chips.txt" >&2
 	echo "bench: the torch VM failed" >&2
