@@ -65,8 +65,10 @@ class Net(nn.Module):
 
 def parameter_digest(model):
     h = hashlib.sha256()
+    # A copy's bytes: numpy sharing a parameter's own storage would make it
+    # unresizable, and FSDP frees its gathered parameters by resizing.
     for p in model.parameters():
-        h.update(p.detach().contiguous().numpy().tobytes())
+        h.update(p.detach().clone().numpy().tobytes())
     return h.hexdigest()
 
 
