@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nnp hardware interface, version 1.26.
+ * nnp hardware interface, version 1.27.
  *
  * The one definition of what the device looks like from the bus: PCI
  * identity, BAR layout, BAR0 registers, admin queue entries, status codes.
@@ -51,7 +51,7 @@ typedef uint64_t nnp_le64;
 
 /* Interface version: the driver refuses a major it does not know. */
 #define NNP_HW_VERSION_MAJOR		1
-#define NNP_HW_VERSION_MINOR		26
+#define NNP_HW_VERSION_MINOR		27
 #define NNP_HW_VERSION			((NNP_HW_VERSION_MAJOR << 16) | NNP_HW_VERSION_MINOR)
 #define NNP_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
 
@@ -675,6 +675,16 @@ struct nnp_hw_cqe {
 #define NNP_MISMATCH_COUNT		(1u << 4)
 /* v1.25: the peer's GROUP held other collectives of the communicator. */
 #define NNP_MISMATCH_GROUP		(1u << 5)
+/*
+ * v1.27: a message or chunk came whose length is not what this rank's
+ * RECV or collective takes from its sender (a SEND and RECV, or the
+ * counts of an alltoallv, that disagree). With this field, result is
+ * the length that came, in bytes (UINT32_MAX if more), not a call; the
+ * rank is NNP_MISMATCH_RANK_UNKNOWN for a message by port from another
+ * process, whose copy names no sender.
+ */
+#define NNP_MISMATCH_LENGTH		(1u << 6)
+#define NNP_MISMATCH_RANK_UNKNOWN	0xffffu
 #define NNP_MISMATCH_CALL(opcode, dtype, op, root) \
 	((uint32_t)(opcode) | (uint32_t)(dtype) << 8 | (uint32_t)(op) << 12 | \
 	 (uint32_t)(root) << 16)

@@ -163,6 +163,33 @@ static void call_text(char *buf, size_t len, unsigned int opcode, int dtype,
 }
 
 /*
+ * The text of a MISMATCH of length (v1.27): @came bytes from the rank in
+ * @who, where @own, or a member of it if a GROUP, takes another length.
+ */
+static const char *length_text(nnp_stream_t *s, const struct nnp_hw_queue_cmd *own,
+			       uint32_t came, uint32_t who)
+{
+	uint32_t rank = NNP_MISMATCH_WHO_RANK(who);
+	char from[48], takes[64];
+
+	if (rank == NNP_MISMATCH_RANK_UNKNOWN)
+		snprintf(from, sizeof(from), "a peer in another process");
+	else
+		snprintf(from, sizeof(from), "rank %u", rank);
+	if (own->opcode == NNP_CMD_RECV)
+		snprintf(takes, sizeof(takes), "its receive takes %llu",
+			 (unsigned long long)own->len);
+	else
+		snprintf(takes, sizeof(takes), "its %s takes another length",
+			 own->opcode == NNP_CMD_GROUP ? "group" :
+			 nnp_opcode_name(own->opcode));
+	snprintf(s->what, sizeof(s->what),
+		 "the ranks disagree on a message's length: %s sent this rank %s%u bytes, where %s",
+		 from, came == UINT32_MAX ? "at least " : "", came, takes);
+	return s->what;
+}
+
+/*
  * The text of MISMATCH completion @e: this rank's call, from its command
  * still in the ring, and the peer's, from the completion (nnp_hw.h).
  */
@@ -174,6 +201,8 @@ static const char *mismatch_text(nnp_stream_t *s, const volatile struct nnp_hw_c
 	bool grouped = own->opcode == NNP_CMD_GROUP;
 	char here[96], there[96], count[32];
 
+	if (NNP_MISMATCH_WHO_FIELDS(who) & NNP_MISMATCH_LENGTH)
+		return length_text(s, own, call, who);
 	/* Which member of a GROUP failed is not known here, nor its count. */
 	snprintf(count, sizeof(count), "%llu", (unsigned long long)own->len);
 	if (grouped)

@@ -29,6 +29,7 @@
 #include "all_devices.h"
 #include "guest_env.h"
 #include "kselftest_harness.h"
+#include "ring_ranks.h"
 
 #define GUARD_BYTES	4096
 #define GUARD		0xa5
@@ -580,6 +581,39 @@ TEST_F_TIMEOUT(ring, send_and_receive_with_every_rank, TIMEOUT_S)
 	for (r = 0; r < n; r++)
 		sent += icl_tx(self->d.dev[r]) - tx[r];
 	EXPECT_EQ(hop_bytes, sent);
+}
+
+/*
+ * Rank 0 sends rank n/2 (routed, where they share no link) one element
+ * fewer than rank n/2 receives: the receive fails MISMATCH at once,
+ * naming the sender and both lengths (hardware 1.27), and the sender's
+ * stream ends too: both well within a minute, where a wait for the
+ * communicator's timeout (30 minutes) would hang.
+ */
+TEST_F_TIMEOUT(ring, send_and_receive_of_other_lengths, TIMEOUT_S)
+{
+	const size_t count = 1000;
+	int n = self->d.n, to = n / 2;
+	char want[160];
+	nnp_result_t res;
+	double t0;
+
+	ASSERT_TRUE(messages_staged(self, count + 1)) TH_LOG("%s", nnp_get_last_error());
+	t0 = now_s();
+	ASSERT_EQ(NNP_SUCCESS, nnp_send(self->d.a[0], 0, count, NNP_INT32, to,
+					self->d.comm[0], self->d.s[0]));
+	ASSERT_EQ(NNP_SUCCESS, nnp_recv(self->d.b[to], 0, count + 1, NNP_INT32, 0,
+					self->d.comm[to], self->d.s[to]));
+	EXPECT_EQ(NNP_ERROR_MISMATCH, nnp_stream_synchronize(self->d.s[to]));
+	snprintf(want, sizeof(want),
+		 "the ranks disagree on a message's length: rank 0 sent this rank %zu bytes, where its receive takes %zu",
+		 count * 4, (count + 1) * 4);
+	EXPECT_NE(NULL, strstr(nnp_get_last_error(), want))
+		TH_LOG("last error: %s", nnp_get_last_error());
+	res = nnp_stream_synchronize(self->d.s[0]);
+	EXPECT_TRUE(res == NNP_SUCCESS || res == NNP_ERROR_COMMAND_FAILED)
+		TH_LOG("rank 0: %s", nnp_get_last_error());
+	EXPECT_GT(60.0, now_s() - t0);
 }
 
 /*

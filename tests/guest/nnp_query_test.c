@@ -115,7 +115,7 @@ TEST(every_device_reports_its_identity)
 		EXPECT_FALSE(seen & (1u << in.chip_id));
 		seen |= 1u << in.chip_id;
 		EXPECT_EQ(GUEST_MEM_SIZE, in.mem_size);
-		EXPECT_EQ(0x0001001au, in.hw_version);
+		EXPECT_EQ(0x0001001bu, in.hw_version);
 		EXPECT_EQ(0x00010200u, in.fw_version);
 		EXPECT_EQ(GUEST_ICL_PORTS, in.num_icl_ports);
 		EXPECT_EQ(GUEST_NUM_QUEUES, in.num_queues);
@@ -233,7 +233,7 @@ TEST(sysfs_matches_ioctl)
 		read_attr(in.path, "num_icl_ports", buf, sizeof(buf));
 		EXPECT_STREQ("4", buf);
 		read_attr(in.path, "hw_version", buf, sizeof(buf));
-		EXPECT_STREQ("1.26", buf);
+		EXPECT_STREQ("1.27", buf);
 		read_attr(in.path, "fw_version", buf, sizeof(buf));
 		EXPECT_STREQ("1.2.0", buf);
 		read_attr(in.path, "serial", buf, sizeof(buf));

@@ -69,7 +69,7 @@ static void test_identify_fills_buffer(void **state)
 	assert_int_equal(cqe(h, 0)->result, NNP_HW_IDENTIFY_SIZE);
 	memcpy(&id, data, sizeof(id));
 	assert_int_equal(id.magic, NNP_HW_ID_MAGIC);
-	assert_int_equal(id.hw_version, 0x1001a);
+	assert_int_equal(id.hw_version, 0x1001b);
 	assert_int_equal(id.fw_version, 0x10200);
 	assert_int_equal(id.chip_id, 7);
 	assert_int_equal(id.mem_size, DEV_MEM_SIZE);

@@ -763,6 +763,14 @@ static void p2p_pair(unsigned int from, uint64_t len, uint64_t soff, uint64_t do
 	join(from, from + 2);
 }
 
+/* Chip @i's completion of its last command on queue 0. */
+static const struct nnp_hw_cqe *last_cqe(unsigned int i)
+{
+	const struct nnp_hw_cqe *cq = fw_harness_host_ptr(chips[i].h, H_QCQ(0));
+
+	return &cq[chips[i].slot];
+}
+
 static void test_point_to_point(void **state)
 {
 	const uint64_t lens[] = { 0, 1, 65537, 300000 };
@@ -826,9 +834,14 @@ static void test_point_to_point(void **state)
 	assert_int_equal(m1[1099], 1);
 	assert_int_equal(m1[2000], 2);
 
-	/* The two ends disagree on the length: the receiver refuses it. */
+	/*
+	 * The two ends disagree on the length: the receiver refuses it,
+	 * MISMATCH naming the 100 bytes that came and their sender (v1.27).
+	 */
 	p2p_pair(0, 100, 0, 0, k0, k1, 200);
-	assert_int_equal(chips[1].status, NNP_STATUS_INVALID_FIELD);
+	assert_int_equal(chips[1].status, NNP_STATUS_MISMATCH);
+	assert_int_equal(last_cqe(1)->result, 100);
+	assert_int_equal(last_cqe(1)->rsvd, NNP_MISMATCH_WHO(0, NNP_MISMATCH_LENGTH));
 	assert_int_equal(chips[0].status, NNP_STATUS_SUCCESS);
 
 	/* A sender refused host memory tells the receiver at once. */

@@ -316,8 +316,9 @@ static void test_bad_groups_refused(void **state)
 
 /*
  * Chip 0's RECV gets a message of the wrong length while its SEND of
- * 6 MiB waits for room at chip 1: the group ends INVALID_FIELD, and chip
- * 1's RECV of that SEND ends ABORTED.
+ * 6 MiB waits for room at chip 1: the group ends MISMATCH (v1.27),
+ * naming the sender and the length that came, and chip 1's RECV of that
+ * SEND ends ABORTED.
  */
 static void test_member_failure_ends_the_group(void **state)
 {
@@ -337,7 +338,9 @@ static void test_member_failure_ends_the_group(void **state)
 	for (i = 1; i < 3; i++)
 		fw_chip_post(&chips[i], (struct nnp_hw_queue_cmd){ 0 });
 	fw_chips_run_one_thread(chips, N);
-	assert_int_equal(chips[0].status, NNP_STATUS_INVALID_FIELD);
+	assert_int_equal(chips[0].status, NNP_STATUS_MISMATCH);
+	assert_int_equal(cqe(0, 0)->result, 1000);
+	assert_int_equal(cqe(0, 0)->rsvd, NNP_MISMATCH_WHO(3, NNP_MISMATCH_LENGTH));
 	assert_false(completed(0, 1));
 	assert_false(completed(0, 2));
 	fw_chip_post(&chips[1], direct(NNP_CMD_RECV, keys[1], 0, big, 0));

@@ -17,7 +17,7 @@ static void test_identity(void **state)
 	struct nnp_fw *fw = h->fw;
 
 	assert_int_equal(nnp_fw_reg_read(fw, NNP_REG_ID), 0x54504e4e);
-	assert_int_equal(nnp_fw_reg_read(fw, NNP_REG_HW_VERSION), 0x0001001a);
+	assert_int_equal(nnp_fw_reg_read(fw, NNP_REG_HW_VERSION), 0x0001001b);
 	assert_int_equal(nnp_fw_reg_read(fw, NNP_REG_CAPS),
 			 NNP_CAP_ADMIN_QUEUE | NNP_CAP_USER_QUEUES |
 			 NNP_CAP_ICL | NNP_CAP_COLLECTIVES);

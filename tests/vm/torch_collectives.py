@@ -100,13 +100,17 @@ def same(got, want, what):
                              f"not {want[first].item()} ({len(bad)} differ)")
 
 
-def raises(fn, text):
+def raises(fn, text, may_return=False):
+    """The error @fn raises, which must say @text; with @may_return, ""
+    if it returns instead."""
     try:
         fn()
     except RuntimeError as e:
         if text not in str(e):
             raise AssertionError(f"the error does not say {text!r}: {e}")
         return str(e)
+    if may_return:
+        return ""
     raise AssertionError(f"no error (wanted one saying {text!r})")
 
 
@@ -431,17 +435,28 @@ def check_new_group_no_ring(rank, world):
 
 def check_splits_disagree(rank, world):
     """Rank 0 sends rank 1 two rows where rank 1 takes one, in a group of
-    its own: every rank's all_to_all_single raises within 10 s, that
-    group runs nothing more, and the default group sums on, exactly."""
+    its own. Rank 1, the receiver, raises within 10 s, naming the split
+    sizes and the 8 bytes rank 0 sent. The others may have had all they
+    take before rank 1 failed: their call raises or returns, as gloo's
+    may. Then that group runs nothing more on any rank (a call raises,
+    at once or once rank 1's abort comes), and the default group sums
+    on, exactly."""
     group = dist.new_group(list(range(world)))
     ins = [2 if rank == 0 and p == 1 else 1 for p in range(world)]
     start = time.time()
-    raises(lambda: dist.all_to_all_single(torch.zeros(world), torch.zeros(sum(ins)),
-                                          [1] * world, ins, group=group),
-           "nnp: all_to_all_single failed")
+    err = raises(lambda: dist.all_to_all_single(torch.zeros(world), torch.zeros(sum(ins)),
+                                                [1] * world, ins, group=group),
+                 "nnp: all_to_all_single failed", may_return=rank != 1)
+    if rank == 1:
+        for text in ("rank 0 sent this rank 8 bytes", "the ranks' split sizes disagree: "
+                     "this rank's output_split_sizes and the sender's input_split_sizes"):
+            if text not in err:
+                raise AssertionError(f"rank 1's error does not say {text!r}: {err}")
     if time.time() - start > 10:
-        raise AssertionError(f"raised after {time.time() - start:.1f} s, not within 10 s")
-    raises(lambda: dist.all_reduce(torch.ones(N), group=group), "runs no more operations")
+        raise AssertionError(f"returned after {time.time() - start:.1f} s, not within 10 s")
+    err = raises(lambda: dist.all_reduce(torch.ones(N), group=group), "nnp: ")
+    if "runs no more operations" not in err and "all_reduce failed" not in err:
+        raise AssertionError(f"the group's next call did not fail for the last: {err}")
     t = values(rank, N, torch.float32)
     dist.all_reduce(t)
     same(t, reduced(range(world), N, torch.float32, "SUM"), "the default group's allreduce")

@@ -148,7 +148,7 @@ static uint16_t local_deliver(struct nnp_fw *fw, struct nnp_fw_op *op,
 		} else if (!owner) {
 			pk = nnp_fw_icl_packet_new(tpl->epoch, tpl->seq,
 						   tpl->abort, tpl->data, len);
-			/* A relay's copy of a lent chunk: whose call it was. */
+			/* A relay's copy of a lent chunk, or a SEND's: whose call. */
 			if (pk)
 				pk->call = tpl->call;
 		}
@@ -227,11 +227,17 @@ uint16_t nnp_fw_icl_send(struct nnp_fw *fw, struct nnp_fw_op *op,
 			 uint32_t port, uint64_t epoch, uint32_t seq,
 			 bool abort, const void *data, size_t len)
 {
-	/* A collective's abort is never read as a leave, whatever its label. */
+	/*
+	 * A collective's abort is never read as a leave, whatever its label.
+	 * A SEND's copy says whose it was, so that a RECV that takes another
+	 * length can name its sender (v1.27).
+	 */
 	const struct nnp_fw_packet tpl = {
 		.epoch = epoch, .abort = abort, .len = len, .data = data,
 		.seq = abort && !(seq & NNP_FW_SEQ_P2P) ?
 		       seq & ~NNP_FW_SEQ_LEAVE : seq,
+		.call = op && op->call.opcode == NNP_CMD_SEND ? op->call :
+			(struct nnp_fw_call){ 0 },
 	};
 
 	return send_packet(fw, op, port, &tpl, op ? op->t_ns : 0);

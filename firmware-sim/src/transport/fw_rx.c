@@ -163,6 +163,27 @@ static uint64_t rx_mismatch(struct nnp_fw *fw, const struct nnp_fw_op *op,
 	       (uint64_t)NNP_MISMATCH_WHO(peer->rank, fields) << 32;
 }
 
+/*
+ * The detail of a MISMATCH for @pk, on @port, whose length is not the
+ * @len its taker reads (v1.27): the length that came and its sender,
+ * by the call it carries or its routed label; said as a guest error.
+ */
+static uint64_t rx_length_differs(struct nnp_fw *fw, uint32_t port,
+				  const struct nnp_fw_packet *pk, size_t len)
+{
+	const struct nnp_fw_call *peer = pk->owner ? &pk->owner->call :
+					 &pk->call;
+	uint32_t rank = peer->opcode ? peer->rank :
+			nnp_fw_seq_is_routed(pk->seq) ? nnp_fw_seq_src(pk->seq) :
+			NNP_MISMATCH_RANK_UNKNOWN;
+
+	nnp_fw_guest_error(fw, "port %u: packet %#x of epoch %#llx has %zu bytes, the receive %zu: the ranks disagree on the call",
+			   port, pk->seq, (unsigned long long)pk->epoch,
+			   pk->len, len);
+	return (pk->len > UINT32_MAX ? UINT32_MAX : (uint32_t)pk->len) |
+	       (uint64_t)NNP_MISMATCH_WHO(rank, NNP_MISMATCH_LENGTH) << 32;
+}
+
 /* Whether label @seq is one of ring collective @op's. */
 static bool call_labels(const struct nnp_fw_op *op, uint32_t seq)
 {
@@ -539,10 +560,8 @@ static uint16_t rx_finish(struct nnp_fw *fw, struct nnp_fw_op *op,
 		op->detail = differs;
 		status = NNP_STATUS_MISMATCH;
 	} else if (pk->len != len) {
-		status = NNP_STATUS_INVALID_FIELD;	/* ranks disagree on the call */
-		nnp_fw_guest_error(fw, "port %u: packet %#x of epoch %#llx has %zu bytes, the receive %zu: the ranks disagree on the call",
-				   port, pk->seq, (unsigned long long)pk->epoch,
-				   pk->len, len);
+		op->detail = rx_length_differs(fw, port, pk, len);
+		status = NNP_STATUS_MISMATCH;
 	} else {
 		if (!fw->cfg.timing_only)
 			rx_consume(into, pk->data, len);

@@ -264,11 +264,15 @@ class NnpBackend::Staging {
   // (a link down, a peer past the timeout, the device lost) resets the
   // stream for the next one and throws with the device's reason, which
   // the last error gives with the failed command (nnp_stream_error()'s).
-  void synchronize(const char* what) {
+  // @mismatch, if given, says which arguments the ranks disagree on when
+  // the device found that they called the operation differently.
+  void synchronize(const char* what, const char* mismatch = nullptr) {
     const nnp_result_t result = wait();
     if (result == NNP_SUCCESS)
       return;
     std::string message = pg_.failure(result, what);
+    if (result == NNP_ERROR_MISMATCH && mismatch)
+      message += c10::str("; ", mismatch);
     struct nnp_stream_error err {};
     err.size = sizeof(err);
     // A command the device ended ABORTED because its communicator had
@@ -1021,7 +1025,11 @@ c10::intrusive_ptr<c10d::Work> NnpBackend::alltoall_base(
                              NNP_UINT8, comm_.get(), s.stream()),
         what);
     s.out(out, len);
-    s.synchronize(what);
+    s.synchronize(
+        what,
+        even ? nullptr
+             : "the ranks' split sizes disagree: this rank's output_split_sizes "
+               "and the sender's input_split_sizes name other rows for the pair");
   });
 }
 
