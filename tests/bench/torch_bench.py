@@ -21,7 +21,8 @@ best of 3 trials is the result. Every result is checked exactly after
 each trial (all_reduce's input starts at 1 on every rank, so after k
 calls every element must be WORLD^k; the others' outputs do not depend
 on k): a wrong element is counted. A training step's time is the median
-of steps 3 to the last (DDP rebuilds its buckets in the second). Prints
+of steps 3 to the last (DDP rebuilds its buckets in the second) of two
+jobs, run nnp, gloo, gloo, nnp (time_steps()). Prints
 one line per result:
     TORCHBENCH {"backend": B, "op": OP, "size": S, "time_us": T, "wrong": W, ...}
     TORCHBENCH {"backend": B, "op": OP, "unsupported": WHY}
@@ -57,6 +58,7 @@ DEADLINE_S = 1800
 # grows). Wider models cost seconds a step in the guest and show no more.
 MODELS = ((64, 32), (1024, 4))
 OPS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all")
+BACKENDS = ("nnp", "gloo")
 # torch 1.13's FSDP does not import on Debian 12's Python 3.11.
 WRAPPERS = ("ddp", "fsdp") if int(torch.__version__.split(".")[0]) >= 2 else ("ddp",)
 
@@ -157,14 +159,9 @@ def run(fn, world, args, backend):
     return None if bad else [reports[r][1] for r in range(world)]
 
 
-def main():
-    world, lo, hi, steps = (int(a) for a in sys.argv[1:5])
-    sizes = []
-    while lo <= hi:
-        sizes.append(lo)
-        lo *= 4
-    ports = iter(range(29601, 29700))  # a fresh one per job
-    for backend in ("nnp", "gloo"):
+def time_ops(world, sizes, ports):
+    """Each backend's OPS at every size, a line per result."""
+    for backend in BACKENDS:
         ranks = run(op_times, world, (backend, next(ports), sizes), backend)
         for op in OPS if ranks else []:
             if isinstance(ranks[0][op], str):
@@ -179,19 +176,46 @@ def main():
                     "time_us": round(min(trials) / iters * 1e6, 1),
                     "trials_us": [round(t / iters * 1e6, 1) for t in trials],
                     "wrong": sum(r[op][size][1] for r in ranks)}), flush=True)
-        for wrapper in WRAPPERS:
-            for hidden, batch in MODELS:
+
+
+def time_steps(world, steps, ports):
+    """Each model's training steps on each backend, a line per backend.
+    The machine's load drifts over minutes, so each model trains in the
+    order nnp, gloo, gloo, nnp, back to back: a steady drift weighs on
+    both backends alike. A backend's steps of both its jobs are pooled."""
+    for wrapper in WRAPPERS:
+        for hidden, batch in MODELS:
+            per_step = {backend: [] for backend in BACKENDS}
+            grad_bytes, failed = {}, set()
+            for backend in BACKENDS + BACKENDS[::-1]:
                 ranks = run(step_times, world,
                             (backend, next(ports), steps, wrapper, hidden, batch), backend)
                 if not ranks:
+                    failed.add(backend)
                     continue
-                # Steps 3 on: the slowest rank's time of each, then the median.
-                per_step = [max(r[0][i] for r in ranks) for i in range(2, steps)]
+                # Steps 3 on: the slowest rank's time of each.
+                per_step[backend].extend(max(r[0][i] for r in ranks) for i in range(2, steps))
+                grad_bytes[backend] = ranks[0][1]
+            for backend in BACKENDS:
+                if backend in failed:
+                    continue
                 print("TORCHBENCH " + json.dumps({
                     "backend": backend, "wrapper": wrapper, "hidden": hidden,
-                    "batch": batch, "grad_bytes": ranks[0][1], "steps": steps,
-                    "step_ms": round(statistics.median(per_step) * 1e3, 2),
-                    "steps_ms": [round(t * 1e3, 1) for t in per_step]}), flush=True)
+                    "batch": batch, "grad_bytes": grad_bytes[backend], "steps": steps,
+                    "jobs": 2, "step_ms": round(statistics.median(per_step[backend]) * 1e3, 2),
+                    "steps_ms": [round(t * 1e3, 1) for t in per_step[backend]]}), flush=True)
+
+
+def main():
+    world, lo, hi, steps = (int(a) for a in sys.argv[1:5])
+    sizes = []
+    while lo <= hi:
+        sizes.append(lo)
+        lo *= 4
+    ports = iter(range(29601, 29800))  # a fresh one per job
+    time_ops(world, sizes, ports)
+    time_steps(world, steps, ports)
+
 
 if __name__ == "__main__":
     main()
