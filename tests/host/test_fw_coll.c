@@ -763,6 +763,17 @@ static void p2p_pair(unsigned int from, uint64_t len, uint64_t soff, uint64_t do
 	join(from, from + 2);
 }
 
+static uint32_t comm_status(unsigned int chip, uint16_t *status)
+{
+	struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_COMM_STATUS };
+	uint32_t result = 0xdead;
+
+	c.args[0] = CTX;
+	c.args[1] = COMM;
+	*status = fw_harness_admin(chips[chip].h, c, &result);
+	return result;
+}
+
 /* Chip @i's completion of its last command on queue 0. */
 static const struct nnp_hw_cqe *last_cqe(unsigned int i)
 {
@@ -782,6 +793,7 @@ static void test_point_to_point(void **state)
 	};
 	uint8_t *m0, *m1;
 	unsigned int i;
+	uint16_t st;
 	uint64_t j;
 
 	(void)state;
@@ -843,6 +855,15 @@ static void test_point_to_point(void **state)
 	assert_int_equal(last_cqe(1)->result, 100);
 	assert_int_equal(last_cqe(1)->rsvd, NNP_MISMATCH_WHO(0, NNP_MISMATCH_LENGTH));
 	assert_int_equal(chips[0].status, NNP_STATUS_SUCCESS);
+	/*
+	 * Its communicator failed, and the peers hear of it (v1.27): the
+	 * sender, done, and chip 2, idle, which would otherwise wait out
+	 * their timeout in their next collective with chip 1.
+	 */
+	fw_chips_run_one_thread(&chips[1], 1);
+	assert_int_equal(comm_status(1, &st), NNP_STATUS_MISMATCH);
+	assert_int_equal(comm_status(0, &st), NNP_STATUS_ABORTED);
+	assert_int_equal(comm_status(2, &st), NNP_STATUS_ABORTED);
 
 	/* A sender refused host memory tells the receiver at once. */
 	memcpy(fw_harness_host_ptr(chips[0].h, H_AQ_DATA),
@@ -1068,17 +1089,6 @@ static void test_short_comm_timeout_fires(void **state)
 	assert_int_equal(nnp_fw_reg_read(h->fw, NNP_DOORBELL(0) + NNP_DB_ERROR),
 			 NNP_STATUS_PEER_TIMEOUT);
 	ring_down(2);
-}
-
-static uint32_t comm_status(unsigned int chip, uint16_t *status)
-{
-	struct nnp_hw_admin_cmd c = { .opcode = NNP_ADMIN_COMM_STATUS };
-	uint32_t result = 0xdead;
-
-	c.args[0] = CTX;
-	c.args[1] = COMM;
-	*status = fw_harness_admin(chips[chip].h, c, &result);
-	return result;
 }
 
 /*

@@ -470,6 +470,22 @@ bool nnp_fw_comm_failed_locked(struct nnp_fw *fw, struct nnp_fw_comm *m,
 	return true;
 }
 
+void nnp_fw_comm_pass_abort(struct nnp_fw *fw, uint32_t comm, uint64_t epoch)
+{
+	struct nnp_fw_comm *m = &fw->comms[comm];
+	bool kick;
+
+	mtx_lock(&fw->lock);
+	kick = m->ctx && m->epoch == epoch;
+	if (kick) {
+		m->pass_abort = true;
+		atomic_store(&fw->aborts_to_pass, true);
+	}
+	mtx_unlock(&fw->lock);
+	if (kick && fw->host.kick)
+		fw->host.kick(fw->host.opaque, NNP_FW_KICK_QUEUES);
+}
+
 void nnp_fw_comms_pass_aborts(struct nnp_fw *fw)
 {
 	uint32_t i;

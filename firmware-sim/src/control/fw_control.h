@@ -76,6 +76,12 @@ uint16_t nnp_fw_comm_status(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 bool nnp_fw_comm_ended(struct nnp_fw *fw, uint32_t comm, uint64_t epoch,
 		       const struct nnp_fw_op *op, uint16_t status);
 /*
+ * Communicator @comm (@epoch), failed here by a command that sends no
+ * abort of its own (a SEND or RECV): a worker sends its abort to the
+ * peers, as for one that came in, so that none waits for its timeout.
+ */
+void nnp_fw_comm_pass_abort(struct nnp_fw *fw, uint32_t comm, uint64_t epoch);
+/*
  * Communicator @m failed on this chip, with fw->lock held: an abort of it
  * came in (@status ABORTED), or its packets were dropped for want of room
  * (NO_RESOURCES). @status is what COMM_STATUS reports, its command in

@@ -22,6 +22,7 @@ static const struct nnp_fw_link_hooks link_hooks = {
 
 static const struct nnp_fw_engine_hooks engine_hooks = {
 	.comm_ended = nnp_fw_comm_ended,
+	.pass_abort = nnp_fw_comm_pass_abort,
 	.torn_locked = nnp_fw_comm_torn_locked,
 };
 

@@ -17,6 +17,8 @@ struct nnp_fw_engine_hooks {
 	/* As nnp_fw_comm_ended(): true if the failure is to be passed on. */
 	bool (*comm_ended)(struct nnp_fw *fw, uint32_t comm, uint64_t epoch,
 			   const struct nnp_fw_op *op, uint16_t status);
+	/* As nnp_fw_comm_pass_abort(): a worker tells the peers. */
+	void (*pass_abort)(struct nnp_fw *fw, uint32_t comm, uint64_t epoch);
 	/* As nnp_fw_comm_torn_locked(): how a leave tore @op down, or 0. */
 	uint16_t (*torn_locked)(struct nnp_fw *fw, const struct nnp_fw_op *op);
 };

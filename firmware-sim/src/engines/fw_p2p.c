@@ -211,8 +211,16 @@ static void p2p_end(struct nnp_fw *fw, struct nnp_fw_op *op, uint16_t st)
 				 p->send ? "send" : p->any ?
 				 "receive from any source (none came)" :
 				 "receive", p->port, st);
-	if (p->op.comm)
-		fw->engine_hooks->comm_ended(fw, p->op.comm, p->epoch, op, st);
+	/*
+	 * A failure new to the communicator goes to every peer (v1.27): one
+	 * waiting for this rank's messages or collectives would otherwise
+	 * wait for its timeout. A peer's leave does not: it tears only what
+	 * waited on that peer, and the others go on (v1.20).
+	 */
+	if (p->op.comm &&
+	    fw->engine_hooks->comm_ended(fw, p->op.comm, p->epoch, op, st) &&
+	    st != NNP_STATUS_PEER_LEFT)
+		fw->engine_hooks->pass_abort(fw, p->op.comm, p->epoch);
 	/* The receiver learns at once that this message will not come. */
 	if (st && p->send && p->seq)
 		nnp_fw_icl_send(fw, NULL, p->port, p->epoch, p->seq, true, NULL, 0);
