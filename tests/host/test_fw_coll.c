@@ -888,6 +888,32 @@ static void test_point_to_point(void **state)
 	ring_down(3);
 }
 
+/*
+ * A RECV of another length fails chip 1's communicator, which the
+ * program destroys at once, before a worker of chip 1 ran again to pass
+ * the abort on: the destroy sends it, and the peers hear of it all the
+ * same (a failed communicator sends no leave).
+ */
+static void test_failed_receive_destroyed_tells_peers(void **state)
+{
+	struct nnp_hw_admin_cmd d = { .opcode = NNP_ADMIN_COMM_DESTROY };
+	uint32_t k0, k1;
+	uint16_t st;
+
+	(void)state;
+	ring_up(3);
+	k0 = fw_harness_dev_key(chips[0].h, CTX, DATA, 4096, NNP_KEY_READ);
+	k1 = fw_harness_dev_key(chips[1].h, CTX, DATA, 4096, NNP_KEY_WRITE);
+	p2p_pair(0, 100, 0, 0, k0, k1, 200);
+	assert_int_equal(chips[1].status, NNP_STATUS_MISMATCH);
+	d.args[0] = CTX;
+	d.args[1] = COMM;
+	assert_int_equal(fw_harness_admin(chips[1].h, d, NULL), NNP_STATUS_SUCCESS);
+	assert_int_equal(comm_status(0, &st), NNP_STATUS_ABORTED);
+	assert_int_equal(comm_status(2, &st), NNP_STATUS_ABORTED);
+	ring_down(3);
+}
+
 static void test_point_to_point_checks(void **state)
 {
 	struct nnp_hw_queue_cmd c = { .opcode = NNP_CMD_SEND, .len = 8 };
@@ -1401,6 +1427,7 @@ int main(void)
 		cmocka_unit_test(test_ring_not_in_rank_order),
 		cmocka_unit_test(test_comm_order_checks),
 		cmocka_unit_test(test_point_to_point),
+		cmocka_unit_test(test_failed_receive_destroyed_tells_peers),
 		cmocka_unit_test(test_point_to_point_checks),
 		cmocka_unit_test(test_link_down_mid_collective),
 		cmocka_unit_test(test_late_rank_is_not_dead),

@@ -131,6 +131,27 @@ uint16_t nnp_fw_comm_create(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *cm
 	return status;
 }
 
+/* An abort a communicator has still to send its peers. */
+struct abort_to_pass {
+	uint32_t ports;		/* 0: none */
+	uint32_t seq;
+	uint64_t epoch;
+};
+
+/* @m's abort still to pass, taken, with fw->lock held. */
+static struct abort_to_pass abort_take_locked(struct nnp_fw_comm *m)
+{
+	struct abort_to_pass a = { 0 };
+
+	if (m->ctx && m->pass_abort && m->nranks > 1)
+		a = (struct abort_to_pass){
+			.ports = nnp_fw_comm_ports(m), .epoch = m->epoch,
+			.seq = nnp_fw_seq(m->seq, false),
+		};
+	m->pass_abort = false;
+	return a;
+}
+
 static void comm_free_locked(struct nnp_fw_comm *c)
 {
 	free(c->order);
@@ -358,6 +379,7 @@ uint16_t nnp_fw_comm_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *c
 	uint16_t status = NNP_STATUS_NOT_FOUND;
 	struct nnp_fw_comm *m;
 	uint32_t rank = 0;
+	struct abort_to_pass failed = { 0 };
 	struct leave leave = { 0 };
 	uint64_t epoch = 0;
 	bool kick = false;
@@ -369,6 +391,11 @@ uint16_t nnp_fw_comm_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *c
 	if (m) {
 		epoch = m->epoch;
 		rank = m->rank;
+		/*
+		 * Failed, with its abort not passed yet: sent now, or the
+		 * peers would hear nothing (a failed one sends no leave).
+		 */
+		failed = abort_take_locked(m);
 		leave = leave_of_locked(m);
 		comm_free_locked(m);
 		nnp_fw_epoch_gone_locked(fw, epoch, true);
@@ -382,6 +409,7 @@ uint16_t nnp_fw_comm_destroy(struct nnp_fw *fw, const struct nnp_hw_admin_cmd *c
 	if (kick && fw->host.kick)
 		fw->host.kick(fw->host.opaque, NNP_FW_KICK_QUEUES);
 	if (!status) {
+		nnp_fw_icl_send_aborts(fw, failed.ports, failed.epoch, failed.seq);
 		purge_epoch(fw, epoch, rank);
 		leave_send(fw, &leave);
 	}
@@ -493,19 +521,12 @@ void nnp_fw_comms_pass_aborts(struct nnp_fw *fw)
 	if (!atomic_exchange(&fw->aborts_to_pass, false))
 		return;
 	for (i = 1; i < NNP_HW_MAX_COMMS; i++) {
-		struct nnp_fw_comm *m = &fw->comms[i];
-		uint32_t ports = 0, seq = 0;
-		uint64_t epoch = 0;
+		struct abort_to_pass a;
 
 		mtx_lock(&fw->lock);
-		if (m->ctx && m->pass_abort && m->nranks > 1) {
-			ports = nnp_fw_comm_ports(m);
-			epoch = m->epoch;
-			seq = nnp_fw_seq(m->seq, false);
-		}
-		m->pass_abort = false;
+		a = abort_take_locked(&fw->comms[i]);
 		mtx_unlock(&fw->lock);
-		nnp_fw_icl_send_aborts(fw, ports, epoch, seq);
+		nnp_fw_icl_send_aborts(fw, a.ports, a.epoch, a.seq);
 	}
 }
 
