@@ -21,7 +21,9 @@ mem=$(((max_bytes < 4 << 20 ? 4 << 20 : max_bytes) * 4 >> 20))M
 mkdir -p "$raw"
 # USE_LIBUV=0: torch 2.6's TCPStore asks for libuv by default, which
 # Debian 13's torch is built without; torch 1.13 has no such option.
-if ! "$root/tools/nnp-vm" --chips "$chips" --fabric ring --mem-size "$mem" \
+# --timeout: each model trains four times (nnp, gloo, gloo, nnp), past
+# nnp-vm's default 900 s under TCG.
+if ! "$root/tools/nnp-vm" --chips "$chips" --fabric ring --mem-size "$mem" --timeout 1800 \
 	--guest-mem $((2048 + 3 * chips * max_bytes / 1048576)) --host-root \
 	--env PYTHONPATH="$root/build/torch" --env USE_LIBUV=0 -- /usr/bin/python3 "$root/tests/bench/torch_bench.py" \
 	"$chips" $((64 << 10)) "$max_bytes" "$steps" >"$raw/torch-$chips.txt" 2>&1; then
