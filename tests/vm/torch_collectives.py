@@ -19,7 +19,9 @@ next call, within 10 s, must raise at the call (the device's event):
 group (torch_nnp.abort()) while the others wait for it, whose ranks then
 make a new group: "TORCHABORT" lines. Prints one line per check, "TORCHTEST
 w=WORLD NAME: ok" when every rank passed it, else "... FAIL rank R: WHY";
-a rank that has not reported within the deadline is a FAIL too.
+a rank that has not reported within the deadline is a FAIL too. After a
+check that any rank failed, the job's later checks are not run (each a
+FAIL "not run"): ranks out of step would wait out every call to the end.
 With --ddp, before the link goes down, 4 ranks train with DDP for STEPS
 steps on "nnp" and then on "gloo" (tests/vm/torch_ddp.py); with
 --parallel, a pipeline and a mixture of experts on 4 ranks, each
@@ -60,6 +62,8 @@ TORCH_MAJOR = int(torch.__version__.split(".")[0])
 N = 1003            # elements per rank: not a multiple of any ring's size
 TIMEOUT = 30        # s: init_process_group's, so the communicator's
 DEADLINE = 600      # s: a job's ranks must all have reported by then
+IN_STEP = 120       # s: the ranks' wait for each other after each check
+STORE_PORT = 1000   # the checks' own store: at the job's port + this
 
 
 def init(rank, world, port):
@@ -486,23 +490,53 @@ CHECKS_4 = [check_new_group, check_splits_disagree, check_new_group_no_ring]
 CHECKS_LAST = [check_destroy_in_flight]
 
 
+def through(store, name, world, failed):
+    """Every rank's word that it is through check @name and whether it
+    failed it: the ranks the failing one left in a collective meet it here
+    once their timeout ends that call. True if any rank failed it."""
+    store.add(f"{name}/failed", int(failed))
+    if store.add(f"{name}/through", 1) == world:
+        store.set(f"{name}/all", "1")
+    store.wait([f"{name}/all"], datetime.timedelta(seconds=IN_STEP))
+    return store.add(f"{name}/failed", 0) > 0
+
+
 def collectives(rank, world, port):
     try:
         init(rank, world, port)
+        # Its own store: the job's is torch's, and gone with the group.
+        store = dist.TCPStore("127.0.0.1", port + STORE_PORT, world, rank == 0,
+                              datetime.timedelta(seconds=IN_STEP))
     except Exception as e:  # noqa: BLE001 - every failure is reported
         traceback.print_exc()
         return [("init_process_group", first_line(e))]
-    results = []
-    for check in CHECKS + (CHECKS_4 if world == 4 else []) + CHECKS_LAST:
+    checks = CHECKS + (CHECKS_4 if world == 4 else [])
+    results, failed = [], None
+    for check in checks + CHECKS_LAST:
+        name = check.__name__[6:]
+        if failed:
+            # Ranks out of step would wait out each call: the rest fail at once.
+            results.append((name, f"not run: a rank failed {failed}"))
+            continue
         start = time.time()
         try:
             check(rank, world)
-            results.append((check.__name__[6:], None))
+            results.append((name, None))
         except Exception as e:  # noqa: BLE001
-            results.append((check.__name__[6:], first_line(e)))
+            results.append((name, first_line(e)))
         if rank == 0:
-            print(f"TORCHTEST w={world} {check.__name__[6:]} took {time.time() - start:.1f} s",
+            print(f"TORCHTEST w={world} {name} took {time.time() - start:.1f} s",
                   flush=True)
+        if check not in checks:
+            continue        # the group is gone: no one to wait for
+        try:
+            if through(store, name, world, results[-1][1] is not None):
+                failed = name
+        except Exception as e:  # noqa: BLE001 - a rank never came through
+            failed = name
+            if results[-1][1] is None:
+                results[-1] = (name, f"the ranks were not through it within "
+                                     f"{IN_STEP} s: {first_line(e)}")
     return results
 
 
