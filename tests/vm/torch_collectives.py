@@ -502,14 +502,16 @@ def through(store, name, world, failed):
 
 
 def collectives(rank, world, port):
+    step = "init_process_group"
     try:
         init(rank, world, port)
+        step = "the checks' store"
         # Its own store: the job's is torch's, and gone with the group.
         store = dist.TCPStore("127.0.0.1", port + STORE_PORT, world, rank == 0,
                               datetime.timedelta(seconds=IN_STEP))
     except Exception as e:  # noqa: BLE001 - every failure is reported
         traceback.print_exc()
-        return [("init_process_group", first_line(e))]
+        return [(step, first_line(e))]
     checks = CHECKS + (CHECKS_4 if world == 4 else [])
     results, failed = [], None
     for check in checks + CHECKS_LAST:
