@@ -99,6 +99,39 @@ def env_from_mpirun():
         os.environ.setdefault("MASTER_PORT", "29500")
 
 
+def shard_data(args, rank, size):
+    """The first --images images, normalized, their labels, and the indices
+    of this rank's shard of them."""
+    images = load_idx("train-images-idx3-ubyte.gz", args.images)
+    labels = load_idx("train-labels-idx1-ubyte.gz", args.images).long()
+    images = images.float().div(255).sub(0.2860).div(0.3530).unsqueeze(1)
+    return images, labels, torch.arange(rank, images.shape[0], size)
+
+
+def wrap(net, fsdp, group=None):
+    """@net data-parallel over @group (the default group if None): under
+    FullyShardedDataParallel with @fsdp, else DistributedDataParallel."""
+    if fsdp:
+        from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+        return FSDP(net, process_group=group, device_id=torch.device("cpu"))
+    return DDP(net, process_group=group)
+
+
+def train_step(model, opt, data, step, batch, group=None):
+    """Step @step of @batch images from this rank's shard: the loss's mean
+    over the ranks of @group."""
+    images, labels, shard = data
+    at = (step * batch) % (shard.numel() - batch + 1)
+    idx = shard[at:at + batch]
+    opt.zero_grad()
+    loss = F.cross_entropy(model(images[idx]), labels[idx])
+    loss.backward()
+    opt.step()
+    mean = loss.detach().clone()
+    dist.all_reduce(mean, group=group)
+    return mean.item() / dist.get_world_size(group)
+
+
 def train(args, after_step=None):
     """Train as one rank of the job the environment names (RANK,
     WORLD_SIZE, MASTER_ADDR, MASTER_PORT): what this rank saw, as a dict.
@@ -110,33 +143,18 @@ def train(args, after_step=None):
     torch.manual_seed(0)
     torch.set_num_threads(1)
 
-    images = load_idx("train-images-idx3-ubyte.gz", args.images)
-    labels = load_idx("train-labels-idx1-ubyte.gz", args.images).long()
-    images = images.float().div(255).sub(0.2860).div(0.3530).unsqueeze(1)
-    shard = torch.arange(rank, images.shape[0], size)
-
+    data = shard_data(args, rank, size)
     net = Net(args.hidden)
     grad_bytes = sum(p.numel() * p.element_size() for p in net.parameters())
-    if args.fsdp:
-        from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
-        model = FSDP(net, device_id=torch.device("cpu"))
-    else:
-        model = DDP(net)
+    model = wrap(net, args.fsdp)
     opt = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)
     losses = []
     for step in range(args.steps):
-        at = (step * args.batch) % (shard.numel() - args.batch + 1)
-        idx = shard[at:at + args.batch]
-        opt.zero_grad()
-        loss = F.cross_entropy(model(images[idx]), labels[idx])
-        loss.backward()
-        opt.step()
-        mean = loss.detach().clone()
-        dist.all_reduce(mean)
-        losses.append(mean.item() / size)
+        losses.append(train_step(model, opt, data, step, args.batch))
         if after_step:
             after_step(step)
     if args.fsdp:  # every rank's digest of the whole model, not of its shard
+        from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
         with FSDP.summon_full_params(model):
             params = parameter_digest(model.module)
     else:

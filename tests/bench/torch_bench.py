@@ -21,8 +21,8 @@ best of 3 trials is the result. Every result is checked exactly after
 each trial (all_reduce's input starts at 1 on every rank, so after k
 calls every element must be WORLD^k; the others' outputs do not depend
 on k): a wrong element is counted. A training step's time is the median
-of steps 3 to the last (DDP rebuilds its buckets in the second) of two
-jobs, run nnp, gloo, gloo, nnp (time_steps()). Prints
+of steps 3 to the last (DDP rebuilds its buckets in the second), both
+backends training in one job, a step each in turn (step_times()). Prints
 one line per result:
     TORCHBENCH {"backend": B, "op": OP, "size": S, "time_us": T, "wrong": W, ...}
     TORCHBENCH {"backend": B, "op": OP, "unsupported": WHY}
@@ -136,17 +136,36 @@ def op_times(rank, world, backend, port, sizes):
     return out
 
 
-def step_times(rank, world, backend, port, steps, wrapper, hidden, batch):
-    """The seconds each step of the example's training under @wrapper took
-    on this rank, and the bytes of its gradients."""
+def step_times(rank, world, port, steps, wrapper, hidden, batch):
+    """On this rank, the seconds each training step under @wrapper took on
+    each backend, and the bytes of the gradients. Both backends train in
+    one job, the same model from the same seed, a step each in turn (nnp
+    then gloo, then gloo then nnp): the machine's load moves step times by
+    a fifth between jobs a minute apart, which separate jobs would read as
+    the backends' difference."""
     os.environ.update(RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(world),
                       MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-    ends = [time.perf_counter()]
-    argv = ["--backend", backend, "--steps", str(steps),
-            "--hidden", str(hidden), "--batch", str(batch)]
-    result = train.train(train.parse(argv + (["--fsdp"] if wrapper == "fsdp" else [])),
-                         lambda step: ends.append(time.perf_counter()))
-    return [b - a for a, b in zip(ends, ends[1:])], result["grad_bytes"]
+    dist.init_process_group("nnp")
+    torch.set_num_threads(1)
+    groups = {"nnp": dist.group.WORLD, "gloo": dist.new_group(backend="gloo")}
+    args = train.parse(["--hidden", str(hidden), "--batch", str(batch)])
+    data = train.shard_data(args, rank, world)
+    runs = {}
+    for backend, group in groups.items():
+        torch.manual_seed(0)
+        net = train.Net(hidden)
+        grad_bytes = sum(p.numel() * p.element_size() for p in net.parameters())
+        model = train.wrap(net, wrapper == "fsdp", group)
+        runs[backend] = (model, torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9))
+    times = {backend: [] for backend in BACKENDS}
+    for step in range(steps):
+        for backend in BACKENDS if step % 2 == 0 else BACKENDS[::-1]:
+            model, opt = runs[backend]
+            start = time.perf_counter()
+            train.train_step(model, opt, data, step, batch, groups[backend])
+            times[backend].append(time.perf_counter() - start)
+    dist.destroy_process_group()
+    return times, grad_bytes
 
 
 def run(fn, world, args, backend):
@@ -179,31 +198,20 @@ def time_ops(world, sizes, ports):
 
 
 def time_steps(world, steps, ports):
-    """Each model's training steps on each backend, a line per backend.
-    The machine's load drifts over minutes, so each model trains in the
-    order nnp, gloo, gloo, nnp, back to back: a steady drift weighs on
-    both backends alike. A backend's steps of both its jobs are pooled."""
+    """Each model's training steps on both backends (step_times()), a line
+    per backend: the median from the third step (DDP rebuilds its buckets
+    in the second) of the slowest rank's time of each step."""
     for wrapper in WRAPPERS:
         for hidden, batch in MODELS:
-            per_step = {backend: [] for backend in BACKENDS}
-            grad_bytes, failed = {}, set()
-            for backend in BACKENDS + BACKENDS[::-1]:
-                ranks = run(step_times, world,
-                            (backend, next(ports), steps, wrapper, hidden, batch), backend)
-                if not ranks:
-                    failed.add(backend)
-                    continue
-                # Steps 3 on: the slowest rank's time of each.
-                per_step[backend].extend(max(r[0][i] for r in ranks) for i in range(2, steps))
-                grad_bytes[backend] = ranks[0][1]
-            for backend in BACKENDS:
-                if backend in failed:
-                    continue
+            ranks = run(step_times, world, (next(ports), steps, wrapper, hidden, batch),
+                        "nnp and gloo")
+            for backend in BACKENDS if ranks else []:
+                per_step = [max(r[0][backend][i] for r in ranks) for i in range(2, steps)]
                 print("TORCHBENCH " + json.dumps({
                     "backend": backend, "wrapper": wrapper, "hidden": hidden,
-                    "batch": batch, "grad_bytes": grad_bytes[backend], "steps": steps,
-                    "jobs": 2, "step_ms": round(statistics.median(per_step[backend]) * 1e3, 2),
-                    "steps_ms": [round(t * 1e3, 1) for t in per_step[backend]]}), flush=True)
+                    "batch": batch, "grad_bytes": ranks[0][1], "steps": steps,
+                    "step_ms": round(statistics.median(per_step) * 1e3, 2),
+                    "steps_ms": [round(t * 1e3, 1) for t in per_step]}), flush=True)
 
 
 def main():

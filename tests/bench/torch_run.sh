@@ -14,15 +14,16 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 raw=$1
 max_bytes=$2
 chips=${NNP_BENCH_TORCH_CHIPS:-4}
-steps=12
+# Steps per backend: 20 timed after the first 2.
+steps=22
 # Per chip: send and receive buffers of MAX_BYTES; the guest: torch's
 # tensors of both backends beside them.
 mem=$(((max_bytes < 4 << 20 ? 4 << 20 : max_bytes) * 4 >> 20))M
 mkdir -p "$raw"
 # USE_LIBUV=0: torch 2.6's TCPStore asks for libuv by default, which
 # Debian 13's torch is built without; torch 1.13 has no such option.
-# --timeout: each model trains four times (nnp, gloo, gloo, nnp), past
-# nnp-vm's default 900 s under TCG.
+# --timeout: each model trains 44 steps (22 per backend), past nnp-vm's
+# default 900 s under TCG.
 if ! "$root/tools/nnp-vm" --chips "$chips" --fabric ring --mem-size "$mem" --timeout 1800 \
 	--guest-mem $((2048 + 3 * chips * max_bytes / 1048576)) --host-root \
 	--env PYTHONPATH="$root/build/torch" --env USE_LIBUV=0 -- /usr/bin/python3 "$root/tests/bench/torch_bench.py" \
