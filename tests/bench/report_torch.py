@@ -37,11 +37,13 @@ def load(raw, device_allreduce=lambda n: {}):
                 if not line.startswith("TORCHBENCH {"):
                     continue
                 row = json.loads(line.split(" ", 1)[1])
-                if "step_ms" in row:
-                    model = "%s --hidden %d --batch %d" % (
-                        row["wrapper"], row["hidden"], row["batch"])
-                    per["steps"].setdefault(model, {"grad_bytes": row["grad_bytes"]})[
-                        row["backend"]] = row["step_ms"]
+                if "wrapper" in row:
+                    # A model whose job failed is named with no figure.
+                    model = per["steps"].setdefault("%s --hidden %d --batch %d" % (
+                        row["wrapper"], row["hidden"], row["batch"]), {})
+                    if "step_ms" in row:
+                        model["grad_bytes"] = row["grad_bytes"]
+                        model[row["backend"]] = row["step_ms"]
                     continue
                 if "unsupported" in row:
                     per["unsupported"].setdefault(row["op"], {})[row["backend"]] = \
@@ -134,9 +136,10 @@ def print_tables(res, human=human):
                 print("\n## n = %s, torch %s: %s on %s: not measured (%s)" % (
                     n, per["torch"] or "?", op, backend, why))
         for model, d in per["steps"].items():
-            print("training step, examples/ddp_fashion_mnist %s (%.2f MB of gradients), "
+            print("training step, examples/ddp_fashion_mnist %s (%s), "
                   "the slowest rank's, median: nnp %s, gloo %s, gloo/nnp %s" % (
-                      model, d["grad_bytes"] / 1e6,
+                      model, "%.2f MB of gradients" % (d["grad_bytes"] / 1e6)
+                      if "grad_bytes" in d else "its job failed",
                       "%.1f ms" % d["nnp"] if "nnp" in d else "n/a",
                       "%.1f ms" % d["gloo"] if "gloo" in d else "n/a",
                       "%.2fx" % (d["gloo"] / d["nnp"]) if "nnp" in d and "gloo" in d else "-"))

@@ -10,11 +10,11 @@ Imports torch once, then for each backend forks WORLD ranks
 (tests/lib/torch_ranks.py) that time each of OPS on float32 tensors from
 MIN_BYTES to MAX_BYTES in powers of 4 (the size in nccl-tests' terms: the
 buffer of all_reduce and all_to_all_single, all_gather_into_tensor's
-output, reduce_scatter_tensor's input), and then train
-examples/ddp_fashion_mnist/train.py for DDP_STEPS steps, timing each, with
-its model as it is and with a wide first layer on few images (MODELS),
-under DistributedDataParallel and, on torch 2.x, under
-FullyShardedDataParallel.
+output, reduce_scatter_tensor's input); then, for each model of
+examples/ddp_fashion_mnist/train.py (MODELS: as it is, and a wide first
+layer on few images) under DistributedDataParallel and, on torch 2.x,
+under FullyShardedDataParallel, forks WORLD ranks that train it on both
+backends in turn, DDP_STEPS steps each, timing each step.
 Per size, a timing is as many calls as move 64 MiB (1 to 10), timed from
 a barrier on every rank; the slowest rank's time is the trial's, and the
 best of 3 trials is the result. Every result is checked exactly after
@@ -28,7 +28,8 @@ one line per result:
     TORCHBENCH {"backend": B, "op": OP, "unsupported": WHY}
     TORCHBENCH {"backend": B, "wrapper": "ddp"|"fsdp", "hidden": H, "batch": N,
                 "grad_bytes": G, "step_ms": T, ...}
-or "TORCHBENCH FAIL B rank R: WHY".
+    TORCHBENCH {"wrapper": W, "hidden": H, "batch": N, "failed": true}
+and "TORCHBENCH FAIL WHAT rank R: WHY" for a job that failed.
 """
 import json
 import os
@@ -168,13 +169,14 @@ def step_times(rank, world, port, steps, wrapper, hidden, batch):
     return times, grad_bytes
 
 
-def run(fn, world, args, backend):
-    """@fn's reports of every rank, or None after printing why not."""
+def run(fn, world, args, what):
+    """@fn's reports of every rank, or None after printing why not, as
+    "TORCHBENCH FAIL @what rank R: WHY"."""
     reports = fork_ranks(fn, world, args, DEADLINE_S)
     bad = [(r, reports[r][1] if r in reports else "no report within the deadline")
            for r in range(world) if not reports.get(r, (False,))[0]]
     for r, why in bad:
-        print(f"TORCHBENCH FAIL {backend} rank {r}: {why}", flush=True)
+        print(f"TORCHBENCH FAIL {what} rank {r}: {why}", flush=True)
     return None if bad else [reports[r][1] for r in range(world)]
 
 
@@ -203,13 +205,16 @@ def time_steps(world, steps, ports):
     in the second) of the slowest rank's time of each step."""
     for wrapper in WRAPPERS:
         for hidden, batch in MODELS:
+            model = {"wrapper": wrapper, "hidden": hidden, "batch": batch}
             ranks = run(step_times, world, (next(ports), steps, wrapper, hidden, batch),
-                        "nnp and gloo")
-            for backend in BACKENDS if ranks else []:
+                        f"steps {wrapper} --hidden {hidden} --batch {batch}")
+            if not ranks:  # the model is named, with no figure: T2 fails
+                print("TORCHBENCH " + json.dumps({**model, "failed": True}), flush=True)
+                continue
+            for backend in BACKENDS:
                 per_step = [max(r[0][backend][i] for r in ranks) for i in range(2, steps)]
                 print("TORCHBENCH " + json.dumps({
-                    "backend": backend, "wrapper": wrapper, "hidden": hidden,
-                    "batch": batch, "grad_bytes": ranks[0][1], "steps": steps,
+                    "backend": backend, **model, "grad_bytes": ranks[0][1], "steps": steps,
                     "step_ms": round(statistics.median(per_step) * 1e3, 2),
                     "steps_ms": [round(t * 1e3, 1) for t in per_step]}), flush=True)
 

@@ -14,7 +14,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 raw=$1
 max_bytes=$2
 chips=${NNP_BENCH_TORCH_CHIPS:-4}
-# Steps per backend: 20 timed after the first 2.
+# Steps per backend: 20 timed after the first 2. Even, and so is 2: the
+# timed steps then pair up as nnp-gloo, gloo-nnp (torch_bench.py).
 steps=22
 # Per chip: send and receive buffers of MAX_BYTES; the guest: torch's
 # tensors of both backends beside them.

@@ -5,7 +5,8 @@ torch-4.txt written for it: busbw by nccl-tests' factor of each
 collective, the lowest nnp/gloo ratio from 1 MiB (a smaller size does
 not count), T1 on all_reduce alone and T3 on all four (a collective one
 backend lacks is named and fails T3), T2 failing on one
-slower training step or on a step with no gloo figure, a wrong element
+slower training step, on a step with no gloo figure or on a model whose
+training job failed, a wrong element
 or a failed rank reported and failing make torch-bench. Prints TAP."""
 import contextlib
 import io
@@ -110,6 +111,16 @@ def t2_missing_gloo():
     return not report_torch.targets(loaded(GOOD[:-1]))["met"]["T2"]
 
 
+def t2_failed_job():
+    lines = GOOD[:-2] + ["TORCHBENCH " + json.dumps({"wrapper": "fsdp", "hidden": 64,
+                                                     "batch": 32, "failed": True}),
+                         "TORCHBENCH FAIL steps fsdp --hidden 64 --batch 32 rank 1: died"]
+    status, out = run_main(lines)
+    return (status == 1 and "T2 NOT met" in out and
+            "fsdp --hidden 64 --batch 32 (its job failed)" in out and
+            "WRONG: TORCHBENCH FAIL steps fsdp" in out)
+
+
 def run_main(lines):
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -138,6 +149,7 @@ for name, fn in [("busbw by each collective's factor", busbw_factors),
                  ("a collective gloo lacks: named, and T3 not met", t3_backend_lacks_op),
                  ("T2 fails on one training step longer on nnp", t2_slower_step),
                  ("T2 fails on a step with no gloo figure", t2_missing_gloo),
+                 ("T2 fails on a model whose job failed, named as such", t2_failed_job),
                  ("a wrong element or a failed rank fails the report", wrong_fails),
                  ("a good run passes", good_passes)]:
     tap.check(name, fn)
