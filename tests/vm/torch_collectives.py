@@ -507,8 +507,12 @@ def collectives(rank, world, port):
         init(rank, world, port)
         step = "the checks' store"
         # Its own store: the job's is torch's, and gone with the group.
+        # torch 2.x's constructor asks for libuv whatever USE_LIBUV says
+        # (only init_process_group reads it), and Debian's torch has none;
+        # torch 1.13's takes no such argument.
+        no_libuv = {} if torch.__version__.startswith("1.") else {"use_libuv": False}
         store = dist.TCPStore("127.0.0.1", port + STORE_PORT, world, rank == 0,
-                              datetime.timedelta(seconds=IN_STEP))
+                              datetime.timedelta(seconds=IN_STEP), **no_libuv)
     except Exception as e:  # noqa: BLE001 - every failure is reported
         traceback.print_exc()
         return [(step, first_line(e))]
