@@ -510,7 +510,7 @@ def collectives(rank, world, port):
         # torch 2.x's constructor asks for libuv whatever USE_LIBUV says
         # (only init_process_group reads it), and Debian's torch has none;
         # torch 1.13's takes no such argument.
-        no_libuv = {} if torch.__version__.startswith("1.") else {"use_libuv": False}
+        no_libuv = {"use_libuv": False} if TORCH_MAJOR >= 2 else {}
         store = dist.TCPStore("127.0.0.1", port + STORE_PORT, world, rank == 0,
                               datetime.timedelta(seconds=IN_STEP), **no_libuv)
     except Exception as e:  # noqa: BLE001 - every failure is reported
