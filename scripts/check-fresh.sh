@@ -6,7 +6,9 @@
 # has installed to hide a missing step. The root holds only what a fresh
 # Debian machine has that the README takes as given (make, gcc, git,
 # ca-certificates); everything else must come from the project's scripts.
-# Prints how long each step took; exits non-zero if either command fails.
+# Prints how long each step took and, for each command, when its long
+# steps began (scripts/lib/phases.sh); each line of a command's log bears
+# the seconds since the command began. Exits non-zero if either fails.
 # Usage: [DIST=bookworm|trixie] check-fresh.sh [WORKDIR]
 #   DIST is the Debian release of the root (default bookworm, Debian 12);
 #   WORKDIR defaults to build/fresh (build/fresh-trixie for trixie). Root.
@@ -18,6 +20,7 @@ default_work=$repo/build/fresh
 work=$(realpath -m "${1:-$default_work}")
 root=$work/root
 . "$repo/scripts/lib/debian-root.sh"
+. "$repo/scripts/lib/phases.sh"
 
 log() { printf '%s check-fresh: %s\n' "$(date +%T)" "$*"; }
 
@@ -39,9 +42,10 @@ for cmd in demo check; do
 	t=$SECONDS
 	log "make $cmd (log: $work/make-$cmd.log)"
 	if chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-		LANG=C.UTF-8 CI=true bash -c "cd /root/nnp && make $cmd" \
-		>"$work/make-$cmd.log" 2>&1; then
-		log "make $cmd passed in $((SECONDS - t)) s"
+		LANG=C.UTF-8 CI=true bash -c "cd /root/nnp && make $cmd" 2>&1 |
+		phases_stamp >"$work/make-$cmd.log"; then
+		log "make $cmd passed in $((SECONDS - t)) s; its phases (s from its start):"
+		phases_of "$work/make-$cmd.log"
 	else
 		log "make $cmd FAILED after $((SECONDS - t)) s"
 		tail -n 30 "$work/make-$cmd.log"
@@ -49,6 +53,6 @@ for cmd in demo check; do
 		break
 	fi
 done
-[ "$status" = 0 ] && tail -n 1 "$work/make-check.log"
+[ "$status" = 0 ] && tail -n 1 "$work/make-check.log" | sed 's/^ *[0-9]* //'
 log "total $((SECONDS - start)) s"
 exit "$status"

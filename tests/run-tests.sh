@@ -140,6 +140,7 @@ if [ "$NNP_VM_KERNEL" = stock ]; then
 	run_suite host-versions bash "$root/tests/host/check-versions.sh"
 	run_suite host-libnnp-abi bash "$root/tests/host/check-libnnp-abi.sh"
 	run_suite host-deps-goals bash "$root/tests/host/check-deps-goals.sh"
+	run_suite host-phases bash "$root/tests/host/check-phases.sh"
 	run_suite host-mpi-coll bash "$root/tests/host/check-mpi-coll.sh"
 	run_suite host-tap-summary bash "$root/tests/host/check-tap-summary.sh"
 	run_suite host-torch-dist-compare bash "$root/tests/host/check-torch-dist-compare.sh"
