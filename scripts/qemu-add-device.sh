@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # Hook our device into an unpacked QEMU tree as hw/nnp: a Kconfig symbol, a
 # meson.build that compiles qemu-device/ and firmware-sim/ from this
-# checkout in place, and our trace events. Idempotent; rewrites hw/nnp/ only
-# when it changes, so meson reconfigures only when the list of sources
-# changes.
+# checkout in place, and our trace events; and the devices our guests use
+# as the x86_64 device set "nnp" (configure --with-devices-x86_64=nnp).
+# Idempotent; rewrites what it writes only when it changes, so meson
+# reconfigures only when the list of sources or devices changes.
 # Usage: qemu-add-device.sh QEMU_SRC NNP_ROOT
 set -euo pipefail
 qemu=$1
@@ -42,3 +43,4 @@ $srcs
 ), declare_dependency(include_directories: nnp_inc)])"
 write_if_changed "$dir/Kconfig" "$(cat "$root/qemu-device/Kconfig")"
 write_if_changed "$dir/trace-events" "$(cat "$root/qemu-device/trace-events")"
+write_if_changed "$qemu/configs/devices/x86_64-softmmu/nnp.mak" "$(cat "$root/qemu-device/devices.mak")"
