@@ -5,7 +5,10 @@
  * 64 KiB (in a core's cache) and 16 MiB; and host memcpy of the same size
  * as the roofline. Then the out-of-place fold dst = a op b, fused in one
  * pass, against a copy of a into dst and dst op= b (what a receive did
- * before), at chunk sizes. One thread.
+ * before), at chunk sizes. Last, past the cache (64 MiB, every line from
+ * memory): in place (dst op= b) against into a third buffer, which reads
+ * each line of dst from memory before writing it: what an out-of-place
+ * allreduce's folds pay over an in-place one's. One thread.
  *
  * GB/s counts the memory traffic: a reduction reads dst and src and writes
  * dst (3 x size), memcpy reads and writes once (2 x size). Each figure is
@@ -87,29 +90,34 @@ static double trial(enum impl impl, unsigned int dtype, unsigned int op,
 	return best;
 }
 
+#define BIT(impl)	(1u << (impl))
+
 /*
- * Best GB/s of the implementations @from .. @to - 1, trials interleaved;
+ * Best GB/s of the implementations in the mask @impls, trials interleaved;
  * the out-of-place folds count the 3 x size they must move.
  */
-static void measure(enum impl from, enum impl to, unsigned int dtype,
-		    unsigned int op, void *dst, const void *a, const void *src,
-		    size_t bytes, double gbps[NIMPLS])
+static void measure(unsigned int impls, unsigned int dtype, unsigned int op,
+		    void *dst, const void *a, const void *src, size_t bytes,
+		    double gbps[NIMPLS])
 {
 	static const double traffic[NIMPLS] = { 3, 3, 2, 3, 3 };
 	double best[NIMPLS];
 	int k, impl;
 
-	for (impl = from; impl < (int)to; impl++)
+	for (impl = 0; impl < NIMPLS; impl++)
 		best[impl] = INFINITY;
 	for (k = 0; k < TRIALS; k++) {
-		for (impl = from; impl < (int)to; impl++) {
-			double ns = trial(impl, dtype, op, dst, a, src, bytes);
+		for (impl = 0; impl < NIMPLS; impl++) {
+			double ns;
 
+			if (!(impls & BIT(impl)))
+				continue;
+			ns = trial(impl, dtype, op, dst, a, src, bytes);
 			if (ns < best[impl])
 				best[impl] = ns;
 		}
 	}
-	for (impl = from; impl < (int)to; impl++)
+	for (impl = 0; impl < NIMPLS; impl++)
 		gbps[impl] = traffic[impl] * bytes / best[impl];
 }
 
@@ -146,12 +154,13 @@ int main(void)
 	};
 	static const size_t sizes[] = { 64 << 10, 16 << 20 };
 	static const size_t chunks[] = { 64 << 10, 1 << 20 };
+	const size_t past_cache = 64 << 20;
 	unsigned int s, dtype, op;
 	uint8_t *dst, *src, *a;
 
-	dst = aligned_alloc(64, sizes[1]);
-	src = aligned_alloc(64, sizes[1]);
-	a = aligned_alloc(64, sizes[1]);
+	dst = aligned_alloc(64, past_cache);
+	src = aligned_alloc(64, past_cache);
+	a = aligned_alloc(64, past_cache);
 	if (!dst || !src || !a)
 		return 1;
 	printf("reduce kernels, one thread; GB/s of memory traffic (reduce 3x, memcpy 2x the size)\n");
@@ -164,8 +173,8 @@ int main(void)
 				double g[NIMPLS];
 
 				fill(dtype, dst, src, sizes[s]);
-				measure(OLD, COPY_FOLD, dtype, op, dst, NULL, src,
-					sizes[s], g);
+				measure(BIT(OLD) | BIT(NEW) | BIT(MEMCPY), dtype,
+					op, dst, NULL, src, sizes[s], g);
 				printf("%-5s %-5s %5zu %s %10.2f %10.2f %10.2f %9.2fx %9.2fx\n",
 				       dtypes[dtype], ops[op],
 				       sizes[s] >> (s ? 20 : 10), s ? "MiB" : "KiB",
@@ -183,14 +192,29 @@ int main(void)
 			double g[NIMPLS];
 
 			fill(dtype, a, src, chunks[s]);
-			measure(COPY_FOLD, NIMPLS, dtype, NNP_OP_SUM, dst, a, src,
-				chunks[s], g);
+			measure(BIT(COPY_FOLD) | BIT(FUSED), dtype, NNP_OP_SUM,
+				dst, a, src, chunks[s], g);
 			printf("%-5s %5zu %s %10.2f %10.2f %14.2fx\n",
 			       dtypes[dtype], chunks[s] >> (s ? 20 : 10),
 			       s ? "MiB" : "KiB", g[COPY_FOLD], g[FUSED],
 			       g[FUSED] / g[COPY_FOLD]);
 			fflush(stdout);
 		}
+	}
+	printf("\nfold past the cache, sum, %zu MiB; GB/s of 3x the size\n",
+	       past_cache >> 20);
+	printf("%-5s %10s %10s %14s\n", "type", "in place", "fused",
+	       "fused/in place");
+	for (dtype = 0; dtype < NNP_DTYPE_REDUCIBLE; dtype++) {
+		double g[NIMPLS];
+
+		fill(dtype, a, src, past_cache);
+		memcpy(dst, a, past_cache);
+		measure(BIT(NEW) | BIT(FUSED), dtype, NNP_OP_SUM, dst, a, src,
+			past_cache, g);
+		printf("%-5s %10.2f %10.2f %13.2fx\n", dtypes[dtype], g[NEW],
+		       g[FUSED], g[FUSED] / g[NEW]);
+		fflush(stdout);
 	}
 	free(dst);
 	free(src);
