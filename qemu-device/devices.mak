@@ -5,6 +5,9 @@
 # NVMe, IPMI, Xen, VFIO...): a new machine compiles QEMU faster.
 # tools/nnp-vm's q35 machine (ICH9, AHCI, ISA serial, fw_cfg DMA with it)
 CONFIG_Q35=y
+# the PC's HPET, which QEMU builds only by default: every guest had it
+# before this list, and its timers are what they were tested on
+CONFIG_HPET=y
 # the chips, each behind its own PCIe root port (hotplug: device_del)
 CONFIG_NNP_PCI=y
 CONFIG_PCIE_PORT=y
